@@ -13,7 +13,6 @@ import shlex
 import sys
 import tempfile
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 
 from tqdm import tqdm
@@ -190,9 +189,9 @@ def run_bench_command(args: argparse.Namespace) -> int:
 
     config = config_from_args(args)
     # fail fast, before loading a model (minutes for a large pair): every flag, also when no --proposers is given
-    # and the pair's own proposer is known only once it loads (any registered name stands in for it here; a bad
-    # --temperatures or --suites was refused only after the pair had loaded, 43rd read)
-    replace(config, proposers=config.proposers or registry.names()[:1]).check()
+    # and the pair's own proposer is known only once it loads (a bad --temperatures or --suites was refused only
+    # after the pair had loaded, 43rd read)
+    config.check(proposer_later=not config.proposers)
     check_writable(args.out)  # before the benchmark, not after an hour of it
     pair = load_pair(config.pair, device=config.device, dtype=config.dtype,
                      progress=lambda msg: print(msg, file=sys.stderr))

@@ -160,7 +160,9 @@ class BenchConfig:
     # run in place of the K x node budget x width cross product above; empty: the cross product
     draft_shapes: list[DraftShape] = field(default_factory=list)
 
-    def check(self) -> None:
+    def check(self, proposer_later: bool = False) -> None:
+        """Every setting, each refused in one sentence. `proposer_later`: no proposer is given yet because the pair's
+        own is known only once it loads, so an empty `proposers` is not refused (the CLI checks before loading)."""
         self._plain_numbers()
         for name in self.proposers:
             if name not in registry.names():
@@ -208,7 +210,7 @@ class BenchConfig:
         for name in self.verify_dtypes:
             if name not in DTYPES:
                 raise ValueError(f"--verify-dtypes must be among {', '.join(DTYPES)} (got {name}).")
-        if not (self.proposers and self.ks and self.temperatures):
+        if not ((self.proposers or proposer_later) and self.ks and self.temperatures):
             raise ValueError("Give at least one proposer, one K and one temperature.")
         if not (self.tree_nodes and self.tree_widths):
             raise ValueError("Give at least one --tree-nodes budget (0 for the chain of K) and one --tree-width.")

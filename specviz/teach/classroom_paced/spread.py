@@ -12,6 +12,7 @@ from specviz.core.i18n import _, localized, number
 from specviz.teach.classroom import ClassroomError, answer_between
 from specviz.teach.classroom_paced.text import TEXT
 from specviz.teach.quiz import Question, parse_number
+from specviz.teach.quiz.grading import within_tolerance
 from specviz.teach.quiz.schema import MAX_ANSWER
 from specviz.teach.quiz.schema import QuestionKind
 
@@ -152,8 +153,8 @@ def _few_numbers(values: list[list[float]], target: float, tol: float, answered:
     >>> _few_numbers([[2.0149, 2.0095]], 2.0, 0.01, (2, 0), (1, 0)).labels
     ('2', '2.0095', '2.0149')
     """
-    def graded(v: float) -> bool:  # the rule grading._grade_numeric applies
-        return abs(v - target) <= tol + 1e-12
+    def graded(v: float) -> bool:  # the grader's own rule
+        return within_tolerance(v, target, tol)
 
     grades: dict[float, set[bool]] = {}
     for v in (v for r in values for v in r):

@@ -147,11 +147,20 @@ def _grade_multiple(q: Question, answer: Any) -> tuple[bool, bool, str]:
     return set(picked) == set(q.answer), True, ""
 
 
+def within_tolerance(value: float, answer: float, tolerance: float) -> bool:
+    """Whether a numeric answer is right: |value − answer| ≤ tolerance, with room for the float rounding of both.
+
+    >>> within_tolerance(2.01, 2.0, 0.01), within_tolerance(2.0149, 2.0, 0.01)
+    (True, False)
+    """
+    return abs(value - answer) <= tolerance + 1e-12
+
+
 def _grade_numeric(q: Question, answer: Any) -> tuple[bool, bool, str]:
     value = parse_number(answer)
     if value is None:
         return False, False, TEXT["too_large" if _too_large(answer) else "not_a_number"]
-    return abs(value - float(q.answer)) <= q.tolerance + 1e-12, True, ""
+    return within_tolerance(value, float(q.answer), q.tolerance), True, ""
 
 
 def _grade_ordering(q: Question, answer: Any) -> tuple[bool, bool, str]:

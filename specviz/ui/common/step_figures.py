@@ -278,9 +278,9 @@ def correction_figure(step: Step) -> go.Figure | None:
 
 
 def correction_table(step: Step) -> pd.DataFrame | None:
-    """The numbers of `correction_figure`, as its hover gives them (three decimals), with the chart's mark on the
-    sampled token in words ("↻ sampled (recovered)"): read off the figure, the table did not say which token was
-    sampled (issue 43). None where there is no chart."""
+    """The numbers of `correction_figure`, as `fmt` writes them (2.9e-05 where its hover's 3 figures give the same),
+    with the chart's mark on the sampled token in words ("↻ sampled (recovered)"): read off the figure, the table did
+    not say which token was sampled (issue 43). None where there is no chart."""
     drawn = _correction(step)
     if drawn is None:
         return None

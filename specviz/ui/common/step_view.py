@@ -84,8 +84,7 @@ def step_headline(step: Step, stop: str = "") -> str:
     n_new = len(step.emitted)
     if not step.decisions:
         return _(TEXT["no_drafts"], new=_count(n_new))
-    copied = sum(node.copied for node in step.tree.nodes) if step.tree is not None else 0
-    drafted = len(step.tree.nodes) - copied if step.tree is not None else step.n_drafted
+    drafted, copied = _drafted_and_copied(step)
     if n_new < step.n_accepted + 1:  # cut by end-of-text or the token limit before the step's last token
         kept = sum(t.kind == TokenKind.ACCEPTED for t in step.emitted)
         missing = _(TEXT["bonus"]) if step.correction_kind == TokenKind.BONUS else _(TEXT["recovered"])
@@ -108,11 +107,18 @@ def _with_copies(drafted_text: str, copied: int) -> str:
         "{n} token copied from the context", "{n} tokens copied from the context", copied))
 
 
+def _drafted_and_copied(step: Step) -> tuple[int, int]:
+    """The tokens a model drafted in the step and those its tree's lookup branch copied (0 for a chain)."""
+    if step.tree is None:
+        return step.n_drafted, 0
+    copied = sum(node.copied for node in step.tree.nodes)
+    return len(step.tree.nodes) - copied, copied
+
+
 def tree_nodes_text(step: Step) -> str:
     """A tree step's nodes as the step's headline counts them: "6 nodes plus 5 tokens copied from the context" (the
     lookup branch apart: `Step.n_drafted` counts its copies too, and no model drafted them)."""
-    copied = sum(node.copied for node in step.tree.nodes) if step.tree is not None else 0
-    drafted = len(step.tree.nodes) - copied if step.tree is not None else step.n_drafted
+    drafted, copied = _drafted_and_copied(step)
     nodes = ngettext("{n} node", "{n} nodes", drafted)  # its own call: the extractor skips one nested in _()
     return _with_copies(nodes, copied)
 

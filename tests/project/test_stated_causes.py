@@ -305,7 +305,7 @@ def _gemm_tables() -> dict[int, dict[int, tuple[float, int]]]:
 
 def test_the_stock_kernels_copy_is_quoted_from_its_profile_and_only_where_it_shows():
     """43rd read (stop 68's known-left list): four places said MKL's sgemm "repacks the weight on every call", for 2
-    to 25 rows, with nothing measured. The committed perf profile shows a copy routine taking 47-77% of MKL's samples
+    to 25 rows, with nothing measured. The committed perf profile shows a copy routine taking 47-78% of MKL's samples
     from 5 rows on, and no copy at all over 2 rows (another path, sgemm_pst); the texts now say exactly that."""
     tables = _gemm_tables()
     assert set(tables) == {1, 2} and all(set(t) == {1, 2, 5, 17, 25} for t in tables.values())

@@ -550,3 +550,20 @@ def test_the_checks_of_the_rooms_network_are_planned_in_the_room(plan):
     steps = text[text.index(heading):text.index("\n## ", text.index(heading) + 1)]
     assert "room's network" in steps or "rede da sala" in steps  # step 3 still checks the room's address
     assert re.search(r"`make setup` (?:the day before|na véspera)", steps)
+
+
+@pytest.mark.parametrize("lang, plan", [("en", PLAN_EN), ("pt", PLAN_PT)])
+def test_the_plan_quotes_the_presenter_views_status_line_as_the_app_writes_it(lang, plan):
+    """The 44th read of issue 43: the Portuguese plan quoted the presenter view as "Pergunta n · rodada 1 · 0 de 32
+    responderam", where the app writes "Pergunta n · rodada 1 · respostas: 0 de 32 · <timer>". The quote is the
+    status line of a fresh push (0 of 32), up to the timer, in the plan's language."""
+    from specviz.core.i18n import _, using
+    from specviz.ui.classroom import presenter
+
+    with using(lang):
+        line = _(presenter.TEXT["status"], number="n", round=1, answered=0, students=32, time="TIMER")
+    shown = line[:line.index(" · TIMER")]
+    text = " ".join(plan.read_text(encoding="utf-8").split())
+    assert f'"{shown}"' in text, shown
+    assert "0 de 32 responderam" not in text
+

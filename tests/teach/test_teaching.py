@@ -567,3 +567,20 @@ def test_the_plan_quotes_the_presenter_views_status_line_as_the_app_writes_it(la
     assert f'"{shown}"' in text, shown
     assert "0 de 32 responderam" not in text
 
+
+@pytest.mark.parametrize("lang, plan", [("en", PLAN_EN), ("pt", PLAN_PT)])
+def test_the_ask_the_class_tab_opens_lessons_without_typing_their_addresses(lang, plan):
+    """The 44th read of issue 43: step 5 keeps the PIN in the projector's third tab so that "Ask the class" shows on
+    the Playground, and warns that typing an address reloads the tab and asks for the PIN again; yet the timetables
+    send the lecturer to `/learn?lesson=N` addresses in that tab, which would drop the PIN before minute 10's optional
+    Ask the class. Step 5 now says to reach the lessons through the Guided path's own controls there."""
+    from specviz.core.i18n import _, using
+    from specviz.ui.learn import view as learn_view
+
+    text = " ".join(plan.read_text(encoding="utf-8").split())
+    step = text[text.index("5. Keep two browser windows" if lang == "en" else "5. Mantenha duas janelas"):]
+    step = step[:step.index("6. ")]
+    with using(lang):
+        assert f"**{_(learn_view.TEXT['next'])}**" in step
+    assert "`/learn?lesson=`" in step
+    assert ("row of lesson numbers" if lang == "en" else "fileira de números das lições") in step

@@ -145,7 +145,7 @@ LESSONS: tuple[Lesson, ...] = (
            "follows **exactly the target's distribution** (its probabilities p over the vocabulary), however bad "
            "the draft. A bad draft only makes it slower. "
            "Change the rule, or sample the replacement from p instead of the residual, and the guarantee is gone.\n\n"
-           "A model's final output is one raw score per vocabulary token, its **logits**; the **temperature** "
+           "A model's final output is one raw score per vocabulary token, its **logits**; the **temperature** T "
            "divides them before they become probabilities, sharpening both models' probabilities (below 1) or "
            "flattening them (above 1). **Greedy** decoding (temperature 0) always takes the most likely token, the "
            "**argmax**: then the rule keeps a draft exactly when it is the target's argmax, and otherwise writes "

@@ -357,3 +357,22 @@ def test_lesson_7_says_where_the_articles_pair_reaches_3x(lang):
         text = BY_NUMBER[7].shown_text()
     assert re.search(r"α of about 0.87, where the best K rises to about 8|α de cerca de 0,87, e aí o melhor K sobe "
                      r"para cerca de 8", text), text
+
+
+def test_the_symbol_t_for_the_temperature_is_named_before_a_lesson_or_a_check_writes_it(bank):
+    """44th read: lesson 9's check tr-top-k asks "At T > 0, ..." and lesson 11 says "a distribution test at T > 0",
+    but no lesson said that T is the temperature (lesson 5 wrote "the **temperature** divides them"). Lesson 5 now
+    names it, in both languages, before any lesson text or check question writes T."""
+    from specviz.core.i18n import using
+
+    by_id = bank.by_id()
+    writes_t = re.compile(r"(?<![\w-])T(?![\w-])")
+    users = [lesson.number for lesson in LESSONS
+             if writes_t.search(lesson.text.replace("**", "")) or any(
+                 writes_t.search(" ".join([_question_text(by_id[qid]), by_id[qid].explanation]))
+                 for qid in lesson.checks)]
+    named = [lesson.number for lesson in LESSONS if "**temperature** T " in lesson.text]
+    assert users and named, (users, named)
+    assert named[0] <= min(users), (named, users)
+    with using("pt"):
+        assert "**temperatura** T " in BY_NUMBER[named[0]].shown_text()

@@ -376,3 +376,19 @@ def test_the_symbol_t_for_the_temperature_is_named_before_a_lesson_or_a_check_wr
     assert named[0] <= min(users), (named, users)
     with using("pt"):
         assert "**temperatura** T " in BY_NUMBER[named[0]].shown_text()
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_no_lesson_or_check_writes_p_or_q_before_lesson_3_names_them(lang):
+    """44th read: lesson 2's check mb-verify-cheap offered "the other positions are read off the draft's q", a
+    letter lesson 3 defines ("its own probabilities, **q**"). Before lesson 3 the probabilities are words."""
+    by_id = load_bank(lang=lang).by_id()
+    names = next(lesson.number for lesson in LESSONS if "**q**" in lesson.text and "**p**" in lesson.text)
+    letter = re.compile(r"(?<![\w'’-])[pq](?![\w'’-])")
+    before = [lesson for lesson in LESSONS if lesson.number < names]
+    assert names == 3 and before
+    for lesson in before:
+        assert not letter.search(lesson.text), lesson.number
+        for qid in lesson.checks:
+            text = " ".join([_question_text(by_id[qid]), by_id[qid].explanation])
+            assert not letter.search(text), (qid, letter.search(text))

@@ -587,3 +587,13 @@ def test_a_file_level_refusal_names_the_file_alone_as_the_docstring_says():
         parse_bank("questions: []", "up.yaml")
     assert "when\n    one question is at fault" in QuizBankError.__doc__
     assert "naming the file and the question." not in " ".join(specviz.teach.quiz.__doc__.split())
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_item_on_shortening_k_names_an_implementation_that_does_it(lang):
+    """Read 44: pr-turn-down said "some servers shorten K by themselves when acceptance falls", naming none. The one
+    we can point at is transformers' assisted generation, whose "heuristic" schedule (read in its installed source)
+    lowers K by one after a rejection and raises it by two when every draft was kept."""
+    item = {q.id: q for q in load_bank([BANK_DIR], lang=lang)}["pr-turn-down"]
+    assert "num_assistant_tokens_schedule" in item.explanation and '"heuristic"' in item.explanation
+    assert not re.search(r"some servers|alguns servidores", item.explanation)

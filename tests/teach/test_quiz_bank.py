@@ -597,3 +597,14 @@ def test_the_item_on_shortening_k_names_an_implementation_that_does_it(lang):
     item = {q.id: q for q in load_bank([BANK_DIR], lang=lang)}["pr-turn-down"]
     assert "num_assistant_tokens_schedule" in item.explanation and '"heuristic"' in item.explanation
     assert not re.search(r"some servers|alguns servidores", item.explanation)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_lookup_facts_key_does_not_say_every_proposed_token_is_verified(lang):
+    """Read 44: pl-facts' key said "the target still verifies every proposed token, so the output is unchanged".
+    Lesson 4 teaches that the drafts after the first rejection are dropped untested, and the output keeps the
+    target's distribution rather than staying the same text. The key now says no proposed token is kept unchecked."""
+    item = {q.id: q for q in load_bank([BANK_DIR], lang=lang)}["pl-facts"]
+    keys = " ".join(item.answer)
+    assert not re.search(r"verifies every proposed token|verifica cada token proposto", keys)
+    assert re.search(r"No proposed token is kept without|Nenhum token proposto é mantido sem", keys)

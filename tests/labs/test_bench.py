@@ -308,6 +308,34 @@ def test_past_its_deadline_the_bench_starts_no_new_case_and_says_so():
     assert res.cases == [] and "2 of 2 prompt x temperature cases did not run" in res.notes[-1]
 
 
+def test_the_bench_notes_say_their_counts_with_the_nouns_agreeing():
+    """Issue 44: the bench wrote "1 repeat(s) after 1 warm-up round(s)", "torch used 1 thread(s) on 2 visible
+    core(s)" and "1 of 1 prompt x temperature cases did not run" into results.json; it writes plain English now, and
+    results.md and the Speedup lab print an older run's notes in today's words (report.current_note)."""
+    import time
+
+    from specviz.core.paths import BENCHMARKS_DIR
+    from specviz.labs.bench.report import current_note
+    from specviz.labs.bench.runner import _notes
+
+    machine = {"torch_threads": 1, "cores": 2, "device": "cpu", "dtype": "float32", "load_average_start": [0.1, 0, 0]}
+    notes = _notes(machine, BenchConfig(**{**CONFIG, "repeats": 1, "warmup": 2}))
+    assert notes[0].endswith("medians over 1 repeat after 2 warm-up rounds.")
+    assert notes[1] == "torch used 1 thread on 2 visible cores."
+    res = run_bench(BenchConfig(pair="toy", proposers=["ngram"], ks=[1], suites=["qa"], prompts_per_suite=1,
+                                max_new_tokens=4, repeats=1, warmup=0, hf="none", cost_repeats=1),
+                    pair=toy_pair(), deadline=time.monotonic() - 1)
+    assert res.notes[-1] == "Stopped at its time limit: 1 of 1 prompt x temperature case did not run."
+    assert not [n for n in [*notes, *res.notes] if "(s)" in n]
+    runs = sorted(BENCHMARKS_DIR.glob("**/results.json"))
+    recorded = [n for run in runs for n in json.loads(run.read_text(encoding="utf-8"))["notes"]]
+    assert len(runs) >= 10 and any("repeat(s)" in n for n in recorded)  # written by the old code, kept as measured
+    assert not [n for n in recorded if "(s)" in current_note(n)]
+    mds = sorted(BENCHMARKS_DIR.glob("*/results.md"))
+    assert len(mds) >= 10 and not [md for md in mds if "(s)" in md.read_text(encoding="utf-8")]
+    assert current_note("Stopped at its time limit: 1 of 1 prompt x temperature cases did not run.") == res.notes[-1]
+
+
 @pytest.fixture(scope="module")
 def tree_result():
     config = BenchConfig(pair="toy", proposers=["draft"], ks=[3], tree_nodes=[0, 8], tree_widths=[2],

@@ -716,6 +716,56 @@ OLD_TREE_NOTE = ("Tree rows draft an EAGLE-2 style tree (node budget x width, de
                  "#MAT is tokens per target forward, the physical limit a perfect free draft of the same shape.")
 
 
+
+def repeats_note(repeats: Any, warmup: Any) -> str:
+    """The note on how a run's speedups were taken, its counts agreeing with their nouns (`count_text`; runs before
+    this wording, 2026-12-06, wrote "1 repeat(s) after 1 warm-up round(s)": `current_note` rewords them).
+
+    >>> repeats_note(1, 2).split("interleaved, ")[1]
+    'medians over 1 repeat after 2 warm-up rounds.'
+    """
+    return ("Speedups are ratios of tokens/s measured in the same run, repeat by repeat interleaved, medians over "
+            f"{count_text(repeats, 'repeat')} after {count_text(warmup, 'warm-up round')}.")
+
+
+def threads_note(threads: Any, cores: Any) -> str:
+    """The note on torch's threads and the machine's cores: "torch used 1 thread on 2 visible cores." (runs before
+    2026-12-06 wrote "thread(s)" and "core(s)": `current_note` rewords them).
+
+    >>> threads_note(1, 2)
+    'torch used 1 thread on 2 visible cores.'
+    """
+    return f"torch used {count_text(threads, 'thread')} on {count_text(cores, 'visible core')}."
+
+
+def stopped_note(skipped: int, total: int) -> str:
+    """The note of a run its time limit cut short: "1 of 1 prompt x temperature case did not run." (runs before
+    2026-12-06 wrote "cases" whatever the count: `current_note` rewords them).
+
+    >>> stopped_note(1, 1)
+    'Stopped at its time limit: 1 of 1 prompt x temperature case did not run.'
+    >>> stopped_note(3, 8)[-46:]
+    '3 of 8 prompt x temperature cases did not run.'
+    """
+    return f"Stopped at its time limit: {skipped} of {count_text(total, 'prompt x temperature case')} did not run."
+
+
+def _count(text: str) -> int | None:
+    """A count read back from an older note, or None ("?") when it is not a whole number."""
+    return int(text) if text.isdigit() else None
+
+
+# the notes above as runs before 2026-12-06 wrote them, with "(s)" for a noun's plural; `current_note` rewords them
+_OLD_COUNT_NOTES = (
+    (re.compile(r"Speedups are ratios of tokens/s measured in the same run, repeat by repeat interleaved, medians "
+                r"over (\S+) repeat\(s\) after (\S+) warm-up round\(s\)\."),
+     lambda m: repeats_note(_count(m[1]), _count(m[2]))),
+    (re.compile(r"torch used (\S+) thread\(s\) on (\S+) visible core\(s\)\."),
+     lambda m: threads_note(_count(m[1]), _count(m[2]))),
+    (re.compile(r"Stopped at its time limit: (\d+) of (\d+) prompt x temperature cases did not run\."),
+     lambda m: stopped_note(int(m[1]), int(m[2]))),
+)
+
 # The note of a run that started with the 1-minute load average over half the cores (specviz.labs.bench.runner), in one
 # of two wordings (`load_note`). The load average counts the threads running or ready to run, averaged over the last
 # minute; a run's own command adds its work before the run to it (the imports, loading the models, targets_bench's
@@ -781,11 +831,12 @@ def is_load_note(note: str) -> bool:
 def current_note(note: str, cores: int | str = "?", threads: int | None = None) -> str:
     """A recorded bench note as results.md prints it: the busy-start note in today's words (`load_note`, which picks
     the wording by the load at the start, `cores` and `threads`, the machine's; the load average at the end as one
-    number: `plain_load_note`), and the tree note in today's words (`TREE_NOTE`: one name, mean accepted length, for
-    tokens per target forward).
+    number: `plain_load_note`), the tree note in today's words (`TREE_NOTE`: one name, mean accepted length, for
+    tokens per target forward), and the notes with counts ("1 repeat(s)", "thread(s)", "1 of 1 ... cases") with
+    their nouns agreeing (`repeats_note`, `threads_note`, `stopped_note`).
 
-    >>> current_note(OLD_TREE_NOTE) == TREE_NOTE, current_note("torch used 2 thread(s) on 2 visible core(s).")
-    (True, 'torch used 2 thread(s) on 2 visible core(s).')
+    >>> current_note(OLD_TREE_NOTE) == TREE_NOTE, current_note("torch used 1 thread(s) on 2 visible core(s).")
+    (True, 'torch used 1 thread on 2 visible cores.')
     >>> current_note("The machine was shared (load average 1.04 at the start, [2.03, 2.01, 1.93] at the end): "
     ...              "absolute times are noisy; ratios from the same run are the numbers to trust.", 2)[:71]
     'The load average was 1.04 at the start and 2.03 at the end, on 2 cores:'
@@ -797,6 +848,10 @@ def current_note(note: str, cores: int | str = "?", threads: int | None = None) 
     previous = _PREVIOUS_LOAD_NOTE.fullmatch(note)
     if previous:
         return load_note(previous[1], previous[2], int(previous[3]) if previous[3].isdigit() else cores, threads)
+    for pattern, reword in _OLD_COUNT_NOTES:
+        found = pattern.fullmatch(note)
+        if found:
+            return reword(found)
     return TREE_NOTE if note == OLD_TREE_NOTE else note
 
 

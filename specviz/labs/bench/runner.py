@@ -17,7 +17,7 @@ from transformers.utils import logging as hf_logging
 
 from specviz.labs.bench.cases import CaseRunner
 from specviz.labs.bench.config import CPU_CLOCK_ON_GPU, BenchConfig, encode_bench_prompt, load_suites
-from specviz.labs.bench.report import TREE_NOTE, BenchResult, load_note
+from specviz.labs.bench.report import TREE_NOTE, BenchResult, load_note, repeats_note, stopped_note, threads_note
 from specviz.labs.bench.summary import summarise
 from specviz.labs.bench.summary import tokens_fed
 from specviz.labs.bench.timing import (VERIFY_SIZES, curve_repeats, feature_draft_timer, load_average, machine_info,
@@ -119,16 +119,14 @@ def _run(config: BenchConfig, command: str, progress: Progress | None, pair, clo
         notes=_notes(machine, config),
     )
     if skipped:
-        result.notes.append(f"Stopped at its time limit: {skipped} of {len(prompts) * len(plan)} prompt x temperature "
-                            "cases did not run.")
+        result.notes.append(stopped_note(skipped, len(prompts) * len(plan)))
     return result
 
 
 def _notes(machine, config: BenchConfig) -> list[str]:
     notes = [
-        "Speedups are ratios of tokens/s measured in the same run, repeat by repeat interleaved, medians over "
-        f"{config.repeats} repeat(s) after {config.warmup} warm-up round(s).",
-        f"torch used {machine['torch_threads']} thread(s) on {machine['cores']} visible core(s).",
+        repeats_note(config.repeats, config.warmup),
+        threads_note(machine["torch_threads"], machine["cores"]),
         f"The models ran on {machine['device']} in {machine['dtype']}.",
     ]
     if any(nodes for _k, nodes, _width, _lookup in config.shape_plan()):  # the shapes it runs, --shapes' included

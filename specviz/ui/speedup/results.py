@@ -87,12 +87,13 @@ def render_machine(result: BenchResult, name: str) -> None:
 # The notes `specviz bench` writes into a result (bench/runner.py), as patterns: a note read from a file is shown in
 # the reader's language when it is one of these, and as written otherwise.
 NOTES = (
+    # the notes with counts (report.repeats_note, threads_note, stopped_note): note_text says each count in words
     (r"Speedups are ratios of tokens/s measured in the same run, repeat by repeat interleaved, medians over "
-     r"(?P<repeats>\d+) repeat\(s\) after (?P<warmup>\d+) warm-up round\(s\)\.",
+     r"(?P<repeats>\d+) repeats? after (?P<warmup>\d+) warm-up rounds?\.",
      N_("Speedups are ratios of tokens/s measured in the same run, repeat by repeat interleaved, medians over "
-        "{repeats} repeat(s) after {warmup} warm-up round(s).")),
-    (r"torch used (?P<threads>\d+) thread\(s\) on (?P<cores>\S+) visible core\(s\)\.",
-     N_("torch used {threads} thread(s) on {cores} visible core(s).")),
+        "{repeats} after {warmup}.")),
+    (r"torch used (?P<threads>\d+) threads? on (?P<cores>\d+) visible cores?\.",
+     N_("torch used {threads} on {cores}.")),
     (r"The models ran on (?P<device>\S+) in (?P<dtype>\S+)\.", N_("The models ran on {device} in {dtype}.")),
     (r"Times are this process's CPU time \(time\.process_time\), not wall time: the machine was shared, and CPU time "
      r"leaves out the waits for a free core\. With one torch thread it equals wall time on an idle machine; with more "
@@ -119,8 +120,8 @@ NOTES = (
         "imports, loading or calibration can account for, so the machine was busy with other work; absolute times "
         "may read slower and noisier than on a quiet machine, and ratios from the same run are the numbers to "
         "trust.")),
-    (r"Stopped at its time limit: (?P<skipped>\d+) of (?P<total>\d+) prompt x temperature cases did not run\.",
-     N_("Stopped at its time limit: {skipped} of {total} prompt x temperature cases did not run.")),
+    (r"Stopped at its time limit: (?P<skipped>\d+) of (?P<total>\d+) prompt x temperature cases? did not run\.",
+     N_("Stopped at its time limit: {skipped} of {total} did not run.")),
     # runs before 7498909 (2026-12-04 14:24 UTC) wrote Spec-Bench's name, #MAT, for the mean accepted length
     (r"Tree rows draft an EAGLE-2 style tree \(node budget x width, depth K\) scored in one target forward; "
      r"(?:#MAT is tokens per target forward, the physical limit a perfect free draft of the same shape|their mean "
@@ -152,15 +153,31 @@ def load_text(value: object) -> str:
     return "?"
 
 
+def _count_words(key: str, value: str) -> str:
+    """A count read from a bench note (`NOTES`) with its noun, in the reader's language: "1 repeat", "2 threads"."""
+    n = int(value) if value.isdigit() else 0
+    if key == "repeats":
+        return ngettext("{n} repeat", "{n} repeats", n)
+    if key == "warmup":
+        return ngettext("{n} warm-up round", "{n} warm-up rounds", n)
+    if key == "threads":
+        return ngettext("{n} thread", "{n} threads", n)
+    if key == "cores":
+        return ngettext("{n} visible core", "{n} visible cores", n)
+    if key == "total":
+        return ngettext("{n} prompt x temperature case", "{n} prompt x temperature cases", n)
+    return value
+
+
 def note_text(note: str, cores: int | str = "?", threads: int | None = None) -> str:
     """A result's note in the reader's language when `specviz bench` wrote it, else as written; first in today's
     words (`report.current_note`: an older run's busy-start note, worded by the load at its start on the machine's
-    `cores` and torch `threads`).
+    `cores` and torch `threads`; an older "1 repeat(s)" or "thread(s)" with its noun agreeing), its counts in words.
 
     >>> from specviz.core.i18n import using
     >>> with using("pt"):
-    ...     note_text("torch used 1 thread(s) on 2 visible core(s).") != "torch used 1 thread(s) on 2 visible core(s)."
-    True
+    ...     note_text("torch used 1 thread(s) on 2 visible core(s).")
+    'O torch usou 1 thread em 2 núcleos visíveis.'
     >>> note_text("A note of my own.")
     'A note of my own.'
     """
@@ -172,5 +189,7 @@ def note_text(note: str, cores: int | str = "?", threads: int | None = None) -> 
                       for key, value in found.groupdict().items()}
             if message.startswith("The load average was "):  # its {cores}: "2 cores", "1 core" (report.load_note)
                 fields["cores"] = ngettext("{n} core", "{n} cores", int(fields["cores"]))
+            else:
+                fields = {key: _count_words(key, value) for key, value in fields.items()}
             return _(message, **fields)
     return note

@@ -33,7 +33,7 @@ from specviz.engine.limits import (DEFAULT_DTYPE_RULE, MAX_NEW_TOKENS_RANGE, REP
                                    whole_arg)
 from specviz.labs.bench.config import held_out_arg
 from specviz.labs.bench.report import BenchResult
-from specviz.labs.bench.summary import count_text
+from specviz.labs.bench.summary import count_text, signed_percent
 from specviz.models.catalog import recommended_for
 
 # issue 41's targets: (greedy, T = 0.7) over model.generate, by the dtype a CPU runs in
@@ -91,17 +91,6 @@ def verdicts(result: BenchResult, predicted: dict | None = None) -> list[str]:
             lines.append(f"  predicted {guess:.2f}x, measured {measured:.2f}x: {signed_percent(off)}, {verdict} "
                          f"{PREDICTION_TOLERANCE:.0%}")
     return lines
-
-
-def signed_percent(change: float) -> str:
-    """A relative change in whole percent with its sign, "0%" where it rounds to none (Python writes -0.001 as "-0%",
-    which read as a change where the two figures print the same).
-
-    >>> signed_percent(0.14), signed_percent(-0.08), signed_percent(-0.001), signed_percent(0.004)
-    ('+14%', '-8%', '0%', '0%')
-    """
-    text = f"{change:+.0%}"
-    return "0%" if text in ("+0%", "-0%") else text
 
 
 def _check(name: str, value: float | None, target: float, unit: str = "") -> str:

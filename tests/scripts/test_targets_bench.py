@@ -57,3 +57,22 @@ def test_a_calibrations_machine_line_counts_one_thread_in_the_singular():
     cal = Calibration(**{**fields, "cpu": "AMD EPYC", "threads": 1, "cpu_flags": ["avx2"]})
     assert cal.machine == "AMD EPYC, 1 thread, avx2"
     assert replace(cal, threads=2).machine == "AMD EPYC, 2 threads, avx2"
+
+
+def test_a_change_that_rounds_to_none_is_written_without_a_sign_anywhere():
+    """Issue 44: the committed targets.txt files print "-0%" (they keep the wording their runs printed: their
+    predictions came from calibrations no committed file keeps). The one signed-percent writer rounds first, then
+    formats, and results.md's trace recording overhead uses it too: a -0.04% overhead read "-0.0%"."""
+    from specviz.labs.bench.report import BenchResult, markdown_report
+    from specviz.labs.bench.summary import signed_percent
+
+    assert script.signed_percent is signed_percent
+    assert [signed_percent(x) for x in (-0.004, -0.0049, 0.0, -0.0, 0.001)] == ["0%"] * 5
+    assert signed_percent(-0.0004, 1) == signed_percent(0.0004, 1) == "0.0%" and signed_percent(-0.008, 1) == "-0.8%"
+    result = BenchResult.load(BENCHMARKS_DIR / "default-cpu-ngram" / "results.json")
+    rows = [r for r in result.summary if r["suite"] == "all" and r["record_overhead"] is not None]
+    assert len(rows) == 2
+    assert "ngram K=4 T=0.7: -0.8%." in markdown_report(result)  # as the committed results.md prints it
+    rows[1]["record_overhead"] = -0.0004
+    text = markdown_report(result)
+    assert "ngram K=4 T=0.7: 0.0%." in text and "-0.0%" not in text

@@ -28,7 +28,7 @@ from specviz.core.paths import read_json, write_text_atomically
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import is_number, is_whole
 from specviz.labs.bench.config import BENCHMARKS_DIR, BenchConfig, load_suites
-from specviz.labs.bench.summary import DEFINITIONS, count_text, verify_ratio
+from specviz.labs.bench.summary import DEFINITIONS, count_text, signed_percent, verify_ratio
 
 SCHEMA = "specviz-bench"
 SCHEMA_VERSION = 2  # 2: a tree row's "drafted" counts every node (1 counted its main line only)
@@ -468,7 +468,8 @@ def markdown_report(result: BenchResult) -> str:
     if overheads:
         lines += ["", "Trace recording overhead (per prompt, one run with the full trace recorded over the median "
                   "of the runs without it, minus 1; the mean over the prompts): " + "; ".join(
-            f"{r['proposer']} K={r['k']} T={r['temperature']:g}: {r['record_overhead']:+.1%}" for r in overheads) + "."]
+            f"{r['proposer']} K={r['k']} T={r['temperature']:g}: {signed_percent(r['record_overhead'], 1)}"
+            for r in overheads) + "."]
     lines += _limit_lines(rows)
     lines += _curve_lines(result.verify_curves())
     lines += ["", "## Costs", "",

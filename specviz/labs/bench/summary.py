@@ -309,6 +309,22 @@ def verify_ratio(costs: dict, k: int) -> float:
     return verify[min(k, len(verify) - 1)]["ratio"]
 
 
+def signed_percent(change: float, digits: int = 0) -> str:
+    """A relative change in percent with its sign and `digits` decimals, rounded before it is written, so a change
+    that rounds to none reads "0%" and never "-0%" or "+0%" (Python's format keeps the sign of -0.001 as "-0%", which
+    read as a change where the two figures print the same), as targets.txt and results.md print it (English).
+
+    >>> signed_percent(0.14), signed_percent(-0.08), signed_percent(-0.001), signed_percent(0.004)
+    ('+14%', '-8%', '0%', '0%')
+    >>> signed_percent(-0.0004, 1), signed_percent(0.0123, 1), signed_percent(-0.02)
+    ('0.0%', '+1.2%', '-2%')
+    """
+    rounded = round(change * 100, digits)
+    if rounded == 0:  # -0.0 included: no sign
+        return f"{0:.{digits}f}%"
+    return f"{rounded:+.{digits}f}%"
+
+
 def count_text(n: object, noun: str, plural: str | None = None) -> str:
     """A count with its noun agreeing, as results.md, targets_bench's lines and a calibration's machine line print it
     (English: the report writes no sentence through the catalog); an unknown count (None) reads "?" with the plural.

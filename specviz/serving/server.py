@@ -310,11 +310,10 @@ class Server:
             health = _("answering")
         except client.ServerError:
             health = _("starting (not answering /health yet)")
-        if state.spec == "none":  # no K for a server that drafts nothing
-            return _("vLLM at {url}: {health}; speculation: none; pid {pid}; log: {log}", url=state.url,
-                     health=health, pid=state.pid, log=state.log)
-        return _("vLLM at {url}: {health}; speculation: {spec} (K = {k}); pid {pid}; log: {log}", url=state.url,
-                 health=health, spec=state.spec, k=state.k, pid=state.pid, log=state.log)
+        # no K for a server that drafts nothing (make serve SPEC=none records the default K all the same)
+        speculation = state.spec if state.spec == "none" else _("{spec} (K = {k})", spec=state.spec, k=state.k)
+        return _("vLLM at {url}: {health}; speculation: {speculation}; pid {pid}; log: {log}", url=state.url,
+                 health=health, speculation=speculation, pid=state.pid, log=state.log)
 
 
 def _signal(send: Callable[[int, int], None], pid: int, sig: int) -> bool:

@@ -619,6 +619,37 @@ def test_two_installs_at_once_take_turns_and_install_once(tmp_path, monkeypatch)
     assert not overlaps and len(installs) == 1 and all(s.installed() for s in servers)
 
 
+def test_serve_status_is_one_sentence_with_an_optional_k(monkeypatch, tmp_path):
+    """Issue 44: `Server.status` kept two near-twin sentences, with and without "(K = 4)", for translators to keep in
+    step; it builds one, the K part optional, through `_()` with named placeholders, in both languages."""
+    import ast
+    import inspect
+    import textwrap
+
+    from specviz.serving import server as server_module
+    from specviz.serving.server import Server, ServerState
+
+    tree = ast.parse(textwrap.dedent(inspect.getsource(Server.status)))
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "_"
+             and isinstance(node.args[0], ast.Constant)]
+    assert [c.args[0].value for c in calls if c.args[0].value.startswith("vLLM at ")] == [
+        "vLLM at {url}: {health}; speculation: {speculation}; pid {pid}; log: {log}"]
+    monkeypatch.setattr(client, "get_text", lambda url, timeout: "")
+    shown = {}
+    for spec in ("none", "ngram"):
+        state = ServerState(pid=4242, port=8000, spec=spec, k=4, url="http://127.0.0.1:8000", started=0.0,
+                            log="server.log")
+        monkeypatch.setattr(server_module.Server, "state", lambda self, state=state: state)
+        for language in ("en", "pt"):
+            with using(language):
+                shown[spec, language] = Server(root=tmp_path).status()
+    assert shown["none", "en"] == ("vLLM at http://127.0.0.1:8000: answering; speculation: none; pid 4242; "
+                                   "log: server.log")
+    assert "; speculation: ngram (K = 4); pid 4242;" in shown["ngram", "en"]
+    assert shown["none", "pt"].startswith("vLLM em http://127.0.0.1:8000: respondendo; especulação: none; pid 4242")
+    assert "; especulação: ngram (K = 4); pid 4242;" in shown["ngram", "pt"]
+
+
 def test_the_operators_lines_are_in_the_readers_language(tmp_path):
     """Issue 43: `specviz serve`'s status, progress and failure lines were English f-strings; they go through `_()`
     with named placeholders, and the sweep's table writes its numbers the reader's way."""

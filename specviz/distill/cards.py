@@ -87,25 +87,53 @@ def bench_where(bench: Path) -> str:
 
 
 def bench_scope(bench: Path, held: int) -> str:
-    """What the benchmark ran, from its results.json's config: "the first 8 of the 64 held-out prompts, 128 new
-    tokens" (`held`: the held-out prompts the data step answered, the suite the cards' benchmarks run), or each
-    suite's first prompts for a run over other suites.
+    """What the benchmark ran, from its results.json: which prompts, at which temperatures and K, how many new
+    tokens. The held-out suite (the one the cards' benchmarks run) reads "the first 8 of the 64 held-out prompts"
+    (`held`: the held-out prompts the data step answered); named suites read the first prompts of each, with the
+    ids of the prompts its rows measured; no suite named, the first prompts of every suite in assets/prompts.
+    Temperatures and K values are the config's (a tree's K is its depth); a file that records none leaves them out.
+    A run its time limit cut short says how many prompt x temperature cases it left unrun (its note).
 
     >>> import tempfile; folder = Path(tempfile.mkdtemp())
     >>> _ = (folder / "r.json").write_text('{"config": {"suites": ["held-out"], "prompts_per_suite": 8, '
-    ...                                    '"max_new_tokens": 128}}')
+    ...                                    '"max_new_tokens": 128, "temperatures": [0.0, 0.7], "ks": [2, 3, 4]}}')
     >>> bench_scope(folder / "r.json", 64)
-    'the first 8 of the 64 held-out prompts, 128 new tokens'
+    'the first 8 of the 64 held-out prompts at T = 0 and 0.7 with K = 2, 3 and 4, 128 new tokens'
+    >>> _ = (folder / "r.json").write_text('{"config": {"suites": ["qa", "code"], "prompts_per_suite": 1, '
+    ...     '"max_new_tokens": 64, "temperatures": [0.0], "ks": [4]}, "cases": [{"prompt_id": "qa-1"}, '
+    ...     '{"prompt_id": "qa-1"}, {"prompt_id": "code-1"}]}')
+    >>> bench_scope(folder / "r.json", 64)
+    'the first prompt of each of the suites qa and code (qa-1 and code-1) at T = 0 with K = 4, 64 new tokens'
     >>> _ = (folder / "r.json").write_text('{"config": {"suites": [], "prompts_per_suite": 2, "max_new_tokens": 64}}')
     >>> bench_scope(folder / "r.json", 64)
     'the first 2 prompts of every suite in assets/prompts, 64 new tokens'
     """
-    config = read_bench(bench).get("config") or {}
+    run = read_bench(bench)
+    config = run.get("config") or {}
     count, tokens = config.get("prompts_per_suite", "?"), config.get("max_new_tokens", "?")
     suites = config.get("suites") or []
-    prompts = (f"the first {count} of the {held} held-out prompts" if suites == ["held-out"] else
-               f"the first {count} prompts of {', '.join(suites) or 'every suite in assets/prompts'}")
-    return f"{prompts}, {tokens} new tokens"
+    first = "the first prompt" if count == 1 else f"the first {count} prompts"
+    if suites == ["held-out"]:
+        prompts = f"the first {count} of the {held} held-out prompts"
+    elif suites:
+        named = f"the suite {suites[0]}" if len(suites) == 1 else f"each of the suites {_and_list(suites)}"
+        ids = list(dict.fromkeys(str(c["prompt_id"]) for c in run.get("cases") or [] if c.get("prompt_id")))
+        prompts = f"{first} of {named}" + (f" ({_and_list(ids)})" if ids else "")
+    else:
+        prompts = f"{first} of every suite in assets/prompts"
+    temperatures, ks = config.get("temperatures") or [], config.get("ks") or []
+    at = f" at T = {_and_list([f'{float(t):g}' for t in temperatures])}" if temperatures else ""
+    with_k = f" with K = {_and_list([str(k) for k in ks])}" if ks else ""
+    stopped = next((re.search(r"(\d+) of (\d+) prompt x temperature cases? did not run", str(n))
+                    for n in run.get("notes") or [] if "did not run" in str(n)), None)
+    cut = (f" (its time limit left {stopped[1]} of {stopped[2]} prompt x temperature "
+           f"{'case' if stopped[2] == '1' else 'cases'} unrun)" if stopped else "")
+    return f"{prompts}{at}{with_k}, {tokens} new tokens{cut}"
+
+
+def _and_list(items: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def trained_on(meta: dict) -> str:

@@ -756,3 +756,27 @@ def test_the_cards_recipe_to_rank_the_replaced_drafter_makes_the_answers_rank_re
     assert "\n".join(steps).replace("86a0e257625d0000"[:12], "86a0e257625d") in card
     args = cli.parser().parse_args(["data", "--scale", "0.01"])
     assert args.held_out == 64 and args.scale == 0.01  # the scale leaves the held-out prompts whole
+
+
+def test_a_cards_benchmark_scope_says_which_prompts_temperatures_and_k_ran(tmp_path):
+    """Issue 44: bench_scope wrote a run over named suites as "the first 1 prompts of qa, code", which reads as one
+    prompt in all, and no scope said the temperatures or K values. It names each suite's first prompts with the ids
+    its rows measured, the temperatures and the K values, and a run its time limit cut says so; the committed cards
+    quote their benchmarks' scope through it."""
+    from specviz.core.paths import ASSETS
+    from specviz.distill.cards import BENCHES, bench_scope
+
+    bench = tmp_path / "results.json"
+    bench.write_text(json.dumps({
+        "config": {"suites": ["qa", "code"], "prompts_per_suite": 2, "max_new_tokens": 32, "temperatures": [0.0, 0.7],
+                   "ks": [2, 4]},
+        "cases": [{"prompt_id": p} for p in ("qa-01", "qa-02", "code-01", "qa-01")],
+        "notes": ["Stopped at its time limit: 1 of 8 prompt x temperature cases did not run."]}))
+    assert bench_scope(bench, 64) == (
+        "the first 2 prompts of each of the suites qa and code (qa-01, qa-02 and code-01) at T = 0 and 0.7 with "
+        "K = 2 and 4, 32 new tokens (its time limit left 1 of 8 prompt x temperature cases unrun)")
+    layerskip = BENCHES["draft"].parent.parent / "default-cpu-layerskip" / "results.json"
+    assert bench_scope(layerskip, 64).startswith("the first prompt of the suite qa (qa-01) at T = 0 and 0.7 with K = 1")
+    for name, kind in (("smollm2-eagle", "eagle"), ("smollm2-draft", "draft")):
+        card = (ASSETS / "models" / name / "README.md").read_text(encoding="utf-8")
+        assert f"Benchmark on {bench_scope(BENCHES[kind], 64)}, " in card, name

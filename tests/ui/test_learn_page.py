@@ -575,3 +575,38 @@ def test_lesson_11_sweep_caption_says_the_throughput_column_is_the_load_generato
     with using(lang):
         caption = _(TEXT["sweep_caption"])
     assert re.search(r"a load generator timed \(throughput\)|um gerador de carga cronometrou \(vazão\)", caption)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_lesson_2s_try_it_names_no_term_a_later_lesson_teaches(fresh, lang):
+    """Issue 44: lesson 2's "Try it" drew the Overview's loop diagram and player, whose words belong to later lessons:
+    the rule min(1, p(x)/q(x)), p, q and norm(max(0, p − q)) (lessons 3 and 4), an example titled "A trained feature
+    drafter: EAGLE-3 (SmolLM2, T = 0)" (lessons 9 and 5), and hover texts naming the residual, u and trees. It now
+    draws them in lessons 1 and 2's words, in both languages."""
+    from specviz.core.i18n import _, using
+    from specviz.engine.trace import TokenKind
+    from specviz.teach.learn import _later_terms
+    from specviz.ui.common.palette import legend_html
+    from specviz.ui.learn import runs
+    from specviz.ui.overview import view as overview_view
+
+    lesson = BY_NUMBER[2]
+    with using(lang):
+        diagram = overview_view.loop_dot(runs.FIRST_LOOP_LABELS)
+        title = _(runs.TEXT["loop_example"])
+        frames = overview_view.play_frames(load_example(lesson.example)[0], runs.FIRST_MEANINGS)
+        legend = legend_html(tuple(TokenKind), distributions=False, meanings=runs.FIRST_MEANINGS)
+        words = [diagram.replace("\\n", " "), title, legend, _(runs.TEXT["loop_caption"]),
+                 *(f.html + " " + f.caption for f in frames)]
+    at = _open(fresh, lesson="2", lang=lang)
+    assert [g.proto.spec for g in at.get("graphviz_chart")] == [diagram]
+    assert any(title in m.value for m in at.markdown)
+    assert len(frames) > 10 and "✗" in " ".join(f.caption for f in frames)  # the example has a rejection to show
+    later = _later_terms(2)
+    for text in words:
+        assert not later.search(text), later.search(text)
+        for word in ("min(1", "norm(", "p(x)", "(p)", " q)", "p − q", "EAGLE", "T = ", "u =", "resid", "tree",
+                     "árvore", "feature"):
+            assert word not in text, (word, text[:120])
+    if lang == "pt":
+        assert "em UMA passagem" in diagram and "rascunho pequeno treinado" in title

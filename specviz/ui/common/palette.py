@@ -121,14 +121,17 @@ def style(kind: Kind | str) -> KindStyle:
                            known=known)) from None
 
 
-def legend_html(kinds: Iterable[Kind | str] = KINDS, *, distributions: bool = True) -> str:
-    """A one-line legend: one sample chip per kind, and (optionally) the p / q colour key of the charts."""
+def legend_html(kinds: Iterable[Kind | str] = KINDS, *, distributions: bool = True,
+                meanings: dict[Kind, str] | None = None) -> str:
+    """A one-line legend: one sample chip per kind, and (optionally) the p / q colour key of the charts. `meanings`
+    (English messages by kind) replace the kinds' own hover texts, for a reader who has not met p, q or a tree yet."""
     items = []
     for kind in kinds:
         s = style(kind)
         deco = "text-decoration:line-through;" if s.strike else ""
+        meaning = (meanings or {}).get(s.kind, s.meaning)
         items.append(
-            f'<span title="{escape_attr(_(s.meaning))}" style="display:inline-block;margin:2px 10px 2px 0;'
+            f'<span title="{escape_attr(_(meaning))}" style="display:inline-block;margin:2px 10px 2px 0;'
             f'white-space:nowrap"><span style="display:inline-block;padding:1px 7px;border-radius:6px;'
             f'border:2px solid {s.color};background:{s.background};color:{s.text_color};{deco}'
             f'font-family:monospace">{s.glyph}&nbsp;tok</span>&nbsp;{escape_text(_(s.label), whitespace=False)}</span>'

@@ -15,6 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from specviz.core.i18n import N_, _, number, times
+from specviz.engine.trace import TokenKind
 from specviz.labs.exactness import RULES
 from specviz.labs.exactness.sandbox import SandboxSamples, sandbox_step, simulate
 from specviz.labs.examples import get_example, load_example
@@ -31,6 +32,7 @@ from specviz.ui.sandbox import view as sandbox_view
 TEXT = {  # English messages, translated with `_()` where they are shown
     "loop_caption": N_("A recorded generation, replayed: the draft's guesses the target kept, the first one it "
                        "rejected (struck through), and the recovered or bonus token that ends each step."),
+    "loop_example": N_("SmolLM2 with a small trained draft, the target always taking its most likely token"),
     "step_pick": N_("A step of the recording"),
     "step_label": N_("Step {n}"),
     "reveal": N_("Reveal the verdicts"),
@@ -63,6 +65,31 @@ TEXT = {  # English messages, translated with `_()` where they are shown
                         "lab page while a server runs. Measured with:"),
 }
 
+# Lesson 2's loop diagram and player, in the words lessons 1 and 2 have taught: the Overview's diagram names p, q, the
+# rule min(1, p/q) and the residual (lessons 3 and 4), its example's title "EAGLE-3" and "T = 0" (lessons 9 and 5),
+# and its legend's and chips' hover texts p, q, u, the residual and trees (lessons 3, 4 and 10).
+FIRST_LOOP_LABELS = {
+    "ctx": N_("text so far"),
+    "propose": N_("1. propose\nthe cheap draft\nguesses K tokens"),
+    "verify": N_("2. verify\nthe target scores\nK+1 positions (the K\nguesses + the slot\nafter them)\nin ONE "
+                 "forward pass"),
+    "decide": N_("3. accept / reject\nleft to right, keep\nguesses until the\ntarget rejects one\n(the rule: "
+                 "lesson 3)"),
+    "correct": N_("4. correct\na recovered token\nreplaces the rejected\nguess; all kept: one\nextra token "
+                  "(bonus)"),
+    "guesses": N_(" K guesses"),
+    "pq": N_(" its scores"),
+    "prefix": N_(" the kept prefix"),
+    "repeat": N_("append 1 to K+1\ntokens, repeat"),
+}
+FIRST_MEANINGS = {
+    TokenKind.ACCEPTED: N_("a draft the target kept"),
+    TokenKind.REJECTED: N_("the first draft the target rejected: it and every draft after it are dropped"),
+    TokenKind.RECOVERED: N_("the target's own token, written in place of the rejected draft"),
+    TokenKind.BONUS: N_("every draft was kept, so the slot after the last one gives one more token for free"),
+    TokenKind.TARGET: N_("one target forward pass, one token (no draft)"),
+}
+
 # lesson 8: the three proposers it teaches (the toy pair's draft model: the SmolLM2 one's notes name EAGLE, lesson 9)
 EXAMPLES = ("smollm-ngram-greedy", "toy-draft", "smollm-layerskip-t07")
 STEPS = 6  # lesson 4 offers this many steps of its recording, from the first one with a rejection
@@ -71,9 +98,10 @@ PREDICTOR = Predictor("learn", reveal=TEXT["reveal"])  # its guess box names the
 
 
 def loop(lesson: Lesson) -> None:
-    overview_view.loop_diagram()
+    """Lesson 2: the loop diagram and the Overview's player, in the words lessons 1 and 2 have taught."""
+    overview_view.loop_diagram(FIRST_LOOP_LABELS)
     st.caption(_(TEXT["loop_caption"]))
-    overview_view.example_player("learn_loop")
+    overview_view.example_player("learn_loop", lesson.example, TEXT["loop_example"], FIRST_MEANINGS)
 
 
 def _toggle_reveal(trace_id: str, index: int) -> None:

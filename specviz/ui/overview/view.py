@@ -74,9 +74,10 @@ digraph loop {
 """
 
 
-def loop_dot() -> str:
-    """The loop diagram's Graphviz source, in the reader's language."""
-    return _fill(LOOP_TEMPLATE, {name: _(label) for name, label in LOOP_LABELS.items()})
+def loop_dot(labels: dict[str, str] | None = None) -> str:
+    """The loop diagram's Graphviz source, in the reader's language: its words `LOOP_LABELS`, or `labels` (English
+    messages under the same names, such as the Learn page's lesson 2 words, which name no rule it has not taught)."""
+    return _fill(LOOP_TEMPLATE, {name: _(label) for name, label in (labels or LOOP_LABELS).items()})
 
 
 def _fill(template: str, words: dict[str, str]) -> str:
@@ -97,10 +98,11 @@ class Frame:
     caption: str
 
 
-def loop_diagram() -> None:
+def loop_diagram(labels: dict[str, str] | None = None) -> None:
     """The propose → verify → accept/reject → correct loop (rendered by the browser; no external assets). One box
-    wide, with short lines, so a phone shows it at its natural size instead of shrinking the text to a few pixels."""
-    st.graphviz_chart(loop_dot(), width="content")
+    wide, with short lines, so a phone shows it at its natural size instead of shrinking the text to a few pixels.
+    `labels`: other words for its boxes (`loop_dot`)."""
+    st.graphviz_chart(loop_dot(labels), width="content")
 
 
 # Streamlit keeps a page link on one line and cuts it with "…"; on a phone that cut every "Where next" label.
@@ -142,14 +144,16 @@ def example_name() -> str | None:
     return best
 
 
-def play_frames(trace: Trace) -> list[Frame]:
-    """The output growing one chip at a time; the first frame is empty, the last holds the whole output."""
+def play_frames(trace: Trace, meanings: dict[TokenKind, str] | None = None) -> list[Frame]:
+    """The output growing one chip at a time; the first frame is empty, the last holds the whole output. Each chip's
+    hover text gives its numbers (p, q, min(1, p/q), u), or with `meanings` (English messages by kind) only what its
+    kind means, for a reader who has not met those yet."""
     done: list[str] = []
     frames = [Frame(_wrap(done), _("Press play: the output starts empty."))]
     emitted = 0
     for step in trace.steps:
         group: list[str] = []
-        for piece, caption in _step_pieces(step):
+        for piece, caption in _step_pieces(step, meanings):
             group.append(piece)
             frames.append(Frame(_wrap(done + [_group(group)]), _("Step {n}: {what}", n=step.index + 1, what=caption)))
         done.append(_group(group))
@@ -161,26 +165,30 @@ def play_frames(trace: Trace) -> list[Frame]:
     return frames
 
 
-def _step_pieces(step: Step) -> list[tuple[str, str]]:
-    """Each chip of one step with a caption, in the order the verifier met them."""
+def _step_pieces(step: Step, meanings: dict[TokenKind, str] | None = None) -> list[tuple[str, str]]:
+    """Each chip of one step with a caption, in the order the verifier met them; with `meanings`, each chip's hover
+    text is its kind's meaning instead of its numbers."""
+    def hover(kind: TokenKind, numbers: str) -> str:
+        return _(meanings[kind]) if meanings and kind in meanings else numbers
+
     pieces = []
     n_acc = step.n_accepted
     drafts = step.emitted[:n_acc] if step.decisions else []
     for i, token in enumerate(drafts):
-        pieces.append((chip(token.text, TokenKind.ACCEPTED, emitted_tooltip(token, step.index), size="inline",
-                            glyph=False),
+        tooltip = hover(TokenKind.ACCEPTED, emitted_tooltip(token, step.index))
+        pieces.append((chip(token.text, TokenKind.ACCEPTED, tooltip, size="inline", glyph=False),
                        _("draft {n} of {k} accepted ✓", n=i + 1, k=step.k)))
     for d in step.decisions[n_acc:]:
         if d.reached:
-            pieces.append((chip(d.text, decision_kind(d), decision_tooltip(d), size="inline"),
+            pieces.append((chip(d.text, decision_kind(d), hover(decision_kind(d), decision_tooltip(d)), size="inline"),
                            _("draft {n} of {k} rejected ✗ (and every draft after it)", n=d.position + 1, k=step.k)))
     for token in step.emitted[n_acc:] if step.decisions else step.emitted:
         kind = style(token.kind)
         why = {TokenKind.RECOVERED: _("a recovered token replaces the rejected draft"),
                TokenKind.BONUS: _("all drafts kept, so the target's pass gives a free bonus token"),
                }.get(token.kind) or _("no drafts this step: one plain target token")
-        pieces.append((chip(token.text, token.kind, emitted_tooltip(token, step.index), size="inline"),
-                       f"{kind.glyph} {why}"))
+        pieces.append((chip(token.text, token.kind, hover(token.kind, emitted_tooltip(token, step.index)),
+                            size="inline"), f"{kind.glyph} {why}"))
     return pieces
 
 
@@ -194,19 +202,22 @@ def _wrap(groups: list[str]) -> str:
     return f'<div class="sv-play" style="line-height:2.1;font-size:1rem;min-height:4.2em">{body}</div>'
 
 
-def example_player(key: str = "overview") -> None:
-    """The one-click example: a Play button that animates a shipped trace; the last frame stays on screen."""
-    name = example_name()
+def example_player(key: str = "overview", name: str | None = None, title: str | None = None,
+                   meanings: dict[TokenKind, str] | None = None) -> None:
+    """The one-click example: a Play button that animates a shipped trace; the last frame stays on screen. `name`:
+    the example (else `example_name()`'s), `title` (an English message) the words it goes by instead of its own
+    title, and `meanings` the kinds' hover texts for the legend and the chips (`play_frames`)."""
+    name = name or example_name()
     if name is None:
         st.info(_("No example traces are installed; run `make traces` to record them."))
         return
     spec = load_example(name)[0]
-    frames = play_frames(spec)
+    frames = play_frames(spec, meanings)
     prompt = spec.meta.get("prompt") or spec.prompt_text
-    title = get_example(name).shown_title  # a shipped example's title: no HTML allowed
-    st.markdown(_("**{title}**. The prompt:", title=title))
+    shown = _(title) if title else get_example(name).shown_title  # a shipped example's title: no HTML allowed
+    st.markdown(_("**{title}**. The prompt:", title=shown))
     st.html(text_html(str(prompt)))
-    st.html(legend_html(tuple(TokenKind), distributions=False))
+    st.html(legend_html(tuple(TokenKind), distributions=False, meanings=meanings))
     clicked = st.button(_("▶ Play the example"), key=f"{key}_play", type="primary")
     caption, box = st.empty(), st.empty()
     if clicked:

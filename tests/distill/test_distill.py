@@ -759,7 +759,7 @@ def test_the_cards_recipe_to_rank_the_replaced_drafter_makes_the_answers_rank_re
 
 
 def test_a_cards_benchmark_scope_says_which_prompts_temperatures_and_k_ran(tmp_path):
-    """Issue 44: bench_scope wrote a run over named suites as "the first 1 prompts of qa, code", which reads as one
+    """Read 44: bench_scope wrote a run over named suites as "the first 1 prompts of qa, code", which reads as one
     prompt in all, and no scope said the temperatures or K values. It names each suite's first prompts with the ids
     its rows measured, the temperatures and the K values, and a run its time limit cut says so; the committed cards
     quote their benchmarks' scope through it."""

@@ -309,7 +309,7 @@ def test_past_its_deadline_the_bench_starts_no_new_case_and_says_so():
 
 
 def test_the_bench_notes_say_their_counts_with_the_nouns_agreeing():
-    """Issue 44: the bench wrote "1 repeat(s) after 1 warm-up round(s)", "torch used 1 thread(s) on 2 visible
+    """Read 44: the bench wrote "1 repeat(s) after 1 warm-up round(s)", "torch used 1 thread(s) on 2 visible
     core(s)" and "1 of 1 prompt x temperature cases did not run" into results.json; it writes plain English now, and
     results.md and the Speedup lab print an older run's notes in today's words (report.current_note)."""
     import time

@@ -60,7 +60,7 @@ def test_a_calibrations_machine_line_counts_one_thread_in_the_singular():
 
 
 def test_a_change_that_rounds_to_none_is_written_without_a_sign_anywhere():
-    """Issue 44: the committed targets.txt files print "-0%" (they keep the wording their runs printed: their
+    """Read 44: the committed targets.txt files print "-0%" (they keep the wording their runs printed: their
     predictions came from calibrations no committed file keeps). The one signed-percent writer rounds first, then
     formats, and results.md's trace recording overhead uses it too: a -0.04% overhead read "-0.0%"."""
     from specviz.labs.bench.report import BenchResult, markdown_report

@@ -620,7 +620,7 @@ def test_two_installs_at_once_take_turns_and_install_once(tmp_path, monkeypatch)
 
 
 def test_serve_status_is_one_sentence_with_an_optional_k(monkeypatch, tmp_path):
-    """Issue 44: `Server.status` kept two near-twin sentences, with and without "(K = 4)", for translators to keep in
+    """Read 44: `Server.status` kept two near-twin sentences, with and without "(K = 4)", for translators to keep in
     step; it builds one, the K part optional, through `_()` with named placeholders, in both languages."""
     import ast
     import inspect

@@ -579,7 +579,7 @@ def test_lesson_11_sweep_caption_says_the_throughput_column_is_the_load_generato
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
 def test_lesson_2s_try_it_names_no_term_a_later_lesson_teaches(fresh, lang):
-    """Issue 44: lesson 2's "Try it" drew the Overview's loop diagram and player, whose words belong to later lessons:
+    """Read 44: lesson 2's "Try it" drew the Overview's loop diagram and player, whose words belong to later lessons:
     the rule min(1, p(x)/q(x)), p, q and norm(max(0, p − q)) (lessons 3 and 4), an example titled "A trained feature
     drafter: EAGLE-3 (SmolLM2, T = 0)" (lessons 9 and 5), and hover texts naming the residual, u and trees. It now
     draws them in lessons 1 and 2's words, in both languages."""

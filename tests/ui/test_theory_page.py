@@ -292,6 +292,24 @@ def test_the_batch_sections_expected_speedup_says_why_it_differs_from_the_top(la
                                                    else "previsão, não uma medição" in said)
 
 
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_verify_pass_compute_bound_at_batch_1_is_not_said_to_turn_so_near_it(lang):
+    """44th read: on the benchmark CPU's preset the 5-token verify pass is compute-bound from batch 0.9 on, so v is
+    1.11 at B = 1, but the caption said it "turns compute-bound near a batch of 1" and "v climbs from 1"."""
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["lang"] = lang
+    at.session_state["theory_hw"] = "measured"
+    at.session_state["theory_pair"] = "smollm2-ngram"
+    at.run()
+    assert not at.exception
+    v = next(m.value for m in at.metric if m.label.startswith(("Predicted verify cost", "Custo de verificação")))
+    assert v == ("1.11" if lang == "en" else "1,11")
+    said = " ".join(c.value for c in at.caption)
+    assert ("compute-bound already at batch 1, where v = 1.11" if lang == "en"
+            else "limitada pelo cálculo já com lote 1, onde v = 1,11") in said
+    assert ("near a batch of 1:" if lang == "en" else "perto de um lote de 1:") not in said
+
+
 @pytest.mark.slow  # eight runs of the page: about 3 s on a busy 2-core CPU
 def test_every_hardware_preset_renders():
     at = AppTest.from_file(PAGE, default_timeout=60).run()

@@ -39,6 +39,12 @@ TEXT = {
     "ridge": N_("The verify pass over K + 1 = {n} tokens per sequence turns compute-bound near a batch of {ridge}: "
                 "from there each verified position costs compute, and v climbs from 1 toward {n}, a value it reaches "
                 "only once even a one-token pass is compute-bound (near {ridge_one})."),
+    # a ridge below 1 (the benchmark CPU's preset: 0.9 for K = 4): "turns compute-bound near a batch of 1 ... v climbs
+    # from 1" sat beside v = 1.11 at B = 1 (44th read)
+    "ridge_at_one": N_("The verify pass over K + 1 = {n} tokens per sequence is compute-bound already at batch 1, "
+                       "where v = {v}: each verified position costs compute, and v climbs toward {n} as the batch "
+                       "grows, a value it reaches only once even a one-token pass is compute-bound (near "
+                       "{ridge_one})."),
     "pays_always": N_("With α = {alpha} and K = {k}, the roofline model predicts that speculation pays at every "
                       "batch up to {batch}: {reason}"),
     # the model's reason, for the settings shown: which one holds depends on where the verify pass's ridge falls
@@ -245,6 +251,8 @@ def render(alpha: float, k: int) -> None:
         st.info(_(TEXT["pays_up_to"], alpha=number(alpha), k=k, batch=number(even, 0)))
     if math.isfinite(ridge) and math.isfinite(ridge_one):  # long contexts keep the pass memory-bound: no ridge
         st.caption(_(TEXT["ridge"], n=k + 1, ridge=number(math.ceil(ridge), 0),
+                     ridge_one=number(math.ceil(ridge_one), 0)) if ridge > 1 or ridge_one <= 1 else
+                   _(TEXT["ridge_at_one"], n=k + 1, v=number(points[0].verify_cost),
                      ridge_one=number(math.ceil(ridge_one), 0)))
     left, right = st.columns(2)
     fig, measured = serving_roofline.on_chart(speedup_vs_batch_figure(points, batch, even), pair_key, hw,

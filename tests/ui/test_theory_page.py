@@ -310,6 +310,25 @@ def test_a_verify_pass_compute_bound_at_batch_1_is_not_said_to_turn_so_near_it(l
     assert ("near a batch of 1:" if lang == "en" else "perto de um lote de 1:") not in said
 
 
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_heatmap_caption_names_the_dashed_line_only_where_the_map_draws_one(lang):
+    """44th read: at c > 1 no K ≥ 1 has a break-even α, so the map draws no dashed line, but its caption still said
+    "Left of the dashed line speculation loses time"."""
+    dashed = "Left of the dashed line" if lang == "en" else "À esquerda da linha tracejada"
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["lang"] = lang
+    at.run()
+    assert any(dashed in c.value for c in at.caption)  # c = 0.05: the line is there
+    with using(lang):  # AppTest formats a menu's options in this process: the page's language
+        at.select_slider(key="theory_c").set_value(1.2).run()
+    assert not at.exception
+    lines = [t for t in chart(at, "theory_heatmap")["data"] if t.get("line", {}).get("dash") == "dash"]
+    assert not lines  # no dashed break-even line on the map
+    said = " ".join(c.value for c in at.caption)
+    assert dashed not in said
+    assert ("no dashed break-even line" if lang == "en" else "não tem linha tracejada de equilíbrio") in said
+
+
 @pytest.mark.slow  # eight runs of the page: about 3 s on a busy 2-core CPU
 def test_every_hardware_preset_renders():
     at = AppTest.from_file(PAGE, default_timeout=60).run()

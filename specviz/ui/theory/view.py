@@ -26,8 +26,11 @@ SPEEDUP_COLORS = [[0.0, "#B2182B"], [0.25, "#EF8A62"], [0.5, "#FFFFFF"], [0.75, 
 TEXT = {
     "heatmap_caption": N_("Colour is the expected speedup over target-only decoding: blue is faster, red is slower, "
                           "white is the same speed (1×); the scale is logarithmic, each tick on its bar a doubling or "
-                          "a halving. Left of the dashed line speculation loses time. The orange steps are the best "
-                          "K for each α."),
+                          "a halving. The orange steps are the best K for each α."),
+    # the dashed line's sentence, or why there is none (c > 1: `theory.break_even_curve` is empty; 44th read)
+    "heatmap_even": N_("Left of the dashed line speculation loses time."),
+    "heatmap_no_even": N_("At c above 1 no α pays at any K ≥ 1, so the map has no dashed break-even line: every K "
+                          "≥ 1 loses time."),
     "heatmap_table": N_("The table of its numbers shows {shown} of the chart's {total} α columns (α = {alphas}), "
                         "for every K from 0 to {k_max}; hover the chart for any other α."),
     "heatmap_points": N_("Benchmark runs sit at their own α and K; their c may differ from the slider's (hover to "
@@ -62,6 +65,14 @@ def heatmap_table(c: float) -> pd.DataFrame:
     return pd.DataFrame({"K": [str(k) for k in ks],
                          **{f"α = {number(a, 2)}": [number(float(grid[i][j]), 2) + "×" for i in range(len(ks))]
                             for j, a in enumerate(alphas)}})
+
+
+def heatmap_caption(c: float, with_points: bool) -> str:
+    """The heatmap's caption: its colours, the dashed break-even line (or, at c > 1, that it has none), the benchmark
+    points when the chart has some, and how much of the chart its table holds."""
+    keys = ["heatmap_caption", "heatmap_even" if theory.break_even_curve([1], c) else "heatmap_no_even",
+            *(["heatmap_points"] if with_points else [])]
+    return " ".join([*(_(TEXT[key]) for key in keys), heatmap_table_note()])
 
 
 def heatmap_table_note() -> str:

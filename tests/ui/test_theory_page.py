@@ -277,6 +277,7 @@ def test_the_break_even_marker_moves_up_as_the_batch_grows():
                                                                      abs=5e-4)
 
 
+@pytest.mark.slow  # the page runs once or twice per language: over 0.7 s
 @pytest.mark.parametrize("lang", ["en", "pt"])
 def test_the_batch_sections_expected_speedup_says_why_it_differs_from_the_top(lang):
     """44th read: "Expected speedup at B = 1" (2.37×) had no help beside the top's "Expected speedup" (2.80×), though
@@ -292,6 +293,7 @@ def test_the_batch_sections_expected_speedup_says_why_it_differs_from_the_top(la
                                                    else "previsão, não uma medição" in said)
 
 
+@pytest.mark.slow  # the page runs once or twice per language: over 0.7 s
 @pytest.mark.parametrize("lang", ["en", "pt"])
 def test_a_verify_pass_compute_bound_at_batch_1_is_not_said_to_turn_so_near_it(lang):
     """44th read: on the benchmark CPU's preset the 5-token verify pass is compute-bound from batch 0.9 on, so v is
@@ -310,6 +312,7 @@ def test_a_verify_pass_compute_bound_at_batch_1_is_not_said_to_turn_so_near_it(l
     assert ("near a batch of 1:" if lang == "en" else "perto de um lote de 1:") not in said
 
 
+@pytest.mark.slow  # the page runs once or twice per language: over 0.7 s
 @pytest.mark.parametrize("lang", ["en", "pt"])
 def test_the_heatmap_caption_names_the_dashed_line_only_where_the_map_draws_one(lang):
     """44th read: at c > 1 no K ≥ 1 has a break-even α, so the map draws no dashed line, but its caption still said

@@ -136,6 +136,35 @@ def test_decision_tooltip_has_the_exact_numbers():
     assert "min(1, p/q) = 1.000" in emitted_tooltip(t) and "u = 0.100 < 1.000" in emitted_tooltip(t)
 
 
+def test_a_comparison_never_writes_two_different_numbers_alike():
+    """Read 44: the default example's last step kept a draft with u = 0.99962 against min(1, p/q) = 0.9999985, and
+    every place that compares them read "u = 1.000 < 1.000 → accepted" (the sentence "p = 1.000 < q = 1.000"): they
+    now take the decimals that tell the two apart."""
+    from specviz.engine.trace import TreeNode, TreeRecord
+    from specviz.ui.common.step_figures import accept_strip_table, verdict_overview_table
+    from specviz.ui.common.step_view import _position_sentence
+    from specviz.ui.common.tree_figures import _hover, tree_rows
+
+    step = load_example("smollm-ngram-t07")[0].steps[11]
+    d = step.decisions[0]
+    assert d.accepted and d.uniform < d.accept_prob < d.draft_prob  # the case itself: u < a < q = 1, all near 1
+    assert "u = 0.9996 < 1.0000 → accepted ✓" in decision_tooltip(d)
+    assert "u = 0.9996 < 1.0000 → kept" in emitted_tooltip(step.emitted[0], step.index)
+    sentence = _position_sentence(d)
+    assert "p = 0.999998 < q = 1.000000" in sentence and "u = 0.9996 fell inside" in sentence
+    assert "1.000 < q = 1.000" not in sentence
+    assert list(accept_strip_table(d).iloc[:, 1]) == ["1.0000", "0.9996"]
+    assert list(verdict_overview_table(step).iloc[0, 1:3]) == ["1.0000", "0.9996"]
+    strip = accept_strip_figure(d)
+    assert {"min(1, p/q) = 1.0000", "u = 0.9996"} <= {a.text for a in strip.layout.annotations}
+    node = TreeNode(5, "a", -1, 1, 0.5, 0.9999, "accepted", uniform=0.99962, accept_prob=0.9999985)
+    assert "u = 0.9996 < 1.0000" in _hover(0, node)
+    assert (tree_rows(TreeRecord([node], [0]))[0]["kept with"], tree_rows(TreeRecord([node], [0]))[0]["u"]) == \
+        ("1.0000", "0.9996")
+    assert "u = 0.654 ≥ 0.400 →" in decision_tooltip(dataclasses.replace(d, uniform=0.6543, accept_prob=0.4,
+                                                                              accepted=False))
+
+
 def test_output_html_shows_every_token_and_each_tried_rejection(toy):
     html = output_html(toy)
     n_rejected_steps = sum(any(d.reached and not d.accepted for d in s.decisions) for s in toy.steps)

@@ -20,7 +20,7 @@ from specviz.engine.trace import Decision, Step, TokenKind, TokenProb
 from specviz.ui.common.escaping import plot_text
 from specviz.ui.common.palette import (ACCEPT_FILL, P_COLOR, Q_COLOR, REJECT_FILL, RESIDUAL_COLOR, U_COLOR, DisplayState,
                                 style)
-from specviz.ui.common.tokens import decision_kind, draft_numbers, fmt
+from specviz.ui.common.tokens import decision_kind, draft_numbers, fmt, fmt_apart
 
 FONT = dict(size=15)
 _BASE_LAYOUT = dict(template="plotly_white", font=FONT, margin=dict(l=10, r=10, t=44, b=10))
@@ -133,8 +133,8 @@ def accept_strip_table(d: Decision, tree: bool = False) -> pd.DataFrame:
     u as a category and the diamond's height, 0.5, as its value; a draft never reached had no table at all)."""
     chance = "min(1, p′/q′)" if tree else "min(1, p/q)"
     drawn = d.reached and d.uniform is not None
-    return pd.DataFrame({_("quantity"): [chance, "u"],
-                         _("value"): [fmt(d.accept_prob), fmt(d.uniform) if drawn else _("not drawn")]})
+    a, u = fmt_apart(d.accept_prob, d.uniform if drawn else None)
+    return pd.DataFrame({_("quantity"): [chance, "u"], _("value"): [a, u if drawn else _("not drawn")]})
 
 
 def accept_strip_figure(d: Decision, tree: bool = False) -> go.Figure:
@@ -143,12 +143,13 @@ def accept_strip_figure(d: Decision, tree: bool = False) -> go.Figure:
     and it is named so."""
     a = d.accept_prob
     chance = "min(1, p′/q′)" if tree else "min(1, p/q)"
+    a_text, u_text = fmt_apart(a, d.uniform if d.reached else None)  # never "1.000" beside "1.000" for u < a
     fig = go.Figure()
     fig.add_shape(type="rect", x0=0, x1=a, y0=0, y1=1, fillcolor=ACCEPT_FILL, line_width=0)
     fig.add_shape(type="rect", x0=a, x1=1, y0=0, y1=1, fillcolor=REJECT_FILL, line_width=0)
     fig.add_vline(x=a, line=dict(color=style(TokenKind.ACCEPTED).color, width=3))
     side = "left" if a < 0.2 else "right" if a > 0.8 else "center"  # keep the label inside the plot
-    fig.add_annotation(x=a, y=1, yanchor="bottom", xanchor=side, showarrow=False, text=f"{chance} = {fmt(a)}",
+    fig.add_annotation(x=a, y=1, yanchor="bottom", xanchor=side, showarrow=False, text=f"{chance} = {a_text}",
                        font=dict(color="#0B3D2E"))
     # the zone names along the strip's top edge, u's diamond and its label below them: on one line (y = 0.5) the
     # diamond at u = 0.70 covered "rejeitar" on a 390 px phone whenever u fell near the middle of its zone
@@ -162,11 +163,11 @@ def accept_strip_figure(d: Decision, tree: bool = False) -> go.Figure:
         s = style(d.kind)
         fig.add_scatter(x=[d.uniform], y=[0.5], mode="markers", marker=dict(symbol="diamond", size=18, color=U_COLOR,
                                                                            line=dict(color=s.color, width=2)),
-                        hovertemplate=f"u = {fmt(d.uniform)}<extra></extra>", showlegend=False,
+                        hovertemplate=f"u = {u_text}<extra></extra>", showlegend=False,
                         cliponaxis=False)  # u near 0 or 1 (0.978): whole, not cut in half by the axis end
         # u's label under its diamond, clear of its points (Plotly's "bottom" text touched the diamond's tip), in
         # near-black: the theme's grey read 3.2:1 on the reject zone's fill (WCAG AA asks 4.5:1)
-        fig.add_annotation(x=d.uniform, y=0.5, yanchor="top", yshift=-13, showarrow=False, text=f"u = {fmt(d.uniform)}",
+        fig.add_annotation(x=d.uniform, y=0.5, yanchor="top", yshift=-13, showarrow=False, text=f"u = {u_text}",
                            xanchor="left" if d.uniform < 0.1 else "right" if d.uniform > 0.9 else "center",
                            font=dict(color="#222222"))
         verdict = ((_("u < min(1, p′/q′): accepted ✓") if d.accepted else _("u ≥ min(1, p′/q′): rejected ✗"))
@@ -187,10 +188,11 @@ def verdict_overview_table(step: Step) -> pd.DataFrame:
     bar is its verdict column, in words ("✓ accepted"): a table reader had to compare u with the chance (issue 43)."""
     chance = "min(1, p′/q′)" if step.tree is not None and step.tree.nodes else "min(1, p/q)"
     styles = [style(decision_kind(d)) for d in step.decisions]
+    shown = [fmt_apart(d.accept_prob, d.uniform) for d in step.decisions]  # a row never reads 1.000 and 1.000
     return pd.DataFrame({_("drafted token"): [f"#{n} {plot_text(d.text)}"
                                               for d, n in zip(step.decisions, draft_numbers(step))],
-                         chance: [fmt(d.accept_prob) if d.reached else _("not reached") for d in step.decisions],
-                         "u": [fmt(d.uniform) if d.reached else "–" for d in step.decisions],
+                         chance: [a if d.reached else _("not reached") for d, (a, _u) in zip(step.decisions, shown)],
+                         "u": [u if d.reached else "–" for d, (_a, u) in zip(step.decisions, shown)],
                          _("verdict"): [f"{s.glyph} {_(s.label)}" for s in styles]})
 
 
@@ -209,7 +211,7 @@ def verdict_overview_figure(step: Step) -> go.Figure:
     fig.add_bar(x=labels, y=[d.accept_prob if d.reached else 0.0 for d in step.decisions],
                 marker=dict(color=[style(k).background for k in kinds], line=dict(color=[style(k).color for k in kinds],
                                                                                    width=2)),
-                customdata=[[fmt(d.target_prob), fmt(d.draft_prob), fmt(d.ratio), fmt(d.accept_prob), fmt(d.uniform)]
+                customdata=[[fmt(d.target_prob), fmt(d.draft_prob), fmt(d.ratio), *fmt_apart(d.accept_prob, d.uniform)]
                             for d in step.decisions],
                 hovertemplate="%{x}<br>p = %{customdata[0]}, q = %{customdata[1]}<br>p/q = %{customdata[2]}"
                               "<br>" + chance + " = %{customdata[3]}<br>u = %{customdata[4]}<extra></extra>",
@@ -223,11 +225,12 @@ def verdict_overview_figure(step: Step) -> go.Figure:
                        font=dict(size=10, color=style(DisplayState.NOT_REACHED).text_color))  # fits 4 on a phone
                   for lab, d in zip(labels, step.decisions) if not d.reached]
     fig.update_layout(annotations=notes)
-    reached = [(lab, d.uniform) for lab, d in zip(labels, step.decisions) if d.reached and d.uniform is not None]
+    reached = [(lab, d.uniform, fmt_apart(d.accept_prob, d.uniform)[1])
+               for lab, d in zip(labels, step.decisions) if d.reached and d.uniform is not None]
     if reached:
         fig.add_scatter(x=[r[0] for r in reached], y=[r[1] for r in reached], mode="markers", name="u",
-                        marker=dict(symbol="diamond", size=15, color=U_COLOR),
-                        hovertemplate="u = %{y:.3f}<extra></extra>")
+                        marker=dict(symbol="diamond", size=15, color=U_COLOR), customdata=[r[2] for r in reached],
+                        hovertemplate="u = %{customdata}<extra></extra>")  # as the bar's hover and the table write it
     # a tree step's bars are its main line only, not every node it drafted (read 43: 3 bars under "Every draft" for
     # a tree of 8)
     title, extra = _wrapped(_("The main line: each node kept if u (◆) lands inside its bar")

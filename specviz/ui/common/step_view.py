@@ -25,7 +25,8 @@ from specviz.ui.common.palette import style
 from specviz.ui.common.step_figures import (accept_strip_figure, accept_strip_table, correction_figure,
                                              correction_table, distribution_figure, distribution_table,
                                              verdict_overview_figure, verdict_overview_table)
-from specviz.ui.common.tokens import decision_chips, decision_kind, draft_numbers, emitted_chips, fmt, text_html
+from specviz.ui.common.tokens import (decision_chips, decision_kind, draft_numbers, emitted_chips, fmt, fmt_apart,
+                                      text_html)
 from specviz.ui.common.tree_view import TEXT as TREE_TEXT
 from specviz.ui.common.tree_view import render_tree
 
@@ -257,17 +258,18 @@ def _position_sentence(d: Decision, tree: bool = False) -> str:
     if not d.reached:
         return _("**Not reached.** An earlier draft was rejected, and every draft after a rejection is thrown away "
                  "untested: no u was drawn for this one.")
+    chance, u = fmt_apart(d.accept_prob, d.uniform)  # "u = 1.000 fell inside" a chance of 1.000 read as false
     if tree:
         why = _("In a tree the target tests a node with min(1, p′/q′): p′ is what p at its parent leaves once the "
                 "siblings tried before it were rejected (the residual, rescaled to add up to 1), and q′ the draft's "
                 "q there without them (a point mass for a child taken as the draft's top token or copied from the "
-                "context), so it was kept with probability {chance}.", chance=fmt(d.accept_prob))
-        outcome = (_("u = {u} fell inside, so it was **accepted ✓**.", u=fmt(d.uniform)) if d.accepted else
+                "context), so it was kept with probability {chance}.", chance=chance)
+        outcome = (_("u = {u} fell inside, so it was **accepted ✓**.", u=u) if d.accepted else
                    _("u = {u} fell outside, so it was **rejected ✗**: the next sibling, if there is one, is tried "
                      "against the residual this one left, and a recovered token comes only once every child was "
-                     "rejected.", u=fmt(d.uniform)))
+                     "rejected.", u=u))
         return f"{why} {outcome}"
-    p, q = fmt(d.target_prob), fmt(d.draft_prob)
+    p, q = fmt_apart(d.target_prob, d.draft_prob)  # read 44: "p = 1.000 < q = 1.000" for p = 0.9999985
     if d.draft_prob > 0 and d.target_prob >= d.draft_prob:
         why = _("p = {p} ≥ q = {q}: the target likes this token at least as much as the draft, so it is always "
                 "kept.", p=p, q=q)
@@ -275,10 +277,10 @@ def _position_sentence(d: Decision, tree: bool = False) -> str:
         why = _("p = 0: the target would never write this token, so it can never be kept.")
     else:
         why = _("p = {p} < q = {q}: the draft was over-confident, so the token survives with probability "
-                "p/q = {ratio}.", p=p, q=q, ratio=fmt(d.ratio))
-    outcome = (_("u = {u} fell inside, so it was **accepted ✓**.", u=fmt(d.uniform)) if d.accepted else
+                "p/q = {ratio}.", p=p, q=q, ratio=chance if d.ratio == d.accept_prob else fmt(d.ratio))
+    outcome = (_("u = {u} fell inside, so it was **accepted ✓**.", u=u) if d.accepted else
                _("u = {u} fell outside, so it was **rejected ✗** and a replacement was drawn from {residual}.",
-                 u=fmt(d.uniform), residual=_(TEXT["residual"])))
+                 u=u, residual=_(TEXT["residual"])))
     return f"{why} {outcome}"
 
 

@@ -6,9 +6,9 @@ from `specviz.ui.common.palette`; its text, whatever a model wrote, goes through
     >>> "line-through" in chip("x", TokenKind.REJECTED)
     True
 
-Public API (other pages import it; keep it stable): `fmt`, `chip`, `decision_kind`, `draft_numbers`, `decision_tooltip`,
-`emitted_tooltip`, `emitted_chips`, `decision_chips`, `TraceView`, `trace_view`, `output_html`, `stream_html`,
-`text_html`, `answer_html`. A page that draws one trace many times (the Playground's player) builds its
+Public API (other pages import it; keep it stable): `fmt`, `fmt_apart`, `chip`, `decision_kind`, `draft_numbers`,
+`decision_tooltip`, `emitted_tooltip`, `emitted_chips`, `decision_chips`, `TraceView`, `trace_view`, `output_html`,
+`stream_html`, `text_html`, `answer_html`. A page that draws one trace many times (the Playground's player) builds its
 `trace_view` once and reads it.
 """
 
@@ -37,6 +37,24 @@ def fmt(x: float | None, digits: int = 3) -> str:
         return "∞" if x > 0 else "−∞"
     text = f"{x:.1e}" if x != 0 and abs(x) < 10 ** -digits else f"{x:.{digits}f}"
     return localized(text)
+
+
+def fmt_apart(a: float | None, b: float | None, digits: int = 3) -> tuple[str, str]:
+    """Two numbers a sentence compares ("u = … < …", "p = … < q = …"), as `fmt` writes them, with more decimals (up
+    to 9) where `digits` would write two different numbers alike: the default example's u = 0.99962 against
+    min(1, p/q) = 0.9999985 read "u = 1.000 < 1.000 → accepted" (read 44).
+
+    >>> fmt_apart(0.9996243, 0.99999845), fmt_apart(0.25, 0.5), fmt_apart(1.0, 1.0), fmt_apart(None, 0.5)
+    (('0.9996', '1.0000'), ('0.250', '0.500'), ('1.000', '1.000'), ('–', '0.500'))
+    """
+    shown = fmt(a, digits), fmt(b, digits)
+    if a is None or b is None or a == b:
+        return shown
+    for more in range(digits + 1, 10):
+        if shown[0] != shown[1]:
+            break
+        shown = fmt(a, more), fmt(b, more)
+    return shown
 
 
 # ---- tooltips -------------------------------------------------------------------------------------------------
@@ -84,7 +102,8 @@ def decision_tooltip(d: Decision, tree: bool = False, number: int | None = None)
     else:
         sign = "<" if d.accepted else "≥"
         verdict = _("accepted ✓") if d.accepted else _("rejected ✗")
-        lines.append(f"u = {fmt(d.uniform)} {sign} {fmt(d.accept_prob)} → {verdict}")
+        u, chance = fmt_apart(d.uniform, d.accept_prob)
+        lines.append(f"u = {u} {sign} {chance} → {verdict}")
     return "\n".join(lines)
 
 
@@ -108,12 +127,12 @@ def emitted_tooltip(t: EmittedToken, step_index: int | None = None, tree_chance:
         ratio = (t.target_prob / t.draft_prob) if t.draft_prob else math.inf
         lines += [p_line, _("q (draft) = {q}", q=fmt(t.draft_prob)), f"p/q = {fmt(ratio)}",
                   _("min(1, p′/q′) = {chance} (after the siblings tried before it)", chance=fmt(tree_chance)),
-                  _("u = {u} < {a} → kept", u=fmt(t.uniform), a=fmt(tree_chance))]
+                  _("u = {u} < {a} → kept", **dict(zip("ua", fmt_apart(t.uniform, tree_chance))))]
     elif t.kind == TokenKind.ACCEPTED:
         ratio = (t.target_prob / t.draft_prob) if t.draft_prob else math.inf
         lines += [p_line, _("q (draft) = {q}", q=fmt(t.draft_prob)), f"p/q = {fmt(ratio)}",
                   f"min(1, p/q) = {fmt(min(1.0, ratio))}",
-                  _("u = {u} < {a} → kept", u=fmt(t.uniform), a=fmt(min(1.0, ratio)))]
+                  _("u = {u} < {a} → kept", **dict(zip("ua", fmt_apart(t.uniform, min(1.0, ratio)))))]
     elif t.kind == TokenKind.RECOVERED and tree:
         lines += [_("sampled from the residual p′ left after every child of the last kept node was rejected"),
                   p_line]

@@ -596,6 +596,19 @@ def test_a_recorded_chat_template_draft_is_explained_where_it_is_drafted():
     assert not any("control token of the chat template" in c.value for c in at.caption)
 
 
+def test_the_end_of_text_draft_is_called_what_it_is_not_a_token_the_target_never_writes():
+    """Read 44: the default example's last step drafts <|im_end|>, the chat model's end of text, which the target
+    keeps (p = 0.92) and the text ends on; the caption above it said "the target never writes it inside its
+    answer". It now says it is the end-of-text token, which the target writes to end its answer."""
+    trace, _base = load_example(DEFAULT_EXAMPLE)
+    assert trace.steps[-1].decisions[-1].text == "<|im_end|>" and trace.steps[-1].decisions[-1].accepted
+    at = page(example=DEFAULT_EXAMPLE, step=str(trace.num_steps - 1))
+    no_problems(at)
+    captions = [c.value for c in at.caption]
+    assert any("im\\_end" in c and "is not a word but the end-of-text token" in c for c in captions), captions
+    assert not any("never writes" in c for c in captions)
+
+
 @pytest.mark.slow  # over 1 s: make test runs it, make check stays under a minute
 def test_a_slow_first_load_is_timed_not_guessed():
     """The loading box counts the seconds while the pair loads and ends with the measured time; the next load of

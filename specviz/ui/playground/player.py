@@ -216,7 +216,16 @@ def _coming_up(trace: Trace, trace_id: str, pos: int) -> None:
         return  # no guess either (`Predictor.ask`), as the live quiz asks a tree step nothing
     st.markdown(_(TEXT["coming_up"], step=pos + 1))
     st.html(f"<div>{decision_chips(step, revealed=False, size='normal')}</div>")
-    special = sorted({d.text for d in step.decisions if SPECIAL.fullmatch(d.text.strip())})
+    # the token the text ended on: a chat model's end of text is a control token too (<|im_end|>), which the target
+    # does write, to end its answer (read 44: the default example's last step drafted it under "the target never
+    # writes it inside its answer", and the target kept it)
+    last = trace.steps[-1].emitted[-1] if trace.stop_reason == StopReason.EOS and trace.steps[-1].emitted else None
+    ends = sorted({d.text for d in step.decisions if last is not None and d.token_id == last.token_id})
+    if ends:
+        token = "**" + escape_markdown(ends[0]) + "**"
+        st.caption(_("{token} is not a word but the end-of-text token: the target writes it to end its answer, and "
+                     "the text stops where it is kept.", token=token))
+    special = sorted({d.text for d in step.decisions if SPECIAL.fullmatch(d.text.strip())} - set(ends))
     if special:  # recorded before the engine stopped drafting them: say what they are
         names = ", ".join(f"**{escape_markdown(t)}**" for t in special)
         st.caption(ngettext("{tokens} is not a word but a control token of the chat template (it marks where a turn "

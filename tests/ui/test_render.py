@@ -165,6 +165,18 @@ def test_a_comparison_never_writes_two_different_numbers_alike():
                                                                               accepted=False))
 
 
+def test_the_prompts_label_says_the_chat_templates_control_tokens_are_not_shown(toy):
+    """Read 44: a chat run's prompt text is decoded without special tokens ("system\\nYou are ...\\nuser\\n..."), yet
+    its expander said "as the model saw it": the model read <|im_start|> and <|im_end|> too."""
+    from specviz.ui.common.step_view import prompt_label
+
+    chat = load_example("smollm-ngram-t07")[0]
+    assert chat.meta["chat"] and chat.prompt_text.startswith("system\n") and "<|im_start|>" not in chat.prompt_text
+    assert prompt_label(chat) == "Prompt as the model read it, without the chat template's control tokens"
+    assert prompt_label(toy) == "Prompt (as the model saw it)"  # no template: the text is what it read
+    assert prompt_label(dataclasses.replace(toy, prompt_text="")) == "Prompt (as typed)"
+
+
 def test_output_html_shows_every_token_and_each_tried_rejection(toy):
     html = output_html(toy)
     n_rejected_steps = sum(any(d.reached and not d.accepted for d in s.decisions) for s in toy.steps)

@@ -5,7 +5,8 @@ The figures are in `specviz.ui.common.step_figures`, the chips in `specviz.ui.co
 step's headline, what happened at a position), the KV-cache strip, and `render_step`, which lays them out.
 
 Public API (other pages may import it; keep it stable): `kv_cache_html`, `step_headline`, `tree_nodes_text`,
-`render_step`, `render_verifier_source`, `trace_headline`, `settings_line`, `trace_summary`, `dtype_text`.
+`render_step`, `render_verifier_source`, `trace_headline`, `settings_line`, `trace_summary`, `prompt_label`,
+`dtype_text`.
 """
 
 from __future__ import annotations
@@ -380,5 +381,17 @@ def trace_summary(trace: Trace) -> None:
         help_text = HEADLINE_HELP.get(label)
         col.metric(_(label), value, help=_(help_text) if help_text else None)
     st.caption(escape_text(settings_line(trace), whitespace=False))
-    with st.expander(_("Prompt (as the model saw it)")):
+    with st.expander(prompt_label(trace)):
         st.html(text_html(trace.prompt_text or str(trace.meta.get("prompt", ""))))
+
+
+def prompt_label(trace: Trace) -> str:
+    """What the prompt under the summary is. A trace's prompt text is decoded without special tokens
+    (`specviz.engine.generation.TokenTexts.text`), so a chat run's shows the template's words (system, user,
+    assistant) but not its control tokens (<|im_start|>, <|im_end|>), which the model did read: "as the model saw
+    it" said otherwise (read 44). A trace with no prompt text shows the prompt as typed."""
+    if not trace.prompt_text:
+        return _("Prompt (as typed)")
+    if trace.meta.get("chat"):
+        return _("Prompt as the model read it, without the chat template's control tokens")
+    return _("Prompt (as the model saw it)")

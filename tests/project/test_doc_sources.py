@@ -455,3 +455,16 @@ def test_benchmarks_md_says_of_every_run_written_under_tmp_that_it_was_not_commi
     assert "Its output was not committed" in first and "recorded only here" in first and "`/tmp` only" not in first
     two = next(b for b in named if "/tmp/bf16run2" in b)
     assert "Their output was not committed" in two and "edd3513d" in two
+
+
+def test_drafts_md_calls_the_medusa_data_a_smaller_run_not_a_slice_of_the_eagle_data():
+    """44th read: drafts.md said the Medusa heads "trained on a slice of the data" and called their data "A slice of
+    the data step"; their card (fixed in the 42nd read) says a smaller run of the data step, not a slice of the EAGLE
+    drafter's data: the same seeded pipeline on fewer seed-stage prompts, the answers generated anew."""
+    card = " ".join((ROOT / "assets" / "models" / "smollm2-medusa" / "README.md").read_text(encoding="utf-8").split())
+    text = " ".join((DOCS / "drafts.md").read_text(encoding="utf-8").split())
+    assert "not a slice of its data" in card and "answers were generated anew" in card
+    assert "slice of the data" not in text and "this slice" not in text
+    assert "the Medusa heads trained on a smaller run of the data step, not on a slice of the EAGLE drafter's" in text
+    assert "the target answered them anew: not a slice of the EAGLE drafter's data" in text
+

@@ -498,3 +498,19 @@ def test_the_benchmarks_readme_dates_the_12_minute_targets_bench_run():
     readme = " ".join((ROOT / "assets" / "benchmarks" / "README.md").read_text(encoding="utf-8").split())
     assert "(about 12 minutes on 2 cores)" not in readme
     assert "(12 minutes a run on 2 cores on 2026-12-01, when it ran two shapes;" in readme
+
+
+def test_drafts_md_names_the_machine_and_baseline_of_the_lookup_branch_speedups():
+    """44th read: drafts.md quoted the lookup tree's `targets_bench` speedups (1.82x / 1.81x greedy, 1.37x / 1.35x at
+    T = 0.7) with no machine, kernels or baseline; they are two runs on the 2-core Intel Xeon, stock kernels, over
+    `model.generate`, the first committed in default-cpu-bf16-tree/ (its results.json, read here)."""
+    data = json.loads((ROOT / "assets" / "benchmarks" / "default-cpu-bf16-tree" / "results.json")
+                      .read_text(encoding="utf-8"))
+    tree = {row["temperature"]: row for row in data["summary"]
+            if row["suite"] == "held-out" and row["tree_nodes"] == 16 and row["tree_lookup"] == 8}
+    assert data["machine"]["cpu"].startswith("Intel(R) Xeon(R)") and data["machine"]["dtype"] == "bfloat16"
+    text = " ".join((DOCS / "drafts.md").read_text(encoding="utf-8").split())
+    assert (f"and to {tree[0.0]['mat_with_bonus']:.2f} in `targets_bench` (bfloat16 with stock kernels, 8 prompts, "
+            "two runs on the 2-core Intel Xeon, the first committed as `assets/benchmarks/default-cpu-bf16-tree/`: "
+            f"{tree[0.0]['speedup_vs_hf_generate']:.2f}× / 1.81× over `model.generate` greedy, "
+            f"{tree[0.7]['speedup_vs_hf_generate']:.2f}× / 1.35× at T = 0.7)") in text

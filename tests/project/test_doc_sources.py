@@ -514,3 +514,13 @@ def test_drafts_md_names_the_machine_and_baseline_of_the_lookup_branch_speedups(
             "two runs on the 2-core Intel Xeon, the first committed as `assets/benchmarks/default-cpu-bf16-tree/`: "
             f"{tree[0.0]['speedup_vs_hf_generate']:.2f}× / 1.81× over `model.generate` greedy, "
             f"{tree[0.7]['speedup_vs_hf_generate']:.2f}× / 1.35× at T = 0.7)") in text
+
+
+def test_drafts_md_gives_the_data_steps_bottleneck_as_a_commits_word_not_a_measurement():
+    """44th read: drafts.md said as a fact that what limits the batched data step "is attention over the cache, the
+    per-block overhead of PyTorch's CPU kernel rather than memory bandwidth"; only commit 0d9ddc8's body says so, from
+    a one-off timing with no command or machine, and no profile of it is committed. It is now that body's word."""
+    text = " ".join((DOCS / "drafts.md").read_text(encoding="utf-8").split())
+    assert "aimed at: what is left is attention over the cache" not in text
+    assert ("what is left, commit 0d9ddc8's body says, is attention over the cache, the per-block overhead of "
+            "PyTorch's CPU kernel rather than memory bandwidth (no profile of it is committed)") in text

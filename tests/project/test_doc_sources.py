@@ -552,3 +552,20 @@ def test_the_benchmarks_readme_prices_the_ngram_step_by_its_measured_verify_time
     assert (f"at K = 4 a step's verify forward took {row['verify_ms']:.0f} ms against {one:.0f} ms for a one-token "
             f"forward (`verify_ms` in its summary; the lookup drafted {row['mean_k']:.1f} tokens a step on average, "
             "not 4)") in readme
+
+
+def test_benchmarks_md_names_the_targets_run_whose_packed_curve_it_quotes():
+    """44th read: benchmarks.md said the committed targets runs hold their verify curves ("in each results.json:
+    packed, 40 ms for one token, 0.91-1.10x for 2-9 tokens, 1.30x for 17"), as if every run read so; those are
+    default-cpu-f32-packed's float32 figures (the AVX2-capped run's one token took 54 ms, 2-9 tokens 1.15-1.44x)."""
+    def curve(folder: str) -> dict[int, tuple[float, float]]:
+        data = json.loads((ROOT / "assets" / "benchmarks" / folder / "results.json").read_text(encoding="utf-8"))
+        return {r["n_tokens"]: (r["seconds"] * 1000, r["ratio"]) for r in data["costs"]["verify_curves"]["float32"]}
+
+    packed, capped = curve("default-cpu-f32-packed"), curve("default-cpu-f32-avx2cap")
+    mid = [packed[n][1] for n in (2, 3, 5, 9)]
+    assert round(capped[1][0]) != round(packed[1][0]) and min(capped[n][1] for n in (2, 3, 5, 9)) > max(mid)
+    text = " ".join((DOCS / "benchmarks.md").read_text(encoding="utf-8").split())
+    assert ("(`costs.verify_curves` in each results.json; `default-cpu-f32-packed`'s, packed float32: "
+            f"{packed[1][0]:.0f} ms for one token at a faster moment, {min(mid):.2f}-{max(mid):.2f}× for 2-9 tokens, "
+            f"{packed[17][1]:.2f}× for 17)") in text

@@ -467,7 +467,8 @@ class RaceRounds:
 def busy_note(rounds: RaceRounds, usual_ms: float | None = None) -> str | None:
     """One sentence when the one-token forward was far off its usual cost in some round, else None.
 
-    "Usual" is the quickest of `usual_ms` (what an earlier quiet race measured on this machine, if known) and this
+    "Usual" (the sentence says "at its quickest": it is a quick percentile, not a typical forward of a busy race)
+    is the quickest of `usual_ms` (what an earlier quiet race measured on this machine, if known) and this
     race's own quick forwards. A round whose median forward is BUSY_FACTOR times that (and BUSY_MIN_MS more) ran on
     a machine busy with something else: its timings measure the interference, not speculative decoding.
     """
@@ -481,13 +482,13 @@ def busy_note(rounds: RaceRounds, usual_ms: float | None = None) -> str | None:
         return None
     shown = list_separator().join(number(m, 0) if m >= 10 else number(m, 1) for m in medians)
     return ngettext("The machine was busy with other work during this race: a one-token forward of the target "
-                    "usually takes about {usual} ms here, but its median was {shown} ms in the one round ({worst} "
-                    "slower at worst). These timings measure that interference, not speculative decoding, so no "
-                    "conclusion is drawn from them: run the race again when the machine is quiet.",
+                    "takes about {usual} ms here at its quickest, but its median was {shown} ms in the one round "
+                    "({worst} slower at worst). These timings measure that interference, not speculative decoding, "
+                    "so no conclusion is drawn from them: run the race again when the machine is quiet.",
                     "The machine was busy with other work during this race: a one-token forward of the target "
-                    "usually takes about {usual} ms here, but its median was {shown} ms in the {n} rounds ({worst} "
-                    "slower at worst). These timings measure that interference, not speculative decoding, so no "
-                    "conclusion is drawn from them: run the race again when the machine is quiet.",
+                    "takes about {usual} ms here at its quickest, but its median was {shown} ms in the {n} rounds "
+                    "({worst} slower at worst). These timings measure that interference, not speculative decoding, "
+                    "so no conclusion is drawn from them: run the race again when the machine is quiet.",
                     len(medians), usual=number(usual, 1), shown=shown, worst=times(worst / usual, 1))
 
 

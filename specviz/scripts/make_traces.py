@@ -106,8 +106,8 @@ RECIPES = (
     Recipe(
         "smollm-medusa-greedy", "Medusa heads (SmolLM2, T = 0)",
         "The Medusa heads specviz trained for SmolLM2 (assets/models/smollm2-medusa): each head reads the target's "
-        "last hidden state and guesses one position further ahead, head 2 without knowing head 1's guess, so the "
-        "second and later drafts are rarely kept. On the EAGLE example's held-out prompt they emit about "
+        "last hidden state and guesses one position further ahead, head 2 without knowing head 1's guess, so few "
+        "steps keep more than one draft. On the EAGLE example's held-out prompt they emit about "
         "1.5 tokens per target forward against 1.9 for the EAGLE drafter; proposing takes no drafter pass, only "
         "small products on a state the verify pass computed (c = {medusa_c} in float32 in "
         "assets/benchmarks/default-cpu-f32-medusa, measured on {medusa_machine}).",

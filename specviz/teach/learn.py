@@ -102,7 +102,7 @@ LESSONS: tuple[Lesson, ...] = (
            "last one gives one more token for free, a **bonus** token.\n\n"
            "So one target pass writes (**emits**) between 1 and K+1 tokens instead of exactly 1."),
            ("core_idea",), ("draft", "target", "round", "drafts", "recovered", "bonus", "emits"),
-           ("mb-verify-cheap", "ci-round-facts"), "loop", "pages/playground.py", example="smollm-eagle-greedy"),
+           ("mb-verify-cheap", "ci-round-facts"), "loop", "pages/playground.py", example="smollm-draft-t07"),
     Lesson(3, "rule", N_("The rule: keep x with probability min(1, p/q)"),
            N_("Apply the accept rule to one draft and say when a draft is always kept."),
            N_("The draft does not just name a token x: it draws x from its own probabilities, **q** (q(x) is how "

@@ -609,4 +609,4 @@ def test_lesson_2s_try_it_names_no_term_a_later_lesson_teaches(fresh, lang):
                      "árvore", "feature"):
             assert word not in text, (word, text[:120])
     if lang == "pt":
-        assert "em UMA passagem" in diagram and "rascunho pequeno treinado" in title
+        assert "em UMA passagem" in diagram and "modelo de rascunho separado e menor" in title

@@ -32,7 +32,7 @@ from specviz.ui.sandbox import view as sandbox_view
 TEXT = {  # English messages, translated with `_()` where they are shown
     "loop_caption": N_("A recorded generation, replayed: the draft's guesses the target kept, the first one it "
                        "rejected (struck through), and the recovered or bonus token that ends each step."),
-    "loop_example": N_("SmolLM2 with a small trained draft, the target always taking its most likely token"),
+    "loop_example": N_("SmolLM2, the target, with a separate, smaller draft model"),
     "step_pick": N_("A step of the recording"),
     "step_label": N_("Step {n}"),
     "reveal": N_("Reveal the verdicts"),

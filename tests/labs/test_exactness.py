@@ -466,3 +466,20 @@ def test_the_exact_match_rule_keeps_as_often_as_the_exact_one_when_p_is_a_point_
     assert one_step_distribution("exact_match", spread, q)[1] < one_step_distribution("exact", spread, q)[1]
     text = " ".join(RULES["exact_match"].explanation.split())
     assert "unless p puts all its mass on one token or p and q have no token in common" in text
+
+
+def test_resampling_from_p_says_over_proposed_tokens_get_all_of_p_through_acceptance():
+    """Read 44: the explanation said the over-proposed tokens "were already partly emitted through acceptance"; where
+    q > p acceptance emits x with q(x)·p(x)/q(x) = p(x), all of its share, which is why any resample overfeeds it."""
+    p, q = torch.tensor([0.6, 0.1, 0.3], dtype=torch.float64), torch.tensor([0.2, 0.5, 0.3], dtype=torch.float64)
+    accepted = decompose_step(p, q).accepted
+    assert float(accepted[1]) == float(p[1]) == 0.1  # q > p: acceptance alone gives the token all of p
+    from specviz.core.i18n import _, using
+
+    dist, _alpha = one_step_distribution("resample_from_target", p, q)
+    assert float(dist[1]) > float(p[1])
+    text = " ".join(RULES["resample_from_target"].explanation.split())
+    assert "partly" not in text and "already get all of their p through acceptance" in text
+    with using("pt"):
+        shown = " ".join(_(RULES["resample_from_target"].explanation).split())
+    assert "em parte" not in shown and "já recebem todo o seu p pela aceitação" in shown

@@ -116,9 +116,9 @@ _RULE_EXPLANATIONS: dict[str, str] = {
                      "samples: the output follows q, and only the bonus token comes from p. Fast (every draft "
                      "kept) and wrong by exactly TV(p, q)."),
     "resample_from_target": N_("The accept test is right, but after a rejection it samples from p instead of the "
-                               "residual. Tokens the draft over-proposes were already partly emitted through "
-                               "acceptance and can come out again, so they get min(p, q) + (1 − α)·p > p whenever q "
-                               "> p > 0: the output leans towards the draft."),
+                               "residual. Tokens the draft over-proposes already get all of their p through "
+                               "acceptance (min(p, q) = p where q > p) and can come out again, so they get "
+                               "min(p, q) + (1 − α)·p > p whenever q > p > 0: the output leans towards the draft."),
     "accept_if_p_ge_q": N_("A deterministic shortcut: keep x when p(x) ≥ q(x), reject otherwise, with no coin flip. "
                            "A token with p(x) < q(x) is then never emitted at all: acceptance always turns it down, "
                            "and the residual norm(max(0, p − q)) gives it no mass either. The p(x) it should get "

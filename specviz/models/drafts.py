@@ -305,7 +305,9 @@ def _materialise(source: dict[str, torch.Tensor], tokenizer, folder: Path, meta:
 
 
 def shipped_drafts(assets: Path = ASSETS) -> list[dict]:
-    """One entry per trained draft folder: its name, specviz.json, model card text and size on disk (MiB)."""
+    """One entry per trained draft folder: its name, specviz.json, model card text and the size of its trained
+    weights on disk (MiB): its .safetensors files, the "Trained weights" figure its model card gives (the card and
+    specviz.json beside them are not the model)."""
     found = []
     for name in (EAGLE_NAME, MEDUSA_NAME, DRAFT_NAME):
         folder = Path(assets) / name
@@ -313,5 +315,5 @@ def shipped_drafts(assets: Path = ASSETS) -> list[dict]:
             continue
         card = folder / "README.md"
         found.append({"name": name, "meta": read_meta(folder), "card": card.read_text() if card.exists() else "",
-                      "megabytes": sum(f.stat().st_size for f in folder.iterdir() if f.is_file()) / 2**20})
+                      "megabytes": sum(f.stat().st_size for f in folder.glob("*.safetensors")) / 2**20})
     return found

@@ -483,3 +483,20 @@ def test_resampling_from_p_says_over_proposed_tokens_get_all_of_p_through_accept
     with using("pt"):
         shown = " ".join(_(RULES["resample_from_target"].explanation).split())
     assert "em parte" not in shown and "já recebem todo o seu p pela aceitação" in shown
+
+
+def test_a_near_point_mass_is_not_called_every_outcome_rare():
+    """Read 44: at temperature 0.05 the toy pair's p puts 99.9% on one token; 2,000 samples leave the others about
+    2 expected draws, so everything pools into one group, and the verdict said "every outcome is rare", of a token
+    that came up 1,998 times. Only a test whose outcomes are all rare says so now."""
+    from specviz.core.i18n import using
+
+    near = chi_square_test(torch.tensor([1998, 1, 1]), torch.tensor([0.999, 0.0005, 0.0005]))
+    assert near.dof == 0 and near.verdict.startswith("Too few samples")
+    assert "every outcome is rare" not in near.verdict and "only the most likely outcome" in near.verdict
+    assert "fewer than 5 times" in near.verdict
+    rare = chi_square_test(torch.tensor([3, 3, 4]), torch.tensor([0.3, 0.3, 0.4]))
+    assert rare.dof == 0 and "every outcome is rare" in rare.verdict
+    with using("pt"):
+        shown = near.verdict
+    assert "só o resultado mais provável" in shown and "todo resultado é raro" not in shown

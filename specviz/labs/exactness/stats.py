@@ -91,7 +91,9 @@ class ChiSquareResult:
     """Pearson's goodness-of-fit test of counts against probabilities, after pooling bins with small expectations.
 
     `impossible` counts samples on tokens with probability 0: a single one refutes the distribution (p-value 0).
-    `support` is the number of outcomes with positive probability.
+    `support` is the number of outcomes with positive probability; `top_expected` the count n p the most likely one
+    expects, which tells a test left with one group because every outcome is rare from one left with one group
+    because only the most likely is not (the others together expect fewer than `min_expected`).
     """
 
     statistic: float
@@ -101,6 +103,8 @@ class ChiSquareResult:
     bins: int
     impossible: int = 0
     support: int = 0
+    top_expected: float = 0.0
+    min_expected: float = 5.0
 
     @property
     def consistent(self) -> bool:
@@ -118,6 +122,10 @@ class ChiSquareResult:
                             total=number(self.n, 0))  # 2,000 (2.000 in Portuguese), not 2000
         if self.dof == 0 and self.support <= 1:
             return _("Nothing to test: the target puts all its mass on one token, and every sample is that token.")
+        if self.dof == 0 and self.top_expected >= self.min_expected:  # the near-point mass of a low temperature
+            return _("Too few samples to test: with {n} samples only the most likely outcome comes up often enough "
+                     "to count; all the others together are expected fewer than {least} times, so everything pools "
+                     "into one group; draw more samples.", n=number(self.n, 0), least=number(self.min_expected, 0))
         if self.dof == 0:
             return _("Too few samples to test: with {n} samples every outcome is rare, so they all pool into one "
                      "group; draw more samples.", n=number(self.n, 0))
@@ -166,6 +174,6 @@ def chi_square_test(counts: torch.Tensor | Sequence[int], probs: torch.Tensor | 
     exp_bins = [float(expected[j]) for j in big] + ([pool_exp] if pool_exp > 0 else [])
     obs_bins = [float(observed[j]) for j in big] + ([pool_obs] if pool_exp > 0 else [])
     if len(exp_bins) < 2:
-        return ChiSquareResult(0.0, 0, 1.0, n, len(exp_bins), 0, support)
+        return ChiSquareResult(0.0, 0, 1.0, n, len(exp_bins), 0, support, float(expected.max()), min_expected)
     stat, p_value = scipy.stats.chisquare(obs_bins, exp_bins)
     return ChiSquareResult(float(stat), len(exp_bins) - 1, float(p_value), n, len(exp_bins), 0, support)

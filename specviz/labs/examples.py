@@ -91,7 +91,7 @@ DESCRIPTION_MACHINES = {"f32_packed_machine": "default-cpu-f32-packed", "drafts_
 
 
 def description_machines() -> dict[str, str]:
-    """{placeholder: "AMD EPYC (2 cores, onednn-packed kernels)", ...} for the shipped descriptions ("?" when a run's
+    """{placeholder: "AMD EPYC (2 cores, oneDNN packed-weight kernels)", ...} for the shipped descriptions ("?" when a run's
     file is missing)."""
     from specviz.labs.bench import quoted
 

@@ -378,7 +378,7 @@ def test_lesson_9_quotes_the_measured_tree_gain_from_its_committed_benchmark(fre
     at = _open(fresh, lesson="9")
     caption = next(c.value for c in at.caption if "not independent" in c.value)
     assert "kept 0.54 of the time, which this model turns into 0.96 for 4 candidates" in caption, caption
-    assert "float32 on AMD EPYC (2 cores, onednn-packed kernels)" in caption, caption  # the run's machine
+    assert "float32 on AMD EPYC (2 cores, oneDNN packed-weight kernels)" in caption, caption  # the run's machine
     assert "first level (at most 4 candidates) was kept 0.74 of the time" in caption, caption
 
 

@@ -142,7 +142,7 @@ def test_overview_names_the_kernels_of_each_verify_curve_it_quotes(fast_play):
     from specviz.labs.bench.report import ran_stock_kernels
 
     assert ran_stock_kernels(quoted.result("default-cpu-bf16-tree")["machine"])
-    assert "onednn-packed" in quoted.machine("default-cpu-f32-packed")
+    assert "oneDNN packed-weight kernels" in quoted.machine("default-cpu-f32-packed")
     at = AppTest.from_file(PAGE, default_timeout=30)
     at.run()
     text = " ".join(m.value for m in at.markdown)
@@ -165,7 +165,7 @@ def test_every_page_names_a_pre_packing_cpu_runs_kernels_as_stock():
     assert quoted.machine("default-cpu-drafts").endswith("(2 cores, stock kernels)")
     with using("pt"):
         assert quoted.machine("default-cpu-drafts").endswith("(2 núcleos, kernels padrão)")
-    assert quoted.machine("default-cpu-f32-packed").endswith("onednn-packed kernels)")
+    assert quoted.machine("default-cpu-f32-packed").endswith("oneDNN packed-weight kernels)")
 
 
 def test_the_portuguese_overview_calls_stock_kernels_by_one_portuguese_name(fast_play):

@@ -153,6 +153,18 @@ def test_the_speedup_labs_verify_sentence_follows_its_own_curve(folder, word):
         assert "because PyTorch's stock kernels" in sentence
 
 
+@pytest.mark.parametrize("lang, words", [("en", "(2 cores, oneDNN packed-weight kernels)"),
+                                         ("pt", "(2 núcleos, kernels do oneDNN com pesos pré-empacotados)")])
+def test_the_verify_sentence_names_the_packed_kernels_in_words_not_by_their_code_id(lang, words):
+    """Issue 44: the Speedup lab's verify-cost sentence said "(2 cores, onednn-packed kernels)" in both languages, the
+    id `SPECVIZ_KERNELS` and the files use; a reader gets the kernels' name in their language."""
+    result = BenchResult.from_dict(json.loads((BENCH / "default-cpu-f32-packed" / "results.json").read_text("utf-8")))
+    assert (result.machine or {}).get("kernels") == "onednn-packed"  # the recorded id, kept in the file
+    with using(lang):
+        sentence = verify_sentence(result)
+    assert words in sentence and "onednn-packed" not in sentence, sentence
+
+
 @pytest.mark.parametrize("lang", ["en", "pt"])
 def test_a_gpu_run_is_named_by_its_gpu_and_its_flat_curve_not_called_a_cpus(lang):
     """The H200 check's run: the machine line leads with the GPU (the CPU only hosted it), and its flat verify curve
@@ -217,8 +229,8 @@ def test_a_greedy_identity_check_is_named_by_its_own_machine_or_says_it_records_
     assert "likely" not in machines["bf16_cpu"]  # issue 43: the check's machine is not guessed from the run's
     with using("en"):  # the committed files: both record the AMD EPYC; the bfloat16 one's folder ran on a Xeon, so
         committed = quoted.greedy_identity_machines()  # its cores are not filled in from there
-    assert committed["fp32_cpu"] == "AMD EPYC (2 cores, onednn-packed kernels)"
-    assert committed["bf16_cpu"] == "AMD EPYC (onednn-packed kernels)"
+    assert committed["fp32_cpu"] == "AMD EPYC (2 cores, oneDNN packed-weight kernels)"
+    assert committed["bf16_cpu"] == "AMD EPYC (oneDNN packed-weight kernels)"
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
@@ -446,7 +458,7 @@ def test_one_helper_writes_every_recorded_machine_in_the_readers_language():
 
     cpu = {"cpu": "AMD EPYC", "cores": 2, "kernels": "onednn-packed", "gpu": None, "device": "cpu"}
     with using("pt"):
-        assert quoted.machine_text(cpu) == "AMD EPYC (2 núcleos, kernels onednn-packed)"
+        assert quoted.machine_text(cpu) == "AMD EPYC (2 núcleos, kernels do oneDNN com pesos pré-empacotados)"
         assert quoted.machine_text({"cpu": "X", "cores": 1}) == "X (1 núcleo)"
     assert quoted.machine_text({"cpu": "X", "cores": 16, "gpu": "NVIDIA H200", "device": "cuda:0"}) == "NVIDIA H200"
     assert quoted.machine_text({"cpu": "X", "cores": 16, "gpu": "NVIDIA H200", "device": "cpu"}) == "X (16 cores)"

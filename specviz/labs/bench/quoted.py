@@ -20,7 +20,7 @@ from pathlib import Path
 
 from specviz.core.i18n import _, ngettext, number
 from specviz.core.paths import BENCHMARKS_DIR
-from specviz.engine.kernels import STOCK
+from specviz.engine.kernels import PACKED, STOCK
 from specviz.labs.bench.report import gpu_used, ran_stock_kernels
 
 
@@ -141,7 +141,7 @@ def _rows(folder: str, proposer: str, suite: str, k: int | None, policy: str, te
 
 def machine(folder: str, root: Path | None = None) -> str:
     """Where a committed run was measured, as `machine_text` writes its result's `machine` record: "AMD EPYC (2 cores,
-    onednn-packed kernels)", "NVIDIA H200"; "?" when the result records no machine."""
+    oneDNN packed-weight kernels)", "NVIDIA H200"; "?" when the result records no machine."""
     return machine_text(result(folder, root).get("machine") or {}) or "?"
 
 
@@ -154,7 +154,7 @@ def machine_text(record: dict) -> str:
     record names neither. The one place every page turns a run's machine into words.
 
     >>> machine_text({"cpu": "AMD EPYC", "cores": 2, "kernels": "onednn-packed", "gpu": None})
-    'AMD EPYC (2 cores, onednn-packed kernels)'
+    'AMD EPYC (2 cores, oneDNN packed-weight kernels)'
     >>> machine_text({"cpu": "Intel(R) Xeon(R) Processor", "cores": 2}), machine_text({})
     ('Intel(R) Xeon(R) Processor (2 cores)', '')
     >>> machine_text({"cpu": "AMD EPYC", "cores": 2, "device": "cpu", "date": "2026-11-30T07:29:03Z"})
@@ -177,8 +177,7 @@ def machine_text(record: dict) -> str:
     # names its own (read 42: the Overview quoted a stock-kernel curve beside a packed one with no word of it)
     cpu, cores = str(record["cpu"]), record.get("cores")
     kernels = record.get("kernels") or (STOCK if ran_stock_kernels(record) else None)
-    if kernels == STOCK:  # PyTorch's own kernels: a word in the reader's language ("kernels padrão"), not a name
-        kernels = _("stock")
+    kernels = kernels_words(kernels) if kernels else None
     if cores and kernels:
         return ngettext("{cpu} ({cores} core, {kernels} kernels)", "{cpu} ({cores} cores, {kernels} kernels)",
                         int(cores), cpu=cpu, cores=number(int(cores), 0), kernels=kernels)
@@ -188,6 +187,22 @@ def machine_text(record: dict) -> str:
     if kernels:
         return _("{cpu} ({kernels} kernels)", cpu=cpu, kernels=kernels)
     return cpu
+
+
+def kernels_words(kernels: str) -> str:
+    """A run's recorded linear kernels (`specviz.engine.kernels`: "onednn-packed", "stock") as the words that go
+    before "kernels" in the reader's language; the code id is for the `SPECVIZ_KERNELS` setting and the files, not
+    for a sentence (issue 44: the Speedup lab's verify-cost sentence said "onednn-packed kernels"). Another id is
+    kept as recorded.
+
+    >>> kernels_words("onednn-packed"), kernels_words("stock"), kernels_words("mkl")
+    ('oneDNN packed-weight', 'stock', 'mkl')
+    """
+    if kernels == PACKED:
+        return _("oneDNN packed-weight")
+    if kernels == STOCK:  # PyTorch's own kernels: a word in the reader's language ("kernels padrão"), not a name
+        return _("stock")
+    return kernels
 
 
 def verify_range(folder: str, tokens: range = range(2, 6), root: Path | None = None) -> Quoted:

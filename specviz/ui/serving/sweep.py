@@ -11,7 +11,7 @@ import streamlit as st
 
 from specviz.core.i18n import _, number, times
 from specviz.labs import roofline
-from specviz.engine.kernels import STOCK
+from specviz.labs.bench.quoted import kernels_words
 from specviz.labs.bench.report import ran_stock_kernels
 from specviz.serving import client
 from specviz.serving.cli import PROMPTS
@@ -176,7 +176,7 @@ def _row_kernels(result: ServingResult) -> str | None:
     """The linear kernels the sweep's specviz rows record ("onednn-packed", "stock"; several joined), or None where
     they record none (sweeps from before read 32)."""
     kernels = sorted({row["kernels"] for row in result.specviz if row.get("kernels")})
-    return ", ".join(_("stock") if k == STOCK else k for k in kernels) or None  # a word, translated (43rd read)
+    return ", ".join(kernels_words(k) for k in kernels) or None  # words, translated (43rd read, issue 44)
 
 
 def verdict(spec: str, prompt: str, break_even: int | None, levels: list[int]) -> str:

@@ -518,15 +518,35 @@ def test_the_lanes_table_puts_the_prefill_under_prefill_and_names_the_forward_as
         assert not any("verify" in column or "verificação" in column for column in table.columns)
         first = table.groupby(table.columns[0], sort=False).head(1)  # each lane's first row: its prefill
         assert list(first[prefill]) == prefills
-        assert list(first[forward]) == ["", ""] and list(first[draft]) == ["", ""]
+        assert list(first[forward]) == ["–", "–"] and list(first[draft]) == ["–", "–"]  # not a step: issue 44
         assert list(table[table[table.columns[1]] == "1"][forward]) == forwards
         # stop 68's known-left list: a target-only forward drafts nothing, and its draft time read "0.00" beside a
         # drafted count of "–"; both read "–" now, and a speculative step keeps its measured draft time
-        steps = table[table[draft] != ""]  # the forwards' rows (a prefill or "between steps" row has no draft cell)
+        steps = table[table[table.columns[1]].str.isdigit()]  # the forwards' rows (not a prefill or "between steps")
         base_rows = steps[steps[table.columns[0]] == list(first[table.columns[0]])[-1]]
         assert len(base_rows) == len(base.steps) and set(base_rows[draft]) == {"–"}
         spec_rows = steps[steps[table.columns[0]] == list(first[table.columns[0]])[0]]
         assert len(spec_rows) == len(spec.steps) and "–" not in set(spec_rows[draft])
+
+
+@pytest.mark.parametrize("lang, words", [("en", "A dash (–) marks a cell that does not apply to its row"),
+                                         ("pt", "Um travessão (–) marca uma célula que não se aplica à sua linha")])
+def test_the_lanes_table_marks_every_cell_that_does_not_apply_with_one_dash_and_says_so(monkeypatch, lang, words):
+    """Issue 44: the race chart's table left a prefill row's step cells, a step's prefill cell and a "between steps"
+    row's cells empty, but wrote "–" for a target-only forward's draft: two marks for "does not apply", neither
+    explained. Every such cell is "–" now, and a caption over the table says what the dash means."""
+    from specviz.ui.race.figures import lanes_table
+
+    monkeypatch.chdir(ROOT)
+    spec, base = load_example(_raced_examples()[0].name)
+    assert timeline.untimed_seconds(spec) > 0  # a "between steps" row too
+    with using(lang):
+        table = lanes_table(spec, base)
+    cells = table.to_numpy().ravel().tolist()
+    assert "" not in cells and cells.count("–") > len(table)  # each row has at least one; step rows more
+    at = _app(lang=lang)
+    captions = [c.value for c in at.caption if c.value.startswith(words)]
+    assert len(captions) == 1, [c.value for c in at.caption]
 
 
 def test_the_race_hover_says_what_a_step_drafted_not_another_k(monkeypatch):

@@ -41,10 +41,11 @@ def localize(fig: go.Figure) -> go.Figure:
 
 
 def show(fig: go.Figure, key: str, where: Any = None, *, name: str | None = None,
-         table: pd.DataFrame | None = None) -> None:
+         table: pd.DataFrame | None = None, note: str | None = None) -> None:
     """Draw `fig` with the shared config in `where` (a column or container; default: the page), named for a screen
     reader by `name` (default: the figure's title) and followed by a folded table of its numbers: `table` if given,
-    else what `figure_table` reads off the figure. A ValueError when the chart would have no name or no numbers."""
+    else what `figure_table` reads off the figure, with `note` (translated text: how to read the table) as a caption
+    above it. A ValueError when the chart would have no name or no numbers."""
     label = " ".join((name or _plain(fig.layout.title.text)).split())
     numbers = table if table is not None else figure_table(fig)
     if not label or numbers is None or numbers.empty:
@@ -57,6 +58,8 @@ def show(fig: go.Figure, key: str, where: Any = None, *, name: str | None = None
              f'{escape_text(_(TABLE_NOTE, name=label, table=_(NUMBERS_LABEL)), whitespace=False)}</span>')
     box.plotly_chart(localize(fig), key=key, config=CONFIG, width="stretch")
     with box.expander(_(NUMBERS_LABEL)):
+        if note:
+            st.caption(note)
         st.table(numbers.set_index(numbers.columns[0]))
 
 

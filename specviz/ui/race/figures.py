@@ -23,6 +23,12 @@ PHASE_COLORS = {"prefill": LIGHT_GREY, "draft": Q_COLOR, "verify": P_COLOR, "ove
 PHASE_NAMES = {"prefill": N_("prefill (read the prompt)"), "draft": N_("draft: propose K tokens"),
                "verify": N_("target forward pass"), "overhead": N_("overhead: sampling and bookkeeping"),
                "untimed": N_("between steps: not timed")}
+# the lanes table's one mark for a cell that does not apply to its row (issue 44: some such cells were empty, others
+# "–"), and the note under the table's title that says so
+NOT_APPLICABLE = "–"
+LANES_TABLE_NOTE = N_("A dash (–) marks a cell that does not apply to its row: a prefill row has only its prefill "
+                      "time, a step no prefill time, a target-only forward drafts nothing, and a \"between steps\" "
+                      "row has only the time no step timed.")
 
 
 def _ms(seconds: float) -> str:
@@ -148,7 +154,9 @@ def lanes_table(spec: Trace, base: Trace, tree: Trace | None = None) -> pd.DataF
     its hover names no draft). The prefill's time once sat under "verify (ms)" with a draft of 0.00 (read 40): the
     chart draws it as the grey prefill, which, with a draft model, is the draft's pass over the prompt too, and a
     target-only lane verifies nothing. The drafted and accepted counts were only in the hover (issue 43). A
-    target-only forward's draft time reads "–" too, as its drafted count does (it read 0.00 beside "–")."""
+    target-only forward's draft time reads "–" too, as its drafted count does (it read 0.00 beside "–"), and so does
+    every other cell that does not apply to its row (NOT_APPLICABLE, explained by LANES_TABLE_NOTE; issue 44: the
+    prefill and "between steps" rows left theirs empty)."""
     lanes = [(_(CHAIN_LANE if tree is not None else SPEC_LANE), spec, True), (_(BASE_LANE), base, False)]
     if tree is not None:
         lanes.insert(1, (_(TREE_LANE), tree, True))
@@ -158,19 +166,20 @@ def lanes_table(spec: Trace, base: Trace, tree: Trace | None = None) -> pd.DataF
     for lane, trace, speculative in lanes:
         bars = step_intervals(trace)
         for bar in bars:
-            cells = dict.fromkeys(columns + counts, "")
+            cells = dict.fromkeys(columns + counts, NOT_APPLICABLE)
             if bar.index < 0:
                 cells[columns[0]] = _ms(bar.seconds)
             else:
-                cells.update(zip(columns[1:4], (_ms(bar.draft_seconds) if speculative else "–",
+                cells.update(zip(columns[1:4], (_ms(bar.draft_seconds) if speculative else NOT_APPLICABLE,
                                                 _ms(bar.verify_seconds), _ms(bar.end - bar.verify_end))))
-                cells.update(zip(counts, (str(bar.k), str(bar.n_accepted)) if speculative else ("–", "–")))
+                cells.update(zip(counts, (str(bar.k), str(bar.n_accepted)) if speculative
+                                 else (NOT_APPLICABLE, NOT_APPLICABLE)))
             rows.append({_("lane"): lane, _("step"): _("prefill") if bar.index < 0 else str(bar.index + 1),
                          _("starts at (ms)"): _ms(bar.start), **cells, _("tokens emitted"): str(bar.n_emitted)})
         if untimed_seconds(trace) > 0:  # the chart's grey end segment: the run's time no step timed
             rows.append({_("lane"): lane, _("step"): _("between steps"), _("starts at (ms)"): _ms(bars[-1].end),
-                         **dict.fromkeys(columns[:4], ""), columns[4]: _ms(untimed_seconds(trace)),
-                         **dict.fromkeys(counts, ""), _("tokens emitted"): "0"})
+                         **dict.fromkeys(columns[:4], NOT_APPLICABLE), columns[4]: _ms(untimed_seconds(trace)),
+                         **dict.fromkeys(counts, NOT_APPLICABLE), _("tokens emitted"): "0"})
     return pd.DataFrame(rows)
 
 

@@ -23,8 +23,9 @@ from specviz.labs.timeline import (ALPHA_ESTIMATE, ALPHA_NAME, BASELINE_NAME, RA
                               spread_sentence)
 from specviz.engine.trace import Trace
 from specviz.ui.common import charts
-from specviz.ui.race.figures import (BASE_LANE, PHASE_COLORS, PHASE_NAMES, SPEC_LANE, lane_tokens, lanes_table,
-                                     race_figure, swatches_html, token_lines, tokens_figure, tokens_table)
+from specviz.ui.race.figures import (BASE_LANE, LANES_TABLE_NOTE, PHASE_COLORS, PHASE_NAMES, SPEC_LANE, lane_tokens,
+                                     lanes_table, race_figure, swatches_html, token_lines, tokens_figure,
+                                     tokens_table)
 from specviz.ui.common.step_view import dtype_text
 from specviz.ui.race.outputs import render_outputs
 from specviz.ui.race.tree import render_lanes
@@ -127,7 +128,7 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
                   "segment for its numbers."))
     st.html(swatches_html([(_(PHASE_NAMES[p]), PHASE_COLORS[p]) for p in PHASE_NAMES]))
     charts.show(race_figure(spec, base, tree), key="race_lanes", table=lanes_table(spec, base, tree),
-                name=_("Where the time went: every step of each lane on one time axis"))
+                name=_("Where the time went: every step of each lane on one time axis"), note=_(LANES_TABLE_NOTE))
     st.markdown(_("**How the output grew.** Steep jumps are steps where several drafts were accepted at once."))
     st.html(swatches_html([(lane_tokens(lane, trace.num_tokens), color)
                            for trace, lane, color in token_lines(spec, base, tree)], line=True))

@@ -398,6 +398,29 @@ def test_the_speedup_labs_legends_stay_below_their_axis_titles(screens, base, vi
     page.close()
 
 
+# each drawn chart's y axis title against its plot area: their heights (a vertical title longer than its plot is cut)
+Y_TITLE_FITS = """() => [...document.querySelectorAll('.js-plotly-plot')].filter(p => p.offsetParent !== null)
+  .flatMap(plot => { const title = plot.querySelector('.g-ytitle'), area = plot.querySelector('.nsewdrag');
+    if (!title || !area || !title.getBoundingClientRect().height) return [];
+    return [{text: title.textContent, title: title.getBoundingClientRect().height,
+             plot: area.getBoundingClientRect().height}]; })"""
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_verify_cost_tabs_y_axis_titles_fit_their_plots_on_a_phone(screens, base, lang):
+    """Issue 44: on a 390 px phone the Portuguese y axis title of the float32/bfloat16 verify-cost chart, "tempo /
+    passagem de um token", ran taller than its plot and was cut off. It is two short lines now
+    (`charts.wrap_axis_title`, in the Speedup lab's `_layout`)."""
+    page = _open(screens, base, f"/speedup_lab?lang={lang}")
+    page.get_by_role("tab", name="Verify cost" if lang == "en" else "Custo de verificação").click()
+    page.wait_for_function(DRAWN)
+    page.wait_for_timeout(1000)
+    found = page.evaluate(Y_TITLE_FITS)
+    assert len(found) >= 2, found  # the run's verify curve and the dtype chart under it
+    assert [f["text"] for f in found if f["title"] > f["plot"]] == [], found
+    page.close()
+
+
 def test_a_tables_toolbar_does_not_cover_the_text_above_it_on_a_phone(screens, base):
     """On a phone Streamlit showed the editable table's toolbar without hovering, over the sandbox's intro text."""
     page = _open(screens, base, "/sandbox")

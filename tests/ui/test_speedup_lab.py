@@ -719,6 +719,22 @@ def test_a_run_with_capped_kernels_says_the_command_does_not_show_the_caps():
     assert "default-cpu-f32-avx2cap" in capped
 
 
+@pytest.mark.parametrize("lang, lines", [("en", ["time / one-token", "forward"]),
+                                         ("pt", ["tempo / passagem", "de um token"])])
+def test_the_dtype_charts_y_axis_title_is_short_lines_that_fit_a_phone(lang, lines):
+    """Issue 44: the float32/bfloat16 verify-cost chart's y axis title, "tempo / passagem de um token" in one line,
+    was 196 px tall over a 140 px plot on a 390 px phone, and cut off (tests/browser/test_phone.py measures it). It
+    is lines of at most `AXIS_TITLE_LINE` characters now, in both languages."""
+    from specviz.core.i18n import using
+
+    run = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-f32-packed" / "results.json")
+    with using(lang):
+        figure = trees.dtype_curve_figure(run)
+    assert sorted(run.verify_curves()) == ["bfloat16", "float32"]  # the chart of both dtypes
+    assert figure.layout.yaxis.title.text.split("<br>") == lines
+    assert all(len(line) <= plot.AXIS_TITLE_LINE for line in lines)
+
+
 def test_a_capped_run_reads_as_another_machine_than_the_uncapped_one():
     """Read 26: the Theory explorer grouped default-cpu-f32-avx2cap with default-cpu-f32-packed under one label, "AMD
     EPYC (2 cores, onednn-packed kernels)", and the Speedup lab said its climbing verify curve came from that machine

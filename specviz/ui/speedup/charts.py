@@ -12,7 +12,7 @@ from specviz.core.i18n import _
 from specviz.engine import theory
 from specviz.labs.bench import BenchResult
 from specviz.labs.bench.report import TARGET_ONLY, run_kernels
-from specviz.ui.common.charts import figure_table
+from specviz.ui.common.charts import figure_table, wrap_axis_title
 from specviz.ui.common.palette import BLUE, BLUISH_GREEN, GREY, LIGHT_GREY, ORANGE, REDDISH_PURPLE, SKY_BLUE, VERMILLION
 from specviz.ui.speedup.view import label, number, policy_text, suite_titles, temperature_text
 
@@ -20,7 +20,9 @@ SERIES = [BLUE, ORANGE, BLUISH_GREEN, REDDISH_PURPLE, SKY_BLUE, VERMILLION, GREY
 
 
 def _layout(fig: go.Figure, title: str, x: str, y: str, height: int = 430) -> go.Figure:
-    fig.update_layout(title=title, xaxis_title=x, yaxis_title=y, height=height, margin=dict(l=10, r=10, t=50, b=10),
+    """The lab's chart frame; a long y axis title in short lines (`wrap_axis_title`), so it fits a phone's plot."""
+    fig.update_layout(title=title, xaxis_title=x, yaxis_title=wrap_axis_title(y), height=height,
+                      margin=dict(l=10, r=10, t=50, b=10),
                       legend=dict(orientation="h", yref="container", yanchor="bottom", y=0, x=0),
                       template="plotly_white")
     return fig

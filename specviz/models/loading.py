@@ -626,6 +626,11 @@ def _tokenizer(folder: Path, ref: ModelRef, trust: bool):
     except BaseException as exc:  # noqa: BLE001 - a damaged tokenizer.json makes the Rust library raise or panic
         if not (isinstance(exc, Exception) or is_panic(exc)):
             raise
+        if not any(any(folder.glob(pattern)) for pattern in VOCABULARY_FILES):
+            # no vocabulary at all: one sentence of our own, not transformers' English reason inside a Portuguese
+            # one (issue 44: "... não pode ser carregado (Couldn't instantiate the backend tokenizer from one of:).")
+            raise ModelLoadError(_("'{name}' has no tokenizer: expected a tokenizer.json, tokenizer.model or "
+                                   "vocab.json file beside its config.", name=ref.name)) from None
         raise ModelLoadError(_("The tokenizer of '{name}' cannot be loaded ({reason}).", name=ref.name,
                                reason=_reason(exc, folder, ref.name))) from None
     for chat in ([True, False] if getattr(tokenizer, "chat_template", None) else [False]):
@@ -637,6 +642,9 @@ def _tokenizer(folder: Path, ref: ModelRef, trust: bool):
 
 
 PROBE_PROMPT = "Hello! How are you?"  # what a hand-loaded tokenizer is tried on when it loads
+# the files a tokenizer's vocabulary lives in (fast, SentencePiece, BPE, WordPiece, tiktoken): a folder with none of
+# them has no tokenizer to load
+VOCABULARY_FILES = ("tokenizer.json", "*.model", "vocab.json", "vocab.txt", "*.tiktoken")
 
 
 def _fetch_weights(ref: ModelRef, progress: Progress | None, trust_remote_code, pickled: bool = True,

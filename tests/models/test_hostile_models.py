@@ -103,6 +103,25 @@ def test_a_config_that_is_not_json_is_one_sentence_in_the_readers_language(toy_f
         assert _refused(folder, tmp_path) == says
 
 
+@pytest.mark.parametrize("lang, says", [
+    ("en", "'model' has no tokenizer: expected a tokenizer.json, tokenizer.model or vocab.json file beside its "
+           "config."),
+    ("pt", "'model' não tem tokenizador: era esperado um arquivo tokenizer.json, tokenizer.model ou vocab.json ao "
+           "lado da sua configuração.")])
+def test_a_folder_without_a_tokenizer_is_one_sentence_in_the_readers_language(toy_folder, tmp_path, lang, says):
+    """Issue 44: a model folder with no tokenizer read "O tokenizador de 'model' não pode ser carregado (Couldn't
+    instantiate the backend tokenizer from one of:).", transformers' English inside the Portuguese sentence."""
+    from specviz.core.i18n import using
+
+    folder = _copy(toy_folder, tmp_path)
+    removed = [f for f in folder.iterdir() if f.name.startswith(("tokenizer", "special_tokens", "chat_template"))]
+    assert any(f.name == "tokenizer.json" for f in removed)  # the toy's vocabulary is there to take away
+    for file in removed:
+        file.unlink()
+    with using(lang):
+        assert _refused(folder, tmp_path) == says
+
+
 TEMPLATES = {  # a chat template that cannot work -> what the sentence says
     "loops for hours": ("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}hi",
                         f"did not finish the prompt within {TEMPLATE_SECONDS:.0f} s"),

@@ -419,6 +419,34 @@ def test_portuguese_quiz_twins_and_docs_separate_decimal_lists_with_semicolons(b
     assert [(where, m.group(0)) for where, text in texts for m in RUN_ON.finditer(text)] == []
 
 
+# a ratio written "1,5 vez" / "{speedup} vez" where the rest write "1,5×", and a decimal cost in passes in the singular
+# ("1,00–1,04 passagem") where the rest write "1,2 passagens"
+VEZ_AFTER_DECIMAL = re.compile(r"\d,\d+\s+vez(?:es)?\b|\}\s+vez\b")  # "{rounds} vezes" is a count
+PASS_SINGULAR_AFTER_DECIMAL = re.compile(r"\d,\d+(?:–\d+,\d+)?\s+passagem\b")
+
+
+def test_portuguese_writes_a_cost_in_passes_and_a_ratio_of_times_one_way(banks):
+    """Issue 44: one quantity written two ways in Portuguese: "2,2 passagens do alvo" beside "1,5 vez o tempo do alvo
+    sozinho" (lm-slower), "{eagle_speedup} vez mais rápido" in an example's description where every other speed
+    reads "{speedup}× a velocidade", and "1,00–1,04 passagem de um token" in the lesson plan where the quiz writes
+    "1,2 passagens do alvo". The glossary's Style section now fixes one form: passes in the plural, ratios with ×."""
+    from specviz.scripts.i18n import read_catalog
+
+    assert VEZ_AFTER_DECIMAL.search("cerca de 1,5 vez o tempo") and VEZ_AFTER_DECIMAL.search("{eagle_speedup} vez")
+    assert not VEZ_AFTER_DECIMAL.search("roda {rounds} vezes") and not VEZ_AFTER_DECIMAL.search("em vez de {n}")
+    assert PASS_SINGULAR_AFTER_DECIMAL.search("1,00–1,04 passagem de um token")
+    texts = [(pt.id, text) for _en, pt in pairs(banks) for text in _texts(pt) if text]
+    texts += [(name, _doc(name)) for name in DOC_TWINS]
+    texts += [(str(m.id)[:40], text) for m in read_catalog() if m.id
+              for text in (m.string if isinstance(m.string, (list, tuple)) else [m.string]) if text]
+    assert len(texts) > 2000
+    found = [(where, m.group(0)) for where, text in texts
+             for pattern in (VEZ_AFTER_DECIMAL, PASS_SINGULAR_AFTER_DECIMAL) for m in pattern.finditer(text)]
+    assert found == []
+    glossary = " ".join((ROOT_DIR / "docs" / "glossary.pt-BR.md").read_text(encoding="utf-8").split())
+    assert "A cost counted in passes takes the plural whatever its value" in glossary
+
+
 def test_the_residual_question_names_the_recovered_token_by_its_glossary_name():
     """43rd read (one name per quantity): rs-why asked about "the replacement token" / "o token substituto", the
     token every page and the glossary call recovered / recuperado."""

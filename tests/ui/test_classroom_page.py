@@ -413,6 +413,28 @@ def test_a_reload_keeps_the_teacher_on_the_teacher_view_behind_the_pin(db):
     assert not forged.metric and [e.value for e in forged.error] == ["That PIN is not right."]
 
 
+@pytest.mark.parametrize("lang, says", [
+    ("en", "There is no session **NOPE42** on this server. Pick one of its sessions below."),
+    ("pt", "Não há nenhuma sessão **NOPE42** neste servidor. Escolha abaixo uma das suas sessões.")])
+def test_a_link_to_an_unknown_session_says_so_and_shows_no_other_session(db, lang, says):
+    """Issue 44: ?session= with a code this server does not hold silently showed the first session, its dashboard
+    under the link as if it were the one asked for. The page now says in one sentence that there is no such session,
+    shows no dashboard, and waits for the teacher to pick one."""
+    from specviz.core.i18n import using
+
+    session = _session(db)
+    with using(lang):  # AppTest calls the widgets' format_func (the role switch's `_`) in the test's thread
+        at = _page({"as": "teacher", "session": "NOPE42", "lang": lang})
+        at.text_input(key="classroom_pin").input(PIN)
+        at.form_submit_button[0].click().run()
+        assert not at.exception
+        assert [w.value for w in at.warning if "NOPE42" in w.value] == [says]
+        assert not at.metric and at.selectbox(key="classroom_session").value is None  # none pretends to be it
+        at.selectbox(key="classroom_session").set_value(session.code).run()  # the teacher picks one: its dashboard
+    assert not at.exception and at.metric and at.query_params["session"] == session.code
+    assert not [w.value for w in at.warning if "NOPE42" in w.value]
+
+
 def test_an_ordering_question_is_answered_by_tapping_items_in_order(db):
     bank = load_bank()
     ordering = next(q for q in bank.questions if q.kind == "ordering")

@@ -124,6 +124,7 @@ def new_session_form(store: PacedStore) -> None:
 ROLES = (N_("a student"), N_("the teacher"))  # the radio's values (English; tests set them), shown with `_()`
 ROLE_PARAM, TEACHER_ROLE = "as", "teacher"  # ?as=teacher: a reload shows the teacher view (and asks for the PIN)
 SESSION_PARAM = "session"  # the URL parameter that keeps the teacher's session across a reload
+MAX_SHOWN_CODE = 24  # characters of an unknown ?session= value the page repeats (a join code has CODE_LENGTH)
 CONFIRM_END = "classroom_confirm_end"  # session key: the code of the session whose End button asks for a yes
 
 
@@ -190,13 +191,23 @@ def role_to_url(role: str) -> None:
 
 def pick_session(store: ClassroomStore) -> Session | None:
     """The session the dashboard shows: open ones first, then ended ones (still viewable and exportable). The choice
-    goes into the URL, so a reload (after the PIN) comes back to it."""
+    goes into the URL, so a reload (after the PIN) comes back to it. A session the URL names but this server does not
+    hold is said to be not found, and none is shown until the teacher picks one (issue 44: the first session was
+    shown under the link's code as if it were that one)."""
     sessions = store.sessions()
     if not sessions:
         st.info(_("No session yet. Start one above."))
         return None
     labels = {s.code: s.label() for s in sessions}
     wanted = st.session_state.get("classroom_session") or st.query_params.get(SESSION_PARAM)
+    if wanted and wanted not in labels:
+        shown = wanted if len(wanted) <= MAX_SHOWN_CODE else wanted[:MAX_SHOWN_CODE] + "…"
+        st.warning(_("There is no session {code} on this server. Pick one of its sessions below.",
+                     code=f"**{escape_markdown(shown)}**"))
+        st.session_state["classroom_session"] = None  # no session picked: the dashboard waits for the teacher
+        st.selectbox(_("Session"), list(labels), format_func=labels.get, key="classroom_session",
+                     placeholder=_("Pick a session"))
+        return None
     st.session_state["classroom_session"] = wanted if wanted in labels else sessions[0].code
     code = st.selectbox(_("Session"), list(labels), format_func=labels.get, key="classroom_session")
     st.query_params[SESSION_PARAM] = code

@@ -382,6 +382,30 @@ def test_app_md_names_where_the_screenshots_the_script_does_not_write_come_from(
     assert "`tests/browser/test_phone.py` writes into `artifacts/`" in section
 
 
+def test_the_portuguese_overview_screenshot_has_one_accurate_description_in_both_docs():
+    """Issue 44: the Portuguese Overview screenshot's alt text said "the loop" / "o laço" in app.md and app.pt-BR.md,
+    but the picture shows only the loop section's heading at its bottom edge, under the guided-path box, the two
+    paragraphs on why decoding is slow and the trick, and the note that this machine is not measured yet. Both alt
+    texts now name the same parts, each in its doc's language, and the loop only by its heading."""
+    import re
+
+    def alt(doc: str) -> str:
+        found = re.findall(r"!\[([^\]]*)\]\(\.\./assets/screenshots/pt-overview\.png\)",
+                           (ROOT / "docs" / doc).read_text(encoding="utf-8"))
+        assert len(found) == 1, (doc, found)
+        return found[0]
+
+    english, portuguese = alt("app.md"), alt("app.pt-BR.md")
+    parts = {"the guided-path box": "a caixa da trilha guiada",
+             "why decoding is slow and the trick that speeds it up": "por que a decodificação é lenta e o truque",
+             "the note that this machine is not measured yet": "o aviso de que esta máquina ainda não foi medida",
+             "the loop section's heading": "o título da seção do laço",
+             "the sidebar with the language switch": "a barra lateral com a troca de idioma"}
+    assert [part for part in parts if part not in english] == []
+    assert [part for part in parts.values() if part not in portuguese] == []
+    assert ", the loop," not in english and ", o laço " not in portuguese  # not the diagram: the shot shows none
+
+
 def test_benchmarks_md_says_greedy_identity_keeps_the_tree_for_k_alone():
     """Issue 43, 27th read: benchmarks.md said a run's `--k` without `--tree-nodes` drafts a chain (true of generate,
     compare and the bench), but `python -m specviz.scripts.greedy_identity --k 4` keeps the recommended tree at depth

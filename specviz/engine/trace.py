@@ -156,6 +156,17 @@ class Step:
         return sum(d.accepted for d in self.decisions)
 
     @property
+    def n_copied(self) -> int:
+        """Of `n_drafted`, the tokens a tree's lookup branch copied from the context (no model drafted them); 0 for
+        a chain."""
+        return sum(node.copied for node in self.tree.nodes) if self.tree is not None else 0
+
+    @property
+    def n_copied_accepted(self) -> int:
+        """Of `n_accepted`, the copied ones: lookup-branch nodes on the accepted path (0 for a chain)."""
+        return sum(self.tree.nodes[i].copied for i in self.tree.path) if self.tree is not None else 0
+
+    @property
     def draft_depth(self) -> int:
         """How many tokens ahead the draft reached: K for a chain, the deepest node for a tree (whose `decisions`
         stop at the first rejection, so their count is not how far it drafted)."""
@@ -201,6 +212,16 @@ class Trace:
     @property
     def num_accepted(self) -> int:
         return sum(s.n_accepted for s in self.steps)
+
+    @property
+    def num_copied(self) -> int:
+        """Of `num_drafted`, the tokens tree lookup branches copied from the context (`Step.n_copied`)."""
+        return sum(s.n_copied for s in self.steps)
+
+    @property
+    def num_copied_accepted(self) -> int:
+        """Of `num_accepted`, the copied tokens the target kept (`Step.n_copied_accepted`)."""
+        return sum(s.n_copied_accepted for s in self.steps)
 
     @property
     def acceptance_rate(self) -> float:

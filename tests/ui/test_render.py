@@ -439,13 +439,42 @@ def test_trace_headline_and_settings_line_group_counts_the_readers_way():
     from specviz.core.i18n import using
     from specviz.ui.common.step_view import settings_line, trace_headline
     trace = SimpleNamespace(num_tokens=1234, num_steps=1100, mean_accepted_length=1.12, num_accepted=1500,
-                            num_drafted=4400, settings={"max_new_tokens": 2048, "seed": 0}, meta={})
+                            num_drafted=4400, num_copied=0, num_copied_accepted=0,
+                            settings={"max_new_tokens": 2048, "seed": 0}, meta={})
     assert trace_headline(trace) == {"Tokens": "1,234", "Target passes": "1,100", "Mean accepted length": "1.12",
                                      "Drafts accepted": "1,500 of 4,400"}
     assert "max new tokens = 2,048" in settings_line(trace)
     with using("pt"):
         assert trace_headline(trace)["Tokens"] == "1.234"
         assert "2.048" in settings_line(trace)
+
+
+@pytest.mark.parametrize("lang, label, words", [("en", "Drafts accepted", "This run's lookup branch copied"),
+                                                ("pt", "Palpites aceitos", "O ramo de busca desta execução copiou")])
+def test_drafts_accepted_counts_drafts_not_the_tokens_a_lookup_branch_copied(lang, label, words):
+    """Issue 44: the trace headline's "Drafts accepted" (of K drafted) counted the tokens a tree's lookup branch
+    copied from the context, in both numbers, though the step text says no model drafted them. It now counts the
+    drafted tokens only, and its help says how many were copied and kept."""
+    from specviz.core.i18n import _, using
+    from specviz.runs.running import run
+    from specviz.runs.runspec import RunSpec
+    from specviz.ui.common.step_view import headline_help, trace_headline
+
+    trace = run(RunSpec(pair="toy", proposer="draft", prompt="abc abc abc abc abc abc abc abc", k=3, tree_nodes=6,
+                        tree_width=2, tree_lookup=4, max_new_tokens=24, temperature=0.0))
+    copied = sum(node.copied for step in trace.steps for node in step.tree.nodes)
+    kept_copies = sum(step.tree.nodes[i].copied for step in trace.steps for i in step.tree.path)
+    assert copied > 0  # the lookup branch copied tokens in this run
+    drafted = sum(len(step.tree.nodes) for step in trace.steps) - copied
+    kept = sum(len(step.tree.path) for step in trace.steps) - kept_copies
+    with using(lang):
+        shown = trace_headline(trace)["Drafts accepted"]
+        assert _("Drafts accepted") == label
+        assert shown == _("{kept} of {drafted}", kept=kept, drafted=drafted)
+        assert trace.num_drafted > drafted and shown != _("{kept} of {drafted}", kept=trace.num_accepted,
+                                                          drafted=trace.num_drafted)
+        help_text = headline_help(trace, "Drafts accepted")
+    assert words in help_text and str(copied) in help_text
 
 
 def test_escape_text_without_drawn_whitespace_starts_no_markdown_block():

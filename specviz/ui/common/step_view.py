@@ -111,10 +111,7 @@ def _with_copies(drafted_text: str, copied: int) -> str:
 
 def _drafted_and_copied(step: Step) -> tuple[int, int]:
     """The tokens a model drafted in the step and those its tree's lookup branch copied (0 for a chain)."""
-    if step.tree is None:
-        return step.n_drafted, 0
-    copied = sum(node.copied for node in step.tree.nodes)
-    return len(step.tree.nodes) - copied, copied
+    return step.n_drafted - step.n_copied, step.n_copied
 
 
 def tree_nodes_text(step: Step) -> str:
@@ -307,15 +304,31 @@ HEADLINE_LABELS = (N_("Tokens"), N_("Target passes"), N_("Mean accepted length")
 
 
 def trace_headline(trace: Trace) -> dict[str, str]:
-    """The headline numbers of a trace, formatted for people (keyed by the English labels)."""
+    """The headline numbers of a trace, formatted for people (keyed by the English labels). "Drafts accepted" counts
+    drafts only: the tokens a tree's lookup branch copied from the context are no drafts (issue 44: they were
+    counted in both numbers), and `headline_help` says how many of those were kept."""
+    drafted = trace.num_drafted - trace.num_copied
     return {
         "Tokens": number(trace.num_tokens, 0),  # 1,234 (1.234 in Portuguese), as counts are written
         "Target passes": number(trace.num_steps, 0),
         "Mean accepted length": fmt(trace.mean_accepted_length, 2),
-        "Drafts accepted": (_("{kept} of {drafted}", kept=number(trace.num_accepted, 0),
-                              drafted=number(trace.num_drafted, 0))
-                            if trace.num_drafted else "–"),
+        "Drafts accepted": (_("{kept} of {drafted}", kept=number(trace.num_accepted - trace.num_copied_accepted, 0),
+                              drafted=number(drafted, 0))
+                            if drafted else "–"),
     }
+
+
+def headline_help(trace: Trace, label: str) -> str | None:
+    """The translated help of a headline number (`HEADLINE_HELP`), with this trace's copied tokens for "Drafts
+    accepted" when its tree had a lookup branch."""
+    help_text = HEADLINE_HELP.get(label)
+    if help_text is None:
+        return None
+    if label == "Drafts accepted" and trace.num_copied:
+        copied = ngettext("{n} token", "{n} tokens", trace.num_copied)  # its own call: the extractor skips a nested one
+        return " ".join((_(help_text), _("This run's lookup branch copied {copied}; the target kept {kept} of them.",
+                                         copied=copied, kept=number(trace.num_copied_accepted, 0))))
+    return _(help_text)
 
 
 HEADLINE_HELP = {
@@ -323,6 +336,8 @@ HEADLINE_HELP = {
                         "plain decoding makes first too. Plain decoding needs one pass per token."),
     "Mean accepted length": N_("Tokens added per target pass, averaged over the steps, the recovered or bonus token "
                                "included. Plain decoding: 1."),
+    "Drafts accepted": N_("Drafted tokens the target accepted, of all the proposer drafted. Tokens a tree's lookup "
+                          "branch copies from the context are not drafts and are not counted here."),
 }
 
 
@@ -378,8 +393,7 @@ def _setting(value: object) -> str:
 def trace_summary(trace: Trace) -> None:
     """Headline metrics, the settings line and the prompt (escaped) above the player."""
     for col, (label, value) in zip(st.columns(4), trace_headline(trace).items()):
-        help_text = HEADLINE_HELP.get(label)
-        col.metric(_(label), value, help=_(help_text) if help_text else None)
+        col.metric(_(label), value, help=headline_help(trace, label))
     st.caption(escape_text(settings_line(trace), whitespace=False))
     with st.expander(prompt_label(trace)):
         st.html(text_html(trace.prompt_text or str(trace.meta.get("prompt", ""))))

@@ -414,7 +414,6 @@ def test_the_verify_cost_tabs_y_axis_titles_fit_their_plots_on_a_phone(screens, 
     page = _open(screens, base, f"/speedup_lab?lang={lang}")
     page.get_by_role("tab", name="Verify cost" if lang == "en" else "Custo de verificação").click()
     page.wait_for_function(DRAWN)
-    page.wait_for_timeout(1000)
     found = page.evaluate(Y_TITLE_FITS)
     assert len(found) >= 2, found  # the run's verify curve and the dtype chart under it
     assert [f["text"] for f in found if f["title"] > f["plot"]] == [], found

@@ -202,8 +202,8 @@ def pick_session(store: ClassroomStore) -> Session | None:
     wanted = st.session_state.get("classroom_session") or st.query_params.get(SESSION_PARAM)
     if wanted and wanted not in labels:
         shown = wanted if len(wanted) <= MAX_SHOWN_CODE else wanted[:MAX_SHOWN_CODE] + "…"
-        st.warning(_("There is no session {code} on this server. Pick one of its sessions below.",
-                     code=f"**{escape_markdown(shown)}**"))
+        code = "**" + escape_markdown(shown) + "**"
+        st.warning(_("There is no session {code} on this server. Pick one of its sessions below.", code=code))
         st.session_state["classroom_session"] = None  # no session picked: the dashboard waits for the teacher
         st.selectbox(_("Session"), list(labels), format_func=labels.get, key="classroom_session",
                      placeholder=_("Pick a session"))

@@ -81,3 +81,22 @@ def test_the_thread_note_quotes_no_unmeasured_slowdown():
         text = " ".join(path.read_text(encoding="utf-8").split())
         assert "about 3× slower" not in text and "would run about 3×" not in text, path
         assert "four threads on two cores" in text, path
+
+
+def test_the_readmes_time_the_targets_bench_by_its_committed_run():
+    """Read 44 (front): both READMEs timed `targets_bench` at "15 minutes", a figure no file records; the committed
+    run's results.json dates its bench from `machine.date` 13:39:53 to `created` 13:53:42 UTC, 14 minutes, as
+    `specviz/scripts/targets_bench.py` says."""
+    from datetime import datetime
+
+    run = json.loads((ROOT / "assets" / "benchmarks" / "default-cpu-f32-packed" / "results.json").read_text(
+        encoding="utf-8"))
+    start, end = (datetime.fromisoformat(when.replace("Z", "+00:00"))
+                  for when in (run["machine"]["date"], run["created"]))
+    minutes = round((end - start).total_seconds() / 60)
+    english = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    portuguese = " ".join((ROOT / "README.pt-BR.md").read_text(encoding="utf-8").split())
+    assert "(15 minutes," not in english and "(15 minutos," not in portuguese
+    assert f"the second run's bench took {minutes} minutes, `machine.date` to `created` in its results.json" in english
+    assert (f"o bench da segunda execução levou {minutes} minutos, de `machine.date` a `created` no seu results.json"
+            in portuguese)

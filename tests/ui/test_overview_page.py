@@ -183,6 +183,24 @@ def test_the_portuguese_overview_calls_stock_kernels_by_one_portuguese_name(fast
     assert "stock" not in text
 
 
+def test_the_portuguese_overview_gives_each_cpu_the_article_the_readme_and_the_chip_after_it_take(fast_play):
+    """Read 44 (front): the Portuguese intro said "na Intel(R) Xeon(R) Processor" and "na AMD EPYC" (the feminine
+    article, which before "Intel" reads as "at the company Intel"), then "nesse mesmo chip" for the second; the README
+    says "no AMD EPYC", the processor's article, and so does the chip that follows."""
+    from specviz.core.i18n import using
+    from specviz.labs.bench import quoted
+
+    with using("pt"):
+        at = AppTest.from_file(PAGE, default_timeout=30)
+        at.query_params["lang"] = "pt"
+        at.run()
+        xeon, epyc = quoted.machine("default-cpu-bf16-tree"), quoted.machine("default-cpu-f32-packed")
+    text = " ".join(m.value for m in at.markdown)
+    assert f"dos kernels: no {xeon} de um benchmark registrado" in text
+    assert f"; no {epyc} de outro, em float32" in text and "nesse mesmo chip" in text
+    assert f"na {xeon}" not in text and f"na {epyc}" not in text
+
+
 def test_the_portuguese_overview_calls_the_loop_what_the_readme_and_the_lessons_do(fast_play):
     """Read 43 (front): the Overview's heading said "O ciclo" where the README's pages table, the app tour and lesson
     2's title ("O laço: palpites baratos, ...") call the propose → verify → accept/reject → correct loop "o laço"."""

@@ -135,6 +135,25 @@ def test_this_machines_line_names_the_shape_of_each_prediction(monkeypatch):
     assert "1.57× at T = 0.7 (a chain of K = 2)" in line
 
 
+def test_the_unmeasured_line_names_the_pair_the_speedup_lab_measures():
+    """Read 44 (front): the Overview's line said the Speedup lab measures "four short runs of the loaded pair", but its
+    button always calibrates the default pair (`this_machine.PAIR`) with its own drafter, whatever pair a page loaded
+    (the toy pair, a catalog pair): it now names that pair, in both languages."""
+    from specviz.core.i18n import using
+    from specviz.labs.calibration import PROBES
+    from specviz.models.catalog import load_catalog
+    from specviz.ui.common import this_machine
+
+    assert this_machine.PAIR == "default" and len(PROBES) * 2 == 4  # a chain and a tree, greedy and at T = 0.7
+    assert load_catalog()["default"].proposer == "eagle"
+    line = this_machine.one_line(None)
+    assert "loaded pair" not in line
+    assert "four short runs of the default pair, SmolLM2-135M with its EAGLE drafter)" in line
+    with using("pt"):
+        assert "quatro execuções curtas do par padrão, o SmolLM2-135M com o seu rascunhador EAGLE)" in \
+            this_machine.one_line(None)
+
+
 def test_overview_names_the_kernels_of_each_verify_curve_it_quotes(fast_play):
     """Read 42: "it depends on the chip and the kernels" named the kernels of the float32 run (onednn-packed) but not
     those of the bfloat16 one, which predates the packing and ran PyTorch's stock kernels."""

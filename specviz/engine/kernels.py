@@ -2,8 +2,9 @@
 
 On a CPU the stock `nn.Linear` calls MKL. For one token row that is a matrix-vector product and memory-bound, as it
 should be; for 2 to 25 rows it is neither memory- nor compute-bound, just slow (from 5 rows on, a `perf` profile of
-the LM head, the one layer profiled, finds 47-78% of MKL's time copying its weight into MKL's panel layout on every
-call; 2 rows take another MKL path: `python -m specviz.scripts.gemm_profile`, assets/benchmarks/stock-gemm-profile).
+the LM head, the one layer profiled, finds 47-78% of MKL's time copying a matrix into MKL's panel layout on every
+call, the weight going by how that share falls as the rows grow; 2 rows take another MKL path:
+`python -m specviz.scripts.gemm_profile`, assets/benchmarks/stock-gemm-profile).
 On the project's 2-core AMD EPYC,
 in float32, a SmolLM2 forward over 2 new tokens cost 1.73x one and over 5 tokens 1.38x. oneDNN's linear with a
 weight reordered once into its blocked layout (`torch.ops.mkldnn._reorder_linear_weight`, what PyTorch's own

@@ -277,7 +277,8 @@ def speedup_with_verify_cost(alpha: float, k: int, c: float, verify_cost: float)
     paper's 1: E[tokens per step] / (K c + verify_cost). `verify_cost` (not the speedup) stays near 1 while that
     forward is memory-bound (a GPU at batch 1, a CPU with specviz's packed kernels over a few tokens) and grows once
     it is not (more tokens, a larger batch, or PyTorch's stock CPU kernels, which in the one layer profiled, the LM
-    head, spend about half their time or more from 5 rows on copying its weight on every call:
+    head, spend about half their time or more from 5 rows on copying a matrix, most likely the weight,
+    on every call:
     assets/benchmarks/stock-gemm-profile):
     each committed run's `costs.verify` curve (assets/benchmarks/*/results.json) says how fast on its machine.
 

@@ -4,8 +4,9 @@
     python -m specviz.scripts.gemm_profile --rows 5 --out-features 1536  # one of SmolLM2-135M's MLP layers
 
 docs/benchmarks.md quotes what it found for the LM head (assets/benchmarks/stock-gemm-profile): from 5 rows on, about
-half of MKL's samples or more are in a routine that copies the weight into MKL's panel layout on every call, while 2
-rows take another MKL path with no copy. For each row count, a child process calls `F.linear` on a plain
+half of MKL's samples or more are in a routine that copies a matrix (by how its share falls with the rows, the
+weight) into MKL's panel layout on every call, while 2 rows take another MKL path with no copy. For each row
+count, a child process calls `F.linear` on a plain
 float32 weight (the stock kernels, never packed) in a loop under `perf record`; the table gives the time per call
 (under perf, with the machine's other load) and the share of MKL's samples in its routines whose names say "copy"
 against its compute kernels. Needs Linux `perf` allowed to profile this user's processes.

@@ -206,8 +206,8 @@ def verify_sentence(result: BenchResult) -> str:
     elif not result.gpu and run_kernels(result.machine or {}) == "stock":  # the runs from before packing
         said = _("In this run ({dtype}, on {machine}) 2 to 5 tokens cost {span}× one: the curve climbs, because "
                  "PyTorch's stock kernels are slow for a few tokens though neither memory- nor "
-                 "compute-bound (a profile of the LM head finds them copying its weight on every call from 5 tokens "
-                 "on; the other layers were not profiled), and that eats into the gain.", dtype=dtype,
+                 "compute-bound (a profile of the LM head finds them copying a matrix, most likely its weight, on every "
+                 "call from 5 tokens on; the other layers were not profiled), and that eats into the gain.", dtype=dtype,
                  machine=_machine(result), span=span)
     else:
         said = _("In this run ({dtype}, on {machine}) 2 to 5 tokens cost {span}× one: the curve climbs, as "

@@ -52,7 +52,7 @@ class Interval:
 
     Times are seconds from the start of generation. `draft_end` is where drafting stopped and the target's
     verifying forward began; `verify_end` is where that forward stopped; the rest, up to `end`, is the
-    sampling and bookkeeping overhead. For the target-only baseline the draft part is empty.
+    rest of the step: sampling, the rule and the cache rewind (the race's legend and verdict use that name). For the target-only baseline the draft part is empty.
     """
 
     index: int
@@ -250,7 +250,7 @@ def explain_race(spec: Trace, baseline: Trace) -> str:
     speedup = measured_speedup(spec, baseline)
     rest = max(0.0, c.spec_step_ms - c.spec_draft_ms - c.spec_verify_ms)  # a step's time is the three (Step.seconds)
     cost = _("Each speculative step cost {step} ms on average (drafting {draft} ms + verifying {verify} ms + the rest "
-             "of the step, the rule and the cache rewind, {rest} ms) and emitted **{tokens} tokens**; one target-only "
+             "of the step, {rest} ms: sampling, the rule and the cache rewind) and emitted **{tokens} tokens**; one target-only "
              "forward cost {forward} ms and emitted 1 token. To break even, a step must emit about **{even} "
              "tokens**.", step=number(c.spec_step_ms, 1), draft=number(c.spec_draft_ms, 1),
              verify=number(c.spec_verify_ms, 1), rest=number(rest, 1), tokens=number(c.tokens_per_step),

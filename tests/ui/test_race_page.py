@@ -597,3 +597,23 @@ def test_the_lanes_table_holds_what_each_steps_hover_says_it_drafted_and_accepte
 
 def _step_word(lang: str) -> str:
     return {"en": "step", "pt": "passo"}[lang]
+
+
+@pytest.mark.parametrize("lang, name", [("en", "rest of the step"), ("pt", "resto do passo")])
+def test_the_race_names_the_part_of_a_step_after_the_forward_one_way(lang, name):
+    """Read 44: the chart's legend called the part of a step after the target's forward "overhead: sampling and
+    bookkeeping", the table "overhead (ms)", and the verdict "the rest of the step, the rule and the cache rewind":
+    three names for one segment. All three now call it the rest of the step and say what it holds."""
+    from specviz.ui.race.figures import lanes_table, race_figure
+
+    spec, base = load_example("smollm-draft-t07")
+    with using(lang):
+        legend = {trace.name for trace in race_figure(spec, base).data if trace.showlegend is not False}
+        columns = list(lanes_table(spec, base).columns)
+        verdict = timeline.explain_race(spec, base)
+    rest = [n for n in legend if n and name in n]
+    assert len(rest) == 1 and ("sampling" in rest[0] or "amostragem" in rest[0]), legend
+    assert any(c.startswith(name) for c in columns), columns
+    assert f"{name}," in verdict, verdict
+    for text in (*legend, *columns, verdict):
+        assert not re.search(r"overhead|sobrecarga", text or ""), text

@@ -21,7 +21,8 @@ SPEC_LANE, BASE_LANE = N_("speculative"), N_("target only")
 PHASE_COLORS = {"prefill": LIGHT_GREY, "draft": Q_COLOR, "verify": P_COLOR, "overhead": "#333333",
                 "untimed": "#E3E3E3"}  # pale and hatched: the prefill's grey starts a lane, this ends it
 PHASE_NAMES = {"prefill": N_("prefill (read the prompt)"), "draft": N_("draft: propose K tokens"),
-               "verify": N_("target forward pass"), "overhead": N_("overhead: sampling and bookkeeping"),
+               "verify": N_("target forward pass"),
+               "overhead": N_("rest of the step: sampling, the rule, the cache rewind"),
                "untimed": N_("between steps: not timed")}
 # the lanes table's one mark for a cell that does not apply to its row (issue 44: some such cells were empty, others
 # "–"), and the note under the table's title that says so
@@ -160,7 +161,8 @@ def lanes_table(spec: Trace, base: Trace, tree: Trace | None = None) -> pd.DataF
     lanes = [(_(CHAIN_LANE if tree is not None else SPEC_LANE), spec, True), (_(BASE_LANE), base, False)]
     if tree is not None:
         lanes.insert(1, (_(TREE_LANE), tree, True))
-    columns = [_("prefill (ms)"), _("draft (ms)"), _("target forward (ms)"), _("overhead (ms)"), _("not timed (ms)")]
+    columns = [_("prefill (ms)"), _("draft (ms)"), _("target forward (ms)"), _("rest of the step (ms)"),
+               _("not timed (ms)")]
     counts = [_("tokens drafted"), _("tokens accepted")]  # a step's, as its hover gives them
     rows = []
     for lane, trace, speculative in lanes:

@@ -961,3 +961,42 @@ def test_a_sweeps_specviz_rows_record_their_kernels_and_old_files_still_read(mon
     # 43rd read: the Portuguese caption put the English "stock" in its sentence; it says "kernels padrão"
     assert "e kernels padrão nas suas camadas lineares" in captions[-1] and "stock" not in captions[-1]
     assert sweep.stock_kernels_note(new) == ""  # the rows say which kernels: no guess from the date
+
+
+@pytest.mark.slow  # a page run of 161 reads: about 4 s
+def test_the_live_charts_time_axis_counts_from_the_first_read_after_the_history_is_full(monkeypatch):
+    """The live chart's axis says "seconds since you connected", but it counted from the oldest read kept, and only
+    the last HISTORY (150) are kept: after 7.5 minutes at one read every 3 s, the axis began again at 3 s and stopped
+    at 450 s however long the page had been open (44th read). It now counts from the first read."""
+    import itertools
+
+    from specviz.serving.metrics import Scrape
+    from specviz.ui.serving import charts, view
+
+    reads = itertools.count()
+
+    def scrape(base):
+        n = next(reads)
+        return Scrape(at=3.0 * n, speculating=True, drafts=n, draft_tokens=4 * n, accepted=2 * n,
+                      generation_tokens=3 * n)
+
+    zeros, drawn = [], charts.live_figure
+
+    def live_figure(deltas, t0):
+        zeros.append(t0)
+        return drawn(deltas, t0)
+
+    monkeypatch.setattr(view, "scrape", scrape)
+    monkeypatch.setattr(charts, "live_figure", live_figure)
+
+    def script():
+        from specviz.ui.serving import view
+
+        for _ in range(view.HISTORY + 10):
+            view.read_now("http://127.0.0.1:8000")
+        view._live_body("http://127.0.0.1:8000")
+
+    at = AppTest.from_function(script, default_timeout=60).run()
+    assert not at.exception, at.exception
+    assert len(at.session_state[view.LIVE_KEY]["scrapes"]) == view.HISTORY  # the first reads are gone
+    assert zeros == [0.0]  # the first read's time, not the oldest kept one's (33.0)

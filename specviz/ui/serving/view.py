@@ -60,8 +60,10 @@ def scrape(base: str) -> Scrape:
 def _state(base: str) -> dict:
     state = st.session_state.get(LIVE_KEY)
     if not state or state["url"] != base:
+        # "since": the first read's time, the live chart's zero ("seconds since you connected"); kept apart from
+        # the scrapes, which keep only the last HISTORY reads (7.5 minutes at REFRESH_S)
         state = st.session_state[LIVE_KEY] = {"url": base, "scrapes": [], "failures": 0, "next_at": 0.0,
-                                              "problem": None}
+                                              "problem": None, "since": None}
     return state
 
 
@@ -85,6 +87,8 @@ def read_now(base: str) -> Scrape | None:
         return None
     state.update(failures=0, next_at=0.0, problem=None)
     history = state["scrapes"]
+    if state.get("since") is None:
+        state["since"] = scraped.at
     history.append(scraped)
     del history[:-HISTORY]
     return scraped
@@ -151,7 +155,9 @@ def _live_body(base: str) -> None:
     deltas = [Delta.between(a, b) for a, b in zip(history, history[1:])]
     left, right = st.columns([3, 2])
     if deltas:
-        plot.show(charts.live_figure(deltas, history[0].at), key="serving_live_chart", where=left,
+        since = _state(base).get("since")
+        plot.show(charts.live_figure(deltas, history[0].at if since is None else since), key="serving_live_chart",
+                  where=left,
                   name=_("What the server's counters give over time: acceptance rate, mean accepted length over "
                          "drafted steps, steps with drafts and tokens per second"))
     else:

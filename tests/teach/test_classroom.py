@@ -226,7 +226,7 @@ def test_joins_are_rate_limited_per_client():
     for _ in range(10):
         limit.hit("10.0.0.5")
         now[0] += 1
-    with pytest.raises(ClassroomError, match=r"^Too many joins from this device; please wait 50 seconds"):
+    with pytest.raises(ClassroomError, match=r"^Too many join attempts from this device; please wait 50 seconds"):
         limit.hit("10.0.0.5")
     limit.hit("10.0.0.6")  # another client is not affected
     now[0] += 50

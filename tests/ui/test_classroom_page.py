@@ -292,6 +292,9 @@ def test_a_taken_name_is_quoted_literally_not_as_markdown(db):
 
 
 def test_a_join_flood_is_refused_with_one_sentence(db):
+    """Ten refused tries (a wrong code) use up the minute's ten: the sentence said "Too many joins" after none had
+    joined, and docs/classroom.md "a device may join 10 times a minute" (44th read); both say tries now, as the
+    Portuguese did ("tentativas de entrada")."""
     at = _page()
     for _ in range(10):
         at.text_input(key="classroom_code").input("ZZ")
@@ -300,7 +303,9 @@ def test_a_join_flood_is_refused_with_one_sentence(db):
         assert [e.value[:20] for e in at.error] == ["A join code is 6 let"]
     at.form_submit_button[0].click().run()
     assert not at.exception and len(at.error) == 1
-    assert at.error[0].value.startswith("Too many joins from this device; please wait")
+    assert at.error[0].value.startswith("Too many join attempts from this device; please wait")
+    doc = " ".join((ROOT / "docs" / "classroom.md").read_text(encoding="utf-8").split())
+    assert "a device may try to join 10 times a minute (a refused try counts too)" in doc
 
 
 def _answer(at, question):

@@ -20,8 +20,8 @@ Made to face a class that tries to break it, where every refusal is one Classroo
     operator says a proxy sets them (SPECVIZ_TRUST_PROXY_HEADERS=1), since anyone can send them;
   - names are NFKC-normalised with invisible characters dropped, and two names that then differ only by case or
     by look-alike letters (a Cyrillic "А" for a Latin "A": Unicode's confusable skeletons) are the same name;
-    a session takes at most MAX_STUDENTS, and a `RateLimit` lets a client join
-    JOINS_PER_MINUTE times a minute;
+    a session takes at most MAX_STUDENTS, and a `RateLimit` lets a client try to join
+    JOINS_PER_MINUTE times a minute (a refused try counts too);
   - a busy, read-only or broken database file is a sentence, not an sqlite3 traceback.
 
   SPECVIZ_CLASSROOM_DB   the database file (default: $SPECVIZ_CACHE/classroom.sqlite, or

@@ -247,11 +247,12 @@ class PinGuard(_PerClient):
 
 
 class RateLimit(_PerClient):
-    """At most `limit` events per client in any `per` seconds (a sliding window), for joins: `hit` records one or
-    refuses with one sentence. Thread-safe; memory is bounded by `max_clients` (least recently seen dropped first).
+    """At most `limit` events per client in any `per` seconds (a sliding window), for join attempts (a refused one
+    counts too: the page records it before it tries): `hit` records one or refuses with one sentence. Thread-safe;
+    memory is bounded by `max_clients` (least recently seen dropped first).
     """
 
-    def __init__(self, limit: int = JOINS_PER_MINUTE, per: float = 60.0, what: str = N_("joins"),
+    def __init__(self, limit: int = JOINS_PER_MINUTE, per: float = 60.0, what: str = N_("join attempts"),
                  max_clients: int = 10_000, clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__(max_clients, clock)
         self.limit, self.per, self.what = limit, per, what

@@ -372,3 +372,16 @@ def test_the_retry_note_does_not_say_the_quiz_asked_every_question_on_a_concept_
     with using("pt"):
         said = retry_note(run, pool)
     assert said == "1 pergunta volta: este quiz não tem outra pergunta sobre o conceito dela para fazer."
+
+
+def test_the_docs_say_the_retry_asks_on_the_concepts_missed_not_the_same_questions():
+    """The README and the app tour said "retry missed", and their Portuguese "refazer as erradas" (redo the wrong
+    ones), while a retry asks fresh questions on the concepts missed and brings a missed one back only when none is
+    left (`test_finish_then_try_again_on_a_fresh_question`; 44th read)."""
+    for name, said in (("README.md", "a retry on the concepts missed (fresh questions while any are left)"),
+                       ("docs/app.md", "a retry on the concepts missed (fresh questions while any are left)"),
+                       ("README.pt-BR.md", "nova tentativa nos conceitos em que errou (perguntas novas enquanto houver)"),
+                       ("docs/app.pt-BR.md",
+                        "nova tentativa nos conceitos em que errou (perguntas novas enquanto houver)")):
+        text = " ".join((ROOT / name).read_text(encoding="utf-8").split())
+        assert said in text and "refazer as erradas" not in text and "retry missed" not in text, name

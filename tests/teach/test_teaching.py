@@ -584,3 +584,23 @@ def test_the_ask_the_class_tab_opens_lessons_without_typing_their_addresses(lang
         assert f"**{_(learn_view.TEXT['next'])}**" in step
     assert "`/learn?lesson=`" in step
     assert ("row of lesson numbers" if lang == "en" else "fileira de números das lições") in step
+
+
+def test_the_mixed_language_class_is_promised_only_for_the_apps_own_questions(tmp_path):
+    """Read 44: docs/app.pt-BR.md and both plans said every student reads "the questions" in their own language,
+    but a teacher's own file (SPECVIZ_QUIZ_PATHS, an upload) is used as written. The docs now say so; the loader
+    shows that it does."""
+    from specviz.teach.quiz.bank import load_bank
+
+    mine = tmp_path / "mine.yaml"
+    mine.write_text('questions:\n  - id: mine-1\n    concept: accept_rule\n    type: single\n'
+                    '    link: pages/playground.py\n    prompt: "Pick A, written in English."\n'
+                    '    choices: ["A", "B"]\n    answer: "A"\n    explanation: "A is right."\n', encoding="utf-8")
+    assert [q.prompt for q in load_bank([mine], lang="pt")] == ["Pick A, written in English."]
+    root = Path(__file__).resolve().parents[2] / "docs"
+    for doc, said in (("app.pt-BR.md", "(as de um arquivo do(a) professor(a) aparecem como foram escritas)"),
+                      ("teaching.md", "(questions from a teacher's file, `SPECVIZ_QUIZ_PATHS` or an upload, appear "
+                                      "as written)"),
+                      ("teaching.pt-BR.md", "(as de um arquivo do(a) professor(a), `SPECVIZ_QUIZ_PATHS` ou um envio, "
+                                            "aparecem como foram escritas)")):
+        assert said in " ".join((root / doc).read_text(encoding="utf-8").split()), doc

@@ -559,3 +559,20 @@ def test_the_guessed_join_address_is_scheme_host_port_with_an_ipv6_host_in_brack
     monkeypatch.setattr(type(st.context), "url", property(lambda self: page_url))
     monkeypatch.setattr(presenter, "_lan_host", lambda: None)
     assert presenter.guessed_base() == base
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_join_address_help_does_not_ask_for_a_flag_make_run_does_not_need(lang):
+    """Read 44: the help under the join address said "start the app with --server.address 0.0.0.0 so that they can
+    reach it", though `make run` leaves server.address unset and so listens on every interface (docs/classroom.md).
+    It now names what the address is and when phones cannot reach it."""
+    from pathlib import Path
+
+    from specviz.core.i18n import _, using
+    from specviz.ui.classroom.presenter import TEXT
+
+    run = Path(__file__).resolve().parents[2].joinpath("Makefile").read_text(encoding="utf-8").split("\nrun:")[1]
+    assert "--server.address" not in run.split("\n\n")[0]  # make run: every interface
+    with using(lang):
+        shown = _(TEXT["base_help"])
+    assert "make run" in shown and "127.0.0.1" in shown and "0.0.0.0" not in shown, shown

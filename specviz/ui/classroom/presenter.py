@@ -39,8 +39,9 @@ TEXT = {
     "status": N_("Question {number} · round {round} · {answered} of {students} answered · {time}"),
     "ended": N_("This session has ended."),
     "base": N_("Join address shown on the projector"),
-    "base_help": N_("The address students' phones open; start the app with --server.address 0.0.0.0 so that "
-                    "they can reach it."),
+    "base_help": N_("The address students' phones open: this computer's address on the room's network and the "
+                    "app's port. The app must listen on that network, as `make run` does (a server started with "
+                    "--server.address 127.0.0.1 is reachable only from this computer)."),
     "unreachable": N_("Students' phones cannot reach this server: it listens only on this computer "
                       "({address}), while the join address points at {host}. Stop the app and start it again "
                       "with `--server.address 0.0.0.0` (docs/teaching.md, step 1); phones and this computer must be "

@@ -74,13 +74,19 @@ class ServingResult:
         return a.throughput / b.throughput
 
     def break_even(self, spec: str, prompt: str, baseline: str = "none") -> int | None:
-        """The lowest measured concurrency at which `spec` no longer beats the baseline's throughput (None: it
-        paid at every level measured)."""
+        """The lowest measured concurrency from which on `spec` no longer beats the baseline's throughput, at that
+        level and every higher one measured (None: it still paid at the highest level measured). A dip under 1 that
+        a higher level recovers from is not where it stops paying, so the page's "stops paying at" stays true."""
+        even = None
         for c in self.concurrencies(prompt):
             s = self.speedup(spec, prompt, c, baseline)
-            if s is not None and s <= 1.0:
-                return c
-        return None
+            if s is None:
+                continue
+            if s <= 1.0:
+                even = c if even is None else even
+            else:
+                even = None
+        return even
 
     # ---- files -----------------------------------------------------------------------------------------------------
 

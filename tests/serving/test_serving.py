@@ -1000,3 +1000,25 @@ def test_the_live_charts_time_axis_counts_from_the_first_read_after_the_history_
     assert not at.exception, at.exception
     assert len(at.session_state[view.LIVE_KEY]["scrapes"]) == view.HISTORY  # the first reads are gone
     assert zeros == [0.0]  # the first read's time, not the oldest kept one's (33.0)
+
+
+def test_break_even_is_where_speculation_stops_paying_for_good():
+    """Read 44: break_even returned the first level with a speedup of 1 or less, so a dip that a higher level
+    recovered from read "speculation stops paying at 2 concurrent streams" though it paid again at 4."""
+    from specviz.serving.results import ServingResult
+
+    class Sweep(ServingResult):
+        def __init__(self, speedups):
+            super().__init__(command="", machine={}, server={}, prompts={})
+            self.speedups = speedups
+
+        def concurrencies(self, prompt):
+            return sorted(self.speedups)
+
+        def speedup(self, spec, prompt, concurrency, baseline="none"):
+            return self.speedups[concurrency]
+
+    assert Sweep({1: 1.5, 2: 0.95, 4: 1.1, 8: 0.9, 16: 0.7}).break_even("ngram", "open") == 8
+    assert Sweep({1: 1.5, 2: 0.95, 4: 1.1}).break_even("ngram", "open") is None  # it pays at the top level
+    assert Sweep({1: 0.9, 2: 0.8}).break_even("ngram", "open") == 1
+    assert Sweep({1: 1.5, 2: None, 4: 0.9}).break_even("ngram", "open") == 4  # a level not measured is skipped

@@ -462,14 +462,22 @@ def _paint(text: str, kind: TokenKind, color: bool) -> str:
 
 def format_step(step: Step, color: bool = False) -> str:
     """A few lines per step: each drafted token with q, p, p/q, min(1, p/q), u and the verdict, then the
-    recovered or bonus token. A chain step's head names its K; a tree step's names its nodes (copied lookup tokens
-    included) and its deepest node's depth, since the drafts listed are only its main line."""
+    recovered or bonus token. A chain step's head names its K; a tree step's names its drafted nodes, its lookup
+    branch's copied tokens apart (as the settings line and the Playground count them), and its deepest node's depth,
+    since the drafts listed are only its main line."""
     times = dict(index=format(step.index + 1, ">3"), context=step.context_length,
                  draft=number(step.draft_seconds * 1e3, 0), verify=number(step.verify_seconds * 1e3, 0),
                  before=step.target_cache_before, after=step.target_cache_after)
     if step.tree is not None:  # Step.k is the main line's length (the drafts listed below), not the tree's depth
-        head = _("step {index}  context {context}  tree of {nodes} nodes, depth {depth}  draft {draft} ms  verify "
-                 "{verify} ms  cache target {before}->{after}", nodes=step.n_drafted, depth=step.draft_depth, **times)
+        # read 44: "tree of 9 nodes" beside --tree-nodes 6 --tree-lookup 3 named two counts "nodes"; no model
+        # drafted the copied tokens, so they are counted apart, in the Playground's words
+        copied = sum(node.copied for node in step.tree.nodes)
+        nodes = _nodes(len(step.tree.nodes) - copied)
+        if copied:
+            nodes = _("{drafted} plus {copied}", drafted=nodes, copied=ngettext(
+                "{n} token copied from the context", "{n} tokens copied from the context", copied))
+        head = _("step {index}  context {context}  tree of {nodes}, depth {depth}  draft {draft} ms  verify "
+                 "{verify} ms  cache target {before}->{after}", nodes=nodes, depth=step.draft_depth, **times)
     else:
         head = _("step {index}  context {context}  K={k}  draft {draft} ms  verify {verify} ms  cache target "
                  "{before}->{after}", k=step.k, **times)

@@ -270,6 +270,29 @@ def test_a_tree_steps_head_names_its_nodes_and_depth_not_its_main_lines_length()
     assert "K=2" in format_step(Step(0, 3, 2, "eagle", decisions, emitted)).splitlines()[0]
 
 
+def test_a_tree_steps_head_counts_its_copied_lookup_tokens_apart_from_its_nodes():
+    """Read 44: `generate --pair toy --k 3 --tree-nodes 6 --tree-width 2 --tree-lookup 3` printed "a tree of 6 nodes,
+    ..., plus up to 3 tokens copied from the context" on its settings line and "tree of 9 nodes" on a step's head,
+    one word for two counts (the drafted nodes, and those plus the copies no model drafted). The head now counts the
+    copies apart, as the settings line and the Playground's step headline do."""
+    from specviz.cli import format_step
+    from specviz.core.i18n import using
+    from specviz.engine.trace import Decision, EmittedToken, Step, TreeNode, TreeRecord
+
+    nodes = [TreeNode(7, "a", -1, 1, 0.5, 0.9, "accepted", 0.1, 1.0), TreeNode(5, "e", -1, 1, 0.2, 0.0, "not reached"),
+             TreeNode(7, "a", -1, 1, 1.0, 0.9, "not reached", copied=True),
+             TreeNode(8, "b", 2, 2, 1.0, 0.9, "not reached", copied=True)]
+    decisions = [Decision(0, 7, "a", 0.5, 0.9, 1.8, 1.0, 0.1, True, True)]
+    step = Step(0, 3, 1, "eagle", decisions, [EmittedToken(7, "a", "accepted"), EmittedToken(9, "c", "recovered")],
+                tree=TreeRecord(nodes, [0]))
+    head = format_step(step).splitlines()[0]
+    assert step.n_drafted == 4  # the engine's count of proposed tokens keeps the copies in
+    assert "tree of 2 nodes plus 2 tokens copied from the context, depth 2" in head and "4 nodes" not in head, head
+    with using("pt"):
+        head = format_step(step).splitlines()[0]
+    assert "árvore de 2 nós mais 2 tokens copiados do contexto, profundidade 2" in head, head
+
+
 def test_the_device_and_dtype_help_say_the_toy_pair_runs_float32_on_the_cpu():
     """Read 38: every --dtype help gave the machine's rule (bfloat16 on a CPU with bf16 instructions) and every
     --device help "the fastest available", but the toy pair loads on the CPU in float32 unless a flag names another

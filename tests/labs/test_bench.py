@@ -594,6 +594,21 @@ def test_the_per_position_definition_in_every_committed_report_is_the_codes_and_
     assert stale == [], f"results.md files whose per-position definition is not the report's: {stale}"
 
 
+def test_the_verify_cost_table_heads_its_row_with_the_tokens_fed_in_every_report(result):
+    """Read 44: the Costs table of results.md headed its n with "tokens verified", where n is the tokens one forward
+    is fed (K + 1 for a chain of K); the glossary's name, and the app's, is "tokens fed". The report and every
+    committed results.md say "tokens fed"."""
+    from specviz.labs.bench.report import markdown_report
+
+    report = markdown_report(result)
+    assert "| tokens fed | " in report and "tokens verified" not in report
+    reports = sorted((Path(__file__).resolve().parents[2] / "assets" / "benchmarks").glob("*/results.md"))
+    with_costs = [r for r in reports if "| time / one-token forward |" in r.read_text(encoding="utf-8")]
+    assert len(with_costs) >= 10
+    assert [r.parent.name for r in with_costs if "| tokens fed | " not in r.read_text(encoding="utf-8")
+            or "tokens verified" in r.read_text(encoding="utf-8")] == []
+
+
 def test_the_record_overhead_is_defined_as_what_the_bench_measures(result):
     """Issue 43, 17th read: the definition said "time with the full trace recorded over time without, minus 1,
     measured at one K per proposer (the policies' K)", which left out that the recorded side is one run against the

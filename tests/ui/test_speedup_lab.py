@@ -208,6 +208,19 @@ def test_verify_cost_figure_starts_at_one_and_covers_k_plus_one(tiny):
     assert list(measured.x) == [1, 2, 3, 4] and measured.y[0] == 1.0
 
 
+def test_verify_cost_figure_names_its_x_the_tokens_fed_as_the_glossary_does(tiny):
+    """Read 44: the chart's title said "Verify cost vs tokens verified", where the x is the tokens one forward is fed
+    (K + 1 for a chain of K: verifying 4 drafts feeds 5, and a one-token forward verifies none); the glossary's name,
+    and This machine's chart's, is "tokens fed" ("tokens fornecidos")."""
+    from specviz.core.i18n import using
+
+    title = charts.verify_cost_figure(tiny).layout.title.text
+    assert "tokens fed" in title and "verified" not in title, title
+    with using("pt"):
+        title = charts.verify_cost_figure(tiny).layout.title.text
+    assert "tokens fornecidos" in title and "verificados" not in title, title
+
+
 def test_definitions_panel_uses_the_bench_labels():
     table = view.definitions_table()
     assert list(table["metric"]) == [label for label, _ in bench.DEFINITIONS.values()]

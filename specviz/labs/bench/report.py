@@ -477,7 +477,7 @@ def markdown_report(result: BenchResult) -> str:
               f"{costs['target_forward_seconds'] * 1e3:.1f} ms.", ""]
     for name, c in costs["c"].items():
         lines.append(f"- {name}: draft forward {costs['draft_forward_seconds'][name] * 1e3:.2f} ms, c = {c:.3f}")
-    lines += ["", "| tokens verified | " + " | ".join(str(v["n_tokens"]) for v in costs["verify"]) + " |",
+    lines += ["", "| tokens fed | " + " | ".join(str(v["n_tokens"]) for v in costs["verify"]) + " |",
               "|---|" + "---|" * len(costs["verify"]),
               "| time / one-token forward | " + " | ".join(f"{v['ratio']:.2f}" for v in costs["verify"]) + " |",
               "", "## Definitions", ""]

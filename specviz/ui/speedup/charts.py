@@ -242,5 +242,5 @@ def verify_cost_figure(result: BenchResult) -> go.Figure:
                     line=dict(color=VERMILLION, dash="dot"))
     one = result.costs["target_forward_seconds"] * 1e3
     fig.update_xaxes(dtick=1)
-    return _layout(fig, _("Verify cost vs tokens verified (1 token = {ms} ms)", ms=number(one, 1)),
+    return _layout(fig, _("Verify cost vs tokens fed (1 token = {ms} ms)", ms=number(one, 1)),
                    _("tokens in one target forward"), _("time / one-token forward"))

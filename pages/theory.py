@@ -38,7 +38,9 @@ except ValueError as exc:
     st.stop()
 
 m1, m2, m3, m4 = st.columns(4)
-m1.metric(_("Mean accepted length"), number(tokens),
+# read 44: the formula's value, "Expected" as the Guided path's same metric says; a measured run's (the race, the
+# Playground, "Trace: mean accepted length" below) is the one without
+m1.metric(_("Expected mean accepted length"), number(tokens),
           help=_("Expected tokens per target pass from α and K: accepted drafts plus the recovered or bonus token. "
                  "Plain decoding: 1."))
 change, arrow = signed_delta(percent(speedup - 1))  # a slowdown: −12%, red and pointing down

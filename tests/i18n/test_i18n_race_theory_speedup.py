@@ -116,7 +116,7 @@ def test_theory_explorer_in_portuguese_as_the_sliders_move(monkeypatch):
     at.run()
     _portuguese(at)
     shown = {m.label: m.value for m in at.metric}
-    assert shown["Aceleração esperada"] == "2,80×" and shown["Comprimento médio de aceitação"] == "3,36"
+    assert shown["Aceleração esperada"] == "2,80×" and shown["Comprimento médio de aceitação esperado"] == "3,36"
     with using("pt"):
         at.select_slider(key="theory_c").set_value(1.2).run()  # speculation never pays: a warning, "nunca"
         _portuguese(at)

@@ -26,3 +26,17 @@ def test_the_serving_lab_docs_name_the_third_counter_as_the_page_does():
         assert re.search(r"\), drafts and tokens per second", text) is None, page
         assert "steps with drafts and tokens per second" in text, page
     assert "passos com rascunhos e tokens por segundo" in flat("app.pt-BR.md")
+
+
+def test_the_tours_say_the_exit_ticket_points_to_the_lessons_of_the_questions_missed():
+    """Read 44: the tours said the exit ticket "points back to the lessons missed" and, in Portuguese, "às lições que
+    faltaram" (the lessons that were lacking: skipped ones), but it points to the lessons that teach the concepts of
+    the ticket's questions answered wrong (`lessons_to_revisit`), whatever lessons were done, as the page says."""
+    learn = (ROOT / "specviz" / "teach" / "learn.py").read_text(encoding="utf-8")
+    assert '"""The lessons that teach the concepts of the missed questions' in learn
+    page = (ROOT / "specviz" / "ui" / "learn" / "questions.py").read_text(encoding="utf-8")
+    assert 'N_("Worth another look: the lessons that teach what you missed.")' in page
+    assert "the lessons missed" not in flat("app.md")
+    assert "that points back to the lessons that teach what the learner got wrong in it" in flat("app.md")
+    assert "que faltaram" not in flat("app.pt-BR.md")
+    assert "aponta de volta para as lições que ensinam o que a pessoa errou nele" in flat("app.pt-BR.md")

@@ -76,7 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
                              help="write the full trace as JSON to PATH ('-' for stdout)")
             cmd.add_argument("--quiet", action="store_true", help="print only the text and the summary")
         else:
-            cmd.add_argument("--no-warmup", action="store_true", help="skip the short untimed warm-up run")
+            cmd.add_argument("--no-warmup", action="store_true",
+                             help=f"skip the short untimed warm-up runs ({WARMUP_TOKENS} tokens speculative, then "
+                                  f"{WARMUP_TOKENS} target-only)")
     add_bench_arguments(commands.add_parser("bench", help="measure speedups over prompt suites (JSON, CSV, markdown)"))
     cal = commands.add_parser("calibrate", help="measure this machine's costs and say which draft shape pays here")
     cal.add_argument("--pair", default="default", help="a catalog name or TARGET[,DRAFT] (default: default)")
@@ -203,12 +205,15 @@ def _forwards(count: int) -> str:  # a Trace's steps; the pass over the prompt (
                     count)
 
 
+WARMUP_TOKENS = 4  # compare's untimed warm-up: one short run of each decoding before the timed ones
+
+
 def run_compare(args: argparse.Namespace) -> int:
     spec_settings, pair = _prepare(args)
     from specviz.runs.running import proposer_for, run, run_target_only
     proposer = proposer_for(spec_settings, pair)
     if not args.no_warmup:  # first calls pay one-time costs (allocations, kernel choice); keep them out of the timing
-        warm = replace(spec_settings, max_new_tokens=4)
+        warm = replace(spec_settings, max_new_tokens=WARMUP_TOKENS)
         run(warm, pair=pair, proposer=proposer)
         run_target_only(warm, pair=pair)
     baseline = run_target_only(spec_settings, pair=pair)

@@ -293,6 +293,36 @@ def test_a_tree_steps_head_counts_its_copied_lookup_tokens_apart_from_its_nodes(
     assert "árvore de 2 nós mais 2 tokens copiados do contexto, profundidade 2" in head, head
 
 
+def test_a_one_node_tree_steps_head_says_one_node_in_both_languages():
+    """Read 44: the tree step's head wrote its count into "tree of {nodes} nodes", so `--tree-nodes 1` printed
+    "tree of 1 nodes" ("árvore de 1 nós"), the slip the 43rd read mended in compare's line; it now goes through
+    ngettext, as compare's does."""
+    from specviz.cli import format_step
+    from specviz.core.i18n import using
+    from specviz.engine.trace import Decision, EmittedToken, Step, TreeNode, TreeRecord
+
+    nodes = [TreeNode(7, "a", -1, 1, 0.5, 0.9, "accepted", 0.1, 1.0)]
+    decisions = [Decision(0, 7, "a", 0.5, 0.9, 1.8, 1.0, 0.1, True, True)]
+    emitted = [EmittedToken(7, "a", "accepted"), EmittedToken(9, "c", "bonus")]
+    one = Step(0, 3, 1, "eagle", decisions, emitted, tree=TreeRecord(nodes, [0]))
+    assert one.n_drafted == 1
+    head = format_step(one).splitlines()[0]
+    assert "tree of 1 node, depth 1" in head and "1 nodes" not in head, head
+    with using("pt"):
+        head = format_step(one).splitlines()[0]
+    assert "árvore de 1 nó, profundidade 1" in head and "1 nós" not in head, head
+
+
+def test_compares_no_warmup_help_counts_the_warm_up_runs_it_skips():
+    """Read 44: `--no-warmup` said it skips "the short untimed warm-up run", one, while compare runs two before its
+    timed pair (a short speculative run, then a short target-only one); the help now says both, with their length."""
+    from specviz.cli import WARMUP_TOKENS, build_parser
+
+    compare = build_parser()._subparsers._group_actions[0].choices["compare"]
+    text = next(a for a in compare._actions if a.dest == "no_warmup").help
+    assert "warm-up runs" in text and f"{WARMUP_TOKENS} tokens speculative, then {WARMUP_TOKENS} target-only" in text
+
+
 def test_the_device_and_dtype_help_say_the_toy_pair_runs_float32_on_the_cpu():
     """Read 38: every --dtype help gave the machine's rule (bfloat16 on a CPU with bf16 instructions) and every
     --device help "the fastest available", but the toy pair loads on the CPU in float32 unless a flag names another

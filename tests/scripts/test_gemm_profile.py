@@ -50,5 +50,7 @@ def test_the_docstring_gives_the_profiles_finding_as_the_docs_quote_it():
     5 rows on only (2 rows take sgemm_pst, with no copy), and that is what benchmarks.md now says."""
     doc = " ".join(gemm_profile.__doc__.split())
     assert "are slow over a few rows because MKL's sgemm copies the weight" not in doc
-    assert "from 5 rows on, about half of MKL's samples or more are in a routine that copies the weight" in doc
+    # read 44: the profile names a routine that copies "a matrix"; that it is the weight is inferred
+    assert ("from 5 rows on, about half of MKL's samples or more are in a routine that copies a matrix (by how its "
+            "share falls with the rows, the weight)") in doc
     assert "2 rows take another MKL path with no copy" in doc

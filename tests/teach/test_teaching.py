@@ -247,7 +247,7 @@ def test_the_plans_verify_costs_are_the_committed_runs():
         stock = _verify_range("default-cpu-drafts", 1, lang)
         said = {"en": (f"cost {bf16} one-token passes in bfloat16 and {f32} in", f"{f32}× in float32 and {bf16}× in "
                        "bfloat16", f"2–5 tokens cost {stock}× one"),
-                "pt": (f"custou {bf16} passagem de um token em bfloat16", f"e {f32} em float32",
+                "pt": (f"custou {bf16} passagens de um token em bfloat16", f"e {f32} em float32",
                           f"{f32}× em float32 e {bf16}× em bfloat16", f"2–5 tokens custam {stock}× um")}[lang]
         assert len(said) >= 3
         for words in said:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from specviz.core.i18n import _
+from specviz.core.i18n import _, ngettext
 from specviz.engine.limits import (K_RANGE, TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE,
                                    check_lookup_has_tree, is_whole)
 
@@ -118,12 +118,14 @@ class DraftShape:
     def describe(self) -> str:
         """The shape in a sentence, in the reader's language: "a tree of 16 nodes, depth 4, width 4" (and its lookup
         branch) or "a chain of K = 3"."""
+        # a shape may hold 1 node or copy 1 token (TREE_NODES_RANGE, TREE_LOOKUP_RANGE): each count agrees
+        nodes = ngettext("{n} node", "{n} nodes", self.tree_nodes)
         if self.tree_nodes and self.tree_lookup:
-            return _("a tree of {nodes} nodes, depth {k}, width {width}, plus up to {lookup} tokens copied from the "
-                     "context", nodes=self.tree_nodes, k=self.k, width=self.tree_width, lookup=self.tree_lookup)
+            return _("a tree of {nodes}, depth {k}, width {width}, plus up to {lookup}", nodes=nodes, k=self.k,
+                     width=self.tree_width, lookup=ngettext("{n} token copied from the context",
+                                                            "{n} tokens copied from the context", self.tree_lookup))
         if self.tree_nodes:
-            return _("a tree of {nodes} nodes, depth {k}, width {width}", nodes=self.tree_nodes, k=self.k,
-                     width=self.tree_width)
+            return _("a tree of {nodes}, depth {k}, width {width}", nodes=nodes, k=self.k, width=self.tree_width)
         return _("a chain of K = {k}", k=self.k)
 
     @classmethod

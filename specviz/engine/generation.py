@@ -13,7 +13,7 @@ from typing import Literal
 
 import torch
 
-from specviz.core.i18n import _, number
+from specviz.core.i18n import _, ngettext, number
 from specviz.engine.kinds import StopReason
 # MAX_SEED, a generation's seed: RunSpec's SEED_RANGE is narrower
 from specviz.engine.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, MAX_SEED, TOP_N, is_integral
@@ -116,10 +116,11 @@ def check_context(model, n_prompt: int, settings: GenerationSettings) -> None:
     limit = getattr(model.config, "max_position_embeddings", None)
     need = n_prompt + settings.max_new_tokens - 1
     if limit and need > limit:
-        raise ValueError(_(
-            "The prompt has {n_prompt} tokens; with {new} new tokens the target reads {need} positions (every new "
-            "token but the last), more than the model's context of {limit}.", n_prompt=number(n_prompt, 0),
-            new=number(settings.max_new_tokens, 0), need=number(need, 0), limit=number(limit, 0)))
+        raise ValueError(_(  # either count can be 1 (a one-character toy prompt): each agrees with its noun
+            "The prompt has {prompt}; with {new} the target reads {need} positions (every new token but the last), "
+            "more than the model's context of {limit}.", prompt=ngettext("{n} token", "{n} tokens", n_prompt),
+            new=ngettext("{n} new token", "{n} new tokens", settings.max_new_tokens), need=number(need, 0),
+            limit=number(limit, 0)))
 
 
 def eos_ids(model, tokenizer=None, eos_token_id: int | Sequence[int] | None = None) -> set[int]:

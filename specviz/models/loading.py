@@ -489,11 +489,13 @@ def check_same_vocabulary(target_tokenizer, draft_tokenizer) -> None:
                     key=lambda tok: t_vocab[tok])
     if differ:
         tok = differ[0]
-        raise ModelLoadError(_("The draft and target tokenizers give {count} tokens different ids (e.g. {token} "
-                               "is id {target_id} in the target, {draft_id} in the draft); {advice}.",
-                               count=number(len(differ), 0), token=repr(tok), target_id=t_vocab[tok],
-                               draft_id=d_vocab[tok],
-                               advice=advice))
+        # one token can differ alone (read 44: "give 1 tokens different ids", "a 1 tokens" in Portuguese)
+        raise ModelLoadError(ngettext("The draft and target tokenizers give {n} token different ids ({token} is id "
+                                      "{target_id} in the target, {draft_id} in the draft); {advice}.",
+                                      "The draft and target tokenizers give {n} tokens different ids (e.g. {token} "
+                                      "is id {target_id} in the target, {draft_id} in the draft); {advice}.",
+                                      len(differ), token=repr(tok), target_id=t_vocab[tok], draft_id=d_vocab[tok],
+                                      advice=advice))
     sides = ((True, t_vocab, d_vocab, _specials(target_tokenizer)),
              (False, d_vocab, t_vocab, _specials(draft_tokenizer)))
     for is_target, vocab, other_vocab, specials in sides:
@@ -501,12 +503,17 @@ def check_same_vocabulary(target_tokenizer, draft_tokenizer) -> None:
         ordinary = [tok for tok in extra if tok not in specials]
         if ordinary or len(extra) > EXTRA_TAIL:
             tok = (ordinary or extra)[0]
-            values = {"count": number(len(extra), 0), "token": repr(tok), "id": vocab[tok], "advice": advice}
+            # one extra token is refused only for being ordinary, and two are not "more than a few" special ones
+            values = {"token": repr(tok), "id": vocab[tok], "advice": advice}
             if is_target:
-                raise ModelLoadError(_("The target tokenizer has {count} tokens the draft lacks (e.g. {token}, id "
-                                       "{id}), more than a few special tokens; {advice}.", **values))
-            raise ModelLoadError(_("The draft tokenizer has {count} tokens the target lacks (e.g. {token}, id "
-                                   "{id}), more than a few special tokens; {advice}.", **values))
+                raise ModelLoadError(ngettext("The target tokenizer has {n} token the draft lacks ({token}, id {id}), "
+                                              "and it is not a special token; {advice}.",
+                                              "The target tokenizer has {n} tokens the draft lacks (e.g. {token}, id "
+                                              "{id}), not just a few special tokens; {advice}.", len(extra), **values))
+            raise ModelLoadError(ngettext("The draft tokenizer has {n} token the target lacks ({token}, id {id}), and "
+                                          "it is not a special token; {advice}.",
+                                          "The draft tokenizer has {n} tokens the target lacks (e.g. {token}, id "
+                                          "{id}), not just a few special tokens; {advice}.", len(extra), **values))
 
 
 def check_embeddings(configs: list, tokenizer, names: list[str]) -> None:
@@ -526,10 +533,13 @@ def check_embeddings(configs: list, tokenizer, names: list[str]) -> None:
     for name, limit in zip(names, rows):
         past = sorted(i for tok, i in vocab.items() if limit is not None and i >= limit and tok not in specials)
         if past:
-            raise ModelLoadError(_("'{name}' has {rows} token embeddings (its config's vocab_size), but the tokenizer "
-                                   "gives {count} ordinary tokens ids from {first} on, so text with one of them would "
-                                   "crash it.", name=name, rows=number(limit, 0), count=number(len(past), 0),
-                                   first=past[0]))
+            raise ModelLoadError(ngettext("'{name}' has {rows} token embeddings (its config's vocab_size), but the "
+                                          "tokenizer gives {n} ordinary token the id {first}, so text with it would "
+                                          "crash it.",
+                                          "'{name}' has {rows} token embeddings (its config's vocab_size), but the "
+                                          "tokenizer gives {n} ordinary tokens ids from {first} on, so text with one "
+                                          "of them would crash it.", len(past), name=name, rows=number(limit, 0),
+                                          first=past[0]))
     if len(rows) == 2 and None not in rows:
         size = max(len(tokenizer), max(vocab.values(), default=-1) + 1)
         given = min(rows[0], size)  # ids the target can emit or the prompt can hold

@@ -43,3 +43,19 @@ def test_bench_reports_cards_and_the_speedup_lab_name_a_shape_through_draft_shap
         assert "DraftShape.of(" in text and "{row['tree_nodes']}" not in text and "{r['tree_nodes']}" not in text, path
     assert DraftShape(4, 16, 4, 8).short() == "16×4 + 8" and DraftShape(3).short() == "chain"
     assert DraftShape.of({"k": 4, "tree_nodes": 16, "tree_width": 4, "tree_lookup": 8}).short() == "16×4 + 8"
+
+
+def test_a_shape_of_one_node_or_one_copied_token_says_it_in_the_singular():
+    """Read 44: `describe()` wrote "a tree of 1 nodes" and "plus up to 1 tokens copied from the context" for shapes
+    the ranges allow (1 node, a lookup branch of 1); Portuguese "uma árvore de 1 nós", "até 1 tokens copiados"."""
+    from specviz.core.i18n import using
+
+    assert DraftShape(1, 1, 1, 1).describe() == (
+        "a tree of 1 node, depth 1, width 1, plus up to 1 token copied from the context")
+    assert DraftShape(4, 16, 4, 8).describe() == (
+        "a tree of 16 nodes, depth 4, width 4, plus up to 8 tokens copied from the context")
+    assert DraftShape(1, 1, 1).describe() == "a tree of 1 node, depth 1, width 1"
+    with using("pt"):
+        assert DraftShape(1, 1, 1, 1).describe() == (
+            "uma árvore de 1 nó, profundidade 1, largura 1, mais até 1 token copiado do contexto")
+        assert DraftShape(4, 16, 4).describe() == "uma árvore de 16 nós, profundidade 4, largura 4"

@@ -611,3 +611,24 @@ def test_a_seed_repeats_the_tokens_and_verdicts_not_the_timings(toy):
     assert timings != [(s.draft_seconds, s.verify_seconds) for s in second.steps]
     assert "gives the same trace" not in decoding.__doc__
     assert "same seed, same trace" not in GenerationSettings.generator.__doc__
+
+
+def test_a_too_long_run_counts_one_prompt_token_or_one_new_token_in_the_singular():
+    """Read 44: the context refusal read "The prompt has 1 tokens" for a one-character prompt on the toy pair (whose
+    context is 512) and "with 1 new tokens" at a token limit of 1 ("O prompt tem 1 tokens" in Portuguese)."""
+    from types import SimpleNamespace
+
+    from specviz.core.i18n import using
+    from specviz.engine.generation import GenerationSettings, check_context
+
+    model = SimpleNamespace(config=SimpleNamespace(max_position_embeddings=512))
+    with pytest.raises(ValueError) as one_prompt:
+        check_context(model, 1, GenerationSettings(max_new_tokens=600))
+    assert str(one_prompt.value) == ("The prompt has 1 token; with 600 new tokens the target reads 600 positions "
+                                     "(every new token but the last), more than the model's context of 512.")
+    with pytest.raises(ValueError) as one_new:
+        check_context(model, 600, GenerationSettings(max_new_tokens=1))
+    assert str(one_new.value).startswith("The prompt has 600 tokens; with 1 new token the target reads 600 ")
+    with using("pt"), pytest.raises(ValueError) as one_pt:
+        check_context(model, 1, GenerationSettings(max_new_tokens=600))
+    assert str(one_pt.value).startswith("O prompt tem 1 token; com 600 tokens novos, o alvo lê 600 posições")

@@ -187,3 +187,22 @@ def test_continuation_count_refuses_a_huge_negative_int_in_one_sentence():
 
     with pytest.raises(ValueError, match=r"positive whole number \(got -1000000.*…\)\.$"):
         continuation_samples(None, None, [1], n=-10**400, length=2, rule="exact")
+
+
+def test_a_support_of_one_token_is_named_in_the_singular():
+    """Read 44: at a cool temperature p and q can put all but a millionth of their mass on one token, and the note
+    read "Over the 1 tokens that carry almost all the mass" ("Sobre os 1 tokens que carregam" in Portuguese)."""
+    from specviz.core.i18n import using
+    from specviz.labs.exactness.experiments import restrict_support
+    from specviz.labs.exactness.lab import StepDistributions
+
+    p = torch.tensor([1 - 1e-7, 5e-8, 5e-8, 0.0])
+    one = StepDistributions([0], restrict_support(p, p, max_tokens=2), ["a"], "draft")
+    assert one.support.token_ids.tolist() == [0]
+    assert one.note.startswith("Over the 1 token that carries almost all the mass (")
+    with using("pt"):
+        assert one.note.startswith("Sobre o 1 token que carrega quase toda a massa (")
+    two = StepDistributions([0], restrict_support(torch.tensor([0.6, 0.4 - 1e-7, 1e-7, 0.0]),
+                                                  torch.tensor([0.5, 0.5 - 1e-7, 1e-7, 0.0]), max_tokens=2),
+                            ["a", "b"], "draft")
+    assert two.note.startswith("Over the 2 tokens that carry almost all the mass (")

@@ -175,6 +175,47 @@ def test_extra_ordinary_tokens_are_refused():
         check_same_vocabulary(toy_tokenizer(), bigger)
 
 
+def test_one_token_that_differs_lacks_or_has_no_row_is_counted_in_the_singular():
+    """Read 44: one token alone can fail each vocabulary check, and the refusal read "give 1 tokens different ids",
+    "has 1 tokens the draft lacks ..., more than a few special tokens" (one ordinary token is refused for being
+    ordinary, not for a count) and "gives 1 ordinary tokens ids from 33 on"; Portuguese "a 1 tokens"."""
+    from types import SimpleNamespace
+
+    from tokenizers import Tokenizer, models
+    from transformers import PreTrainedTokenizerFast
+
+    from specviz.core.i18n import using
+    from specviz.models.loading import check_embeddings
+
+    def tokenizer(vocab):
+        return PreTrainedTokenizerFast(tokenizer_object=Tokenizer(models.WordLevel(vocab, unk_token="<unk>")),
+                                       unk_token="<unk>", eos_token="<eos>")
+
+    vocab = dict(toy_tokenizer().get_vocab())
+    moved = next(tok for tok, i in vocab.items() if i == 5)
+    one_moved = tokenizer({**{tok: i for tok, i in vocab.items() if tok != moved}, "zz": 5, moved: len(vocab)})
+    with pytest.raises(ModelLoadError) as differ:
+        check_same_vocabulary(toy_tokenizer(), one_moved)
+    assert str(differ.value).startswith(f"The draft and target tokenizers give 1 token different ids ({moved!r} is "
+                                        f"id 5 in the target, 34 in the draft); ")
+    one_more = tokenizer({**vocab, "ab": len(vocab)})
+    with pytest.raises(ModelLoadError) as extra:
+        check_same_vocabulary(one_more, toy_tokenizer())
+    assert str(extra.value).startswith("The target tokenizer has 1 token the draft lacks ('ab', id 34), and it is "
+                                       "not a special token; ")
+    with using("pt"), pytest.raises(ModelLoadError) as extra_pt:
+        check_same_vocabulary(toy_tokenizer(), one_more)
+    assert str(extra_pt.value).startswith("O tokenizador do rascunho tem 1 token que falta ao alvo ('ab', id 34), e "
+                                          "ele não é um token especial; ")
+    with pytest.raises(ModelLoadError) as past:
+        check_embeddings([SimpleNamespace(vocab_size=33)], toy_tokenizer(), ["short"])
+    assert str(past.value) == ("'short' has 33 token embeddings (its config's vocab_size), but the tokenizer gives 1 "
+                               "ordinary token the id 33, so text with it would crash it.")
+    with using("pt"), pytest.raises(ModelLoadError) as past_pt:
+        check_embeddings([SimpleNamespace(vocab_size=33)], toy_tokenizer(), ["short"])
+    assert "mas o tokenizador dá a 1 token comum o id 33, então um texto com ele o faria falhar." in str(past_pt.value)
+
+
 def test_reserved_special_slots_named_differently_are_fine():
     a, b = toy_tokenizer(), toy_tokenizer()
     a.add_special_tokens({"additional_special_tokens": ["<|reserved_0|>"]})

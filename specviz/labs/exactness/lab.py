@@ -18,7 +18,7 @@ import torch
 from specviz.engine import theory
 from specviz.labs.exactness.engine import (continuation_samples, exact_first_token_distribution,
                                       exact_two_token_distribution, proposal_distribution)
-from specviz.core.i18n import _, number, percent
+from specviz.core.i18n import _, ngettext, percent
 from specviz.engine.generation import one_torch_thread
 from specviz.engine.sampling import SamplingConfig
 from specviz.labs.exactness.experiments import Support, one_step_samples, restrict_support, target_samples
@@ -59,9 +59,12 @@ class StepDistributions:
         s = self.support
         if s.target_coverage >= 1 - 1e-9 and s.draft_coverage >= 1 - 1e-9:
             return ""
-        return _("Over the {count} tokens that carry almost all the mass ({p_share} of p, {q_share} of q), "
-                 "renormalised.", count=number(len(s.token_ids), 0), p_share=percent(s.target_coverage, 4),
-                 q_share=percent(s.draft_coverage, 4))
+        # a cool temperature can leave one token carrying it all (read 44: "Over the 1 tokens that carry")
+        return ngettext("Over the {n} token that carries almost all the mass ({p_share} of p, {q_share} of q), "
+                        "renormalised.",
+                        "Over the {n} tokens that carry almost all the mass ({p_share} of p, {q_share} of q), "
+                        "renormalised.", len(s.token_ids), p_share=percent(s.target_coverage, 4),
+                        q_share=percent(s.draft_coverage, 4))
 
 
 @dataclass

@@ -4,7 +4,7 @@ import math
 
 import streamlit as st
 
-from specviz.core.i18n import N_, _, number, percent, signed_delta, times
+from specviz.core.i18n import N_, _, ngettext, number, percent, signed_delta, times
 from specviz.engine import theory
 from specviz.labs.timeline import recording_note
 from specviz.ui.common import charts, state
@@ -123,11 +123,11 @@ if trace_point is not None:
                      tokens=number(trace_point.predicted_tokens_per_step)))
     else:
         # len(tree.nodes): the copied lookup branch included, so past the settings' node budget (36th read)
-        st.caption(_("This trace's trees held up to {nodes} nodes (tokens copied from the context included), up to "
+        st.caption(_("This trace's trees held up to {nodes} (tokens copied from the context included), up to "
                      "{depth} deep. The formula above is for a chain of K drafts, so it is not compared: a tree "
                      "offers several candidates at each depth and keeps, on average, a longer prefix than a chain of "
                      "the same depth at the same α (the Speedup lab measures trees against chains).",
-                     nodes=trace_point.tree_nodes,
+                     nodes=ngettext("{n} node", "{n} nodes", trace_point.tree_nodes),  # a 1-node tree: "1 node"
                      depth=trace_point.tree_depth))
 if points:
     charts.show(theory_view.predicted_vs_measured_figure(points), key="theory_measured",

@@ -63,6 +63,32 @@ def test_the_library_speaks_portuguese():
     assert verdict("ngram", "open", 16, [1, 4, 16]).startswith("ngram, open prompt")  # English outside
 
 
+def test_a_sweep_of_one_stream_counts_it_in_the_singular(monkeypatch):
+    """Read 44: a sweep of `--levels 1` that paid read "up to 1 streams" ("até 1 fluxos"); a break-even at the first
+    level on the vLLM comparison read "it stopped paying at 1 streams" ("deixou de compensar com 1 fluxos")."""
+    from specviz.serving.results import ServingResult
+    from specviz.ui.serving import sweep
+
+    assert verdict("ngram", "copy", None, [1]) == (
+        "ngram, copy prompt: speculation paid at the one level measured, 1 stream.")
+    with using("pt"):
+        assert verdict("ngram", "copy", None, [1]) == (
+            "ngram, prompt copy: a especulação compensou no único nível medido, 1 fluxo.")
+        assert verdict("ngram", "copy", None, [1, 4, 16]) == (
+            "ngram, prompt copy: a especulação compensou em todos os níveis medidos, até 16 fluxos.")
+    result = ServingResult.load(Path(__file__).resolve().parents[2] / "assets" / "benchmarks" / "serving" /
+                                "cpu-smollm2.json")
+    result.break_even = lambda *args, **kwargs: 1  # the first level already lost
+    said = []
+    monkeypatch.setattr(sweep.st, "markdown", lambda text, *a, **k: said.append(text))
+    monkeypatch.setattr(sweep.st, "caption", lambda *a, **k: None)
+    for lang in ("en", "pt"):
+        with using(lang):
+            sweep.predicted(result)
+    assert said[0].endswith(r"Measured\: it did not pay even at one stream\."), said  # escaped markdown
+    assert said[1].endswith(r"Medido\: não compensou nem com um fluxo\."), said
+
+
 @pytest.mark.slow
 def test_the_page_without_a_server_and_with_a_bad_address(speaking_pt):
     at = _page("http://127.0.0.1:9")

@@ -1087,3 +1087,34 @@ def test_the_seed_help_says_same_tokens_only_in_the_same_dtype_and_machine(toy):
     assert parted
     assert "Same seed, same run." not in live.SEED_HELP
     assert "in the same dtype on the same kind of machine" in live.SEED_HELP
+
+
+def test_the_live_progress_line_agrees_with_a_token_limit_of_one():
+    """Read 44: the live bar read "Step 1 · 1 of at most 1 tokens" ("de no máximo 1 tokens") when Max new tokens was
+    1, the least the Playground allows."""
+    from specviz.core.i18n import using
+    from specviz.engine.trace import TokenKind
+    from specviz.runs.runspec import RunSpec
+    from specviz.ui.playground import progress as playground_progress
+
+    class Bar:
+        def __init__(self):
+            self.said = []
+
+        def progress(self, value, text=""):
+            self.said.append(text)
+
+        def markdown(self, *args, **kwargs):
+            pass
+
+        html = markdown
+
+    for lang, limit, expected in (("en", 1, "Step 1 · 1 of at most 1 token · "),
+                                  ("en", 64, "Step 1 · 1 of at most 64 tokens · "),
+                                  ("pt", 1, "Passo 1 · 1 de no máximo 1 token · ")):
+        live = playground_progress.LiveProgress(RunSpec(pair="toy", prompt="hello", max_new_tokens=limit))
+        live.bar, live.line, live.text = Bar(), Bar(), Bar()
+        live.groups, live.tokens = [[("h", TokenKind.BONUS)]], 1
+        with using(lang):
+            live.draw(0.0)
+        assert live.bar.said[-1].startswith(expected), live.bar.said

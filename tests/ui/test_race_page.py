@@ -595,6 +595,7 @@ def test_the_lanes_table_holds_what_each_steps_hover_says_it_drafted_and_accepte
     forwards = [cells for (name, n), cells in rows.items() if name == base_lane and n.isdigit()]
     assert len(forwards) == len(base.steps) and set(forwards) == {("–", "–", "1")}
 
+
 def _step_word(lang: str) -> str:
     return {"en": "step", "pt": "passo"}[lang]
 
@@ -617,3 +618,18 @@ def test_the_race_names_the_part_of_a_step_after_the_forward_one_way(lang, name)
     assert f"{name}," in verdict, verdict
     for text in (*legend, *columns, verdict):
         assert not re.search(r"overhead|sobrecarga", text or ""), text
+
+
+def test_the_token_lines_hover_puts_the_count_after_a_colon():
+    """Read 44: the race's token lines hovered "0.012 s: 1 tokens" (the target-only lane's first token; "1 tokens"
+    in Portuguese too). The count now follows a colon under the axis's own name, so 0 and 1 read right."""
+    from specviz.ui.race import figures
+
+    example = next(e for e in list_examples() if e.baseline_path is not None)
+    spec, base = load_example(example.name)
+    fig = figures.tokens_figure(spec, base)
+    assert 1 in fig.data[-1].y  # target-only: one token a step, so a point at 1 token exists
+    assert {t.hovertemplate.split("<extra>")[0] for t in fig.data} == {"%{x:.3f} s · output tokens: %{y}"}
+    with using("pt"):
+        fig = figures.tokens_figure(spec, base)
+    assert {t.hovertemplate.split("<extra>")[0] for t in fig.data} == {"%{x:.3f} s · tokens de saída: %{y}"}

@@ -165,6 +165,9 @@ def test_a_one_case_toy_sweep_says_one_case_and_no_dtype_to_add(tiny_folder):
     captions = [c.value for c in at.caption]
     assert any(": 1 measured case, 8 new tokens each." in c for c in captions), captions
     assert not [c for c in captions if "names no --dtype" in c], captions
+    # Read 44: the finished progress bar said "Done: 1 cases measured." ("1 casos medidos" in Portuguese)
+    bars = [bar.proto.text for bar in at.get("progress")]
+    assert bars == ["Done: 1 case measured."], bars
 
 
 def test_live_sweep_without_a_k_is_one_sentence(tiny_folder):
@@ -871,3 +874,22 @@ def test_the_time_breakdown_table_holds_the_dashed_lines_time_per_token():
         assert drawn in fig.layout.annotations[0].text
         assert list(table[column]) == [drawn] * len(result.rows(proposer=proposer, temperature=temperature))
         assert list(table.columns[1:4]) == [trace.name for trace in fig.data]  # the bars, as before
+
+
+def test_the_verdicts_tree_of_one_node_child_and_copied_token_agrees():
+    """Read 44: a bench's `--shapes` may name a tree of 1 node, 1 child a node or a lookup branch of 1 token, and
+    the verdict read "A draft tree of up to 1 nodes (at most 1 children per node, ...) plus a lookup branch of up to
+    1 tokens" ("1 nós", "1 filhos", "1 tokens copiados" in Portuguese)."""
+    from specviz.core.i18n import using
+
+    result = results.load_result(ROOT / "assets" / "benchmarks" / "default-cpu-f32-packed" / "results.json")
+    rows = result.shape_rows("eagle", 0.0)
+    tiny_tree = {**next(r for r in rows if r.get("tree_nodes")), "tree_nodes": 1, "tree_width": 1, "k": 1,
+                 "tree_lookup": 1, "speedup_vs_ar": 99.0}
+    result.shape_rows = lambda proposer, temperature: [*rows, tiny_tree]
+    assert ("A draft tree of up to 1 node (at most 1 child per node, depth up to 1) plus a lookup branch of up to 1 "
+            "token copied from the context reached 99.00× against") in verdict.verdict(result, "eagle", 0.0)
+    with using("pt"):
+        said = verdict.verdict(result, "eagle", 0.0)
+    assert ("Uma árvore de rascunho de até 1 nó (no máximo 1 filho por nó, profundidade até 1) mais um ramo de busca "
+            "de até 1 token copiado do contexto chegou a 99,00×") in said

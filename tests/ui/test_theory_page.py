@@ -779,3 +779,58 @@ def test_the_heatmap_caption_says_how_many_of_its_alpha_columns_the_table_shows(
     at.run()
     assert not at.exception
     assert any(says in c.value and f"0 {'a' if lang == 'pt' else 'to'} 16" in c.value for c in at.caption)
+
+
+def test_hover_counts_of_one_agree_with_their_noun():
+    """Read 44: the tokens-per-step chart hovered "1 tokens: 0.500" at j = 1, and the measured vLLM points "1
+    concurrent requests: ..." at one stream ("1 requisições simultâneas" in Portuguese); a break-even at a sweep's
+    first level of 4 read "did not pay even at 4 request at a time". Each count is now written for its value."""
+    import dataclasses
+
+    import plotly.graph_objects as go
+
+    from specviz.ui.common import roofline as serving_roofline
+
+    simulated = theory.simulate_tokens_per_step(0.5, 3, 200, seed=0).numpy()
+    fig = theory_view.tokens_distribution_figure(0.5, 3, simulated)
+    for trace in fig.data:
+        assert trace.hovertemplate.startswith("%{customdata}: %{y:.3f}<extra>")
+        assert list(trace.customdata) == ["1 token", "2 tokens", "3 tokens", "4 tokens"]
+    with using("pt"):
+        fig = theory_view.tokens_distribution_figure(0.5, 3, simulated)
+    assert list(fig.data[0].customdata)[:2] == ["1 token", "2 tokens"]
+    fig, _caption = _measured_figure("smollm2-ngram")
+    points = next(t for t in fig.data if t.name == "measured: vLLM, copy prompt")
+    assert points.x[0] == 1 and points.customdata[0][0] == "1 concurrent request"
+    assert points.customdata[-1][0] == f"{points.x[-1]} concurrent requests"
+    assert "%{customdata[0]}: %{y:.2f}×" in points.hovertemplate and "%{customdata[1]:.2f}" in points.hovertemplate
+    with using("pt"):
+        fig, _caption = _measured_figure("smollm2-ngram")
+    points = next(t for t in fig.data if t.name == "medido: vLLM, prompt de cópia")
+    assert points.customdata[0][0] == "1 requisição simultânea"
+    result = serving_roofline.committed()
+    result = dataclasses.replace(result, levels=[lv for lv in result.levels if lv.concurrency >= 4])
+    result.break_even = lambda *args, **kwargs: 4  # lost already at the first level measured, 4 streams
+    fig, _caption = serving_roofline.on_chart(go.Figure(), "smollm2-ngram", roofline.hardware_presets()["measured"],
+                                              result)
+    markers = [t.hovertemplate for t in fig.data if t.name.startswith("measured break-even")]
+    assert markers and all("speculation did not pay even at 4 concurrent requests<extra>" in m for m in markers)
+
+
+@pytest.mark.slow  # a live toy run and a page run
+def test_a_one_node_tree_trace_is_named_in_the_singular(toy):
+    """Read 44: a trace whose trees held one node (a run with one tree node and no lookup branch) read "This trace's
+    trees held up to 1 nodes" ("até 1 nós" in Portuguese)."""
+    from specviz.runs.running import run
+    from specviz.runs.runspec import RunSpec
+    from specviz.ui.common.state import TRACE_KEY
+
+    tree = run(RunSpec(pair="toy", prompt="the cat", k=1, tree_nodes=1, tree_width=1, max_new_tokens=8, seed=1),
+               pair=toy)
+    assert theory_points.trace_point(tree).tree_nodes == 1
+    at = AppTest.from_file(str(ROOT / "pages" / "theory.py"), default_timeout=60)
+    at.session_state[TRACE_KEY] = tree
+    at.run()
+    assert not at.exception
+    captions = " ".join(c.value for c in at.caption)
+    assert "This trace's trees held up to 1 node (tokens copied from the context included), up to 1 deep." in captions

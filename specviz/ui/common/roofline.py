@@ -12,7 +12,7 @@ from pathlib import Path
 
 import plotly.graph_objects as go
 
-from specviz.core.i18n import N_, _, number
+from specviz.core.i18n import N_, _, ngettext, number
 from specviz.engine import theory
 from specviz.labs import roofline
 from specviz.serving.load import LevelResult
@@ -26,7 +26,6 @@ COLORS = {"copy": REDDISH_PURPLE, "open": SKY_BLUE}
 PROMPT_NAMES = {"copy": N_("copy prompt"), "open": N_("open question")}
 BREAK_EVEN_COLOR = BLUE
 STOPPED = N_("speculation stopped paying at %{x} concurrent requests")
-NEVER = N_("speculation did not pay even at %{x} request at a time")
 NO_POINTS = N_("Measured vLLM points are drawn for the SmolLM2 pairs with n-gram lookup or the EAGLE drafter (the "
                "committed serving sweep); pick one of them under Models to see them.")
 
@@ -84,9 +83,11 @@ def add_measured(fig: go.Figure, result: ServingResult, spec: str) -> go.Figure:
             line=dict(color=COLORS.get(prompt, BLUE), dash="dot", width=1),
             marker=dict(size=11, symbol=SYMBOLS.get(prompt, "diamond"), color=COLORS.get(prompt, BLUE),
                         line=dict(width=1, color="black")),
-            customdata=[a if a is not None else float("nan") for a in alphas],
-            hovertemplate=f"<b>{name}</b><br>" + _("%{x} concurrent requests: %{y:.2f}× the tokens/s without "
-                                                   "speculation; α ≈ %{customdata:.2f} from the mean accepted "
+            # each level's count written here, so 1 agrees ("1 concurrent requests" did not); α beside it
+            customdata=[[ngettext("{n} concurrent request", "{n} concurrent requests", c),
+                         a if a is not None else float("nan")] for (c, _s, _lv), a in zip(levels, alphas)],
+            hovertemplate=f"<b>{name}</b><br>" + _("%{customdata[0]}: %{y:.2f}× the tokens/s without "
+                                                   "speculation; α ≈ %{customdata[1]:.2f} from the mean accepted "
                                                    "length over drafted steps") + "<extra></extra>"))
         even = result.break_even(spec, prompt)
         if even is not None:
@@ -94,8 +95,11 @@ def add_measured(fig: go.Figure, result: ServingResult, spec: str) -> go.Figure:
             fig.add_trace(go.Scatter(
                 x=[even], y=[1.0], mode="markers", showlegend=False, name=label,
                 marker=dict(size=18, symbol="circle-open", color=BREAK_EVEN_COLOR, line=dict(width=2)),
-                hovertemplate=f"<b>{label}</b><br>" + _(STOPPED if even > min(result.concurrencies(prompt))
-                                                         else NEVER) + "<extra></extra>"))
+                # the first level measured need not be 1 (`--levels 4 16`): "even at 4 request at a time" did not agree
+                hovertemplate=f"<b>{label}</b><br>" + (
+                    _(STOPPED) if even > min(result.concurrencies(prompt)) else
+                    ngettext("speculation did not pay even at {n} request at a time",
+                             "speculation did not pay even at {n} concurrent requests", even)) + "<extra></extra>"))
     fig.update_layout(showlegend=True, legend=dict(orientation="h", yanchor="top", y=-0.22, x=0),
                       yaxis_title=_("speedup ×"))  # the line's is expected, the points' measured
     fig.update_layout(height=max(fig.layout.height or 0, 440), margin=dict(b=10))

@@ -63,8 +63,9 @@ class LiveProgress:
             return
         self.line.markdown(_(TEXT["running"]))
         limit = self.spec.max_new_tokens
-        self.bar.progress(min(1.0, self.tokens / limit), text=_(
-            TEXT["progress"], steps=len(self.groups), tokens=self.tokens, limit=limit,
+        self.bar.progress(min(1.0, self.tokens / limit), text=_(  # a limit of 1 read "at most 1 tokens" (read 44)
+            TEXT["progress"], steps=len(self.groups), tokens=self.tokens,
+            limit=ngettext("{n} token", "{n} tokens", limit),
             kept_of_drafted=drafts_kept(self.kept, self.drafted), seconds=number(seconds, 0)))
         self.text.html(stream_html(self.groups))
 

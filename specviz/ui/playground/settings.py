@@ -243,8 +243,7 @@ TEXT = {
                              "earlier in the text, so an answer that repeats its prompt less keeps fewer drafts."),
     "started": N_("**Running:** the target checks each step's drafts as they come; the first tokens appear in a "
                   "moment."),
-    "progress": N_("Step {steps} · {tokens} of at most {limit} tokens · {kept_of_drafted} · "
-                   "{seconds} s"),
+    "progress": N_("Step {steps} · {tokens} of at most {limit} · {kept_of_drafted} · {seconds} s"),  # "1 token"
     "running": N_("**Running:** each chip is a token as soon as the target decided it."),
     "link_waits": N_("This link asks for a live run on the shared model: press **Run** to start it."),
     "first_prompt": N_("Type a prompt, choose the settings and press **Run**. The first run loads the real model (a "

@@ -140,7 +140,8 @@ def tokens_figure(spec: Trace, base: Trace, tree: Trace | None = None) -> go.Fig
         name = _(lane)
         fig.add_trace(go.Scatter(x=seconds, y=tokens, mode="lines", line=dict(shape="hv", color=color, width=2.5),
                                  name=lane_tokens(lane, trace.num_tokens),
-                                 hovertemplate=_("%{x:.3f} s: %{y} tokens") + "<extra>" + name + "</extra>"))
+                                 # the count after a colon: it is 0 and 1 too ("1 tokens")
+                                 hovertemplate=_("%{x:.3f} s · output tokens: %{y}") + "<extra>" + name + "</extra>"))
     fig.update_layout(height=320, margin=dict(l=10, r=10, t=10, b=10), showlegend=False,
                       xaxis_title=_("seconds since generation started"), yaxis_title=_("output tokens"))
     return fig

@@ -9,7 +9,7 @@ import datetime as dt
 import pandas as pd
 import streamlit as st
 
-from specviz.core.i18n import _, number, times
+from specviz.core.i18n import _, ngettext, number, times
 from specviz.labs import roofline
 from specviz.labs.bench.quoted import kernels_words
 from specviz.labs.bench.report import ran_stock_kernels
@@ -186,10 +186,13 @@ def verdict(spec: str, prompt: str, break_even: int | None, levels: list[int]) -
     'ngram, open prompt: speculation stops paying at 16 concurrent streams.'
     >>> verdict("eagle", "copy", 1, [1, 4, 16])
     'eagle, copy prompt: speculation did not pay even at one stream.'
+    >>> verdict("ngram", "copy", None, [1])  # `serve sweep --levels 1` measures one level
+    'ngram, copy prompt: speculation paid at the one level measured, 1 stream.'
     """
     if break_even is None:
-        return _("{spec}, {prompt} prompt: speculation paid at every level measured, up to {streams} streams.",
-                 spec=charts.spec_name(spec), prompt=prompt, streams=max(levels))
+        return ngettext("{spec}, {prompt} prompt: speculation paid at the one level measured, {n} stream.",
+                        "{spec}, {prompt} prompt: speculation paid at every level measured, up to {n} streams.",
+                        max(levels), spec=charts.spec_name(spec), prompt=prompt)
     if break_even == min(levels) == 1:
         return _("{spec}, {prompt} prompt: speculation did not pay even at one stream.", spec=charts.spec_name(spec),
                  prompt=prompt)
@@ -246,7 +249,8 @@ def predicted(result: ServingResult) -> None:
     pays = (_("n-gram speculation pays at every batch size") if b is None
             else _("n-gram speculation does not pay even at a batch of 1") if b == 0  # break_even_batch's 0
             else _("n-gram speculation pays up to a batch of {batch}", batch=b))
-    seen = (_("it paid at every level") if measured is None
+    seen = (_("it paid at every level") if measured is None  # a sweep's first level is one stream (LEVELS)
+            else _("it did not pay even at one stream") if measured == 1
             else _("it stopped paying at {streams} streams", streams=measured))
     st.markdown(escape_markdown(_(
         "Predicted (the Theory explorer's roofline for the project's benchmark CPU, α = {alpha} from the {prompt} "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from specviz.core.i18n import _, get_language
+from specviz.core.i18n import _, get_language, ngettext
 from specviz.engine.limits import PAIR_DRAFTERS
 from specviz.engine.proposers import registry
 from specviz.labs import bench
@@ -68,6 +68,7 @@ def run_live(config: BenchConfig, pair) -> BenchResult | None:
         bar.empty()
         st.error(str(exc))
         return None
-    bar.progress(1.0, text=_("Done: {n} cases measured.", n=len(result.cases)))
+    # one proposer, K, temperature, category and policy make one case (read 44: "Done: 1 cases measured.")
+    bar.progress(1.0, text=ngettext("Done: {n} case measured.", "Done: {n} cases measured.", len(result.cases)))
     st.session_state[LIVE_KEY] = result
     return result

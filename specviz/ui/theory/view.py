@@ -11,7 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from specviz.core.i18n import N_, _, list_separator, number
+from specviz.core.i18n import N_, _, list_separator, ngettext, number
 from specviz.engine import theory
 from specviz.ui.common.palette import BLUE, GREY, ORANGE, REDDISH_PURPLE, VERMILLION
 from specviz.ui.theory.points import K_MAX, MeasuredPoint, TemperatureRow, TracePoint
@@ -149,14 +149,15 @@ def speedup_vs_k_figure(alpha: float, c: float, k: int) -> go.Figure:
 def tokens_distribution_figure(alpha: float, k: int, simulated: np.ndarray | None = None) -> go.Figure:
     """P(a step emits j tokens), j = 1..K+1, from the formula and (optionally) from simulated steps."""
     js = list(range(1, k + 2))
+    counts = [ngettext("{n} token", "{n} tokens", j) for j in js]  # a step emits at least 1: not "1 tokens"
     formula = _("formula")
     fig = go.Figure(go.Bar(x=js, y=theory.tokens_per_step_distribution(alpha, k), name=formula, marker_color=BLUE,
-                           hovertemplate=_("%{x} tokens: %{y:.3f}") + f"<extra>{formula}</extra>"))
+                           customdata=counts, hovertemplate="%{customdata}: %{y:.3f}" + f"<extra>{formula}</extra>"))
     if simulated is not None and len(simulated):
         fig.add_trace(go.Scatter(x=js, y=theory.tokens_per_step_frequencies(simulated, k), mode="markers",
                                  name=_("simulated ({n} steps)", n=number(len(simulated), 0)),
-                                 marker=dict(size=11, color=ORANGE, symbol="diamond"),
-                                 hovertemplate=_("%{x} tokens: %{y:.3f}") + "<extra>" + _("simulated") + "</extra>"))
+                                 marker=dict(size=11, color=ORANGE, symbol="diamond"), customdata=counts,
+                                 hovertemplate="%{customdata}: %{y:.3f}<extra>" + _("simulated") + "</extra>"))
     fig.update_layout(xaxis_title=_("tokens emitted in one step"), yaxis_title=_("probability"), height=320,
                       margin=dict(l=10, r=10, t=30, b=10), title=_("Tokens per step: a truncated geometric"))
     fig.update_xaxes(dtick=1)

@@ -415,3 +415,15 @@ def test_the_projector_and_the_hardest_questions_agree_with_one_answer_in_portug
     assert sum("o passo manteve 1 de 1" in w.lower() for w in why) == 3
     assert _(PACED["how_many_why_bonus"], verdicts="#1 a: accepted", k=1) == (
         "#1 a: accepted. No draft was rejected, so the step kept 1 of 1, and a bonus token from p came free.")
+
+
+def test_a_students_progress_and_the_ordering_prompt_agree_with_one_in_portuguese():
+    """Read 44: the student's progress bar read "1 de 10 respondidas" and an ordering question's prompt "1 de 3
+    posicionados" (a plural participle after a count of one), the pattern the 43rd read fixed on the projector.
+    Both now put the count after the word, which agrees with any count."""
+    from specviz.core.i18n import _
+
+    with using("pt"):
+        assert _("{answered} of {total} answered", answered=1, total=10) == "respondidas: 1 de 10"
+        assert _("Place every item first: {placed} of {total} placed.", placed=1, total=3) == (
+            "Posicione todos os itens primeiro: posicionados 1 de 3.")

@@ -206,3 +206,20 @@ def test_a_support_of_one_token_is_named_in_the_singular():
                                                   torch.tensor([0.5, 0.5 - 1e-7, 1e-7, 0.0]), max_tokens=2),
                             ["a", "b"], "draft")
     assert two.note.startswith("Over the 2 tokens that carry almost all the mass (")
+
+
+def test_one_enumerated_first_token_is_named_in_the_singular(toy):
+    """Read 44: at top-k 1 the two-token comparison's note read "exact, by enumerating all 1 possible first tokens"
+    ("todos os 1 primeiros tokens possíveis"), and one token covering the enumeration's share "exact for the 1 most
+    likely first tokens"."""
+    from specviz.core.i18n import using
+
+    pair, ids = toy
+    one = exact_two_token_distribution(pair.target, ids, SamplingConfig(temperature=1.0, top_k=1), eos=set())
+    assert one.note == "exact: only 1 first token is possible"
+    top = exact_two_token_distribution(pair.target, ids, SAMPLING, eos=set(), coverage=1e-9)
+    assert top.note.startswith("exact for the most likely first token (") and top.note.endswith(
+        "of p); the rest is 'other'")
+    with using("pt"):
+        assert exact_two_token_distribution(pair.target, ids, SamplingConfig(temperature=1.0, top_k=1),
+                                            eos=set()).note == "exata: só 1 primeiro token é possível"

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import torch
 
-from specviz.core.i18n import _, percent
+from specviz.core.i18n import _, ngettext, percent
 from specviz.engine.generation import eos_ids
 from specviz.engine.kvcache import feature_states
 from specviz.engine.limits import is_whole
@@ -133,9 +133,12 @@ def exact_two_token_distribution(target, input_ids: Sequence[int] | torch.Tensor
             if value > 0:
                 entries[(going_on[index // joint.shape[1]], index % joint.shape[1])] = value
     complete = m == int((p1 > 0).sum())
-    note = (_("exact, by enumerating all {m} possible first tokens", m=m) if complete else
-            _("exact for the {m} most likely first tokens ({share} of p); the rest is 'other'", m=m,
-              share=percent(float(cum[m - 1]), 2)))
+    # top-k 1, or one token holding nearly all of p, leaves one first token (read 44: "all 1 possible first tokens")
+    note = (ngettext("exact: only {n} first token is possible", "exact, by enumerating all {n} possible first tokens",
+                     m) if complete else
+            ngettext("exact for the most likely first token ({share} of p); the rest is 'other'",
+                     "exact for the {n} most likely first tokens ({share} of p); the rest is 'other'", m,
+                     share=percent(float(cum[m - 1]), 2)))
     return _sequence_distribution(entries, max_support, complete and every_pair, note)
 
 

@@ -893,3 +893,22 @@ def test_the_verdicts_tree_of_one_node_child_and_copied_token_agrees():
         said = verdict.verdict(result, "eagle", 0.0)
     assert ("Uma árvore de rascunho de até 1 nó (no máximo 1 filho por nó, profundidade até 1) mais um ramo de busca "
             "de até 1 token copiado do contexto chegou a 99,00×") in said
+
+
+def test_a_run_of_one_suite_is_named_in_the_singular(monkeypatch):
+    """Read 44: a run of one suite whose command names no --suites read "not the 1 this run had" ("não os 1 que esta
+    execução teve" in Portuguese, a plural article before one)."""
+    from specviz.core.i18n import using
+    from specviz.labs.bench.report import SuitesDefault
+    from specviz.ui.common import bench_results
+
+    result = results.load_result(results.result_files()[0])
+    for ran, en, pt in ((("qa",), "not only the one this run had, so add `--suites qa`.",
+                         "não só o conjunto que esta execução teve, então acrescente `--suites qa`."),
+                        (("qa", "code"), "not the 2 this run had, so add `--suites qa code`.",
+                         "não os 2 que esta execução teve, então acrescente `--suites qa code`.")):
+        monkeypatch.setattr(bench_results, "rerun_differences",
+                            lambda _result, ran=ran: [SuitesDefault(ran=ran, today=("qa", "code", "rewrite"))])
+        assert bench_results.command_notes(result)[0].endswith(en)
+        with using("pt"):
+            assert bench_results.command_notes(result)[0].endswith(pt)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from specviz.core.i18n import _
+from specviz.core.i18n import _, ngettext
 from specviz.labs.bench import BenchResult
 from specviz.labs.bench.report import (GPU_CHECK_FOLDER, DtypeDefault, GpuCheckRun, IsaLimits, ReplacedDrafter,
                                        StockKernels, SuitesDefault, rerun_differences)
@@ -44,9 +44,13 @@ def command_notes(result: BenchResult) -> list[str]:
                                "pack them, so put `SPECVIZ_KERNELS=stock` before the command to time the kernels this "
                                "run timed."))
             case SuitesDefault(ran=ran, today=today):
-                notes.append(_("This command names no --suites: run today it takes every suite in assets/prompts "
-                               "({today}), not the {count} this run had, so add `--suites {ran}`.",
-                               today=", ".join(today), count=len(ran), ran=" ".join(ran)))
+                # a run of one suite: Portuguese "não a 1 que esta execução teve", not "não os 1" (read 44)
+                notes.append(ngettext("This command names no --suites: run today it takes every suite in "
+                                      "assets/prompts ({today}), not only the one this run had, so add `--suites "
+                                      "{ran}`.",
+                                      "This command names no --suites: run today it takes every suite in "
+                                      "assets/prompts ({today}), not the {n} this run had, so add `--suites {ran}`.",
+                                      len(ran), today=", ".join(today), ran=" ".join(ran)))
             case ReplacedDrafter():
                 notes.append(_("Its eagle rows drafted with the EAGLE-1 drafter then in assets/models/smollm2-eagle; "
                                "the EAGLE-3 drafter replaced it on 2026-12-02, and the command drafts with that one "

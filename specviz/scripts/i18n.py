@@ -132,8 +132,11 @@ def problems(po: Path = PO, mo: Path = MO, root: Path = ROOT) -> list[str]:
             ids = entry.id if isinstance(entry.id, tuple | list) else (entry.id,)
             strings = entry.string if isinstance(entry.string, tuple | list) else (entry.string,)
             wanted = set().union(*(placeholders(i) for i in ids))
-            for s in strings:
-                if placeholders(s) != wanted:
+            for form, s in enumerate(strings):
+                # a plural entry's first form mirrors the English singular, which may leave the count out ("not only
+                # the one this run had"): it may omit what the singular omits, never add or lose anything else
+                singular = placeholders(ids[0]) if len(ids) > 1 and form == 0 else wanted
+                if not singular <= placeholders(s) <= wanted:
                     found.append(f"placeholders differ: {shown[:50]!r} has {sorted(wanted)}, the translation "
                                  f"{sorted(placeholders(s))}")
     if not mo.exists():

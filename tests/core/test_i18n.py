@@ -231,3 +231,23 @@ def test_the_i18n_script_says_it_checks_when_given_no_command(capsys):
     usage = capsys.readouterr().out.strip().splitlines()[-1]
     assert usage.endswith("(no command: check)") and "also what it does with no command" in " ".join(
         i18n.__doc__.split())
+
+
+@pytest.mark.slow  # extracts every message of the code: make test runs it, make check stays under a minute
+def test_a_plural_entrys_first_form_may_leave_out_the_count_its_english_singular_leaves_out(tmp_path):
+    """Read 44: "not only the one this run had" / "not the {n} this run had" is a plural entry whose English singular
+    names no {n}; the check asked the Portuguese singular for {n} anyway (the real catalog passing, at the top of
+    this file, is the allowed case). The first form may omit what the singular omits; anything else lost is caught."""
+    key = "This command names no --suites: run today it takes every suite in assets/prompts ({today}), not only the one"
+
+    def lose(one, many):
+        def change(catalog):
+            entry = next(m for m in catalog if m.id and isinstance(m.id, tuple) and m.id[0].startswith(key))
+            assert "{n}" not in entry.id[0] and "{n}" in entry.id[1] and "{n}" not in entry.string[0]
+            entry.string = (entry.string[0].replace(one, ""), entry.string[1].replace(many, ""))
+        return change
+
+    for one, many, missing in (("{ran}", "", "ran"), ("", "{n}", "n")):
+        po, mo = _broken_copy(tmp_path, lose(one, many))
+        found = [line for line in catalog_tool.problems(po, mo) if "placeholders differ" in line]
+        assert len(found) == 1 and "--suites" in found[0] and f"'{missing}'" in found[0], found

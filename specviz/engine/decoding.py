@@ -194,8 +194,7 @@ def decode(target: PreTrainedModel, proposer: Proposer, input_ids: Sequence[int]
     what a step drafts (None: a chain of `settings.k`) and `tree` how a tree is judged (`TreeVerification()`: the exact
     rule). K is `settings.k` (None: target-only decoding); a shape with another K is a ValueError."""
     if shape is not None and shape.k != settings.k:
-        raise ValueError(f"The shape drafts K={shape.k} but the settings say K={settings.k}: give K once, in both "
-                         "from the same value.")
+        raise ValueError(f"The shape drafts K={shape.k} but the settings say K={settings.k}: give both the same K.")
     options = options or DecodeOptions()
     clock, deadline, on_step = options.clock, options.deadline, options.on_step
     prompt = prompt_ids(input_ids, target)

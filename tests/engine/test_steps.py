@@ -182,7 +182,8 @@ def test_the_draft_sizes_live_in_one_draft_shape(toy):
     with pytest.raises(ValueError, match=r"^Give the draft's sizes once: shape=DraftShape\(.*\) and k=2, "
                                          r"tree_width=4 disagree\.$"):
         speculative_generate(toy.target, make_proposer(toy, "draft"), prompt, shape=shape, k=2, tree_width=4, **run)
-    with pytest.raises(ValueError, match=r"^The shape drafts K=3 but the settings say K=2"):
+    # Read 44: the sentence ended "give K once, in both from the same value", which asked for K once and twice
+    with pytest.raises(ValueError, match=r"^The shape drafts K=3 but the settings say K=2: give both the same K\.$"):
         decode(toy.target, make_proposer(toy, "draft"), prompt, GenerationSettings(8, 1.0, 0, 1.0, SEED, 2),
                shape=shape)
     chain = speculative_generate(toy.target, make_proposer(toy, "draft"), prompt, k=K, **run)

@@ -377,8 +377,11 @@ def machine_shape(pair, temperature: float, proposer: str) -> dict[str, int]:
 
     if table_for(pair.name, proposer) is None:
         return recommended_for(pair.name).shape.settings()
-    measuring = _("Measuring this machine once (how long depends on its CPU and load; cached afterwards)…")
+    measuring = _("Measuring this machine (how long depends on its CPU and load; cached if the machine was quiet)…")
     cal = calibrate(pair, proposer, progress=lambda msg: print(measuring, file=sys.stderr))
+    if not cal.quiet:  # not cached: the next run measures again (Read 44: "cached afterwards" said otherwise)
+        print(_("The machine was busy while it was measured (the rounds disagreed by {spread}), so these costs are "
+                "not cached: the next run measures again.", spread=percent(cal.spread)), file=sys.stderr)
     best = best_prediction(pair, temperature, cal, proposer)
     print(_("Draft shape for this machine: {shape}; predicted {speedup}× the speed of model.generate here "
             "(`python -m specviz calibrate` shows why).", shape=best.shape.describe(),

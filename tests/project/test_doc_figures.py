@@ -1069,6 +1069,39 @@ def test_cli_md_runs_the_calibrated_shape_only_for_the_proposer_the_table_measur
     assert "recommended without a shape table for the proposer;" in help_k
 
 
+def test_a_calibration_of_a_busy_machine_is_not_said_to_be_cached(monkeypatch, capsys):
+    """Read 44: `generate` and `compare` printed "Measuring this machine once (...; cached afterwards)" and library.md
+    said `choose_shape` "measures once", but `calibrate` caches only a quiet measurement (its rounds within
+    `QUIET_SPREAD`): on a busy machine every run measured again. The message now says when it is cached and, after
+    a busy measurement, that the next run measures again; library.md names the condition."""
+    from types import SimpleNamespace
+
+    import specviz.labs.calibration as calibration
+    import specviz.labs.shape_choice as shape_choice
+    from specviz.cli import machine_shape
+    from specviz.engine.draft_shape import DraftShape
+    from specviz.labs.calibration import QUIET_SPREAD, Calibration
+
+    busy = Calibration("default", "eagle", "float32", "cpu", "stock", "cpu", (), False, "2", 2,
+                       ((1, 0.05), (25, 0.09)), 0.004, 0.06, QUIET_SPREAD * 3)
+
+    def measured(pair, proposer, progress=None, **_):
+        progress("measuring")
+        return busy
+
+    monkeypatch.setattr(calibration, "calibrate", measured)
+    monkeypatch.setattr(shape_choice, "best_prediction",
+                        lambda pair, t, cal, proposer: shape_choice.predict(DraftShape(4), 2.0, None, cal))
+    assert not busy.quiet
+    machine_shape(SimpleNamespace(name="default"), 0.0, "eagle")
+    err = " ".join(capsys.readouterr().err.split())
+    assert "cached afterwards" not in err and "cached if the machine was quiet" in err
+    assert "so these costs are not cached: the next run measures again." in err
+    text = " ".join((DOCS / "library.md").read_text(encoding="utf-8").split())
+    assert "measures once" not in text
+    assert f"when its rounds agree within {QUIET_SPREAD:.0%}: a busy machine measures again next time" in text
+
+
 def test_the_benchmarks_readme_table_has_a_row_for_every_folder():
     """assets/benchmarks/README.md's table of folders (folder, what, exact command) had no row for
     `default-cpu-bf16-tree/`, the issue-30 targets run whose files the docs quote most, nor for `serving/`

@@ -1252,3 +1252,17 @@ def test_a_policy_that_wins_by_under_half_a_percent_is_not_shown_as_plus_zero():
     assert 0 < gain < 0.005
     text = markdown_report(result)
     assert f"optimal K₀=4 ({gain:+.1%} vs constant)" in text and "(+0% vs constant)" not in text
+
+
+def test_the_package_docstring_names_the_proposers_transformers_has_no_twin_for():
+    """Read 44: the bench's docstring listed "transformers' own assisted generation with the same draft and a fixed
+    K" among what every run measures, as if each proposer had one; the registry gives the EAGLE drafter and the
+    Medusa heads no twin (`ProposerInfo.twin`), so their rows have no transformers comparison."""
+    import specviz.labs.bench as bench
+    from specviz.engine.proposers import registry
+
+    untwinned = [info.name for info in registry.proposers() if info.twin is None]
+    assert untwinned == ["eagle", "medusa"]
+    text = " ".join(bench.__doc__.split())
+    assert "nothing for the EAGLE drafter and the Medusa heads, which transformers does not run" in text
+    assert "for each chain of constant K" in text

@@ -9,7 +9,8 @@ every method alike:
   * specviz's target-only decoding (the baseline the speedup is quoted against) and `model.generate`;
   * speculative decoding for every proposer x draft-length policy x K, traces recorded off (and once on, to
     measure what recording costs);
-  * transformers' own assisted generation with the same draft and a fixed K (prompt lookup for n-gram);
+  * transformers' own assisted generation with the same draft, for each chain of constant K (prompt lookup for
+    n-gram; nothing for the EAGLE drafter and the Medusa heads, which transformers does not run);
   * the costs behind the theory: c = draft forward / target forward (1 new token, warm cache) and the verify
     cost of a target forward over 1..K+1 tokens.
 

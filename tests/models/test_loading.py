@@ -216,6 +216,29 @@ def test_one_token_that_differs_lacks_or_has_no_row_is_counted_in_the_singular()
     assert "mas o tokenizador dá a 1 token comum o id 33, então um texto com ele o faria falhar." in str(past_pt.value)
 
 
+def test_a_vocabulary_refusal_says_why_in_words_true_of_ordinary_tokens():
+    """Read 44: 'ab' and 'cd' are ordinary tokens, but the refusal said the draft has "more than a few special
+    tokens" the target lacks, and one extra token read "1 tokens". Now: not just a few special tokens (true of
+    ordinary ones and of a tail too long), and one extra token is refused as not a special token."""
+    from tokenizers import Tokenizer, models
+    from transformers import PreTrainedTokenizerFast
+
+    def with_extra(*tokens):
+        vocab = dict(toy_tokenizer().get_vocab())
+        vocab.update({token: len(vocab) + i for i, token in enumerate(tokens)})
+        return PreTrainedTokenizerFast(tokenizer_object=Tokenizer(models.WordLevel(vocab, unk_token="<unk>")),
+                                       unk_token="<unk>", eos_token="<eos>")
+
+    with pytest.raises(ModelLoadError) as two:
+        check_same_vocabulary(toy_tokenizer(), with_extra("ab", "cd"))
+    assert "more than a few special tokens" not in str(two.value)
+    assert "(e.g. 'ab', id 34), not just a few special tokens; " in str(two.value)
+    with pytest.raises(ModelLoadError) as one:
+        check_same_vocabulary(with_extra("ab"), toy_tokenizer())
+    assert str(one.value).startswith("The target tokenizer has 1 token the draft lacks ('ab', id 34), and it is not "
+                                     "a special token; ")
+
+
 def test_reserved_special_slots_named_differently_are_fine():
     a, b = toy_tokenizer(), toy_tokenizer()
     a.add_special_tokens({"additional_special_tokens": ["<|reserved_0|>"]})

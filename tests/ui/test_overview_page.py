@@ -220,6 +220,27 @@ def test_the_portuguese_overview_gives_each_cpu_the_article_the_readme_and_the_c
     assert f"na {xeon}" not in text and f"na {epyc}" not in text
 
 
+def test_app_md_dates_the_portuguese_overview_shot_by_words_the_page_says_today(fast_play):
+    """Read 44 (review): pt-overview.png was retaken (9bc06266) before two later fixes of the same page, so it showed
+    "na Intel(R) Xeon(R) Processor" and "quatro execuções curtas do par carregado", the claim c6236786 corrected. It is
+    retaken again, and docs/app.md names the words the shot was taken once the page said: each is on today's page."""
+    from specviz.core.i18n import using
+
+    doc = " ".join((ROOT / "docs" / "app.md").read_text(encoding="utf-8").split())
+    said = re.search(r"`pt-overview\.png`\) is `/\?lang=pt` at 1400×900, retaken on [0-9-]+ with .*? once the page "
+                     r"said (.*?)\. ", doc)
+    assert said, "docs/app.md no longer says when the Portuguese Overview shot was taken"
+    quoted = re.findall(r'"([^"]+)"', said.group(1))
+    assert {"no Intel(R) Xeon(R) Processor", "do par padrão, o SmolLM2-135M"} <= set(quoted), quoted
+    with using("pt"):
+        at = AppTest.from_file(PAGE, default_timeout=30)
+        at.query_params["lang"] = "pt"
+        at.run()
+    page = " ".join([*(m.value for m in at.markdown), *(i.value for i in at.info),
+                     *(h.value for h in at.subheader)]).replace("\\", "")
+    assert [words for words in quoted if words not in page] == [], page[:300]
+
+
 def test_the_portuguese_overview_calls_the_loop_what_the_readme_and_the_lessons_do(fast_play):
     """Read 43 (front): the Overview's heading said "O ciclo" where the README's pages table, the app tour and lesson
     2's title ("O laço: palpites baratos, ...") call the propose → verify → accept/reject → correct loop "o laço"."""

@@ -638,7 +638,7 @@ def _tokenizer(folder: Path, ref: ModelRef, trust: bool):
             raise
         if not any(any(folder.glob(pattern)) for pattern in VOCABULARY_FILES):
             # no vocabulary at all: one sentence of our own, not transformers' English reason inside a Portuguese
-            # one (issue 44: "... não pode ser carregado (Couldn't instantiate the backend tokenizer from one of:).")
+            # one (read 44: "... não pode ser carregado (Couldn't instantiate the backend tokenizer from one of:).")
             raise ModelLoadError(_("'{name}' has no tokenizer: expected a tokenizer.json, tokenizer.model or "
                                    "vocab.json file beside its config.", name=ref.name)) from None
         raise ModelLoadError(_("The tokenizer of '{name}' cannot be loaded ({reason}).", name=ref.name,

@@ -408,7 +408,7 @@ Y_TITLE_FITS = """() => [...document.querySelectorAll('.js-plotly-plot')].filter
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
 def test_the_verify_cost_tabs_y_axis_titles_fit_their_plots_on_a_phone(screens, base, lang):
-    """Issue 44: on a 390 px phone the Portuguese y axis title of the float32/bfloat16 verify-cost chart, "tempo /
+    """Read 44: on a 390 px phone the Portuguese y axis title of the float32/bfloat16 verify-cost chart, "tempo /
     passagem de um token", ran taller than its plot and was cut off. It is two short lines now
     (`charts.wrap_axis_title`, in the Speedup lab's `_layout`)."""
     page = _open(screens, base, f"/speedup_lab?lang={lang}")

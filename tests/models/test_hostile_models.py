@@ -109,7 +109,7 @@ def test_a_config_that_is_not_json_is_one_sentence_in_the_readers_language(toy_f
     ("pt", "'model' não tem tokenizador: era esperado um arquivo tokenizer.json, tokenizer.model ou vocab.json ao "
            "lado da sua configuração.")])
 def test_a_folder_without_a_tokenizer_is_one_sentence_in_the_readers_language(toy_folder, tmp_path, lang, says):
-    """Issue 44: a model folder with no tokenizer read "O tokenizador de 'model' não pode ser carregado (Couldn't
+    """Read 44: a model folder with no tokenizer read "O tokenizador de 'model' não pode ser carregado (Couldn't
     instantiate the backend tokenizer from one of:).", transformers' English inside the Portuguese sentence."""
     from specviz.core.i18n import using
 

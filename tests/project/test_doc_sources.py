@@ -383,7 +383,7 @@ def test_app_md_names_where_the_screenshots_the_script_does_not_write_come_from(
 
 
 def test_the_portuguese_overview_screenshot_has_one_accurate_description_in_both_docs():
-    """Issue 44: the Portuguese Overview screenshot's alt text said "the loop" / "o laço" in app.md and app.pt-BR.md,
+    """Read 44: the Portuguese Overview screenshot's alt text said "the loop" / "o laço" in app.md and app.pt-BR.md,
     but the picture shows only the loop section's heading at its bottom edge, under the guided-path box, the two
     paragraphs on why decoding is slow and the trick, and the note that this machine is not measured yet. Both alt
     texts now name the same parts, each in its doc's language, and the loop only by its heading."""

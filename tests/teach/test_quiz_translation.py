@@ -426,7 +426,7 @@ PASS_SINGULAR_AFTER_DECIMAL = re.compile(r"\d,\d+(?:–\d+,\d+)?\s+passagem\b")
 
 
 def test_portuguese_writes_a_cost_in_passes_and_a_ratio_of_times_one_way(banks):
-    """Issue 44: one quantity written two ways in Portuguese: "2,2 passagens do alvo" beside "1,5 vez o tempo do alvo
+    """Read 44: one quantity written two ways in Portuguese: "2,2 passagens do alvo" beside "1,5 vez o tempo do alvo
     sozinho" (lm-slower), "{eagle_speedup} vez mais rápido" in an example's description where every other speed
     reads "{speedup}× a velocidade", and "1,00–1,04 passagem de um token" in the lesson plan where the quiz writes
     "1,2 passagens do alvo". The glossary's Style section now fixes one form: passes in the plural, ratios with ×."""

@@ -422,7 +422,7 @@ def test_a_reload_keeps_the_teacher_on_the_teacher_view_behind_the_pin(db):
     ("en", "There is no session **NOPE42** on this server. Pick one of its sessions below."),
     ("pt", "Não há nenhuma sessão **NOPE42** neste servidor. Escolha abaixo uma das suas sessões.")])
 def test_a_link_to_an_unknown_session_says_so_and_shows_no_other_session(db, lang, says):
-    """Issue 44: ?session= with a code this server does not hold silently showed the first session, its dashboard
+    """Read 44: ?session= with a code this server does not hold silently showed the first session, its dashboard
     under the link as if it were the one asked for. The page now says in one sentence that there is no such session,
     shows no dashboard, and waits for the teacher to pick one."""
     from specviz.core.i18n import using

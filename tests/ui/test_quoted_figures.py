@@ -156,7 +156,7 @@ def test_the_speedup_labs_verify_sentence_follows_its_own_curve(folder, word):
 @pytest.mark.parametrize("lang, words", [("en", "(2 cores, oneDNN packed-weight kernels)"),
                                          ("pt", "(2 núcleos, kernels do oneDNN com pesos pré-empacotados)")])
 def test_the_verify_sentence_names_the_packed_kernels_in_words_not_by_their_code_id(lang, words):
-    """Issue 44: the Speedup lab's verify-cost sentence said "(2 cores, onednn-packed kernels)" in both languages, the
+    """Read 44: the Speedup lab's verify-cost sentence said "(2 cores, onednn-packed kernels)" in both languages, the
     id `SPECVIZ_KERNELS` and the files use; a reader gets the kernels' name in their language."""
     result = BenchResult.from_dict(json.loads((BENCH / "default-cpu-f32-packed" / "results.json").read_text("utf-8")))
     assert (result.machine or {}).get("kernels") == "onednn-packed"  # the recorded id, kept in the file

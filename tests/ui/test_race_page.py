@@ -518,7 +518,7 @@ def test_the_lanes_table_puts_the_prefill_under_prefill_and_names_the_forward_as
         assert not any("verify" in column or "verificação" in column for column in table.columns)
         first = table.groupby(table.columns[0], sort=False).head(1)  # each lane's first row: its prefill
         assert list(first[prefill]) == prefills
-        assert list(first[forward]) == ["–", "–"] and list(first[draft]) == ["–", "–"]  # not a step: issue 44
+        assert list(first[forward]) == ["–", "–"] and list(first[draft]) == ["–", "–"]  # not a step: read 44
         assert list(table[table[table.columns[1]] == "1"][forward]) == forwards
         # stop 68's known-left list: a target-only forward drafts nothing, and its draft time read "0.00" beside a
         # drafted count of "–"; both read "–" now, and a speculative step keeps its measured draft time
@@ -532,7 +532,7 @@ def test_the_lanes_table_puts_the_prefill_under_prefill_and_names_the_forward_as
 @pytest.mark.parametrize("lang, words", [("en", "A dash (–) marks a cell that does not apply to its row"),
                                          ("pt", "Um travessão (–) marca uma célula que não se aplica à sua linha")])
 def test_the_lanes_table_marks_every_cell_that_does_not_apply_with_one_dash_and_says_so(monkeypatch, lang, words):
-    """Issue 44: the race chart's table left a prefill row's step cells, a step's prefill cell and a "between steps"
+    """Read 44: the race chart's table left a prefill row's step cells, a step's prefill cell and a "between steps"
     row's cells empty, but wrote "–" for a target-only forward's draft: two marks for "does not apply", neither
     explained. Every such cell is "–" now, and a caption over the table says what the dash means."""
     from specviz.ui.race.figures import lanes_table

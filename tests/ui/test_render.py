@@ -452,7 +452,7 @@ def test_trace_headline_and_settings_line_group_counts_the_readers_way():
 @pytest.mark.parametrize("lang, label, words", [("en", "Drafts accepted", "This run's lookup branch copied"),
                                                 ("pt", "Palpites aceitos", "O ramo de busca desta execução copiou")])
 def test_drafts_accepted_counts_drafts_not_the_tokens_a_lookup_branch_copied(lang, label, words):
-    """Issue 44: the trace headline's "Drafts accepted" (of K drafted) counted the tokens a tree's lookup branch
+    """Read 44: the trace headline's "Drafts accepted" (of K drafted) counted the tokens a tree's lookup branch
     copied from the context, in both numbers, though the step text says no model drafted them. It now counts the
     drafted tokens only, and its help says how many were copied and kept."""
     from specviz.core.i18n import _, using

@@ -738,7 +738,7 @@ def test_a_run_with_capped_kernels_says_the_command_does_not_show_the_caps():
 @pytest.mark.parametrize("lang, lines", [("en", ["time / one-token", "forward"]),
                                          ("pt", ["tempo / passagem", "de um token"])])
 def test_the_dtype_charts_y_axis_title_is_short_lines_that_fit_a_phone(lang, lines):
-    """Issue 44: the float32/bfloat16 verify-cost chart's y axis title, "tempo / passagem de um token" in one line,
+    """Read 44: the float32/bfloat16 verify-cost chart's y axis title, "tempo / passagem de um token" in one line,
     was 196 px tall over a 140 px plot on a 390 px phone, and cut off (tests/browser/test_phone.py measures it). It
     is lines of at most `AXIS_TITLE_LINE` characters now, in both languages."""
     from specviz.core.i18n import using

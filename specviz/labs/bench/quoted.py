@@ -192,7 +192,7 @@ def machine_text(record: dict) -> str:
 def kernels_words(kernels: str) -> str:
     """A run's recorded linear kernels (`specviz.engine.kernels`: "onednn-packed", "stock") as the words that go
     before "kernels" in the reader's language; the code id is for the `SPECVIZ_KERNELS` setting and the files, not
-    for a sentence (issue 44: the Speedup lab's verify-cost sentence said "onednn-packed kernels"). Another id is
+    for a sentence (read 44: the Speedup lab's verify-cost sentence said "onednn-packed kernels"). Another id is
     kept as recorded.
 
     >>> kernels_words("onednn-packed"), kernels_words("stock"), kernels_words("mkl")

@@ -192,7 +192,7 @@ def role_to_url(role: str) -> None:
 def pick_session(store: ClassroomStore) -> Session | None:
     """The session the dashboard shows: open ones first, then ended ones (still viewable and exportable). The choice
     goes into the URL, so a reload (after the PIN) comes back to it. A session the URL names but this server does not
-    hold is said to be not found, and none is shown until the teacher picks one (issue 44: the first session was
+    hold is said to be not found, and none is shown until the teacher picks one (read 44: the first session was
     shown under the link's code as if it were that one)."""
     sessions = store.sessions()
     if not sessions:

@@ -98,7 +98,7 @@ def wrap_title(fig: go.Figure, line: int = TITLE_LINE) -> go.Figure:
 
 
 AXIS_TITLE_LINE = 16  # characters: a vertical axis title that fits a 140 px tall plot (the Speedup lab's dtype chart
-# on a 390 px phone, its legend below it); "tempo / passagem de um token" in one line was 196 px tall (issue 44)
+# on a 390 px phone, its legend below it); "tempo / passagem de um token" in one line was 196 px tall (read 44)
 
 
 def wrap_axis_title(text: str, line: int = AXIS_TITLE_LINE) -> str:

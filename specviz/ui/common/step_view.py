@@ -305,7 +305,7 @@ HEADLINE_LABELS = (N_("Tokens"), N_("Target passes"), N_("Mean accepted length")
 
 def trace_headline(trace: Trace) -> dict[str, str]:
     """The headline numbers of a trace, formatted for people (keyed by the English labels). "Drafts accepted" counts
-    drafts only: the tokens a tree's lookup branch copied from the context are no drafts (issue 44: they were
+    drafts only: the tokens a tree's lookup branch copied from the context are no drafts (read 44: they were
     counted in both numbers), and `headline_help` says how many of those were kept."""
     drafted = trace.num_drafted - trace.num_copied
     return {

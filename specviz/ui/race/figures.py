@@ -24,7 +24,7 @@ PHASE_NAMES = {"prefill": N_("prefill (read the prompt)"), "draft": N_("draft: p
                "verify": N_("target forward pass"),
                "overhead": N_("rest of the step: sampling, the rule, the cache rewind"),
                "untimed": N_("between steps: not timed")}
-# the lanes table's one mark for a cell that does not apply to its row (issue 44: some such cells were empty, others
+# the lanes table's one mark for a cell that does not apply to its row (read 44: some such cells were empty, others
 # "–"), and the note under the table's title that says so
 NOT_APPLICABLE = "–"
 LANES_TABLE_NOTE = N_("A dash (–) marks a cell that does not apply to its row: a prefill row has only its prefill "
@@ -157,7 +157,7 @@ def lanes_table(spec: Trace, base: Trace, tree: Trace | None = None) -> pd.DataF
     chart draws it as the grey prefill, which, with a draft model, is the draft's pass over the prompt too, and a
     target-only lane verifies nothing. The drafted and accepted counts were only in the hover (issue 43). A
     target-only forward's draft time reads "–" too, as its drafted count does (it read 0.00 beside "–"), and so does
-    every other cell that does not apply to its row (NOT_APPLICABLE, explained by LANES_TABLE_NOTE; issue 44: the
+    every other cell that does not apply to its row (NOT_APPLICABLE, explained by LANES_TABLE_NOTE; read 44: the
     prefill and "between steps" rows left theirs empty)."""
     lanes = [(_(CHAIN_LANE if tree is not None else SPEC_LANE), spec, True), (_(BASE_LANE), base, False)]
     if tree is not None:

@@ -176,7 +176,7 @@ def _row_kernels(result: ServingResult) -> str | None:
     """The linear kernels the sweep's specviz rows record ("onednn-packed", "stock"; several joined), or None where
     they record none (sweeps from before read 32)."""
     kernels = sorted({row["kernels"] for row in result.specviz if row.get("kernels")})
-    return ", ".join(kernels_words(k) for k in kernels) or None  # words, translated (43rd read, issue 44)
+    return ", ".join(kernels_words(k) for k in kernels) or None  # words, translated (43rd read, read 44)
 
 
 def verdict(spec: str, prompt: str, break_even: int | None, levels: list[int]) -> str:

@@ -265,7 +265,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
     """`python -m specviz calibrate`: this machine's cost curve, where speculation pays, the predicted shapes."""
     if not 1 <= args.top <= 50:
         raise ValueError(_("--top must be a whole number from 1 to 50 (got {value}).", value=args.top))
-    from specviz.labs.calibration import cache_path, calibrate
+    from specviz.labs.calibration import cache_path, calibrate, proposer_key
     from specviz.labs.shape_choice import predictions, slowdown_note, table_for, table_temperature
     from specviz.models.pairs import load_pair
 
@@ -287,7 +287,8 @@ def run_calibrate(args: argparse.Namespace) -> int:
             when=cal.measured_at, seconds=number(cal.took_seconds, 1), spread=percent(cal.spread, 1),
             noisy="" if cal.quiet else _(" (not quiet: not cached, measure again on an idle machine)")))
     if cal.quiet:
-        print(_("Cached in {path}", path=cache_path(pair.name, cal.dtype, cal.kernels, cal.device)))
+        print(_("Cached in {path}", path=cache_path(pair.name, cal.dtype, cal.kernels, cal.device,
+                                                     proposer_key(pair, cal.proposer))))
     print(_("One target forward over n new tokens (milliseconds, and in one-token forwards):"))
     print("  " + "   ".join(f"n={n}: {number(s * 1e3, 1)} ms ({number(s / cal.one)})" for n, s in cal.verify))
     print(_("One drafter pass ({proposer}): {ms} ms = {c} one-token forwards; one token of model.generate: {gms} ms = "

@@ -22,8 +22,8 @@ was not quiet, everything is measured once more, and a calibration still that no
 cached.
 
 The result is cached under `$SPECVIZ_CACHE/calibration/`, one file per CPU (model and the instruction sets that
-matter), device (on a GPU, its model too), dtype, kernels, torch version, threads and pair, so another machine, GPU,
-dtype or PyTorch measures again;
+matter), device (on a GPU, its model too), dtype, kernels, torch version, threads, pair and proposer, so another
+machine, GPU, dtype, PyTorch or proposer measures again;
 `calibrate(pair, force=True)` (`python -m specviz calibrate --force`) re-measures.
 """
 
@@ -196,50 +196,65 @@ def _readable(raw: dict) -> bool:
 # ---- the cache ------------------------------------------------------------------------------------------------------
 
 
-def cache_key(pair_name: str, dtype: str, kernels: str, device: str = "cpu") -> str:
+def cache_key(pair_name: str, dtype: str, kernels: str, device: str = "cpu", proposer: str | None = None) -> str:
     """The file name of a calibration: readable parts and a hash of everything that changes the costs (the
     environment variables that cap the instruction sets the kernels use included: a machine told to act as an AVX2
-    one is another machine; on a GPU, its model name, since the device string "cuda:0" names any GPU)."""
+    one is another machine; on a GPU, its model name, since the device string "cuda:0" names any GPU).
+
+    `proposer` is given only for one other than the pair's default (`proposer_key`), so a calibration of
+    `--proposer ngram` is kept beside the default proposer's instead of replacing it (read 44: each replaced the
+    other, and alternating runs measured again every time), and the default's files keep their names."""
     limits = [f"{name}={os.environ[name]}" for name in ISA_LIMITS if os.environ.get(name)]
     parts = [pair_name, dtype, kernels, device, cpu_model(), " ".join(cpu_speed_flags()), torch.__version__,
              str(torch.get_num_threads()), str(VERSION), *limits]
     if device.startswith("cuda") and torch.cuda.is_available():  # the GPU's model: "cuda:0" is any GPU (43rd read)
         parts.append(torch.cuda.get_device_name(torch.device(device)))
+    if proposer:
+        parts.append(f"proposer={proposer}")
     digest = hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
     safe = "".join(ch if ch.isalnum() else "-" for ch in pair_name)[:40]
-    return f"{safe}-{dtype}-{kernels}-{digest}.json"
+    which = "-" + "".join(ch if ch.isalnum() else "-" for ch in proposer)[:20] if proposer else ""
+    return f"{safe}{which}-{dtype}-{kernels}-{digest}.json"
 
 
-def cache_path(pair_name: str, dtype: str, kernels: str, device: str = "cpu"):
-    return cache_dir() / "calibration" / cache_key(pair_name, dtype, kernels, device)
+def proposer_key(pair, proposer: str | None) -> str | None:
+    """The proposer part of a pair's cache key: None for its default proposer (or none named), else the name."""
+    return proposer if proposer and proposer != pair.default_proposer else None
 
 
-def cached(pair_name: str, dtype: str, kernels: str, device: str = "cpu") -> Calibration | None:
-    """The cached calibration of this machine for the pair, dtype and kernels; None if there is none (or it cannot be
-    read: it is then measured again)."""
-    path = cache_path(pair_name, dtype, kernels, device)
+def cache_path(pair_name: str, dtype: str, kernels: str, device: str = "cpu", proposer: str | None = None):
+    return cache_dir() / "calibration" / cache_key(pair_name, dtype, kernels, device, proposer)
+
+
+def cached(pair_name: str, dtype: str, kernels: str, device: str = "cpu",
+           proposer: str | None = None) -> Calibration | None:
+    """The cached calibration of this machine for the pair, dtype and kernels (and a proposer other than the pair's
+    default, when named); None if there is none (or it cannot be read: it is then measured again)."""
+    path = cache_path(pair_name, dtype, kernels, device, proposer)
     try:
         return Calibration.from_json(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, KeyError, TypeError, RecursionError):  # RecursionError: JSON nested too deep
         return None
 
 
-def cached_for(pair) -> Calibration | None:
-    """The cached calibration of a loaded pair (its name, dtype, kernels and device)."""
-    return cached(pair.name, dtype_name(pair.dtype), pair.kernels, str(pair.device))
+def cached_for(pair, proposer: str | None = None) -> Calibration | None:
+    """The cached calibration of a loaded pair (its name, dtype, kernels and device) with `proposer` (its default
+    proposer when None)."""
+    return cached(pair.name, dtype_name(pair.dtype), pair.kernels, str(pair.device), proposer_key(pair, proposer))
 
 
 def calibrate(pair, proposer: str | None = None, force: bool = False, progress: Callable[[str], None] | None = None,
               clock: Clock = default_clock) -> Calibration:
     """This machine's costs for a loaded pair: the cached calibration, else a new measurement (cached when quiet)."""
     if not force:
-        found = cached_for(pair)
+        found = cached_for(pair, proposer)
         if found is not None and found.proposer == (proposer or pair.default_proposer):
             return found
     cal = measure(pair, proposer, progress=progress, clock=clock)
     if cal.quiet:
         try:
-            write_text_atomically(cache_path(pair.name, cal.dtype, cal.kernels, cal.device), cal.to_json())
+            write_text_atomically(cache_path(pair.name, cal.dtype, cal.kernels, cal.device,
+                                             proposer_key(pair, cal.proposer)), cal.to_json())
         except OSError:
             pass  # a read-only cache: measured again next time
     return cal

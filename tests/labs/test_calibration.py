@@ -130,6 +130,31 @@ def test_calibrate_caches_a_quiet_measurement_only(tmp_path, monkeypatch):
     assert calibration.calibrate(pair, force=True) and len(calls) == 3
 
 
+def test_a_calibration_of_another_proposer_is_kept_beside_the_defaults(tmp_path, monkeypatch):
+    """Read 44: the cache key left the proposer out, so `calibrate --proposer ngram` replaced the default pair's EAGLE
+    calibration and the next default run measured again (and the other way round). Each proposer now has its file;
+    the default proposer's file keeps its old name."""
+    monkeypatch.setenv("SPECVIZ_CACHE", str(tmp_path))
+    pair = type("P", (), {"name": "fake", "default_proposer": "eagle", "dtype": None, "kernels": "onednn-packed",
+                          "device": "cpu"})()
+    monkeypatch.setattr(calibration, "dtype_name", lambda dtype: "float32")
+    calls = []
+
+    def fake_measure(pair, proposer=None, progress=None, clock=None):
+        calls.append(proposer or pair.default_proposer)
+        return machine({1: 0.05, 5: 0.06}, proposer=proposer or pair.default_proposer)
+
+    monkeypatch.setattr(calibration, "measure", fake_measure)
+    for proposer in ("eagle", "ngram", None, "ngram", "eagle"):
+        calibration.calibrate(pair, proposer)
+    assert calls == ["eagle", "ngram"]  # each measured once, then read from its own file
+    assert calibration.cached_for(pair).proposer == "eagle"
+    assert calibration.cached_for(pair, "ngram").proposer == "ngram"
+    assert calibration.cache_key("fake", "float32", "stock") == calibration.cache_key("fake", "float32", "stock", "cpu",
+                                                                                      None)
+    assert sorted(p.name.split("-")[1] for p in (tmp_path / "calibration").iterdir()) == ["float32", "ngram"]
+
+
 def test_measure_times_the_toy_pair(toy):
     cal = calibration.measure(toy, "draft", sizes=(1, 2, 5), rounds=2)
     assert [n for n, _ in cal.verify] == [1, 2, 5] and all(s > 0 for _, s in cal.verify)

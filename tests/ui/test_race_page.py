@@ -618,6 +618,8 @@ def test_the_race_names_the_part_of_a_step_after_the_forward_one_way(lang, name)
     assert f"{name}," in verdict, verdict
     for text in (*legend, *columns, verdict):
         assert not re.search(r"overhead|sobrecarga", text or ""), text
+    # the target-only lane's segment has the same name: the rule and the rewind are named as speculation's only
+    assert re.search(r"when speculating, the rule|na especulação, a regra", rest[0]), rest
 
 
 def test_the_token_lines_hover_puts_the_count_after_a_colon():

@@ -22,7 +22,7 @@ PHASE_COLORS = {"prefill": LIGHT_GREY, "draft": Q_COLOR, "verify": P_COLOR, "ove
                 "untimed": "#E3E3E3"}  # pale and hatched: the prefill's grey starts a lane, this ends it
 PHASE_NAMES = {"prefill": N_("prefill (read the prompt)"), "draft": N_("draft: propose K tokens"),
                "verify": N_("target forward pass"),
-               "overhead": N_("rest of the step: sampling, the rule, the cache rewind"),
+               "overhead": N_("rest of the step: sampling and, when speculating, the rule and the cache rewind"),
                "untimed": N_("between steps: not timed")}
 # the lanes table's one mark for a cell that does not apply to its row (read 44: some such cells were empty, others
 # "–"), and the note under the table's title that says so

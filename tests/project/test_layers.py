@@ -174,7 +174,8 @@ def upward(arrows: list[Arrow], root: Path = ROOT) -> list[str]:
 # One page's package imports another's only where a page embeds the other page's own widget on purpose, each argued
 # in docs/architecture.md ("Page boundaries"); anything two pages share otherwise lives in specviz/ui/common.
 EMBEDS = {
-    ("learn", "overview"): "the guided path's first lesson plays the Overview's loop diagram and example",
+    ("learn", "overview"): "the guided path's lesson 2 plays the Overview's loop diagram and example player on its "
+                           "own recording (smollm-draft-t07), in its own words",
     ("learn", "proposers"): "the guided path shows the Proposers page's tree and recorded examples",
     ("learn", "sandbox"): "the guided path runs the Sandbox's own p/q sampling figure",
     ("playground", "classroom"): "the step player's 'Ask the class' buttons are the classroom's",
@@ -277,6 +278,17 @@ def test_no_page_imports_another_page_but_the_argued_embeds(graph):
     assert set(EMBEDS) <= used, f"an embed no page uses any more: {set(EMBEDS) - used}; remove it from EMBEDS"
     architecture = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     assert all(f"{source} → {target}" in architecture for source, target in EMBEDS)
+
+
+def test_the_learn_to_overview_embed_names_the_lesson_that_plays_it():
+    """Read 44: the rationale said "the guided path's first lesson plays the Overview's loop diagram"; the lesson
+    whose widget embeds it (interaction "loop", specviz.ui.learn.runs.loop) is lesson 2, on its own recording."""
+    from specviz.teach.learn import LESSONS
+
+    loop = next(lesson for lesson in LESSONS if lesson.interaction == "loop")
+    why = EMBEDS[("learn", "overview")]
+    assert f"lesson {loop.number} " in why and "first lesson" not in why
+    assert loop.example and loop.example in why
 
 
 def test_the_import_graph_has_no_cycles(graph):

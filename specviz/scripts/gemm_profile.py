@@ -97,7 +97,8 @@ def table(profiles: Sequence[Profile]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m specviz.scripts.gemm_profile",
+                                     description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=whole_arg(1, 256), nargs="+", default=[1, 2, 5, 17, 25],
                         help="token rows per call (default: 1 2 5 17 25)")
     parser.add_argument("--out-features", type=whole_arg(1, 200_000), default=49_152,

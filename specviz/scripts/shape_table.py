@@ -76,7 +76,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m specviz.scripts.shape_table", description=__doc__.split("\n")[0])
     parser.add_argument("--pair", default="default")
     parser.add_argument("--proposer", default=None, help="default: the pair's own")
-    parser.add_argument("--dtype", default="float32")
+    parser.add_argument("--dtype", default="float32",
+                        help="float32, float16 or bfloat16 (default: float32; another dtype can move the counts)")
     parser.add_argument("--temperatures", type=number_arg(*TEMPERATURE_RANGE), nargs="+", default=[0.0, 0.7])
     parser.add_argument("--prompts", type=held_out_arg, default=8, help="the first N prompts of the held-out suite")
     parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=128)

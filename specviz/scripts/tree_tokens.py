@@ -41,7 +41,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      description=" ".join(__doc__.split("\n\n")[0].split()))  # the whole first paragraph
     parser.add_argument("--pair", default="default")
     parser.add_argument("--proposer", default="eagle")
-    parser.add_argument("--dtype", default="float32")
+    parser.add_argument("--dtype", default="float32",
+                        help="float32, float16 or bfloat16 (default: float32; another dtype can move the counts)")
     parser.add_argument("--device", default=None)
     parser.add_argument("--k", type=whole_arg(*K_RANGE), default=4, help="the chain's K and the tree's depth")
     parser.add_argument("--tree-nodes", type=whole_arg(*TREE_NODES_RANGE), default=16)

@@ -32,7 +32,7 @@ from specviz.engine.kinds import StopReason
 from specviz.engine.limits import (DEVICE_HELP, DTYPE_HELP, K_RANGE, MAX_NEW_TOKENS_RANGE, PAIR_DRAFTERS,
                                    path_arg, unwritable)
 from specviz.engine.proposers import registry
-from specviz.engine.trace import Step, TokenKind, Trace
+from specviz.engine.trace import Decision, Step, TokenKind, Trace, TreeNode
 from specviz.labs.bench import add_bench_arguments, run_bench_command
 from specviz.labs.bench.cli import shape_given
 from specviz.models.catalog import recommended_for
@@ -493,13 +493,15 @@ def format_step(step: Step, color: bool = False) -> str:
     lines = [head]
     # a tree's main line is tested against the residuals its earlier siblings left: p′ and q′, not the p and q shown
     accept = "min(1,p′/q′)" if step.tree is not None else "min(1,p/q)"
-    for d in step.decisions:
+    line = step.main_line()
+    for i, d in enumerate(step.decisions):
         verdict = ((_("accepted") if d.accepted else _("rejected")) if d.reached else
                    _("not reached (after a rejection)"))
         u = number(d.uniform, 3) if d.uniform is not None else "  -  "
-        ratio = "inf" if math.isinf(d.ratio) else number(d.ratio, 3)
+        q, ratio, verdict = _rule_q(d, step.tree.nodes[line[i]] if line else None, verdict)
+        ratio = "inf" if math.isinf(ratio) else number(ratio, 3)
         token = _paint(f"{GLYPHS[d.kind]} {visible(d.text)!r:<14}", d.kind, color)
-        lines.append(f"   {token} q={number(d.draft_prob, 3)} p={number(d.target_prob, 3)} p/q={ratio:<7} "
+        lines.append(f"   {token} q={number(q, 3)} p={number(d.target_prob, 3)} p/q={ratio:<7} "
                      f"{accept}={number(d.accept_prob, 3)} u={u}  {verdict}")
     last = step.emitted[-1] if step.emitted else None
     if last is not None and last.kind in WHERE_FROM:
@@ -507,6 +509,20 @@ def format_step(step: Step, color: bool = False) -> str:
         where = _("{kind}, {where}", kind=_(KIND_NAMES[last.kind]), where=_(source[last.kind]))
         lines.append(f"   {_paint(f'{GLYPHS[last.kind]} {visible(last.text)!r:<14}', last.kind, color)} {where}")
     return "\n".join(lines)
+
+
+def _rule_q(d: Decision, node: TreeNode | None, verdict: str) -> tuple[float, float, str]:
+    """q, p/q and the verdict as a tree step's line shows them: what the rule used. A copied node, or a child not
+    drawn from q (a greedy or top-k tree), is tested against a point mass, q = 1, so kept with p′(x): the draft's
+    own q(x) (0 for a greedy tree's second child, read 44: "q=0.000 p/q=inf") is not what decided. The line says
+    which kind of node it was where that changes the q shown, and for every copied node."""
+    if node is None or not (node.point_mass or node.copied):
+        return d.draft_prob, d.ratio, verdict
+    if not node.copied and d.draft_prob == 1.0:  # a greedy tree's first child: the draft's q is the point mass
+        return 1.0, d.target_prob, verdict
+    why = (_("copied, q = 1 (point mass)") if node.copied else
+           _("top-k child, not drawn from q: q = 1 (point mass)"))
+    return node.rule_draft_prob, d.target_prob, _("{verdict}; {why}", verdict=verdict, why=why)
 
 
 SUMMARY_LABELS = {"rate": N_("acceptance rate"), "alpha": N_("α estimate"), "length": N_("mean accepted length"),

@@ -87,7 +87,8 @@ class TraceRecorder:
                 token_id=x, text=self.text(x), parent=parent, depth=depth, draft_prob=float(tree.draft_probs[j, x]),
                 target_prob=float(target_probs[parent + 1, x]), status=verdict.status(j),
                 uniform=verdict.uniforms[order[j]] if tested else None,
-                accept_prob=verdict.accept_probs[order[j]] if tested else None, copied=tree.is_copied(j)))
+                accept_prob=verdict.accept_probs[order[j]] if tested else None, copied=tree.is_copied(j),
+                point_mass=bool(verdict.point_masses) and verdict.point_masses[j]))
         return TreeRecord(nodes, list(verdict.path))
 
     def decisions(self, outcome: StepOutcome) -> list[Decision]:

@@ -101,6 +101,14 @@ class TreeNode:
     uniform: float | None = None
     accept_prob: float | None = None
     copied: bool = False  # copied from the context by prompt lookup, not drafted: q is a point mass
+    # the rule tests it against a point mass q' = δ_x (a copied node, or a child not drawn from q: a greedy or top-k
+    # tree), so keeps it with p'(x); `draft_prob` stays the q(x) the draft gave x, which the rule then does not use
+    point_mass: bool = False
+
+    @property
+    def rule_draft_prob(self) -> float:
+        """The q(x) the tree rule compared this node with: 1 for a point mass, else the draft's q(x)."""
+        return 1.0 if self.point_mass or self.copied else self.draft_prob
 
 
 @dataclass
@@ -140,6 +148,18 @@ class Step:
     verify_seconds: float = 0.0
     overhead_seconds: float = 0.0
     tree: TreeRecord | None = None
+
+    def main_line(self) -> list[int]:
+        """A tree step's `decisions` as node indices of its tree: the accepted path, then the first child of its
+        last node that the rule rejected (`specviz.engine.decoding.main_line`; children are tried in the order
+        drafted). [] for a chain step, or a record whose tree does not line up with its decisions."""
+        if self.tree is None or not self.tree.nodes:
+            return []
+        line = list(self.tree.path)
+        below = line[-1] if line else -1  # the root
+        line += [j for j, node in enumerate(self.tree.nodes)
+                 if node.parent == below and node.status == NodeStatus.REJECTED][:1]
+        return line if len(line) == len(self.decisions) else []
 
     @property
     def n_drafted(self) -> int:
@@ -291,8 +311,9 @@ class Trace:
                 del step["tree"]  # chain traces stay as they were
             else:
                 for node in step["tree"]["nodes"]:
-                    if not node["copied"]:
-                        del node["copied"]  # trees without a lookup branch stay as they were
+                    for flag in ("copied", "point_mass"):
+                        if not node[flag]:
+                            del node[flag]  # trees without a lookup branch (or sampled ones) stay as they were
         data["summary"] = {k: _json_number(v) for k, v in self.summary().items()}
         return _encode_floats(data)
 

@@ -33,7 +33,7 @@ min(1, p/q) corrects a distribution they do not have (`specviz.labs.exactness.ru
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import torch
@@ -48,7 +48,9 @@ from specviz.engine.verifier import accept_probability, replayed, residual_distr
 @dataclass
 class TreeVerifyResult:
     """What the tree rule decided: the accepted `path` (nodes, first level first), every tested node in test order
-    with its u and min(1, p'/q'), and the recovered or bonus token with the distribution it came from."""
+    with its u and min(1, p'/q'), and the recovered or bonus token with the distribution it came from.
+    `point_masses` says, per node of the tree, whether the rule tests it against a point mass q' = δ_x (a copied
+    node, or a child not drawn from q), so keeps it with p'(x) whatever q(x) the draft gave it."""
 
     path: list[int]
     tested: list[int]
@@ -57,6 +59,7 @@ class TreeVerifyResult:
     next_token: int
     next_kind: TokenKind  # RECOVERED or BONUS
     next_dist: torch.Tensor  # (V,)
+    point_masses: list[bool] = field(default_factory=list)
 
     @property
     def n_accepted(self) -> int:
@@ -122,6 +125,7 @@ def verify_tree(
         raise ValueError(f"A tree verifier needs N+1 target rows for a tree of N={len(tree)} nodes.")
     with_q = tree.sampled if compare_with_q is None else compare_with_q
     path, tested, used, accept_probs = [], [], [], []
+    point_masses = [not with_q or tree.is_copied(j) for j in range(len(tree))]  # the `from_q` below, per node
     node, residual = ROOT, target_probs[0]
     while True:
         children = tree.children(node)
@@ -142,7 +146,8 @@ def verify_tree(
                 draft = without(draft, x)
         else:  # no child accepted (or none drafted): the recovered or bonus token, and the step ends
             kind = TokenKind.RECOVERED if children else TokenKind.BONUS
-            return TreeVerifyResult(path, tested, used, accept_probs, sample(residual, generator), kind, residual)
+            return TreeVerifyResult(path, tested, used, accept_probs, sample(residual, generator), kind, residual,
+                                    point_masses)
         path.append(child)
         node, residual = child, target_probs[child + 1]
 

@@ -663,3 +663,29 @@ def test_the_docs_say_which_cli_text_follows_the_language_and_that_the_benchs_st
     assert "the bench's own report (what it prints and results.md), its refusals and its progress lines stay " \
            "English in every language" in cli
     assert "o relatório, as recusas e o progresso do `bench` ficam em inglês" in readme_pt
+
+
+def test_a_tree_line_shows_the_q_the_rule_used_for_a_point_mass_node_in_both_languages(tmp_path):
+    """Read 44: `generate --pair toy --k 4 --tree-nodes 6 --tree-width 2 --tree-lookup 3 --seed 0` printed, at step 4,
+    "✓ 'h'  q=0.000 p=1.000 p/q=inf  min(1,p′/q′)=1.000": a greedy tree's second child, which the rule tests against
+    a point mass (q = 1) and keeps with p′(x), as it does every copied node. The line now shows q = 1 and p/q = p,
+    and says which kind of node it was; the trace keeps the draft's own q(x) and marks the node as a point mass."""
+    from specviz.cli import format_step
+    from specviz.core.i18n import using
+
+    path = tmp_path / "t.json"
+    out = cli("generate", "--pair", "toy", "--prompt", "the cat sat on the mat. the cat sat on the", "--k", "4",
+              "--tree-nodes", "6", "--tree-width", "2", "--tree-lookup", "3", "--seed", "0", "--max-new-tokens", "20",
+              "--json", str(path))
+    assert out.returncode == 0, out.stderr
+    step4 = out.stdout.split("step   4")[1].split("step   5")[0]
+    h = next(line for line in step4.splitlines() if "'h'" in line)
+    assert "q=1.000 p=1.000 p/q=1.000" in h and "top-k child, not drawn from q: q = 1 (point mass)" in h, h
+    assert "copied, q = 1 (point mass)" in out.stdout  # a copied node on some step's main line
+    assert not [line for line in out.stdout.splitlines() if "p/q=inf" in line], out.stdout
+    trace = Trace.from_json(path.read_text(encoding="utf-8"))
+    node = next(n for n in trace.steps[3].tree.nodes if n.text == "h")
+    assert node.draft_prob == 0.0 and node.point_mass and node.rule_draft_prob == 1.0  # the record keeps both
+    with using("pt"):
+        shown = format_step(trace.steps[3])
+    assert "filho top-k, não sorteado de q: q = 1 (massa pontual)" in shown and "q=1,000 p=1,000 p/q=1,000" in shown

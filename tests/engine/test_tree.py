@@ -458,3 +458,18 @@ def test_the_trace_vocabulary_says_where_a_tree_recovers_from():
     assert ("at the first rejection; in a tree, once every child of the last accepted node was rejected, from the "
             "residual those rejections left") in vocabulary
     assert "(in a tree, the residual every rejected child of the last accepted node left)" in step
+
+
+def test_the_tree_rule_says_which_nodes_it_tests_against_a_point_mass():
+    """Read 44: the trace could not tell which nodes the rule compared with a point mass (so the CLI printed a
+    greedy tree's second child as "q=0.000 p/q=inf"). `TreeVerifyResult.point_masses` says it per node: a copied node
+    always, a drafted child when the tree was not drawn from q; the record carries it as `TreeNode.point_mass`."""
+    from specviz.engine.tree import graft_copy
+    from specviz.engine.tree_verifier import verify_tree
+
+    p = torch.tensor([[0.2, 0.3, 0.5], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    q = torch.tensor([[0.5, 0.5, 0.0]])
+    for sampled, expected in ((True, [False, True]), (False, [True, True])):
+        tree = graft_copy(DraftTree([0], [ROOT], q, sampled=sampled), [2], vocab_size=3)
+        result = verify_tree(p, tree, uniforms=[0.99, 0.0])
+        assert result.point_masses == expected

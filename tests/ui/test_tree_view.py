@@ -430,3 +430,31 @@ def test_the_main_line_names_each_node_by_its_number_in_the_tree():
         assert f"Draft #{numbers[-1]}:" in distribution_figure(last, number=numbers[-1]).layout.title.text
         renumbered += numbers != [d.position + 1 for d in step.decisions]
     assert renumbered, "no step whose main line numbers differ from its depths: the check above tested nothing new"
+
+
+def test_a_point_mass_node_shows_the_q_the_rule_used_in_the_hover_table_and_chips():
+    """Read 44: a greedy tree's second child (the draft's q(x) = 0) read "q (draft) = 0.000", "p/q = ∞" in the tree's
+    hover and table and in the main line's chips, though the rule tests it against a point mass and keeps it with
+    p′(x). They now show q = 1 (a point mass) and p/q = p, and say the draft's own q(x)."""
+    from specviz.engine.trace import Decision
+    from specviz.ui.common.step_figures import verdict_overview_figure
+    from specviz.ui.common.tokens import decision_chips
+    from specviz.ui.common.tree_figures import tree_rows
+
+    nodes = [TreeNode(1, "a", ROOT, 1, 1.0, 0.0, "rejected", 0.5, 0.0, point_mass=True),
+             TreeNode(2, "b", ROOT, 1, 0.0, 1.0, "accepted", 0.4, 1.0, point_mass=True)]
+    decisions = [Decision(0, 2, "b", 0.0, 1.0, float("inf"), 1.0, 0.4, True, True)]
+    step = Step(0, 3, 1, "draft", decisions, [EmittedToken(2, "b", TokenKind.ACCEPTED, 1.0, 0.0, 0.4),
+                                              EmittedToken(4, "d", TokenKind.BONUS)], tree=TreeRecord(nodes, [1]))
+    rows = tree_rows(step.tree)
+    assert [(row["q"], row["p/q"]) for row in rows] == [("1.000 (point mass)", "0.000"), ("1.000 (point mass)", "1.000")]
+    hover = tree_figure(step).to_plotly_json()["layout"]["annotations"][2]["hovertext"]
+    assert "not drawn from q: the rule takes q as a point mass (the draft gave it q(x) = 0.000)" in hover, hover
+    assert "p/q = 1.000" in hover and "∞" not in hover, hover
+    chips = decision_chips(step)
+    assert "q = 1.000, a point mass (a top-k child, not drawn from q; the draft gave it q(x) = 0.000)" in chips
+    assert "p/q = ∞" not in chips
+    bars = verdict_overview_figure(step).to_plotly_json()["data"][0]["customdata"][0]
+    assert list(bars[1:3]) == ["1.000 (point mass)", "1.000"]
+    with using("pt"):
+        assert tree_rows(step.tree)[1]["q"] == "1,000 (massa pontual)"

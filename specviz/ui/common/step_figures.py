@@ -16,11 +16,11 @@ import plotly.graph_objects as go
 
 from specviz.core.i18n import _
 from specviz.engine.limits import TOP_N
-from specviz.engine.trace import Decision, Step, TokenKind, TokenProb
+from specviz.engine.trace import Decision, Step, TokenKind, TokenProb, TreeNode
 from specviz.ui.common.escaping import plot_text
 from specviz.ui.common.palette import (ACCEPT_FILL, P_COLOR, Q_COLOR, REJECT_FILL, RESIDUAL_COLOR, U_COLOR, DisplayState,
                                 style)
-from specviz.ui.common.tokens import decision_kind, draft_numbers, fmt, fmt_apart
+from specviz.ui.common.tokens import decision_kind, draft_numbers, fmt, fmt_apart, main_line_nodes
 
 FONT = dict(size=15)
 _BASE_LAYOUT = dict(template="plotly_white", font=FONT, margin=dict(l=10, r=10, t=44, b=10))
@@ -182,6 +182,14 @@ def accept_strip_figure(d: Decision, tree: bool = False) -> go.Figure:
     return fig
 
 
+def _rule_q(d: Decision, node: TreeNode | None) -> tuple[str, str]:
+    """q and p/q as the rule used them: a tree node tested against a point mass (copied from the context, or a child
+    not drawn from q) has q = 1 and p/q = p, not the draft's q(x) (read 44: "q = 0.000, p/q = ∞")."""
+    if node is not None and (node.point_mass or node.copied):
+        return _("{q} (point mass)", q=fmt(1.0)), fmt(d.target_prob)
+    return fmt(d.draft_prob), fmt(d.ratio)
+
+
 def verdict_overview_table(step: Step) -> pd.DataFrame:
     """The numbers of `verdict_overview_figure`: each draft's chance to be kept and u; a draft after the first
     rejection (drawn with no bar, its table row read 0) says it was not reached. The glyph the chart draws above each
@@ -197,7 +205,8 @@ def verdict_overview_table(step: Step) -> pd.DataFrame:
 
 
 def verdict_overview_figure(step: Step) -> go.Figure:
-    """All drafts of a step at a glance: bar = min(1, p/q) (the chance to accept), diamond = u.
+    """All drafts of a step at a glance: bar = min(1, p/q) (the chance to accept), diamond = u. The hover's q is the
+    one the rule used: 1 for a tree node it tests against a point mass (`_rule_q`).
 
     A draft is accepted when its diamond sits inside its bar; positions after the first rejection were never
     checked, so they get no bar, only their · glyph (and the words "not reached" under it in a step of up to 8
@@ -211,8 +220,8 @@ def verdict_overview_figure(step: Step) -> go.Figure:
     fig.add_bar(x=labels, y=[d.accept_prob if d.reached else 0.0 for d in step.decisions],
                 marker=dict(color=[style(k).background for k in kinds], line=dict(color=[style(k).color for k in kinds],
                                                                                    width=2)),
-                customdata=[[fmt(d.target_prob), fmt(d.draft_prob), fmt(d.ratio), *fmt_apart(d.accept_prob, d.uniform)]
-                            for d in step.decisions],
+                customdata=[[fmt(d.target_prob), *_rule_q(d, node), *fmt_apart(d.accept_prob, d.uniform)]
+                            for d, node in zip(step.decisions, main_line_nodes(step))],
                 hovertemplate="%{x}<br>p = %{customdata[0]}, q = %{customdata[1]}<br>p/q = %{customdata[2]}"
                               "<br>" + chance + " = %{customdata[3]}<br>u = %{customdata[4]}<extra></extra>",
                 name=chance)

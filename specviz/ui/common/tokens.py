@@ -7,9 +7,9 @@ from `specviz.ui.common.palette`; its text, whatever a model wrote, goes through
     True
 
 Public API (other pages import it; keep it stable): `fmt`, `fmt_apart`, `chip`, `decision_kind`, `draft_numbers`,
-`decision_tooltip`, `emitted_tooltip`, `emitted_chips`, `decision_chips`, `TraceView`, `trace_view`, `output_html`,
-`stream_html`, `text_html`, `answer_html`. A page that draws one trace many times (the Playground's player) builds its
-`trace_view` once and reads it.
+`main_line_nodes`, `decision_tooltip`, `emitted_tooltip`, `emitted_chips`, `decision_chips`, `TraceView`,
+`trace_view`, `output_html`, `stream_html`, `text_html`, `answer_html`. A page that draws one trace many times (the
+Playground's player) builds its `trace_view` once and reads it.
 """
 
 from __future__ import annotations
@@ -18,9 +18,7 @@ import math
 from dataclasses import dataclass
 
 from specviz.core.i18n import _, localized
-from specviz.engine.kinds import NodeStatus
-from specviz.engine.trace import Decision, EmittedToken, Step, TokenKind, Trace
-from specviz.engine.tree import ROOT
+from specviz.engine.trace import Decision, EmittedToken, Step, TokenKind, Trace, TreeNode
 from specviz.ui.common.escaping import escape_attr, escape_text, visible
 from specviz.ui.common.palette import DisplayState, Kind, style
 
@@ -76,27 +74,40 @@ def draft_numbers(step: Step) -> list[int]:
     >>> draft_numbers(step)
     [1, 3]
     """
-    record = step.tree
-    chain = [d.position + 1 for d in step.decisions]
-    if record is None or not record.nodes:
-        return chain
-    line = list(record.path)
-    below = line[-1] if line else ROOT
-    line += [j for j, node in enumerate(record.nodes)
-             if node.parent == below and node.status == NodeStatus.REJECTED][:1]
-    return [j + 1 for j in line] if len(line) == len(step.decisions) else chain
+    line = step.main_line()
+    return [j + 1 for j in line] if line else [d.position + 1 for d in step.decisions]
 
 
-def decision_tooltip(d: Decision, tree: bool = False, number: int | None = None) -> str:
+def main_line_nodes(step: Step) -> list[TreeNode | None]:
+    """The tree node behind each of a step's decisions (`Step.main_line`); None for each in a chain step."""
+    line = step.main_line()
+    return [step.tree.nodes[j] for j in line] if line else [None] * len(step.decisions)
+
+
+def q_lines(draft_prob: float, target_prob: float, node: TreeNode | None) -> list[str]:
+    """The q and p/q lines of a hover, with the q the rule used: a tree node it tests against a point mass (copied
+    from the context, or a child not drawn from q) has q = 1, whatever the draft gave it (read 44: a greedy tree's
+    second child read "q (draft) = 0.000", "p/q = ∞", though the rule kept it with p′(x))."""
+    if node is None or not (node.point_mass or node.copied):
+        ratio = target_prob / draft_prob if draft_prob else math.inf
+        return [_("q (draft) = {q}", q=fmt(draft_prob)), f"p/q = {fmt(ratio)}"]
+    why = _("copied from the context") if node.copied else _("a top-k child, not drawn from q")
+    return [_("q = {one}, a point mass ({why}; the draft gave it q(x) = {q})", one=fmt(1.0), why=why,
+              q=fmt(draft_prob)), f"p/q = {fmt(target_prob)}"]
+
+
+def decision_tooltip(d: Decision, tree: bool = False, number: int | None = None, node: TreeNode | None = None) -> str:
     """Plain text for hovering a drafted token: p, q, p/q, min(1, p/q), u and the verdict. In a `tree` step's main
     line the chance it was kept is min(1, p′/q′), with the residuals the siblings tried before it left (the tree
     rule), which differs from min(1, p/q) after a rejected sibling: it is named so. `number`: the draft's number as
-    shown (`draft_numbers`; its place in the chain when None)."""
+    shown (`draft_numbers`; its place in the chain when None). `node`: its tree node (`main_line_nodes`), whose q
+    is a point mass where the rule takes it so (`q_lines`)."""
     kept = (_("min(1, p′/q′) = {chance} (after the siblings tried before it)", chance=fmt(d.accept_prob)) if tree
             else f"min(1, p/q) = {fmt(d.accept_prob)}")
+    q_and_ratio = (q_lines(d.draft_prob, d.target_prob, node) if node is not None else
+                   [_("q (draft) = {q}", q=fmt(d.draft_prob)), f"p/q = {fmt(d.ratio)}"])
     lines = [_("draft #{n}: {text}  (id {id})", n=number or d.position + 1, text=visible(d.text), id=d.token_id),
-             _("p (target) = {p}", p=fmt(d.target_prob)), _("q (draft) = {q}", q=fmt(d.draft_prob)),
-             f"p/q = {fmt(d.ratio)}", kept]
+             _("p (target) = {p}", p=fmt(d.target_prob)), *q_and_ratio, kept]
     if not d.reached:
         lines.append(_("u: never drawn. An earlier draft was rejected, so this one was not tested."))
     else:
@@ -108,10 +119,11 @@ def decision_tooltip(d: Decision, tree: bool = False, number: int | None = None)
 
 
 def emitted_tooltip(t: EmittedToken, step_index: int | None = None, tree_chance: float | None = None,
-                    tree: bool = False) -> str:
+                    tree: bool = False, node: TreeNode | None = None) -> str:
     """Plain text for hovering an output token: where it came from and its numbers. `tree_chance` is the chance an
     accepted token of a tree step was kept, min(1, p′/q′) (its main-line Decision.accept_prob, `step_tooltip`): the
-    tree rule tested u against it, not against min(1, p/q). With `tree` (the token ends a tree step), a recovered
+    tree rule tested u against it, not against min(1, p/q); `node`, its tree node, gives the q the rule used
+    (`q_lines`). With `tree` (the token ends a tree step), a recovered
     token comes from the residual p′ left once every child of its node was rejected, and a bonus token follows an
     accepted node with no children (`specviz.engine.tree_verifier`), not "all drafts accepted"."""
     s = style(t.kind)
@@ -124,8 +136,7 @@ def emitted_tooltip(t: EmittedToken, step_index: int | None = None, tree_chance:
     lines = [head]
     p_line = _("p (target) = {p}", p=fmt(t.target_prob))
     if t.kind == TokenKind.ACCEPTED and tree_chance is not None:
-        ratio = (t.target_prob / t.draft_prob) if t.draft_prob else math.inf
-        lines += [p_line, _("q (draft) = {q}", q=fmt(t.draft_prob)), f"p/q = {fmt(ratio)}",
+        lines += [p_line, *q_lines(t.draft_prob, t.target_prob, node),
                   _("min(1, p′/q′) = {chance} (after the siblings tried before it)", chance=fmt(tree_chance)),
                   _("u = {u} < {a} → kept", **dict(zip("ua", fmt_apart(t.uniform, tree_chance))))]
     elif t.kind == TokenKind.ACCEPTED:
@@ -153,7 +164,7 @@ def step_tooltip(t: EmittedToken, step: Step, i: int) -> str:
     origin."""
     chance = step.tree is not None and t.kind == TokenKind.ACCEPTED and i < len(step.decisions)
     return emitted_tooltip(t, step.index, step.decisions[i].accept_prob if chance else None,
-                           tree=step.tree is not None)
+                           tree=step.tree is not None, node=main_line_nodes(step)[i] if chance else None)
 
 
 # ---- chips ----------------------------------------------------------------------------------------------------
@@ -190,8 +201,8 @@ def decision_kind(d: Decision, revealed: bool = True) -> Kind:
 def decision_chips(step: Step, *, revealed: bool = True, size: str = "large") -> str:
     """The drafted tokens of one step as chips, in order, with hover tooltips (verdicts hidden if not revealed)."""
     chips = []
-    for d, n in zip(step.decisions, draft_numbers(step)):
-        tip = (decision_tooltip(d, step.tree is not None, n) if revealed
+    for d, n, node in zip(step.decisions, draft_numbers(step), main_line_nodes(step)):
+        tip = (decision_tooltip(d, step.tree is not None, n, node) if revealed
                else _("draft #{n}: {text} (verdict hidden)", n=n, text=visible(d.text)))
         chips.append(chip(d.text, decision_kind(d, revealed), tip, size=size))
     if not chips:
@@ -257,13 +268,13 @@ def trace_view(trace: Trace, upto: int | None = None, *, show_rejected: bool = T
     for step in trace.steps if upto is None else trace.steps[: max(0, upto)]:
         n_acc = step.n_accepted
         cut = n_acc if step.decisions else 0  # the emitted tokens before the tried drafts: the kept ones
-        numbers = draft_numbers(step)[n_acc:]
-        tried = [(d, n) for d, n in zip(step.decisions[n_acc:], numbers) if d.reached or show_unreached] \
-            if show_rejected else []
+        numbers, nodes = draft_numbers(step)[n_acc:], main_line_nodes(step)[n_acc:]
+        tried = [(d, n, node) for d, n, node in zip(step.decisions[n_acc:], numbers, nodes)
+                 if d.reached or show_unreached] if show_rejected else []
         emitted = [chip(t.text, t.kind, step_tooltip(t, step, i), size="inline", glyph=t.kind != TokenKind.ACCEPTED)
                    + ("<br>" if "\n" in t.text else "") for i, t in enumerate(step.emitted)]
-        rejected = [chip(d.text, decision_kind(d), decision_tooltip(d, step.tree is not None, n), size="inline")
-                    for d, n in tried]
+        rejected = [chip(d.text, decision_kind(d), decision_tooltip(d, step.tree is not None, n, node),
+                         size="inline") for d, n, node in tried]
         groups.append((step.index, "".join(emitted[:cut] + rejected + emitted[cut:])))
     return TraceView(trace, tuple(groups))
 

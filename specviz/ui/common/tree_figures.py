@@ -77,11 +77,19 @@ def attention_rows(record: TreeRecord) -> list[list[int]]:
 
 
 def _ratio(node: TreeNode) -> float | None:
-    """A node's p/q: ∞ where q = 0 < p, None (written "–") where both are 0, as a greedy tree's second child often
-    is (0/0 has no value; the table said ∞)."""
-    if node.draft_prob > 0:
-        return node.target_prob / node.draft_prob
+    """A node's p/q with the q the rule used (`TreeNode.rule_draft_prob`: 1 for a copied node or a child not drawn
+    from q, read 44): ∞ where q = 0 < p, None (written "–") where both are 0 (0/0 has no value; the table said ∞)."""
+    q = node.rule_draft_prob
+    if q > 0:
+        return node.target_prob / q
     return float("inf") if node.target_prob > 0 else None
+
+
+def _point_mass_q(node: TreeNode) -> str:
+    """The q column of a node: q(x), or for a node the rule tests against a point mass, "1 (point mass)"."""
+    if node.point_mass or node.copied:
+        return _("{q} (point mass)", q=fmt(1.0))
+    return fmt(node.draft_prob)
 
 
 def _hover(j: int, node: TreeNode) -> str:
@@ -91,8 +99,11 @@ def _hover(j: int, node: TreeNode) -> str:
                depth=node.depth)]
     if node.copied:
         lines.append(_("{mark} copied from the context (prompt lookup): q is a point mass", mark=COPIED_MARK))
+    elif node.point_mass:  # read 44: a greedy tree's second child read "q (draft) = 0.000", "p/q = ∞"
+        lines.append(_("a top-k child, not drawn from q: the rule takes q as a point mass (the draft gave it "
+                       "q(x) = {q})", q=fmt(node.draft_prob)))
     lines += [
-             _("q (draft) = {q} · p (target) = {p}", q=fmt(node.draft_prob), p=fmt(node.target_prob)),
+             _("q (draft) = {q} · p (target) = {p}", q=_point_mass_q(node), p=fmt(node.target_prob)),
              f"p/q = {fmt(_ratio(node))}"]
     if node.uniform is None:
         lines.append(_("not reached: never tested, no u drawn"))
@@ -252,7 +263,7 @@ def tree_rows(record: TreeRecord) -> list[dict[str, str]]:
                      _("parent"): _parent(n),
                      _("depth"): str(n.depth),
                      _("source"): _("{mark} copied", mark=COPIED_MARK) if n.copied else _("drafted"),
-                     "q": fmt(n.draft_prob), "p": fmt(n.target_prob),
+                     "q": _point_mass_q(n), "p": fmt(n.target_prob),
                      "p/q": fmt(_ratio(n)),
                      _("kept with"): chance, "u": u,
                      _("verdict"): f"{s.glyph} {_(s.label)}"})

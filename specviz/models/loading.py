@@ -639,8 +639,8 @@ def _tokenizer(folder: Path, ref: ModelRef, trust: bool):
         if not any(any(folder.glob(pattern)) for pattern in VOCABULARY_FILES):
             # no vocabulary at all: one sentence of our own, not transformers' English reason inside a Portuguese
             # one (read 44: "... não pode ser carregado (Couldn't instantiate the backend tokenizer from one of:).")
-            raise ModelLoadError(_("'{name}' has no tokenizer: expected a tokenizer.json, tokenizer.model or "
-                                   "vocab.json file beside its config.", name=ref.name)) from None
+            raise ModelLoadError(_("'{name}' has no tokenizer: expected a vocabulary file beside its config "
+                                   "({files}).", name=ref.name, files=", ".join(VOCABULARY_FILES))) from None
         raise ModelLoadError(_("The tokenizer of '{name}' cannot be loaded ({reason}).", name=ref.name,
                                reason=_reason(exc, folder, ref.name))) from None
     for chat in ([True, False] if getattr(tokenizer, "chat_template", None) else [False]):

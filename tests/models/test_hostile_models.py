@@ -104,13 +104,17 @@ def test_a_config_that_is_not_json_is_one_sentence_in_the_readers_language(toy_f
 
 
 @pytest.mark.parametrize("lang, says", [
-    ("en", "'model' has no tokenizer: expected a tokenizer.json, tokenizer.model or vocab.json file beside its "
-           "config."),
-    ("pt", "'model' não tem tokenizador: era esperado um arquivo tokenizer.json, tokenizer.model ou vocab.json ao "
-           "lado da sua configuração.")])
+    ("en", "'model' has no tokenizer: expected a vocabulary file beside its config (tokenizer.json, *.model, "
+           "vocab.json, vocab.txt, *.tiktoken)."),
+    ("pt", "'model' não tem tokenizador: era esperado um arquivo de vocabulário ao lado da sua configuração "
+           "(tokenizer.json, *.model, vocab.json, vocab.txt, *.tiktoken).")])
 def test_a_folder_without_a_tokenizer_is_one_sentence_in_the_readers_language(toy_folder, tmp_path, lang, says):
     """Read 44: a model folder with no tokenizer read "O tokenizador de 'model' não pode ser carregado (Couldn't
-    instantiate the backend tokenizer from one of:).", transformers' English inside the Portuguese sentence."""
+    instantiate the backend tokenizer from one of:).", transformers' English inside the Portuguese sentence. The
+    sentence names every file the check accepts (read 44's review: it named three of the five)."""
+    from specviz.models.loading import VOCABULARY_FILES
+
+    assert all(name in says for name in VOCABULARY_FILES)
     from specviz.core.i18n import using
 
     folder = _copy(toy_folder, tmp_path)

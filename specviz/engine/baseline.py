@@ -3,9 +3,9 @@ choice also measure against transformers' `model.generate`).
 
 It is the speculative loop with nothing drafted (`TargetOnly` proposes no tokens): the same sampler, KV-cache
 runner, stop rules, timing and trace format, and one random draw per token from the run's seeded generator. The
-speculative loop draws more from its generator (a u per tested draft besides each token's draw), so at T > 0 the
-two runs of one seed do not share their draws and need not write the same text. Each step is one target forward
-that emits one token of kind "target".
+speculative loop draws more from its generator (the drafts' own draws and a u per tested draft besides each token's
+draw), so at T > 0 the two runs of one seed do not share their draws and need not write the same text. Each step is
+one target forward that emits one token of kind "target".
 """
 
 from __future__ import annotations

@@ -87,8 +87,8 @@ class Pair:
 
     @property
     def recommended(self) -> Recommended:
-        """The pair's best measured draft settings (K, tree nodes, tree width) from its catalog entry; a chain of
-        K = 4 for a pair given by hand. The CLI, the app and the bench start from them when none are given."""
+        """The pair's best measured draft settings (K, tree nodes, tree width, lookup branch) from its catalog entry;
+        a chain of K = 4 for a pair given by hand. The CLI, the app and the bench start from them when none are given."""
         return recommended_for(self.name)
 
 

@@ -156,7 +156,7 @@ def _check(batch: float, n_tokens: float, context: float) -> None:
         finite = False
     if not (finite and batch >= 1 and n_tokens >= 1 and context >= 0):
         raise ValueError(_("The batch and the tokens per pass must be 1 or more and the context 0 or more (got batch "
-                           "{batch}, {tokens} tokens, context {context}).", batch=given(batch), tokens=given(n_tokens),
+                           "{batch}, tokens per pass {tokens}, context {context}).", batch=given(batch), tokens=given(n_tokens),
                            context=given(context)))
 
 

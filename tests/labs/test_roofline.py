@@ -223,3 +223,14 @@ def test_roofline_refuses_a_batch_past_float_range_in_one_sentence():
         forward_seconds(QWEN_72B, HARDWARE["h100"], 10**400, 1, 0)
     with pytest.raises(ValueError, match="must be 1 or more"):
         ridge_batch(QWEN_72B, HARDWARE["h100"], 10**400, 0)
+
+
+@pytest.mark.parametrize("lang, said", [("en", "(got batch 0, tokens per pass 1, context 10)"),
+                                        ("pt", "(recebido: lote 0, tokens por passagem 1, contexto 10)")])
+def test_a_refused_batch_echoes_one_token_per_pass_without_a_plural(lang, said):
+    """Read 44: a refused batch echoed "(got batch 0, 1 tokens, context 10)"; the count now follows its label."""
+    from specviz.core.i18n import using
+
+    with using(lang), pytest.raises(ValueError) as refused:
+        roofline.forward_seconds(SMOLLM2, HARDWARE["h100"], 0, 1, 10)
+    assert said in str(refused.value) and "1 tokens" not in str(refused.value)

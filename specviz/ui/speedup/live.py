@@ -59,7 +59,7 @@ def run_live(config: BenchConfig, pair) -> BenchResult | None:
     bar = st.progress(0.0, text=_("Starting the sweep..."))
 
     def progress(done: int, total: int, what: str) -> None:
-        bar.progress(min(1.0, done / total), text=_("{done}/{total} runs: {what}", done=done, total=total, what=what))
+        bar.progress(min(1.0, done / total), text=_("runs: {done}/{total} · {what}", done=done, total=total, what=what))
 
     try:  # the sweep holds the pair's turn like a live run, so the model is shared fairly
         result = with_turn(config.pair, lambda pair: bench.run_bench(config, command=bench.command_line(config),

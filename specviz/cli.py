@@ -354,13 +354,30 @@ def _prepare(args: argparse.Namespace):
                    max_new_tokens=args.max_new_tokens, temperature=args.temperature, top_k=args.top_k,
                    top_p=args.top_p, seed=args.seed, proposer_settings=registry.settings_from_args(args),
                    **shape)
+    if args.proposer is not None:
+        check_own_flags(args, args.proposer)
     from specviz.models.pairs import load_pair  # after the checks: it loads torch and transformers
 
     pair = load_pair(args.pair, device=args.device, dtype=args.dtype, trust_remote_code=args.trust_remote_code,
                      progress=lambda msg: print(msg, file=sys.stderr))
+    check_own_flags(args, spec.proposer or pair.default_proposer)  # the pair's own is known once it loads
     if not shape_given(args):
         spec = replace(spec, **machine_shape(pair, args.temperature, spec.proposer or pair.default_proposer))
     return spec, pair
+
+
+def check_own_flags(args: argparse.Namespace, proposer: str) -> None:
+    """Refuse a proposer's own flag (`--layers 3`) given for a run whose proposer does not take it, in one sentence
+    naming the flag and both proposers: it was ignored without a word (44th read), so `--layers 3` with the draft
+    model printed a run that looked like the one asked for. Its unset value (layer-skip's 0) asks for nothing."""
+    for own in registry.all_settings():
+        value = getattr(args, own.name, None)
+        if value is None or value == own.unset or registry.takes(proposer, own.name):
+            continue
+        owner = next(info.name for info in registry.proposers() if own.name in info.setting_names)
+        raise ValueError(_("{flag} {value} sets the {owner}, but this run drafts with the {proposer}: add --proposer "
+                           "{name}, or drop {flag}.", flag=own.flag, value=value, owner=_(registry.phrase_of(owner)),
+                           proposer=_(registry.phrase_of(proposer)), name=owner))
 
 
 # the generation flags that give a RunSpec setting, by the setting's name: a refused value is named by its flag

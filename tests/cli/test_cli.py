@@ -188,6 +188,21 @@ def test_a_catalog_name_inside_target_draft_is_named_as_a_pair(lang, said, monke
     assert len(out.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("args, lang, said", [
+    (["--layers", "1"], "en", "--layers 1 sets the layer-skip self-draft, but this run drafts with the draft model: "
+                              "add --proposer layerskip, or drop --layers."),
+    (["--layers", "1", "--proposer", "ngram"], "pt",
+     "--layers 1 ajusta o proponente autorrascunho pulando camadas, mas esta execução rascunha com o proponente "
+     "busca de n-gramas (sem modelo): acrescente --proposer layerskip ou tire --layers.")])
+def test_a_proposers_own_flag_for_another_proposer_is_refused_not_ignored(args, lang, said):
+    """Read 44: `--layers 1` with the toy pair's own draft model (or --proposer ngram) ran that proposer and said
+    nothing of the flag it had dropped; the pair's own proposer is known once it loads, a named one before."""
+    out = cli("generate", "--pair", "toy", "--prompt", "hi", "--lang", lang, *args)
+    assert out.returncode == 2 and out.stderr == f"specviz: {said}\n" and out.stdout == ""
+    ran = cli("generate", "--pair", "toy", "--prompt", "hi", "--max-new-tokens", "2", "--quiet", "--layers", "0")
+    assert ran.returncode == 0  # 0, the form's "the default", asks nothing of any proposer
+
+
 def test_summary_explains_a_draft_that_is_rarely_right():
     from specviz.cli import format_summary
     from specviz.engine.trace import Decision, EmittedToken, Step

@@ -3,7 +3,6 @@
 import streamlit as st
 
 from specviz.core.i18n import N_, _
-from specviz.ui.common import state
 from specviz.ui.common.frame import page_start
 from specviz.ui.models import view as models_view
 
@@ -31,7 +30,6 @@ st.caption(_("Any two causal language models that share a tokenizer: local Huggi
 policy = models_view.WebModelPolicy.from_env()
 hand = models_view.hand_form(policy)
 if hand is not None:
-    pair = models_view.load_hand_pair(hand, policy)
+    pair = models_view.load_hand_pair(hand, policy)  # it records the pair for the Playground under the spec it loaded
     if pair is not None:
-        state.set_custom_pair(hand.spec)
         models_view.show_loaded(pair)

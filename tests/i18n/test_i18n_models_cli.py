@@ -91,6 +91,8 @@ def test_a_bad_model_id_by_hand_is_one_portuguese_sentence(models):
     _portuguese(at)
     assert [e.value.replace("\\", "") for e in at.error] == [
         "Informe o alvo: um id do Hugging Face Hub como Org/Model-Name."]
+    labels = [t.label for t in at.text_input if t.key in ("models_target", "models_draft")]  # read 44: ./PASTA
+    assert len(labels) == 2 and all("./PASTA para uma pasta dentro da pasta de modelos permitida" in x for x in labels)
 
 
 def test_a_toy_pair_by_hand_loads_in_portuguese(models, tmp_path_factory):

@@ -199,6 +199,23 @@ def test_a_pair_by_hand_loads_and_is_stored_for_the_playground(at, folders):
     assert not at.exception and at.success[-1].value.replace("\\", "") == shown
 
 
+def test_the_form_says_how_to_type_a_folder_and_that_way_loads_it(at, folders, tmp_path_factory):
+    """Read 44: the labels offered "a folder inside the allowed models folder", but a folder typed by its name
+    ("page_pair0/target") is a Hub id to the page, so it was looked up on the Hub and refused as not cached. The
+    labels say ./FOLDER, and that loads the folder inside the allowed one. The Playground is handed the spec the
+    pair was loaded under: handed "./page_pair0/target,..." as typed, its pair cache had no such pair and loaded
+    that text itself, relative to the server's working folder, past the allowed folder's check."""
+    labels = [t.label for t in at.text_input if t.key in ("models_target", "models_draft")]
+    assert len(labels) == 2 and all("./FOLDER for a folder inside the allowed models folder" in x for x in labels)
+    inside = [f"./{folder.relative_to(tmp_path_factory.getbasetemp())}" for folder in folders]
+    at.text_input(key="models_target").set_value(inside[0])
+    at.text_input(key="models_draft").set_value(inside[1])
+    at.button[0].click().run()
+    assert not at.exception and not at.error and at.session_state["custom_pair"] == f"{folders[0]},{folders[1]}"
+    assert models_view.loaded_pair(at.session_state["custom_pair"]) is not None  # what the Playground asks for
+    assert models_view.typed_name(at.session_state["custom_pair"]) == ",".join(inside)  # the name it shows
+
+
 def test_a_bad_pair_by_hand_is_one_sentence_and_nothing_is_stored(at, folders, tmp_path):
     at.text_input(key="models_target").set_value(str(folders[0]))
     at.text_input(key="models_draft").set_value(str(save_bert(tmp_path / "bert")))

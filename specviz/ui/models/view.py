@@ -1,8 +1,8 @@
 """Streamlit pieces of the Models page: the catalog table, a memory check against this machine, and the
 "pair by hand" form that validates and loads two local folders or Hub ids. The checks themselves live in
 specviz.models.loading; this module only gathers inputs and shows results, every error as one sentence. A pair loaded by
-hand goes into the one pair cache, `specviz.runs.running.PAIRS`, under its spec; the page records the spec with
-`state.set_custom_pair`, and the Playground finds both."""
+hand goes into the one pair cache, `specviz.runs.running.PAIRS`, under its spec (folders resolved); `load_hand_pair`
+records that spec with `state.set_custom_pair`, and the Playground finds both."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from specviz.models.loading import (DEFAULT_CONTEXT, Machine, ModelLoadError, de
 from specviz.models.machine import SpeedEstimate, dtype_name, emulated_bf16_note, measure_bandwidth, speed_from_bandwidth, speed_from_reference
 from specviz.models.pairs import Pair, load_pair
 from specviz.runs.running import PAIRS
+from specviz.ui.common import state
 from specviz.ui.common.accessibility import IDS_BOX
 from specviz.ui.common.escaping import escape_markdown
 from specviz.ui.models.access import ENABLE_ENV, ROOT_ENV, WebModelPolicy, not_loadable
@@ -225,10 +226,10 @@ def hand_form(policy: WebModelPolicy) -> HandPair | None:
                   "--prompt \"...\"`.",
                   enable=ENABLE_ENV, root=ROOT_ENV))
         return None
-    if policy.root:
-        target_label = _("Target: a Hugging Face Hub id or a folder inside the allowed models folder")
-        draft_label = _("Draft: a Hugging Face Hub id or a folder inside the allowed models folder (empty = "
-                        "layer-skip or n-gram lookup only)")
+    if policy.root:  # a bare name is a Hub id ("gpt2"), so a folder is typed ./NAME (44th read: it went to the Hub)
+        target_label = _("Target: a Hugging Face Hub id, or ./FOLDER for a folder inside the allowed models folder")
+        draft_label = _("Draft: a Hugging Face Hub id, or ./FOLDER for a folder inside the allowed models folder "
+                        "(empty = layer-skip or n-gram lookup only)")
     else:
         target_label = _("Target: a Hugging Face Hub id")
         draft_label = _("Draft: a Hugging Face Hub id (empty = layer-skip or n-gram lookup only)")
@@ -322,7 +323,16 @@ def load_hand_pair(hand: HandPair, policy: WebModelPolicy) -> Pair | None:
     if problem is not None:  # outside the status box, which folds away: the reason is what the visitor needs
         st.error(problem)
         return None
+    # the spec it loaded under (folders resolved inside the root), not as typed: the Playground asked the pair cache
+    # for "./NAME,..." as typed, which it had not loaded, so the cache loaded that text itself, relative to the
+    # server's working folder, without the root's check or the web's loading rules (44th read)
+    state.set_custom_pair(hand.spec)
     return pair
+
+
+def typed_name(spec: str) -> str:
+    """A pair loaded by hand as the visitor typed it (never a resolved server path); any other name as it is."""
+    return _TYPED.get(spec, spec)
 
 
 def _hide_paths(message: str, spec: str, typed: str) -> str:

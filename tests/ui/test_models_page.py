@@ -213,7 +213,7 @@ def test_the_form_says_how_to_type_a_folder_and_that_way_loads_it(at, folders, t
     at.button[0].click().run()
     assert not at.exception and not at.error and at.session_state["custom_pair"] == f"{folders[0]},{folders[1]}"
     assert models_view.loaded_pair(at.session_state["custom_pair"]) is not None  # what the Playground asks for
-    assert models_view.typed_name(at.session_state["custom_pair"]) == ",".join(inside)  # the name it shows
+    assert at.session_state[state.CUSTOM_TYPED_KEY] == ",".join(inside)  # the name the Playground shows
 
 
 def test_a_bad_pair_by_hand_is_one_sentence_and_nothing_is_stored(at, folders, tmp_path):

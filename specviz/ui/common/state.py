@@ -7,6 +7,7 @@ module (prefixed with its page's name). Loaded models are not session state: eve
     key                      written by                  read by
     "trace"                  the Playground's player     Theory explorer, Exactness lab
     "custom_pair"            the Models page             the Playground's pair picker
+    "custom_pair_typed"      the Models page             the Playground's pair picker (the name it shows)
     "playground_start_step"  the Playground's URL reader  the Playground page, once
     "learn_progress"         the guided path             the Quiz (its default concepts)
 """
@@ -21,6 +22,7 @@ from specviz.teach.learn import Progress
 
 TRACE_KEY = "trace"
 CUSTOM_PAIR_KEY = "custom_pair"  # the "TARGET,DRAFT" spec of the pair loaded by hand on the Models page
+CUSTOM_TYPED_KEY = "custom_pair_typed"  # that pair as the visitor typed it (the spec has its folders resolved)
 START_STEP_KEY = "playground_start_step"  # the step a shared Playground link asks for
 LEARN_KEY = "learn_progress"  # a specviz.teach.learn.Progress
 
@@ -53,8 +55,18 @@ def custom_pair() -> str | None:
     return st.session_state.get(CUSTOM_PAIR_KEY) or None
 
 
-def set_custom_pair(spec: str) -> None:
+def custom_pair_typed() -> str | None:
+    """The pair loaded by hand as the visitor typed it ("./my-model"), for the screen: never a resolved server path.
+    The spec itself when none was given."""
+    spec = custom_pair()
+    return (st.session_state.get(CUSTOM_TYPED_KEY) or spec) if spec else None
+
+
+def set_custom_pair(spec: str, typed: str | None = None) -> None:
+    """Record the pair loaded by hand under the spec the pair cache holds it by (its folders resolved: the
+    Playground asks the cache for it by that spec) and, for the screen, as typed."""
     st.session_state[CUSTOM_PAIR_KEY] = spec
+    st.session_state[CUSTOM_TYPED_KEY] = typed or spec
 
 
 # ---- the step a shared link starts at ----------------------------------------------------------------------------

@@ -326,13 +326,8 @@ def load_hand_pair(hand: HandPair, policy: WebModelPolicy) -> Pair | None:
     # the spec it loaded under (folders resolved inside the root), not as typed: the Playground asked the pair cache
     # for "./NAME,..." as typed, which it had not loaded, so the cache loaded that text itself, relative to the
     # server's working folder, without the root's check or the web's loading rules (44th read)
-    state.set_custom_pair(hand.spec)
+    state.set_custom_pair(hand.spec, typed)
     return pair
-
-
-def typed_name(spec: str) -> str:
-    """A pair loaded by hand as the visitor typed it (never a resolved server path); any other name as it is."""
-    return _TYPED.get(spec, spec)
 
 
 def _hide_paths(message: str, spec: str, typed: str) -> str:

@@ -45,11 +45,10 @@ SEED_HELP = N_("Same seed and settings, same tokens, in the same dtype on the sa
 def available_pairs() -> dict[str, str]:
     """The built-in pairs, plus the pair loaded by hand on the Models page in this session (if any): name -> label,
     in the reader's language."""
-    from specviz.ui.models.view import typed_name  # the name typed on the Models page, not the server's path
-
     custom = shared.custom_pair()
     pairs = {name: _(label) for name, label in PAIRS.items()}
-    return {**pairs, custom: _("Your pair: {name}", name=escape_label(typed_name(custom)))} if custom else pairs
+    shown = shared.custom_pair_typed()  # as typed on the Models page, never the server's path it resolved to
+    return {**pairs, custom: _("Your pair: {name}", name=escape_label(shown))} if custom else pairs
 
 
 def live_settings_form() -> tuple[RunSpec | str, bool]:

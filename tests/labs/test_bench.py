@@ -289,6 +289,17 @@ def test_a_cpu_clock_on_a_gpu_is_refused_before_anything_loads(capsys, tmp_path)
         BenchConfig(pair="toy", dtype="float8").check()
 
 
+def test_a_proposers_own_flag_for_no_proposer_the_bench_runs_is_refused():
+    """Read 44: `bench --proposers draft --layers 1` ran the draft model alone, dropped --layers, and still wrote
+    `--layers 1` into the command its results.json records."""
+    with pytest.raises(ValueError) as refused:
+        BenchConfig(pair="toy", proposers=["draft"], proposer_settings={"layers": 1}).check()
+    assert str(refused.value) == ("--layers 1 sets layerskip, which this bench does not run (draft): add it to "
+                                  "--proposers, or drop --layers.")
+    BenchConfig(pair="toy", proposers=["draft", "layerskip"], proposer_settings={"layers": 1}).check()
+    BenchConfig(pair="toy", proposers=["draft"], proposer_settings={"layers": 0}).check()  # 0: the default
+
+
 def test_a_cpu_clock_is_refused_when_the_pair_turns_out_to_be_on_a_gpu(monkeypatch):
     """The device may be picked automatically: the check runs again once the pair is loaded."""
     import specviz.labs.bench.runner as runner

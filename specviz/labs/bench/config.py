@@ -171,6 +171,11 @@ class BenchConfig:
             own = registry.setting(name)  # an unknown name: one sentence
             if not _whole(value, own.lo, own.hi):
                 raise ValueError(f"{own.flag} must be a whole number from {own.lo} to {own.hi} (got {value!r}).")
+            # for no proposer that runs, it was dropped and still written into the recorded command (44th read)
+            owners = [info.name for info in registry.proposers() if name in info.setting_names]
+            if self.proposers and value != own.unset and not set(owners) & set(self.proposers):
+                raise ValueError(f"{own.flag} {value} sets {' or '.join(owners)}, which this bench does not run "
+                                 f"({', '.join(self.proposers)}): add it to --proposers, or drop {own.flag}.")
         for k in self.ks:
             if not _whole(k, *K_RANGE):
                 raise ValueError(f"K must be a whole number from {K_RANGE[0]} to {K_RANGE[1]} (got {k}).")

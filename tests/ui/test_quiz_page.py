@@ -385,3 +385,15 @@ def test_the_docs_say_the_retry_asks_on_the_concepts_missed_not_the_same_questio
                         "nova tentativa nos conceitos em que errou (perguntas novas enquanto houver)")):
         text = " ".join((ROOT / name).read_text(encoding="utf-8").split())
         assert said in text and "refazer as erradas" not in text and "retry missed" not in text, name
+
+
+@pytest.mark.parametrize("lang, said", [("en", "which the Quiz does not know"), ("pt", "que o Quiz não conhece")])
+def test_a_link_with_an_unknown_scope_says_so_and_draws_from_the_concepts_met(fresh, lang, said):
+    """Read 44: `?scope=` with a value the Quiz does not know fell back to "met" without a word."""
+    fresh.query_params["scope"] = "<b>everything</b>"
+    fresh.query_params["lang"] = lang
+    fresh.run()
+    assert not fresh.exception
+    notes = [i.value for i in fresh.info if said in i.value]
+    assert len(notes) == 1 and "<b>" not in notes[0] and "&lt;b&gt;" in notes[0], notes  # escaped, not HTML
+    assert fresh.radio(key="quiz_scope").value == "met" and fresh.query_params["scope"] in ("met", ["met"])

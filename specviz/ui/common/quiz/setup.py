@@ -15,6 +15,7 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 from specviz.core.i18n import N_, _, get_language
+from specviz.ui.common.escaping import escape_markdown
 from specviz.teach.learn import parse_progress
 from specviz.teach.quiz import (BANK_DIR, PATHS_ENV, Bank, Question, QuizBankError, live_quiz, load_bank, merge_banks,
                           parse_bank)
@@ -28,6 +29,8 @@ SCOPES = {"met": N_("Concepts I have met on the guided path ({n})"), "all": N_("
 MODES = {"One question at a time": N_("One question at a time"), "As a sheet": N_("As a sheet")}  # value -> label
 TEXT = {
     "scope": N_("Draw questions from"),
+    "bad_scope": N_("This link asks for questions from {scope}, which the Quiz does not know: it draws from the "
+                    "concepts you have met on the guided path (the setting below widens it)."),
     "scope_help": N_("The guided path introduces the concepts one lesson at a time; the Quiz asks about those you "
                      "have met, unless you widen it to all."),
     "scoped": N_("Questions on the {n} concepts you have met on the guided path. To widen it, pick All concepts in "
@@ -175,8 +178,13 @@ def met_concepts() -> list[str]:
 def scope_picker(met: list[str]) -> str:
     """"met" (the default) or "all": where the questions come from. The choice is kept in the URL (`?scope=all`),
     so a reload or a shared link does not ask again."""
-    if "quiz_scope" not in st.session_state and st.query_params.get("scope") in SCOPES:
-        st.session_state["quiz_scope"] = st.query_params["scope"]
+    if "quiz_scope" not in st.session_state and "scope" in st.query_params:
+        asked = st.query_params["scope"]
+        if asked in SCOPES:
+            st.session_state["quiz_scope"] = asked
+        else:  # read 44: an unknown value fell back to "met" without a word
+            shown = asked if len(asked) <= 40 else asked[:40] + "…"
+            st.info(_(TEXT["bad_scope"], scope="**" + escape_markdown(shown) + "**"))
     scope = st.radio(_(TEXT["scope"]), list(SCOPES), horizontal=True, key="quiz_scope", help=_(TEXT["scope_help"]),
                      format_func=lambda s: _(SCOPES[s], n=len(met)))
     if st.query_params.get("scope") != scope:

@@ -606,3 +606,38 @@ def test_a_tree_step_that_rolls_back_one_entry_reads_right_in_portuguese():
         note = html.unescape(kv_cache_html(dataclasses.replace(step, target_cache_before=10,
                                                                target_cache_after=peak - 1)))
     assert "manteve só o caminho aceito: reverteu 1." in note and "revertidas" not in note
+
+
+def test_a_tree_steps_three_line_portuguese_correction_title_is_hung_above_its_plot():
+    """Read 44: at 390 px the Playground's Portuguese title of a tree step's recovered token, "Recuperado ↻: sorteado
+    do p′ residual / que sobrou depois que todos os filhos / foram rejeitados", is three lines, and Plotly's own
+    placement put its third line on the plot's axis title and its "sampled" label. `charts.show` now hangs a title its
+    figure already broke into lines from the top of the figure, as it does a title it wraps itself, and the top margin
+    holds every line."""
+    from specviz.core.i18n import using
+    from specviz.runs.running import run
+    from specviz.runs.runspec import RunSpec
+    from specviz.ui.common.charts import TITLE_PAD, wrap_title
+
+    tree = run(RunSpec(pair="toy", proposer="draft", prompt="hello", k=3, tree_nodes=8, tree_width=2,
+                       max_new_tokens=24, temperature=0.0))
+    step = next(s for s in tree.steps if s.tree is not None and s.tree.nodes and s.correction_kind == "recovered"
+                and s.emitted[-1].kind == "recovered")
+    with using("pt"):
+        fig = wrap_title(correction_figure(step))
+    lines = fig.layout.title.text.split("<br>")
+    assert lines[0].startswith("Recuperado ↻") and len(lines) == 3, lines
+    assert (fig.layout.title.yref, fig.layout.title.yanchor, fig.layout.title.y) == ("container", "top", 1)
+    size = fig.layout.title.font.size
+    assert fig.layout.margin.t >= TITLE_PAD + round(1.4 * size) * len(lines) + TITLE_PAD
+
+
+def test_the_correction_charts_probability_axis_has_no_tick_above_1(toy):
+    """Read 44: on a 390 px phone the plot under a correction chart's title is about 80 px tall, and the room its
+    "↻ sampled" label needs above a tall bar stretched the probability axis to 1.5, which it labelled: "probability
+    1.5". Where a bar is that tall the ticks are 0 to 1."""
+    tall = [s for s in toy.steps if s.correction_top and max(t.prob for t in s.correction_top) >= 0.25
+            and correction_figure(s) is not None]
+    assert tall
+    for s in tall:
+        assert max(correction_figure(s).layout.yaxis.tickvals) == 1

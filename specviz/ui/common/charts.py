@@ -75,16 +75,26 @@ def wrap_title(fig: go.Figure, line: int = TITLE_LINE) -> go.Figure:
     it, so a wrapped title ran into the plot: its third line over the axis of lesson 10's chart in Portuguese at
     390 px, a second line's descenders over the Theory explorer's (read 43). A wrapped title placed by Plotly is
     hung from the top of the figure instead, with its lines' height and TITLE_PAD above and below it in the margin.
+    A title its figure already broke into lines (`<br>` its only markup: a step's charts, which made their own room)
+    is hung the same way: the Playground's three-line Portuguese title of a tree step's recovered token ran into its
+    plot on a phone (read 44).
 
     >>> fig = wrap_title(go.Figure(layout=dict(title="The break-even line moves up as the batch grows",
     ...                                        margin=dict(t=40))))
     >>> fig.layout.title.text, fig.layout.title.yanchor, fig.layout.margin.t
     ('The break-even line moves up as the<br>batch grows', 'top', 64)
+    >>> fig = wrap_title(go.Figure(layout=dict(title="one<br>two<br>three", margin=dict(t=84))))
+    >>> fig.layout.title.yanchor, fig.layout.margin.t
+    ('top', 84)
     """
     title = fig.layout.title.text
-    if not title or "<" in title or len(title) <= line:
+    broken = bool(title) and "<br>" in title and "<" not in title.replace("<br>", "")
+    if broken:
+        lines = title.split("<br>")
+    elif not title or "<" in title or len(title) <= line:
         return fig
-    lines = _lines(title, line)
+    else:
+        lines = _lines(title, line)
     top = fig.layout.margin.t if fig.layout.margin.t is not None else 80
     need = 0
     if fig.layout.title.y is None:
@@ -93,7 +103,8 @@ def wrap_title(fig: go.Figure, line: int = TITLE_LINE) -> go.Figure:
         # figure (measured in Chromium), so the pad adds that size
         fig.update_layout(title_y=1, title_yref="container", title_yanchor="top", title_pad_t=TITLE_PAD + size)
         need = TITLE_PAD + round(1.4 * size) * len(lines) + TITLE_PAD  # 1.4 × the size: a line's height
-    fig.update_layout(title_text="<br>".join(lines), margin_t=max(top + 20 * (len(lines) - 1), need))
+    fig.update_layout(title_text="<br>".join(lines),
+                      margin_t=max(top if broken else top + 20 * (len(lines) - 1), need))
     return fig
 
 

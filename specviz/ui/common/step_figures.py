@@ -282,9 +282,13 @@ def correction_figure(step: Step) -> go.Figure | None:
              if tree else _("Bonus ★: all drafts kept, one more from p"),
              TokenKind.TARGET: _("Target •: no drafts, one token from p")}.get(kind, kind)
     title, extra = _wrapped(title)
+    yaxis = dict(title=_("probability"), rangemode="tozero")
+    if max(t.prob for t in step.correction_top) >= 0.25:
+        # the axis makes room for the "sampled" label above the bar: on a phone, whose plot is 80 px tall under the
+        # tokens' labels, that stretched it to 1.5 and the axis read "probability 1.5" (read 44); ticks stop at 1
+        yaxis["tickvals"] = [0, 0.25, 0.5, 0.75, 1]
     fig.update_layout(**{**_BASE_LAYOUT, "margin": dict(l=10, r=10, t=44 + extra, b=10)}, height=300 + extra,
-                      title=dict(text=title, font=dict(size=16)),
-                      yaxis=dict(title=_("probability"), rangemode="tozero"), showlegend=False)
+                      title=dict(text=title, font=dict(size=16)), yaxis=yaxis, showlegend=False)
     fig.update_xaxes(tickfont=dict(family="monospace", size=14), title=_("token"))  # the table's first column
     return fig
 

@@ -398,6 +398,19 @@ def test_the_speedup_labs_legends_stay_below_their_axis_titles(screens, base, vi
     page.close()
 
 
+@pytest.mark.parametrize("viewport, lang", [({"width": 1400, "height": 900}, "pt"), (PHONE, "en")])
+def test_the_exactness_labs_legends_stay_below_their_axis_titles(screens, base, viewport, lang):
+    """Read 44: the Exactness lab's three legends hung a share of the plot's height below it, and where rotated token
+    labels pushed the x axis title down it fell on the legend: "token" over "especulativa: Regra exata (Leviathan /
+    Chen)" at 1400 px in Portuguese, on a phone in English too. A legend now sits at the bottom of the figure."""
+    page = _open(screens, base, f"/exactness?lang={lang}", viewport=viewport)
+    page.wait_for_function(DRAWN)
+    found = page.evaluate(LEGEND_ON_AXIS_TITLE)
+    assert len(found) >= 3, found  # the samples, distance and decomposition charts were drawn and read
+    assert [f["chart"] for f in found if f["overlap"]] == [], found
+    page.close()
+
+
 # each drawn chart's y axis title against its plot area: their heights (a vertical title longer than its plot is cut)
 Y_TITLE_FITS = """() => [...document.querySelectorAll('.js-plotly-plot')].filter(p => p.offsetParent !== null)
   .flatMap(plot => { const title = plot.querySelector('.g-ytitle'), area = plot.querySelector('.nsewdrag');

@@ -50,6 +50,10 @@ RULE_BOX = N_("**{label}.** {text}")
 TABLE_COLUMNS = {"rule": N_("rule"), "exact": N_("exact"), "drift (TV)": N_("drift (TV)"),
                  "kept": N_("chance of keeping a draft"), "tokens/step": N_("mean accepted length"),
                  "speedup ×": N_("speedup ×")}
+# the charts' legends at the bottom of the figure, under the x axis title: hung at a share of the plot's height
+# below it, they fell on the title where rotated token labels pushed it down ("token" over "especulativa: Regra exata
+# (Leviathan / Chen)" at 1400 px in Portuguese, read 44), as the Speedup lab's did (read 43)
+BELOW = dict(orientation="h", yref="container", yanchor="bottom", y=0, x=0)
 KEPT_HEADER = N_("P(kept)")  # the kept column's narrow header: its full name shows on hovering it
 KEPT_HELP = N_("The chance that this rule keeps one draft x ~ q, from its closed form. Only under the exact rule "
                "(Leviathan / Chen) is it the acceptance probability α = Σ min(p, q), {alpha} at this prompt; under "
@@ -148,7 +152,7 @@ def histogram_figure(result: LabResult, rule_label: str) -> go.Figure:
                              hovertemplate="%{x}: p = %{y:.4f}<extra>" + _("exact") + "</extra>"))
     fig.update_layout(barmode="group", height=440, margin=dict(l=10, r=10, t=40, b=10),
                       xaxis_title=_("token"), yaxis_title=_("frequency"),  # the table's first column: "token"
-                      legend=dict(orientation="h", yanchor="top", y=-0.38, x=0),  # below the axis title
+                      legend=BELOW,
                       title=_("Samples against the exact distribution"))
     fig.update_xaxes(type="category", tickangle=-45 if len(names) > 12 else 0)
     return fig
@@ -171,7 +175,7 @@ def tv_figure(result: LabResult, drift: float | None) -> go.Figure:
                       annotation_text=_("this rule's drift: TV = {drift}", drift=number(drift, 3)))
     fig.update_layout(height=440, margin=dict(l=10, r=10, t=40, b=10), xaxis_title=_("samples N"),
                       yaxis_title=_("TV distance to p"), title=_("Distance to the target as samples grow"),
-                      legend=dict(orientation="h", yanchor="top", y=-0.22, x=0))
+                      legend=BELOW)
     xs = [n for n in spec.ns if n > 0]
     ys = [v for v in [*spec.tv, *plain.tv, *spec.exact_reference, drift or 0.0] if v and v > 0]
     fig.update_xaxes(type="log", **log_ticks(min(xs), max(xs)) if xs else {})
@@ -212,7 +216,7 @@ def decomposition_figure(labels: list[str], decomposition: exactness.StepDecompo
     alpha_text = alpha_text or number(decomposition.alpha, 3)
     fig.update_layout(barmode="stack", height=460, margin=dict(l=10, r=10, t=60, b=10),
                       xaxis_title=_("token"), yaxis_title=_("probability"),  # the table's first column: "token"
-                      legend=dict(orientation="h", yanchor="top", y=-0.38, x=0),  # two title lines: a phone shows both
+                      legend=BELOW,
                       title=f"p = min(p, q) + (1 − α)·norm(max(0, p − q))<br>α = {alpha_text}")
     fig.update_xaxes(type="category", tickangle=-45 if len(labels) > 12 else 0)
     return fig

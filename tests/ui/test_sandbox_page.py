@@ -226,3 +226,17 @@ def test_resampling_from_ps_keep_rate_is_given_as_alphas_estimate(lang, estimate
     at.run()
     shown = [c.value for c in at.caption if c.value.startswith(("Drafts kept", "Palpites mantidos"))]
     assert len(shown) == 1 and estimate in shown[0] and denied not in shown[0], shown
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_split_charts_formula_title_breaks_between_its_terms(lang):
+    """Read 44: the sandbox's title "p = min(p, q) + (1 − α)·norm(max(0, p − q))" was wrapped inside its last
+    parenthesis, so the chart read "…norm(max(0, p −" over "q))", at 1400 px as on a phone. It breaks between its
+    terms now: every line closes the parentheses it opens."""
+    from specviz.core.i18n import using
+    from specviz.ui.common.charts import wrap_title
+    from specviz.ui.sandbox.view import DEFAULT_P, DEFAULT_Q, split_figure
+
+    with using(lang):
+        lines = wrap_title(split_figure(sandbox_step(DEFAULT_P, DEFAULT_Q))).layout.title.text.split("<br>")
+    assert lines == ["p = min(p, q) +", "(1 − α)·norm(max(0, p − q))"]

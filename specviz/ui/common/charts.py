@@ -83,9 +83,9 @@ def wrap_title(fig: go.Figure, line: int = TITLE_LINE) -> go.Figure:
     ...                                        margin=dict(t=40))))
     >>> fig.layout.title.text, fig.layout.title.yanchor, fig.layout.margin.t
     ('The break-even line moves up as the<br>batch grows', 'top', 64)
-    >>> fig = wrap_title(go.Figure(layout=dict(title="one<br>two<br>three", margin=dict(t=84))))
+    >>> fig = wrap_title(go.Figure(layout=dict(title="one<br>two<br>three", margin=dict(t=100))))
     >>> fig.layout.title.yanchor, fig.layout.margin.t
-    ('top', 84)
+    ('top', 100)
     """
     title = fig.layout.title.text
     broken = bool(title) and "<br>" in title and "<" not in title.replace("<br>", "")
@@ -126,8 +126,37 @@ def wrap_axis_title(text: str, line: int = AXIS_TITLE_LINE) -> str:
 
 
 def _lines(text: str, line: int) -> list[str]:
-    """`text` in lines of at most `line` characters, broken between words only (a longer word keeps a line alone)."""
-    return textwrap.wrap(text, line, break_long_words=False, break_on_hyphens=False) or [""]
+    """`text` in lines of at most `line` characters, broken between words only (a longer word keeps a line alone),
+    and outside parentheses where that fits as many lines: the p/q sandbox's formula title broke as "p = min(p, q) +
+    (1 − α)·norm(max(0, p −" over "q))" (read 44).
+
+    >>> _lines("p = min(p, q) + (1 − α)·norm(max(0, p − q))", 40)
+    ['p = min(p, q) +', '(1 − α)·norm(max(0, p − q))']
+    """
+    lines = textwrap.wrap(text, line, break_long_words=False, break_on_hyphens=False) or [""]
+    words = text.split()
+    if len(lines) < 2 or all(_depth(" ".join(words[:i])) == 0 for i in _breaks(lines)):
+        return lines
+    kept, start = [], 0
+    while start < len(words):  # the longest line that fits and ends where every parenthesis opened is closed
+        ends = [i for i in range(start + 1, len(words) + 1)
+                if len(" ".join(words[start:i])) <= line and (i == len(words) or _depth(" ".join(words[:i])) == 0)]
+        if not ends:
+            return lines
+        kept.append(" ".join(words[start:ends[-1]]))
+        start = ends[-1]
+    return kept if len(kept) == len(lines) else lines
+
+
+def _breaks(lines: list[str]) -> list[int]:
+    """The word counts at which `lines` break."""
+    counts = [len(a.split()) for a in lines]
+    return [sum(counts[:i + 1]) for i in range(len(counts) - 1)]
+
+
+def _depth(text: str) -> int:
+    """How many parentheses `text` leaves open."""
+    return text.count("(") - text.count(")")
 
 
 def wrap_subplot_titles(fig: go.Figure, line: int = TITLE_LINE) -> go.Figure:

@@ -912,3 +912,19 @@ def test_a_run_of_one_suite_is_named_in_the_singular(monkeypatch):
         assert bench_results.command_notes(result)[0].endswith(en)
         with using("pt"):
             assert bench_results.command_notes(result)[0].endswith(pt)
+
+
+@pytest.mark.parametrize("folder", ["default-cpu-f32-packed", "default-cpu-bf16-packed"])
+def test_the_runs_verify_line_has_its_dtypes_colour_in_the_curves_below(folder):
+    """Read 44 (browser slice): the first verify-cost chart drew the run's float32 timing in blue while the dtype
+    curves under it draw float32 orange and bfloat16 blue, so a student matching colours paired float32 with
+    bfloat16. The run's own line now takes its dtype's colour from the same map."""
+    from specviz.labs.bench import BenchResult
+    from specviz.ui.speedup import trees
+
+    result = BenchResult.load(Path(__file__).resolve().parents[2] / "assets" / "benchmarks" / folder / "results.json")
+    own = charts.verify_cost_figure(result).data[0]
+    curves = {trace.marker.color for trace in trees.dtype_curve_figure(result).data
+              if trace.name and trace.name.startswith(result.dtype)}
+    assert result.dtype in ("float32", "bfloat16") and own.marker.color == charts.DTYPE_COLORS[result.dtype]
+    assert curves == {own.marker.color}  # the curve below of the same dtype: the same colour

@@ -223,6 +223,10 @@ def _machine(result: BenchResult) -> str:
     return machine_text(result.machine or {}) or _("a machine its file does not record")
 
 
+# one colour per dtype in every verify-cost chart, so the run's own line and the dtype curves below it pair up
+DTYPE_COLORS = {"float32": ORANGE, "bfloat16": BLUE, "float16": BLUISH_GREEN}
+
+
 def verify_cost_figure(result: BenchResult) -> go.Figure:
     """Target forward time over n new tokens (warm cache), relative to one token: the reason the method works.
 
@@ -235,7 +239,8 @@ def verify_cost_figure(result: BenchResult) -> go.Figure:
     fig = go.Figure()
     fig.add_scatter(x=ns, y=[v["ratio"] for v in verify], mode="markers+lines",
                     name=_("measured with c: median of {rounds} rounds", rounds=rounds) if rounds else _("measured"),
-                    marker=dict(size=10, color=BLUE))
+                    marker=dict(size=10, color=DTYPE_COLORS.get(result.dtype or "float32", BLUE)),
+                    line=dict(color=DTYPE_COLORS.get(result.dtype or "float32", BLUE)))
     fig.add_scatter(x=ns, y=[1.0] * len(ns), mode="lines", name=_("the paper's assumption: free (1)"),
                     line=dict(color=BLUISH_GREEN, dash="dash"))
     fig.add_scatter(x=ns, y=ns, mode="lines", name=_("no parallelism at all: n one-token forwards"),

@@ -22,11 +22,10 @@ from specviz.labs.bench.report import run_kernels
 from specviz.labs.bench.summary import tokens_fed
 from specviz.labs.bench.timing import curve_repeats
 from specviz.ui.common import charts as plot
-from specviz.ui.common.palette import BLUE, BLUISH_GREEN, GREY, ORANGE, VERMILLION
-from specviz.ui.speedup.charts import _layout, _machine
+from specviz.ui.common.palette import BLUE, BLUISH_GREEN, GREY, VERMILLION
+from specviz.ui.speedup.charts import DTYPE_COLORS, _layout, _machine
 from specviz.ui.speedup.view import label, number, temperature_text, times, written
 
-DTYPE_COLORS = {"float32": ORANGE, "bfloat16": BLUE, "float16": BLUISH_GREEN}
 WIDE = 17  # the verify size the sentence quotes: a tree of 16 nodes and its root
 SAME_SLOPE = 0.1  # verify-cost ratios at WIDE this close count as the same: neither dtype hides verification better
 

@@ -282,7 +282,7 @@ def test_lesson_11_names_the_machine_its_vllm_counters_came_from(fresh):
 
     machine = ServingResult.load(find_serving_results()[0]).machine
     at = _open(fresh, lesson="11")  # the production lesson: the committed vLLM sweep
-    said = " ".join(c.value for c in at.caption if c.value.startswith("What vLLM's own counters said"))
+    said = " ".join(c.value for c in at.caption if c.value.startswith("What vLLM's own counters gave"))
     assert f"on {machine['cpu']} with {machine['cores']} cores, {machine['date'][:10]}" in said, said
     # issue 43: the lesson says copying answers gain far more than open chat; this small sweep's n-gram rows do not
     # show that (open ≥ copy at 4 and 16 streams), so the caption says what one row is: one short run
@@ -610,3 +610,16 @@ def test_lesson_2s_try_it_names_no_term_a_later_lesson_teaches(fresh, lang):
             assert word not in text, (word, text[:120])
     if lang == "pt":
         assert "em UMA passagem" in diagram and "modelo de rascunho separado e menor" in title
+
+
+@pytest.mark.parametrize("lang", ["en", "pt_BR"])
+def test_lesson_11_sweep_caption_says_the_mean_length_is_worked_out_from_the_counters(lang):
+    """Read 44 (audit of issue 43 item 7): the caption opened "What vLLM's own counters said (acceptance rate, mean
+    accepted length)", though vLLM exports no mean accepted length: it is 1 + accepted / drafts."""
+    from specviz.core.i18n import _, using
+    from specviz.ui.learn.runs import TEXT
+
+    with using(lang):
+        caption = _(TEXT["sweep_caption"])
+    assert re.search(r"mean accepted length worked out from them|comprimento médio de aceitação calculado a partir "
+                     r"deles", caption), caption

@@ -51,7 +51,8 @@ TEXT = {  # English messages, translated with `_()` where they are shown
     "col_rate": N_("acceptance rate (accepted / drafted)"),
     "col_mal": N_("mean accepted length (drafted steps)"),
     "col_speedup": N_("throughput vs no speculation"),
-    "sweep_caption": N_("What vLLM's own counters said (acceptance rate, mean accepted length) and what a load "
+    "sweep_caption": N_("What vLLM's own counters gave (the acceptance rate, and the mean accepted length worked "
+                        "out from them) and what a load "
                         "generator timed (throughput) while it raised the number of concurrent streams: {build}, "
                         "{model} in {dtype}, K = {k}, on {cpu} with {cores} cores, {date}. Each row is one run "
                         "of {requests} requests (one per stream where there are more streams than that) of at most "

@@ -500,3 +500,18 @@ def test_a_near_point_mass_is_not_called_every_outcome_rare():
     with using("pt"):
         shown = near.verdict
     assert "só o resultado mais provável" in shown and "todo resultado é raro" not in shown
+
+
+def test_the_tree_labs_note_counts_the_children_it_drafted_not_the_width_asked_for():
+    """Read 44: at temperature 0 q is one token, so a level "with 4 children" had one child; the note said 4."""
+    from specviz.labs.exactness.experiments import Support
+    from specviz.labs.exactness.lab import StepDistributions
+    from specviz.labs.exactness.tree_lab import tree_lab
+
+    point = torch.tensor([1.0, 0.0, 0.0])
+    dists = StepDistributions([1], Support(torch.arange(3), point, point, 1.0, 1.0), ["a", "b", "c"], "draft")
+    greedy = tree_lab(dists, "tree_top_children", 4, 20, 0)
+    assert "with 1 child," in greedy.note and "4 children" not in greedy.note
+    spread = torch.tensor([0.5, 0.3, 0.2])
+    wide = StepDistributions([1], Support(torch.arange(3), spread, spread, 1.0, 1.0), ["a", "b", "c"], "draft")
+    assert "with 3 children," in tree_lab(wide, "tree_top_children", 4, 20, 0).note

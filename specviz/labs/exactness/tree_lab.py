@@ -2,8 +2,8 @@
 
     result = tree_lab(dists, "tree_top_k_against_q", width=2, n=2000, seed=0)   # a `LabResult`, as the chain's
 
-Each simulated step drafts `width` children below the root the way the rule drafts them (sampled from q without
-replacement, or the draft's top tokens), lets the rule judge them, and counts the first emitted token: the kept
+Each simulated step drafts `width` children below the root (fewer when q has fewer tokens) the way the rule drafts
+them (sampled from q without replacement, or the draft's top tokens), lets the rule judge them, and counts the first emitted token: the kept
 child, or the recovered token when every child was rejected. The samples go against p, as the chain's one-step
 experiment does (`specviz.labs.exactness.lab.one_step_lab`), and `TreeRule.one_level` is their closed form. Deeper
 levels only decide the later tokens, which tests/engine/test_tree_exactness.py checks with the engine itself.
@@ -37,8 +37,8 @@ def tree_rule(rule: str | TreeRule) -> TreeRule:
 
 def one_level_samples(target_probs: torch.Tensor, draft_probs: torch.Tensor, rule: str | TreeRule, width: int,
                       n: int, generator: torch.Generator | None = None) -> OneStepSamples:
-    """n simulated tree steps of one level with `width` children: the first emitted token of each (n,), and whether
-    it was a kept child.
+    """n simulated tree steps of one level with `width` children (fewer when q has fewer tokens): the first emitted
+    token of each (n,), and whether it was a kept child.
 
     >>> p, q = torch.tensor([0.5, 0.5, 0.0]), torch.tensor([0.8, 0.1, 0.1])
     >>> s = one_level_samples(p, q, "tree_top_children", 2, 400, torch.Generator().manual_seed(0))
@@ -81,10 +81,13 @@ def tree_lab(dists: StepDistributions, rule: str | TreeRule, width: int, n: int,
     with one_torch_thread():
         samples = one_level_samples(p, q, rule, width, n, torch.Generator().manual_seed(seed))
         plain = target_samples(p, n, torch.Generator().manual_seed(seed + 1))
+    # the children it drafted: no more than q has tokens (read 44: at temperature 0, or with top-k below the width,
+    # the note said "with 4 children" of a level that had one)
+    children = min(int(width), int((q > 0).sum()))
     note = ngettext("One level of a draft tree with {n} child, drafted as the rule drafts it; the rule decides and "
                     "the first emitted token is counted",
                     "One level of a draft tree with {n} children, drafted as the rule drafts them; the rule decides "
-                    "and the first emitted token is counted", width)
+                    "and the first emitted token is counted", children)
     if dists.note:
         note = _("{note}. {coverage}", note=note, coverage=dists.note)
     return LabResult(p.double(), dists.texts, dists.token_ids, samples.tokens, plain, samples.acceptance_rate, note)

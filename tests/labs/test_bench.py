@@ -11,7 +11,7 @@ import pytest
 from specviz.labs.bench import (CASE_COLUMNS, DEFINITIONS, BenchConfig, BenchResult, load_suites, run_bench)
 from specviz.cli import main
 from specviz.engine.theory import expected_speedup
-from specviz.labs.bench.report import PolicyComparison, markdown_report
+from specviz.labs.bench.report import TREE_NOTE, PolicyComparison, markdown_report
 from specviz.labs.bench.config import BENCHMARKS_DIR
 from specviz.models.pairs import toy_pair
 
@@ -330,7 +330,7 @@ def test_the_bench_notes_say_their_counts_with_the_nouns_agreeing():
     from specviz.labs.bench.runner import _notes
 
     machine = {"torch_threads": 1, "cores": 2, "device": "cpu", "dtype": "float32", "load_average_start": [0.1, 0, 0]}
-    notes = _notes(machine, BenchConfig(**{**CONFIG, "repeats": 1, "warmup": 2}))
+    notes = _notes(machine, BenchConfig(**{**CONFIG, "repeats": 1, "warmup": 2}), trees=False)
     assert notes[0].endswith("medians over 1 repeat after 2 warm-up rounds.")
     assert notes[1] == "torch used 1 thread on 2 visible cores."
     res = run_bench(BenchConfig(pair="toy", proposers=["ngram"], ks=[1], suites=["qa"], prompts_per_suite=1,
@@ -817,6 +817,7 @@ def test_a_bench_with_no_shape_flag_runs_the_shape_chosen_for_its_own_proposer(m
     the recommended shape, as `generate` does. The bench now chooses for its proposer, and says which case it is."""
     from types import SimpleNamespace
 
+    from specviz.engine.draft_shape import DraftShape
     from specviz.labs import shape_choice
     from specviz.labs.bench.cli import default_shape
     from specviz.models.catalog import recommended_for
@@ -825,8 +826,10 @@ def test_a_bench_with_no_shape_flag_runs_the_shape_chosen_for_its_own_proposer(m
     monkeypatch.setattr(shape_choice, "choose_shape",
                         lambda pair, temperature, proposer=None: asked.append(proposer) or "calibrated")
     default = SimpleNamespace(name="default", default_proposer="eagle")
-    for proposer in ("ngram", "draft", "medusa", "layerskip"):
+    for proposer in ("draft", "medusa", "layerskip"):
         assert default_shape(default, 0.0, [proposer]) == (recommended_for("default").shape, False)
+    # n-gram lookup drafts no tree: the chain of the recommended K, which is what runs (read 44)
+    assert default_shape(default, 0.0, ["ngram"]) == (DraftShape(recommended_for("default").shape.k), False)
     assert default_shape(default, 0.0, ["eagle"]) == ("calibrated", True)
     assert default_shape(default, 0.7, ["eagle", "draft"]) == ("calibrated", True)  # several: the pair's own
     assert asked == ["eagle", "eagle"]
@@ -1277,3 +1280,32 @@ def test_the_package_docstring_names_the_proposers_transformers_has_no_twin_for(
     text = " ".join(bench.__doc__.split())
     assert "nothing for the EAGLE drafter and the Medusa heads, which transformers does not run" in text
     assert "for each chain of constant K" in text
+
+
+@pytest.mark.slow  # a bench of its own (about 3 s on 2 cores)
+def test_a_proposer_that_drafts_no_tree_gets_chain_rows_not_the_trees_it_never_drafted():
+    """Read 44: with a tree shape, n-gram lookup ran the chain of its K (the engine cannot branch it) while its row
+    read "tree 16x4 + lookup 8", with that tree's physical limit and the tree note; the draft model's row is a tree."""
+    from specviz.engine.draft_shape import DraftShape
+
+    config = BenchConfig(pair="toy", proposers=["ngram", "draft"], draft_shapes=[DraftShape(3, 8, 2, 4)],
+                         temperatures=[0.0], suites=["qa"], prompts_per_suite=1, max_new_tokens=12, repeats=1,
+                         warmup=0, threads=1, hf="none", cost_repeats=3, record_overhead=False, verify_dtypes=[])
+    res = run_bench(config, command="test", pair=toy_pair())
+    shapes = {r["proposer"]: (r["k"], r["tree_nodes"], r["tree_lookup"]) for r in res.summary if r["suite"] == "all"}
+    assert shapes == {"ngram": (3, 0, 0), "draft": (3, 8, 4)}
+    ngram = next(c for c in res.cases if c["proposer"] == "ngram")
+    assert ngram["mean_k"] <= 3 and ngram["physical_limit"] is not None
+    only_ngram = run_bench(BenchConfig(**{**config.__dict__, "proposers": ["ngram"]}), command="test", pair=toy_pair())
+    assert not any(r["tree_nodes"] for r in only_ngram.summary) and TREE_NOTE not in only_ngram.notes
+
+
+def test_a_bench_with_no_shape_flag_announces_a_chain_for_n_gram_lookup():
+    """Read 44: `bench --proposers ngram` on the default pair said it ran the pair's recommended tree."""
+    from types import SimpleNamespace
+
+    from specviz.labs.bench.cli import default_shape
+
+    default = SimpleNamespace(name="default", default_proposer="eagle")
+    assert default_shape(default, 0.0, ["ngram"])[0].tree_nodes == 0
+    assert default_shape(default, 0.0, ["layerskip"])[0].tree_nodes == 16

@@ -159,7 +159,7 @@ class CaseRunner:
             for name in cfg.proposers:
                 if temperature in cfg.temperatures and "constant" in cfg.policies:
                     configs += [Configuration(name, "constant", k, n, w, lookup)
-                                for k, n, w, lookup in cfg.shape_plan()]
+                                for k, n, w, lookup in self.shapes_of(name)]
                 if temperature in policy_temps:
                     for policy in cfg.policies:
                         if policy == "threshold" and not self.proposers[name].has_draft_probs:
@@ -169,6 +169,15 @@ class CaseRunner:
             plan[float(temperature)] = configs
         self._plan_cache = plan
         return plan
+
+    def shapes_of(self, proposer: str) -> list[tuple[int, int, int, int]]:
+        """The constant shapes `proposer` runs: the config's, or for one that drafts no tree (n-gram lookup: the
+        engine runs a tree shape as the chain of its K) the chain of each K, once, so no row names a tree it never
+        drafted (read 44: an n-gram row read "tree 16x4 + 8" over a chain of 4, with that tree's physical limit)."""
+        shapes = self.config.shape_plan()
+        if getattr(self.proposers[proposer], "can_branch", True):
+            return shapes
+        return list(dict.fromkeys((k, 0, 0, 0) for k, *_tree in shapes))
 
     def records_overhead(self, config: Configuration) -> bool:
         """Whether this configuration also runs once with the full trace recorded: the constant chain at --policy-k,

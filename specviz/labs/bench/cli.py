@@ -48,7 +48,8 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--k", nargs="+", type=_listed(int), default=None,
                      help="drafted tokens per step, a tree's depth (default: with no shape flag, the shape predicted fastest on "
                           "this machine for the lowest temperature, `python -m specviz calibrate`, or the pair's "
-                          "recommended without a shape table for the proposer; else the pair's recommended K)")
+                          "recommended without a shape table for the proposer; else the pair's recommended K; "
+                          "n-gram lookup drafts no tree: it runs a chain of each K)")
     cmd.add_argument("--tree-nodes", nargs="+", type=_listed(int), default=None,
                      help="draft tree node budgets, 0 = a chain of K (default: as for --k when no shape flag is "
                           "given; else the pair's recommended tree, or a chain when --k is given)")
@@ -201,8 +202,10 @@ def run_bench_command(args: argparse.Namespace) -> int:
     if not shape_given(args):  # the shape predicted fastest on this machine for the run's lowest temperature
         shape, measured = default_shape(pair, min(config.temperatures), config.proposers)
         config.draft_shapes = [shape]
+        recommended = "the pair's recommended" if shape.tree_nodes or not recommended_for(config.pair).tree_nodes \
+            else "the chain of the pair's recommended K (this proposer drafts no tree)"
         print(f"draft shape for this machine: {shape.label()} (python -m specviz calibrate shows why)" if measured
-              else f"draft shape: {shape.label()}, the pair's recommended (no shape table for this pair and proposer)",
+              else f"draft shape: {shape.label()}, {recommended} (no shape table for this pair and proposer)",
               file=sys.stderr)
     config.check()
     short = prompts_run_note(config.suites, config.prompts_per_suite)
@@ -229,10 +232,14 @@ def default_shape(pair, temperature: float, proposers: Sequence[str]):
     """The draft shape a bench with no shape flag runs, and whether this machine's calibration chose it: the shape
     predicted fastest here for the run's proposer (the pair's own when it runs several), or, for a proposer the
     pair's shape table did not measure, the pair's recommended shape, as `generate` and `compare` run it
-    (`specviz.cli.machine_shape`).
+    (`specviz.cli.machine_shape`); for a proposer that drafts no tree (n-gram lookup), the chain of its K, which is
+    what the engine runs (read 44: the bench announced the recommended tree for n-gram lookup, as `calibrate` does
+    not).
 
     >>> from types import SimpleNamespace
     >>> default_shape(SimpleNamespace(name="default", default_proposer="eagle"), 0.0, ["ngram"])
+    (DraftShape(k=4, tree_nodes=0, tree_width=4, tree_lookup=0), False)
+    >>> default_shape(SimpleNamespace(name="default", default_proposer="eagle"), 0.0, ["layerskip"])
     (DraftShape(k=4, tree_nodes=16, tree_width=4, tree_lookup=8), False)
     """
     from specviz.labs.shape_choice import choose_shape, table_for
@@ -240,7 +247,8 @@ def default_shape(pair, temperature: float, proposers: Sequence[str]):
 
     proposer = proposers[0] if len(set(proposers)) == 1 else pair.default_proposer
     if table_for(pair.name, proposer) is None:
-        return recommended_for(pair.name).shape, False
+        shape = recommended_for(pair.name).shape
+        return (shape if registry.can_branch(proposer) else DraftShape(shape.k)), False
     return choose_shape(pair, temperature, proposer=proposer), True
 
 

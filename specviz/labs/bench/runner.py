@@ -116,20 +116,24 @@ def _run(config: BenchConfig, command: str, progress: Progress | None, pair, clo
         command=command, created=utc_now(), machine=machine, config=asdict(config), costs=costs, cases=cases,
         baselines=baselines, summary=summarise(cases, baselines, costs),
         suites=[{"name": s.name, "title": s.title, "description": s.description} for s in suites],
-        notes=_notes(machine, config),
+        notes=_notes(machine, config, trees=any(c.tree_nodes for configs in plan.values() for c in configs)),
     )
     if skipped:
         result.notes.append(stopped_note(skipped, len(prompts) * len(plan)))
     return result
 
 
-def _notes(machine, config: BenchConfig) -> list[str]:
+def _notes(machine, config: BenchConfig, trees: bool | None = None) -> list[str]:
+    """The run's notes; `trees`: whether it ran a tree (a proposer that drafts none runs chains of the same K; None:
+    whether the config's shapes name one)."""
+    if trees is None:
+        trees = any(nodes for _k, nodes, _width, _lookup in config.shape_plan())
     notes = [
         repeats_note(config.repeats, config.warmup),
         threads_note(machine["torch_threads"], machine["cores"]),
         f"The models ran on {machine['device']} in {machine['dtype']}.",
     ]
-    if any(nodes for _k, nodes, _width, _lookup in config.shape_plan()):  # the shapes it runs, --shapes' included
+    if trees:  # the shapes it ran, --shapes' included
         notes.append(TREE_NOTE)
     if config.clock == "cpu":
         notes.append("Times are this process's CPU time (time.process_time), not wall time: the machine was shared, "

@@ -710,6 +710,27 @@ def test_every_results_md_says_how_its_command_would_run_as_it_ran():
     assert "`ONEDNN_MAX_CPU_ISA=AVX2 " in said["default-cpu-f32-avx2cap"]
 
 
+def test_a_capped_runs_rerun_line_names_its_caps_not_kernels_dtype_or_suites():
+    """Read 44: results.md's line under a run's command said typing it today would run "with other defaults than this
+    run had (its kernels, dtype or suites)" for default-cpu-f32-avx2cap, whose only difference is the instruction-set
+    caps its environment set (machine.isa_limits). The line now names those caps with their values; a run whose
+    command misses its kernels, dtype or suites keeps the list."""
+    from specviz.core.paths import BENCHMARKS_DIR
+    from specviz.labs.bench.report import rerun_lines
+
+    capped = BenchResult.load(BENCHMARKS_DIR / "default-cpu-f32-avx2cap" / "results.json")
+    caps = [f"{name}={value}" for name, value in capped.machine["isa_limits"].items()]
+    assert len(caps) == 3
+    line = rerun_lines(capped)[0]
+    assert line.startswith("Typed today, the command above would run without the instruction-set caps this run had "
+                           f"in its environment ({caps[0]}, {caps[1]} and {caps[2]}); with the ones it had: `")
+    assert "kernels, dtype or suites" not in line
+    assert line in (BENCHMARKS_DIR / "default-cpu-f32-avx2cap" / "results.md").read_text(encoding="utf-8")
+    ngram = rerun_lines(BenchResult.load(BENCHMARKS_DIR / "default-cpu-ngram" / "results.json"))[0]
+    assert "would run with other defaults than this run had (its kernels, dtype or suites); " in ngram
+    assert "instruction-set caps" not in ngram
+
+
 def test_a_command_that_ran_todays_suites_gets_no_suites_flag():
     """Final review: results.md's rerun command added --suites to every command that named none, while the pages
     noted the suites only when today's default runs another set. Typed today, a command that ran every suite there is

@@ -684,6 +684,27 @@ def rerun_command(result: BenchResult, differences: Sequence[RerunDifference] | 
     return command
 
 
+def rerun_change(differences: Sequence[RerunDifference]) -> str:
+    """How the recorded command typed today differs from the run, for results.md: the instruction-set caps its
+    environment set, named with their values (`IsaLimits`; Read 44: a capped run's line listed "its kernels, dtype
+    or suites", none of which it changed), and the generic list for the defaults the command spells out
+    (`StockKernels`, `DtypeDefault`, `SuitesDefault`).
+
+    >>> rerun_change([IsaLimits((("ONEDNN_MAX_CPU_ISA", "AVX2"), ("ATEN_CPU_CAPABILITY", "avx2")))]).split(" (")[1]
+    'ONEDNN_MAX_CPU_ISA=AVX2 and ATEN_CPU_CAPABILITY=avx2)'
+    >>> rerun_change([StockKernels()])
+    'with other defaults than this run had (its kernels, dtype or suites)'
+    """
+    caps = [f"{name}={value}" for d in differences if isinstance(d, IsaLimits) for name, value in d.limits]
+    parts = []
+    if any(isinstance(d, (StockKernels, DtypeDefault, SuitesDefault)) for d in differences):
+        parts.append("with other defaults than this run had (its kernels, dtype or suites)")
+    if caps:
+        named = caps[0] if len(caps) == 1 else f"{', '.join(caps[:-1])} and {caps[-1]}"
+        parts.append(f"without the instruction-set caps this run had in its environment ({named})")
+    return " and ".join(parts)
+
+
 def rerun_lines(result: BenchResult) -> list[str]:
     """What results.md says under the recorded command when typing it today would not run what ran
     (`rerun_differences`): the command with the defaults it then had (`rerun_command`), which EAGLE drafter its
@@ -691,9 +712,8 @@ def rerun_lines(result: BenchResult) -> list[str]:
     when none applies)."""
     differences = rerun_differences(result)
     command = rerun_command(result, differences)
-    lines = [] if command == result.command else [
-        "Typed today, the command above would run with other defaults than this run had (its kernels, dtype or "
-        f"suites); with the ones it had: `{command}`"]
+    lines = [] if command == result.command else [f"Typed today, the command above would run {rerun_change(differences)}"
+                                                  f"; with the ones it had: `{command}`"]
     lines += [f"Its eagle rows drafted with {d.drafter}; the EAGLE-3 drafter replaced it in commit d63459e "
               "(2026-12-02), and the command drafts with that one today." for d in differences
               if isinstance(d, ReplacedDrafter)]

@@ -14,6 +14,8 @@ from pathlib import Path
 
 from specviz.core.paths import BENCHMARKS_DIR, read_json_once
 from specviz.distill.data import GenerationPlan, chunk_infos
+from specviz.distill.draft import DraftLoss
+from specviz.distill.eagle import EagleLoss
 from specviz.distill.stages import STAGES as DATA_STAGES
 from specviz.distill.trainer import DEFAULT_BATCH_POSITIONS, DEFAULT_LR, DEFAULT_STEPS
 from specviz.engine.draft_shape import DraftShape
@@ -49,7 +51,84 @@ def data_summary(work: Path, records: int | None = None) -> dict:
     return {"stages": stages, "answers": sum(r["answers"] for r in stages.values()),
             "new_tokens": sum(r["new_tokens"] for r in stages.values()),
             "minutes": sum(i["seconds"] for i in train + held) / 60, "held_out_prompts": sum(i["jobs"] for i in held),
-            "sampled": sum(r["sampled"] for r in stages.values()), "chunks": len(train)}
+            "sampled": sum(r["sampled"] for r in stages.values()), "chunks": len(train),
+            "max_new_tokens": _recorded_values(train, "max_new_tokens"),
+            "temperature": _recorded_values([i for i in train if i.get("sampled")], "temperatures")}
+
+
+def _recorded_values(infos: list[dict], key: str) -> list | None:
+    """The values the chunks record for `key` (a value or a list of them), sorted; None when a chunk does not record
+    it (or there are no chunks): chunks written before the data step recorded it say nothing."""
+    if not infos or any(info.get(key) is None for info in infos):
+        return None
+    values = [v for info in infos for v in (info[key] if isinstance(info[key], list) else [info[key]])]
+    return sorted(set(values)) or None
+
+
+# what a card says for a setting its run's record (specviz.json, the data step's chunks) does not hold, in place of
+# today's default (Read 44: the cards typed the defaults, whatever the run's flags were)
+NOT_RECORDED = "not recorded in its specviz.json"
+
+
+def _or_list(values: list) -> str:
+    return _and_list([f"{v:g}" for v in values]).replace(" and ", " or ")
+
+
+def token_limit(data: dict) -> str:
+    """The data step's new-token limit, as its chunks record it (`GenerationPlan.max_new_tokens`, `--max-new-tokens`).
+
+    >>> token_limit({"max_new_tokens": [192]}), token_limit({"max_new_tokens": [128, 192]})
+    ('up to 192 new tokens', 'up to 128 or 192 new tokens')
+    >>> token_limit({"max_new_tokens": None})
+    'up to a number of new tokens its data step did not record'
+    """
+    limits = data.get("max_new_tokens")
+    if not limits:
+        return "up to a number of new tokens its data step did not record"
+    return f"up to {_or_list(limits)} new tokens"
+
+
+def sampled_at(data: dict) -> str:
+    """The temperature the sampled answers were drawn at, as the data step's chunks record it.
+
+    >>> sampled_at({"temperature": [0.7]}), sampled_at({})
+    ('T = 0.7', 'a temperature its data step did not record')
+    """
+    temperatures = data.get("temperature")
+    return f"T = {_or_list(temperatures)}" if temperatures else "a temperature its data step did not record"
+
+
+def training_settings(meta: dict) -> dict[str, str]:
+    """The training settings a card states, each from the run's specviz.json (what `distill.cli` records from its
+    flags: `--lr`, `--batch-positions`, `--kd-weight`, `--kd-positions`, and the feature noise), or a phrase saying
+    it is not recorded: never today's default.
+
+    >>> shown = training_settings({"lr": 0.0005, "batch_positions": 4096, "kd_weight": 0.5, "kd_positions": 256,
+    ...                            "noise": 0.1})
+    >>> for key in ("lr", "batch", "kd", "positions", "noise"): print(shown[key])
+    0.0005
+    at most 4096 padded positions
+    0.5 × the cross-entropy
+    256 random positions
+    uniform noise ±0.1
+    >>> shown = training_settings({})
+    >>> for key in ("lr", "kd", "positions"): print(shown[key])
+    not recorded in its specviz.json
+    the cross-entropy (its weight not recorded in its specviz.json)
+    random positions (how many not recorded in its specviz.json)
+    """
+    lr, batch, weight = meta.get("lr"), meta.get("batch_positions"), meta.get("kd_weight")
+    positions, noise = meta.get("kd_positions"), meta.get("noise")
+    return {
+        "lr": f"{lr:g}" if lr is not None else NOT_RECORDED,
+        "batch": (f"at most {batch} padded positions" if batch is not None
+                  else f"padded positions (how many {NOT_RECORDED})"),
+        "kd": ("the cross-entropy" if weight == 1 else f"{weight:g} × the cross-entropy" if weight is not None
+               else f"the cross-entropy (its weight {NOT_RECORDED})"),
+        "positions": (f"{positions} random positions" if positions is not None
+                      else f"random positions (how many {NOT_RECORDED})"),
+        "noise": f"uniform noise ±{noise:g}" if noise is not None else f"uniform noise (its size {NOT_RECORDED})",
+    }
 
 
 def read_bench(bench: Path) -> dict:
@@ -293,21 +372,27 @@ def stage_logs(work: Path, runs: list[str]) -> list[dict]:
 
 def train_command(kind: str, log: list[dict], total: int, history: list[str] | None = None,
                   meta: dict | None = None) -> str:
-    """The training command with the flags this run needed (steps, and the batch size and learning rate its
-    specviz.json records, where they differ from the defaults); a run resumed under other settings lists its commands
-    in order (`history` in specviz.json), since no single command gives its weights.
+    """The training command with the flags this run needed (steps, and the batch size, learning rate and (eagle, draft)
+    distillation weight and positions its specviz.json records, where they differ from the defaults); a run resumed
+    under other settings lists its commands in order (`history` in specviz.json), since no single command gives its
+    weights.
 
     >>> print(train_command("eagle3", [], 2600, ["python -m specviz.distill eagle3 --steps 1300", "# then ..."]))
     python -m specviz.distill eagle3 --steps 1300
     # then ...
     >>> train_command("eagle3", [], 1300, meta={"batch_positions": 4096, "lr": 0.001})
     'python -m specviz.distill eagle3 --steps 1300 --batch-positions 4096'
+    >>> train_command("draft", [], 1000, meta={"kd_weight": 0.5, "kd_positions": 512})
+    'python -m specviz.distill draft --kd-weight 0.5'
     """
     if history:
         return "\n".join(history)
     meta = meta or {}
+    losses = {"eagle": EagleLoss(), "draft": DraftLoss()}.get(kind)  # --kd-weight and --kd-positions change these
+    kd = [("kd_weight", "--kd-weight", losses.distillation),
+          ("kd_positions", "--kd-positions", losses.kd_positions)] if losses else []
     recorded = "".join(f" {flag} {meta[key]:g}" for key, flag, default in (
-        ("batch_positions", "--batch-positions", DEFAULT_BATCH_POSITIONS), ("lr", "--lr", DEFAULT_LR))
+        ("batch_positions", "--batch-positions", DEFAULT_BATCH_POSITIONS), ("lr", "--lr", DEFAULT_LR), *kd)
         if meta.get(key) is not None and meta[key] != default)
     if kind == "eagle3":
         given = f" --steps {total}" if total != DEFAULT_STEPS[kind] else ""
@@ -502,8 +587,10 @@ def parameter_count(folder: Path) -> str:
 
 
 def stage_table(data: dict) -> str:
-    """The data step's stages: answers, response tokens, sampled answers, minutes."""
-    rows = ["| stage | answers | response tokens | sampled at T = 0.7 | minutes |", "|---|---:|---:|---:|---:|"]
+    """The data step's stages: answers, response tokens, sampled answers (at the temperature the chunks record),
+    minutes."""
+    sampled = f"sampled at {sampled_at(data)}" if data.get("temperature") else "sampled"
+    rows = [f"| stage | answers | response tokens | {sampled} | minutes |", "|---|---:|---:|---:|---:|"]
     rows += [f"| {name} | {r['answers']:,} | {r['new_tokens']:,} | {r['sampled']:,} | {r['minutes']:.0f} |"
              for name, r in data["stages"].items()]
     rows.append(f"| all | {data['answers']:,} | {data['new_tokens']:,} | {data['sampled']:,} | "
@@ -532,8 +619,10 @@ def write_cards(work: Path, assets: Path, benches: dict[str, Path] | None = None
         card = CARD.format(
             title=TITLES[kind], what=WHAT[kind].format(params=parameter_count(folder)), size_mb=sum(f.stat().st_size for f in folder.glob("*.safetensors")) / 2**20,
             stage_table=stage_table(data), new_tokens=data["new_tokens"], data_minutes=data["minutes"],
-            held=data["held_out_prompts"], batch_positions=meta.get("batch_positions", DEFAULT_BATCH_POSITIONS), step_command=train_command(kind, log, meta["steps"], meta.get("history"), meta), steps=meta["steps"],
-            stages=STAGES[kind].format(**stage_steps(log, meta["steps"]), **meta),
+            held=data["held_out_prompts"], batch=training_settings(meta)["batch"],
+            step_command=train_command(kind, log, meta["steps"], meta.get("history"), meta), steps=meta["steps"],
+            stages=STAGES[kind].format(**{**meta, **stage_steps(log, meta["steps"]), **training_settings(meta)}),
+            token_limit=token_limit(data), sampled_at=sampled_at(data),
             train_minutes=log[-1]["minutes"] if log else 0, machine=trained_on(meta),
             curve=learning_curve(log, metrics) if log else "(no log)", metric_text=METRIC_TEXT[kind],
             extrapolation=extrapolate(log, metrics[0]) if log else "", bench_command=bench_command(bench),
@@ -579,15 +668,16 @@ STAGES = {
               "output and the true next token, and attends to the true rows up to where the draft began, then its "
               "own chain), each depth scored by the cross-entropy to the target's next-token distribution over the "
               "draft vocabulary on every response position, depth p weighted 0.8^(p-1); no feature regression. "
-              "Peak learning rate {lr:g}, matrix products in bfloat16 (weights float32).",
-    "eagle": "Stage 1 ({stage1:,} steps, peak learning rate 1e-3) trains two drafting depths, the second reading the "
-             "drafter's own predicted features at every row; stage 2 ({stage2:,} steps from there, 5e-4) trains three depths "
+              "Peak learning rate {lr}, matrix products in bfloat16 (weights float32).",
+    "eagle": "Stage 1 ({stage1:,} steps, peak learning rate {lr}) trains two drafting depths, the second reading the "
+             "drafter's own predicted features at every row; stage 2 ({stage2:,} steps from there, at half that peak "
+             "learning rate) trains three depths "
              "that attend exactly as drafting does: true features up to where the draft began, then the drafter's "
-             "own chain (EAGLE-3's training-time test). Losses: smooth L1 to the target's next feature plus 0.5 × "
-             "the cross-entropy to its next-token distribution (draft vocabulary, 512 random positions per batch); "
-             "uniform noise ±0.1 on the input features.",
-    "draft": "Losses: smooth L1 between the draft's normed output and the target's feature, plus the cross-entropy "
-             "to the target's next-token distribution (draft vocabulary, 512 random positions per batch).",
+             "own chain (EAGLE-3's training-time test). Losses: smooth L1 to the target's next feature plus {kd} "
+             "to its next-token distribution (draft vocabulary, {positions} per batch); {noise} on the input "
+             "features.",
+    "draft": "Peak learning rate {lr}. Losses: smooth L1 between the draft's normed output and the target's feature, "
+             "plus {kd} to the target's next-token distribution (draft vocabulary, {positions} per batch).",
 }
 METRIC_TEXT = {
     "eagle3": "On the held-out answers (float32 target, greedy): `acc1`, the share of response positions where the "
@@ -619,8 +709,8 @@ Trained weights: {size_mb:.1f} MiB (float16). {extra}
 
 ## Data
 
-The target answered every prompt itself, in bfloat16, up to 192 new tokens, about half of the answers sampled at
-T = 0.7 and the rest greedy (the table counts them; `specviz/distill/stages.py`; questions, follow-ups and rewrites
+The target answered every prompt itself, in bfloat16, {token_limit}, about half of the answers sampled at
+{sampled_at} and the rest greedy (the table counts them; `specviz/distill/stages.py`; questions, follow-ups and rewrites
 are built from earlier stages' answers;
 no prompt is about a held-out topic, though a few seed prompts name one in passing, such as "the train was late",
 and a follow-up or rewrite quotes an earlier answer, which may mention one):
@@ -649,7 +739,7 @@ python -m specviz.distill cards    # this card
 
 `python -m specviz.distill all` runs data, eagle3 and draft with their default flags, then the cards (not eagle or
 medusa); the commands above are this card's own.{made_at} Seeded (`--seed 0`) and resumable.
-Training: {steps} steps of at most {batch_positions} padded positions, AdamW, warm-up then cosine decay, {train_minutes:.0f}
+Training: {steps} steps of {batch}, AdamW, warm-up then cosine decay, {train_minutes:.0f}
 minutes on {machine}. {stages}
 
 ## Learning curve (held-out)

@@ -204,6 +204,7 @@ def run_eagle(args) -> None:
     head = target.get_output_embeddings().weight.detach()[vocab]
     batches = make_batches(train, args.batch_positions, args.seed)
     held_batches = make_batches(held, args.batch_positions, args.seed)
+    losses = loss_weights(EagleLoss(), args)  # what both stages' losses take from the flags, for specviz.json
     stages = [("eagle", EagleLoss(unroll=2, faithful=False),
                LoopSettings(args.steps or DEFAULT_STEPS["eagle"], lr=args.lr, seed=args.seed,
                             eval_every=args.eval_every))]
@@ -219,7 +220,9 @@ def run_eagle(args) -> None:
                                   settings, args.work / run, f"eagle drafter, stage {i + 1}"))
     folder = save_eagle(drafter.cpu(), vocab.cpu(), args.assets, {
         "training": results[-1], "steps": sum(s.steps for _, _, s in stages), "stages": [r for r, _, _ in stages],
-        "train_records": len(train), "held_out_records": len(held), "vocab_coverage": coverage(held, vocab),
+        "lr": args.lr, "batch_positions": args.batch_positions, "kd_weight": losses.distillation,
+        "kd_positions": losses.kd_positions, "noise": losses.noise, "train_records": len(train),
+        "held_out_records": len(held), "vocab_coverage": coverage(held, vocab),
         "machine": training_machine(device), **replacing(args.assets / EAGLE_NAME)})
     print(f"saved the EAGLE drafter to {folder}")
 
@@ -321,9 +324,10 @@ def run_draft(args) -> None:
                             eval_every=args.eval_every)
     result = train_loop(draft, batches, objective.loss, lambda: objective.accuracy(held_batches, full_head),
                         settings, args.work / (args.run or "draft"), "separate draft")
-    folder = save_draft(draft.cpu(), args.shallow, args.assets, {"training": result, "steps": settings.steps,
-                                                           "train_records": len(train), "held_out_records": len(held),
-                                                           "machine": training_machine(device)})
+    folder = save_draft(draft.cpu(), args.shallow, args.assets, {
+        "training": result, "steps": settings.steps, "lr": args.lr, "batch_positions": args.batch_positions,
+        "kd_weight": objective.w.distillation, "kd_positions": objective.w.kd_positions, "train_records": len(train),
+        "held_out_records": len(held), "machine": training_machine(device)})
     print(f"saved the separate draft model to {folder}")
 
 

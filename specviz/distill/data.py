@@ -19,7 +19,8 @@ are about 30 GB, too much to hold in memory):
     chunk-NNNN/tokens.npy      int32, every record's tokens one after another
     chunk-NNNN/states.npy      uint16 (the bits of bfloat16), (positions, S, H)
     chunk-NNNN/info.json       the chunk's stage, answers (`jobs`; the seed stage answers each prompt twice),
-                               sampled answers, new tokens, their limit, seconds, dtype and slot names
+                               sampled answers and their temperatures, new tokens, their limit, seconds, dtype
+                               and slot names
 
 A chunk that is there is skipped, so an interrupted run resumes where it stopped.
 """
@@ -209,6 +210,7 @@ def answer_in_chunks(jobs: Sequence[Job], folder: Path, model, tokenizer, plan: 
         write_chunk(chunk, records, {
             "stage": folder.name, "jobs": len(part), "new_tokens": new_tokens, "seconds": round(seconds, 2),
             "sampled": sum(j.temperature > 0 for j in part), "max_new_tokens": plan.max_new_tokens,
+            "temperatures": sorted({j.temperature for j in part if j.temperature > 0}),  # the sampled answers
             "dtype": str(next(model.parameters()).dtype).removeprefix("torch."),
             "slots": [f"layer {i}" for i in decoder.aux_layers] + ["final norm"]})
         bar.update(len(part))

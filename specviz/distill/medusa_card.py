@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from specviz.core.paths import BENCHMARKS_DIR
-from specviz.distill.cards import bench_command, data_summary, learning_curve, parameter_count, read_bench, \
-    stage_logs, stage_table, trained_on
+from specviz.distill.cards import NOT_RECORDED, bench_command, data_summary, learning_curve, parameter_count, \
+    read_bench, sampled_at, stage_logs, stage_table, token_limit, trained_on
 from specviz.distill.trainer import DEFAULT_STEPS
 from specviz.engine.draft_shape import DraftShape
 from specviz.models.catalog import recommended_for
@@ -53,7 +53,11 @@ def write_medusa_card(work: Path, assets: Path, bench: Path = MEDUSA_BENCH) -> P
         vocab=f"{meta['draft_vocab_size']:,}",
         coverage=100 * meta.get("vocab_coverage", 0), stage_table=stage_table(data), new_tokens=data["new_tokens"],
         held=data["held_out_prompts"], command=command, steps=steps, train_minutes=log[-1]["minutes"],
-        batch_positions=f"{meta.get('batch_positions', 2048):,}", lr=meta.get("lr", 1e-3),
+        # the run's own settings, never today's defaults (Read 44)
+        batch=(f"at most {meta['batch_positions']:,} padded positions" if meta.get("batch_positions") is not None
+               else f"padded positions (how many {NOT_RECORDED})"),
+        lr=f"{meta['lr']:g}" if meta.get("lr") is not None else NOT_RECORDED,
+        token_limit=token_limit(data), sampled_at=sampled_at(data),
         machine=trained_on(meta),
         curve=learning_curve(log, [f"head{k}_top1" for k in range(1, heads + 1)] + list(CHAIN)),
         per_head="\n".join(per_head), against="\n".join(against), bench=bench_section(bench))
@@ -120,8 +124,8 @@ A smaller run of the EAGLE drafter's data step, not a slice of its data (its see
 template × topic prompts; the same pipeline, seeded, so its prompts are largely among the EAGLE drafter's, but
 its answers were generated anew; no prompt is about a held-out topic, though
 a few name one in passing, such as "the train was late"): the target answered
-the seed stage's template × topic prompts itself in bfloat16, up to 192 new tokens, half greedy and half sampled at
-T = 0.7, and its final-norm states were recorded at every position.
+the seed stage's template × topic prompts itself in bfloat16, {token_limit}, half greedy and half sampled at
+{sampled_at}, and its final-norm states were recorded at every position.
 
 {stage_table}
 
@@ -135,7 +139,7 @@ T = 0.7, and its final-norm states were recorded at every position.
 {command}
 ```
 
-Training: {steps} steps of at most {batch_positions} padded positions, AdamW (peak learning rate {lr:g}, warm-up then
+Training: {steps} steps of {batch}, AdamW (peak learning rate {lr}, warm-up then
 cosine decay), {train_minutes} minutes on {machine}. Head k's loss is the cross-entropy to the target's own
 distribution over token t+1+k, k places after the one the target's own head predicts from the same state (that
 distribution recomputed from the target's state after token t+k), over the draft vocabulary, on every response

@@ -3,6 +3,7 @@ step, both objectives, the resumable loop, and saving / loading the drafts."""
 
 import json
 import math
+import re
 
 import pytest
 import torch
@@ -71,8 +72,10 @@ def test_data_step_resumes_without_redoing_chunks(toy_records):
     assert [i["jobs"] for i in infos] == [8, 8, 8] and [i["sampled"] for i in infos] == [4, 4, 4]
     assert sum(i["new_tokens"] for i in infos) == sum(len(r.tokens) - r.prompt_length for r in records)
     # what specviz.distill.data's docstring lists for info.json: answers (jobs), not prompts
-    assert set(infos[0]) - {"chunk"} == {"stage", "jobs", "sampled", "new_tokens", "max_new_tokens", "seconds",
-                                         "dtype", "slots"}
+    assert set(infos[0]) - {"chunk"} == {"stage", "jobs", "sampled", "temperatures", "new_tokens", "max_new_tokens",
+                                         "seconds", "dtype", "slots"}
+    # Read 44: the chunks record the sampled answers' temperature (toy_jobs samples at 0.7), so a card says it
+    assert [i["temperatures"] for i in infos] == [[0.7]] * 3
 
 
 def test_eagle_objective_learns_and_the_loop_resumes(toy_records, tmp_path):
@@ -236,6 +239,97 @@ def test_the_eagle_card_shows_trees_the_dtype_and_the_drafter_it_replaced(tmp_pa
     (assets / "smollm2-eagle" / "specviz.json").write_text(json.dumps(meta["eagle"]))
     eagle_card = write_cards(work, assets, {"eagle": bench, "draft": tmp_path / "none.json"})[0].read_text()
     assert "2 minutes on AMD EPYC (2 cores), torch 2.9.0+cpu, transformers 4.57.1." in " ".join(eagle_card.split())
+
+
+def card_run(tmp_path, eagle_meta, draft_meta, info):
+    """A work folder with one data chunk (`info` added to its info.json), an EAGLE and a draft training log, and the
+    two drafts' specviz.json: what `write_cards` reads. Returns the two cards it writes."""
+    from specviz.distill.cards import write_cards
+
+    work, assets = tmp_path / "work", tmp_path / "assets"
+    for folder, chunk in (("train/seed", {"stage": "seed", "jobs": 8, "sampled": 4, **info}),
+                          ("held-out", {"stage": "held-out", "jobs": 4, "sampled": 0})):
+        (work / folder / "chunk-0000").mkdir(parents=True)
+        (work / folder / "chunk-0000" / "info.json").write_text(json.dumps({"new_tokens": 80, "seconds": 6.0,
+                                                                            **chunk}))
+    for run, metric in (("eagle", "acc1"), ("eagle-ttt", "acc1"), ("draft", "agreement")):
+        (work / run).mkdir()
+        (work / run / "log.jsonl").write_text(json.dumps({"step": 10, "epoch": 0.1, "minutes": 0.5, metric: 0.3}))
+    for name, meta in (("smollm2-eagle", eagle_meta), ("smollm2-draft", draft_meta)):
+        (assets / name).mkdir(parents=True)
+        (assets / name / "specviz.json").write_text(json.dumps(meta))
+    none = tmp_path / "none.json"
+    return [" ".join(path.read_text().split()) for path in write_cards(work, assets, {"eagle": none, "draft": none})]
+
+
+# the figures the cards' templates typed before Read 44, whatever the run's flags were
+DEFAULT_FIGURES = ("1e-3", "0.5 ×", "512 random", "±0.1", "192 new", "sampled at T = 0.7")
+
+
+def test_a_card_states_the_runs_own_training_settings_never_the_defaults(tmp_path):
+    """Read 44: the cards typed the training settings as fixed text (peak learning rates 1e-3 and 5e-4, "0.5 ×" the
+    cross-entropy, "512 random positions", noise "±0.1", "up to 192 new tokens", "T = 0.7"), so a run with other
+    --lr, --kd-weight, --kd-positions, --batch-positions or --max-new-tokens got a card stating the defaults. Each
+    now comes from the run's record (specviz.json, the data step's chunks), and one it does not record is said to
+    be not recorded."""
+    eagle = {"kind": "eagle", "steps": 20, "train_records": 8, "training": {"acc1": 0.3}, "draft_vocab_size": 64,
+             "vocab_coverage": 0.9, "lr": 0.0005, "batch_positions": 1024, "kd_weight": 0.3, "kd_positions": 256,
+             "noise": 0.2}
+    draft = {"steps": 10, "train_records": 8, "training": {"agreement": 0.3}, "shallow_layers": 3, "lr": 0.002,
+             "batch_positions": 512, "kd_weight": 2.0, "kd_positions": 128}
+    eagle_card, draft_card = card_run(tmp_path, eagle, draft, {"max_new_tokens": 96, "temperatures": [0.9]})
+    assert "Stage 1 (10 steps, peak learning rate 0.0005)" in eagle_card
+    assert "at half that peak learning rate" in eagle_card and "5e-4" not in eagle_card
+    assert "plus 0.3 × the cross-entropy to its next-token distribution (draft vocabulary, 256 random positions " \
+           "per batch); uniform noise ±0.2 on the input features." in eagle_card
+    assert "Training: 20 steps of at most 1024 padded positions, AdamW" in eagle_card
+    assert "python -m specviz.distill eagle --steps 10 --ttt-steps 10 --batch-positions 1024 --lr 0.0005 " \
+           "--kd-weight 0.3 --kd-positions 256\n" in eagle_card.replace(" python -m specviz.distill cards", "\n")
+    assert "Peak learning rate 0.002. Losses:" in draft_card and "plus 2 × the cross-entropy" in draft_card
+    assert "(draft vocabulary, 128 random positions per batch)" in draft_card
+    for card in (eagle_card, draft_card):
+        assert "in bfloat16, up to 96 new tokens, about half of the answers sampled at T = 0.9 and" in card
+        assert "| stage | answers | response tokens | sampled at T = 0.9 | minutes |" in card
+        assert not any(default in card for default in DEFAULT_FIGURES)
+    # weights whose specviz.json (or data chunks) do not record a setting: the card says so, and names no default
+    bare = {k: v for k, v in eagle.items() if k not in ("lr", "batch_positions", "kd_weight", "kd_positions", "noise")}
+    eagle_card, draft_card = card_run(tmp_path / "bare", bare, {**draft, "lr": None, "kd_positions": None}, {})
+    assert "Stage 1 (10 steps, peak learning rate not recorded in its specviz.json)" in eagle_card
+    assert "plus the cross-entropy (its weight not recorded in its specviz.json) to its next-token distribution " \
+           "(draft vocabulary, random positions (how many not recorded in its specviz.json) per batch); uniform " \
+           "noise (its size not recorded in its specviz.json) on the input features." in eagle_card
+    assert "20 steps of padded positions (how many not recorded in its specviz.json), AdamW" in eagle_card
+    assert "Peak learning rate not recorded in its specviz.json." in draft_card
+    for card in (eagle_card, draft_card):
+        assert "up to a number of new tokens its data step did not record, about half of the answers sampled at a " \
+               "temperature its data step did not record and" in card
+        assert "| stage | answers | response tokens | sampled | minutes |" in card
+        assert not any(default in card for default in DEFAULT_FIGURES)
+
+
+def test_the_shipped_cards_training_figures_are_their_specviz_jsons():
+    """Read 44: the shipped cards cannot be written again here (`write_cards` reads the training logs and data chunks
+    of a work folder that is not committed), so the figures they state are checked against the specviz.json beside
+    them: the EAGLE-3 card's peak learning rate, batch positions and drafting depth, the Medusa card's learning rate
+    and batch positions, each as the card code writes it from that file. The draft's card predates these
+    settings in specviz.json and its template (its "512 random positions" and "about 2,048 padded positions" were the
+    defaults of commit 35ce4c2, which its card says made it with a command that names neither)."""
+    from specviz.core.paths import ASSETS
+    from specviz.distill.cards import STAGES, training_settings
+
+    def shipped(name):
+        folder = ASSETS / "models" / name
+        return (" ".join((folder / "README.md").read_text(encoding="utf-8").split()),
+                json.loads((folder / "specviz.json").read_text(encoding="utf-8")))
+
+    card, meta = shipped("smollm2-eagle")
+    settings = training_settings(meta)
+    assert meta["kind"] == "eagle3" and settings["lr"] == f"{meta['lr']:g}"
+    assert STAGES["eagle3"].format(**{**meta, **settings}) in card
+    assert f"Training: {meta['steps']} steps of at most {meta['batch_positions']} padded positions, AdamW" in card
+    card, meta = shipped("smollm2-medusa")
+    assert (f"Training: {meta['steps']} steps of at most {meta['batch_positions']:,} padded positions, AdamW (peak "
+            f"learning rate {meta['lr']:g}, warm-up") in card
 
 
 def test_a_shipped_card_names_only_the_training_machine_its_specviz_json_records():
@@ -408,7 +502,9 @@ def test_the_data_step_docs_count_sampled_answers_and_extra_topics_from_their_so
     answers, _, sampled = (int(x.replace(",", "")) for x in card.split(" | all | ")[1].split(" | ")[:3])
     assert f"{sampled:,} of {answers:,} sampled" in drafts and "half the answers greedy" not in drafts
     data = " ".join(CARD.split("## Data")[1].split("{stage_table}")[0].split())
-    assert data in card and "about half of the answers sampled" in data
+    # the data step's token limit and temperature are the run's own (Read 44): every other word is the template's
+    pieces = re.split(r"\{token_limit\}|\{sampled_at\}", data)
+    assert len(pieces) == 3 and all(piece in card for piece in pieces) and "about half of the answers sampled" in data
     extra = extra_template_prompts(DataScale().extra_prompts)
     kinds = Counter(p.family for p in extra)
     topics = {f: len({p.topic for p in extra if p.family == f}) for f in kinds}

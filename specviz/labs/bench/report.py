@@ -712,8 +712,8 @@ def rerun_lines(result: BenchResult) -> list[str]:
     when none applies)."""
     differences = rerun_differences(result)
     command = rerun_command(result, differences)
-    lines = [] if command == result.command else [f"Typed today, the command above would run {rerun_change(differences)}"
-                                                  f"; with the ones it had: `{command}`"]
+    lines = [] if command == result.command else [
+        f"Typed today, the command above would run {rerun_change(differences)}; with the ones it had: `{command}`"]
     lines += [f"Its eagle rows drafted with {d.drafter}; the EAGLE-3 drafter replaced it in commit d63459e "
               "(2026-12-02), and the command drafts with that one today." for d in differences
               if isinstance(d, ReplacedDrafter)]

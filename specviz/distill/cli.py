@@ -50,6 +50,12 @@ DEFAULT_WORK = Path("artifacts/distill")
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    kd = [flag for flag, value in (("--kd-weight", args.kd_weight), ("--kd-positions", args.kd_positions))
+          if value is not None]
+    if kd and args.step in ("eagle3", "medusa"):  # read 44: their losses have no distillation term to weigh
+        print(f"error: {' and '.join(kd)} weigh the distillation loss of the eagle and draft steps; {args.step} "
+              "trains without one, so drop the flag.", file=sys.stderr)
+        return 2
     try:
         for step in (["data", "eagle3", "draft", "cards"] if args.step == "all" else [args.step]):
             STEPS[step](args)

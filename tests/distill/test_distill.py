@@ -876,3 +876,16 @@ def test_a_cards_benchmark_scope_says_which_prompts_temperatures_and_k_ran(tmp_p
     for name, kind in (("smollm2-eagle", "eagle"), ("smollm2-draft", "draft")):
         card = (ASSETS / "models" / name / "README.md").read_text(encoding="utf-8")
         assert f"Benchmark on {bench_scope(BENCHES[kind], 64)}, " in card, name
+
+
+@pytest.mark.parametrize("step", ["eagle3", "medusa"])
+def test_a_distillation_weight_for_a_step_without_that_loss_is_refused(step, tmp_path, capsys):
+    """Read 44: `distill eagle3 --kd-weight 2` (or medusa) trained as if the flag were not there: their objectives have
+    no distillation term (cli.loss_weights is only called by the eagle and draft steps). It is now refused in one
+    sentence, before any data is read."""
+    assert cli.main([step, "--kd-weight", "2", "--kd-positions", "64", "--work", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --kd-weight and --kd-positions weigh the distillation loss") and step in err
+    assert err.count("\n") == 1  # one sentence, no traceback
+    assert cli.main(["eagle", "--kd-weight", "2", "--work", str(tmp_path)]) == 2  # eagle takes it: on to the data
+    assert "run `python -m specviz.distill data` first" in capsys.readouterr().err

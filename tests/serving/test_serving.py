@@ -1022,3 +1022,30 @@ def test_break_even_is_where_speculation_stops_paying_for_good():
     assert Sweep({1: 1.5, 2: 0.95, 4: 1.1}).break_even("ngram", "open") is None  # it pays at the top level
     assert Sweep({1: 0.9, 2: 0.8}).break_even("ngram", "open") == 1
     assert Sweep({1: 1.5, 2: None, 4: 0.9}).break_even("ngram", "open") == 4  # a level not measured is skipped
+
+
+def test_a_dip_a_higher_level_recovers_from_is_not_called_paying_at_every_level():
+    """Read 44: once break_even skipped a dip that a higher level recovered from, its None meant "paid at the
+    highest level", but the verdict still read None as "speculation paid at every level measured, up to 4 streams"
+    (and the prediction's Measured part "it paid at every level") for speedups 1.5, 0.95, 1.1 at 1, 2, 4 streams."""
+    from specviz.core.i18n import using
+    from specviz.serving.load import LevelResult, RequestRecord
+    from specviz.serving.results import ServingResult
+    from specviz.ui.serving.sweep import verdict
+
+    def level(spec, c, tokens):  # one request of `tokens` tokens in one second: that many tokens/s
+        return LevelResult(speculative=spec, prompt="open", concurrency=c, seconds=1.0,
+                           records=[RequestRecord(latency_s=1.0, completion_tokens=tokens)])
+
+    rows = [level("none", c, 20) for c in (1, 2, 4)] + [level("ngram", c, t) for c, t in ((1, 30), (2, 19), (4, 22))]
+    sweep = ServingResult(command="", machine={}, server={}, prompts={}, levels=rows)
+    assert sweep.break_even("ngram", "open") is None and sweep.lost_levels("ngram", "open") == [2]
+    said = verdict("ngram", "open", None, sweep.concurrencies("open"), sweep.lost_levels("ngram", "open"))
+    assert said == ("ngram, open prompt: speculation did not pay at 2 concurrent streams, yet paid at the highest "
+                    "level measured, 4 streams."), said
+    assert "every level" not in said
+    with using("pt_BR"):
+        said = verdict("ngram", "open", None, [1, 2, 4], [1])
+    assert said == ("ngram, prompt open: a especulação não compensou com 1 fluxo, mas compensou no nível mais alto "
+                    "medido, 4 fluxos."), said
+    assert verdict("ngram", "open", None, [1, 2, 4]).endswith("every level measured, up to 4 streams.")

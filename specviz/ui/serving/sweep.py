@@ -142,7 +142,8 @@ def committed_sweep() -> None:
         marks = {s: result.break_even(s, prompt) for s in result.specs() if s != "none"}
         plot.show(charts.sweep_figure(result.levels, prompt, marks), key=f"serving_sweep_{prompt}_chart")
         for spec, c in marks.items():
-            st.markdown(escape_markdown(verdict(spec, prompt, c, result.concurrencies(prompt))))
+            st.markdown(escape_markdown(verdict(spec, prompt, c, result.concurrencies(prompt),
+                                                result.lost_levels(spec, prompt))))
             rise = rising_gain(result, spec, prompt)
             if rise:
                 st.markdown(escape_markdown(rise))
@@ -179,8 +180,10 @@ def _row_kernels(result: ServingResult) -> str | None:
     return ", ".join(kernels_words(k) for k in kernels) or None  # words, translated (43rd read, read 44)
 
 
-def verdict(spec: str, prompt: str, break_even: int | None, levels: list[int]) -> str:
-    """One sentence: where `spec` stopped beating the target alone on `prompt`.
+def verdict(spec: str, prompt: str, break_even: int | None, levels: list[int], lost: list[int] = ()) -> str:
+    """One sentence: where `spec` stopped beating the target alone on `prompt`. `lost`: the levels at which it did
+    not (`ServingResult.lost_levels`); with no `break_even` they are dips it recovered from, so "paid at every level"
+    would be false (read 44).
 
     >>> verdict("ngram", "open", 16, [1, 4, 16])
     'ngram, open prompt: speculation stops paying at 16 concurrent streams.'
@@ -188,7 +191,15 @@ def verdict(spec: str, prompt: str, break_even: int | None, levels: list[int]) -
     'eagle, copy prompt: speculation did not pay even at one stream.'
     >>> verdict("ngram", "copy", None, [1])  # `serve sweep --levels 1` measures one level
     'ngram, copy prompt: speculation paid at the one level measured, 1 stream.'
+    >>> verdict("ngram", "open", None, [1, 2, 4], [2])  # doctest: +ELLIPSIS
+    'ngram, open prompt: speculation did not pay at 2 concurrent streams, yet paid at the highest ... 4 streams.'
     """
+    if break_even is None and lost:
+        return ngettext("{spec}, {prompt} prompt: speculation did not pay at {levels} stream, yet paid at the highest "
+                        "level measured, {top} streams.",
+                        "{spec}, {prompt} prompt: speculation did not pay at {levels} concurrent streams, yet paid at "
+                        "the highest level measured, {top} streams.", max(lost), spec=charts.spec_name(spec),
+                        prompt=prompt, levels=", ".join(number(c, 0) for c in lost), top=number(max(levels), 0))
     if break_even is None:
         return ngettext("{spec}, {prompt} prompt: speculation paid at the one level measured, {n} stream.",
                         "{spec}, {prompt} prompt: speculation paid at every level measured, up to {n} streams.",
@@ -249,7 +260,11 @@ def predicted(result: ServingResult) -> None:
     pays = (_("n-gram speculation pays at every batch size") if b is None
             else _("n-gram speculation does not pay even at a batch of 1") if b == 0  # break_even_batch's 0
             else _("n-gram speculation pays up to a batch of {batch}", batch=b))
-    seen = (_("it paid at every level") if measured is None  # a sweep's first level is one stream (LEVELS)
+    lost = result.lost_levels("ngram", lv.prompt)  # with `measured` None: dips a higher level recovered from
+    seen = (ngettext("it did not pay at {levels} stream, yet paid at the highest level measured",
+                     "it did not pay at {levels} streams, yet paid at the highest level measured", max(lost),
+                     levels=", ".join(number(c, 0) for c in lost)) if measured is None and lost
+            else _("it paid at every level") if measured is None  # a sweep's first level is one stream (LEVELS)
             else _("it did not pay even at one stream") if measured == 1
             else _("it stopped paying at {streams} streams", streams=measured))
     st.markdown(escape_markdown(_(

@@ -551,6 +551,32 @@ def test_a_pair_loaded_by_hand_on_the_models_page_runs_in_the_playground(tmp_pat
     assert models_view.loaded_pair(spec) is loaded  # reused, not loaded a second time
 
 
+def test_a_pair_loaded_by_hand_puts_its_typed_name_in_the_address_bar_not_the_server_path(tmp_path):
+    """Read 44: the Models page now records a pair by hand under its resolved spec (the pair cache's key) and the
+    picker shows the name as typed, but the Playground's link still wrote the spec, so the address bar read
+    "pair=/srv/.../target,/srv/.../draft": the server paths the page hides everywhere else."""
+    from specviz.ui.models import view as models_view
+    from tests.tiny_folders import save_toy_pair
+
+    target_dir, draft_dir = save_toy_pair(tmp_path)
+    spec = f"{target_dir},{draft_dir}"
+    models_view._load(spec, "cpu", "auto", progress=lambda message: None)
+    at = page()
+    state_typed = "./target,./draft"
+    at.session_state[state.CUSTOM_PAIR_KEY] = spec
+    at.session_state[state.CUSTOM_TYPED_KEY] = state_typed
+    at.radio(key="playground_source").set_value("live").run()
+    at.selectbox(key="playground_pair").set_value(spec).run()
+    at.selectbox(key="playground_proposer").set_value("draft").run()
+    at.text_area(key="playground_prompt").set_value("hello there").run()
+    at.button(key="playground_run").click().run()
+    no_problems(at)
+    assert at.session_state["trace"].meta["pair"] == spec
+    shown = at.query_params["pair"]
+    assert shown in (state_typed, [state_typed]), shown
+    assert not any(str(tmp_path) in str(at.query_params[k]) for k in at.query_params)
+
+
 def test_the_layer_skip_depth_is_a_control_and_part_of_the_shared_link():
     at = page(source="live", pair="toy", proposer="layerskip", layers="1", k="2", temperature="1", seed="4",
               max_new_tokens="12", prompt="hello there")

@@ -69,7 +69,8 @@ def show_url_warning() -> None:
 
 def write_url(source: str, example: str | None, settings: RunSpec | None, step: int) -> None:
     """Put the shown run in the address bar (only when it changed, so the history stays short)."""
-    params = {**query_params_for(source, example, settings, step), LANG_PARAM: get_language()}  # keep ?lang=
+    params = {**query_params_for(source, example, settings, step, shared.custom_pair_typed()),
+              LANG_PARAM: get_language()}  # keep ?lang=
     if {k: st.query_params[k] for k in st.query_params} != params:
         st.query_params.from_dict(params)
 

@@ -349,11 +349,16 @@ def _run_setting(name: str, raw: str) -> Any:
     return value
 
 
-def query_params_for(source: str, example: str | None, settings: RunSpec | None, step: int) -> dict[str, str]:
-    """The URL parameters that reproduce what is on screen.
+def query_params_for(source: str, example: str | None, settings: RunSpec | None, step: int,
+                     typed_pair: str | None = None) -> dict[str, str]:
+    """The URL parameters that reproduce what is on screen. A pair loaded by hand on the Models page is written as
+    the visitor typed it (`typed_pair`), never the server paths its spec resolved to (read 44: the address bar
+    showed them); a link cannot load such a pair anyway (`parse_query_params` refuses it, with the warning).
 
     >>> query_params_for("example", "toy-draft", None, 3)
     {'source': 'example', 'example': 'toy-draft', 'step': '3'}
+    >>> query_params_for("live", None, RunSpec(pair="/srv/models/a"), 0, "./a")["pair"]
+    './a'
     """
     params = {"source": source}
     if source == "example" and example:
@@ -367,6 +372,10 @@ def query_params_for(source: str, example: str | None, settings: RunSpec | None,
         if not settings.tree_nodes:  # a chain: its width and lookup mean nothing, and chain links stay as they were
             query.pop("tree_width", None)
             query.pop("tree_lookup", None)
+        if query.get("pair") not in PAIRS:  # by hand: as typed, else not at all
+            query.pop("pair", None)
+            if typed_pair:
+                query["pair"] = typed_pair
         params.update(query)
     params[STEP_PARAM] = str(step)
     return params

@@ -341,9 +341,11 @@ class Trace:
         try:
             steps = [_step_from_dict(s) for s in data.pop("steps")]
             stop = data.pop("stop_reason", "")
-            return cls(steps=steps, stop_reason=StopReason(stop) if stop else "", **data)
+            trace = cls(steps=steps, stop_reason=StopReason(stop) if stop else "", **data)
         except (TypeError, KeyError):
             raise ValueError(_("This trace file is damaged or incomplete (a field is missing or unknown).")) from None
+        _mark_greedy_point_masses(trace)
+        return trace
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Trace:
@@ -356,6 +358,19 @@ class Trace:
         except ValueError:  # Python's own limits, such as an integer of more than 4,300 digits
             raise ValueError(_("This file holds a number far too long to be part of a specviz trace.")) from None
         return cls.from_dict(data)
+
+
+def _mark_greedy_point_masses(trace: Trace) -> None:
+    """A greedy tree trace written before read 44 has no `point_mass` on its nodes, so its displays showed a second
+    child's q(x) = 0 and p/q = inf, not the q = 1 the rule used. Every node of a greedy tree is a point mass (its
+    children are the draft's top tokens, not drawn from q), and today's recorder marks them all, so a greedy trace
+    with tree nodes and none marked is such a file: mark them as the recorder would have."""
+    if trace.settings.get("temperature") != 0:
+        return
+    nodes = [node for step in trace.steps if step.tree is not None for node in step.tree.nodes]
+    if nodes and not any(node.point_mass for node in nodes):
+        for node in nodes:
+            node.point_mass = True
 
 
 def _step_from_dict(d: dict[str, Any]) -> Step:

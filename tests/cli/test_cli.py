@@ -704,3 +704,27 @@ def test_a_tree_line_shows_the_q_the_rule_used_for_a_point_mass_node_in_both_lan
     with using("pt"):
         shown = format_step(trace.steps[3])
     assert "filho top-k, não sorteado de q: q = 1 (massa pontual)" in shown and "q=1,000 p=1,000 p/q=1,000" in shown
+
+
+def test_a_greedy_tree_trace_written_before_the_point_mass_field_shows_the_q_the_rule_used(tmp_path):
+    """Read 44 (review): a greedy tree trace saved before `TreeNode.point_mass` existed (no node carries it) still
+    loaded with every node unmarked, so the Playground's upload and `format_step` showed the greedy tree's second
+    child 'h' as "q=0.000 p/q=inf" again. Every node of a greedy tree is a point mass; loading marks them."""
+    import json
+
+    from specviz.cli import format_step
+
+    path = tmp_path / "t.json"
+    out = cli("generate", "--pair", "toy", "--prompt", "the cat sat on the mat. the cat sat on the", "--k", "4",
+              "--tree-nodes", "6", "--tree-width", "2", "--seed", "0", "--max-new-tokens", "20", "--json", str(path))
+    assert out.returncode == 0, out.stderr
+    data = json.loads(path.read_text(encoding="utf-8"))
+    for step in data["steps"]:
+        for node in (step.get("tree") or {}).get("nodes", []):
+            assert node.pop("point_mass") is True  # today's recorder marks every greedy node
+    old = Trace.from_dict(data)
+    shown = "\n".join(format_step(step) for step in old.steps)
+    assert "p/q=inf" not in shown and "top-k child, not drawn from q: q = 1 (point mass)" in shown, shown
+    assert all(node.point_mass for step in old.steps for node in step.tree.nodes)
+    data["settings"]["temperature"] = 0.7  # a sampled tree's nodes are drawn from q: nothing to mark
+    assert not any(node.point_mass for step in Trace.from_dict(data).steps for node in step.tree.nodes)

@@ -451,6 +451,8 @@ def test_a_point_mass_node_shows_the_q_the_rule_used_in_the_hover_table_and_chip
     hover = tree_figure(step).to_plotly_json()["layout"]["annotations"][2]["hovertext"]
     assert "not drawn from q: the rule takes q as a point mass (the draft gave it q(x) = 0.000)" in hover, hover
     assert "p/q = 1.000" in hover and "∞" not in hover, hover
+    # read 44 review: the q line called the rule's point mass the draft's, under "the draft gave it q(x) = 0.000"
+    assert "q = 1.000 (point mass) · p (target) = 1.000" in hover and "q (draft) = 1.000" not in hover, hover
     chips = decision_chips(step)
     assert "q = 1.000, a point mass (a top-k child, not drawn from q; the draft gave it q(x) = 0.000)" in chips
     assert "p/q = ∞" not in chips

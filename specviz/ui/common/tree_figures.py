@@ -102,9 +102,12 @@ def _hover(j: int, node: TreeNode) -> str:
     elif node.point_mass:  # read 44: a greedy tree's second child read "q (draft) = 0.000", "p/q = ∞"
         lines.append(_("a top-k child, not drawn from q: the rule takes q as a point mass (the draft gave it "
                        "q(x) = {q})", q=fmt(node.draft_prob)))
-    lines += [
-             _("q (draft) = {q} · p (target) = {p}", q=_point_mass_q(node), p=fmt(node.target_prob)),
-             f"p/q = {fmt(_ratio(node))}"]
+    # a point mass's q is the rule's, not the draft's: "q (draft) = 1.000 (point mass)" under "the draft gave it
+    # q(x) = 0.000" named two values the draft's q (read 44 review)
+    q_line = (_("q = {q} · p (target) = {p}", q=_point_mass_q(node), p=fmt(node.target_prob))
+              if node.point_mass or node.copied else
+              _("q (draft) = {q} · p (target) = {p}", q=_point_mass_q(node), p=fmt(node.target_prob)))
+    lines += [q_line, f"p/q = {fmt(_ratio(node))}"]
     if node.uniform is None:
         lines.append(_("not reached: never tested, no u drawn"))
     else:

@@ -396,4 +396,6 @@ def test_a_link_with_an_unknown_scope_says_so_and_draws_from_the_concepts_met(fr
     assert not fresh.exception
     notes = [i.value for i in fresh.info if said in i.value]
     assert len(notes) == 1 and "<b>" not in notes[0] and "&lt;b&gt;" in notes[0], notes  # escaped, not HTML
+    # read 44 review: the Portuguese note said "caminho guiado", where the page and the glossary say "trilha guiada"
+    assert ("trilha guiada" if lang == "pt" else "the guided path") in notes[0] and "caminho guiado" not in notes[0]
     assert fresh.radio(key="quiz_scope").value == "met" and fresh.query_params["scope"] in ("met", ["met"])

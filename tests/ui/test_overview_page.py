@@ -148,10 +148,24 @@ def test_the_unmeasured_line_names_the_pair_the_speedup_lab_measures():
     assert load_catalog()["default"].proposer == "eagle"
     line = this_machine.one_line(None)
     assert "loaded pair" not in line
-    assert "four short runs of the default pair, SmolLM2-135M with its EAGLE drafter)" in line
+    assert "four short runs of the default pair, SmolLM2-135M with its EAGLE drafter;" in line
     with using("pt"):
-        assert "quatro execuções curtas do par padrão, o SmolLM2-135M com o seu rascunhador EAGLE)" in \
+        assert "quatro execuções curtas do par padrão, o SmolLM2-135M com o seu rascunhador EAGLE;" in \
             this_machine.one_line(None)
+
+
+def test_the_overview_does_not_promise_one_measurement_where_a_busy_one_is_not_kept():
+    """Read 44 (review): 218092cf stopped the CLI saying it measures "once" (a busy machine's calibration is not
+    cached, so the next run measures again), but the Overview's note still said "the Speedup lab measures it once"
+    / "a mede uma vez". It now says the measurement is kept if the machine was quiet, in both languages."""
+    from specviz.core.i18n import using
+    from specviz.ui.common import this_machine
+
+    line = this_machine.one_line(None)
+    assert "measures it once" not in line and "kept if the machine was quiet)" in line, line
+    with using("pt"):
+        line = this_machine.one_line(None)
+    assert "uma vez" not in line and "a medição fica guardada se a máquina estiver ociosa)" in line, line
 
 
 def test_overview_names_the_kernels_of_each_verify_curve_it_quotes(fast_play):

@@ -54,9 +54,10 @@ def best_here(cal: Calibration, temperature: float) -> Prediction | None:
 def one_line(cal: Calibration | None) -> str:
     """The Overview's sentence: what this machine should reach, or how to measure it."""
     if cal is None:
-        return _("**This machine** has not been measured yet: the Speedup lab measures it once (timed forwards and four "
-                 "short runs of the default pair, SmolLM2-135M with its EAGLE drafter) and predicts what speculative "
-                 "decoding reaches here.")
+        # not "measures it once": a busy machine's measurement is not kept (`calibrate`'s 15%), read 44 review
+        return _("**This machine** has not been measured yet: the Speedup lab measures it (timed forwards and four "
+                 "short runs of the default pair, SmolLM2-135M with its EAGLE drafter; kept if the machine was quiet) "
+                 "and predicts what speculative decoding reaches here.")
     greedy, sampled = best_here(cal, 0.0), best_here(cal, 0.7)
     if greedy is None or sampled is None:
         return _("**This machine** ({machine}, {dtype}) was measured; its pair has no per-shape table to predict from.",

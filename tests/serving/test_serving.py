@@ -1049,3 +1049,19 @@ def test_a_dip_a_higher_level_recovers_from_is_not_called_paying_at_every_level(
     assert said == ("ngram, prompt open: a especulação não compensou com 1 fluxo, mas compensou no nível mais alto "
                     "medido, 4 fluxos."), said
     assert verdict("ngram", "open", None, [1, 2, 4]).endswith("every level measured, up to 4 streams.")
+
+
+def test_a_sweep_that_starts_above_one_stream_and_never_pays_does_not_stop_paying():
+    """Read 44 (review): `serve sweep --levels 4 16` with no speedup at 4 gave break_even 4, and the verdict read
+    "speculation stops paying at 4 concurrent streams", as if it had paid below 4; no level below was measured. The
+    chart's marker already said "did not pay even at 4 concurrent requests"; the verdict now says so too."""
+    from specviz.core.i18n import using
+    from specviz.ui.serving.sweep import verdict
+
+    said = verdict("ngram", "open", 4, [4, 16])
+    assert said == ("ngram, open prompt: speculation did not pay even at 4 concurrent streams, the lowest level "
+                    "measured.")
+    assert "stops paying" not in said
+    with using("pt_BR"):
+        assert "não compensou nem com 4 fluxos simultâneos" in verdict("ngram", "open", 4, [4, 16])
+    assert verdict("ngram", "open", 16, [1, 4, 16]).endswith("stops paying at 16 concurrent streams.")

@@ -191,6 +191,8 @@ def verdict(spec: str, prompt: str, break_even: int | None, levels: list[int], l
     'eagle, copy prompt: speculation did not pay even at one stream.'
     >>> verdict("ngram", "copy", None, [1])  # `serve sweep --levels 1` measures one level
     'ngram, copy prompt: speculation paid at the one level measured, 1 stream.'
+    >>> verdict("ngram", "open", 4, [4, 16])  # `serve sweep --levels 4 16`
+    'ngram, open prompt: speculation did not pay even at 4 concurrent streams, the lowest level measured.'
     >>> verdict("ngram", "open", None, [1, 2, 4], [2])  # doctest: +ELLIPSIS
     'ngram, open prompt: speculation did not pay at 2 concurrent streams, yet paid at the highest ... 4 streams.'
     """
@@ -207,6 +209,9 @@ def verdict(spec: str, prompt: str, break_even: int | None, levels: list[int], l
     if break_even == min(levels) == 1:
         return _("{spec}, {prompt} prompt: speculation did not pay even at one stream.", spec=charts.spec_name(spec),
                  prompt=prompt)
+    if break_even == min(levels):  # `--levels 4 16`: no level below it was measured, so it never "stops" paying
+        return _("{spec}, {prompt} prompt: speculation did not pay even at {streams} concurrent streams, the lowest "
+                 "level measured.", spec=charts.spec_name(spec), prompt=prompt, streams=number(break_even, 0))
     return _("{spec}, {prompt} prompt: speculation stops paying at {streams} concurrent streams.",
              spec=charts.spec_name(spec), prompt=prompt, streams=break_even)
 

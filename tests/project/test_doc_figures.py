@@ -1402,13 +1402,17 @@ def test_the_benchmarks_index_gives_the_preset_runs_token_limit_as_a_limit():
     assert f"at most {limit} new tokens" in " ".join(index.split())
 
 
-def test_every_tour_says_a_calibration_is_kept_per_proposer_too():
+def test_every_doc_says_a_calibration_is_kept_per_proposer_too():
     """Read 44: the cache key gained the proposer (`calibrate --proposer ngram` no longer replaces the default's
     file) and app.md and library.md said "pair and proposer", but the Portuguese tour still listed the cache's parts
-    ending "threads e par", so a Portuguese reader was told an n-gram calibration replaces the default one."""
+    ending "threads e par", and benchmarks.md's list of the key's parts left the proposer out, so a reader was told
+    an n-gram calibration replaces the default one."""
     for name in ("library.md", "app.md"):
         assert "threads, pair and proposer" in " ".join((DOCS / name).read_text(encoding="utf-8").split()), name
     assert "threads, par e proponente" in " ".join((DOCS / "app.pt-BR.md").read_text(encoding="utf-8").split())
+    # benchmarks.md lists the key's parts too: it ended "the pair and the calibration's own version"
+    assert "the pair, the proposer when it is not the pair's default, and the calibration's own version" in " ".join(
+        (DOCS / "benchmarks.md").read_text(encoding="utf-8").split())
 
 
 def test_a_gpus_calibration_is_keyed_by_the_gpus_model_not_only_cuda_0(monkeypatch):

@@ -298,3 +298,32 @@ def test_the_done_caption_counts_passes_alike_and_says_the_prompts_pass_is_left_
         playground = _(TEXT["done"], tokens="1", passes="1", n="1", stop="")
     assert last.endswith(said) and said.split(" que")[0] in playground
     assert f"{trace.num_steps}" in last and f"{trace.num_tokens}" in last
+
+
+def test_a_cached_calibration_of_another_proposer_under_the_defaults_name_is_not_this_machines(tmp_path, monkeypatch):
+    """Read 44 (review): before 86e385b9 the cache key left the proposer out, so `calibrate --proposer ngram` wrote
+    its measurement under the default pair's file name. `calibrate` refuses such a file for the default proposer,
+    but the Overview and the Speedup lab read it as this machine's EAGLE calibration: the Overview then said the pair
+    "has no per-shape table to predict from" and the presets fell back to the catalog's shape without saying why."""
+    from specviz.engine.kernels import PACKED, STOCK, packing_available
+    from specviz.labs.calibration import Calibration, cache_path
+    from specviz.models.machine import cpu_has_bf16
+    from specviz.ui.common import this_machine
+
+    monkeypatch.setenv("SPECVIZ_CACHE", str(tmp_path))
+    dtype, kernels = ("bfloat16" if cpu_has_bf16() else "float32"), (PACKED if packing_available() else STOCK)
+
+    def written(proposer):
+        cal = Calibration("default", proposer, dtype, "cpu", kernels, "Test CPU", (), False, "x", 2,
+                          ((1, 0.05), (2, 0.052), (3, 0.055), (5, 0.2), (9, 0.3), (17, 0.4), (25, 0.5), (33, 0.6)),
+                          0.002, 0.055, 0.01, measured_at="2026-12-03T12:00:00Z")
+        path = cache_path("default", dtype, kernels)  # the old key: no proposer in it
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(cal.to_json())
+        return cal
+
+    written("ngram")
+    assert this_machine.expected() is None
+    assert "has not been measured yet" in this_machine.one_line(this_machine.expected())
+    eagle = written("eagle")
+    assert this_machine.expected() == eagle

@@ -34,7 +34,22 @@ def expected(pair: str = PAIR) -> Calibration | None:
     """This machine's cached calibration of `pair` as the app would load it (on the CPU, bfloat16 where the CPU has
     bf16 instructions, else float32), without loading anything; None if it was never measured here."""
     dtype = "bfloat16" if cpu_has_bf16() else "float32"
-    return cached(pair, dtype, PACKED if packing_available() else STOCK, "cpu")
+    cal = cached(pair, dtype, PACKED if packing_available() else STOCK, "cpu")
+    # a cache written before the key named the proposer (86e385b9) may hold `calibrate --proposer ngram`'s
+    # measurement under the default proposer's file name; `calibrate` refuses it there, and so does this (read 44)
+    default = _default_proposer(pair) if cal is not None else None
+    return cal if default is None or cal.proposer == default else None
+
+
+def _default_proposer(pair: str) -> str | None:
+    """The catalog's proposer for `pair`; None when the catalog cannot say (then any calibration is taken)."""
+    from specviz.models.catalog import load_catalog
+
+    try:
+        entry = load_catalog().get(pair)
+    except ValueError:
+        return None
+    return entry.proposer if entry is not None else None
 
 
 def fastest_here(pair: str = PAIR, temperature: float = 0.0) -> tuple[DraftShape, Prediction | None]:

@@ -299,7 +299,9 @@ def test_the_batch_sections_expected_speedup_says_why_it_differs_from_the_top(la
 @pytest.mark.parametrize("lang", ["en", "pt"])
 def test_a_verify_pass_compute_bound_at_batch_1_is_not_said_to_turn_so_near_it(lang):
     """44th read: on the benchmark CPU's preset the 5-token verify pass is compute-bound from batch 0.9 on, so v is
-    1.11 at B = 1, but the caption said it "turns compute-bound near a batch of 1" and "v climbs from 1"."""
+    1.11 at B = 1, but the caption said it "turns compute-bound near a batch of 1" and "v climbs from 1".
+    Read 44 (tests): the 1.11 was the page's output typed in; the test now reads v off the metric, checks it is above
+    1 (a memory-bound pass costs 1: compute-bound already) and that the caption quotes that same v."""
     at = AppTest.from_file(PAGE, default_timeout=60)
     at.query_params["lang"] = lang
     at.session_state["theory_hw"] = "measured"
@@ -307,10 +309,10 @@ def test_a_verify_pass_compute_bound_at_batch_1_is_not_said_to_turn_so_near_it(l
     at.run()
     assert not at.exception
     v = next(m.value for m in at.metric if m.label.startswith(("Predicted verify cost", "Custo de verificação")))
-    assert v == ("1.11" if lang == "en" else "1,11")
+    assert float(v.replace(",", ".")) > 1.0, v  # above a one-token forward's cost at B = 1
     said = " ".join(c.value for c in at.caption)
-    assert ("compute-bound already at batch 1, where v = 1.11" if lang == "en"
-            else "limitada pelo cálculo já com lote 1, onde v = 1,11") in said
+    assert (f"compute-bound already at batch 1, where v = {v}" if lang == "en"
+            else f"limitada pelo cálculo já com lote 1, onde v = {v}") in said
     assert ("near a batch of 1:" if lang == "en" else "perto de um lote de 1:") not in said
 
 

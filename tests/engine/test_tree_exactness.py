@@ -160,12 +160,16 @@ def test_the_test_has_power_top_k_children_against_q_fail(seed):
 @pytest.mark.parametrize("name", ["draft", "eagle", "medusa"])
 def test_the_real_engine_samples_p_with_a_tree(name):
     """The same check through `speculative_generate` (tree forwards, cache compaction), for the draft model, EAGLE and
-    Medusa."""
+    Medusa. Read 44: it never looked at the trees, so a run that drafted a chain, or nothing, passed it too; each
+    run's first step must have drafted the whole shape asked for (2 children at the root, 6 nodes, depth 2)."""
     toy = pair(0)
     prompt = tuple(toy.tokenizer(PROMPT)["input_ids"])
-    proposer, counts = make_proposer(toy, name), Counter()
+    proposer, counts, shapes = make_proposer(toy, name), Counter(), Counter()
     for seed in range(300):
         trace = speculative_generate(toy.target, proposer, list(prompt), k=2, max_new_tokens=3, seed=seed,
                                      eos_token_id=[], temperature=1.0, top_k=4, tree_nodes=6, tree_width=2)
         counts[tuple(trace.output_ids[:2])] += 1
+        nodes = trace.steps[0].tree.nodes
+        shapes[sum(n.parent == -1 for n in nodes), len(nodes), max(n.depth for n in nodes)] += 1
+    assert shapes == {(2, 6, 2): 300}, shapes  # the tree really branched: the test is about trees
     assert chi_square_p_value(counts, exact_two_tokens(0, prompt)) > 1e-3

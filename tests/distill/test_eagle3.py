@@ -93,7 +93,9 @@ def test_greedy_output_equals_target_only_decoding(toy_data, tree_nodes):
 @pytest.mark.parametrize("tree_nodes", [0, 6])
 def test_sampled_output_follows_the_target(toy_data, tree_nodes):
     """Chi-square over the first two tokens, chain and tree: q is the drafter's own head, far from p (fewer than half
-    of its drafts are kept, so a rule that ignored p would show)."""
+    of its drafts are kept, so a rule that ignored p would show). Read 44 (tests): and some are kept (12% of the
+    tree's, 29% of the chain's on 80 seeds), or the accept test and the residual would go unexercised, as the n-gram
+    run of test_exact_sampling.py once did."""
     pair, _ = toy_data
     drafter, vocab = toy_drafter(pair.target, noise=0.3)
     proposer = EagleProposer(pair.target, drafter, vocab)
@@ -106,7 +108,7 @@ def test_sampled_output_follows_the_target(toy_data, tree_nodes):
         counts[tuple(trace.output_ids[:2])] += 1
         accepted += sum(step.n_accepted for step in trace.steps)
         drafted += sum(step.n_drafted for step in trace.steps)
-    assert drafted > 0 and accepted / drafted < 0.5
+    assert drafted > 0 and 0.05 < accepted / drafted < 0.5
     assert chi_square_p_value(counts, exact_two_token_distribution(pair.target, ids)) > 1e-3
 
 

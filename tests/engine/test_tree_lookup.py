@@ -6,7 +6,9 @@ follows the target (chi-square, fixed seeds), and that traces say which nodes we
 Power: the engine-like chi-square on the tiny pairs did not tell the exact rule from the tempting mistake (a copied
 node judged against its drafted siblings' q', as if drawn from q; read 33 ran it: p > 1e-3 on all three seeds), since
 the copy is seldom tried there. `test_the_test_has_power_a_copy_judged_against_q_fails` uses a hand-made p and q where
-the copy is tried often, and the same kind of chi-square rejects the mistake and keeps the exact rule."""
+the copy is tried often, and the same kind of chi-square rejects the mistake and keeps the exact rule. The real-engine
+test drafts after "hello hello", where the copy is often kept, and rejects the mistake too (read 44: p = 5e-59 with
+the engine so mutated; after "abcab", whose copy the target never keeps, it passed)."""
 
 from __future__ import annotations
 
@@ -162,16 +164,20 @@ def test_first_two_tokens_of_a_tree_with_a_copied_branch_follow_the_target(seed)
 @pytest.mark.statistical
 @pytest.mark.slow
 def test_the_real_engine_samples_p_with_a_lookup_branch():
+    """Read 44 (tests): after "abcab" the lookup copies 'c', which the target's top-4 gives p = 0: over 100 seeds its
+    copies were tried 24 times and kept never, so the engine's handling of a kept copy went unchecked here. After
+    "hello hello" the copy has p > 0: 241 copies tried and 60 kept over these 300 seeds."""
     toy = pair(0)
-    prompt = tuple(toy.tokenizer(PROMPT)["input_ids"])
-    proposer, counts, copied = make_proposer(toy, "eagle"), Counter(), 0
+    prompt = tuple(toy.tokenizer("hello hello")["input_ids"])
+    proposer, counts, copied, kept = make_proposer(toy, "eagle"), Counter(), 0, 0
     for seed in range(300):
         trace = speculative_generate(toy.target, proposer, list(prompt), k=2, max_new_tokens=3, seed=seed,
                                      eos_token_id=[], temperature=1.0, top_k=4, tree_nodes=6, tree_width=2,
                                      tree_lookup=3)
         copied += sum(n.copied for s in trace.steps for n in s.tree.nodes)
+        kept += sum(s.tree.nodes[i].copied for s in trace.steps for i in s.tree.path)
         counts[tuple(trace.output_ids[:2])] += 1
-    assert copied > 0
+    assert copied > 0 and kept > 20  # copies were kept too: the point-mass rule ran on both branches
     assert chi_square_p_value(counts, exact_two_tokens(0, prompt)) > 1e-3
 
 

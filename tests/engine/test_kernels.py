@@ -46,6 +46,7 @@ def test_pack_linears_swaps_every_linear_and_keeps_the_parameters():
 
 
 def test_a_changed_weight_is_repacked():
+    torch.manual_seed(0)  # read 44: its weights and input came from whatever the tests before it left the RNG at
     layer = PackedLinear(nn.Linear(16, 8))
     x = torch.randn(3, 16)
     with torch.inference_mode():

@@ -406,6 +406,48 @@ def test_the_portuguese_overview_screenshot_has_one_accurate_description_in_both
     assert ", the loop," not in english and ", o laço " not in portuguese  # not the diagram: the shot shows none
 
 
+def _alt_texts(doc: str, shot: str) -> list[str]:
+    """The alt text of every Markdown image of `doc` (a path under the checkout) that shows `shot`."""
+    import re
+
+    text = (ROOT / doc).read_text(encoding="utf-8")
+    return re.findall(r"!\[([^\]]*)\]\((?:\.\./)?assets/screenshots/" + re.escape(shot) + r"\)", text)
+
+
+def test_the_race_screenshots_alt_texts_name_what_the_retaken_shots_show():
+    """Read 44: the race shots were retaken (the page now says "rest of the step", "between steps: not timed" and
+    names the oneDNN packed-weight kernels); its notes grew, so the shots show the metrics, the α note, the verdict
+    that splits a step's time and the paragraph on the timeline, and no chart. app.md's alt text named only the run's
+    settings, app.pt-BR.md's likewise; all three now name what the pictures show, the legend only in the English."""
+    english = _alt_texts("docs/app.md", "race.png")
+    english_pt = _alt_texts("docs/app.md", "pt-race.png")
+    portuguese = _alt_texts("docs/app.pt-BR.md", "pt-race.png")
+    assert len(english) == len(english_pt) == len(portuguese) == 1
+    for alt in (english[0], english_pt[0]):
+        assert all(part in alt for part in ("the measured speedup", "accepted / drafted next to the α estimate",
+                                            "the verdict that splits a step's time",
+                                            "the paragraph that explains the timeline")), alt
+    assert "its legend" in english[0] and "legend" not in english_pt[0]
+    assert all(part in portuguese[0] for part in ("a aceleração medida", "aceitos / rascunhados ao lado da "
+                                                  "estimativa de α", "o veredito que divide o tempo de um passo",
+                                                  "o parágrafo que explica a linha do tempo")), portuguese
+    assert "legenda" not in portuguese[0]
+
+
+def test_the_readmes_playground_alt_texts_name_what_the_shot_shows():
+    """Read 44: both READMEs described the Playground shot as showing "p and q, u against min(1, p/q)"; the shot
+    (scrolled to the step buttons, retaken today) shows the output so far, the next step's drafts, the legend and what
+    step 2 drafted and added, and the u chart starts below its edge."""
+    english, portuguese = _alt_texts("README.md", "playground.png"), _alt_texts("README.pt-BR.md", "pt-playground.png")
+    assert len(english) == len(portuguese) == 1
+    assert "u against" not in english[0] and "u contra" not in portuguese[0]
+    assert all(part in english[0] for part in ("the output so far", "the next step's drafts",
+                                               "the legend of every token's origin", "what step 2 drafted and added"))
+    assert all(part in portuguese[0] for part in ("a saída até agora", "os palpites do próximo passo",
+                                                  "a legenda da origem de cada token",
+                                                  "o que o passo 2 rascunhou e acrescentou"))
+
+
 def test_benchmarks_md_says_greedy_identity_keeps_the_tree_for_k_alone():
     """Issue 43, 27th read: benchmarks.md said a run's `--k` without `--tree-nodes` drafts a chain (true of generate,
     compare and the bench), but `python -m specviz.scripts.greedy_identity --k 4` keeps the recommended tree at depth

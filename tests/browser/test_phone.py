@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from specviz.scripts.screenshots import CHROMIUM_ARGS, chromium_path, serve, wait_for_app
+from specviz.scripts.screenshots import CHROMIUM_ARGS, _scroll_to_top_of, chromium_path, serve, wait_for_app
 from specviz.teach.classroom import ClassroomStore
 from specviz.teach.quiz import load_bank
 from specviz.ui.common import charts
@@ -245,14 +245,22 @@ def test_the_dashboard_reads_from_the_back_of_the_room(screens, base, classroom_
 
 def test_the_playground_step_buttons_leave_the_output_on_the_first_screen(screens, base):
     """At 390 px the five step buttons wrap into a few short rows instead of five full-width ones, so the output
-    starts within the first screen under them."""
+    starts within the first screen under them.
+
+    Read 44: a link to a step now opens scrolled to that step, so the shot this test writes (docs/app.md's
+    playground-phone.png, "the step buttons wrap above the output") showed neither; it scrolls back to the buttons
+    first and checks that the screen it shoots holds the buttons and the output's heading."""
     page = _open(screens, base, "/playground?source=example&example=toy-draft&step=3")
     names = ["Reset", "Previous", "Next step", "Play", "Run to end"]
-    boxes = [page.get_by_role("button", name=re.compile(rf"^{name}")).first.bounding_box() for name in names]
+    buttons = [page.get_by_role("button", name=re.compile(rf"^{name}")).first for name in names]
+    boxes = [button.bounding_box() for button in buttons]
     rows = {round(b["y"]) for b in boxes}
     assert len(rows) <= 3, f"the step buttons take {len(rows)} rows on a phone"
     top, output = min(b["y"] for b in boxes), page.get_by_text("The output so far").first.bounding_box()["y"]
     assert output - top < PHONE["height"], "the output starts more than a screen below the step buttons"
+    _scroll_to_top_of(page, page.get_by_text("models: toy pair"), margin=75)  # the run's settings above the buttons
+    shown = [b.bounding_box() for b in [*buttons, page.get_by_text("The output so far").first]]
+    assert all(0 <= b["y"] and b["y"] + b["height"] <= PHONE["height"] for b in shown), shown
     _shot(page, "playground-phone.png")
     page.close()
 

@@ -285,3 +285,25 @@ def test_layer_skip_cost_names_the_lm_head_share_alone_and_quotes_the_measured_c
     assert "on its own ≈ 21%" in layerskip.costs
     text = " ".join(m.value for m in page.markdown)
     assert f"(7 of 30 layers): {c.text(2)} here" in text
+
+
+def test_every_measured_figure_on_a_card_is_marked_here_as_its_caption_says():
+    """Read 44: a card's caption reads "Figures marked “here” come from the committed benchmarks", but the separate
+    draft model's c ({c_draft}, its only figure) and EAGLE's c carried no "here": on the draft card the caption named
+    a mark that marked nothing. Every card field that quotes a measured figure now says "here", "aqui" in Portuguese."""
+    import re
+
+    from specviz.core.i18n import _, using
+
+    figures = set(view.measured())
+    checked = 0
+    for proposer in view.PROPOSERS:
+        for field in ("how", "costs", "needs", "wins", "loses"):
+            text = getattr(proposer, field)
+            if not set(re.findall(r"\{(\w+)\}", text)) & figures:
+                continue
+            checked += 1
+            assert " here" in text, (proposer.key, field)
+            with using("pt"):
+                assert " aqui" in _(text), (proposer.key, field)
+    assert checked >= 8  # draft, n-gram, layer-skip (2), Medusa (2), EAGLE (2)

@@ -85,7 +85,7 @@ PROPOSERS: list[Proposer] = [
         how=N_("A small language model with the same tokenizer writes K tokens one by one; the target scores them in "
                "one pass. The classic form (Leviathan et al. 2023, Chen et al. 2023)."),
         costs=N_("A second model's weights and its own KV cache, K draft forwards per step (c is a draft forward's "
-                 "cost in target forwards: {c_draft} for specviz's 4-layer draft, which still pays the full LM "
+                 "cost in target forwards: {c_draft} here for specviz's 4-layer draft, which still pays the full LM "
                  "head)."),
         needs=N_("The same tokenizer and vocabulary as the target (or a translation layer); a draft trained on "
                  "similar text, ideally distilled from the target."),
@@ -169,8 +169,8 @@ PROPOSERS: list[Proposer] = [
                "Medusa's heads face) and reads tokens off the target's head. EAGLE-2 grows the candidate tree where "
                "the drafter is confident; EAGLE-3 drafts from fused low, middle and high layer features and trains "
                "on its own outputs."),
-        costs=N_("One small layer (specviz's: c = {c_eagle}); training on the target's hidden states; the target must "
-                 "hand its features to the drafter after every pass."),
+        costs=N_("One small layer (specviz's: c = {c_eagle} here); training on the target's hidden states; the target "
+                 "must hand its features to the drafter after every pass."),
         needs=N_("Access to the target's hidden states; training data; for a tree, tree attention (a static tree in "
                  "EAGLE-1, a dynamic one in EAGLE-2/3). A chain needs none: the runs quoted here draft one, and so "
                  "does `make serve SPEC=eagle` under vLLM."),

@@ -135,7 +135,7 @@ def test_theory_batch_section_in_portuguese_for_other_hardware(monkeypatch):
         at.selectbox(key="theory_pair").set_value("smollm2-ngram").run()
         at.select_slider(key="theory_batch").set_value(256).run()
         _portuguese(at)
-    assert any(m.label == "Aceleração esperada com B = 256" for m in at.metric)
+    assert any(m.label == "Aceleração esperada com B\u00a0=\u00a0256" for m in at.metric)  # unbroken (Read 44)
 
 
 def test_theory_sentences_of_the_library_in_portuguese():

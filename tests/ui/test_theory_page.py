@@ -19,7 +19,8 @@ PAGE = str(ROOT / "pages" / "theory.py")  # AppTest resolves relative paths agai
 
 
 def metrics(at) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
+    """Each metric's value by its label, read with plain spaces (the batch labels keep "B = 1" with no-break ones)."""
+    return {m.label.replace("\u00a0", " "): m.value for m in at.metric}
 
 
 @pytest.mark.slow  # over 0.7 s in make check (00:40 UTC: 3,026 tests in 61-66 s)
@@ -454,7 +455,7 @@ def test_batch_sizes_are_written_as_the_slider_writes_them():
     assert not at.exception
     said = " ".join(s.value for s in at.success)
     assert "até 1.024" in said and "1024" not in said
-    assert any(m.label.endswith("B = 1.024") for m in at.metric)
+    assert any(label.endswith("B = 1.024") for label in metrics(at))
     with using("pt"):
         axis = theory_serving._batch_axis(theory_serving.BATCHES)
     assert axis["ticktext"][-1] == "1.024" and axis["tickvals"][-1] == 1024
@@ -836,3 +837,17 @@ def test_a_one_node_tree_trace_is_named_in_the_singular(toy):
     assert not at.exception
     captions = " ".join(c.value for c in at.caption)
     assert "This trace's trees held up to 1 node (tokens copied from the context included), up to 1 deep." in captions
+
+
+@pytest.mark.slow  # the page runs once per language: over 0.7 s
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_batch_metric_labels_never_break_inside_b_equals_1(lang):
+    """Read 44, seen in Chromium at 1400×900: the batch section's quarter-width labels wrapped inside "B = 1"
+    ("Predicted break-even α at B =" over "1"; "Aceleração esperada com B =" over "1"). Three labels name the batch;
+    each keeps "B = 1" together with no-break spaces."""
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["lang"] = lang
+    at.run()
+    assert not at.exception
+    labels = [m.label for m in at.metric if "B" in m.label.replace("\u00a0", " ").split()]
+    assert len(labels) == 3 and all("B\u00a0=\u00a01" in label for label in labels), labels

@@ -81,6 +81,12 @@ TEXT = {
 }
 
 
+def _at_batch(label: str) -> str:
+    """A metric label with its "B = 1" unbroken: in a quarter-width column the label wrapped between "B =" and "1"
+    ("Predicted break-even α at B =" over "1", in both languages; Read 44), the batch alone on a line."""
+    return label.replace(" = ", "\u00a0=\u00a0")
+
+
 def _always_reason(points: list[roofline.BatchPoint], ridge: float, context: int) -> str:
     """Why the roofline predicts speculation pays at every batch it looks at, for the settings shown."""
     if math.isinf(ridge):
@@ -225,7 +231,7 @@ def render(alpha: float, k: int) -> None:
     even = roofline.break_even_batch(alpha, k, pair, hw, context)
     m1, m2, m3, m4 = st.columns(4)
     # the metrics are the roofline model's outputs, not measurements: each label says so, since a metric is read alone
-    m1.metric(_("Predicted verify cost v at B = {batch}", batch=number(batch, 0)), number(here.verify_cost),
+    m1.metric(_at_batch(_("Predicted verify cost v at B = {batch}", batch=number(batch, 0))), number(here.verify_cost),
               help=_("One target forward over K + 1 = {n} tokens per sequence, in one-token forwards: 1 while that "
                      "pass is memory-bound, then climbing toward K + 1, which it reaches only once a one-token pass "
                      "is compute-bound too.", n=k + 1))
@@ -234,11 +240,11 @@ def render(alpha: float, k: int) -> None:
                      "batch: a prediction, not a measurement."))
     # 44th read: it had no help, beside the top's "Expected speedup" of another value (2.80× against 2.37× at B = 1
     # by default: the slider's c = 0.05 there, the roofline's c = 0.105 here)
-    m3.metric(_("Expected speedup at B = {batch}", batch=number(batch, 0)), times(here.speedup),
+    m3.metric(_at_batch(_("Expected speedup at B = {batch}", batch=number(batch, 0))), times(here.speedup),
               help=_("The formula at the top with this section's predicted c and v: mean accepted length / (K c + v), "
                      "for the α and K of the sliders. A prediction, not a measurement; the Expected speedup at the "
                      "top takes the slider's c and v = 1 instead, so the two can differ even at B = 1."))
-    m4.metric(_("Predicted break-even α at B = {batch}", batch=number(batch, 0)), _("never")
+    m4.metric(_at_batch(_("Predicted break-even α at B = {batch}", batch=number(batch, 0))), _("never")
               if math.isnan(here.break_even_alpha)
               else number(here.break_even_alpha, 3), help=_("Above this α speculation pays at this batch size."))
     ridge, ridge_one = (roofline.ridge_batch(pair.target, hw, n, context) for n in (k + 1, 1))

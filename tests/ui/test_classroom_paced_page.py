@@ -446,3 +446,23 @@ def test_the_plans_find_the_join_address_where_a_fresh_session_draws_it(db, lang
     said = {"en": f"**{field}**, at the foot of the dashboard above **{button}**",
             "pt": f"**{field}**, no fim do painel, acima de **{button}**"}[lang]
     assert said in text and "(under the chart)" not in text and "(abaixo do gráfico)" not in text
+
+
+def test_the_legend_keys_wear_no_right_answer_outline_and_the_table_reads_only_the_bars():
+    """Read 44 (screenshots slice): Plotly draws a bar trace's legend key with its first bar's outline, so when the
+    right choice came first both rounds' keys in the revealed chart wore the green "right answer" outline. The keys
+    are now traces of their own with no outline and no point; the table under the chart reads only the bars."""
+    from specviz.ui.common.charts import figure_table
+    from specviz.ui.common.palette import BLUISH_GREEN
+
+    question = Question("x", "residual", "single", "?", "A", "", "pages/quiz.py", ("A", "B"))
+    dist = distribution(question, ["A", "A", "B"], ["A", "A", "A"])
+    fig = distribution_figure(dist, 2, reveal=True)
+    keys = [t for t in fig.data if t.showlegend is not False]
+    bars = [t for t in fig.data if t.showlegend is False]
+    assert len(keys) == 2 and len(bars) == 2 and [k.name for k in keys] == [b.name for b in bars]
+    assert all(k.marker.line.width == 0 and list(k.x) == [None] for k in keys)
+    assert all(list(b.marker.line.color)[0] == BLUISH_GREEN for b in bars)  # the right choice, first, is outlined
+    table = figure_table(fig)
+    assert list(table.columns)[1:] == [b.name for b in bars] and table.iloc[:, 1:].values.tolist() == [["2", "3"],
+                                                                                                       ["1", "0"]]

@@ -47,8 +47,12 @@ def distribution_figure(dist: Distribution, rounds: int, reveal: bool, font_size
     for r in range(1, rounds + 1):
         counts = dist.counts[r - 1]
         outline = [BLUISH_GREEN if reveal and right else "rgba(0,0,0,0)" for right in dist.right]
-        fig.add_bar(y=labels, x=list(counts), orientation="h",
-                    name=_(TEXT["round_n"], n=r, answered=dist.answered[r - 1]),
+        name = _(TEXT["round_n"], n=r, answered=dist.answered[r - 1])
+        # the legend's key is a trace of its own: Plotly draws a bar trace's key with its first bar's outline, so
+        # with the right choice first both rounds' keys wore the green "right answer" outline (read 44)
+        fig.add_bar(y=[None], x=[None], orientation="h", name=name, legendgroup=f"round{r}", hoverinfo="skip",
+                    marker={"color": ROUND_COLORS[r - 1], "line": {"width": 0}})
+        fig.add_bar(y=labels, x=list(counts), orientation="h", name=name, legendgroup=f"round{r}", showlegend=False,
                     marker={"color": ROUND_COLORS[r - 1], "line": {"color": outline, "width": 4}},
                     text=[str(c) for c in counts], textposition="outside", cliponaxis=False,
                     hovertemplate="%{x}<extra>" + _(TEXT["round"], n=r) + "</extra>")

@@ -213,6 +213,8 @@ def figure_table(fig: go.Figure, max_rows: int = 200) -> pd.DataFrame | None:
             continue
         horizontal = getattr(trace, "orientation", None) == "h"
         xs, ys = (trace.y, trace.x) if horizontal else (trace.x, trace.y)
+        if all(x is None for x in xs):  # a legend key with no point of its own (x=[None]): nothing to read
+            continue
         x_title = x_title or _axis_title(fig, "y" if horizontal else "x") or _("category")
         value_axis = (fig.layout.xaxis if horizontal else fig.layout.yaxis).title.text
         name = _plain(trace.name) or _plain(value_axis) or _("series {number}", number=index + 1)

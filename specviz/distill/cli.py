@@ -52,9 +52,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     kd = [flag for flag, value in (("--kd-weight", args.kd_weight), ("--kd-positions", args.kd_positions))
           if value is not None]
-    if kd and args.step in ("eagle3", "medusa"):  # read 44: their losses have no distillation term to weigh
-        print(f"error: {' and '.join(kd)} weigh the distillation loss of the eagle and draft steps; {args.step} "
-              "trains without one, so drop the flag.", file=sys.stderr)
+    # read 44: their losses are the distillation cross-entropy alone (no feature regression to weigh it against, on
+    # every response position), so the flags would change nothing; not "trains without one" (a second read 44 look)
+    if kd and args.step in ("eagle3", "medusa"):
+        verb, them = ("tunes", "it") if len(kd) == 1 else ("tune", "them")
+        print(f"error: {' and '.join(kd)} {verb} the distillation term that the eagle and draft steps add to their "
+              f"feature regression; the {args.step} step's loss is that cross-entropy to the target's distribution "
+              f"alone, on every response position, so drop {them}.", file=sys.stderr)
         return 2
     try:
         for step in (["data", "eagle3", "draft", "cards"] if args.step == "all" else [args.step]):

@@ -53,7 +53,18 @@ def data_summary(work: Path, records: int | None = None) -> dict:
             "minutes": sum(i["seconds"] for i in train + held) / 60, "held_out_prompts": sum(i["jobs"] for i in held),
             "sampled": sum(r["sampled"] for r in stages.values()), "chunks": len(train),
             "max_new_tokens": _recorded_values(train, "max_new_tokens"),
-            "temperature": _recorded_values([i for i in train if i.get("sampled")], "temperatures")}
+            "temperature": _recorded_values([_with_temperatures(i) for i in train if i.get("sampled")],
+                                            "temperatures")}
+
+
+def _with_temperatures(info: dict) -> dict:
+    """A chunk's info with its sampled answers' temperatures: from info.json, or for a chunk written before that
+    recorded them, from its records.jsonl, which holds every answer's temperature (Read 44: such a chunk's card said
+    "a temperature its data step did not record"). Unchanged when neither says."""
+    records = Path(info.get("chunk", "")) / "records.jsonl"
+    if info.get("temperatures") is not None or not info.get("chunk") or not records.exists():
+        return info
+    return {**info, "temperatures": sorted({t for r in read_jsonl(records) if (t := r.get("temperature") or 0) > 0})}
 
 
 def _recorded_values(infos: list[dict], key: str) -> list | None:

@@ -307,6 +307,23 @@ def test_a_card_states_the_runs_own_training_settings_never_the_defaults(tmp_pat
         assert not any(default in card for default in DEFAULT_FIGURES)
 
 
+def test_a_card_reads_an_older_chunks_temperature_from_its_records(tmp_path):
+    """Read 44: a chunk written before info.json recorded the sampled answers' temperatures made its card say they
+    were sampled at "a temperature its data step did not record", though its records.jsonl holds every answer's
+    temperature. The card now reads them there; only a chunk with neither says it is not recorded."""
+    from specviz.distill.cards import data_summary, sampled_at
+
+    chunk = tmp_path / "train" / "seed" / "chunk-0000"
+    chunk.mkdir(parents=True)
+    (chunk / "info.json").write_text(json.dumps({"stage": "seed", "jobs": 3, "sampled": 2, "new_tokens": 9,
+                                                 "seconds": 1.0, "max_new_tokens": 64}))
+    (chunk / "records.jsonl").write_text("\n".join(json.dumps({"id": i, "temperature": t})
+                                                   for i, t in enumerate((0.0, 0.8, 0.8))))
+    assert sampled_at(data_summary(tmp_path)) == "T = 0.8"
+    (chunk / "records.jsonl").unlink()
+    assert sampled_at(data_summary(tmp_path)) == "a temperature its data step did not record"
+
+
 def test_the_shipped_cards_training_figures_are_their_specviz_jsons():
     """Read 44: the shipped cards cannot be written again here (`write_cards` reads the training logs and data chunks
     of a work folder that is not committed), so the figures they state are checked against the specviz.json beside

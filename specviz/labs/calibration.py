@@ -1,4 +1,4 @@
-"""This machine's costs for a loaded pair, measured once and cached: what a speculative step costs here.
+"""This machine's costs for a loaded pair, measured and cached when quiet: what a speculative step costs here.
 
     cal = calibrate(pair)              # cached; the first time it measures (`took_seconds` says how long)
     cal.ratio(17)                      # one target forward over 17 new tokens, in one-token forwards

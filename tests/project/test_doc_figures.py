@@ -1102,6 +1102,18 @@ def test_a_calibration_of_a_busy_machine_is_not_said_to_be_cached(monkeypatch, c
     assert f"when its rounds agree within {QUIET_SPREAD:.0%}: a busy machine measures again next time" in text
 
 
+
+def test_cli_md_does_not_say_calibrate_measures_once():
+    """Read 44: 218092cf and 19209d7d dropped "once" from the CLI's message, library.md and the Overview, since a busy
+    machine's calibration is not cached and the next run measures again; cli.md still said `calibrate` "measures
+    this machine once". It now says a busy machine measures again next time, as library.md does."""
+    from specviz.labs.calibration import QUIET_SPREAD
+
+    text = " ".join((DOCS / "cli.md").read_text(encoding="utf-8").split())
+    assert "measures this machine once" not in text
+    assert (f"when the rounds agree within {QUIET_SPREAD:.0%}, so a busy machine measures again next time) and "
+            "prints the") in text
+
 def test_the_benchmarks_readme_table_has_a_row_for_every_folder():
     """assets/benchmarks/README.md's table of folders (folder, what, exact command) had no row for
     `default-cpu-bf16-tree/`, the issue-30 targets run whose files the docs quote most, nor for `serving/`

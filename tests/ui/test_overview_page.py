@@ -327,3 +327,11 @@ def test_a_cached_calibration_of_another_proposer_under_the_defaults_name_is_not
     assert "has not been measured yet" in this_machine.one_line(this_machine.expected())
     eagle = written("eagle")
     assert this_machine.expected() == eagle
+    # a checkout without the EAGLE drafter loads the default pair with the layer-skip self-draft (pairs.default_pair):
+    # its own calibration is this machine's there, and the EAGLE one is not (read 44's last review)
+    from specviz.models import drafts
+
+    monkeypatch.setattr(drafts, "has_eagle", lambda: False)
+    assert this_machine.expected() is None
+    layerskip = written("layerskip")
+    assert this_machine.expected() == layerskip

@@ -42,9 +42,14 @@ def expected(pair: str = PAIR) -> Calibration | None:
 
 
 def _default_proposer(pair: str) -> str | None:
-    """The catalog's proposer for `pair`; None when the catalog cannot say (then any calibration is taken)."""
+    """The proposer `pair` loads with: the catalog's, except that the default pair drafts with the layer-skip
+    self-draft in a checkout without the EAGLE drafter (`pairs.default_pair`), whose own calibration is then this
+    machine's; None when the catalog cannot say (then any calibration is taken)."""
     from specviz.models.catalog import load_catalog
+    from specviz.models.drafts import has_eagle
 
+    if pair == "default" and not has_eagle():
+        return "layerskip"
     try:
         entry = load_catalog().get(pair)
     except ValueError:

@@ -463,6 +463,10 @@ def test_the_legend_keys_wear_no_right_answer_outline_and_the_table_reads_only_t
     assert len(keys) == 2 and len(bars) == 2 and [k.name for k in keys] == [b.name for b in bars]
     assert all(k.marker.line.width == 0 and list(k.x) == [None] for k in keys)
     assert all(list(b.marker.line.color)[0] == BLUISH_GREEN for b in bars)  # the right choice, first, is outlined
+    # in a browser a first trace of None points made the choices axis numeric (no bar drawn), and each key took a
+    # slot of its own in the group: the axis is categorical and a key shares its round's slot
+    assert fig.layout.yaxis.type == "category"
+    assert [k.offsetgroup for k in keys] == [b.offsetgroup for b in bars] == ["round1", "round2"]
     table = figure_table(fig)
     assert list(table.columns)[1:] == [b.name for b in bars] and table.iloc[:, 1:].values.tolist() == [["2", "3"],
                                                                                                        ["1", "0"]]

@@ -51,8 +51,10 @@ def distribution_figure(dist: Distribution, rounds: int, reveal: bool, font_size
         # the legend's key is a trace of its own: Plotly draws a bar trace's key with its first bar's outline, so
         # with the right choice first both rounds' keys wore the green "right answer" outline (read 44)
         fig.add_bar(y=[None], x=[None], orientation="h", name=name, legendgroup=f"round{r}", hoverinfo="skip",
+                    offsetgroup=f"round{r}",  # the key shares its round's slot: no empty slot beside the bars
                     marker={"color": ROUND_COLORS[r - 1], "line": {"width": 0}})
         fig.add_bar(y=labels, x=list(counts), orientation="h", name=name, legendgroup=f"round{r}", showlegend=False,
+                    offsetgroup=f"round{r}",
                     marker={"color": ROUND_COLORS[r - 1], "line": {"color": outline, "width": 4}},
                     text=[str(c) for c in counts], textposition="outside", cliponaxis=False,
                     hovertemplate="%{x}<extra>" + _(TEXT["round"], n=r) + "</extra>")
@@ -66,7 +68,7 @@ def distribution_figure(dist: Distribution, rounds: int, reveal: bool, font_size
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0, "traceorder": "normal"},
         xaxis={"title": {"text": _(TEXT["axis"]), "font": text}, "range": [0, max(1, most) * 1.15],
                "dtick": max(1, round(most / 5)), "fixedrange": True, "tickfont": text},
-        yaxis={"autorange": "reversed", "fixedrange": True, "automargin": True, "tickfont": text,
+        yaxis={"type": "category", "autorange": "reversed", "fixedrange": True, "automargin": True, "tickfont": text,
                "title": {"text": _(TEXT["choices"]), "font": text}},  # the table's first column: "choice"
         plot_bgcolor="white")
     return fig

@@ -112,11 +112,17 @@ def test_calibration_round_trips_and_is_cached_per_machine_dtype_and_kernels(tmp
     assert calibration.cached("fake", "float32", "onednn-packed") is None  # another format
 
 
-def test_calibrate_caches_a_quiet_measurement_only(tmp_path, monkeypatch):
+def _fake_pair(tmp_path, monkeypatch):
+    """A stand-in for a loaded pair (name "fake", EAGLE by default, float32, packed kernels on the CPU), with the
+    calibration cache in `tmp_path`."""
     monkeypatch.setenv("SPECVIZ_CACHE", str(tmp_path))
-    pair = type("P", (), {"name": "fake", "default_proposer": "eagle", "dtype": None, "kernels": "onednn-packed",
-                          "device": "cpu"})()
     monkeypatch.setattr(calibration, "dtype_name", lambda dtype: "float32")
+    return type("P", (), {"name": "fake", "default_proposer": "eagle", "dtype": None, "kernels": "onednn-packed",
+                          "device": "cpu"})()
+
+
+def test_calibrate_caches_a_quiet_measurement_only(tmp_path, monkeypatch):
+    pair = _fake_pair(tmp_path, monkeypatch)
     calls = []
 
     def fake_measure(pair, proposer=None, progress=None, clock=None):
@@ -134,10 +140,7 @@ def test_a_calibration_of_another_proposer_is_kept_beside_the_defaults(tmp_path,
     """Read 44: the cache key left the proposer out, so `calibrate --proposer ngram` replaced the default pair's EAGLE
     calibration and the next default run measured again (and the other way round). Each proposer now has its file;
     the default proposer's file keeps its old name."""
-    monkeypatch.setenv("SPECVIZ_CACHE", str(tmp_path))
-    pair = type("P", (), {"name": "fake", "default_proposer": "eagle", "dtype": None, "kernels": "onednn-packed",
-                          "device": "cpu"})()
-    monkeypatch.setattr(calibration, "dtype_name", lambda dtype: "float32")
+    pair = _fake_pair(tmp_path, monkeypatch)
     calls = []
 
     def fake_measure(pair, proposer=None, progress=None, clock=None):

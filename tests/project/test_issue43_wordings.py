@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from tests.project.test_lookup_branch_credit import joined_texts
+
 ROOT = Path(__file__).resolve().parents[2]
 PLACES = ("specviz", "pages", "app.py", "docs", "assets/quiz", "assets/locale", "README.md", "README.pt-BR.md")
 
@@ -27,17 +29,8 @@ WRONG = {
 
 
 def _texts() -> dict[str, str]:
-    """Each text file's content with wrapped strings joined (a .po's or a Python literal's `" "` continuation, a
-    docstring's or Markdown's line break), so a sentence split over lines reads as one."""
-    found = {}
-    for place in PLACES:
-        path = ROOT / place
-        files = [path] if path.is_file() else sorted(p for p in path.rglob("*")
-                                                     if p.suffix in {".py", ".md", ".yaml", ".po"})
-        for file in files:
-            joined = re.sub(r'"\s*\n\s*"', "", file.read_text(encoding="utf-8"))
-            found[str(file.relative_to(ROOT))] = re.sub(r"\s+", " ", joined.replace("\\n", " "))
-    return found
+    """Each text file a reader meets, its wrapped strings joined so a sentence split over lines reads as one."""
+    return joined_texts(PLACES)
 
 
 def test_no_text_brings_back_a_wording_issue_43_removed():

@@ -15,22 +15,28 @@ MIXES = re.compile(r"SAM-Decoding[^;]{0,60}\b(?:mix|fuse|combine|graft|merge|mis
                    re.IGNORECASE)
 
 
-def _texts() -> dict[str, str]:
-    """Each text file that names SAM-Decoding, its wrapped strings joined (a .po's or a Python literal's `" "`
-    continuation, a docstring's line break) so a sentence reads as one line."""
+def joined_texts(places: tuple[str, ...], keep=lambda text: True, skip: tuple[str, ...] = ()) -> dict[str, str]:
+    """Each text file under `places` (.py, .md, .yaml, .po) whose text `keep` accepts, named by its path, with its
+    wrapped strings joined (a .po's or a Python literal's `" "` continuation, a docstring's or Markdown's line break)
+    so a sentence split over lines reads as one; files named in `skip` are left out."""
     found = {}
-    for place in PLACES:
+    for place in places:
         path = ROOT / place
         files = [path] if path.is_file() else sorted(p for p in path.rglob("*")
                                                      if p.suffix in {".py", ".md", ".yaml", ".po"})
         for file in files:
-            if file.name == Path(__file__).name:
+            if file.name in skip:
                 continue
             text = file.read_text(encoding="utf-8")
-            if "SAM-Decoding" in text:
+            if keep(text):
                 joined = re.sub(r'"\s*\n\s*"', "", text)
                 found[str(file.relative_to(ROOT))] = re.sub(r"\s+", " ", joined.replace("\\n", " "))
     return found
+
+
+def _texts() -> dict[str, str]:
+    """Each text file that names SAM-Decoding (this one aside), its sentences on one line."""
+    return joined_texts(PLACES, keep=lambda text: "SAM-Decoding" in text, skip=(Path(__file__).name,))
 
 
 def test_every_mention_of_sam_decoding_says_it_chooses_a_source_and_credits_rasd_with_the_fusion():

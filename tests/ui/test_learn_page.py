@@ -623,3 +623,11 @@ def test_lesson_11_sweep_caption_says_the_mean_length_is_worked_out_from_the_cou
         caption = _(TEXT["sweep_caption"])
     assert re.search(r"mean accepted length worked out from them|comprimento médio de aceitação calculado a partir "
                      r"deles", caption), caption
+
+
+def test_lesson_9_tree_diagram_names_the_context_in_portuguese(fresh):
+    """Read 44: lesson 9's candidate tree, in Portuguese, labelled its root "context" (the Proposers page's copy of
+    the same diagram, which goes through `diagram()`, read "contexto")."""
+    at = _open(fresh, lesson="9", lang="pt")
+    spec = at.get("graphviz_chart")[0].proto.spec
+    assert 'label="contexto"' in spec and 'label="context"' not in spec, spec

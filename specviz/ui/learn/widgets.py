@@ -211,7 +211,7 @@ def _nodes_to_score(n: int) -> str:
 
 
 def trees(lesson: Lesson) -> None:
-    st.graphviz_chart(proposers_view.tree_dot(), width="content")
+    st.graphviz_chart(proposers_view.diagram(proposers_view.tree_dot()), width="content")
     left, middle, right = st.columns(3)
     alpha = number_slider(left, _(TEXT["tree_alpha"]), 0.05, 0.95, 0.6, 0.05, key="learn_tree_alpha")
     width = middle.slider(_(TEXT["width"]), 1, 4, 2, key="learn_tree_width")

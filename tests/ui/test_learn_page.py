@@ -631,3 +631,13 @@ def test_lesson_9_tree_diagram_names_the_context_in_portuguese(fresh):
     at = _open(fresh, lesson="9", lang="pt")
     spec = at.get("graphviz_chart")[0].proto.spec
     assert 'label="contexto"' in spec and 'label="context"' not in spec, spec
+
+
+def test_lesson_8_proposer_choices_are_in_portuguese(fresh):
+    """Read 44: lesson 8's Proposer buttons, in Portuguese, kept the examples' English titles ("Copying text, greedy:
+    n-gram drafts ...") while the trace's heading under them was translated (`_example_title` looked for a
+    `localized` helper that specviz.labs.examples does not have)."""
+    at = _open(fresh, lesson="8", lang="pt")
+    options = [o.content for o in at.button_group(key="learn_example").proto.options]
+    assert options[0].startswith("Copiando texto com decodificação gulosa"), options
+    assert not any(o.startswith(("Copying", "A toy pair", "An untrained")) for o in options), options

@@ -158,12 +158,8 @@ def exactness(lesson: Lesson) -> None:
 
 
 def _example_title(name: str) -> str:
-    """An example's title in the reader's language, where specviz.labs.examples offers one (its recorded text stays)."""
-    from specviz.labs import examples
-
-    example = get_example(name)
-    localized = getattr(examples, "localized", None)
-    return (localized(example) if localized is not None else example).title
+    """An example's title in the reader's language (a shipped example's; any other as it is)."""
+    return get_example(name).shown_title
 
 
 def proposers(lesson: Lesson) -> None:

@@ -379,7 +379,10 @@ def test_lesson_9_quotes_the_measured_tree_gain_from_its_committed_benchmark(fre
     caption = next(c.value for c in at.caption if "not independent" in c.value)
     assert "kept 0.54 of the time, which this model turns into 0.96 for 4 candidates" in caption, caption
     assert "float32 on AMD EPYC (2 cores, oneDNN packed-weight kernels)" in caption, caption  # the run's machine
-    assert "first level (at most 4 candidates) was kept 0.74 of the time" in caption, caption
+    assert "first level of a tree of 16 nodes, depth 4, width 4 (at most 4 candidates) was kept 0.74" in caption
+    # Read 44: "the 16 × 4 tree", under sliders named width and depth, read as width 16 (the run's shape 4:16:4:0 is
+    # K = 4, 16 nodes, width 4); it is now named as the Speedup lab names it (DraftShape.describe)
+    assert "16 × 4" not in caption and f"tree of {run['config']['tree_nodes'][0]} nodes" in caption, caption
 
 
 @pytest.mark.parametrize("lang, one, many", [("en", "1 node to score in one pass", "5,460 nodes to score"),
@@ -641,3 +644,11 @@ def test_lesson_8_proposer_choices_are_in_portuguese(fresh):
     options = [o.content for o in at.button_group(key="learn_example").proto.options]
     assert options[0].startswith("Copiando texto com decodificação gulosa"), options
     assert not any(o.startswith(("Copying", "A toy pair", "An untrained")) for o in options), options
+
+
+def test_lesson_9_names_the_measured_tree_as_the_speedup_lab_does_in_portuguese(fresh):
+    """Read 44: the Portuguese caption read "a árvore 16 × 4" under sliders named largura and profundidade."""
+    at = _open(fresh, lesson="9", lang="pt")
+    caption = next(c.value for c in at.caption if "não são independentes" in c.value)
+    assert "primeiro nível de uma árvore de 16 nós, profundidade 4, largura 4 (no máximo 4 candidatos)" in caption
+    assert "16 × 4" not in caption, caption

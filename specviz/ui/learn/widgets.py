@@ -20,6 +20,7 @@ import streamlit as st
 
 from specviz.core.i18n import N_, _, ngettext, number, times
 from specviz.engine import theory
+from specviz.engine.draft_shape import DraftShape
 from specviz.engine.trace import Decision
 from specviz.labs.bench import quoted
 from specviz.labs.roofline import HARDWARE
@@ -73,8 +74,8 @@ TEXT = {  # English messages, translated with `_()` where they are shown
                     "with chance 1 − (1 − α)^width. Real candidates are not independent, and the gain is usually "
                     "smaller: in specviz's benchmark of its EAGLE drafter ({dtype} on {machine}, greedy, {prompts} "
                     "held-out prompts, `assets/benchmarks/default-cpu-f32-medusa`) a chain's first draft was kept "
-                    "{chain} of the time, which this model turns into {model} for 4 candidates, but the 16 × 4 tree's "
-                    "first level (at most 4 candidates) was kept {tree} of the time."),
+                    "{chain} of the time, which this model turns into {model} for 4 candidates, but the first level of "
+                    "{tree_shape} (at most 4 candidates) was kept {tree} of the time."),
     "v": N_("v (cost of the verify pass, in one-token target passes)"),
     "limits_title": N_("Speedup against the verify cost v (α = {alpha}, K = {k}, c = {c})"),
     "break_even": N_("break-even"),
@@ -105,6 +106,7 @@ def tree_note_figures() -> dict[str, str]:
     prompts = min(quoted.mean_accepted_length(TREE_NOTE_RUN, "eagle", k=4, temperature=0.0, tree_nodes=nodes)[1]
                   for nodes in TREE_NOTE_SHAPES.values())
     return dict(chain=number(first["chain"]), tree=number(first["tree"]), model=number(1 - (1 - first["chain"]) ** 4),
+                tree_shape=DraftShape(k=4, tree_nodes=TREE_NOTE_SHAPES["tree"], tree_width=4).describe(),
                 machine=quoted.machine(TREE_NOTE_RUN), dtype=quoted.dtype(TREE_NOTE_RUN), prompts=prompts)
 
 

@@ -112,7 +112,8 @@ with tab_tree:
 with tab_accept:
     plot.show(charts.acceptance_figure(result, proposer, temperature), key="speedup_lab_accept_chart")
     st.caption(_("If every draft were accepted independently with probability α, position i would survive with "
-                 "probability α^i (dotted). Real acceptance clusters: an n-gram match keeps going or fails at once."))
+                 "probability α^i (dotted). Real acceptance can cluster: an n-gram match, say, keeps going or fails "
+                 "at once, so its later positions survive more often than α^i."))
     if len(result.proposers()) > 1:  # the same prompts for each: whose later drafts survive
         plot.show(charts.proposers_acceptance_figure(result, temperature), key="speedup_lab_accept_all_chart")
         st.caption(_("Every proposer of this run on the same prompts. Divide a point by the one before it to read "

@@ -928,3 +928,19 @@ def test_the_runs_verify_line_has_its_dtypes_colour_in_the_curves_below(folder):
               if trace.name and trace.name.startswith(result.dtype)}
     assert result.dtype in ("float32", "bfloat16") and own.marker.color == charts.DTYPE_COLORS[result.dtype]
     assert curves == {own.marker.color}  # the curve below of the same dtype: the same colour
+
+
+def test_the_chain_vs_tree_sentence_writes_two_speedups_that_round_alike_apart():
+    """Read 44 (lesson render): the sentence read "measured here 1.67× against 1.67×" for 1.671 and 1.667, a
+    comparison it did not show. Speedups that round alike at two decimals are written with three."""
+    from specviz.ui.speedup import trees
+
+    rows = [{"k": 4, "tree_nodes": 0, "tree_width": 0, "tree_lookup": 0, "mat_with_bonus": 2.1,
+             "speedup_vs_ar": 1.667},
+            {"k": 4, "tree_nodes": 16, "tree_width": 4, "tree_lookup": 0, "mat_with_bonus": 2.5,
+             "speedup_vs_ar": 1.671}]
+    result = type("R", (), {"shape_rows": lambda self, proposer, temperature: rows})()
+    said = trees.shape_sentence(result, "eagle", 0.0)
+    assert "1.671× against 1.667×" in said, said
+    rows[1]["speedup_vs_ar"] = 1.9
+    assert "1.90× against 1.67×" in trees.shape_sentence(result, "eagle", 0.0)

@@ -205,6 +205,9 @@ def shape_sentence(result: BenchResult, proposer: str, temperature: float) -> st
         return None
     chain = max(chains, key=lambda r: r["mat_with_bonus"] or 0)
     tree = max(trees, key=lambda r: r["mat_with_bonus"] or 0)
+    # two speedups that round alike at 2 decimals are written with 3, so the comparison shows (read 44: "1.67×
+    # against 1.67×" for 1.671 and 1.667)
+    digits = 3 if times(tree["speedup_vs_ar"]) == times(chain["speedup_vs_ar"]) else 2
     return _("The tree that emits the most tokens per target forward ({tree}) emits {tree_tokens} against "
              "{chain_tokens} for the chain that emits the most ({chain}): the same forward checks several guesses "
              "per position. Whether that is faster depends on the verify cost of its {fed} tokens at most: measured "
@@ -212,7 +215,7 @@ def shape_sentence(result: BenchResult, proposer: str, temperature: float) -> st
              "others: the table below has every shape).", tree=shape_name(tree),
              tree_tokens=number(tree["mat_with_bonus"]), chain_tokens=number(chain["mat_with_bonus"]),
              chain=shape_name(chain), fed=tokens_fed(tree["k"], tree["tree_nodes"], tree.get("tree_lookup") or 0),
-             tree_speedup=times(tree["speedup_vs_ar"]), chain_speedup=times(chain["speedup_vs_ar"]))
+             tree_speedup=times(tree["speedup_vs_ar"], digits), chain_speedup=times(chain["speedup_vs_ar"], digits))
 
 
 # ---- streamlit ----------------------------------------------------------------------------------------------------

@@ -66,9 +66,9 @@ def method_text(method: str) -> str:
     return _(METHODS[method]) if method in METHODS else method
 
 
-def times(v: float | None) -> str:
+def times(v: float | None, digits: int = 2) -> str:
     """A speedup for people: '1.58×' ('1,58×' in Portuguese), or '–' when unknown."""
-    return "–" if v is None else i18n.times(v)
+    return "–" if v is None else i18n.times(v, digits)
 
 
 def number(v: float | None, digits: int = 2) -> str:

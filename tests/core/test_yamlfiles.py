@@ -47,6 +47,7 @@ def test_the_catalog_and_the_suites_read_as_before_and_a_missing_file_is_still_a
         load_catalog(tmp_path / "none.yaml")
 
 
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_a_catalog_nested_thousands_deep_is_still_one_sentence(tmp_path):
     path = tmp_path / "deep.yaml"
     path.write_text("pairs: " + "[" * 5000 + "]" * 5000 + "\n", encoding="utf-8")

@@ -78,6 +78,7 @@ def test_data_step_resumes_without_redoing_chunks(toy_records):
     assert [i["temperatures"] for i in infos] == [[0.7]] * 3
 
 
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_eagle_objective_learns_and_the_loop_resumes(toy_records, tmp_path):
     pair, records, _ = toy_records
     torch.manual_seed(0)

@@ -165,6 +165,7 @@ def test_each_stage_samples_as_its_docstring_says(tmp_path):
     assert "Every stage is seeded, keeps clear of the held-out topics" not in " ".join(stages.__doc__.split())
 
 
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_only_questions_follow_ups_and_rewrites_read_earlier_stages(tmp_path, monkeypatch):
     """Which stages each stage reads (the card, the CLI's --stages help and docs/drafts.md once said every stage reads
     the ones before it; question-lists and drills read none)."""

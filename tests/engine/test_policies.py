@@ -54,6 +54,7 @@ def test_the_model_proposers_are_every_registered_proposer_with_draft_probabilit
 
 @pytest.mark.parametrize("name", MODEL_PROPOSERS)
 @pytest.mark.parametrize("temperature", [0.0, 1.0])
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_threshold_zero_changes_nothing_and_threshold_one_drafts_nothing_for_every_model_proposer(pair, ids, name,
                                                                                                    temperature):
     kwargs = dict(k=4, max_new_tokens=30, temperature=temperature, seed=5)
@@ -135,6 +136,7 @@ def test_make_policy_rejects_unknown_names_and_optimal_needs_c():
 
 @pytest.mark.parametrize("policy,proposer", [(p, d) for p in ("constant", "heuristic", "threshold", "optimal")
                                               for d in ("draft", "ngram") if (p, d) != ("threshold", "ngram")])
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_every_policy_keeps_greedy_output_identical_to_target_only(pair, ids, policy, proposer):
     base = autoregressive_generate(pair.target, ids, max_new_tokens=40, temperature=0.0)
     prop = DraftModelProposer(pair.draft, 34) if proposer == "draft" else NgramProposer()

@@ -182,6 +182,7 @@ def test_its_own_setting_is_a_bench_flag_checked_and_printed_in_the_command(echo
         BenchConfig(pair="toy", proposers=["echo"], proposer_settings={"copies": 9}).check()
 
 
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_its_own_setting_is_a_playground_input_that_runs_and_shares(echo):
     at = AppTest.from_file(str(ROOT / "pages/playground.py"), default_timeout=60)
     for key, value in {"source": "live", "pair": "toy", "proposer": "echo", "copies": "2", "k": "4",

@@ -225,6 +225,7 @@ def toy_sampling():
 
 
 @pytest.mark.parametrize("name", PROPOSERS)
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_greedy_tree_decoding_equals_target_only(toy, name):
     for text in ["hello there", "abcabcabcab"]:
         ids = toy.tokenizer(text)["input_ids"]
@@ -261,6 +262,7 @@ def test_chain_setting_is_untouched_by_the_tree_code(toy):
 
 
 @pytest.mark.parametrize("name", ["draft", "eagle"])
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_sampled_tree_trace_records_what_the_rule_saw(toy, name):
     ids = toy.tokenizer("hello there")["input_ids"]
     trace = speculative_generate(toy.target, make_proposer(toy, name), ids, k=3, max_new_tokens=40, temperature=1.0,

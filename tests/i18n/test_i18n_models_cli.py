@@ -95,6 +95,7 @@ def test_a_bad_model_id_by_hand_is_one_portuguese_sentence(models):
     assert len(labels) == 2 and all("./PASTA para uma pasta dentro da pasta de modelos permitida" in x for x in labels)
 
 
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_a_toy_pair_by_hand_loads_in_portuguese(models, tmp_path_factory):
     target, draft = save_toy_pair(tmp_path_factory.mktemp("g6_pair"))
     at = models()

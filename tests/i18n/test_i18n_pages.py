@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("page", PAGE_FILES)
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_every_page_opens_in_portuguese_without_an_english_sentence(page, monkeypatch):
     monkeypatch.chdir(ROOT)
     at = AppTest.from_file(str(ROOT / page), default_timeout=90)

@@ -31,6 +31,7 @@ def result():
     return res
 
 
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_every_case_is_measured_once_per_prompt_temperature_and_configuration(result):
     constant = {(c["suite"], c["temperature"], c["proposer"], c["k"]) for c in result.cases if c["policy"] == "constant"}
     assert len(constant) == 2 * 2 * 2 * 2  # suites x temperatures x proposers x K
@@ -155,6 +156,7 @@ def test_suites_have_six_categories_of_eight_or_more_prompts():
     assert all(len(p.turns()) == 3 for p in next(s for s in suites if s.name == "chat").prompts)
 
 
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_cli_bench_writes_the_three_files(tmp_path, capsys):
     code = main(["bench", "--pair", "toy", "--proposers", "ngram", "--k", "1,2", "--temperatures", "0",
                  "--suites", "rewrite", "--prompts-per-suite", "1", "--max-new-tokens", "8", "--repeats", "1",

@@ -32,6 +32,7 @@ def test_every_recipe_is_shipped_and_listed_default_first():
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_example_loads_round_trips_and_matches_its_baseline(name):
     spec, base = load_example(name)
     assert spec.mode == "speculative" and base is not None and base.mode == "autoregressive"
@@ -150,6 +151,7 @@ def test_no_example_drafts_a_chat_template_marker_in_its_first_steps(name):
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED - {"smollm-layerskip-t07", "smollm-medusa-greedy"}))
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_every_example_shows_every_token_kind(name):
     """Accepted, rejected, recovered and bonus tokens in every example (the untrained layer skip, whose point is that
     it is rarely right, and the Medusa heads, whose point is that few steps keep more than one draft, aside: no step

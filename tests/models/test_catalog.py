@@ -100,6 +100,7 @@ def _entry(raw, name):
     (lambda e: e.update(hardware=24), ["qwen2.5-0.5b-7b", "'hardware' must be a text"]),
     (lambda e: e.update(recommended={"k": 4, "measured": ["x"]}), ["qwen2.5-0.5b-7b", "'recommended.measured'"]),
 ])
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_a_broken_entry_is_one_sentence_naming_it(tmp_path, raw, breakage, words):
     breakage(_entry(raw, "qwen2.5-0.5b-7b"))
     with pytest.raises(ValueError) as err:

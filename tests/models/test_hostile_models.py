@@ -140,6 +140,7 @@ TEMPLATES = {  # a chat template that cannot work -> what the sentence says
 @pytest.mark.skipif(not can_bound(), reason="deadlines need fork (Linux)")
 @pytest.mark.parametrize("how", [pytest.param(how, marks=[pytest.mark.slow] if "loops" in how else [])
                                  for how in TEMPLATES])  # the loop waits out the whole deadline: the slow tier
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_a_chat_template_that_cannot_work_is_refused_at_load(toy_folder, tmp_path, how, monkeypatch):
     template, says = TEMPLATES[how]
     if "MB" in says:  # the memory bound is what this case tests: on a loaded machine the 5 s one could fire first

@@ -25,6 +25,7 @@ def folders(tmp_path_factory):
     return save_toy_pair(tmp_path_factory.mktemp("pair"))
 
 
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_a_folder_pair_loads_and_greedy_speculative_equals_target_only(folders):
     target_dir, draft_dir = folders
     messages = []
@@ -139,6 +140,7 @@ def test_cli_trust_remote_code_is_off_unless_asked(monkeypatch, folders):
 # ---- the GPU bench, exercised on CPU -------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_gpu_bench_runs_an_explicit_pair_and_writes_the_result(folders, tmp_path):
     out = tmp_path / "bench.json"
     code = gpu_bench.main(["--pair", f"{folders[0]},{folders[1]}", "--device", "cpu", "--out", str(out),

@@ -250,6 +250,7 @@ def graph():
     return import_graph()
 
 
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_every_module_is_placed_in_a_layer(graph):
     modules, _ = graph
     assert "specviz.engine.decoding" in modules and "pages.overview" in modules and "app" in modules

@@ -134,6 +134,7 @@ def test_the_docs_read_include_the_moved_readme_sections():
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
 @pytest.mark.parametrize("source", ["catalog", "quiz", "docs"])
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_no_text_calls_alpha_a_rate_or_the_count_a_probability(lang, source):
     texts = _texts(source, lang)
     assert len(texts) >= (len(DOCS_EN if lang == "en" else DOCS_PT) if source == "docs" else 100)  # it read them
@@ -308,6 +309,7 @@ def test_tamanho_do_rascunho_names_only_the_draft_length():
             if not re.search(r"draft[ -]length", en, re.IGNORECASE)] == []
 
 
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_recuperacao_for_retrieval_only_in_retrieval_augmented_answers():
     """The 43rd read, names: the Proposers page's lesson on lookup branches named retrieval as a draft source "a
     recuperação" (the source a method other than RASD's fusion chooses each step), next to the glossary's "token

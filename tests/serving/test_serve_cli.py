@@ -54,6 +54,7 @@ def stand_in(tmp_path, monkeypatch):
     ["serve", "sweep", "--max-tokens", "100000"], ["serve", "sweep", "--out", "/proc/x/result.json"],
     ["serve", "sweep", "--out", "/proc/x"], ["serve", "sweep", "--out", "/"],
     ["serve", "sweep", "--specs", "none", "ngram", "none"], ["serve", "sweep", "--prompts", "copy", "copy"]])
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_a_bad_flag_is_one_sentence_before_anything_is_installed(argv, stand_in, capsys):
     assert cli.main(argv) == 2
     err = capsys.readouterr().err.strip()

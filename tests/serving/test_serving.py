@@ -137,6 +137,7 @@ def test_a_prompt_name_that_is_no_text_or_comes_twice_is_refused(names):
     LoadPlan(prompts=(Prompt("copy", "a"), Prompt("open", "b"), Prompt("x" * 64, "c")), levels=(1,)).check()
 
 
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_the_load_generator_keeps_to_its_concurrency_and_counts(fake):
     plan = LoadPlan(prompts=(COPY,), levels=(1, 4), requests=8, max_tokens=5, max_seconds=30)
     levels = run_load(fake.url, plan, speculative="ngram")
@@ -834,6 +835,7 @@ def test_the_size_comments_match_the_recorded_scrapes():
     assert said and all(abs(size / 1000 - int(said[1])) <= 5 for size in sizes), said
 
 
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_a_full_connection_pool_says_busy_the_same_for_every_address(monkeypatch):
     """client's docstring once said every failure after the host check is the neutral NO_ANSWER; a full pool of
     MAX_CONNECTIONS gives BUSY instead, before any address is resolved or contacted, so it tells nothing either."""
@@ -873,6 +875,7 @@ def test_the_load_docstring_says_the_counters_are_the_servers():
     assert "the counters are the server's: another client's requests in the same window count too" in doc
 
 
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_start_refuses_a_port_another_server_listens_on_before_installing(tmp_path, monkeypatch):
     """31st read: with another server on the port (an operator's own vLLM on 8000), `serve start` launched vLLM,
     which died on the bind, while the other server answered /health, so start reported that server as the vLLM it

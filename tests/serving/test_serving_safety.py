@@ -379,6 +379,7 @@ def test_one_sweep_at_a_time_and_a_process_wide_stream_cap(no_outside):
         fake.close()
 
 
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_the_stream_cap_holds_outside_a_sweep(no_outside):
     """Requests started by anything else in the process wait for the same MAX_STREAMS slots."""
     fake = FakeServer(recorded("ngram-after-copy.prom"), delay=0.2)

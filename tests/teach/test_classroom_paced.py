@@ -256,6 +256,7 @@ def test_legacy_nan_and_damaged_answer_rows_are_skipped_and_counted(store):
     assert store.answer(ana.token, push.id, 1, "0") is False  # a readable answer is still held, not replaced
 
 
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_a_teacher_and_forty_students_through_a_full_question_at_once(store):
     session = store.create_paced_session(BANK.questions[:5], "Big class")
     students = [store.join(session.code, f"Student {i}") for i in range(40)]

@@ -241,6 +241,7 @@ def test_a_file_without_questions_or_missing_is_refused(tmp_path):
         load_bank([tmp_path / "nope.yaml"])
 
 
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_a_teacher_file_adds_questions_and_concepts(tmp_path, monkeypatch):
     own = {**GOOD, "id": "class-1", "concept": "our-topic"}
     path = tmp_path / "class.yaml"
@@ -410,6 +411,7 @@ def test_the_bounded_parameters_are_every_one_the_schema_names():
 
 
 @pytest.mark.parametrize(("formula", "param"), sorted({(q.formula, p) for q in _formula_questions() for p in q.params}))
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_every_formula_parameter_is_bounded(formula, param):
     q = next(q for q in _formula_questions() if q.formula == formula)
     for huge in (10**9, -(10**9), 1e300):

@@ -37,6 +37,7 @@ def close_pairs(texts: dict[str, str], limit: float = MOST_ALIKE) -> list[tuple[
     return close
 
 
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_no_two_prompts_are_near_duplicates(bank):
     assert close_pairs({q.id: q.prompt for q in bank}) == []
 

@@ -214,6 +214,7 @@ DRIFTS = [
 
 
 @pytest.mark.parametrize(("name", "change", "qid", "problem"), DRIFTS, ids=[d[1].__name__[1:] for d in DRIFTS])
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_a_twin_that_drifts_from_its_english_file_is_one_sentence(copied_bank, banks, name, change, qid, problem):
     copied_bank(name, change)
     assert len(load_bank()) == len(banks[0])  # the English copy still loads: only the Portuguese twin is wrong
@@ -283,6 +284,7 @@ def test_a_typed_answer_is_read_with_a_comma_or_a_point(banks, typed):
     assert question.kind == "numeric" and grade(question, typed).correct
 
 
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_portuguese_catalog_writes_decimals_with_commas():
     """The same rule for every Portuguese message of the app (a number with three digits after a point is a
     thousands separator there, as in 2.039 GB/s)."""

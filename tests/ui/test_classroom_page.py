@@ -402,6 +402,7 @@ def test_ending_a_session_asks_first_and_keeps_its_results(db):
                                                                  f"{time.strftime('%H:%M', time.localtime(ended))}"]
 
 
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_a_reload_keeps_the_teacher_on_the_teacher_view_behind_the_pin(db):
     session = _session(db)
     at = _as_teacher(PIN)

@@ -72,6 +72,7 @@ def test_play_button_plays_the_example_to_the_end(fast_play):
     assert any(c.value.startswith(done) for c in at.caption)
 
 
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_overview_is_the_apps_landing_page(fast_play):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
     at.run()

@@ -133,6 +133,7 @@ def test_out_of_range_live_values_in_the_url_never_break_the_widgets():
     assert trace.settings["top_k"] == 5 and trace.settings["top_p"] == 1.0 and trace.settings["k"] == 4
 
 
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_a_shared_live_link_runs_the_toy_pair_and_opens_on_its_answer():
     at = page(source="live", pair="toy", proposer="draft", k="3", temperature="1", seed="2", max_new_tokens="20",
               prompt="the cat sat")
@@ -293,6 +294,7 @@ def test_the_live_run_starts_where_the_idea_works_with_the_harder_cases_one_clic
 
 
 @pytest.mark.parametrize("name", ["copy", "question", "sampling", "untrained"])
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_a_chain_presets_button_sets_up_the_run_its_script_measures(name):
     """Issue 43 item 4: `python -m specviz.scripts.preset_runs` measures each chain preset with
     `specviz.runs.presets.preset_spec`; that must be the run the Playground makes after the preset's button (its
@@ -488,6 +490,7 @@ def test_predict_then_reveal_scores_the_guess():
 
 
 @pytest.mark.parametrize("name", ["smollm-layerskip-t07", "smollm-ngram-greedy"])
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_other_examples_replay_to_the_end(name):
     at = page(example=name)
     at.button(key="playground_end").click().run()
@@ -551,6 +554,7 @@ def test_a_pair_loaded_by_hand_on_the_models_page_runs_in_the_playground(tmp_pat
     assert models_view.loaded_pair(spec) is loaded  # reused, not loaded a second time
 
 
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_a_pair_loaded_by_hand_puts_its_typed_name_in_the_address_bar_not_the_server_path(tmp_path):
     """Read 44: the Models page now records a pair by hand under its resolved spec (the pair cache's key) and the
     picker shows the name as typed, but the Playground's link still wrote the spec, so the address bar read
@@ -877,6 +881,7 @@ def test_a_greedy_example_is_compared_with_target_only_decoding():
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_the_temperature_and_top_p_are_repeated_with_commas_in_portuguese(lang):
     """Issue 27 item 9: the number inputs' format="%.2f" shows 0.70 whatever the language; Streamlit cannot localise
     them, so in Portuguese a caption under them repeats the values with a decimal comma."""
@@ -890,6 +895,7 @@ def test_the_temperature_and_top_p_are_repeated_with_commas_in_portuguese(lang):
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_a_links_temperature_is_shown_with_every_decimal_it_runs_with(lang):
     at = page(source="live", pair="toy", proposer="draft", temperature="0.123", top_p="0.9375", lang=lang)
     no_problems(at)
@@ -1094,6 +1100,7 @@ def test_the_tree_help_does_not_bound_a_lookup_branch_by_k():
     assert "its depth is at most K" not in source and "drafted nodes go at most K deep" in source
 
 
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_the_seed_help_says_same_tokens_only_in_the_same_dtype_and_machine(toy):
     """Read 36: the seed box's help said "Same seed, same run." A seed fixes the draws, not the rounding: on the toy
     pair some seed gives other tokens in bfloat16 than in float32 (and a run's timings always vary)."""

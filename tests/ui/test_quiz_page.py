@@ -199,6 +199,7 @@ def test_finish_then_try_again_on_a_fresh_question(at):
     assert at.markdown[0].value.startswith("**Question 1 of 1**") and at.markdown[1].value == fresh.prompt
 
 
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_missing_every_question_on_a_concept_brings_the_last_misses_back(at):
     # accept_rule has more questions than one quiz round; miss every one, round after round, until none is new.
     _configure(at, count=3, seed=3)

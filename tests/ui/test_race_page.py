@@ -187,6 +187,7 @@ def test_temperature_from_the_link_is_kept_or_refused(monkeypatch, value):
         assert not at.error and at.select_slider(key="race_temperature").value == 0.5
 
 
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_an_out_of_range_k_in_the_link_is_refused_not_clamped(monkeypatch):
     monkeypatch.chdir(ROOT)
     at = _app(race_source="live", race_k="40", race_seed="7")
@@ -441,6 +442,7 @@ def test_every_lane_of_the_race_chart_ends_at_its_runs_wall_time(monkeypatch):
     assert spec.meta["clock"] == "cpu" and "wall time its tokens/s" not in text
     assert "on the clock that timed it" in text
 
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_two_unusable_link_values_are_named_in_the_plural(monkeypatch):
     """It read "The link's value for k, seed was not usable, so the default is shown instead." for two names."""
     monkeypatch.chdir(ROOT)

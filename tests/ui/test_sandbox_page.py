@@ -79,6 +79,7 @@ def test_simulated_outputs_follow_p_for_the_exact_rule_and_not_for_accept_all():
     assert simulate(step, "exact", 500, seed=9).counts.tolist() == simulate(step, "exact", 500, seed=9).counts.tolist()
 
 
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_the_page_draws_alpha_and_catches_a_broken_rule():
     assert "pages/sandbox.py" in PAGE_FILES
     at = AppTest.from_file(PAGE, default_timeout=60)
@@ -112,6 +113,7 @@ def test_the_table_writes_p_and_q_the_readers_way(lang, shown):
 
 @pytest.mark.parametrize("typed", ["0,9", "0.9"])
 @pytest.mark.parametrize("lang", ["en", "pt"])
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_a_typed_weight_is_read_with_a_comma_or_a_point(lang, typed):
     at = _page(lang, {0: {"p (target)": typed}})
     assert not at.exception and not at.error

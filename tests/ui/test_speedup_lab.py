@@ -170,6 +170,7 @@ def test_a_one_case_toy_sweep_says_one_case_and_no_dtype_to_add(tiny_folder):
     assert bars == ["Done: 1 case measured."], bars
 
 
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_live_sweep_without_a_k_is_one_sentence(tiny_folder):
     at = AppTest.from_file(PAGE, default_timeout=120).run()
     at.multiselect(key="speedup_lab_live_ks").set_value([])

@@ -486,6 +486,7 @@ def test_beta_and_alpha_are_defined_once_and_apart():
     assert any("Leviathan et al. call it β" in m.value for m in at.markdown)
 
 
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_the_derivation_says_leviathan_names_beta_the_acceptance_rate():
     """Read 27: the page said only "Leviathan et al. call it β"; their Definition 3.1 names β_{x<t} "the acceptance
     rate" (arXiv:2211.17192, section 3.1), the name specviz keeps for the measured accepted / drafted. A student who

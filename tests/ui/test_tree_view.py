@@ -404,6 +404,7 @@ def test_a_tree_steps_verdict_chart_is_titled_by_its_main_line_not_every_draft(l
     assert shown == said and "Every draft" not in shown
 
 
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_the_main_line_names_each_node_by_its_number_in_the_tree():
     """Read 43, in a browser: a tree step's main line numbered its nodes by depth, so the rejected node the tree
     draws as #3 (a child of #1) was "#2" in the main line's chart, its table, its chips and "Look closely at draft",

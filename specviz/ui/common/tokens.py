@@ -104,10 +104,8 @@ def decision_tooltip(d: Decision, tree: bool = False, number: int | None = None,
     is a point mass where the rule takes it so (`q_lines`)."""
     kept = (_("min(1, p′/q′) = {chance} (after the siblings tried before it)", chance=fmt(d.accept_prob)) if tree
             else f"min(1, p/q) = {fmt(d.accept_prob)}")
-    q_and_ratio = (q_lines(d.draft_prob, d.target_prob, node) if node is not None else
-                   [_("q (draft) = {q}", q=fmt(d.draft_prob)), f"p/q = {fmt(d.ratio)}"])
     lines = [_("draft #{n}: {text}  (id {id})", n=number or d.position + 1, text=visible(d.text), id=d.token_id),
-             _("p (target) = {p}", p=fmt(d.target_prob)), *q_and_ratio, kept]
+             _("p (target) = {p}", p=fmt(d.target_prob)), *q_lines(d.draft_prob, d.target_prob, node), kept]
     if not d.reached:
         lines.append(_("u: never drawn. An earlier draft was rejected, so this one was not tested."))
     else:
@@ -141,8 +139,7 @@ def emitted_tooltip(t: EmittedToken, step_index: int | None = None, tree_chance:
                   _("u = {u} < {a} → kept", **dict(zip("ua", fmt_apart(t.uniform, tree_chance))))]
     elif t.kind == TokenKind.ACCEPTED:
         ratio = (t.target_prob / t.draft_prob) if t.draft_prob else math.inf
-        lines += [p_line, _("q (draft) = {q}", q=fmt(t.draft_prob)), f"p/q = {fmt(ratio)}",
-                  f"min(1, p/q) = {fmt(min(1.0, ratio))}",
+        lines += [p_line, *q_lines(t.draft_prob, t.target_prob, None), f"min(1, p/q) = {fmt(min(1.0, ratio))}",
                   _("u = {u} < {a} → kept", **dict(zip("ua", fmt_apart(t.uniform, min(1.0, ratio)))))]
     elif t.kind == TokenKind.RECOVERED and tree:
         lines += [_("sampled from the residual p′ left after every child of the last kept node was rejected"),

@@ -1371,6 +1371,22 @@ def test_the_benchmarks_readme_counts_the_medusa_identity_tokens_from_its_file()
             "before 128)") in readme
 
 
+
+def test_the_docs_count_the_float32_identity_runs_tokens_as_their_files_do():
+    """Read 45: benchmarks.md (the chosen greedy shape's float32 check) and drafts.md (the Medusa heads' chain of 4)
+    still said "64 of 64 held-out prompts × 128 tokens", which the README's fix of read 39 showed reads as 8,192
+    tokens compared: 128 is --max-new-tokens, and each file's entries hold fewer (answers that end at end-of-text)."""
+    for doc, folder in (("benchmarks.md", "default-cpu-f32-packed"), ("drafts.md", "default-cpu-f32-medusa")):
+        path = ROOT / "assets" / "benchmarks" / folder / "greedy-identity-float32.json"
+        entries = json.loads(path.read_text(encoding="utf-8"))["entries"]
+        assert len(entries) == 64 and all(e["identical"] for e in entries)
+        tokens = [e["tokens"] for e in entries]
+        short = sum(1 for n in tokens if n < 128)
+        text = " ".join((DOCS / doc).read_text(encoding="utf-8").split()).replace("**", "")
+        assert "64 of 64 held-out prompts × 128 tokens" not in text, doc
+        assert (f"64 of 64 held-out prompts, up to 128 new tokens each ({sum(tokens):,} tokens in all: {short} answers "
+                "end before 128") in text, doc
+
 def test_serving_md_gives_the_rooflines_break_even_for_the_sweeps_own_alpha():
     """serving.md said the roofline "predicts that n-gram lookup stops paying at a batch of 2–3 (α 0.6–0.8)": with
     the preset as committed, α 0.6–0.8 still pays at a batch of 2–3 (1.08× to 1.58× at 2) and loses from 3–4, and

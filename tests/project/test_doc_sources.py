@@ -557,6 +557,36 @@ def test_emulated_bfloat16_is_slower_only_over_many_tokens_as_the_capped_run_mea
             "capped at AVX2") in readme
 
 
+
+def test_the_capped_runs_bfloat16_against_float32_names_the_kernels_each_ran():
+    """Read 45: benchmarks.md and the benchmarks README set the AVX2-capped run's bfloat16 verify times beside its
+    float32 ones as a dtype comparison, but the two ran different kernels: the run packed float32 for oneDNN, and a
+    bfloat16 copy of a PackedLinear falls back to F.linear (PyTorch's stock kernels) where oneDNN cannot pack
+    bfloat16, as under that cap (the run's first attempt died on it). Both docs now say which kernels each ran."""
+    import torch
+    from torch import nn
+
+    from specviz.engine import kernels
+
+    data = json.loads((ROOT / "assets" / "benchmarks" / "default-cpu-f32-avx2cap" / "results.json")
+                      .read_text(encoding="utf-8"))
+    machine = data["machine"]
+    assert machine["kernels"] == "onednn-packed" and machine["isa_limits"]["ONEDNN_MAX_CPU_ISA"] == "AVX2"
+    layer = kernels.PackedLinear(nn.Linear(16, 8)).to(torch.bfloat16)
+    saved = dict(kernels._DTYPES)
+    kernels._DTYPES[torch.bfloat16] = False  # what packs() finds on a CPU oneDNN cannot pack bfloat16 on
+    try:
+        layer(torch.randn(3, 16, dtype=torch.bfloat16))
+        assert layer._packed is None  # the stock path: no packed weight was made
+    finally:
+        kernels._DTYPES.clear()
+        kernels._DTYPES.update(saved)
+    said = "ran PyTorch's stock kernels, which oneDNN cannot pack under that cap, and float32 the packed ones"
+    text = " ".join((DOCS / "benchmarks.md").read_text(encoding="utf-8").split())
+    readme = " ".join((ROOT / "assets" / "benchmarks" / "README.md").read_text(encoding="utf-8").split())
+    assert f"there bfloat16 {said}" in text
+    assert f"`default-cpu-f32-avx2cap/`, where bfloat16 {said}" in readme
+
 def test_the_benchmarks_readme_times_the_first_targets_bench_runs_by_their_files():
     """44th read: the README gave `targets_bench --out .../default-cpu-bf16-tree` "about 12 minutes on 2 cores", the
     time of the 2026-12-01 runs (their bench alone: machine.date to created in the results.json of d5b353b and

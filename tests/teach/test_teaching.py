@@ -604,3 +604,31 @@ def test_the_mixed_language_class_is_promised_only_for_the_apps_own_questions(tm
                       ("teaching.pt-BR.md", "(as de um arquivo do(a) professor(a), `SPECVIZ_QUIZ_PATHS` ou um envio, "
                                             "aparecem como foram escritas)")):
         assert said in " ".join((root / doc).read_text(encoding="utf-8").split()), doc
+
+
+@pytest.mark.parametrize("lang, plan", [("en", PLAN_EN), ("pt", PLAN_PT)])
+def test_the_teachers_test_join_is_released_with_the_dashboards_own_controls(lang, plan, tmp_path):
+    """Read 45: step 4 has the lecturer join from their own phone to test the room's network, and said nothing more;
+    that phone stays a student of the session, so every count reads one more than the class ("0 of 33 answered"
+    for 32). Step 4 now says to free its name, after the first push (the dashboard draws the release form with the
+    panel of a pushed question), with the dashboard's own labels in the plan's language."""
+    from specviz.core.i18n import _, using
+    from specviz.teach.classroom_paced import PacedStore
+    from specviz.ui.classroom import presenter
+
+    question = load_bank().by_id()["mb-why-slow"]
+    store = PacedStore(tmp_path / "c.sqlite")
+    code = store.create_paced_session([question]).code
+    store.join(code, "teacher's phone")
+    store.push(code, question)
+    assert len(store.students(code)) == 1  # the test phone counts until it is released
+    assert store.release_name(code, "teacher's phone") and store.students(code) == []
+    text = " ".join(plan.read_text(encoding="utf-8").split())
+    step = text[text.index("4. Join from your own phone" if lang == "en" else "4. Entre uma vez pelo seu"):]
+    step = step[:step.index("5. ")]
+    with using(lang):
+        status = _(presenter.TEXT["status"], number="n", round=1, answered=0, students=33, time="TIMER")
+        labels = _("A student cannot join under their name?"), _("Release this name")
+    assert status.split(" · ")[2] in step
+    for label in labels:
+        assert f"**{label}**" in step, label

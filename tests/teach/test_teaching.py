@@ -632,3 +632,18 @@ def test_the_teachers_test_join_is_released_with_the_dashboards_own_controls(lan
     assert status.split(" · ")[2] in step
     for label in labels:
         assert f"**{label}**" in step, label
+
+
+def test_the_plans_n_gram_draft_cost_is_its_committed_run():
+    """Read 45: lesson 8's note types n-gram lookup's measured c ("0.0002 of a target forward") by hand from
+    `assets/benchmarks/default-cpu-ngram`; it is that run's `costs.c.ngram`, in both languages."""
+    import json
+
+    from specviz.core.i18n import number, using
+
+    c = json.loads((ROOT / "assets" / "benchmarks" / "default-cpu-ngram" / "results.json").read_text())["costs"]["c"]
+    for plan, lang, said in ((PLAN_EN, "en", "is {c} of a target forward in `assets/benchmarks/default-cpu-ngram`"),
+                             (PLAN_PT, "pt", "é {c} de uma passagem do alvo em `assets/benchmarks/default-cpu-ngram`")):
+        with using(lang):
+            figure = number(c["ngram"], 4)
+        assert said.format(c=figure) in " ".join(plan.read_text(encoding="utf-8").split()), plan.name

@@ -107,6 +107,18 @@ def test_the_right_pin_opens_the_dashboard_with_live_results(db):
     assert "Download all answers (CSV)" in {b.label for b in at.get("download_button")}
 
 
+def test_the_docs_send_a_teacher_to_the_upload_box_a_session_reads(db):
+    """Read 45: docs/classroom.md told teachers to add their questions with "the Quiz page's upload box", but a
+    class session is opened from the Classroom's own form and its own box (key classroom_upload): a file uploaded
+    on the Quiz page never reached the session."""
+    at = _as_teacher(PIN)
+    boxes = {u.proto.label for u in at.get("file_uploader")}
+    assert boxes == {"Add your own questions (a YAML quiz file)"}  # in the Start a new session form
+    doc = " ".join((ROOT / "docs" / "classroom.md").read_text(encoding="utf-8").split())
+    assert "the Quiz page's upload box" not in doc
+    assert "the upload box inside the Classroom's **Start a new session**" in doc
+
+
 def test_the_teacher_releases_a_ghost_name_from_the_dashboard(db):
     """Issue 44 item 4: a student whose join reply was lost sees their name taken; the dashboard offers the names
     with no answers, and releasing one lets the student join again under it."""

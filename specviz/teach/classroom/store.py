@@ -224,7 +224,9 @@ class ClassroomStore:
     # ---- students ---------------------------------------------------------------------------------------------
     def join(self, code: str, name: str) -> Student:
         """Add a student to an open session that has room (MAX_STUDENTS); the name must be free in that session
-        (compared by `name_keys`: case, invisible characters and look-alike letters do not make a new name)."""
+        (compared by `name_keys`: case, invisible characters and look-alike letters do not make a new name). A name
+        that only looks like one already there is refused with both names: the sentence said "already called Amie"
+        to an Amie beside an Arnie, which nobody was (read 45)."""
         code, name = normalize_code(code), clean_name(name)
         session = self.session(code)
         if session is None:
@@ -242,7 +244,11 @@ class ClassroomStore:
                     raise ClassroomError(_("Session {code} is full ({limit} students); please ask your teacher to "
                                            "start another one.", code=code, limit=MAX_STUDENTS))
                 keys = name_keys(name)
-                if any(keys & name_keys(n) for n in names):
+                clash = next((n for n in names if keys & name_keys(n)), None)
+                if clash is not None and clash != name:  # "Amie" beside "Arnie": nobody is called what was typed
+                    raise ClassroomError(_("{name} looks too much like {taken}, who is already in this session; "
+                                           "please add an initial.", name=name, taken=clash))
+                if clash is not None:
                     raise taken
                 conn.execute("INSERT INTO students (token, code, name, joined_at) VALUES (?, ?, ?, ?)",
                              (student.token, code, name, student.joined_at))

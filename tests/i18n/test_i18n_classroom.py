@@ -13,7 +13,8 @@ import hashlib
 
 import pytest
 from streamlit.testing.v1 import AppTest
-from tests.ui.test_classroom_page import PAGE, PIN, _html, db  # noqa: F401 - db is a fixture
+from tests.ui.test_classroom_page import (PAGE, PIN, _ended_with_an_unreadable_answer, _html,  # noqa: F401
+                                          db)  # db is a fixture
 
 from specviz.core.i18n import using
 from specviz.teach.classroom import ClassroomError, ClassroomStore, in_language
@@ -427,3 +428,13 @@ def test_a_students_progress_and_the_ordering_prompt_agree_with_one_in_portugues
         assert _("{answered} of {total} answered", answered=1, total=10) == "respondidas: 1 de 10"
         assert _("Place every item first: {placed} of {total} placed.", placed=1, total=3) == (
             "Posicione todos os itens primeiro: posicionados 1 de 3.")
+
+
+def test_an_ended_session_with_an_unreadable_answer_promises_no_whole_csv_in_portuguese(db, monkeypatch, speak_pt):
+    """Read 45: "o CSV acima ainda tem todas as respostas" sat beside "fica fora ... das exportações"."""
+    _ended_with_an_unreadable_answer(db)
+    at = _teacher_pt()
+    shown = " ".join([i.value for i in at.info] + [c.value for c in at.caption])
+    assert "1 resposta guardada não pôde ser lida; ela fica fora dos gráficos e das exportações." in shown
+    assert "Os resultados continuam aqui e no CSV acima: encerrar a sessão não apaga nenhuma resposta." in shown
+    assert "todas as respostas" not in shown

@@ -589,3 +589,28 @@ def test_the_join_address_help_does_not_ask_for_a_flag_make_run_does_not_need(la
     with using(lang):
         shown = _(TEXT["base_help"])
     assert "make run" in shown and "127.0.0.1" in shown and "0.0.0.0" not in shown, shown
+
+
+def _ended_with_an_unreadable_answer(db) -> str:
+    """An ended session with one readable answer and one a damaged file left behind; its code."""
+    session = _session(db)
+    store = ClassroomStore(db)
+    ana, ben = store.join(session.code, "Ana"), store.join(session.code, "Ben")
+    first = session.questions[0]
+    store.record_answer(ana.token, first.id, first.answer)
+    with sqlite3.connect(store.path) as conn:
+        conn.execute("INSERT INTO answers (token, question_id, answer, correct, answered_at) VALUES (?, ?, ?, 1, 5.0)",
+                     (ben.token, first.id, "{oops"))
+    store.close_session(session.code)
+    return session.code
+
+
+def test_an_ended_session_with_an_unreadable_answer_does_not_promise_every_answer_in_its_csv(db):
+    """Read 45: an ended session said "the CSV above still has every answer" beside the note that an unreadable
+    stored answer "is left out of the charts and the exports"; it now says ending deletes no answer."""
+    _ended_with_an_unreadable_answer(db)
+    at = _as_teacher(PIN)
+    shown = " ".join([i.value for i in at.info] + [c.value for c in at.caption])
+    assert "1 stored answer could not be read; it is left out of the charts and the exports." in shown
+    assert "Its results stay here and in the CSV above: ending the session deletes no answer." in shown
+    assert "every answer" not in shown

@@ -216,17 +216,18 @@ def pick_session(store: ClassroomStore) -> Session | None:
 
 def session_controls(store: ClassroomStore, session: Session, exported: bool = True) -> None:
     """The presenter button, and End with a confirmation; for an ended session, when it ended (and, where the panel
-    above drew one, that its CSV still has every answer: `exported`)."""
+    above drew one, that its results stay in its CSV: `exported`). Not "the CSV still has every answer": answers
+    `unreadable_note` counts are left out of the exports."""
     if session.closed and not exported:
         st.info(_("Session {code} ended: students can no longer join or answer.", code=session.code))
     elif session.closed:
         if session.ended_at:
-            st.info(_("Session {code} ended at {time}: students can no longer join or answer. Its results stay here, "
-                      "and the CSV above still has every answer.", code=session.code,
+            st.info(_("Session {code} ended at {time}: students can no longer join or answer. Its results stay here "
+                      "and in the CSV above: ending the session deletes no answer.", code=session.code,
                       time=time.strftime("%H:%M", time.localtime(session.ended_at))))
         else:
-            st.info(_("Session {code} ended: students can no longer join or answer. Its results stay here, and the "
-                      "CSV above still has every answer.", code=session.code))
+            st.info(_("Session {code} ended: students can no longer join or answer. Its results stay here and in the "
+                      "CSV above: ending the session deletes no answer.", code=session.code))
     presenter_col, end_col = st.columns(2)
     presenter_col.button(_("Presenter view (for the projector)"), key="classroom_present", on_click=start_presenting)
     if session.closed:

@@ -16,7 +16,7 @@ from specviz.core.paths import BENCHMARKS_DIR, read_json, write_text_atomically
 from specviz.engine.limits import K_RANGE, is_number, is_whole
 from specviz.serving.load import MAX_STREAMS, LevelResult
 
-__all__ = ["EAGLE_SERVED", "LIVE_SCHEMA", "SCHEMA", "SCHEMA_VERSION", "SERVING_DIR", "ServingResult",
+__all__ = ["EAGLE_SERVED", "LIVE_SCHEMA", "SCHEMA", "SCHEMA_VERSION", "SERVING_DIR", "PayShape", "ServingResult",
            "find_serving_results", "live_sweep_json"]
 
 SCHEMA = "specviz-serving"
@@ -31,6 +31,43 @@ EAGLE_SERVED = {"cpu-smollm2": "35ce4c2"}
 EAGLE_NOTE = N_("The eagle rows served the EAGLE-1 drafter's first version (commit {commit}), since replaced by the "
                 "EAGLE-3 drafter in assets/models/smollm2-eagle: `make serve SPEC=eagle` and this sweep's command "
                 "serve that one today, so they measure another drafter than these rows.")
+
+
+@dataclass(frozen=True)
+class PayShape:
+    """Where a speculative config beat the target alone (a speedup above 1) across the levels measured with and
+    without it, lowest first, named by the curve's shape (Read 45: a curve that lost at 1 stream, paid at 4 and lost
+    from 16 read "stops paying at 16" and never said it lost at 1). `kind`:
+
+    - "unmeasured": no level has both rows; "never": it paid at no level; "always": at every level;
+    - "from": it lost up to a level and paid from the next one on (`start`);
+    - "until": it paid up to a level and lost from the next one on (`stop`);
+    - "between": it lost, paid from `start` up to the level before `stop`, and lost again from `stop` on;
+    - "mixed": any other alternation, with no one level where it starts or stops paying.
+
+    >>> PayShape.of([(1, 0.9), (4, 1.2), (16, 0.8)]).kind, PayShape.of([(1, 0.9), (4, 1.2), (16, 0.8)]).stop
+    ('between', 16)
+    """
+
+    kind: str
+    paid: tuple[int, ...]
+    lost: tuple[int, ...]
+    start: int | None = None  # the first level of the paying run ("from", "between")
+    stop: int | None = None  # the first level it lost after paying ("until", "between")
+
+    @classmethod
+    def of(cls, speedups: list[tuple[int, float | None]]) -> PayShape:
+        """The shape of (level, speedup) pairs; a level without a speedup (a row missing) is skipped."""
+        curve = sorted((c, s > 1.0) for c, s in speedups if s is not None)
+        paid = tuple(c for c, p in curve if p)
+        lost = tuple(c for c, p in curve if not p)
+        runs = [p for i, (_c, p) in enumerate(curve) if i == 0 or p != curve[i - 1][1]]  # one bool per run
+        firsts = [c for i, (c, p) in enumerate(curve) if i == 0 or p != curve[i - 1][1]]  # each run's first level
+        kind = {(): "unmeasured", (False,): "never", (True,): "always", (False, True): "from", (True, False): "until",
+                (False, True, False): "between"}.get(tuple(runs), "mixed")
+        start = firsts[1] if kind in ("from", "between") else None
+        stop = firsts[1] if kind == "until" else firsts[2] if kind == "between" else None
+        return cls(kind=kind, paid=paid, lost=lost, start=start, stop=stop)
 
 
 @dataclass
@@ -93,6 +130,10 @@ class ServingResult:
         less), lowest first: with `break_even` None they are dips a higher level recovered from (read 44)."""
         return [c for c in self.concurrencies(prompt)
                 if (s := self.speedup(spec, prompt, c, baseline)) is not None and s <= 1.0]
+
+    def pay_shape(self, spec: str, prompt: str, baseline: str = "none") -> PayShape:
+        """Where `spec` beat the baseline across the levels measured, named by the curve's shape (`PayShape`)."""
+        return PayShape.of([(c, self.speedup(spec, prompt, c, baseline)) for c in self.concurrencies(prompt)])
 
     # ---- files -----------------------------------------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ from specviz.core.i18n import using
 from specviz.serving import client
 from specviz.serving.load import LoadPlan, Prompt
 from specviz.serving.metrics import parse_scrape
+from specviz.serving.results import PayShape
 from specviz.ui.serving.sweep import verdict
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,9 +59,9 @@ def test_the_library_speaks_portuguese():
         parse_scrape("# nothing here\n", at=0.0)
     assert "não tem métricas do vLLM" in str(not_vllm.value)
     with using("pt"):
-        assert verdict("ngram", "open", 16, [1, 4, 16]) == (
+        assert verdict("ngram", "open", PayShape.of([(1, 1.2), (4, 1.1), (16, 0.9)])) == (
             "ngram, prompt open: a especulação deixa de compensar com 16 fluxos simultâneos.")
-    assert verdict("ngram", "open", 16, [1, 4, 16]).startswith("ngram, open prompt")  # English outside
+    assert verdict("ngram", "open", PayShape.of([(1, 1.2), (4, 1.1), (16, 0.9)])).startswith("ngram, open prompt")  # English outside
 
 
 def test_a_sweep_of_one_stream_counts_it_in_the_singular(monkeypatch):
@@ -69,16 +70,16 @@ def test_a_sweep_of_one_stream_counts_it_in_the_singular(monkeypatch):
     from specviz.serving.results import ServingResult
     from specviz.ui.serving import sweep
 
-    assert verdict("ngram", "copy", None, [1]) == (
+    assert verdict("ngram", "copy", PayShape.of([(1, 1.2)])) == (
         "ngram, copy prompt: speculation paid at the one level measured, 1 stream.")
     with using("pt"):
-        assert verdict("ngram", "copy", None, [1]) == (
+        assert verdict("ngram", "copy", PayShape.of([(1, 1.2)])) == (
             "ngram, prompt copy: a especulação compensou no único nível medido, 1 fluxo.")
-        assert verdict("ngram", "copy", None, [1, 4, 16]) == (
+        assert verdict("ngram", "copy", PayShape.of([(1, 1.2), (4, 1.2), (16, 1.1)])) == (
             "ngram, prompt copy: a especulação compensou em todos os níveis medidos, até 16 fluxos.")
     result = ServingResult.load(Path(__file__).resolve().parents[2] / "assets" / "benchmarks" / "serving" /
                                 "cpu-smollm2.json")
-    result.break_even = lambda *args, **kwargs: 1  # the first level already lost
+    result.pay_shape = lambda *args, **kwargs: PayShape.of([(1, 0.9), (4, 0.8)])  # the first level already lost
     said = []
     monkeypatch.setattr(sweep.st, "markdown", lambda text, *a, **k: said.append(text))
     monkeypatch.setattr(sweep.st, "caption", lambda *a, **k: None)

@@ -1033,7 +1033,7 @@ def test_a_dip_a_higher_level_recovers_from_is_not_called_paying_at_every_level(
     (and the prediction's Measured part "it paid at every level") for speedups 1.5, 0.95, 1.1 at 1, 2, 4 streams."""
     from specviz.core.i18n import using
     from specviz.serving.load import LevelResult, RequestRecord
-    from specviz.serving.results import ServingResult
+    from specviz.serving.results import PayShape, ServingResult
     from specviz.ui.serving.sweep import verdict
 
     def level(spec, c, tokens):  # one request of `tokens` tokens in one second: that many tokens/s
@@ -1043,15 +1043,16 @@ def test_a_dip_a_higher_level_recovers_from_is_not_called_paying_at_every_level(
     rows = [level("none", c, 20) for c in (1, 2, 4)] + [level("ngram", c, t) for c, t in ((1, 30), (2, 19), (4, 22))]
     sweep = ServingResult(command="", machine={}, server={}, prompts={}, levels=rows)
     assert sweep.break_even("ngram", "open") is None and sweep.lost_levels("ngram", "open") == [2]
-    said = verdict("ngram", "open", None, sweep.concurrencies("open"), sweep.lost_levels("ngram", "open"))
-    assert said == ("ngram, open prompt: speculation did not pay at 2 concurrent streams, yet paid at the highest "
-                    "level measured, 4 streams."), said
+    said = verdict("ngram", "open", sweep.pay_shape("ngram", "open"))
+    assert said == ("ngram, open prompt: speculation paid at 1, 4 concurrent streams and did not pay at 2: no one "
+                    "level where it starts or stops paying."), said
     assert "every level" not in said
     with using("pt_BR"):
-        said = verdict("ngram", "open", None, [1, 2, 4], [1])
-    assert said == ("ngram, prompt open: a especulação não compensou com 1 fluxo, mas compensou no nível mais alto "
-                    "medido, 4 fluxos."), said
-    assert verdict("ngram", "open", None, [1, 2, 4]).endswith("every level measured, up to 4 streams.")
+        said = verdict("ngram", "open", PayShape.of([(1, 0.9), (2, 1.2), (4, 0.9), (8, 1.1)]))
+    assert said == ("ngram, prompt open: a especulação compensou com 2, 8 fluxos simultâneos e não compensou com "
+                    "1, 4: não há um nível em que comece ou deixe de compensar."), said
+    assert verdict("ngram", "open", PayShape.of([(1, 2.0), (2, 1.5), (4, 1.1)])).endswith(
+        "every level measured, up to 4 streams.")
 
 
 def test_a_sweep_that_starts_above_one_stream_and_never_pays_does_not_stop_paying():
@@ -1059,12 +1060,70 @@ def test_a_sweep_that_starts_above_one_stream_and_never_pays_does_not_stop_payin
     "speculation stops paying at 4 concurrent streams", as if it had paid below 4; no level below was measured. The
     chart's marker already said "did not pay even at 4 concurrent requests"; the verdict now says so too."""
     from specviz.core.i18n import using
+    from specviz.serving.results import PayShape
     from specviz.ui.serving.sweep import verdict
 
-    said = verdict("ngram", "open", 4, [4, 16])
+    never = PayShape.of([(4, 0.9), (16, 0.7)])
+    said = verdict("ngram", "open", never)
     assert said == ("ngram, open prompt: speculation did not pay even at 4 concurrent streams, the lowest level "
                     "measured.")
     assert "stops paying" not in said
     with using("pt_BR"):
-        assert "não compensou nem com 4 fluxos simultâneos" in verdict("ngram", "open", 4, [4, 16])
-    assert verdict("ngram", "open", 16, [1, 4, 16]).endswith("stops paying at 16 concurrent streams.")
+        assert "não compensou nem com 4 fluxos simultâneos" in verdict("ngram", "open", never)
+    assert verdict("ngram", "open", PayShape.of([(1, 1.3), (4, 1.1), (16, 0.9)])).endswith(
+        "stops paying at 16 concurrent streams.")
+
+
+def _levels(prompt: str, speedups: dict[int, float]) -> list:
+    """A synthetic sweep: at each level the target alone makes 20 tokens/s and ngram 20 × its speedup."""
+    from specviz.serving.load import LevelResult, RequestRecord
+
+    def level(spec, c, tokens):  # one request of `tokens` tokens in one second: that many tokens/s
+        return LevelResult(speculative=spec, prompt=prompt, concurrency=c, seconds=1.0,
+                           records=[RequestRecord(latency_s=1.0, completion_tokens=tokens)])
+    return [level("none", c, 20) for c in speedups] + [level("ngram", c, round(20 * s)) for c, s in speedups.items()]
+
+
+@pytest.mark.parametrize("speedups, kind, english, portuguese, marks", [
+    ({1: 0.9, 4: 0.8, 16: 0.5}, "never", "speculation did not pay even at one stream.",
+     "a especulação não compensou nem com um fluxo.", []),
+    ({1: 1.5, 4: 1.2, 16: 1.1}, "always", "speculation paid at every level measured, up to 16 streams.",
+     "a especulação compensou em todos os níveis medidos, até 16 fluxos.", []),
+    ({1: 0.9, 4: 1.2, 16: 1.3}, "from",
+     "speculation did not pay at 1 stream and paid from 4 concurrent streams on, up to the highest level measured, 16.",
+     "a especulação não compensou com 1 fluxo e compensou a partir de 4 fluxos simultâneos, até o nível mais alto "
+     "medido, 16.", [(4, "ngram starts paying")]),
+    ({1: 1.5, 4: 1.2, 16: 0.9}, "until", "speculation stops paying at 16 concurrent streams.",
+     "a especulação deixa de compensar com 16 fluxos simultâneos.", [(16, "ngram stops paying")]),
+    ({1: 0.9, 4: 1.2, 16: 0.8}, "between",
+     "speculation did not pay at 1 stream, paid at 4 concurrent streams and stops paying at 16.",
+     "a especulação não compensou com 1 fluxo, compensou com 4 fluxos simultâneos e deixa de compensar com 16.",
+     [(4, "ngram starts paying"), (16, "ngram stops paying")]),
+    ({1: 1.2, 2: 0.9, 4: 1.2, 16: 0.8}, "mixed",
+     "speculation paid at 1, 4 concurrent streams and did not pay at 2, 16: no one level where it starts or stops "
+     "paying.", "a especulação compensou com 1, 4 fluxos simultâneos e não compensou com 2, 16: não há um nível em "
+     "que comece ou deixe de compensar.", []),
+])
+def test_the_sweep_verdict_and_its_marks_tell_the_curves_shape(speedups, kind, english, portuguese, marks):
+    """Read 45: a curve that lost at 1 stream, paid at 4 and lost again from 16 read "speculation stops paying at 16
+    concurrent streams" (break_even 16) and never said it lost at 1; its chart marked only the stop. Each shape now
+    reads as it is, in both languages, the chart marks where it starts and where it stops paying (none where there
+    is no one such level), and the prediction's Measured part says the same."""
+    from specviz.core.i18n import using
+    from specviz.serving.results import ServingResult
+    from specviz.ui.serving import charts
+    from specviz.ui.serving.sweep import measured, verdict
+
+    levels = _levels("open", speedups)
+    result = ServingResult(command="", machine={}, server={}, prompts={}, levels=levels)
+    shape = result.pay_shape("ngram", "open")
+    assert shape.kind == kind
+    assert verdict("ngram", "open", shape) == "ngram, open prompt: " + english
+    with using("pt_BR"):
+        assert verdict("ngram", "open", shape) == "ngram, prompt open: " + portuguese
+    fig = charts.sweep_figure(levels, "open", {"ngram": shape})
+    assert [(s["x0"], a.text) for s, a in zip(fig.layout.shapes, fig.layout.annotations[2:])] == marks
+    assert len(fig.layout.shapes) == len(marks)
+    said = measured(shape)
+    if 1 in shape.lost and kind != "mixed":  # the loss at one stream is told, not hidden behind a later stop
+        assert said.startswith("it did not pay"), said

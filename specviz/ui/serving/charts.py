@@ -1,6 +1,6 @@
 """The Serving page's figures, each a plain function returning a Plotly figure: the live counters over time, the
 acceptance at each draft position, and a load sweep's throughput and latency against concurrent streams with the
-point where speculation stops paying marked."""
+points where speculation starts and stops paying marked."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from plotly.subplots import make_subplots
 from specviz.core.i18n import N_, _
 from specviz.serving.load import LevelResult
 from specviz.serving.metrics import Delta
-from specviz.serving.results import ServingResult
+from specviz.serving.results import PayShape, ServingResult
 from specviz.ui.common.palette import BLUE, GREY, ORANGE, VERMILLION
 
 COLORS = {"none": GREY, "ngram": BLUE, "draft": ORANGE, "eagle": VERMILLION}
@@ -65,10 +65,12 @@ def per_position_figure(per_position: list[float]) -> go.Figure:
     return _layout(fig, _("Acceptance by draft position"))
 
 
-def sweep_figure(levels: list[LevelResult], prompt: str, break_even: dict[str, int | None] | None = None) -> go.Figure:
+def sweep_figure(levels: list[LevelResult], prompt: str, shapes: dict[str, PayShape] | None = None) -> go.Figure:
     """Throughput (all streams) and median latency against concurrent streams, one line per speculative config,
     each named with its panel's quantity and unit (the chart's table has no panel titles); a dotted line where a
-    config stops beating the target alone."""
+    config starts beating the target alone and one where it stops, as its `PayShape` has them (Read 45: a curve that
+    lost, paid, then lost again was marked only where it stopped; a mixed curve or one that never or always paid gets
+    no line, and the page says why in words)."""
     fig = make_subplots(rows=1, cols=2, subplot_titles=(_("total tokens/s"), _("median latency (s)")))
     specs = list(dict.fromkeys(lv.speculative for lv in levels))
     for spec in specs:
@@ -82,12 +84,12 @@ def sweep_figure(levels: list[LevelResult], prompt: str, break_even: dict[str, i
         fig.add_scatter(x=x, y=[lv.latency_s for lv in rows], mode="lines+markers",
                         name=_("{spec}: median latency (s)", spec=spec_name(spec)),
                         line=dict(color=color, dash="dash"), row=1, col=2)
-    lowest = min((lv.concurrency for lv in levels if lv.prompt == prompt), default=1)
-    for spec, c in (break_even or {}).items():
-        if c is not None and c > lowest:  # a config that never paid gets no line (the page says so in words)
-            fig.add_vline(x=c, line=dict(color=COLORS.get(spec, ORANGE), dash="dot"), row=1, col=1,
-                          annotation_text=_("{spec} stops paying", spec=spec_name(spec)),
-                          annotation_position="top left")
+    for spec, shape in (shapes or {}).items():
+        for x, words in ((shape.start, _("{spec} starts paying", spec=spec_name(spec))),
+                         (shape.stop, _("{spec} stops paying", spec=spec_name(spec)))):
+            if x is not None:
+                fig.add_vline(x=x, line=dict(color=COLORS.get(spec, ORANGE), dash="dot"), row=1, col=1,
+                              annotation_text=words, annotation_position="top left")
     fig.update_xaxes(type="log", tickvals=[1, 2, 4, 8, 16], title_text=_("concurrent streams"))
     return _layout(fig, _("Load sweep: {prompt}", prompt=prompt), height=420)
 

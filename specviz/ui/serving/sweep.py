@@ -16,7 +16,7 @@ from specviz.labs.bench.report import ran_stock_kernels
 from specviz.serving import client
 from specviz.serving.cli import PROMPTS
 from specviz.serving.load import LEVELS, MAX_REQUESTS, LevelResult, LoadPlan, Prompt, run_load
-from specviz.serving.results import ServingResult, find_serving_results, live_sweep_json
+from specviz.serving.results import PayShape, ServingResult, find_serving_results, live_sweep_json
 from specviz.ui.common import charts as plot
 from specviz.ui.common.escaping import escape_markdown
 from specviz.ui.serving import charts
@@ -139,11 +139,10 @@ def committed_sweep() -> None:
                                  cores=machine.get('cores', '?'), date=machine.get('date', '?'))))
     plot.show(charts.speedup_figure(result), key="serving_speedup_chart")
     for prompt in result.prompt_names():
-        marks = {s: result.break_even(s, prompt) for s in result.specs() if s != "none"}
-        plot.show(charts.sweep_figure(result.levels, prompt, marks), key=f"serving_sweep_{prompt}_chart")
-        for spec, c in marks.items():
-            st.markdown(escape_markdown(verdict(spec, prompt, c, result.concurrencies(prompt),
-                                                result.lost_levels(spec, prompt))))
+        shapes = {s: result.pay_shape(s, prompt) for s in result.specs() if s != "none"}
+        plot.show(charts.sweep_figure(result.levels, prompt, shapes), key=f"serving_sweep_{prompt}_chart")
+        for spec, shape in shapes.items():
+            st.markdown(escape_markdown(verdict(spec, prompt, shape)))
             rise = rising_gain(result, spec, prompt)
             if rise:
                 st.markdown(escape_markdown(rise))
@@ -180,40 +179,91 @@ def _row_kernels(result: ServingResult) -> str | None:
     return ", ".join(kernels_words(k) for k in kernels) or None  # words, translated (43rd read, read 44)
 
 
-def verdict(spec: str, prompt: str, break_even: int | None, levels: list[int], lost: list[int] = ()) -> str:
-    """One sentence: where `spec` stopped beating the target alone on `prompt`. `lost`: the levels at which it did
-    not (`ServingResult.lost_levels`); with no `break_even` they are dips it recovered from, so "paid at every level"
-    would be false (read 44).
+def _streams(levels) -> str:
+    """Levels as the reader reads them: "1", "4, 16" (each through the locale's number formatter)."""
+    return ", ".join(number(c, 0) for c in levels)
 
-    >>> verdict("ngram", "open", 16, [1, 4, 16])
+
+def verdict(spec: str, prompt: str, shape: PayShape) -> str:
+    """One sentence: where `spec` beat the target alone on `prompt`, true to the curve's shape (`PayShape`, Read 45:
+    a curve that lost at 1 stream, paid at 4 and lost from 16 read "stops paying at 16" and hid the loss at 1).
+
+    >>> verdict("ngram", "open", PayShape.of([(1, 1.2), (4, 1.1), (16, 0.9)]))
     'ngram, open prompt: speculation stops paying at 16 concurrent streams.'
-    >>> verdict("eagle", "copy", 1, [1, 4, 16])
+    >>> verdict("eagle", "copy", PayShape.of([(1, 0.9), (4, 0.8)]))
     'eagle, copy prompt: speculation did not pay even at one stream.'
-    >>> verdict("ngram", "copy", None, [1])  # `serve sweep --levels 1` measures one level
+    >>> verdict("ngram", "copy", PayShape.of([(1, 1.2)]))  # `serve sweep --levels 1` measures one level
     'ngram, copy prompt: speculation paid at the one level measured, 1 stream.'
-    >>> verdict("ngram", "open", 4, [4, 16])  # `serve sweep --levels 4 16`
+    >>> verdict("ngram", "open", PayShape.of([(4, 0.9), (16, 0.8)]))  # `serve sweep --levels 4 16`
     'ngram, open prompt: speculation did not pay even at 4 concurrent streams, the lowest level measured.'
-    >>> verdict("ngram", "open", None, [1, 2, 4], [2])  # doctest: +ELLIPSIS
-    'ngram, open prompt: speculation did not pay at 2 concurrent streams, yet paid at the highest ... 4 streams.'
+    >>> verdict("ngram", "open", PayShape.of([(1, 0.9), (4, 1.2), (16, 0.8)]))
+    'ngram, open prompt: speculation did not pay at 1 stream, paid at 4 concurrent streams and stops paying at 16.'
     """
-    if break_even is None and lost:
-        return ngettext("{spec}, {prompt} prompt: speculation did not pay at {levels} stream, yet paid at the highest "
-                        "level measured, {top} streams.",
-                        "{spec}, {prompt} prompt: speculation did not pay at {levels} concurrent streams, yet paid at "
-                        "the highest level measured, {top} streams.", max(lost), spec=charts.spec_name(spec),
-                        prompt=prompt, levels=", ".join(number(c, 0) for c in lost), top=number(max(levels), 0))
-    if break_even is None:
+    who = dict(spec=charts.spec_name(spec), prompt=prompt)
+    if shape.kind == "unmeasured":
+        return _("{spec}, {prompt} prompt: no level was measured both with and without speculation.", **who)
+    if shape.kind == "always":
         return ngettext("{spec}, {prompt} prompt: speculation paid at the one level measured, {n} stream.",
                         "{spec}, {prompt} prompt: speculation paid at every level measured, up to {n} streams.",
-                        max(levels), spec=charts.spec_name(spec), prompt=prompt)
-    if break_even == min(levels) == 1:
-        return _("{spec}, {prompt} prompt: speculation did not pay even at one stream.", spec=charts.spec_name(spec),
-                 prompt=prompt)
-    if break_even == min(levels):  # `--levels 4 16`: no level below it was measured, so it never "stops" paying
+                        max(shape.paid), **who)
+    if shape.kind == "never" and min(shape.lost) == 1:
+        return _("{spec}, {prompt} prompt: speculation did not pay even at one stream.", **who)
+    if shape.kind == "never":  # `--levels 4 16`: no level below it was measured, so it never "stops" paying
         return _("{spec}, {prompt} prompt: speculation did not pay even at {streams} concurrent streams, the lowest "
-                 "level measured.", spec=charts.spec_name(spec), prompt=prompt, streams=number(break_even, 0))
-    return _("{spec}, {prompt} prompt: speculation stops paying at {streams} concurrent streams.",
-             spec=charts.spec_name(spec), prompt=prompt, streams=break_even)
+                 "level measured.", streams=number(min(shape.lost), 0), **who)
+    if shape.kind == "until":
+        return _("{spec}, {prompt} prompt: speculation stops paying at {streams} concurrent streams.",
+                 streams=number(shape.stop, 0), **who)
+    if shape.kind == "from":
+        return ngettext("{spec}, {prompt} prompt: speculation did not pay at {lost} stream and paid from {start} "
+                        "concurrent streams on, up to the highest level measured, {top}.",
+                        "{spec}, {prompt} prompt: speculation did not pay at {lost} concurrent streams and paid from "
+                        "{start} on, up to the highest level measured, {top}.", max(shape.lost),
+                        lost=_streams(shape.lost), start=number(shape.start, 0), top=number(max(shape.paid), 0),
+                        **who)
+    if shape.kind == "between":
+        below = [c for c in shape.lost if c < shape.start]
+        return ngettext("{spec}, {prompt} prompt: speculation did not pay at {lost} stream, paid at {paid} "
+                        "concurrent streams and stops paying at {stop}.",
+                        "{spec}, {prompt} prompt: speculation did not pay at {lost} concurrent streams, paid at "
+                        "{paid} and stops paying at {stop}.", max(below),
+                        lost=_streams(below), paid=_streams(shape.paid), stop=number(shape.stop, 0), **who)
+    return ngettext("{spec}, {prompt} prompt: speculation paid at {paid} concurrent streams and did not pay at "
+                    "{lost} stream: no one level where it starts or stops paying.",
+                    "{spec}, {prompt} prompt: speculation paid at {paid} concurrent streams and did not pay at "
+                    "{lost}: no one level where it starts or stops paying.", max(shape.lost),
+                    paid=_streams(shape.paid), lost=_streams(shape.lost), **who)
+
+
+def measured(shape: PayShape) -> str:
+    """The prediction's "Measured" part: `verdict`'s shape as a clause (no speculation's or prompt's name).
+
+    >>> measured(PayShape.of([(1, 0.9), (4, 1.2), (16, 0.8)]))
+    'it did not pay at 1 stream, paid at 4 streams and stopped paying at 16'
+    """
+    if shape.kind == "unmeasured":
+        return _("no level was measured both with and without speculation")
+    if shape.kind == "always":
+        return _("it paid at every level")
+    if shape.kind == "never" and min(shape.lost) == 1:
+        return _("it did not pay even at one stream")
+    if shape.kind == "never":
+        return _("it did not pay even at {streams} streams, the lowest level measured",
+                 streams=number(min(shape.lost), 0))
+    if shape.kind == "until":
+        return _("it stopped paying at {streams} streams", streams=number(shape.stop, 0))
+    if shape.kind == "from":
+        return ngettext("it did not pay at {lost} stream and paid from {start} streams on",
+                        "it did not pay at {lost} streams and paid from {start} on", max(shape.lost),
+                        lost=_streams(shape.lost), start=number(shape.start, 0))
+    if shape.kind == "between":
+        below = [c for c in shape.lost if c < shape.start]
+        return ngettext("it did not pay at {lost} stream, paid at {paid} streams and stopped paying at {stop}",
+                        "it did not pay at {lost} streams, paid at {paid} and stopped paying at {stop}", max(below),
+                        lost=_streams(below), paid=_streams(shape.paid), stop=number(shape.stop, 0))
+    return ngettext("it paid at {paid} streams and did not pay at {lost} stream",
+                    "it paid at {paid} streams and did not pay at {lost}", max(shape.lost),
+                    paid=_streams(shape.paid), lost=_streams(shape.lost))
 
 
 def compare_specviz(result: ServingResult) -> None:
@@ -261,17 +311,10 @@ def predicted(result: ServingResult) -> None:
         return
     pair = roofline.PAIRS["smollm2-ngram"]
     b = roofline.break_even_batch(alpha, k, pair, hw, pair.context, max_batch=256)
-    measured = result.break_even("ngram", lv.prompt)
     pays = (_("n-gram speculation pays at every batch size") if b is None
             else _("n-gram speculation does not pay even at a batch of 1") if b == 0  # break_even_batch's 0
             else _("n-gram speculation pays up to a batch of {batch}", batch=b))
-    lost = result.lost_levels("ngram", lv.prompt)  # with `measured` None: dips a higher level recovered from
-    seen = (ngettext("it did not pay at {levels} stream, yet paid at the highest level measured",
-                     "it did not pay at {levels} streams, yet paid at the highest level measured", max(lost),
-                     levels=", ".join(number(c, 0) for c in lost)) if measured is None and lost
-            else _("it paid at every level") if measured is None  # a sweep's first level is one stream (LEVELS)
-            else _("it did not pay even at one stream") if measured == 1
-            else _("it stopped paying at {streams} streams", streams=measured))
+    seen = measured(result.pay_shape("ngram", lv.prompt))
     st.markdown(escape_markdown(_(
         "Predicted (the Theory explorer's roofline for the project's benchmark CPU, α = {alpha} from the {prompt} "
         "prompt's mean accepted length over the steps that drafted, at one stream): {pays}. Measured: {measured}.",

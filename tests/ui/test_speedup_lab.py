@@ -931,6 +931,36 @@ def test_the_runs_verify_line_has_its_dtypes_colour_in_the_curves_below(folder):
     assert curves == {own.marker.color}  # the curve below of the same dtype: the same colour
 
 
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16", "float64"])
+def test_no_dtypes_verify_line_takes_the_assumption_lines_colour(dtype):
+    """Read 45: DTYPE_COLORS gave float16 bluish green, the colour of the dashed "the paper's assumption: free (1)"
+    line, so a float16 run's measured verify cost read as the assumption in both verify-cost charts. Each dtype now
+    has a colour of its own (none the assumption's or the no-parallelism line's) and a marker of its own."""
+    import copy
+
+    from specviz.labs.bench import BenchResult
+    from specviz.ui.speedup import trees
+
+    base = BenchResult.load(Path(__file__).resolve().parents[2] / "assets" / "benchmarks" / "default-cpu-f32-packed" /
+                            "results.json")
+    result = copy.deepcopy(base)
+    result.machine["dtype"] = dtype
+    result.costs["verify_curves"] = {dtype: next(iter(base.verify_curves().values()))}
+    first = charts.verify_cost_figure(result).data
+    own, assumption, serial = first[0], first[1], first[2]
+    curves = trees.dtype_curve_figure(result).data
+    curve, curve_assumption = curves[0], curves[-1]
+    assert "assumption" in assumption.name and assumption.line.dash == "dash" and curve_assumption.line.dash == "dash"
+    assert curve_assumption.line.color == assumption.line.color
+    for line in (own, curve):
+        assert line.marker.color == line.line.color  # a dtype curve's line no longer falls to Plotly's colourway
+        assert line.marker.color not in (assumption.line.color, serial.line.color), (dtype, line.marker.color)
+    assert curve.name.startswith(dtype) and curve.marker.symbol == own.marker.symbol
+    known = list(charts.DTYPE_COLORS)
+    assert len({charts.dtype_style(d) for d in known}) == len(known)  # no two dtypes share a colour or a marker
+    assert len({charts.DTYPE_SYMBOLS[d] for d in known}) == len(known)
+
+
 def test_the_chain_vs_tree_sentence_writes_two_speedups_that_round_alike_apart():
     """Read 44 (lesson render): the sentence read "measured here 1.67× against 1.67×" for 1.671 and 1.667, a
     comparison it did not show. Speedups that round alike at two decimals are written with three."""

@@ -223,8 +223,23 @@ def _machine(result: BenchResult) -> str:
     return machine_text(result.machine or {}) or _("a machine its file does not record")
 
 
-# one colour per dtype in every verify-cost chart, so the run's own line and the dtype curves below it pair up
-DTYPE_COLORS = {"float32": ORANGE, "bfloat16": BLUE, "float16": BLUISH_GREEN}
+# The dashed "the paper's assumption: free (1)" line and the dotted "no parallelism at all" line of every verify-cost
+# chart. One colour per dtype, so the run's own line and the dtype curves below it pair up, none of them the
+# assumption's or the no-parallelism line's (Read 45: float16 had the assumption's bluish green); a marker per dtype
+# too, so colour is never the only cue. A dtype not listed is grey with circles.
+ASSUMPTION_COLOR, SERIAL_COLOR = BLUISH_GREEN, VERMILLION
+DTYPE_COLORS = {"float32": ORANGE, "bfloat16": BLUE, "float16": REDDISH_PURPLE}
+DTYPE_SYMBOLS = {"float32": "circle", "bfloat16": "square", "float16": "diamond"}
+
+
+def dtype_style(dtype: str | None) -> tuple[str, str]:
+    """A verify-cost line's colour and marker symbol for `dtype` (a run without one ran in float32).
+
+    >>> dtype_style("float16") == (REDDISH_PURPLE, "diamond"), dtype_style("float64") == (GREY, "circle")
+    (True, True)
+    """
+    dtype = dtype or "float32"
+    return DTYPE_COLORS.get(dtype, GREY), DTYPE_SYMBOLS.get(dtype, "circle")
 
 
 def verify_cost_figure(result: BenchResult) -> go.Figure:
@@ -236,15 +251,15 @@ def verify_cost_figure(result: BenchResult) -> go.Figure:
     verify = result.costs["verify"]
     ns = [v["n_tokens"] for v in verify]
     rounds = result.costs.get("repeats")
+    color, symbol = dtype_style(result.dtype)
     fig = go.Figure()
     fig.add_scatter(x=ns, y=[v["ratio"] for v in verify], mode="markers+lines",
                     name=_("measured with c: median of {rounds} rounds", rounds=rounds) if rounds else _("measured"),
-                    marker=dict(size=10, color=DTYPE_COLORS.get(result.dtype or "float32", BLUE)),
-                    line=dict(color=DTYPE_COLORS.get(result.dtype or "float32", BLUE)))
+                    marker=dict(size=10, color=color, symbol=symbol), line=dict(color=color))
     fig.add_scatter(x=ns, y=[1.0] * len(ns), mode="lines", name=_("the paper's assumption: free (1)"),
-                    line=dict(color=BLUISH_GREEN, dash="dash"))
+                    line=dict(color=ASSUMPTION_COLOR, dash="dash"))
     fig.add_scatter(x=ns, y=ns, mode="lines", name=_("no parallelism at all: n one-token forwards"),
-                    line=dict(color=VERMILLION, dash="dot"))
+                    line=dict(color=SERIAL_COLOR, dash="dot"))
     one = result.costs["target_forward_seconds"] * 1e3
     fig.update_xaxes(dtick=1)
     return _layout(fig, _("Verify cost vs tokens fed (1 token = {ms} ms)", ms=number(one, 1)),

@@ -22,8 +22,8 @@ from specviz.labs.bench.report import run_kernels
 from specviz.labs.bench.summary import tokens_fed
 from specviz.labs.bench.timing import curve_repeats
 from specviz.ui.common import charts as plot
-from specviz.ui.common.palette import BLUE, BLUISH_GREEN, GREY, VERMILLION
-from specviz.ui.speedup.charts import DTYPE_COLORS, _layout, _machine
+from specviz.ui.common.palette import BLUE, GREY, VERMILLION
+from specviz.ui.speedup.charts import ASSUMPTION_COLOR, _layout, _machine, dtype_style
 from specviz.ui.speedup.view import label, number, temperature_text, times, written
 
 WIDE = 17  # the verify size the sentence quotes: a tree of 16 nodes and its root
@@ -53,11 +53,12 @@ def dtype_curve_figure(result: BenchResult) -> go.Figure:
                   rounds=rounds, ms=number(one * 1e3, 1)) if rounds
                 else _("{dtype}, timed separately<br>(1 token = {ms} ms)", dtype=dtype, ms=number(one * 1e3, 1)))
         fig.add_scatter(x=[p["n_tokens"] for p in curve], y=[p["ratio"] for p in curve], mode="markers+lines",
-                        name=name, marker=dict(size=9, color=DTYPE_COLORS.get(dtype, GREY)))
+                        name=name, marker=dict(size=9, color=dtype_style(dtype)[0], symbol=dtype_style(dtype)[1]),
+                        line=dict(color=dtype_style(dtype)[0]))
     sizes = sorted({p["n_tokens"] for curve in result.verify_curves().values() for p in curve})
     if sizes:
         fig.add_scatter(x=sizes, y=[1.0] * len(sizes), mode="lines", name=_("the paper's assumption: free (1)"),
-                        line=dict(color=BLUISH_GREEN, dash="dash"))
+                        line=dict(color=ASSUMPTION_COLOR, dash="dash"))
     curves = list(result.verify_curves())  # the Medusa run measured float32 only: its title names no bfloat16
     title = (_("Verify cost in float32 and in bfloat16") if sorted(curves) == ["bfloat16", "float32"]
              else _("Verify cost in {dtypes}", dtypes=", ".join(curves)))

@@ -38,7 +38,7 @@ from specviz.core.cache import build_once, file_digest
 from specviz.core.i18n import _
 from specviz.core.paths import cache_dir  # re-exported: converted models live there
 from specviz.models.catalog import CatalogEntry, Recommended, load_catalog, recommended_for
-from specviz.models.drafts import draft_model, has_draft, has_eagle, has_medusa, load_eagle, load_medusa
+from specviz.models.drafts import draft_model, has_draft, has_medusa, load_eagle, load_medusa
 from specviz.models.loading import (LoadInfo, Machine, ModelLoadError, Progress, check_fits, check_same_vocabulary, damaged,
                              device_map_for, is_panic, load_models, pick_device, pick_dtype, read_config)
 from specviz.models.prompts import SHIPPED, encode_prompt  # encode_prompt re-exported: every page uses it
@@ -52,8 +52,9 @@ DEFAULT_TARGET_NAME = "SmolLM2-135M-Instruct"
 BUILTIN_PAIRS = ("default", "toy")
 
 __all__ = ["BUILTIN_PAIRS", "GGUF_ENV", "ModelLoadError", "Pair", "cache_dir", "check_same_vocabulary",
-           "default_target_folder", "default_target_gguf", "encode_prompt", "load_default_target", "load_local_model",
-           "load_pair", "pick_device", "pick_dtype", "toy_pair", "toy_tokenizer"]
+           "default_pair_proposer", "default_target_folder", "default_target_gguf", "encode_prompt",
+           "load_default_target", "load_local_model", "load_pair", "pick_device", "pick_dtype", "toy_pair",
+           "toy_tokenizer"]
 
 
 @dataclass
@@ -368,24 +369,35 @@ def _load_pair(
                 info=info)
 
 
+def default_pair_proposer() -> str:
+    """The proposer the default pair drafts with: the trained EAGLE-3 drafter where assets/models holds it, else the
+    layer-skip self-draft. The one rule `default_pair` loads by and the app's "this machine" calibration looks up
+    (`specviz.ui.common.this_machine`); read through the `drafts` module, so a test that stands in for `has_eagle`
+    there changes both (Read 45)."""
+    from specviz.models import drafts
+
+    return "eagle" if drafts.has_eagle() else "layerskip"
+
+
 def default_pair(target, tokenizer, progress: Progress | None = None) -> Pair:
     """SmolLM2 with the drafts trained for it (assets/models/): the EAGLE-3 drafter proposes by default (faster than
     the separate draft model in every row of assets/benchmarks/default-h200-bf16, and than the Medusa heads in every
     row of default-cpu-f32-medusa); the others are `--proposer draft` and `--proposer medusa`. Without the drafter
     (a checkout that lacks the assets) the layer-skip self-draft stands in."""
     dtype = str(next(target.parameters()).dtype).removeprefix("torch.")
-    if not has_eagle():
+    proposer = default_pair_proposer()
+    if proposer != "eagle":
         log.warning("No trained EAGLE drafter in assets/models; the default pair drafts with the layer-skip self-draft.")
     (progress or log.info)(_("Loading the trained drafts from assets/models"))
     # assembled from the float32 conversion, whatever the target's dtype now
     draft = draft_model(target, tokenizer, target_weights=default_target_folder()) if has_draft() else None
     medusa = load_medusa(target) if has_medusa() else None
-    if has_eagle():
+    if proposer == "eagle":
         return Pair("default", target, tokenizer, draft, chat=True, default_proposer="eagle", eagle=load_eagle(target),
                     medusa=medusa,
                     description=f"SmolLM2-135M-Instruct (offline, {dtype}) with its trained EAGLE-3 drafter; the "
                                 "separate draft model is one switch away.")
-    return Pair("default", target, tokenizer, draft, chat=True, default_proposer="layerskip", medusa=medusa,
+    return Pair("default", target, tokenizer, draft, chat=True, default_proposer=proposer, medusa=medusa,
                 description=f"SmolLM2-135M-Instruct (offline, {dtype}) with a layer-skip self-draft.")
 
 

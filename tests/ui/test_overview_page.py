@@ -336,3 +336,21 @@ def test_a_cached_calibration_of_another_proposer_under_the_defaults_name_is_not
     assert this_machine.expected() is None
     layerskip = written("layerskip")
     assert this_machine.expected() == layerskip
+
+
+@pytest.mark.parametrize("eagle", [True, False])
+def test_the_default_pairs_proposer_has_one_rule_that_both_callers_read(monkeypatch, eagle):
+    """Read 45: this_machine._default_proposer repeated pairs.default_pair's rule (EAGLE when has_eagle(), else
+    layer-skip), so the calibration looked up and the pair loaded could drift apart. Both now read
+    pairs.default_pair_proposer; with the drafter and without it they name the same proposer."""
+    from specviz.models import drafts, pairs
+    from specviz.ui.common import this_machine
+
+    monkeypatch.setattr(drafts, "has_eagle", lambda: eagle)
+    monkeypatch.setattr(pairs, "has_draft", lambda: False)  # no models read from assets/ for this check
+    monkeypatch.setattr(pairs, "has_medusa", lambda: False)
+    monkeypatch.setattr(pairs, "load_eagle", lambda target: ("drafter", "vocabulary"))
+    toy = pairs.toy_pair()
+    loaded = pairs.default_pair(toy.target, toy.tokenizer).default_proposer
+    assert loaded == pairs.default_pair_proposer() == ("eagle" if eagle else "layerskip")
+    assert this_machine._default_proposer("default") == loaded

@@ -43,13 +43,14 @@ def expected(pair: str = PAIR) -> Calibration | None:
 
 def _default_proposer(pair: str) -> str | None:
     """The proposer `pair` loads with: the catalog's, except that the default pair drafts with the layer-skip
-    self-draft in a checkout without the EAGLE drafter (`pairs.default_pair`), whose own calibration is then this
-    machine's; None when the catalog cannot say (then any calibration is taken)."""
+    self-draft in a checkout without the EAGLE drafter (`pairs.default_pair_proposer`, the rule `pairs.default_pair`
+    loads by), whose own calibration is then this machine's; None when the catalog cannot say (then any calibration
+    is taken)."""
     from specviz.models.catalog import load_catalog
-    from specviz.models.drafts import has_eagle
+    from specviz.models.pairs import default_pair_proposer
 
-    if pair == "default" and not has_eagle():
-        return "layerskip"
+    if pair == "default" and (proposer := default_pair_proposer()) != "eagle":
+        return proposer
     try:
         entry = load_catalog().get(pair)
     except ValueError:

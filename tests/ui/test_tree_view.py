@@ -461,3 +461,29 @@ def test_a_point_mass_node_shows_the_q_the_rule_used_in_the_hover_table_and_chip
     assert list(bars[1:3]) == ["1.000 (point mass)", "1.000"]
     with using("pt"):
         assert tree_rows(step.tree)[1]["q"] == "1,000 (massa pontual)"
+
+
+def test_a_tree_steps_chips_and_charts_walk_its_main_line_once(monkeypatch):
+    """Read 45: decision_chips walked a tree step's main line twice (draft_numbers, then main_line_nodes), and each
+    accepted token's tooltip walked it again (step_tooltip), so emitted_chips and trace_view scanned the tree once per
+    kept token. Each now walks it once per step; the chips and tooltips are unchanged (the tests above)."""
+    from specviz.engine.trace import Step
+    from specviz.runs.running import run
+    from specviz.ui.common import tokens
+    from specviz.ui.common.step_figures import verdict_overview_figure
+
+    trace = run(RunSpec(pair="toy", proposer="draft", prompt="the cat sat", chat=False, k=3, tree_nodes=8,
+                        tree_width=3, max_new_tokens=40, temperature=0.0, seed=2))
+    at, step = next((i, s) for i, s in enumerate(trace.steps) if s.tree is not None and s.n_accepted >= 2)
+    walk, calls = Step.main_line, []
+    monkeypatch.setattr(Step, "main_line", lambda self: calls.append(self.index) or walk(self))
+    shown = {}
+    for name, draw in [("decision_chips", lambda: tokens.decision_chips(step)),
+                       ("emitted_chips", lambda: tokens.emitted_chips(step)),
+                       ("trace_view", lambda: tokens.trace_view(trace, at + 1).groups[-1][1]),
+                       ("verdict_overview_figure", lambda: verdict_overview_figure(step))]:
+        calls.clear()
+        shown[name] = draw()
+        assert calls.count(step.index) == 1, (name, calls)
+    kept = [d.accept_prob for d in step.decisions[:step.n_accepted]]
+    assert all(f"min(1, p′/q′) = {tokens.fmt(a)}" in shown["emitted_chips"] for a in kept)  # the tooltips still say it

@@ -20,7 +20,7 @@ from specviz.engine.trace import Decision, Step, TokenKind, TokenProb, TreeNode
 from specviz.ui.common.escaping import plot_text
 from specviz.ui.common.palette import (ACCEPT_FILL, P_COLOR, Q_COLOR, REJECT_FILL, RESIDUAL_COLOR, U_COLOR, DisplayState,
                                 style)
-from specviz.ui.common.tokens import decision_kind, draft_numbers, fmt, fmt_apart, main_line_nodes
+from specviz.ui.common.tokens import decision_kind, draft_numbers, fmt, fmt_apart, main_line_view
 
 FONT = dict(size=15)
 _BASE_LAYOUT = dict(template="plotly_white", font=FONT, margin=dict(l=10, r=10, t=44, b=10))
@@ -213,7 +213,8 @@ def verdict_overview_figure(step: Step) -> go.Figure:
     drafts; past 8 the words would not fit). A tree step's bars are its main line's min(1, p′/q′).
     """
     chance = "min(1, p′/q′)" if step.tree is not None and step.tree.nodes else "min(1, p/q)"
-    labels = [f"#{n} {plot_text(d.text)}" for d, n in zip(step.decisions, draft_numbers(step))]
+    numbers, nodes = main_line_view(step)  # one walk of the tree for the labels and the hover's q (Read 45)
+    labels = [f"#{n} {plot_text(d.text)}" for d, n in zip(step.decisions, numbers)]
     kinds = [decision_kind(d) for d in step.decisions]
     fig = go.Figure()
     # a draft after the first rejection was never checked: no bar (its min(1, p/q) decided nothing), numbers on hover
@@ -221,7 +222,7 @@ def verdict_overview_figure(step: Step) -> go.Figure:
                 marker=dict(color=[style(k).background for k in kinds], line=dict(color=[style(k).color for k in kinds],
                                                                                    width=2)),
                 customdata=[[fmt(d.target_prob), *_rule_q(d, node), *fmt_apart(d.accept_prob, d.uniform)]
-                            for d, node in zip(step.decisions, main_line_nodes(step))],
+                            for d, node in zip(step.decisions, nodes)],
                 hovertemplate="%{x}<br>p = %{customdata[0]}, q = %{customdata[1]}<br>p/q = %{customdata[2]}"
                               "<br>" + chance + " = %{customdata[3]}<br>u = %{customdata[4]}<extra></extra>",
                 name=chance)

@@ -7,8 +7,8 @@ from `specviz.ui.common.palette`; its text, whatever a model wrote, goes through
     True
 
 Public API (other pages import it; keep it stable): `fmt`, `fmt_apart`, `chip`, `decision_kind`, `draft_numbers`,
-`main_line_nodes`, `decision_tooltip`, `emitted_tooltip`, `emitted_chips`, `decision_chips`, `TraceView`,
-`trace_view`, `output_html`, `stream_html`, `text_html`, `answer_html`. A page that draws one trace many times (the
+`main_line_nodes`, `main_line_view`, `decision_tooltip`, `emitted_tooltip`, `emitted_chips`, `decision_chips`,
+`TraceView`, `trace_view`, `output_html`, `stream_html`, `text_html`, `answer_html`. A page that draws one trace many times (the
 Playground's player) builds its `trace_view` once and reads it.
 """
 
@@ -74,14 +74,21 @@ def draft_numbers(step: Step) -> list[int]:
     >>> draft_numbers(step)
     [1, 3]
     """
-    line = step.main_line()
-    return [j + 1 for j in line] if line else [d.position + 1 for d in step.decisions]
+    return main_line_view(step)[0]
 
 
 def main_line_nodes(step: Step) -> list[TreeNode | None]:
     """The tree node behind each of a step's decisions (`Step.main_line`); None for each in a chain step."""
+    return main_line_view(step)[1]
+
+
+def main_line_view(step: Step) -> tuple[list[int], list[TreeNode | None]]:
+    """`draft_numbers` and `main_line_nodes` from one walk of the tree (`Step.main_line`, which scans every node):
+    what a caller that needs both, or needs them for every token of a step, computes once per step (Read 45)."""
     line = step.main_line()
-    return [step.tree.nodes[j] for j in line] if line else [None] * len(step.decisions)
+    if not line:
+        return [d.position + 1 for d in step.decisions], [None] * len(step.decisions)
+    return [j + 1 for j in line], [step.tree.nodes[j] for j in line]
 
 
 def q_lines(draft_prob: float, target_prob: float, node: TreeNode | None) -> list[str]:
@@ -155,13 +162,16 @@ def emitted_tooltip(t: EmittedToken, step_index: int | None = None, tree_chance:
     return "\n".join(lines)
 
 
-def step_tooltip(t: EmittedToken, step: Step, i: int) -> str:
+def step_tooltip(t: EmittedToken, step: Step, i: int, nodes: list[TreeNode | None] | None = None) -> str:
     """`emitted_tooltip` for the `i`-th token `step` emitted: an accepted token of a tree step gets the chance the
     tree rule kept it with (its main-line decision's min(1, p′/q′)); its recovered or bonus token, the tree rule's
-    origin."""
+    origin. `nodes`: the step's `main_line_nodes`, when the caller already has them (one walk per step, not one per
+    token)."""
     chance = step.tree is not None and t.kind == TokenKind.ACCEPTED and i < len(step.decisions)
+    if chance and nodes is None:
+        nodes = main_line_nodes(step)
     return emitted_tooltip(t, step.index, step.decisions[i].accept_prob if chance else None,
-                           tree=step.tree is not None, node=main_line_nodes(step)[i] if chance else None)
+                           tree=step.tree is not None, node=nodes[i] if chance else None)
 
 
 # ---- chips ----------------------------------------------------------------------------------------------------
@@ -198,7 +208,7 @@ def decision_kind(d: Decision, revealed: bool = True) -> Kind:
 def decision_chips(step: Step, *, revealed: bool = True, size: str = "large") -> str:
     """The drafted tokens of one step as chips, in order, with hover tooltips (verdicts hidden if not revealed)."""
     chips = []
-    for d, n, node in zip(step.decisions, draft_numbers(step), main_line_nodes(step)):
+    for d, n, node in zip(step.decisions, *main_line_view(step)):
         tip = (decision_tooltip(d, step.tree is not None, n, node) if revealed
                else _("draft #{n}: {text} (verdict hidden)", n=n, text=visible(d.text)))
         chips.append(chip(d.text, decision_kind(d, revealed), tip, size=size))
@@ -212,7 +222,8 @@ def decision_chips(step: Step, *, revealed: bool = True, size: str = "large") ->
 
 def emitted_chips(step: Step, *, size: str = "large") -> str:
     """What one step added to the output, as chips."""
-    return "".join(chip(t.text, t.kind, step_tooltip(t, step, i), size=size)
+    nodes = main_line_nodes(step)
+    return "".join(chip(t.text, t.kind, step_tooltip(t, step, i, nodes), size=size)
                    for i, t in enumerate(step.emitted)) or \
         '<span style="color:#6B6B6B">' + escape_text(_("(nothing: the generation had already stopped)"),
                                                      whitespace=False) + '</span>'
@@ -265,10 +276,11 @@ def trace_view(trace: Trace, upto: int | None = None, *, show_rejected: bool = T
     for step in trace.steps if upto is None else trace.steps[: max(0, upto)]:
         n_acc = step.n_accepted
         cut = n_acc if step.decisions else 0  # the emitted tokens before the tried drafts: the kept ones
-        numbers, nodes = draft_numbers(step)[n_acc:], main_line_nodes(step)[n_acc:]
-        tried = [(d, n, node) for d, n, node in zip(step.decisions[n_acc:], numbers, nodes)
+        numbers, nodes = main_line_view(step)
+        tried = [(d, n, node) for d, n, node in zip(step.decisions[n_acc:], numbers[n_acc:], nodes[n_acc:])
                  if d.reached or show_unreached] if show_rejected else []
-        emitted = [chip(t.text, t.kind, step_tooltip(t, step, i), size="inline", glyph=t.kind != TokenKind.ACCEPTED)
+        emitted = [chip(t.text, t.kind, step_tooltip(t, step, i, nodes), size="inline",
+                        glyph=t.kind != TokenKind.ACCEPTED)
                    + ("<br>" if "\n" in t.text else "") for i, t in enumerate(step.emitted)]
         rejected = [chip(d.text, decision_kind(d), decision_tooltip(d, step.tree is not None, n, node),
                          size="inline") for d, n, node in tried]

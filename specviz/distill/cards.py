@@ -79,6 +79,13 @@ def _recorded_values(infos: list[dict], key: str) -> list | None:
 # what a card says for a setting its run's record (specviz.json, the data step's chunks) does not hold, in place of
 # today's default (Read 44: the cards typed the defaults, whatever the run's flags were)
 NOT_RECORDED = "not recorded in its specviz.json"
+# The training settings of weights whose specviz.json predates recording them, by the commit that made them (its
+# `made_at`) and their kind: that commit's distill code's defaults, which the card's command (no flags) left in place,
+# read from its code with `git show` (Read 45: the draft's card stated "512 random positions per batch" with no
+# source). 35ce4c2: specviz/distill/cli.py `--lr` 1e-3 and `--batch-positions` 2048 (`--kd-weight` and
+# `--kd-positions` None: the loss's own), specviz/distill/draft.py `DraftLoss` distillation 1.0, kd_positions 512.
+MADE_AT_DEFAULTS = {("35ce4c2baa51c1e36a0717b51a01ef0386469d59", "draft"):
+                    {"lr": 1e-3, "batch_positions": 2048, "kd_weight": 1.0, "kd_positions": 512}}
 
 
 def _or_list(values: list) -> str:
@@ -127,16 +134,28 @@ def training_settings(meta: dict) -> dict[str, str]:
     not recorded in its specviz.json
     the cross-entropy (its weight not recorded in its specviz.json)
     random positions (how many not recorded in its specviz.json)
+
+    Weights made by a commit whose defaults `MADE_AT_DEFAULTS` holds state those, each saying where it comes from:
+
+    >>> made = {"kind": "draft", "made_at": {"commit": "35ce4c2baa51c1e36a0717b51a01ef0386469d59"}}
+    >>> print(training_settings(made)["positions"])
+    512 random positions (that code's default; not recorded in its specviz.json)
     """
-    lr, batch, weight = meta.get("lr"), meta.get("batch_positions"), meta.get("kd_weight")
-    positions, noise = meta.get("kd_positions"), meta.get("noise")
+    made = meta.get("made_at") or {}
+    defaults = MADE_AT_DEFAULTS.get((made.get("commit"), meta.get("kind")), {})
+    source = {key: "" if meta.get(key) is not None else f" (that code's default; {NOT_RECORDED})" for key in defaults}
+    lr, batch, weight, positions = (meta.get(key, defaults.get(key))
+                                    for key in ("lr", "batch_positions", "kd_weight", "kd_positions"))
+    noise = meta.get("noise")
     return {
-        "lr": f"{lr:g}" if lr is not None else NOT_RECORDED,
-        "batch": (f"at most {batch} padded positions" if batch is not None
+        "lr": f"{lr:g}{source.get('lr', '')}" if lr is not None else NOT_RECORDED,
+        "batch": (f"at most {batch} padded positions{source.get('batch_positions', '')}" if batch is not None
                   else f"padded positions (how many {NOT_RECORDED})"),
-        "kd": ("the cross-entropy" if weight == 1 else f"{weight:g} × the cross-entropy" if weight is not None
+        "kd": ((f"the cross-entropy (its weight 1: that code's default; {NOT_RECORDED})" if source.get("kd_weight")
+                else "the cross-entropy") if weight == 1
+               else f"{weight:g} × the cross-entropy{source.get('kd_weight', '')}" if weight is not None
                else f"the cross-entropy (its weight {NOT_RECORDED})"),
-        "positions": (f"{positions} random positions" if positions is not None
+        "positions": (f"{positions} random positions{source.get('kd_positions', '')}" if positions is not None
                       else f"random positions (how many {NOT_RECORDED})"),
         "noise": f"uniform noise ±{noise:g}" if noise is not None else f"uniform noise (its size {NOT_RECORDED})",
     }

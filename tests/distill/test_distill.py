@@ -329,9 +329,11 @@ def test_the_shipped_cards_training_figures_are_their_specviz_jsons():
     """Read 44: the shipped cards cannot be written again here (`write_cards` reads the training logs and data chunks
     of a work folder that is not committed), so the figures they state are checked against the specviz.json beside
     them: the EAGLE-3 card's peak learning rate, batch positions and drafting depth, the Medusa card's learning rate
-    and batch positions, each as the card code writes it from that file. The draft's card predates these
-    settings in specviz.json and its template (its "512 random positions" and "about 2,048 padded positions" were the
-    defaults of commit 35ce4c2, which its card says made it with a command that names neither)."""
+    and batch positions, each as the card code writes it from that file. The draft's specviz.json predates these
+    settings: Read 45 found its card stating "512 random positions per batch" and "about 2,048 padded positions" with
+    no source. They were the defaults of commit 35ce4c2, which its card says made it with a command that names
+    neither; the card now states each as the card code writes it (`MADE_AT_DEFAULTS`), saying it is that code's
+    default and not recorded in its specviz.json."""
     from specviz.core.paths import ASSETS
     from specviz.distill.cards import STAGES, training_settings
 
@@ -348,6 +350,19 @@ def test_the_shipped_cards_training_figures_are_their_specviz_jsons():
     card, meta = shipped("smollm2-medusa")
     assert (f"Training: {meta['steps']} steps of at most {meta['batch_positions']:,} padded positions, AdamW (peak "
             f"learning rate {meta['lr']:g}, warm-up") in card
+    card, meta = shipped("smollm2-draft")
+    settings = training_settings(meta)
+    assert "kd_positions" not in meta and "batch_positions" not in meta and "lr" not in meta
+    assert STAGES["draft"].format(**{**meta, **settings}) in card
+    assert f"Training: {meta['steps']} steps of {settings['batch']}, AdamW" in card
+    assert f"with the code of commit `{meta['made_at']['commit'][:12]}`" in card  # what "that code" names
+    sourced = "(that code's default; not recorded in its specviz.json)"
+    assert f"512 random positions {sourced} per batch" in card and f"at most 2048 padded positions {sourced}" in card
+    assert card.count("512") == 1 and "about 2,048" not in card  # no figure left without its source
+    # the defaults are that commit's only: a specviz.json that records a setting, or another commit, gets none
+    assert training_settings({**meta, "kd_positions": 64})["positions"] == "64 random positions"
+    other = training_settings({**meta, "made_at": {**meta["made_at"], "commit": "0" * 40}})
+    assert other["positions"] == "random positions (how many not recorded in its specviz.json)"
 
 
 def test_a_shipped_card_names_only_the_training_machine_its_specviz_json_records():

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import copy
 import importlib.metadata
-import json
 import logging
 import os
 from collections.abc import Collection, Sequence

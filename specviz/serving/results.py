@@ -125,12 +125,6 @@ class ServingResult:
                 even = None
         return even
 
-    def lost_levels(self, spec: str, prompt: str, baseline: str = "none") -> list[int]:
-        """The measured concurrencies at which `spec` did not beat the baseline's throughput (a speedup of 1 or
-        less), lowest first: with `break_even` None they are dips a higher level recovered from (read 44)."""
-        return [c for c in self.concurrencies(prompt)
-                if (s := self.speedup(spec, prompt, c, baseline)) is not None and s <= 1.0]
-
     def pay_shape(self, spec: str, prompt: str, baseline: str = "none") -> PayShape:
         """Where `spec` beat the baseline across the levels measured, named by the curve's shape (`PayShape`)."""
         return PayShape.of([(c, self.speedup(spec, prompt, c, baseline)) for c in self.concurrencies(prompt)])

@@ -1042,7 +1042,7 @@ def test_a_dip_a_higher_level_recovers_from_is_not_called_paying_at_every_level(
 
     rows = [level("none", c, 20) for c in (1, 2, 4)] + [level("ngram", c, t) for c, t in ((1, 30), (2, 19), (4, 22))]
     sweep = ServingResult(command="", machine={}, server={}, prompts={}, levels=rows)
-    assert sweep.break_even("ngram", "open") is None and sweep.lost_levels("ngram", "open") == [2]
+    assert sweep.break_even("ngram", "open") is None and sweep.pay_shape("ngram", "open").lost == (2,)
     said = verdict("ngram", "open", sweep.pay_shape("ngram", "open"))
     assert said == ("ngram, open prompt: speculation paid at 1, 4 concurrent streams and did not pay at 2: no one "
                     "level where it starts or stops paying."), said

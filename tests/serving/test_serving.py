@@ -1090,7 +1090,8 @@ def _levels(prompt: str, speedups: dict[int, float]) -> list:
     ({1: 1.5, 4: 1.2, 16: 1.1}, "always", "speculation paid at every level measured, up to 16 streams.",
      "a especulação compensou em todos os níveis medidos, até 16 fluxos.", []),
     ({1: 0.9, 4: 1.2, 16: 1.3}, "from",
-     "speculation did not pay at 1 stream and paid from 4 concurrent streams on, up to the highest level measured, 16.",
+     "speculation did not pay at 1 stream and paid from 4 concurrent streams on, up to the highest level "
+     "measured, 16.",
      "a especulação não compensou com 1 fluxo e compensou a partir de 4 fluxos simultâneos, até o nível mais alto "
      "medido, 16.", [(4, "ngram starts paying")]),
     ({1: 1.5, 4: 1.2, 16: 0.9}, "until", "speculation stops paying at 16 concurrent streams.",
@@ -1101,8 +1102,9 @@ def _levels(prompt: str, speedups: dict[int, float]) -> list:
      [(4, "ngram starts paying"), (16, "ngram stops paying")]),
     ({1: 1.2, 2: 0.9, 4: 1.2, 16: 0.8}, "mixed",
      "speculation paid at 1, 4 concurrent streams and did not pay at 2, 16: no one level where it starts or stops "
-     "paying.", "a especulação compensou com 1, 4 fluxos simultâneos e não compensou com 2, 16: não há um nível em "
-     "que comece ou deixe de compensar.", []),
+     "paying.",
+     "a especulação compensou com 1, 4 fluxos simultâneos e não compensou com 2, 16: não há um nível em que comece "
+     "ou deixe de compensar.", []),
 ])
 def test_the_sweep_verdict_and_its_marks_tell_the_curves_shape(speedups, kind, english, portuguese, marks):
     """Read 45: a curve that lost at 1 stream, paid at 4 and lost again from 16 read "speculation stops paying at 16
@@ -1127,3 +1129,28 @@ def test_the_sweep_verdict_and_its_marks_tell_the_curves_shape(speedups, kind, e
     said = measured(shape)
     if 1 in shape.lost and kind != "mixed":  # the loss at one stream is told, not hidden behind a later stop
         assert said.startswith("it did not pay"), said
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_server_without_speculation_is_told_how_to_serve_with_it_and_the_requests_field_says_its_floor(lang):
+    """Read 45: the no-counters note said "Start one with `make serve SPEC=ngram`", which refuses while the server
+    `make serve` started is running ("stop it first"); and "Requests per level" never said a level sends at least one
+    request per stream (`LoadPlan.requests_at`), so 4 requests at 16 streams send 16."""
+    assert LoadPlan(prompts=(), levels=(16,), requests=4).requests_at(16) == 16
+    server = FakeServer(recorded(PLAIN))
+    try:
+        at = AppTest.from_file(PAGE, default_timeout=60)
+        at.query_params["lang"] = lang
+        at.run()
+        at.text_input(key="serving_url").set_value(server.url).run()
+        infos = " ".join(i.value for i in at.info)
+        assert not at.exception and "`make serve SPEC=ngram`" in infos and "`make serve-stop`" in infos, infos
+        tabs = {"en": "Load generator", "pt": "Gerador de carga"}
+        at.session_state["serving_tab"] = tabs[lang]
+        at.run()
+        said = at.number_input(key="serving_load_requests").help
+        assert {"en": f"4 requests at 16 concurrent streams send 16. At most {MAX_REQUESTS} a level.",
+                "pt": f"4 requisições com 16 fluxos simultâneos enviam 16. No máximo {MAX_REQUESTS} por nível."
+                }[lang] in said
+    finally:
+        server.close()

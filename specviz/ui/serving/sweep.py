@@ -35,7 +35,11 @@ def live_sweep(base: str, speculating: bool) -> None:
         prompt = a.selectbox(_("Prompt"), list(PROMPTS), key="serving_load_prompt",
                              help=_("copy: the answer repeats the prompt; open: a question with a fresh answer."))
         levels = b.multiselect(_("Concurrent streams"), LEVELS, default=[1, 4], key="serving_load_levels")
-        requests = c.number_input(_("Requests per level"), 1, MAX_REQUESTS, 4, key="serving_load_requests")
+        # Read 45: `LoadPlan.requests_at` sends at least one request per stream, which the field did not say
+        requests = c.number_input(_("Requests per level"), 1, MAX_REQUESTS, 4, key="serving_load_requests",
+                                  help=_("Requests sent at each level, at least one per stream: 4 requests at 16 "
+                                         "concurrent streams send 16. At most {most} a level.",
+                                         most=number(MAX_REQUESTS, 0)))
         tokens = d.number_input(_("Tokens per request"), 8, 256, 64, key="serving_load_tokens")
         go = st.form_submit_button(_("Run the sweep"))
     with st.expander(_("The prompt")):

@@ -150,8 +150,10 @@ def _live_body(base: str) -> None:
                 help=_("Requests now: {running} running, {waiting} waiting.", running=number(now.running, 0),
                        waiting=number(now.waiting, 0)))
     if not now.speculating:
+        # Read 45: `make serve SPEC=ngram` refuses while a server `make serve` started runs ("stop it first")
         st.info(_("This server exposes no speculative-decoding counters: it was started without "
-                  "--speculative-config. Start one with `make serve SPEC=ngram` to see acceptance."))
+                  "--speculative-config. To see acceptance, serve with speculation: `make serve SPEC=ngram` (if "
+                  "`make serve` started this one, stop it first with `make serve-stop`)."))
     deltas = [Delta.between(a, b) for a, b in zip(history, history[1:])]
     left, right = st.columns([3, 2])
     if deltas:

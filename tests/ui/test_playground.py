@@ -833,6 +833,62 @@ def test_the_untrained_presets_run_is_compared_unless_its_layers_changed(layers,
     assert replace(preset_spec("untrained"), proposer_settings={"layers": 20}).proposer_settings  # the case is real
 
 
+def _toy_tree_with_copies():
+    """A toy run with a draft tree and a lookup branch whose copied tokens the target keeps some of."""
+    from specviz.runs.runspec import RunSpec
+    from specviz.ui.common.runs import run_speculative
+
+    trace = run_speculative(RunSpec(pair="toy", proposer="draft", prompt="abc abc abc abc abc abc", chat=False, k=4,
+                                    temperature=0.0, tree_nodes=6, tree_width=2, tree_lookup=4, max_new_tokens=32))
+    assert trace.num_copied and trace.num_copied_accepted  # the case is real
+    return trace
+
+
+def test_a_tree_presets_run_counts_drafts_as_the_headline_does_without_copies():
+    """Read 45: under a run from the tree preset (a lookup branch of 8), "This run: X of Y drafts kept" counted the
+    tokens the lookup branch copied as drafts, while the headline's "Drafts accepted" above it did not."""
+    from specviz.ui.common.step_view import trace_headline
+
+    trace = _toy_tree_with_copies()
+
+    def script():
+        import streamlit as st
+
+        from specviz.ui.playground import live as playground_live
+        from specviz.ui.playground.settings import preset_settings
+
+        trace = st.session_state["trace_used"]
+        trace.meta.update(pair="default", prompt=preset_settings("tree")["prompt"])  # as a run from the preset
+        trace.settings.update({key: value for key, value in preset_settings("tree").items() if key != "prompt"})
+        st.session_state["playground_preset"] = "tree"
+        playground_live.compare_with_preset(trace)
+
+    at = AppTest.from_function(script, default_timeout=30)
+    at.session_state["trace_used"] = trace
+    at.run()
+    assert not at.exception
+    kept = trace.num_accepted - trace.num_copied_accepted
+    drafted = trace.num_drafted - trace.num_copied
+    assert f"This run: {kept} of {drafted} drafts kept" in at.caption[0].value
+    assert trace_headline(trace)["Drafts accepted"] == f"{kept} of {drafted}"
+
+
+def test_the_live_bar_counts_drafts_as_the_headline_does_without_copies():
+    """Read 45: the bar drawn while a tree run with a lookup branch ran counted the copied tokens as drafts kept."""
+    from specviz.runs.runspec import RunSpec
+    from specviz.ui.common import runs
+    from specviz.ui.playground.progress import LiveProgress
+
+    spec = RunSpec(pair="toy", proposer="draft", prompt="abc abc abc abc abc abc", chat=False, k=4, temperature=0.0,
+                   tree_nodes=6, tree_width=2, tree_lookup=4, max_new_tokens=32)
+    runs._speculative_store.clear()  # a new run, drawn step by step
+    progress = LiveProgress(spec)
+    trace = runs.run_speculative(spec, progress=progress)
+    assert trace.num_copied and trace.num_copied_accepted  # the case is real
+    assert (progress.kept, progress.drafted) == (trace.num_accepted - trace.num_copied_accepted,
+                                                 trace.num_drafted - trace.num_copied)
+
+
 @pytest.mark.parametrize("preset, reason", [("copy", "n-gram lookup only drafts what followed the same tokens"),
                                             ("untrained", None), ("question", "the drafter learned from short chat")])
 def test_another_prompts_reason_fits_the_presets_proposer(preset, reason):

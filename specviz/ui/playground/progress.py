@@ -51,8 +51,13 @@ class LiveProgress:
         group += [(t.text, t.kind) for t in (outcome.emitted[n_accepted:] if outcome.drafts else outcome.emitted)]
         self.groups.append(group)
         self.tokens += len(outcome.emitted)
-        self.drafted += len(outcome.tree.tokens) if outcome.tree is not None else len(outcome.drafts)  # Step.n_drafted
-        self.kept += n_accepted
+        # drafts only, as the trace's headline counts them: a tree's lookup branch copies tokens, no model drafts
+        # them (`Step.n_copied`); read 45: the bar counted them as drafts kept while the headline did not
+        tree = outcome.tree
+        copied = {j for j in range(len(tree.tokens)) if tree.is_copied(j)} if tree is not None else set()
+        self.drafted += len(tree.tokens) - len(copied) if tree is not None else len(outcome.drafts)
+        path = outcome.tree_verdict.path if outcome.tree_verdict is not None else []
+        self.kept += n_accepted - sum(j in copied for j in path)
         now = time.monotonic()
         if now - self.drawn >= LIVE_REDRAW_SECONDS or outcome.stop:
             self.drawn = now

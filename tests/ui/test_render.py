@@ -286,7 +286,26 @@ def test_a_huge_cache_jump_is_drawn_as_a_count_not_as_cells(toy):
     """A trace may say the draft's cache jumped by 100,000 entries: one cell with the count, a few KB of HTML."""
     step = dataclasses.replace(toy.steps[0], draft_cache_before=0, draft_cache_after=100_000)
     html = kv_cache_html(step)
-    assert len(html) < 20_000 and "×100,000" in html and "100,000 slots written and kept" in html
+    assert len(html) < 20_000 and "×100,000" in html
+    assert "100,000 slots more after the step than before (net)" in html  # the draft's row: its net change
+
+
+def test_the_drafts_cache_row_says_it_is_a_net_change_not_slots_kept():
+    """Read 45: the draft's row drew its net growth as "written and kept" slots, though only its length before and
+    after is recorded: the EAGLE example's second step rejected every draft, and its drafter's 3 slots of drafts
+    (dropped by its next step) read "written and kept"."""
+    from specviz.core.i18n import using
+    from specviz.labs.examples import load_example
+
+    step = load_example("smollm-eagle-greedy")[0].steps[1]
+    assert step.n_accepted == 0 and step.draft_cache_after - step.draft_cache_before == 3  # the case is real
+    html = kv_cache_html(step)
+    draft_row = html.split(">Draft</span>")[1]
+    assert "written and kept" not in draft_row
+    assert draft_row.count("one slot more after the step than before (net)") == 3
+    assert "the slots it wrote while drafting and dropped again are not recorded" in html
+    with using("pt"):
+        assert "não ficam registradas" in kv_cache_html(step)
 
 
 def test_a_long_contexts_cache_counts_are_grouped_in_the_readers_format(toy):

@@ -54,6 +54,9 @@ TEXT = {
     "kv_wrote": N_("The target wrote {wrote} new entries (the last token and {drafts}) and rolled back {rolled} "
                    "for the drafts it did not keep (rejected or never tested)."),
     "kv_one": N_("The target wrote one new entry."),
+    "kv_draft": N_("The draft's row compares only its cache's length before and after the step: the slots it wrote "
+                   "while drafting and dropped again are not recorded, and after a chain step an EAGLE drafter keeps "
+                   "its last drafts' slots until its next step drops them."),
     "kv_tree": N_("The target wrote {wrote} new entries (the last token and {nodes}) and kept only the "
                   "accepted path: {rolled} rolled back."),
     "tree_step": N_("Drafted a tree of {nodes}, accepted a path of {accepted}: {new} for one target forward pass."),
@@ -139,6 +142,8 @@ def kv_cache_html(step: Step) -> str:
     counts = dict(drafts=ngettext("{n} draft", "{n} drafts", k), nodes=ngettext("{n} tree node", "{n} tree nodes", k))
     note = (_(wrote, wrote=peak - step.target_cache_before, rolled=rolled, **counts) if step.decisions
             else _(TEXT["kv_one"]))
+    if len(rows) > 1:  # read 45: the draft's net growth was drawn as "written and kept", an EAGLE drafter's last
+        note += " " + _(TEXT["kv_draft"])  # drafts included, which its next step drops
     note = escape_text(note, whitespace=False)
     return f'<div style="font-size:0.95rem">{"".join(rows)}<div style="color:#444;margin-top:4px">{note}</div></div>'
 
@@ -147,11 +152,14 @@ MAX_CELLS = 40  # slots drawn one by one; a longer run is drawn as one cell with
 
 
 def _cache_row(name: str, before: int, peak: int | None, after: int) -> str:
+    """One cache's row. With no `peak` (the draft's: only its length before and after is recorded), the cells are
+    its net change, not slots written and kept or rolled back."""
     cells = [_cell(_("{n} cached before the step", n=number(before, 0)))] if before else []
     kept, rolled = after - before, (peak - after if peak is not None and peak > after else 0)
-    cells += _cells(max(kept, 0), "kept", TokenKind.ACCEPTED)
+    net = peak is None
+    cells += _cells(max(kept, 0), "grew" if net else "kept", TokenKind.ACCEPTED)
     cells += _cells(rolled, "rolled_back_after_writing", TokenKind.REJECTED)
-    cells += _cells(max(-kept, 0), "rolled_back", TokenKind.REJECTED)
+    cells += _cells(max(-kept, 0), "shrank" if net else "rolled_back", TokenKind.REJECTED)
     shown = {"before": number(before, 0), "after": number(after, 0)}  # 1,234 (1.234 in Portuguese), as counts are
     summary = (_("{before} → {after} (peak {peak})", peak=number(peak, 0), **shown)
                if peak is not None and peak > after else "{before} → {after}".format(**shown))
@@ -165,17 +173,22 @@ def _cache_row(name: str, before: int, peak: int | None, after: int) -> str:
 
 
 def _cells(n: int, what: str, kind: TokenKind) -> list[str]:
-    """n slots of one kind (`what`: "kept", "rolled_back_after_writing" or "rolled_back"): one cell each, or (past
-    MAX_CELLS) a single wide cell that says how many."""
+    """n slots of one kind (`what`: "kept", "rolled_back_after_writing" or "rolled_back"; a net change, "grew" or
+    "shrank"): one cell each, or (past MAX_CELLS) a single wide cell that says how many."""
     if n <= MAX_CELLS:
         tip = {"kept": _("written and kept"), "rolled_back_after_writing": _("written, then rolled back"),
-               "rolled_back": _("rolled back")}[what]
+               "rolled_back": _("rolled back"), "grew": _("one slot more after the step than before (net)"),
+               "shrank": _("one slot fewer after the step than before (net)")}[what]
         return [_cell(tip, kind)] * n
     count = number(n, 0)
     tip = {"kept": ngettext("{count} slot written and kept", "{count} slots written and kept", n, count=count),
            "rolled_back_after_writing": ngettext("{count} slot written, then rolled back",
                                                  "{count} slots written, then rolled back", n, count=count),
-           "rolled_back": ngettext("{count} slot rolled back", "{count} slots rolled back", n, count=count)}[what]
+           "rolled_back": ngettext("{count} slot rolled back", "{count} slots rolled back", n, count=count),
+           "grew": ngettext("{count} slot more after the step than before (net)",
+                            "{count} slots more after the step than before (net)", n, count=count),
+           "shrank": ngettext("{count} slot fewer after the step than before (net)",
+                              "{count} slots fewer after the step than before (net)", n, count=count)}[what]
     return [_cell(tip, kind, label=f"×{count}")]
 
 

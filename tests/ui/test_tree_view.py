@@ -487,3 +487,14 @@ def test_a_tree_steps_chips_and_charts_walk_its_main_line_once(monkeypatch):
         assert calls.count(step.index) == 1, (name, calls)
     kept = [d.accept_prob for d in step.decisions[:step.n_accepted]]
     assert all(f"min(1, p′/q′) = {tokens.fmt(a)}" in shown["emitted_chips"] for a in kept)  # the tooltips still say it
+
+
+def test_the_copied_caption_says_the_output_follows_the_targets_distribution():
+    """Read 45: "the output is still exactly the target's" read as the target's own tokens, which sampling does not
+    give (the random draws differ); the rule keeps the output's distribution the target's."""
+    from specviz.core.i18n import _, using
+    from specviz.ui.common.tree_view import TEXT
+
+    assert "output still follows the target's distribution exactly" in _(TEXT["copied"], mark="❐")
+    with using("pt"):
+        assert "a saída continua seguindo exatamente a distribuição do alvo" in _(TEXT["copied"], mark="❐")

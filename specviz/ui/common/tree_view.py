@@ -32,7 +32,7 @@ TEXT = {
                  "prompt lookup). No model drafted them, so q "
                  "is a point mass: the target keeps a copied node with probability p′(x), where p′ is p at its "
                  "parent after the siblings tried before it were rejected (the residual they left), and the output "
-                 "is still exactly the target's."),
+                 "still follows the target's distribution exactly."),
     "copied_chip": N_("copied from the context (no model drafted it)"),
     "numbers": N_("The numbers of every node"),
     "main_line": N_("The main line: the accepted path and the first node rejected below it (hover a chip for p, q, "

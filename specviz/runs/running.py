@@ -228,7 +228,10 @@ def run(spec: RunSpec, *, pair: Pair | None = None, input_ids: list[int] | None 
     options = DecodeOptions(pair.tokenizer, record=record, clock=clock, on_step=on_step, deadline=deadline)
     trace = decode(pair.target, proposer, ids, generation_settings(spec), options, verifier=verifier,
                    draft_length=draft_length, shape=spec.shape, tree=TreeVerification(tree_verifier))
-    trace.meta.update(pair=spec.pair, proposer=proposer.name, chat=spec.chat, prompt=spec.prompt, **_numerics(pair))
+    # chat: whether the template wrapped the prompt, not the spec's wish (read 45: a toy run, which has no template,
+    # recorded True and its prompt was labelled as read "without the chat template's control tokens")
+    trace.meta.update(pair=spec.pair, proposer=proposer.name, chat=spec.chat and pair.chat, prompt=spec.prompt,
+                      **_numerics(pair))
     return trace
 
 
@@ -242,7 +245,8 @@ def run_target_only(spec: RunSpec, *, pair: Pair | None = None, input_ids: list[
     options = DecodeOptions(pair.tokenizer, record=record, clock=clock, on_step=on_step, deadline=deadline)
     trace = decode(pair.target, TargetOnly(), ids, generation_settings(spec, speculative=False), options,
                    mode="autoregressive")
-    trace.meta.update(pair=spec.pair, proposer="none", chat=spec.chat, prompt=spec.prompt, **_numerics(pair))
+    trace.meta.update(pair=spec.pair, proposer="none", chat=spec.chat and pair.chat, prompt=spec.prompt,
+                      **_numerics(pair))
     return trace
 
 

@@ -177,6 +177,19 @@ def test_the_prompts_label_says_the_chat_templates_control_tokens_are_not_shown(
     assert prompt_label(dataclasses.replace(toy, prompt_text="")) == "Prompt (as typed)"
 
 
+def test_a_live_toy_runs_prompt_is_not_labelled_as_read_through_a_chat_template():
+    """Read 45: a live toy run (its chat toggle on but greyed: the toy pair has no template) recorded chat = True,
+    so its prompt was labelled "without the chat template's control tokens", a template it never had."""
+    from specviz.runs.running import run, run_target_only
+    from specviz.runs.runspec import RunSpec
+    from specviz.ui.common.step_view import prompt_label
+
+    spec = RunSpec(pair="toy", proposer="draft", prompt="the cat", chat=True, max_new_tokens=4)
+    for trace in (run(spec), run_target_only(spec)):
+        assert trace.meta["chat"] is False
+        assert prompt_label(trace) == "Prompt (as the model saw it)"
+
+
 def test_output_html_shows_every_token_and_each_tried_rejection(toy):
     html = output_html(toy)
     n_rejected_steps = sum(any(d.reached and not d.accepted for d in s.decisions) for s in toy.steps)

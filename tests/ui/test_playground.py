@@ -1207,3 +1207,15 @@ def test_the_live_progress_line_agrees_with_a_token_limit_of_one():
         with using(lang):
             live.draw(0.0)
         assert live.bar.said[-1].startswith(expected), live.bar.said
+
+
+def test_every_tree_preset_counts_its_tree_in_nodes():
+    """Read 45: preset 5 said "a tree of 16 candidates" where presets 6 and 7 (and the glossary's tree size) say
+    nodes; a student read two words for one count. Both languages."""
+    from specviz.core.i18n import _, using
+    from specviz.ui.playground.settings import PRESETS
+
+    assert "a tree of {nodes} nodes, plus" in PRESETS["tree"][1] and "candidates" not in PRESETS["tree"][1]
+    assert "a tree of {nodes} nodes (width" in PRESETS["medusa"][1]
+    with using("pt"):
+        assert "uma árvore de {nodes} nós, mais" in _(PRESETS["tree"][1]) and "candidatos" not in _(PRESETS["tree"][1])

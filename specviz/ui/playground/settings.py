@@ -64,7 +64,7 @@ PRESETS = {
     "untrained": (N_("4 · Untrained draft"), N_("a layer-skip draft nobody trained, at temperature 0.7: almost every "
                                                 "guess is rejected (measured over seeds {seeds} with {tokens} new "
                                                 "tokens on {cpu}: {measured})"), dict(CHAIN_PRESETS["untrained"])),
-    "tree": (N_("5 · A draft tree"), N_("the trained EAGLE drafter proposing a tree of {nodes} candidates, plus "
+    "tree": (N_("5 · A draft tree"), N_("the trained EAGLE drafter proposing a tree of {nodes} nodes, plus "
                                         "up to {lookup} tokens copied from the text so far, the pair's recommended "
                                         "shape: "
                                         "measured on {prompts} held-out prompts in {dtype} on {cpu}, "

@@ -540,6 +540,18 @@ def test_the_verdict_names_the_proposer_by_its_label_and_the_best_category_as_me
     assert registry.phrase_of("layerskip-7") == "layerskip-7"  # a benchmark's own name is shown as it is
 
 
+def test_the_portuguese_verdict_pools_the_categories_as_the_english_does():
+    """Read 45: "Over all categories" (pooled) read "Em todas as categorias" in Portuguese, "in every category", so the
+    n-gram run's verdict said it was slower in every category and then that Summarise / rewrite paid 2.08×."""
+    from specviz.core.i18n import using
+
+    result = results.load_result(ROOT / "assets" / "benchmarks" / "default-cpu-ngram" / "results.json")
+    with using("pt"):
+        text = verdict.verdict(result, "ngram", 0.0)
+    assert text.startswith("Com todas as categorias juntas — ") and "Em todas as categorias" not in text
+    assert "Das categorias tomadas uma a uma, **Resumir / reescrever**" in text  # the one category that paid
+
+
 def test_the_optimal_policy_probes_as_often_as_the_policies_text_says():
     """Issue 43, twelfth read: the Policies tab said "K = 0: don't speculate", but OptimalK drafts one token every
     PROBE_EVERY steps while its formula says 0, so the committed layer-skip run's optimal row drafts a mean K of 1/8

@@ -1,12 +1,12 @@
-"""The Timeline & race page's result: the measured speedup with the words that explain it, the rounds, and the
-charts and outputs of the median round.
+"""The Timeline & race page's result: the measured speedup (the median of the rounds') with the words that explain
+it, the rounds, and the charts and outputs of the round whose speedup is closest to that median.
 
 The race is between two traces of the same prompt and settings: speculative decoding and specviz's target-only
 decoding (the named baseline), from a shipped example or a live race (`specviz.ui.race.live`). The headline is the
-median round with the spread of all rounds, and when the one-token forward itself ran far slower than usual the page
-says the machine was busy instead of explaining the numbers (`specviz.labs.timeline.busy_note`). The settings and their
-URL live in `specviz.ui.race.settings` and `specviz.ui.race.inputs`, the charts in `specviz.ui.race.figures`,
-the outputs in `specviz.ui.race.outputs`.
+median of the rounds' speedups with the spread of all rounds, and when the one-token forward itself ran far slower
+than usual the page says the machine was busy instead of explaining the numbers (`specviz.labs.timeline.busy_note`).
+The settings and their URL live in `specviz.ui.race.settings` and `specviz.ui.race.inputs`, the charts in
+`specviz.ui.race.figures`, the outputs in `specviz.ui.race.outputs`.
 """
 
 from __future__ import annotations
@@ -98,7 +98,9 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
         sentences.append(_("This recording timed each step by CPU time on one thread (what wall time would be on an "
                            "idle machine), as `make traces` does by default, on any machine."))
     if several:
-        sentences += [spread_sentence(rounds), _("The charts show the median round.")]
+        # read 45: "the median round" was no round of two (their median is their mean): the charts show `typical`
+        sentences += [spread_sentence(rounds), _("The charts show round {n}, the one whose speedup is closest to the "
+                                                 "median.", n=rounds.rounds.index(rounds.typical) + 1)]
     if measured_at is not None:
         sentences.append(_("Measured at {clock}, not from a cache: press **Run the race** to measure again.",
                            clock=time.strftime("%H:%M:%S", time.localtime(measured_at))))

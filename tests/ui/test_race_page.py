@@ -425,6 +425,31 @@ def test_the_caption_names_the_round_the_charts_show():
     assert re.search(r"The charts show round [12], the one whose speedup is closest to the median\.", caption)
 
 
+def _tree_race() -> None:
+    """Render a one-round toy race with a tree lane (AppTest script)."""
+    from specviz.labs.timeline import RaceRounds
+    from specviz.models.pairs import toy_pair
+    from specviz.runs.running import run, run_target_only
+    from specviz.runs.runspec import RunSpec
+    from specviz.ui.race.tree import lane_specs
+    from specviz.ui.race.view import render_race
+
+    pair = toy_pair()
+    chain, tree = lane_specs(RunSpec(pair="toy", prompt="the quick brown fox", k=3, max_new_tokens=12, tree_nodes=6))
+    render_race(RaceRounds(((run(chain, pair=pair), run_target_only(chain, pair=pair)),)),
+                tree_lanes=(run(tree, pair=pair),))
+
+
+def test_a_tree_race_says_whose_figures_the_headline_holds():
+    """Read 45: with a tree lane the headline's "Measured speedup" and "Speculative, tokens/s" are the chain lane's
+    (the tree lane is speculative too), and the page did not say so; its caption now does."""
+    at = AppTest.from_function(_tree_race, default_timeout=120).run()
+    assert not at.exception
+    assert any("the speedup and the speculative figures above are the chain lane's" in c.value for c in at.caption)
+    plain = AppTest.from_function(_two_round_race, default_timeout=120).run()
+    assert not any("chain lane's" in c.value for c in plain.caption)  # a race without a tree lane has one lane
+
+
 def test_every_lane_of_the_race_chart_ends_at_its_runs_wall_time(monkeypatch):
     """Read 32: the chart's lanes ended where the timed steps did (1.548 s in a replay) while tokens/s divides by the
     whole run's wall time (1.576 s: the loop between the steps' timers), and the text called the tokens/s above its

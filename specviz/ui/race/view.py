@@ -101,6 +101,9 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
         # read 45: "the median round" was no round of two (their median is their mean): the charts show `typical`
         sentences += [spread_sentence(rounds), _("The charts show round {n}, the one whose speedup is closest to the "
                                                  "median.", n=rounds.rounds.index(rounds.typical) + 1)]
+    if tree is not None:  # read 45: "Speculative" and the speedup above are the chain lane's, not the tree's
+        sentences.append(_("With a tree lane, the speedup and the speculative figures above are the chain lane's; "
+                           "the Chain against tree table below gives the tree lane's."))
     if measured_at is not None:
         sentences.append(_("Measured at {clock}, not from a cache: press **Run the race** to measure again.",
                            clock=time.strftime("%H:%M:%S", time.localtime(measured_at))))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import time
 from pathlib import Path
@@ -521,6 +522,24 @@ def test_the_outputs_notes_count_a_trees_verify_pass_too():
             assert "(K + 1 numa cadeia; numa árvore, seus nós, o ramo de busca e mais um)" in _(outputs.TEXT[key])
     doc = " ".join(outputs.__doc__.split())
     assert "a forward over K + 1 tokens" not in doc and "so their outputs part while" not in doc
+
+def test_the_outputs_notes_name_the_pair_the_greedy_check_ran():
+    """Read 45: under a toy-pair race the notes said "At temperature 0 they matched token for token in float32 on 64 of
+    64 held-out prompts", but the committed check (greedy-identity-float32.json) ran the default pair with its EAGLE
+    drafter (`greedy_identity`'s defaults), as the Exactness page says; the notes now name it, in both languages."""
+    from specviz.core.i18n import _, using
+    from specviz.ui.race import outputs
+
+    check = json.loads((ROOT / "assets" / "benchmarks" / quoted.IDENTITY_FILES["fp32"][0]
+                        / quoted.IDENTITY_FILES["fp32"][1]).read_text(encoding="utf-8"))
+    assert "--pair" not in check["command"] and "--proposer" not in check["command"]  # so the defaults: default, eagle
+    for key in ("two_note", "three_note"):
+        english = " ".join(outputs.TEXT[key].split())
+        assert "At temperature 0, with the default pair (SmolLM2-135M and its EAGLE drafter), they matched" in english
+        with using("pt"):
+            assert "Na temperatura 0, com o par padrão (o SmolLM2-135M e o seu rascunhador EAGLE), coincidiram" in _(
+                outputs.TEXT[key])
+
 
 @pytest.mark.slow  # a live toy race
 def test_a_one_token_race_says_one_token_and_one_step(monkeypatch):

@@ -28,20 +28,21 @@ TEXT = {
     "two": N_("The two outputs"),
     "three": N_("The three outputs"),
     "two_note": N_("Both follow the target's distribution exactly. With temperature > 0 they can still differ, "
-                   "because the two methods use the random numbers differently. At temperature 0 they matched token "
-                   "for token in float32 on {fp32} held-out prompts checked on {fp32_cpu}, drafting {fp32_shape}, "
-                   "though a near-tie could still flip one there too; in bfloat16 only up to numerics: a verify pass "
-                   "over several tokens (K + 1 for a chain; a tree's nodes, its lookup branch and one more) rounds "
-                   "differently from a one-token pass, a near-tie between the target's two best tokens can flip, and "
-                   "from there the two texts part ways: every later token is written after a different text."),
+                   "because the two methods use the random numbers differently. At temperature 0, with the default "
+                   "pair (SmolLM2-135M and its EAGLE drafter), they matched token for token in float32 on {fp32} "
+                   "held-out prompts checked on {fp32_cpu}, drafting {fp32_shape}, though a near-tie could still "
+                   "flip one there too; in bfloat16 only up to numerics: a verify pass over several tokens (K + 1 "
+                   "for a chain; a tree's nodes, its lookup branch and one more) rounds differently from a one-token "
+                   "pass, a near-tie between the target's two best tokens can flip, and from there the two texts "
+                   "part ways: every later token is written after a different text."),
     "three_note": N_("All three follow the target's distribution exactly. With temperature > 0 they can still "
-                     "differ, because the lanes use the random numbers differently. At temperature 0 they matched "
-                     "token for token in float32 on {fp32} held-out prompts checked on {fp32_cpu}, drafting "
-                     "{fp32_shape}, though a near-tie could still flip one there too; in bfloat16 only up to "
-                     "numerics: a verify pass over several tokens (K + 1 for a chain; a tree's nodes, its lookup "
-                     "branch and one more) rounds differently from a one-token pass, a near-tie between the target's "
-                     "two best tokens can flip, and from there the texts part ways: every later token is written "
-                     "after a different text."),
+                     "differ, because the lanes use the random numbers differently. At temperature 0, with the "
+                     "default pair (SmolLM2-135M and its EAGLE drafter), they matched token for token in float32 on "
+                     "{fp32} held-out prompts checked on {fp32_cpu}, drafting {fp32_shape}, though a near-tie could "
+                     "still flip one there too; in bfloat16 only up to numerics: a verify pass over several tokens "
+                     "(K + 1 for a chain; a tree's nodes, its lookup branch and one more) rounds differently from a "
+                     "one-token pass, a near-tie between the target's two best tokens can flip, and from there the "
+                     "texts part ways: every later token is written after a different text."),
     "same": N_("Identical to the target-only output, token for token."),
     "cut_short": N_("Not compared: a lane reached its time limit before its token budget, so the two outputs do not "
                     "cover the same tokens."),

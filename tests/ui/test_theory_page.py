@@ -86,7 +86,9 @@ def test_page_overlays_a_session_trace_and_benchmark_files(tmp_path, monkeypatch
     shown = metrics(at)
     assert "Trace: α estimate" in shown and "Trace: mean accepted length (K = 4)" in shown
     assert len(at.get("plotly_chart")) == 6  # the predicted-vs-measured scatter joins
-    assert any("1 benchmark runs" in c.value for c in at.caption)
+    # read 45: "1 settings (proposer, K, temperature) measured in 1 benchmark runs"; each count agrees with its noun
+    assert any(c.value.startswith("1 setting (proposer, K, temperature) measured in 1 benchmark run in "
+                                  "assets/benchmarks/, predicted at its own α, K and c.") for c in at.caption)
 
 
 def test_page_survives_a_trace_it_cannot_use():

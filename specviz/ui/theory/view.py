@@ -193,8 +193,13 @@ def measured_caption(points: list[MeasuredPoint]) -> str:
     for pt in points:
         shown = pt.dtype or _("no recorded dtype")
         counts[shown] = counts.get(shown, 0) + 1
-    runs = _("{n} settings (proposer, K, temperature) measured in {files} benchmark runs in assets/benchmarks/, each "
-             "predicted at its own α, K and c.", n=len(points), files=len({pt.source for pt in points}))
+    # read 45: one setting read "1 settings ... in 1 benchmark runs"; each count now agrees with its noun
+    files = len({pt.source for pt in points})
+    runs = ngettext("{n} setting (proposer, K, temperature) measured in {runs} in assets/benchmarks/, predicted at "
+                    "its own α, K and c.",
+                    "{n} settings (proposer, K, temperature) measured in {runs} in assets/benchmarks/, each predicted "
+                    "at its own α, K and c.", len(points),
+                    runs=ngettext("{n} benchmark run", "{n} benchmark runs", files))
     runs += " " + _("Both speedups are against specviz's target-only decoding: the measured one is tokens/s of "
                     "speculative decoding over tokens/s of target-only decoding in the same run (a bench run's "
                     "speedup_vs_ar), the predicted one the paper's formula, which takes a verify pass to cost one "

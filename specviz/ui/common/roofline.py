@@ -110,9 +110,10 @@ def caption(result: ServingResult, spec: str, hw: roofline.Hardware) -> str:
     """What the points measured, on which machine, with which command, and which hardware the line assumes."""
     server, machine = result.server, result.machine
     measured = roofline.hardware_presets().get("measured")
+    # read 45: said under every preset's line, though only the measured preset's line is fitted to specviz's engine
     fitted = (_("The preset “{name}” is fitted to specviz's own engine in float32 with {kernels} kernels, not to "
                 "vLLM: compare the shapes more than the numbers.", name=measured.name,
-                kernels=roofline.measured_kernels()) if measured is not None else "")
+                kernels=roofline.measured_kernels()) if measured is not None and hw == measured else "")
     return " ".join(s for s in (_(
         "Points: measured with {build} serving {model} in {dtype} ({spec}, K = {k}, {requests} requests of at "
         "most {max_tokens} tokens per level, at least one per stream) on {cpu} with {cores} cores, {date}: tokens per second with "

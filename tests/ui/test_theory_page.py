@@ -537,6 +537,13 @@ def test_only_the_measured_presets_line_is_called_fitted_to_specvizs_engine():
     _fig, h100 = _measured_figure("smollm2-ngram", "h100")
     assert fitted in measured and "The line: the roofline's prediction for NVIDIA H100 SXM" in h100
     assert fitted not in h100
+    # Read 45: the Portuguese caption wrote the recorded id ("kernels stock") where its other sentences say "kernels
+    # padrão"; the id now goes through kernels_words, as the Speedup lab's sentences do
+    from specviz.core.i18n import using
+
+    with using("pt"):
+        _fig, pt = _measured_figure("smollm2-ngram", "measured")
+    assert "em float32 com kernels padrão" in pt and "kernels stock" not in pt
 
 
 @pytest.mark.parametrize("pair_key, spec", [("smollm2-ngram", "ngram"), ("smollm2-eagle", "eagle")])

@@ -15,6 +15,7 @@ import plotly.graph_objects as go
 from specviz.core.i18n import N_, _, ngettext, number
 from specviz.engine import theory
 from specviz.labs import roofline
+from specviz.labs.bench.quoted import kernels_words
 from specviz.serving.load import LevelResult
 from specviz.serving.results import SERVING_DIR, ServingResult
 from specviz.ui.common.palette import BLUE, REDDISH_PURPLE, SKY_BLUE
@@ -113,7 +114,7 @@ def caption(result: ServingResult, spec: str, hw: roofline.Hardware) -> str:
     # read 45: said under every preset's line, though only the measured preset's line is fitted to specviz's engine
     fitted = (_("The preset “{name}” is fitted to specviz's own engine in float32 with {kernels} kernels, not to "
                 "vLLM: compare the shapes more than the numbers.", name=measured.name,
-                kernels=roofline.measured_kernels()) if measured is not None and hw == measured else "")
+                kernels=kernels_words(roofline.measured_kernels())) if measured is not None and hw == measured else "")
     return " ".join(s for s in (_(
         "Points: measured with {build} serving {model} in {dtype} ({spec}, K = {k}, {requests} requests of at "
         "most {max_tokens} tokens per level, at least one per stream) on {cpu} with {cores} cores, {date}: tokens per second with "

@@ -50,7 +50,25 @@ def test_memory_is_parameters_times_bytes(catalog):
     assert entry.weights_gb("bfloat16") == pytest.approx((72.7 + 7.62) * 2)  # 160.64 GB
     assert entry.weights_gb("float32") == pytest.approx(2 * entry.weights_gb("bfloat16"))
     row = {r["name"]: r for r in catalog_rows(catalog)}["qwen2.5-0.5b-7b"]
-    assert row["bfloat16 GB"] == pytest.approx(16.22, abs=0.01) and row["gated"] == "no" and row["K"] == 5
+    # (7.62 + 0.494) x 2 = 16.228 GB
+    assert row["bfloat16 GB"] == pytest.approx(16.23, abs=0.005) and row["gated"] == "no" and row["K"] == 5
+
+
+def test_qwen_half_billion_has_the_digits_the_models_page_writes(catalog):
+    """Read 45: the Models page writes three significant digits, and 0.49 read "490 M"; Qwen2.5-0.5B has
+    494,032,768 parameters (its config: tied 151,936 x 896 embeddings, 24 layers of hidden size 896, 14 query heads
+    and 2 key-value heads of 64, q, k and v with biases, MLP 4,864 wide, RMS norms)."""
+    from specviz.ui.models.view import param_count
+
+    vocab, hidden, kv, mlp, layers = 151_936, 896, 2 * 64, 4_864, 24
+    per_layer = (hidden * hidden + hidden) + 2 * (hidden * kv + kv) + hidden * hidden + 3 * hidden * mlp + 2 * hidden
+    params = vocab * hidden + layers * per_layer + hidden
+    assert params == 494_032_768
+    for name in ("qwen2.5-0.5b-1.5b", "qwen2.5-0.5b-7b", "qwen2.5-0.5b-32b"):
+        draft = catalog[name].draft
+        assert draft.id == "Qwen/Qwen2.5-0.5B-Instruct"
+        assert param_count(draft.params_billion).replace("\u00a0", " ") == param_count(params / 1e9).replace(
+            "\u00a0", " ") == "494 M"
 
 
 def _write(tmp_path, data) -> str:

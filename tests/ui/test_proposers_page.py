@@ -307,3 +307,48 @@ def test_every_measured_figure_on_a_card_is_marked_here_as_its_caption_says():
             with using("pt"):
                 assert " aqui" in _(text), (proposer.key, field)
     assert checked >= 8  # draft, n-gram, layer-skip (2), Medusa (2), EAGLE (2)
+
+
+def test_the_mask_sentence_lets_a_node_attend_to_itself_as_the_table_marks():
+    """Read 45: the sentence over the mask table said a node may attend "only to the context and its own
+    ancestors", which leaves the node itself out, while the table's diagonal marks every node ✓ (and quiz item
+    tr-mask counts it). The sentence now names the node itself, in both languages."""
+    from specviz.core.i18n import _, using
+
+    mask = view.tree_attention_mask([parent for _, parent in view.TREE_NODES])
+    assert all(mask[i][i] for i in range(len(mask)))
+    assert "its own ancestors and itself" in view.TREE_TEXT["mask"]
+    with using("pt"):
+        assert "aos seus próprios ancestrais e a si mesmo" in _(view.TREE_TEXT["mask"])
+
+
+def test_the_eagle_section_says_specvizs_eagle_3_scores_tokens_with_its_own_head():
+    """Read 45: the EAGLE section's diagram and text showed EAGLE-1 (the next feature read off the target's LM
+    head) and said of EAGLE-3 only that it fuses layers and trains on its own outputs; specviz's drafter, whose c
+    the section quotes, is an EAGLE-3 with a head of its own over a smaller draft vocabulary and no feature target
+    (its card: "no feature regression")."""
+    import json
+
+    from specviz.core.paths import MODELS_DIR
+
+    meta = json.loads((MODELS_DIR / "smollm2-eagle" / "specviz.json").read_text(encoding="utf-8"))
+    assert meta["kind"] == "eagle3" and meta["draft_vocab_size"] < meta["vocab_size"]
+    eagle = next(p for p in view.PROPOSERS if p.key == "eagle")
+    assert "target's LM head" in eagle.dot and "as the diagram shows" in eagle.how
+    assert "EAGLE-3, specviz's kind, no longer predicts the next feature" in eagle.how
+    assert "a head of its own over a smaller draft vocabulary" in eagle.how
+
+
+def test_the_layer_skip_speed_names_the_one_prompt_its_run_measured():
+    """Read 45: the layer-skip speed range read as a general figure; its run measured one question-answering prompt
+    (suite qa), as the n-gram section says of its one copying prompt."""
+    import json
+
+    from specviz.core.paths import BENCHMARKS_DIR
+
+    run = json.loads((BENCHMARKS_DIR / "default-cpu-layerskip" / "results.json").read_text(encoding="utf-8"))
+    rows = [r for r in run["summary"] if r["proposer"] == "layerskip-7"]
+    assert rows and {r["prompts"] for r in rows} == {1}
+    assert [(suite["name"], suite["title"]) for suite in run["suites"]] == [("qa", "Question answering")]
+    layerskip = next(p for p in view.PROPOSERS if p.key == "layerskip")
+    assert "here, on one question-answering prompt at a fixed K" in layerskip.loses

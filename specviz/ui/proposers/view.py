@@ -122,7 +122,7 @@ PROPOSERS: list[Proposer] = [
         needs=N_("A model trained to exit early (LayerSkip's early-exit loss), or its early layers guess poorly."),
         wins=N_("One model to serve and store; a good fit for models trained with early exit."),
         loses=N_("Untrained models: SmolLM2's first 7 of 30 layers rarely agree with the full model ({layerskip}× "
-                 "the speed of specviz's target-only decoding here at a fixed K)."),
+                 "the speed of specviz's target-only decoding here, on one question-answering prompt at a fixed K)."),
         dot=_dot({"e": (N_("first layers\\n+ LM head"), _DRAFT), "f": (N_("all layers\\n(1 pass)"), _TARGET)},
                  [("e", "f", N_("K tokens + q")), ("e", "e", N_("K times"))]),
         example="smollm-layerskip-t07", quiz_prefixes=("ls-",), figures=("c_layerskip", "layerskip")),
@@ -166,9 +166,10 @@ PROPOSERS: list[Proposer] = [
         "eagle", N_("EAGLE-1/2/3"),
         how=N_("A one-layer drafter reads the target's own features: EAGLE-1 predicts the next hidden state from the "
                "current one and the next token's embedding (the token shifted by one, which removes the guesswork "
-               "Medusa's heads face) and reads tokens off the target's head. EAGLE-2 grows the candidate tree where "
-               "the drafter is confident; EAGLE-3 drafts from fused low, middle and high layer features and trains "
-               "on its own outputs."),
+               "Medusa's heads face) and reads tokens off the target's head, as the diagram shows. EAGLE-2 grows the "
+               "candidate tree where the drafter is confident. EAGLE-3, specviz's kind, no longer predicts the next "
+               "feature: it drafts from fused low, middle and high layer features, scores tokens with a head of its "
+               "own over a smaller draft vocabulary, and trains on its own outputs."),
         costs=N_("One small layer (specviz's: c = {c_eagle} here); training on the target's hidden states; the target "
                  "must hand its features to the drafter after every pass."),
         needs=N_("Access to the target's hidden states; training data; for a tree, tree attention (a static tree in "
@@ -312,7 +313,7 @@ TREE_TEXT = {
                 "instead of a chain: several candidates per position, each branch a possible continuation. The "
                 "target scores every node in one pass."),
     "mask": N_("**Tree attention mask.** All nodes go into one pass as a flat list; each node may attend only to the "
-               "context and its own ancestors, not to its siblings' branches. ✓ = may attend."),
+               "context, its own ancestors and itself, not to its siblings' branches. ✓ = may attend."),
     "path": N_("**Longest accepted path.** Greedy (T = 0): walk down from the root, at each node follow the child "
                "that equals the target's argmax; stop when none does and emit the argmax there: the green path above, its nodes marked ✓."),
     "exact": N_("**The exact rule at T > 0** (recursive rejection sampling). Start at the root with p′ = p and q′ = "

@@ -287,3 +287,20 @@ def test_the_kept_help_does_not_deny_alphas_value_to_resampling_from_p():
         with using(lang):
             text = exactness_view._(exactness_view.KEPT_HELP, alpha="0.700")
         assert words in text and "it is not α." not in text, text
+
+
+@pytest.mark.slow  # an AppTest run of the page: make test runs it
+def test_no_p_value_is_shown_where_no_test_ran():
+    """Read 45: at temperature 0 (one outcome) or with too few samples, every outcome pools into one group and no
+    chi-square test runs; the verdicts said so, but the metric beside them read "Chi-square p-value 1", a value no
+    test produced. It now reads "–", and its help says why."""
+    from specviz.labs.exactness import chi_square_test
+
+    assert exactness_view.p_value_text(chi_square_test([40, 10], [0.99, 0.01])) == "–"  # too few samples
+    assert exactness_view.p_value_text(chi_square_test([52, 48], [0.5, 0.5])) != "–"
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.session_state["exact_temperature"] = 0.0
+    at.run()
+    assert not at.exception and sum("Nothing to test" in i.value for i in at.info) == 2
+    metric = next(m for m in at.metric if m.label == "Chi-square p-value (speculative)")
+    assert metric.value == "–" and "where no test ran" in metric.proto.help

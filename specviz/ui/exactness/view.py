@@ -237,6 +237,22 @@ def verdict_box(title: str, counts, probs) -> exactness.ChiSquareResult:
     return result
 
 
+def p_value_text(test: exactness.ChiSquareResult) -> str:
+    """The speculative test's p-value for its metric: 0 where a sample of probability 0 refutes p outright, "–"
+    where no test ran (one group left after pooling; the 1 the result holds
+    there is no p-value; read 45: the metric read "1" beside "Too few samples to test"), else three digits.
+
+    >>> from specviz.labs.exactness import chi_square_test
+    >>> p_value_text(chi_square_test([3, 1], [0.5, 0.5])), p_value_text(chi_square_test([0, 9], [1.0, 0.0]))
+    ('–', '0')
+    """
+    if test.impossible:
+        return "0"
+    if test.dof == 0:
+        return "–"
+    return significant(test.p_value, 3)
+
+
 def render_samples(result: LabResult, rule_label: str, drift: float | None) -> None:
     """The two verdicts, the numbers behind them, the histogram and the TV-vs-N curve."""
     spec_counts, plain_counts = result.counts()
@@ -246,9 +262,9 @@ def render_samples(result: LabResult, rule_label: str, drift: float | None) -> N
     with v2:
         verdict_box(_("Target-only decoding"), plain_counts, result.exact_probs)
     m1, m2, m3 = st.columns(3)
-    m1.metric(_("Chi-square p-value (speculative)"),  # a sample of probability 0 refutes p outright: exactly 0
-              "0" if spec_test.impossible else significant(spec_test.p_value, 3),
-              help=_("How often chance alone would produce a gap at least this large if the samples came from p."))
+    m1.metric(_("Chi-square p-value (speculative)"), p_value_text(spec_test),
+              help=_("How often chance alone would produce a gap at least this large if the samples came from p; "
+                     "– where no test ran (the verdict says why)."))
     m2.metric(_("TV distance to p (speculative)"),
               number(exactness.tv_distance(spec_counts, result.exact_probs), 4))
     m3.metric(_("TV distance to p (target-only)"),

@@ -1332,3 +1332,25 @@ def test_a_bench_with_no_shape_flag_announces_a_chain_for_n_gram_lookup():
     default = SimpleNamespace(name="default", default_proposer="eagle")
     assert default_shape(default, 0.0, ["ngram"])[0].tree_nodes == 0
     assert default_shape(default, 0.0, ["layerskip"])[0].tree_nodes == 16
+
+
+def test_the_benchmarks_readme_quotes_each_bench_command_as_its_run_recorded_it():
+    """Read 45: assets/benchmarks/README.md says its "exact command" column holds "the ones the runs recorded", but
+    three rows (default-cpu-f32-medusa, -ngram, -layerskip) gave their flags in another order and the Medusa row left
+    out `--policies constant`. Every `python -m specviz bench` command of the folder table is now its folder's
+    results.json `command`, character for character."""
+    import re
+
+    rows = [line for line in (BENCHMARKS_DIR / "README.md").read_text(encoding="utf-8").splitlines()
+            if line.startswith("| `") and line.count(" | ") >= 2]
+    checked = []
+    for row in rows:
+        folder, command_cell = row.split(" | ")[0].strip("| `"), row.rsplit(" | ", 1)[1]
+        quoted = re.findall(r"`(python -m specviz bench [^`]*)`", command_cell)
+        if not quoted:  # a script's command (targets_bench, gpu_check, ...): the bench line is in its results.md
+            continue
+        recorded = json.loads((BENCHMARKS_DIR / folder / "results.json").read_text(encoding="utf-8"))["command"]
+        assert quoted == [recorded], folder
+        checked.append(folder)
+    assert {"default-cpu-f32-medusa/", "default-cpu-ngram/", "default-cpu-layerskip/", "default-cpu-drafts/",
+            "default-cpu-bf16-trees/"} <= set(checked)

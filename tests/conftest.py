@@ -52,7 +52,7 @@ def pytest_configure(config):
 
 # No test may hang (issue 47): each gets a time limit by its tier (pytest-timeout, setup and teardown included, so a
 # module's server or model load counts against its first test), unless it sets its own with @pytest.mark.timeout.
-# The limits sit far above what a test takes on a quiet 2-core machine (a fast-tier test under about 0.7 s, the `slow`
+# The limits sit far above what a test takes on a quiet 2-core machine (a fast-tier test under about 0.35 s, the `slow`
 # marker's bound in pyproject.toml; the 30-tab load test, a browser test, 95 s: docs/classroom.md): a loaded machine
 # passes, and a hang fails in minutes with the test's name and every thread's stack instead of stalling the run.
 TIMEOUTS = {"serving": 1200, "browser": 600, "model": 600, "statistical": 300, "slow": 300}  # seconds, by marker

@@ -1,8 +1,9 @@
-"""Take eight of the screenshots of README.md and docs/app.md in a browser: `python -m specviz.scripts.screenshots`.
+"""Take eight of the screenshots the READMEs and app tours show, in a browser: `python -m specviz.scripts.screenshots`.
 
-Starts `streamlit run app.py` on a free local port, drives Debian's Chromium with Playwright and writes the eight
-below (the others, such as the tree, lookup, Proposers, sandbox, phone and Portuguese Overview shots, come from
-one-off runs of its helpers or a browser test: docs/app.md, "Where the screenshots come from", says which)
+The READMEs and app tours are README.md, README.pt-BR.md, docs/app.md and docs/app.pt-BR.md. The script starts
+`streamlit run app.py` on a free local port, drives Debian's Chromium with Playwright and writes the eight below
+(the others, such as the tree, lookup, Proposers, sandbox, phone and Portuguese Overview shots, come from one-off
+runs of its helpers or a browser test: docs/app.md, "Where the screenshots come from", says which)
 
     assets/screenshots/playground.png   the Playground at the first step that kept some drafts, then rejected one
     assets/screenshots/race.png         the Timeline & race page on the EAGLE example (its trace names its machine)

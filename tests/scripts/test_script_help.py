@@ -124,7 +124,19 @@ def test_the_screenshots_docstring_lists_the_eight_files_the_script_writes_not_e
     listed = set(re.findall(r"([a-z-]+\.png)", doc.split("says which)")[1].split("Needs `chromium`")[0]))
     written = set(re.findall(r'"([a-z-]+\.png)"', code))
     assert listed == written and len(written) == 8, (listed, written)
-    assert doc.startswith("Take eight of the screenshots of README.md and docs/app.md")
+    # Read 45: it said "of README.md and docs/app.md", where pt-theory-batch.png is in neither (docs/app.pt-BR.md
+    # shows it) and pt-playground.png only in the Portuguese README and tour: the first line, which --help prints,
+    # now names the docs by kind and the docstring lists them; each file written is shown in one of them
+    assert doc.startswith("Take eight of the screenshots the READMEs and app tours show")
+    from pathlib import Path
+
+    root = Path(screenshots.__file__).resolve().parents[2]
+    named = ["README.md", "README.pt-BR.md", "docs/app.md", "docs/app.pt-BR.md"]
+    assert "The READMEs and app tours are " + ", ".join(named[:3]) + " and " + named[3] + "." in " ".join(doc.split())
+    shown = " ".join((root / name).read_text(encoding="utf-8") for name in named)
+    assert [png for png in sorted(written) if f"screenshots/{png}" not in shown] == []
+    assert "pt-theory-batch.png" not in (root / "README.md").read_text(encoding="utf-8") + (
+        root / "docs" / "app.md").read_text(encoding="utf-8")
     assert "all eight, into assets/screenshots/" in doc
 
 

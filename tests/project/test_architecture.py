@@ -192,3 +192,19 @@ def test_the_serving_labs_spec_names_are_not_called_vllms_methods():
     charts = (ROOT / "specviz" / "ui" / "serving" / "charts.py").read_text(encoding="utf-8")
     assert "are vLLM's method names" not in charts and "draft_model" in charts
     assert "`NOT_PROPOSERS`: vLLM's methods" not in " ".join(DOC.read_text(encoding="utf-8").split())
+
+
+def test_adding_a_proposer_translates_every_message_of_its_line_and_compiles_them():
+    """Read 45: step 3 of "Adding a proposer" said to run `make i18n` and translate "the label and note", but a
+    registry line marks three messages (label, phrase, note; a setting adds its label and help), and the catalog is
+    compiled only by a second `make i18n`: a `.mo` older than the `.po` fails `make test`."""
+    from specviz.engine.proposers import registry
+
+    text = " ".join(DOC.read_text(encoding="utf-8").split())
+    step = text[text.index("3. Run `make i18n`"):text.index("`make_proposer`, `RunSpec`")]
+    assert "the label and note in" not in step
+    assert "the label, the phrase and the note, and a setting's label and help" in step
+    assert "then run `make i18n` again to compile them" in step
+    info = registry.proposers()[0]
+    assert {"label", "phrase", "note"} <= set(type(info).__dataclass_fields__)
+    assert {"label", "help"} <= set(registry.ProposerSetting.__dataclass_fields__)

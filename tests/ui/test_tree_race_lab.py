@@ -85,6 +85,30 @@ def test_a_race_link_without_a_tree_lane_stays_as_it_was():
     assert race_settings.DEFAULTS.tree_nodes == 0  # no tree lane unless asked for
 
 
+
+def test_a_tree_lanes_step_that_drafted_nothing_says_so_in_both_languages():
+    """Read 45: a tree lane's last step, with one token left to write, drafts no node, and its hover read "0 nó
+    rascunhado" in Portuguese (whose plural rule puts 0 in the singular); it now reads "nenhum nó rascunhado", and
+    "no node drafted" in English."""
+    from specviz.runs.running import run, run_target_only
+    from specviz.runs.runspec import RunSpec
+    from specviz.ui.race.figures import race_figure
+
+    chain_spec = RunSpec(pair="toy", proposer="draft", prompt="hello", k=3, max_new_tokens=14, temperature=0.0)
+    chain, base = run(chain_spec), run_target_only(chain_spec)
+    tree = run(RunSpec(pair="toy", proposer="draft", prompt="hello", k=3, tree_nodes=8, tree_width=2,
+                       max_new_tokens=14, temperature=0.0))
+    assert tree.steps[-1].n_drafted == 0  # 13 tokens written before it: the last step has one left to write
+    last = f"<b>step {len(tree.steps)}</b>"
+    for lang, none, zero in (("en", "<br>no node drafted, accepted 0, emitted 1<br>", "<br>0 node"),
+                             ("pt", "<br>nenhum nó rascunhado, aceitos 0, emitidos 1<br>", "<br>0 nó")):
+        with using(lang):
+            fig = race_figure(chain, base, tree)
+        hovers = [h for bar in fig.data for h in (bar.hovertext or [])]
+        tree_last = [h for h in hovers if none in h]
+        assert tree_last and all(h.replace("passo", "step").startswith(last) for h in tree_last)
+        assert not any(zero in h for h in hovers)
+
 @pytest.mark.slow
 def test_a_race_with_a_tree_lane_in_portuguese(monkeypatch):
     monkeypatch.chdir(ROOT)

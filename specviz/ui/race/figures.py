@@ -58,13 +58,7 @@ def _lane_bars(fig: go.Figure, lane: str, bars: list[Interval], *, speculative: 
         if phase == "prefill":
             hover = [_("<b>{lane}</b><br>prefill: {ms} ms", lane=lane, ms=_ms(e - s)) for s, e, _b in segs]
         elif speculative and tree:
-            hover = [ngettext("<b>step {step}</b> ({phase})<br>{nodes} node drafted, accepted {accepted}, emitted "
-                              "{emitted}<br>draft {draft} ms, verify {verify} ms, step {total} ms",
-                              "<b>step {step}</b> ({phase})<br>{nodes} nodes drafted, accepted {accepted}, emitted "
-                              "{emitted}<br>draft {draft} ms, verify {verify} ms, step {total} ms", b.k,
-                              step=b.index + 1, phase=names[phase], nodes=b.k, accepted=b.n_accepted,
-                              emitted=b.n_emitted, draft=_ms(b.draft_seconds), verify=_ms(b.verify_seconds),
-                              total=_ms(b.seconds)) for _s, _e, b in segs]
+            hover = [_tree_step_hover(b, names[phase]) for _s, _e, b in segs]
         elif speculative:  # `b.k` is what this step drafted, not the run's K: a last step near the limit drafts fewer
             hover = [_("<b>step {step}</b> ({phase})<br>drafted {drafted}, accepted {accepted}, emitted {emitted}<br>"
                        "draft {draft} ms, verify {verify} ms, step {total} ms", step=b.index + 1, phase=names[phase],
@@ -105,6 +99,20 @@ def _untimed_bar(fig: go.Figure, lane: str, trace: Trace, legend: set[str]) -> N
                                      pattern=dict(shape="/", fgcolor=GREY)),
                          hovertext=[hover], hoverinfo="text"))
     legend.add(name)
+
+
+def _tree_step_hover(b: Interval, phase: str) -> str:
+    """A tree lane's step as its hover reads it: the nodes it drafted, or none on a last step with one token left to
+    write (read 45: Portuguese's plural rule writes a count of 0 in the singular, "0 nó rascunhado")."""
+    values = dict(step=b.index + 1, phase=phase, accepted=b.n_accepted, emitted=b.n_emitted,
+                  draft=_ms(b.draft_seconds), verify=_ms(b.verify_seconds), total=_ms(b.seconds))
+    if not b.k:
+        return _("<b>step {step}</b> ({phase})<br>no node drafted, accepted {accepted}, emitted {emitted}<br>"
+                 "draft {draft} ms, verify {verify} ms, step {total} ms", **values)
+    return ngettext("<b>step {step}</b> ({phase})<br>{nodes} node drafted, accepted {accepted}, emitted "
+                    "{emitted}<br>draft {draft} ms, verify {verify} ms, step {total} ms",
+                    "<b>step {step}</b> ({phase})<br>{nodes} nodes drafted, accepted {accepted}, emitted "
+                    "{emitted}<br>draft {draft} ms, verify {verify} ms, step {total} ms", b.k, nodes=b.k, **values)
 
 
 def race_figure(spec: Trace, base: Trace, tree: Trace | None = None) -> go.Figure:

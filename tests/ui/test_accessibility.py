@@ -231,6 +231,15 @@ def test_a_charts_table_writes_large_numbers_in_full_and_says_what_it_left_out()
     assert len(charts.figure_table(many.update_traces(x=list(range(1, 81)), y=[1.0] * 80))) == 80
 
 
+
+def test_a_charts_table_says_one_row_left_out_in_portuguese_without_a_plural():
+    """Read 45: the last row read "… e mais 1 que não estão listados aqui" for one row left out, a plural verb and
+    adjective after a count of one; the Portuguese now needs no agreement ("fora desta lista")."""
+    fig = go.Figure(go.Scatter(x=list(range(1, 202)), y=[1.0] * 201, name="speedup"), layout={"xaxis_title": "B"})
+    assert charts.figure_table(fig)["B"].iloc[-1] == "… and 1 more not listed here"
+    with using("pt"):
+        assert charts.figure_table(fig)["B"].iloc[-1] == "… e mais 1 fora desta lista"
+
 def _ngram_step_with_a_rejection():
     from specviz.labs.examples import load_example
 

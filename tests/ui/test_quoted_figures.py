@@ -76,6 +76,9 @@ def test_the_two_eagle_speedups_each_say_their_dtype_and_run(lang):
         sources = [proposers_view.source_text(figures[key]) for key in ("eagle", "eagle_f32")]
         machines = [quoted.machine(figures[key].folder) for key in ("eagle", "eagle_f32")]
     assert shown["eagle"] in eagle and shown["eagle_f32"] in eagle and "bfloat16" in eagle and "float32" in eagle
+    # read 45: "é 1,2× tão rápido quanto o model.generate", a calque, beside the page's "{layerskip}× a velocidade"
+    assert (f"{shown['eagle']}× as fast as model.generate" if lang == "en"
+            else f"tem {shown['eagle']}× a velocidade do model.generate") in eagle
     assert shown["eagle_f32"] in medusa and "float32" in medusa and "bfloat16" not in medusa
     assert "eagle_f32" in sections["eagle"].figures  # so the caption names the float32 run too
     assert ("chain of 4" if lang == "en" else "cadeia de 4") in sources[0]

@@ -494,7 +494,10 @@ def format_step(step: Step, color: bool = False) -> str:
     times = dict(index=format(step.index + 1, ">3"), context=step.context_length,
                  draft=number(step.draft_seconds * 1e3, 0), verify=number(step.verify_seconds * 1e3, 0),
                  before=step.target_cache_before, after=step.target_cache_after)
-    if step.tree is not None:  # Step.k is the main line's length (the drafts listed below), not the tree's depth
+    if step.tree is not None and not step.tree.nodes:  # one token left to write: "árvore de 0 nó" in pt (read 45)
+        head = _("step {index}  context {context}  no node drafted  draft {draft} ms  verify {verify} ms  cache "
+                 "target {before}->{after}", **times)
+    elif step.tree is not None:  # Step.k is the main line's length (the drafts listed below), not the tree's depth
         # read 44: "tree of 9 nodes" beside --tree-nodes 6 --tree-lookup 3 named two counts "nodes"; no model
         # drafted the copied tokens, so they are counted apart, in the Playground's words
         copied = sum(node.copied for node in step.tree.nodes)

@@ -328,6 +328,23 @@ def test_a_one_node_tree_steps_head_says_one_node_in_both_languages():
     assert "árvore de 1 nó, profundidade 1" in head and "1 nós" not in head, head
 
 
+
+def test_a_tree_step_that_drafted_nothing_says_so_in_both_languages():
+    """Read 45: a tree run's last step, with one token left to write, drafts an empty tree, and its head read "tree of
+    0 nodes, depth 0", "árvore de 0 nó" in Portuguese (whose plural rule puts 0 in the singular); it now says that no
+    node was drafted."""
+    from specviz.cli import format_step
+    from specviz.core.i18n import using
+    from specviz.engine.trace import EmittedToken, Step, TreeRecord
+
+    empty = Step(5, 17, 0, "eagle", [], [EmittedToken(9, "f", "target")], tree=TreeRecord([], []))
+    assert empty.n_drafted == 0
+    head = format_step(empty).splitlines()[0]
+    assert "no node drafted" in head and "tree of 0" not in head, head
+    with using("pt"):
+        head = format_step(empty).splitlines()[0]
+    assert "nenhum nó rascunhado" in head and "0 nó" not in head, head
+
 def test_compares_no_warmup_help_counts_the_warm_up_runs_it_skips():
     """Read 44: `--no-warmup` said it skips "the short untimed warm-up run", one, while compare runs two before its
     timed pair (a short speculative run, then a short target-only one); the help now says both, with their length."""

@@ -560,6 +560,11 @@ def test_the_settings_line_says_a_trees_width_is_at_most():
     line = settings_line(SimpleNamespace(settings={"tree_nodes": 1, "tree_width": 1, "tree_lookup": 1}, meta={}))
     assert "a draft tree of up to 1 node, at most 1 child each" in line
     assert "a lookup branch of up to 1 token copied from the context" in line
+    # read 45: Portuguese wrote the adjective after the count, "de até 1 token copiados do contexto"
+    from specviz.core.i18n import using
+    with using("pt"):
+        line = settings_line(SimpleNamespace(settings={"tree_nodes": 1, "tree_width": 1, "tree_lookup": 1}, meta={}))
+    assert "um ramo de busca, copiado do contexto, de até 1 token" in line and "copiados" not in line, line
 
 
 def test_the_not_reached_meaning_covers_a_trees_untested_nodes():

@@ -18,14 +18,15 @@ def test_the_serving_lab_docs_name_the_third_counter_as_the_page_does():
     """app.md and serving.md listed the Serving lab's live figures as "... drafts and tokens per second"; the page's
     counter is "Steps with drafts" (vLLM's num_drafts: one request's verify step that carried drafts, "not a drafted
     token", as its help says), so "drafts per second" read as drafted tokens per second, a quantity the page does not
-    show. The Portuguese tour already said "passos com rascunhos"."""
+    show. The Portuguese tour already said "passos com rascunhos" (read 45: now "passos com palpites", the glossary's
+    word for drafts)."""
     view = (ROOT / "specviz" / "ui" / "serving" / "view.py").read_text(encoding="utf-8")
     assert '_("Steps with drafts")' in view and "not a drafted token" in view
     for page in ("app.md", "serving.md"):
         text = flat(page)
         assert re.search(r"\), drafts and tokens per second", text) is None, page
         assert "steps with drafts and tokens per second" in text, page
-    assert "passos com rascunhos e tokens por segundo" in flat("app.pt-BR.md")
+    assert "passos com palpites e tokens por segundo" in flat("app.pt-BR.md")
 
 
 def test_the_tours_say_the_exit_ticket_points_to_the_lessons_of_the_questions_missed():

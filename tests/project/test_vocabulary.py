@@ -183,7 +183,10 @@ CALQUES = re.compile(r"\bpontu(?:ar|a|am|ada|adas|ado|ados|ando)\b|regra da cade
                      # the 43rd read: the Medusa heads are "cabeças de previsão" (the glossary), not "do Medusa" alone
                      r"cabeças (?:do|de) Medusa|"
                      # the 45th read: the residual is "a distribuição residual" (the glossary), never "o residual"
-                     r"\b(?:o|do|no|ao|pelo) residual\b", re.IGNORECASE)
+                     r"\b(?:o|do|no|ao|pelo) residual\b|"
+                     # and steps that carried drafts are "passos com palpites" (a draft token is a "palpite"); the
+                     # catalog said "passos com rascunho" and "passos com rascunhos" for one count
+                     r"passos com rascunhos?\b", re.IGNORECASE)
 
 
 # Issue 43's full read: accepted / drafted is below α because the drafts after a step's first rejection still count

@@ -713,8 +713,8 @@ def test_the_engine_comparison_names_specvizs_dtype_only_where_the_sweep_records
         sweep.compare_specviz(recorded_dtype)
     # vLLM's mean accepted length counts the steps that drafted: specviz's like-for-like column sits beside it
     columns = list(frames[-1].columns)
-    assert columns.index("comprimento médio de aceitação do specviz (passos com rascunho)") == \
-        columns.index("comprimento médio de aceitação do vLLM (passos com rascunho, dos seus contadores)") + 1, columns
+    assert columns.index("comprimento médio de aceitação do specviz (passos com palpites)") == \
+        columns.index("comprimento médio de aceitação do vLLM (passos com palpites, dos seus contadores)") + 1, columns
     cells = frames[-1].drop(columns=frames[-1].columns[0]).to_numpy().ravel().tolist()
     assert cells and all(isinstance(c, str) for c in cells) and any("," in c for c in cells), cells
     sweep.compare_specviz(replace(result, server={k: v for k, v in result.server.items() if k != "dtype"}))

@@ -602,11 +602,14 @@ STOP_REASONS = {StopReason.EOS: N_("eos"), StopReason.MAX_NEW_TOKENS: N_("max_ne
 def low_acceptance_hint(trace: Trace) -> list[str]:
     """One line of advice when the draft was almost never right (speculation then only costs time): few drafts kept
     and about one token per step. A tree's accepted / drafted counts every node, so a tree that keeps two or three
-    tokens per forward can sit below 0.1 too; the tokens per step tell the two apart."""
-    if not trace.num_drafted or trace.acceptance_rate >= 0.1 or trace.mean_accepted_length >= 1.5:
+    tokens per forward can sit below 0.1 too; the tokens per step tell the two apart. The count it quotes is of
+    drafts only, as the Playground's "Drafts accepted" counts them: the tokens a tree's lookup branch copied from the
+    context are no model's drafts, and the share it tests is theirs too (read 45: it counted copies as drafts kept)."""
+    drafted, kept = trace.num_drafted - trace.num_copied, trace.num_accepted - trace.num_copied_accepted
+    if not drafted or kept / drafted >= 0.1 or trace.mean_accepted_length >= 1.5:
         return []
     return [_("  note: the draft was rarely right ({kept_of_drafted}), so each step paid for "
               "drafting and still emitted about one token. An untrained draft (layer-skip) rarely agrees; with the "
               "default pair try --proposer eagle (trained for it), --proposer ngram on text that repeats the "
               "prompt, or `compare` to see the cost.",
-              kept_of_drafted=drafts_kept(trace.num_accepted, trace.num_drafted))]
+              kept_of_drafted=drafts_kept(kept, drafted))]

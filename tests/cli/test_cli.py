@@ -745,3 +745,27 @@ def test_a_greedy_tree_trace_written_before_the_point_mass_field_shows_the_q_the
     assert all(node.point_mass for step in old.steps for node in step.tree.nodes)
     data["settings"]["temperature"] = 0.7  # a sampled tree's nodes are drawn from q: nothing to mark
     assert not any(node.point_mass for step in Trace.from_dict(data).steps for node in step.tree.nodes)
+
+
+def test_the_rarely_right_hint_counts_drafts_only_not_the_lookup_branchs_copies():
+    """Read 45: the hint's "{kept} of {n} drafts kept" counted the tokens a tree's lookup branch copied from the
+    context as drafts (and a kept copy as a kept draft), where the Playground's "Drafts accepted" and its live-run
+    lines count the model's drafts only: one name, two counts. Here 4 steps each draft 10 nodes (none kept) and copy
+    5 tokens (one step keeps one): the old hint read "1 of 60 drafts kept", the drafts alone are 0 of 40."""
+    from specviz.cli import format_summary
+    from specviz.engine.trace import Decision, EmittedToken, Step, TreeNode, TreeRecord
+
+    def step(keeps_copy: bool) -> Step:
+        drafted = [TreeNode(8, "b", -1, 1, 0.1, 0.0, "rejected" if i == 0 else "not reached") for i in range(10)]
+        copied = [TreeNode(7, "a", -1, 1, 1.0, 0.9, "accepted" if keeps_copy else "not reached", copied=True)] + [
+            TreeNode(7, "a", 10, d, 1.0, 0.0, "not reached", copied=True) for d in range(2, 6)]
+        decisions = [Decision(0, 7 if keeps_copy else 8, "a", 1.0, 0.9, 0.9, 0.9, 0.1, keeps_copy, True)]
+        emitted = ([EmittedToken(7, "a", "accepted")] if keeps_copy else []) + [EmittedToken(9, "c", "recovered")]
+        return Step(0, 3, 5, "eagle", decisions, emitted, tree=TreeRecord(drafted + copied, [10] if keeps_copy else []))
+
+    steps = [step(True)] + [step(False)] * 3
+    trace = Trace("speculative", {}, [1, 2], [t.token_id for s in steps for t in s.emitted], steps)
+    assert (trace.num_drafted, trace.num_accepted, trace.num_copied, trace.num_copied_accepted) == (60, 1, 20, 1)
+    assert trace.mean_accepted_length == 1.25
+    text = format_summary(trace)
+    assert "rarely right (0 of 40 drafts kept)" in text and "1 of 60 drafts kept" not in text

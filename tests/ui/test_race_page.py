@@ -691,3 +691,26 @@ def test_the_token_lines_hover_puts_the_count_after_a_colon():
     with using("pt"):
         fig = figures.tokens_figure(spec, base)
     assert {t.hovertemplate.split("<extra>")[0] for t in fig.data} == {"%{x:.3f} s · tokens de saída: %{y}"}
+
+
+@pytest.mark.slow  # two pages under AppTest: over 0.35 s
+def test_k_is_named_a_trees_depth_wherever_a_tree_can_be_drafted(monkeypatch):
+    """Read 45, names: the sidebar's notation and the K sliders beside the tree inputs (the race's tree lane, the
+    Playground's live run) called K "tokens drafted per step" alone, while a tree drafts up to its node budget per
+    step and K is its depth (the tree inputs' help, the CLI's --k, the glossary's "a tree of N nodes, width W,
+    depth K"): one name for two quantities. Each now says which K a tree means, in both languages."""
+    from specviz.ui.common.frame import LEGEND
+
+    monkeypatch.chdir(ROOT)
+    race = _app(race_source="live")
+    assert race.slider(key="race_k").label == "K (drafts per step; the tree lane's depth)"
+    assert race.number_input(key="race_tree_nodes").label.startswith("Tree lane: nodes")  # the inputs it names
+    playground = AppTest.from_file(str(ROOT / "pages" / "playground.py"), default_timeout=60).run()
+    playground.radio(key="playground_source").set_value("live").run()
+    assert playground.slider(key="playground_k").label == "K: drafts per step (a tree's depth)"
+    assert "**K** = tokens drafted per step (a draft tree's depth)" in _(LEGEND)
+    with using("pt"):
+        assert "tokens rascunhados por passo (a profundidade de uma árvore de rascunho)" in _(LEGEND)
+        assert _("K: drafts per step (a tree's depth)") == "K: palpites por passo (a profundidade de uma árvore)"
+        assert _("K (drafts per step; the tree lane's depth)") == \
+            "K (palpites por passo; a profundidade da raia da árvore)"

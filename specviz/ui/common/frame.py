@@ -45,8 +45,9 @@ PANEL_FAILED = N_("This part of the page could not be drawn just now; it tries a
 
 # The sidebar's one sentence.
 LEGEND = N_("Notation: **p** = the target model's probability for a token, **q** = the draft's, **K** = tokens drafted "
-          "per step, **α** (alpha) = the chance that the target keeps one drafted token: on average Σ min(p, q). It "
-          "is not the measured accepted / drafted, where the drafts after a step's first rejection still count as drafted.")
+          "per step (a draft tree's depth), **α** (alpha) = the chance that the target keeps one drafted token: on "
+          "average Σ min(p, q). It is not the measured accepted / drafted, where the drafts after a step's first "
+          "rejection still count as drafted.")
 
 
 def apply_language() -> str:

@@ -69,7 +69,7 @@ def live_settings_form() -> tuple[RunSpec | str, bool]:
         state[KEYS["proposer"]] = choices[0]
     c2.selectbox(_("Who drafts"), choices, format_func=registry.menu_label, key=KEYS["proposer"],
                  help=who_drafts_help(choices))
-    c3.slider(_("K: drafts per step"), *SETTINGS["k"].bounds, key=KEYS["k"])
+    c3.slider(_("K: drafts per step (a tree's depth)"), *SETTINGS["k"].bounds, key=KEYS["k"])
     note = registry.note_of(state[KEYS["proposer"]])
     if note:
         st.caption(_(note))

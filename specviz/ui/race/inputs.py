@@ -136,7 +136,7 @@ def live_settings() -> RunSpec | str:
                               key="race_proposer")
     prompt = right.text_area(_("Prompt"), key="race_prompt", height=100)
     c1, c2, c3, c4 = st.columns(4)
-    k = c1.slider(_("K (drafts per step)"), *SETTINGS["k"].bounds, key="race_k")
+    k = c1.slider(_("K (drafts per step; the tree lane's depth)"), *SETTINGS["k"].bounds, key="race_k")
     max_new = c2.slider(_("Max new tokens"), SETTINGS["max_new_tokens"].lo, WEB_MAX_NEW_TOKENS, key="race_max_new")
     temperature = number_slider(c3, _("Temperature"), *SETTINGS["temperature"].bounds, step=0.05,
                                 key="race_temperature")

@@ -327,3 +327,16 @@ def test_recuperacao_for_retrieval_only_in_retrieval_augmented_answers():
     assert len(checked) >= 2  # it read them (the two retrieval-augmented answers)
     assert [f"{where}: {pt[:120]}" for where, en, pt in checked if not re.search(r"recover", en, re.IGNORECASE)
             and re.search(r"(?<!com )(?<!por )\brecuperaç(?:ão|ões)\b", pt, re.IGNORECASE)] == []
+
+
+def test_k_defined_on_a_page_that_shows_trees_names_a_trees_depth():
+    """The 45th read, names: the sidebar's notation, the Models page's intro and the Speedup lab's definitions said
+    "K = drafted tokens per step" alone, on pages whose recommended shape or result rows are trees of 16 nodes at
+    depth K; the CLI's --k already said "drafted tokens per step (a tree's depth)". Pages whose K is a chain's only
+    (the Theory explorer, the lesson widgets) keep the short definition."""
+    pages = {"specviz/ui/common/frame.py", "pages/models.py", "specviz/ui/speedup/view.py"}
+    definitions = [m.id for m in extracted_messages() if isinstance(m.id, str) and m.locations
+                   and m.locations[0][0] in pages
+                   and re.search(r"K\**\s*=\s*(?:drafted tokens|tokens drafted) per step", m.id)]
+    assert len(definitions) == 3
+    assert [d for d in definitions if "tree's depth" not in d] == []

@@ -105,5 +105,6 @@ def render_definitions() -> None:
     st.markdown(_(
         "People quote different numbers for the same run. Here is what each label means; the bench's results.json "
         "and results.md define them in the same words, while results.csv heads its columns with short keys (such as "
-        "mat_with_bonus for the mean accepted length). **p = target, q = draft, K = drafted tokens per step.**"))
+        "mat_with_bonus for the mean accepted length). **p = target, q = draft, K = drafted tokens per step (a "
+        "tree's depth).**"))
     st.dataframe(definitions_table(), hide_index=True, width="stretch")

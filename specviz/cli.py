@@ -315,12 +315,13 @@ def run_calibrate(args: argparse.Namespace) -> int:
         # both (31st and 32nd reads)
         kernels = (table.get("machine") or {}).get("kernels") or _("unrecorded")
         print("\n" + _("Predicted here, {title} (MAL, the mean accepted length, counted in {dtype} with {kernels} "
-                       "kernels on {prompts} held-out prompts), best first:", title=title,
-                       dtype=table.get("dtype", "?"), kernels=kernels, prompts=table.get("prompts", "?")))
-        head = (_("shape"), "MAL", _("rows"), _("cost"), _("vs gen."))
-        print("  " + head[0].ljust(30) + "".join(h.rjust(w + 1) for h, w in zip(head[1:], (8, 6, 7, 9))))
+                       "kernels on {prompts} held-out prompts; fed, the mean tokens fed to one verify forward; cost, "
+                       "a step's in one-token forwards; vs gen., the speedup over model.generate), best first:",
+                       title=title, dtype=table.get("dtype", "?"), kernels=kernels, prompts=table.get("prompts", "?")))
+        head = (_("shape"), "MAL", _("fed"), _("cost"), _("vs gen."))  # "fed": the glossary's tokens fed (read 45)
+        print("  " + head[0].ljust(30) + "".join(h.rjust(w + 1) for h, w in zip(head[1:], (8, 7, 7, 9))))
         for p in ranked[: args.top]:
-            print(f"  {p.shape.label():<30} {number(p.tokens_per_forward):>8} {number(p.rows, 1):>6} "
+            print(f"  {p.shape.label():<30} {number(p.tokens_per_forward):>8} {number(p.rows, 1):>7} "
                   f"{number(p.step_cost):>7} {number(p.vs_generate):>8}×")
         note = slowdown_note(ranked[0], cal)
         print("  " + (note or _("Chosen: {shape}.", shape=ranked[0].shape.describe())))

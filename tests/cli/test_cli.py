@@ -415,8 +415,16 @@ def test_calibrate_names_the_dtype_and_kernels_its_counts_were_taken_in(tmp_path
     assert out.returncode == 0, out.stderr
     assert "pair toy in float32" in out.stdout
     # the table's kernels too (32nd read): this run's are onednn-packed, the table's counts were taken with stock
-    assert "(MAL, the mean accepted length, counted in bfloat16 with stock kernels on 3 held-out prompts)" \
+    assert "(MAL, the mean accepted length, counted in bfloat16 with stock kernels on 3 held-out prompts;" \
         in out.stdout
+    # read 45, names: the table's column of tokens fed read "rows", a second name for the glossary's "tokens fed",
+    # which the printout never defined; each column is now named and said
+    header = next(line for line in out.stdout.splitlines() if line.strip().startswith("shape"))
+    assert header.split() == ["shape", "MAL", "fed", "cost", "vs", "gen."]
+    assert "fed, the mean tokens fed to one verify forward; cost, a step's in one-token forwards; vs gen., the " \
+        "speedup over model.generate), best first:" in out.stdout
+    row = next(line for line in out.stdout.splitlines() if line.strip().startswith("chain"))
+    assert row.split()[-4:-2] == ["1.90", "3.0"]  # MAL and the tokens fed, under their headers
 
 
 def test_generate_without_a_shape_takes_the_one_predicted_fastest_here(tmp_path, monkeypatch):

@@ -2,10 +2,11 @@
 
     trace = speculative_generate(target, proposer, ids, k=4, draft_length=Heuristic(start=4))
 
-The engine asks `next_k()` before each step and reports `observe(drafted, accepted)` after verification; the
-step's `k` in the trace is what was actually drafted. A policy changes only *how many* tokens are drafted, never
-how they are verified, so every policy keeps the output exactly the target's in exact arithmetic (identical under
-greedy decoding, identically distributed under sampling). A different K changes how many tokens one verify forward
+The engine asks `next_k()` before each step and reports `observe(drafted, accepted)` after verification; a chain
+step's `k` in the trace is what was actually drafted (a tree step's `k` counts only its main line, the drafts its
+`decisions` list; `Step.draft_depth` is how deep it drafted). A policy changes only *how many* tokens are drafted,
+never how they are verified, so every policy keeps the output exactly the target's in exact arithmetic (identical
+under greedy decoding, identically distributed under sampling). A different K changes how many tokens one verify forward
 feeds, so in floating point a near-tie of the target's two best logits can still flip a greedy token
 (`specviz.engine.numerics`: in bfloat16 it happens, "lossless up to numerics").
 

@@ -134,7 +134,7 @@ class Step:
 
     index: int
     context_length: int
-    k: int
+    k: int  # a chain's drafts; a tree step's main line (`decisions`), not its depth (`draft_depth`)
     proposer: str
     decisions: list[Decision]
     emitted: list[EmittedToken]

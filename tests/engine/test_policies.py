@@ -270,3 +270,19 @@ def test_the_heuristics_k_min_refusal_names_the_constant_policy_as_the_pages_do_
         shown = _("constant K")
     assert shown == "K constante" and "a política de K constante com K = 0" in str(refused.value)
     assert "política constant " not in str(refused.value)
+
+
+def test_a_tree_steps_k_under_a_policy_is_its_main_line_as_the_docstrings_say(pair, ids):
+    """Read 45: the policies docstring said "the step's `k` in the trace is what was actually drafted"; a tree step's
+    `k` is the length of its main line (its `decisions`), while the policy's K is the tree's depth (`draft_depth`)."""
+    import specviz.engine.policies as policies
+    import specviz.engine.trace as trace_module
+
+    trace = speculative_generate(pair.target, pair.draft, ids, k=4, tree_nodes=8, tree_width=2, max_new_tokens=24,
+                                 temperature=1.0, seed=1, eos_token_id=[], draft_length=Heuristic(start=4))
+    trees = [s for s in trace.steps if s.tree is not None]
+    assert trees and all(s.k == len(s.decisions) for s in trees)
+    assert any(s.k != s.draft_depth for s in trees)  # so "what was drafted" would misread it
+    doc = " ".join(policies.__doc__.split())
+    assert "a chain step's `k` in the trace is what was actually drafted" in doc and "main line" in doc
+    assert "not its depth (`draft_depth`)" in open(trace_module.__file__, encoding="utf-8").read()

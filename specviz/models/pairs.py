@@ -66,7 +66,7 @@ class Pair:
     draft: PreTrainedModel | None = None
     chat: bool = False  # True when the tokenizer has a chat template (instruct models)
     default_proposer: str = "draft"
-    eagle: tuple | None = None  # (EagleDrafter, draft vocabulary) for a target with a trained feature drafter
+    eagle: tuple | None = None  # (Eagle3Drafter or EagleDrafter, draft vocabulary): a trained feature drafter
     medusa: tuple | None = None  # (MedusaHeads, draft vocabulary) for a target with trained Medusa heads
     description: str = ""
     info: LoadInfo | None = None  # device, dtype, placement and memory estimate, for pairs loaded by id or folder

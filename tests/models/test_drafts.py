@@ -160,3 +160,16 @@ def test_a_damaged_specviz_json_is_one_sentence(content, tmp_path):
     assert said.startswith(f"The specviz.json in {EAGLE_NAME} is damaged") and said.count(". ") == 0
     drafts.write_meta(folder, {"kind": "eagle3"})
     assert read_meta(folder) == {"kind": "eagle3"} and not list(folder.glob("*.tmp*"))
+
+
+def test_the_pairs_eagle_field_names_the_drafter_class_the_shipped_folder_loads_as():
+    """Read 45: `Pair.eagle` was commented "(EagleDrafter, draft vocabulary)", but the shipped folder holds an EAGLE-3
+    drafter, which `load_eagle` builds as an `Eagle3Drafter` (specviz.json's kind), so `pair.eagle[0]` is one."""
+    import inspect
+
+    from specviz.engine.kinds import DrafterKind
+    from specviz.models import pairs
+
+    assert read_meta(ASSETS / EAGLE_NAME)["kind"] == DrafterKind.EAGLE3
+    line = next(line for line in inspect.getsource(pairs.Pair).splitlines() if line.strip().startswith("eagle:"))
+    assert "Eagle3Drafter" in line, line

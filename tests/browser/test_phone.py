@@ -441,6 +441,26 @@ def test_the_verify_cost_tabs_y_axis_titles_fit_their_plots_on_a_phone(screens, 
     page.close()
 
 
+# every select box's chosen value on the page: its text, whether it is cut (wider than its box) and how the cut shows
+SELECT_VALUES = """() => [...document.querySelectorAll('[data-testid="stSelectbox"] input[role="combobox"]')]
+  .filter(i => i.offsetParent !== null && i.closest('[data-testid="stMain"]'))
+  .map(i => ({value: i.value, cut: i.scrollWidth > i.clientWidth + 1, overflow: getComputedStyle(i).textOverflow}))"""
+
+
+@pytest.mark.parametrize("path, viewport", [("/exactness?lang=en", {"width": 1400, "height": 900}),
+                                            ("/theory?lang=pt", PHONE)])
+def test_a_cut_select_value_ends_in_an_ellipsis(screens, base, path, viewport):
+    """Read 45: a select box cut its chosen value mid-letter with no sign of the cut: "Toy pair (instant; 32
+    characters and 2 sp" in the Exactness lab at 1400 px, and on a phone in Portuguese the Theory explorer's pair read
+    "Qwen2.5-7B → Qwen2.5-72", another model's name. A cut value now ends in "…" (accessibility.CSS)."""
+    page = _open(screens, base, path, viewport=viewport)
+    found = page.evaluate(SELECT_VALUES)
+    cut = [f for f in found if f["cut"]]
+    assert cut, found  # the long value these pages show is cut at this width: the case this test is about
+    assert [f["value"] for f in cut if f["overflow"] != "ellipsis"] == [], found
+    page.close()
+
+
 def test_a_tables_toolbar_does_not_cover_the_text_above_it_on_a_phone(screens, base):
     """On a phone Streamlit showed the editable table's toolbar without hovering, over the sandbox's intro text."""
     page = _open(screens, base, "/sandbox")

@@ -190,6 +190,15 @@ def test_a_metric_label_wraps_instead_of_ending_in_an_ellipsis():
     assert "white-space:normal !important" in rule and "text-overflow:clip !important" in rule
 
 
+def test_a_select_boxs_cut_value_ends_in_an_ellipsis():
+    """Read 45: a select box's chosen value (an input) was cut mid-letter with no sign of the cut (tests/browser/
+    test_phone.py reads it in a browser)."""
+    from specviz.ui.common.accessibility import CSS
+
+    rule = CSS.split('[data-testid="stSelectbox"] input[role="combobox"] {', 1)[1].split("}", 1)[0]
+    assert "text-overflow:ellipsis" in rule
+
+
 def test_the_focus_rings_contrast_is_the_one_its_comment_states():
     """The 22nd read found "7.0:1 on white" beside FOCUS_COLOR, which reads 6.67:1 there (and 6.05:1 on the sidebar):
     the figures in its comment are recomputed from the colour and the theme's sidebar colour."""

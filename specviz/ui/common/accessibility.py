@@ -120,6 +120,10 @@ CSS = f"""<style>
 [data-testid="stMetricLabel"] [data-testid="stMarkdownContainer"],
 [data-testid="stMetricLabel"] [data-testid="stMarkdownContainer"] p {{white-space:normal !important;
   overflow:visible !important; text-overflow:clip !important;}}
+/* a select box's chosen value (an input): Streamlit cut a long one mid-letter with no sign of the cut ("Toy pair
+   (instant; 32 characters and 2 sp" in the Exactness lab at 1400 px; "Qwen2.5-7B → Qwen2.5-72", another model's
+   name, in the Theory explorer on a phone in Portuguese): it ends in "…" where it is cut */
+[data-testid="stSelectbox"] input[role="combobox"] {{text-overflow:ellipsis;}}
 /* Plotly's toolbar: shown on hover with a mouse, never on a phone (a tap would put it over the chart's title) */
 @media (max-width: 640px), (hover: none) {{ .js-plotly-plot .modebar-container {{display:none !important;}} }}
 /* a table's toolbar (search, download, full screen) sat on the text above the table on a phone, where it shows

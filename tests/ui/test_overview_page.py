@@ -354,3 +354,15 @@ def test_the_default_pairs_proposer_has_one_rule_that_both_callers_read(monkeypa
     loaded = pairs.default_pair(toy.target, toy.tokenizer).default_proposer
     assert loaded == pairs.default_pair_proposer() == ("eagle" if eagle else "layerskip")
     assert this_machine._default_proposer("default") == loaded
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_first_frame_names_the_play_button_as_it_reads(lang):
+    """Read 45: the first frame said "Press play" (pt "Aperte ▶ Reproduzir"), while the button reads "▶ Play the
+    example" ("▶ Reproduzir o exemplo"): it now names the button by its whole label, in both languages."""
+    from specviz.core.i18n import _, using
+
+    spec, _example = load_example(example_name())
+    with using(lang):
+        first, button = play_frames(spec)[0].caption, _("▶ Play the example")
+    assert first.startswith(f"{'Press' if lang == 'en' else 'Aperte'} {button}: "), (first, button)

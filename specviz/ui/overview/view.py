@@ -149,7 +149,8 @@ def play_frames(trace: Trace, meanings: dict[TokenKind, str] | None = None) -> l
     hover text gives its numbers (p, q, min(1, p/q), u), or with `meanings` (English messages by kind) only what its
     kind means, for a reader who has not met those yet."""
     done: list[str] = []
-    frames = [Frame(_wrap(done), _("Press play: the output starts empty."))]
+    # Read 45: named the button as it reads ("▶ Play the example"); the pt said "▶ Reproduzir", half of its label
+    frames = [Frame(_wrap(done), _("Press ▶ Play the example: the output starts empty."))]
     emitted = 0
     for step in trace.steps:
         group: list[str] = []

@@ -304,3 +304,12 @@ def test_no_p_value_is_shown_where_no_test_ran():
     assert not at.exception and sum("Nothing to test" in i.value for i in at.info) == 2
     metric = next(m for m in at.metric if m.label == "Chi-square p-value (speculative)")
     assert metric.value == "–" and "where no test ran" in metric.proto.help
+
+
+def test_the_p_value_metric_and_its_verdict_give_the_same_digits():
+    """Read 45: the verdict said "(chi-square p-value 0.33)" while the metric beside it showed 0.333."""
+    from specviz.labs.exactness import chi_square_test
+
+    for counts, p in (([52, 48], [0.5, 0.5]), ([30, 45, 25], [0.3, 0.4, 0.3]), ([70, 30], [0.5, 0.5])):
+        test = chi_square_test(counts, p)
+        assert test.dof >= 1 and f"(chi-square p-value {exactness_view.p_value_text(test)})" in test.verdict

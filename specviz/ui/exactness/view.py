@@ -240,17 +240,20 @@ def verdict_box(title: str, counts, probs) -> exactness.ChiSquareResult:
 def p_value_text(test: exactness.ChiSquareResult) -> str:
     """The speculative test's p-value for its metric: 0 where a sample of probability 0 refutes p outright, "–"
     where no test ran (one group left after pooling; the 1 the result holds
-    there is no p-value; read 45: the metric read "1" beside "Too few samples to test"), else three digits.
+    there is no p-value; read 45: the metric read "1" beside "Too few samples to test"), else the two significant
+    digits the verdict beside it gives (read 45: the metric said 0.333 where the verdict said 0.33).
 
     >>> from specviz.labs.exactness import chi_square_test
     >>> p_value_text(chi_square_test([3, 1], [0.5, 0.5])), p_value_text(chi_square_test([0, 9], [1.0, 0.0]))
     ('–', '0')
+    >>> p_value_text(chi_square_test([52, 48], [0.5, 0.5]))
+    '0.69'
     """
     if test.impossible:
         return "0"
     if test.dof == 0:
         return "–"
-    return significant(test.p_value, 3)
+    return significant(test.p_value)
 
 
 def render_samples(result: LabResult, rule_label: str, drift: float | None) -> None:

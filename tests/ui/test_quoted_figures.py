@@ -377,7 +377,7 @@ def test_the_playground_shows_the_tree_presets_figure():
     tree, _prompts = quoted.mean_accepted_length("default-cpu-bf16-tree", "eagle", suite="held-out", k=shape["k"],
                                             temperature=0.0, tree_nodes=shape["tree_nodes"])
     captions = " ".join(c.value for c in at.caption)
-    assert f"5: the trained EAGLE drafter proposing a tree of {shape['tree_nodes']} candidates" in captions
+    assert f"5: the trained EAGLE drafter proposing a tree of {shape['tree_nodes']} nodes" in captions
     assert tree.text(2) in captions
 
 

@@ -352,3 +352,34 @@ def test_the_layer_skip_speed_names_the_one_prompt_its_run_measured():
     assert [(suite["name"], suite["title"]) for suite in run["suites"]] == [("qa", "Question answering")]
     layerskip = next(p for p in view.PROPOSERS if p.key == "layerskip")
     assert "here, on one question-answering prompt at a fixed K" in layerskip.loses
+
+
+def test_the_lesson_the_plan_and_the_quiz_let_a_tree_node_see_itself_as_the_mask_does():
+    """Read 45 (review): the Proposers page's mask sentence now lets a node attend to "the context, its own ancestors
+    and itself", but lesson 9 still said the mask "lets each node see only its own ancestors" (its own check, tr-mask,
+    counts the node itself), the lecture plans' lesson 9 note "each node sees its ancestors only" beside the mask
+    table it asks the lecturer to draw, and md-tree's explanation "each token attending only to its own ancestors".
+    Each now names the context and the node itself, in both languages."""
+    from specviz.core.i18n import _, using
+    from specviz.teach.learn import LESSONS
+
+    mask = view.tree_attention_mask([parent for _, parent in view.TREE_NODES])
+    assert all(mask[i][i] for i in range(len(mask)))  # the table's diagonal: every node attends to itself
+    assert load_bank().by_id()["tr-mask"].answer == 2  # a's child c: its ancestor a and itself
+    lesson = next(lesson for lesson in LESSONS if lesson.number == 9)
+    flat = " ".join(lesson.text.split())
+    assert "lets each node see only the context, its own ancestors and itself, as if it were alone" in flat
+    with using("pt"):
+        assert "deixa cada nó ver só o contexto, os seus próprios ancestrais e a si mesmo, como se" in _(lesson.text)
+    plans = {name: " ".join((ROOT / "docs" / name).read_text(encoding="utf-8").split())
+             for name in ("teaching.md", "teaching.pt-BR.md")}
+    assert "each node sees only the context, its ancestors and itself (the table's diagonal)" in plans["teaching.md"]
+    assert "cada nó vê só o contexto, os seus ancestrais e a si mesmo (a diagonal da tabela)" in plans[
+        "teaching.pt-BR.md"]
+    assert "node sees its ancestors only" not in plans["teaching.md"]
+    assert "cada nó vê só os seus ancestrais" not in plans["teaching.pt-BR.md"]
+    for lang, said in (("en", "each token attending only to the context, its own ancestors and itself"),
+                       ("pt", "com cada token prestando atenção só ao contexto, aos seus próprios ancestrais e a si "
+                              "mesmo")):
+        explanation = " ".join(load_bank(lang=lang).by_id()["md-tree"].explanation.split())
+        assert said in explanation, (lang, explanation)

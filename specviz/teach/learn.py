@@ -229,7 +229,7 @@ LESSONS: tuple[Lesson, ...] = (
            "next child is tried. The step ends when every child of a node is rejected (the token then comes from "
            "the last residual) or when the kept path reaches a leaf (a bonus token from the leaf's p). Children "
            "taken as the draft's top k, not drawn from q, are point masses: x is kept with probability p′(x). "
-           "Either way the output is exactly the target's.\n\n"
+           "Either way the output follows the target's distribution exactly.\n\n"
            "**Medusa** adds extra output **heads** (small layers on the target's last hidden state, not "
            "attention's heads): head i guesses the token i+1 positions ahead, all from one pass, and their top "
            "guesses combine into a tree. "

@@ -400,3 +400,19 @@ def test_no_lesson_or_check_writes_p_or_q_before_lesson_3_names_them(lang):
     for qid in checks:
         text = " ".join([_question_text(by_id[qid]), by_id[qid].explanation])
         assert not letter.search(text), (qid, letter.search(text))
+
+
+def test_lesson_9_says_a_trees_output_follows_the_targets_distribution_not_its_text():
+    """Read 45 (review): fa40c7fc rewrote the tree view's "the output is still exactly the target's" (a student reads
+    the target's own tokens, which sampling does not give: the random draws differ) as following the target's
+    distribution; lesson 9 still closed its sampling paragraph with "Either way the output is exactly the target's".
+    Both languages now say what the rule keeps: the distribution."""
+    from specviz.core.i18n import _, using
+
+    lesson = next(lesson for lesson in LESSONS if lesson.number == 9)
+    assert "Either way the output follows the target's distribution exactly." in lesson.text
+    assert "output is exactly the target's" not in lesson.text
+    with using("pt"):
+        text = " ".join(_(lesson.text).split())
+    assert "Nos dois casos a saída segue exatamente a distribuição do alvo." in text
+    assert "a saída é exatamente a do alvo" not in text

@@ -129,3 +129,27 @@ def test_the_explanations_docstrings_do_not_promise_one_sentence():
     for function in (greedy_compare.explain, outputs.agreement):
         assert not function.__doc__.lstrip().startswith("One sentence"), function.__name__
     assert "paragraph" in greedy_compare.explain.__doc__ and "paragraph" in outputs.agreement.__doc__
+
+
+def test_the_near_tie_explanation_names_the_pair_the_committed_checks_ran():
+    """Read 45 (review): 9645121e made the race's outputs notes name the pair the committed greedy-identity checks
+    ran (the default pair with its EAGLE drafter: `greedy_identity`'s defaults, neither file's command names
+    another), but the Playground's and the Exactness lab's near-tie explanation still quoted the same checks under
+    any pair, a toy or Qwen run's included, without saying whose they were. It now names the pair, in both
+    languages."""
+    import json
+
+    from specviz.core.i18n import _, using
+
+    for folder, name in quoted.IDENTITY_FILES.values():
+        command = json.loads((ROOT / "assets" / "benchmarks" / folder / name).read_text(encoding="utf-8"))["command"]
+        assert "--pair" not in command and "--proposer" not in command, command  # so the defaults: default, eagle
+    words = dict(index=3, spec="a", base="b", gap="0.010", dtype="bfloat16", **quoted.greedy_identity_counts(),
+                 **quoted.greedy_identity_machines(), **quoted.greedy_identity_shapes())
+    said = _(greedy_compare.TEXT["parts_tie"], **words)
+    assert "(in the committed checks, run on the default pair, SmolLM2-135M with its EAGLE drafter, greedy output " \
+           "matched on" in said
+    with using("pt"):
+        said = _(greedy_compare.TEXT["parts_tie"], **words)
+    assert ("(nas verificações registradas, feitas com o par padrão, o SmolLM2-135M com o seu rascunhador EAGLE, a "
+            "saída gulosa coincidiu em") in said

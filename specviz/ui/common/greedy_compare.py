@@ -32,8 +32,9 @@ TEXT = {  # English messages, translated with `_()` where they are shown
                     "numbers in another order than a one-token pass, so it rounded the tie the "
                     "other way, and from there the two texts part ways: every later token is written after a "
                     "different text. The rule is "
-                    "exact; {dtype} is lossless only up to numerics (in the committed checks, greedy output matched "
-                    "on {fp32} held-out prompts in float32, drafting {fp32_shape}, on {fp32_cpu}, and on {bf16} in "
+                    "exact; {dtype} is lossless only up to numerics (in the committed checks, run on the default "
+                    "pair, SmolLM2-135M with its EAGLE drafter, greedy output matched on {fp32} held-out prompts in "
+                    "float32, drafting {fp32_shape}, on {fp32_cpu}, and on {bf16} in "
                     "bfloat16, drafting {bf16_shape}, on {bf16_cpu})."),
     "parts_real": N_("Parts from the target-only output at new token {index} (“{spec}” instead of “{base}”), where "
                      "the target's two best logits were {gap} apart ({dtype}): too far apart for rounding to flip. "

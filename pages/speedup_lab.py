@@ -119,8 +119,8 @@ with tab_accept:
         st.caption(_("Every proposer of this run on the same prompts. Divide a point by the one before it to read "
                      "how often a draft was kept once every draft before it was: a drafter that sees the drafts "
                      "before a position (EAGLE reads its own earlier guesses; Medusa's heads all read one hidden "
-                     "state and see none) tends to keep a larger share of its later drafts, though a position few steps reach can "
-                     "read the other way."))
+                     "state and see none) tends to keep a larger share of its later drafts, though a position few "
+                     "steps reach can read the other way."))
 
 with tab_time:
     time_figure = charts.time_breakdown_figure(result, proposer, temperature)

@@ -61,7 +61,8 @@ def test_the_library_speaks_portuguese():
     with using("pt"):
         assert verdict("ngram", "open", PayShape.of([(1, 1.2), (4, 1.1), (16, 0.9)])) == (
             "ngram, prompt open: a especulação deixa de compensar com 16 fluxos simultâneos.")
-    assert verdict("ngram", "open", PayShape.of([(1, 1.2), (4, 1.1), (16, 0.9)])).startswith("ngram, open prompt")  # English outside
+    stops = PayShape.of([(1, 1.2), (4, 1.1), (16, 0.9)])
+    assert verdict("ngram", "open", stops).startswith("ngram, open prompt")  # English outside
 
 
 def test_a_sweep_of_one_stream_counts_it_in_the_singular(monkeypatch):

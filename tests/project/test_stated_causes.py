@@ -120,7 +120,8 @@ def test_the_lookup_branchs_verify_rows_are_not_priced_by_the_machines_slowdown(
     # Read 45: "about 15%" was the tree's growth; the machine's slowdown is the chain's, with no extra rows
     slower = round((steps["after"][1]["verify_ms"] / steps["before"][1]["verify_ms"] - 1) * 100)
     assert f"mostly because the machine ran about {slower}% slower" in text
-    assert f"The machine ran about {slower}% slower than at 05:06 (the chain's verify forward" in _flat(BENCH / "README.md")
+    readme = _flat(BENCH / "README.md")
+    assert f"The machine ran about {slower}% slower than at 05:06 (the chain's verify forward" in readme
 
 
 def test_serving_md_does_not_call_the_sweep_cpu_memory_bound_or_verification_nearly_free():

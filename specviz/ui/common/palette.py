@@ -3,8 +3,9 @@
 Colour is never the only cue: each token kind also has a glyph, and a rejected draft is struck through.
 
     kind        glyph  colour
-    accepted    ✓      bluish green   a drafted token the target kept
-    rejected    ✗      vermillion     a drafted token the target dropped (struck through)
+    accepted    ✓      bluish green   a proposed token the target kept (drafted, or ❐ copied by a tree's lookup
+                                      branch)
+    rejected    ✗      vermillion     a proposed token the target dropped (likewise; struck through)
     recovered   ↻      reddish purple resampled from norm(max(0, p − q)) at the first rejection
     bonus       ★      sky blue       sampled from p after every draft of its step was accepted (in a tree:
                                       after the kept path reached a leaf)
@@ -93,8 +94,10 @@ _LOOKS: dict[Kind, tuple[str, str, str, str, str, bool]] = {
     DisplayState.DRAFTED: (N_("drafted"), "?", BLACK, "#FFFFFF", "#222222", False),
 }
 _MEANINGS: dict[Kind, str] = {
-    TokenKind.ACCEPTED: N_("a drafted token the target kept"),
-    TokenKind.REJECTED: N_("a drafted token the target dropped"),
+    # read 45: "drafted" was false for a tree's lookup branch, whose copied nodes (❐, no model drafted them) are
+    # kept or dropped by the same rule and drawn with the same chips
+    TokenKind.ACCEPTED: N_("a proposed token the target kept (drafted, or ❐ copied by a tree's lookup branch)"),
+    TokenKind.REJECTED: N_("a proposed token the target dropped (drafted, or ❐ copied by a tree's lookup branch)"),
     TokenKind.RECOVERED: N_("resampled from norm(max(0, p − q)) at the first rejection (in a tree: from the residual "
                         "p′ once every child of the last kept node was rejected)"),
     TokenKind.BONUS: N_("sampled from p after every draft of its step was accepted (in a tree: after the kept path "

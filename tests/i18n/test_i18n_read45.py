@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from specviz.core.i18n import using
+from specviz.core.i18n import _, using
 from specviz.engine.trace import TokenKind
 from specviz.ui.common.palette import legend_html
 
@@ -27,3 +27,23 @@ def test_the_legend_of_kept_and_dropped_chips_covers_the_copied_nodes(lang):
     hover = [html.unescape(text) for text in re.findall(r'title="([^"]*)"', shown)]
     assert hover == [KEPT[lang], DROPPED[lang]]
     assert not any(text.startswith(("a drafted token", "um token rascunhado")) for text in hover)
+
+
+def _eagle_wins() -> str:
+    from specviz.ui.proposers.view import PROPOSERS
+
+    (eagle,) = [p for p in PROPOSERS if p.key == "eagle"]
+    return " ".join(_(eagle.wins).split())
+
+
+@pytest.mark.parametrize("lang, quantity", [
+    ("en", "Among the highest speedups and mean accepted lengths reported for trained drafters"),
+    ("pt", "Entre as maiores acelerações e os maiores comprimentos médios de aceitação relatados para rascunhadores "
+           "treinados")])
+def test_the_eagle_card_names_the_quantities_the_eagle_papers_compare(lang, quantity):
+    """The card's "highest acceptance per unit of draft cost" named no quantity the EAGLE papers report: their
+    tables compare speedup and the average acceptance length τ (tokens per target forward)."""
+    with using(lang):
+        wins = _eagle_wins()
+    assert wins.startswith(quantity), wins
+    assert "per unit of draft cost" not in wins and "por unidade de custo" not in wins

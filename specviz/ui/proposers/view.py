@@ -175,8 +175,11 @@ PROPOSERS: list[Proposer] = [
         needs=N_("Access to the target's hidden states; training data; for a tree, tree attention (a static tree in "
                  "EAGLE-1, a dynamic one in EAGLE-2/3). A chain needs none: the runs quoted here draft one, and so "
                  "does `make serve SPEC=eagle` under vLLM."),
-        wins=N_("Among the highest acceptance per unit of draft cost reported for trained drafters (the EAGLE papers' "
-                 "comparisons); supported by vLLM and SGLang."),
+        # read 45: "acceptance per unit of draft cost" named no quantity the papers report; their tables compare
+        # speedup and the average acceptance length τ (tokens per target forward, our mean accepted length)
+        wins=N_("Among the highest speedups and mean accepted lengths reported for trained drafters (the EAGLE "
+                 "papers compare both with Medusa's and other methods' on the same targets); supported by vLLM and "
+                 "SGLang."),
         loses=N_("A new drafter per target model, and an under-trained one gains little: specviz's is {eagle}× as "
                  "fast as model.generate here in bfloat16 (greedy, held-out prompts, chain of 4), and {eagle_f32}× in "
                  "float32 on another CPU in the Medusa section's run: two runs, named below."),

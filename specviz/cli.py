@@ -36,7 +36,7 @@ from specviz.engine.trace import Decision, Step, TokenKind, Trace, TreeNode
 from specviz.labs.bench import add_bench_arguments, run_bench_command
 from specviz.labs.bench.cli import shape_given
 from specviz.models.catalog import recommended_for
-from specviz.runs.runspec import RunSpec, check_named
+from specviz.runs.runspec import SETTINGS, RunSpec, check_named
 from specviz.serving.cli import add_serve_arguments, run_serve_command
 
 # The modules that load torch and transformers (specviz.runs.running, specviz.models.pairs) are imported inside the commands
@@ -115,8 +115,8 @@ def add_generation_flags(cmd: argparse.ArgumentParser) -> None:
                           "(default: as for --k when no shape flag is given; else the pair's recommended tree, or a "
                           "chain when --k is given)")
     cmd.add_argument("--tree-width", type=int, default=None,
-                     help="at most this many children per tree node (default: as for --k when no shape flag is "
-                          "given; else the pair's recommended width)")
+                     help=f"{SETTINGS['tree_width'].help} (default: as for --k when no shape flag is given; else "
+                          "the pair's recommended width)")
     cmd.add_argument("--tree-lookup", type=int, default=None,
                      help="also copy up to this many tokens from the context as one more tree branch (prompt "
                           "lookup); 0 = none (default: as for --k when no shape flag is given; else the pair's "

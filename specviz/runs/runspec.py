@@ -32,8 +32,8 @@ WEB_MAX_NEW_TOKENS = 256  # what one browser visitor may ask for (the CLI and th
 class Setting:
     """One setting: its name in error sentences, its label (as a form shows it) and its allowed values: a
     numeric range, or a set of choices (or a function that names them when asked: the proposers are the
-    registry's). `name` and `label` are English messages (marked with `N_`): translate them with `specviz.core.i18n._`
-    where they are shown."""
+    registry's). `name`, `label` and `help` (what the setting does, for a form's help and the CLI's; empty: none)
+    are English messages (marked with `N_`): translate them with `specviz.core.i18n._` where they are shown."""
 
     name: str
     label: str
@@ -41,6 +41,7 @@ class Setting:
     hi: float | None = None
     choices: tuple[str, ...] | Callable[[], tuple[str, ...]] | None = None
     whole: bool = False  # a whole number
+    help: str = ""
 
     def options(self) -> tuple[str, ...]:
         """The allowed choices now (empty for a numeric setting)."""
@@ -82,7 +83,7 @@ def own_setting(name: str) -> Setting:
     """A proposer's own setting (declared in `specviz.engine.proposers.registry`, e.g. layer-skip's "layers") as a
     RunSpec setting; an unknown name is a ValueError with one sentence."""
     declared = registry.setting(name)
-    return Setting(declared.name, declared.label, declared.lo, declared.hi, whole=True)
+    return Setting(declared.name, declared.label, declared.lo, declared.hi, whole=True, help=declared.help)
 
 
 def setting_of(name: str) -> Setting:
@@ -101,7 +102,12 @@ SETTINGS: dict[str, Setting] = {
     "proposer": Setting(N_("The proposer"), N_("Proposer"), choices=registry.names),
     "policy": Setting(N_("The draft-length policy"), N_("Draft-length policy"), choices=POLICIES),
     "tree_nodes": Setting("tree_nodes", N_("Draft tree nodes (0 = a chain of K)"), *TREE_NODES_RANGE, whole=True),
-    "tree_width": Setting("tree_width", N_("Children per tree node"), *TREE_WIDTH_RANGE, whole=True),
+    # read 45: the label names one of the width's two jobs; `specviz.engine.tree.grow_tree` uses it for both
+    "tree_width": Setting("tree_width", N_("Children per tree node"), *TREE_WIDTH_RANGE, whole=True, help=N_(
+        "The tree's width W does two jobs. At each level the drafter expands at most W of the nodes it added last "
+        "(the root, at first): the W it is surest of, by the product of its own probabilities (at temperature 1) "
+        "along the path. And each of them gets at most W children. So a level adds at most W × W nodes, within the "
+        "tree's N nodes and its depth K.")),
     "tree_lookup": Setting("tree_lookup", N_("Lookup branch (0 = none)"), *TREE_LOOKUP_RANGE, whole=True),
 }
 # left out of a URL at their defaults: chain links (and tree links without a lookup branch) stay as they were

@@ -6,9 +6,12 @@ import html
 import re
 
 import pytest
+import torch
+from streamlit.testing.v1 import AppTest
 
 from specviz.core.i18n import _, using
 from specviz.engine.trace import TokenKind
+from specviz.runs.runspec import SETTINGS
 from specviz.ui.common.palette import legend_html
 
 KEPT = {"en": "a proposed token the target kept (drafted, or ❐ copied by a tree's lookup branch)",
@@ -47,3 +50,77 @@ def test_the_eagle_card_names_the_quantities_the_eagle_papers_compare(lang, quan
         wins = _eagle_wins()
     assert wins.startswith(quantity), wins
     assert "per unit of draft cost" not in wins and "por unidade de custo" not in wins
+
+
+WIDTH_HELP = {"en": ("expands at most W of the nodes it added last", "gets at most W children",
+                     "at most W × W nodes"),
+              "pt": ("expande no máximo W dos nós que acabou de acrescentar", "ganha no máximo W filhos",
+                     "no máximo W × W nós")}
+
+
+def _width_inputs(where: str) -> None:
+    import streamlit as st
+
+    from specviz.core.i18n import set_language
+
+    set_language(st.query_params.get("lang", "en"))
+    if where == "playground":
+        from specviz.ui.playground.live import KEYS, tree_inputs
+
+        st.session_state.setdefault(KEYS["tree_nodes"], 8)
+        tree_inputs("eagle")
+    else:
+        from specviz.ui.race.tree import tree_inputs
+
+        tree_inputs("eagle")
+
+
+@pytest.mark.parametrize("where", ["playground", "race"])
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_tree_width_input_says_both_jobs_of_the_width(where, lang):
+    """The width's only words were "Children per tree node", while `grow_tree` also expands at most that many nodes
+    per level: the Playground's and the race's inputs say both in their help."""
+    at = AppTest.from_function(_width_inputs, args=(where,), default_timeout=60)
+    at.query_params["lang"] = lang
+    with using(lang):
+        at.run()
+        label = _(SETTINGS["tree_width"].label)
+    assert not at.exception, at.exception
+    (width,) = [box for box in at.number_input if box.label == label]
+    shown = " ".join(width.help.split())
+    assert all(part in shown for part in WIDTH_HELP[lang]), shown
+
+
+def test_the_cli_tree_width_flags_say_both_jobs_of_the_width():
+    """`generate`, `compare` and `bench` take --tree-width; their --help is English (the CLI's docstring)."""
+    import argparse
+
+    from specviz.cli import build_parser
+
+    (commands,) = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    for name in ("generate", "compare", "bench"):
+        text = " ".join(commands.choices[name].format_help().split())
+        assert all(part in text for part in WIDTH_HELP["en"]), (name, text[-900:])
+
+
+@pytest.mark.parametrize("sampled", [True, False])
+def test_grow_tree_uses_the_width_as_its_help_says(sampled):
+    """The help's two jobs, checked on the code: per level at most W expanded nodes, each with at most W children,
+    so at most W × W new nodes per level."""
+    from specviz.engine.tree import grow_tree
+
+    width, gen = 3, torch.Generator().manual_seed(0)
+    table = torch.randn(500, 40, generator=torch.Generator().manual_seed(1))
+    tree = grow_tree(lambda tree, nodes: table[[n + 1 for n in nodes]], max_nodes=40, max_depth=4, width=width,
+                     probs=lambda row: row.softmax(-1), sampled=sampled, generator=gen)
+    depth = {}
+    for j, parent in enumerate(tree.parents):
+        depth[j] = 0 if parent < 0 else depth[parent] + 1
+    levels = sorted(set(depth.values()))
+    assert len(levels) >= 3 and len(tree.tokens) > width * 2  # a tree with several levels, wider than one chain
+    for level in levels:
+        nodes = [j for j in depth if depth[j] == level]
+        parents = {tree.parents[j] for j in nodes}
+        assert len(parents) <= width and len(nodes) <= width * width
+        assert all(sum(tree.parents[j] == p for j in nodes) <= width for p in parents)
+    assert any(len({tree.parents[j] for j in depth if depth[j] == lv}) > 1 for lv in levels)  # both jobs are used

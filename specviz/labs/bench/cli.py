@@ -22,6 +22,7 @@ from specviz.engine.limits import DEVICE_HELP, DTYPE_HELP, path_arg, threads_arg
 from specviz.engine.proposers import registry
 from specviz.labs.bench.config import CLOCKS, DTYPES, HF_MODES, BenchConfig, prompts_run_note
 from specviz.models.catalog import recommended_for
+from specviz.runs.runspec import SETTINGS
 
 
 def _listed(kind):
@@ -54,8 +55,8 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
                      help="draft tree node budgets, 0 = a chain of K (default: as for --k when no shape flag is "
                           "given; else the pair's recommended tree, or a chain when --k is given)")
     cmd.add_argument("--tree-width", nargs="+", type=_listed(int), default=None,
-                     help="at most this many children per tree node (default: as for --k when no shape flag is "
-                          "given; else the pair's recommended width)")
+                     help=f"{SETTINGS['tree_width'].help} (default: as for --k when no shape flag is given; else "
+                          "the pair's recommended width)")
     cmd.add_argument("--tree-lookup", type=int, default=None,
                      help="tokens every tree also copies from the context as one more branch, 0 = none (default: "
                           "as for --k when no shape flag is given; else the pair's recommended tree's, or none when "

@@ -253,7 +253,7 @@ def tree_inputs(proposer: str) -> None:
     c1.number_input(_(nodes.label), *nodes.bounds, step=1, key=KEYS["tree_nodes"],
                     help=_("A tree drafts several guesses per position (EAGLE-2) and the target checks them all in "
                            "one forward; its drafted nodes go at most K deep (a lookup branch can reach further)."))
-    c2.number_input(_(width.label), *width.bounds, step=1, key=KEYS["tree_width"],
+    c2.number_input(_(width.label), *width.bounds, step=1, key=KEYS["tree_width"], help=_(width.help),
                     disabled=not st.session_state.get(KEYS["tree_nodes"]))
     c3.number_input(_(lookup.label), *lookup.bounds, step=1, key=KEYS["tree_lookup"],
                     disabled=not st.session_state.get(KEYS["tree_nodes"]),

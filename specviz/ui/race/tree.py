@@ -56,7 +56,8 @@ def tree_inputs(proposer: str) -> tuple[int, int]:
     nodes, width = SETTINGS["tree_nodes"], SETTINGS["tree_width"]
     c1, c2 = st.columns(2)
     n = int(c1.number_input(_(TEXT["nodes"]), *nodes.bounds, step=1, key="race_tree_nodes", help=_(TEXT["nodes_help"])))
-    w = int(c2.number_input(_(width.label), *width.bounds, step=1, key="race_tree_width", disabled=not n))
+    w = int(c2.number_input(_(width.label), *width.bounds, step=1, key="race_tree_width", disabled=not n,
+                            help=_(width.help)))
     if n and not registry.can_branch(proposer):
         st.caption(_(TEXT["no_branching"]))
     return n, w

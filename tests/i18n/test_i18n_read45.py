@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import re
+from pathlib import Path
 
 import pytest
 import torch
@@ -11,8 +12,12 @@ from streamlit.testing.v1 import AppTest
 
 from specviz.core.i18n import _, using
 from specviz.engine.trace import TokenKind
+from specviz.labs.examples import description_figures, get_example
 from specviz.runs.runspec import SETTINGS
+from specviz.scripts.i18n import read_catalog
 from specviz.ui.common.palette import legend_html
+
+ROOT = Path(__file__).resolve().parents[2]
 
 KEPT = {"en": "a proposed token the target kept (drafted, or ❐ copied by a tree's lookup branch)",
         "pt": "um token proposto que o alvo manteve (rascunhado, ou ❐ copiado pelo ramo de busca de uma árvore)"}
@@ -124,3 +129,31 @@ def test_grow_tree_uses_the_width_as_its_help_says(sampled):
         assert len(parents) <= width and len(nodes) <= width * width
         assert all(sum(tree.parents[j] == p for j in nodes) <= width for p in parents)
     assert any(len({tree.parents[j] for j in depth if depth[j] == lv}) > 1 for lv in levels)  # both jobs are used
+
+
+def test_the_examples_portuguese_writes_decimal_token_counts_in_the_plural_and_speeds_with_times():
+    """The descriptions wrote "cerca de 1,9 token" and "1,5 token por passagem" beside the app's "{per_pass} tokens
+    por passagem", and "de {draft_low} a {draft_high} da velocidade dela" without the glossary's ×."""
+    with using("pt"):
+        figures = description_figures()  # the figures in the reader's number format
+        eagle = " ".join(get_example("smollm-eagle-greedy").shown_description.split())
+        medusa = " ".join(get_example("smollm-medusa-greedy").shown_description.split())
+        draft = " ".join(get_example("smollm-draft-greedy").shown_description.split())
+    assert "cerca de 1,9 tokens por passagem do alvo" in eagle
+    assert "cerca de 1,5 tokens por passagem do alvo" in medusa
+    low, high = figures["draft_low"], figures["draft_high"]
+    assert f"(de {low}× a {high}× a velocidade dela com T = 0)" in draft, draft[-300:]
+
+
+def test_no_portuguese_text_writes_a_decimal_of_1_or_more_before_a_singular_token():
+    """The glossary's rule (docs/glossary.pt-BR.md, Style): a decimal count of tokens of 1 or more takes the plural;
+    below 1 the singular stays ("0,134 token", the speedup quiz)."""
+    glossary = " ".join((ROOT / "docs" / "glossary.pt-BR.md").read_text(encoding="utf-8").split())
+    assert "A decimal count of tokens of 1 or more" in glossary
+    assert '"cerca de 1,9 tokens por passagem do alvo"' in glossary
+    singular = re.compile(r"(?<![\d,.])[1-9]\d*,\d+ token\b")
+    texts = [m.string for m in read_catalog() if m.id and isinstance(m.string, str)]
+    texts += [p.read_text(encoding="utf-8") for p in sorted((ROOT / "docs").glob("*.pt-BR.md"))]
+    texts += [p.read_text(encoding="utf-8") for p in sorted((ROOT / "assets" / "quiz" / "pt").glob("*.yaml"))]
+    assert len(texts) > 1000
+    assert [hit.group(0) for text in texts for hit in singular.finditer(" ".join(text.split()))] == []

@@ -253,7 +253,7 @@ def test_descriptions_quote_their_benchmark_figures_from_the_runs(monkeypatch):
     assert "(c = 0.05 in float32" in shown["smollm-medusa-greedy"]
     with using("pt"):
         said = " ".join(examples["smollm-draft-greedy"].shown_description.split())
-    assert "c = 0,30 em float32" in said and "(de 0,64 a 0,72 da velocidade dela com T = 0)" in said
+    assert "c = 0,30 em float32" in said and "(de 0,64× a 0,72× a velocidade dela com T = 0)" in said
 
     real = quoted.result
 

@@ -1154,3 +1154,28 @@ def test_a_server_without_speculation_is_told_how_to_serve_with_it_and_the_reque
                 }[lang] in said
     finally:
         server.close()
+
+
+def test_a_sweep_of_one_level_above_one_stream_is_not_called_every_level():
+    """Read 45: `serve sweep --levels 4` that paid read "paid at every level measured, up to 4 streams"."""
+    from specviz.serving.results import PayShape
+    from specviz.ui.serving.sweep import verdict
+
+    one, two = PayShape.of([(4, 1.2)]), PayShape.of([(1, 1.3), (4, 1.2)])
+    assert verdict("ngram", "open", one).endswith("paid at the one level measured, 4 concurrent streams.")
+    assert verdict("ngram", "open", two).endswith("paid at every level measured, up to 4 streams.")
+    with using("pt"):
+        assert verdict("ngram", "open", one).endswith("compensou no único nível medido, 4 fluxos simultâneos.")
+        assert verdict("ngram", "open", two).endswith("compensou em todos os níveis medidos, até 4 fluxos.")
+
+
+def test_serving_md_says_the_sweep_chart_marks_where_speculation_starts_and_stops_paying():
+    """Read 45: docs/serving.md said the page marks only where each configuration stops paying; the chart now marks
+    where a curve starts paying too, and a curve that flips more than once gets no mark (`sweep_figure`)."""
+    from specviz.serving.results import PayShape
+    from specviz.ui.serving import charts
+
+    doc = " ".join((ROOT / "docs" / "serving.md").read_text(encoding="utf-8").split())
+    assert "marks the level where each configuration starts or stops paying (a curve that flips more than once" in doc
+    mixed = PayShape.of([(1, 1.2), (2, 0.9), (4, 1.2), (16, 0.8)])
+    assert mixed.kind == "mixed" and not charts.sweep_figure([], "open", {"ngram": mixed}).layout.shapes

@@ -198,6 +198,8 @@ def verdict(spec: str, prompt: str, shape: PayShape) -> str:
     'eagle, copy prompt: speculation did not pay even at one stream.'
     >>> verdict("ngram", "copy", PayShape.of([(1, 1.2)]))  # `serve sweep --levels 1` measures one level
     'ngram, copy prompt: speculation paid at the one level measured, 1 stream.'
+    >>> verdict("ngram", "copy", PayShape.of([(4, 1.2)]))  # `--levels 4`: one level, not "every level, up to 4"
+    'ngram, copy prompt: speculation paid at the one level measured, 4 concurrent streams.'
     >>> verdict("ngram", "open", PayShape.of([(4, 0.9), (16, 0.8)]))  # `serve sweep --levels 4 16`
     'ngram, open prompt: speculation did not pay even at 4 concurrent streams, the lowest level measured.'
     >>> verdict("ngram", "open", PayShape.of([(1, 0.9), (4, 1.2), (16, 0.8)]))
@@ -206,10 +208,13 @@ def verdict(spec: str, prompt: str, shape: PayShape) -> str:
     who = dict(spec=charts.spec_name(spec), prompt=prompt)
     if shape.kind == "unmeasured":
         return _("{spec}, {prompt} prompt: no level was measured both with and without speculation.", **who)
-    if shape.kind == "always":
+    if shape.kind == "always" and len(shape.paid) == 1:  # Read 45: `--levels 4` read "every level ..., up to 4"
         return ngettext("{spec}, {prompt} prompt: speculation paid at the one level measured, {n} stream.",
-                        "{spec}, {prompt} prompt: speculation paid at every level measured, up to {n} streams.",
-                        max(shape.paid), **who)
+                        "{spec}, {prompt} prompt: speculation paid at the one level measured, {n} concurrent "
+                        "streams.", shape.paid[0], **who)
+    if shape.kind == "always":
+        return _("{spec}, {prompt} prompt: speculation paid at every level measured, up to {n} streams.",
+                 n=number(max(shape.paid), 0), **who)
     if shape.kind == "never" and min(shape.lost) == 1:
         return _("{spec}, {prompt} prompt: speculation did not pay even at one stream.", **who)
     if shape.kind == "never":  # `--levels 4 16`: no level below it was measured, so it never "stops" paying

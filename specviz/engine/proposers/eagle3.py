@@ -12,8 +12,8 @@ off the target's head, so it is trained to regress that feature. EAGLE-3 drops t
 To draft further it feeds its own o_i where the target's g is not known yet, and it is trained that way
 ("training-time test": `specviz.distill.eagle3`). The layout is vLLM's EAGLE-3 Llama drafter's
 (`vllm/model_executor/models/llama_eagle3.py`: `fc`, `midlayer` with `hidden_norm`, `norm`, `lm_head`, `d2t`), so the
-weights export to vLLM without conversion (`specviz.serving.export`). It only proposes: the verifier keeps the output
-exactly the target's, in exact arithmetic (`specviz.engine.numerics` for floating point).
+weights export to vLLM without conversion (`specviz.serving.export`). It only proposes: the verifier keeps the output's
+distribution exactly the target's, in exact arithmetic (`specviz.engine.numerics` for floating point).
 """
 
 from __future__ import annotations

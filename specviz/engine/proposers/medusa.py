@@ -20,8 +20,8 @@ vocabulary: 8,192 tokens for the shipped heads, assets/models/smollm2-medusa/spe
 state comes with the target's verify pass. In a chain, drafted position k is head k's sample; in a tree, every node at
 depth d gets its children from head d + 1 (Medusa's Cartesian product of the heads' top tokens, grown EAGLE-2 style
 by `grow_tree` within the node budget).
-The verifier keeps the output exactly the target's, in exact arithmetic (`specviz.engine.numerics` for floating
-point): every drafted token is drawn from the q it is checked with.
+The verifier keeps the output's distribution exactly the target's, in exact arithmetic (`specviz.engine.numerics`
+for floating point): every drafted token is drawn from the q it is checked with.
 """
 
 from __future__ import annotations

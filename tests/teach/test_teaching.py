@@ -601,8 +601,9 @@ def test_the_mixed_language_class_is_promised_only_for_the_apps_own_questions(tm
     for doc, said in (("app.pt-BR.md", "(as de um arquivo do(a) professor(a) aparecem como foram escritas)"),
                       ("teaching.md", "(questions from a teacher's file, `SPECVIZ_QUIZ_PATHS` or an upload, appear "
                                       "as written)"),
-                      ("teaching.pt-BR.md", "(as de um arquivo do(a) professor(a), `SPECVIZ_QUIZ_PATHS` ou um envio, "
-                                            "aparecem como foram escritas)")):
+                      # read 45: "um envio" there (an upload) is a question push everywhere else in the plan
+                      ("teaching.pt-BR.md", "(as de um arquivo do(a) professor(a), `SPECVIZ_QUIZ_PATHS` ou um arquivo "
+                                            "carregado na página, aparecem como foram escritas)")):
         assert said in " ".join((root / doc).read_text(encoding="utf-8").split()), doc
 
 

@@ -125,7 +125,7 @@ def training_settings(meta: dict) -> dict[str, str]:
     ...                            "noise": 0.1})
     >>> for key in ("lr", "batch", "kd", "positions", "noise"): print(shown[key])
     0.0005
-    at most 4096 padded positions
+    at most 4,096 padded positions
     0.5 × the cross-entropy
     256 random positions
     uniform noise ±0.1
@@ -149,7 +149,7 @@ def training_settings(meta: dict) -> dict[str, str]:
     noise = meta.get("noise")
     return {
         "lr": f"{lr:g}{source.get('lr', '')}" if lr is not None else NOT_RECORDED,
-        "batch": (f"at most {batch} padded positions{source.get('batch_positions', '')}" if batch is not None
+        "batch": (f"at most {batch:,} padded positions{source.get('batch_positions', '')}" if batch is not None
                   else f"padded positions (how many {NOT_RECORDED})"),
         "kd": ((f"the cross-entropy (its weight 1: that code's default; {NOT_RECORDED})" if source.get("kd_weight")
                 else "the cross-entropy") if weight == 1
@@ -650,7 +650,7 @@ def write_cards(work: Path, assets: Path, benches: dict[str, Path] | None = None
             title=TITLES[kind], what=WHAT[kind].format(params=parameter_count(folder)), size_mb=sum(f.stat().st_size for f in folder.glob("*.safetensors")) / 2**20,
             stage_table=stage_table(data), new_tokens=data["new_tokens"], data_minutes=data["minutes"],
             held=data["held_out_prompts"], batch=training_settings(meta)["batch"],
-            step_command=train_command(kind, log, meta["steps"], meta.get("history"), meta), steps=meta["steps"],
+            step_command=train_command(kind, log, meta["steps"], meta.get("history"), meta), steps=f"{meta['steps']:,}",
             stages=STAGES[kind].format(**{**meta, **stage_steps(log, meta["steps"]), **training_settings(meta)}),
             token_limit=token_limit(data), sampled_at=sampled_at(data),
             train_minutes=log[-1]["minutes"] if log else 0, machine=trained_on(meta),

@@ -27,7 +27,7 @@ import math
 import re
 from typing import Any
 
-__all__ = ["MAX_LENGTH", "decimal", "text", "whole", "whole_list"]
+__all__ = ["MAX_LENGTH", "decimal", "echoed", "text", "whole", "whole_list"]
 
 MAX_LENGTH = 200  # characters in one value that is not free text
 _WHOLE = re.compile(r"-?[0-9]{1,15}")
@@ -75,3 +75,13 @@ def whole_list(value: Any, lo: int, hi: int, most: int = 64) -> list[int] | None
 def text(value: Any, limit: int) -> str | None:
     """Free text of at most `limit` characters (not stripped: a prompt keeps its spaces), else None."""
     return value if isinstance(value, str) and len(value) <= limit else None
+
+
+def echoed(value: str, limit: int) -> str:
+    """The start of a refused value as a sentence quotes it: at most `limit` characters, a cut one ending in "…", so
+    the quote never claims a link asked for less than it did (read 45: a lesson of 5,000 nines was quoted as 20).
+
+    >>> echoed("twelve", 20), echoed("9" * 5000, 6)
+    ('twelve', '99999…')
+    """
+    return value if len(value) <= limit else value[: limit - 1] + "…"

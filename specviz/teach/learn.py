@@ -400,12 +400,12 @@ def parse_progress(params: Mapping[str, str]) -> tuple[Progress, str | None]:
     elif number is not None and number in BY_NUMBER:
         lesson = number
     else:
-        return Progress(), _(TEXT["bad_lesson"], value=raw_lesson[:20])
+        return Progress(), _(TEXT["bad_lesson"], value=urlvalues.echoed(raw_lesson, 20))
     sets = []
     for raw, problem in ((raw_done, "bad_done"), (raw_tried, "bad_tried")):
         parts = urlvalues.whole_list(raw, first, last, most=len(BY_NUMBER) * 2)
         if parts is None or not set(parts) <= set(BY_NUMBER):
-            return Progress(), _(TEXT[problem], value=raw[:40])
+            return Progress(), _(TEXT[problem], value=urlvalues.echoed(raw, 40))
         sets.append(frozenset(parts))
     done, tried = sets
     return Progress(lesson, done, tried - done), None

@@ -70,6 +70,16 @@ def test_run_decimals_refuse_hostile_values(raw):
     assert values == {} and {"temperature", "k", "example"} <= set(bad)
 
 
+@pytest.mark.parametrize("params, quoted", [({"lesson": "9" * 5000}, '"' + "9" * 19 + '…"'),
+                                            ({"lesson": "2", "done": "1," * 50}, '("' + "1," * 19 + "1…" + '")'),
+                                            ({"lesson": "twelve"}, '"twelve"')])
+def test_a_long_refused_value_is_quoted_cut_with_an_ellipsis(params, quoted):
+    """Read 45: a lesson of 5,000 nines was quoted as "99999999999999999999", 20 nines with nothing to say that
+    the link asked for more; a cut quote now ends in "…"."""
+    problem = parse_progress(params)[1]
+    assert problem is not None and quoted in problem
+
+
 # ---- the pages -------------------------------------------------------------------------------------------------------
 
 

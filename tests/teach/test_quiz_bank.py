@@ -196,6 +196,17 @@ def test_a_broken_question_names_file_and_question(tmp_path, change, needle):
     _one_sentence(message)
 
 
+def test_a_wrong_link_names_the_pages_it_may_be(tmp_path):
+    """Read 45: the refusal said "(see specviz.teach.pagemap.PAGE_FILES)", a name in the code that a teacher
+    uploading a quiz in the app cannot open; it now names every page a link may be."""
+    with pytest.raises(QuizBankError) as err:
+        load_bank([_write(tmp_path, [{**GOOD, "link": "pages/nowhere.py"}])])
+    message = str(err.value)
+    names = message.split("NAME one of ", 1)[1].rstrip(".").split(", ")
+    assert "specviz.teach" not in message and sorted(f"pages/{name}.py" for name in names) == sorted(PAGE_FILES)
+    _one_sentence(message)
+
+
 def test_bad_yaml_names_the_file_and_line(tmp_path):
     path = tmp_path / "broken.yaml"
     path.write_text("questions:\n  - id: a\n    prompt: [unclosed\n")

@@ -303,8 +303,10 @@ def _question(raw: Any, position: int, source: str, concepts: dict[str, str]) ->
             raise fail(_("'{field}' must be text of at most {limit} characters", field=key,
                          limit=number(MAX_TEXT, 0)))
     if not isinstance(raw["link"], str) or raw["link"] not in _page_files():
-        raise fail(_("link '{link}' is not a page of the app (see specviz.teach.pagemap.PAGE_FILES)",
-                     link=_shown(raw["link"])))
+        # the pages by name, not "see specviz.teach.pagemap.PAGE_FILES": a teacher uploading in the app cannot open
+        # the code (read 45), as the type's refusal names its choices
+        raise fail(_("link '{link}' is not a page of the app: write pages/NAME.py, NAME one of {names}",
+                     link=_shown(raw["link"]), names=", ".join(Path(page).stem for page in _page_files())))
     if "faq" in raw and not (isinstance(raw["faq"], str) and raw["faq"].strip() and len(raw["faq"]) <= 64):
         raise fail(_("'faq' must name the FAQ topic"))
     if "shuffle" in raw and not isinstance(raw["shuffle"], bool):

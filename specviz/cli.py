@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -55,13 +56,23 @@ class OneSentenceParser(argparse.ArgumentParser):
 
     >>> OneSentenceParser(prog="demo").format_error("argument --k: invalid int value: 'abc'")
     "demo: argument --k: invalid int value: 'abc' (demo --help lists every flag)."
+    >>> OneSentenceParser(prog="demo").format_error("argument --k: invalid int value: '" + "9" * 5000 + "'")[:81]
+    "demo: argument --k: invalid int value: '999999999999999999999999999999999999999…'"
     """
 
     def format_error(self, message: str) -> str:
+        # a value argparse quotes is cut at 40 characters with "…" (read 45: `--k` with 5,000 digits echoed them all)
+        message = re.sub(r"'([^']{41,})'", lambda m: f"'{shortened(m.group(1))}'", message)
         return f"{self.prog}: {message} ({self.prog} --help lists every flag)."
 
     def error(self, message: str):  # noqa: D102 - argparse's hook
         self.exit(2, self.format_error(message) + "\n")
+
+
+def shortened(text: str, limit: int = 40) -> str:
+    """A value a refusal quotes: at most `limit` characters, a cut one ending in "…" (not cut silently: the quote
+    would claim the value was only its start)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -149,7 +160,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     lang = environment_language() if asked is None else language_code(asked)
     if lang is None:
         with using(environment_language()):
-            print("specviz: " + _("Unknown language '{lang}': use en or pt.", lang=str(asked)[:20]), file=sys.stderr)
+            print("specviz: " + _("Unknown language '{lang}': use en or pt.", lang=shortened(str(asked), 20)), file=sys.stderr)
         return 2
     with using(lang):
         try:

@@ -38,6 +38,18 @@ def test_python_m_specviz_answers_bad_input_with_one_sentence_and_exit_2():
     assert out.stdout == ""
 
 
+@pytest.mark.parametrize("args, quoted", [
+    (("generate", "--prompt", "hi", "--k", "9" * 5000), "'" + "9" * 39 + "…'"),
+    (("bench", "--threads", "9" * 5000), "'" + "9" * 39 + "…'"),
+    (("generate", "--prompt", "hi", "--lang", "x" * 5000), "'" + "x" * 19 + "…'")])
+def test_a_huge_refused_value_is_quoted_cut_with_an_ellipsis(args, quoted):
+    """Read 45: `--k` with 5,000 digits wrote them all back (a 5,118-character line), and `--lang` cut its quote at
+    20 characters with nothing to say that more was typed; a quote is now cut at 40 (20) with "…"."""
+    out = cli(*args)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and len(out.stderr) < 300, out.stderr[:300]
+    assert quoted in out.stderr
+
+
 def test_generate_shows_every_step_and_a_summary():
     out = cli("generate", "--pair", "toy", "--prompt", "hello there", "--k", "3", "--max-new-tokens", "16",
               "--temperature", "1", "--seed", "2")

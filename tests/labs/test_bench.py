@@ -175,7 +175,7 @@ def test_cli_bench_writes_the_three_files(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("flags,message", [
-    (["--k", "0"], "K must be a whole number"),
+    (["--k", "0"], "--k must be whole numbers from 1 to 16 (got 0)."),
     (["--policy-k", "0"], "--policy-k must be a whole number from 1 to 16 (got 0)."),  # names the flag it refuses
     (["--policy-k", "17"], "--policy-k must be a whole number from 1 to 16 (got 17)."),
     (["--suites", "poetry"], "Unknown prompt suite 'poetry'"),
@@ -195,10 +195,11 @@ def test_cli_bad_values_end_in_one_sentence(flags, message, capsys, tmp_path):
 
 
 @pytest.mark.parametrize("flags,message", [
-    (["--temperatures", "5"], "Temperatures must be numbers from 0 to 2 (got 5.0)."),
+    (["--temperatures", "5"], "--temperatures must be numbers from 0 to 2 (got 5.0)."),
+    (["--policy-temperatures", "inf"], "--policy-temperatures must be numbers from 0 to 2 (got inf)."),  # read 45
     (["--suites", "poetry"], "Unknown prompt suite 'poetry'"),
     (["--repeats", "0"], "--repeats must be a whole number from 1 to 100"),
-    (["--k", "0"], "K must be a whole number"),
+    (["--k", "0"], "--k must be whole numbers from 1 to 16 (got 0)."),
 ])
 def test_without_proposers_a_bad_value_is_refused_before_the_pair_loads(flags, message, capsys, tmp_path,
                                                                         monkeypatch):
@@ -515,7 +516,7 @@ def test_the_bench_refuses_a_temperature_its_runs_would_refuse_before_loading_a_
 
     assert SETTINGS["temperature"].bounds == TEMPERATURE_RANGE == (0.0, 2.0)
     BenchConfig(**{**CONFIG, "temperatures": [2.0]}).check()
-    with pytest.raises(ValueError, match=r"^Temperatures must be numbers from 0 to 2 \(got 5\)\.$"):
+    with pytest.raises(ValueError, match=r"^--temperatures must be numbers from 0 to 2 \(got 5\)\.$"):
         BenchConfig(**{**CONFIG, "temperatures": [5]}).check()
 
 

@@ -176,16 +176,18 @@ class BenchConfig:
             if self.proposers and value != own.unset and not set(owners) & set(self.proposers):
                 raise ValueError(f"{own.flag} {value} sets {' or '.join(owners)}, which this bench does not run "
                                  f"({', '.join(self.proposers)}): add it to --proposers, or drop {own.flag}.")
-        for k in self.ks:
+        for k in self.ks:  # each refusal names its flag (read 45: "K must be", "Temperatures must be" did not)
             if not _whole(k, *K_RANGE):
-                raise ValueError(f"K must be a whole number from {K_RANGE[0]} to {K_RANGE[1]} (got {k}).")
+                raise ValueError(f"--k must be whole numbers from {K_RANGE[0]} to {K_RANGE[1]} (got {k}).")
         k = self.policy_k
         if not _whole(k, *K_RANGE):
             raise ValueError(f"--policy-k must be a whole number from {K_RANGE[0]} to {K_RANGE[1]} (got {k}).")
         lo, hi = TEMPERATURE_RANGE
-        for t in [*self.temperatures, *(self.policy_temperatures or [])]:
-            if isinstance(t, bool) or not (isinstance(t, (int, float)) and lo <= t <= hi):  # RunSpec's range
-                raise ValueError(f"Temperatures must be numbers from {lo:g} to {hi:g} (got {t}).")
+        for flag, temperatures in (("--temperatures", self.temperatures),
+                                   ("--policy-temperatures", self.policy_temperatures or [])):
+            for t in temperatures:
+                if isinstance(t, bool) or not (isinstance(t, (int, float)) and lo <= t <= hi):  # RunSpec's range
+                    raise ValueError(f"{flag} must be numbers from {lo:g} to {hi:g} (got {t}).")
         for name in self.policies:
             if name not in POLICIES:
                 raise ValueError(f"Unknown draft-length policy '{name}': choose one of {', '.join(POLICIES)}.")

@@ -215,15 +215,6 @@ def _step(step: Any, where: str) -> None:
         if not isinstance(token, dict):
             _fail(where, _("an emitted token must be an object"))
         _fields(token, EMITTED, where + _("token {i}: ", i=i))
-        # the engine writes p for every emitted token and q and u for an accepted one (decoding.emitted_tokens); the
-        # Playground's hover divides by them, so an upload without them crashed the page (read 45)
-        needed = ("target_prob", "draft_prob", "uniform") if token.get("kind") == TokenKind.ACCEPTED else ("target_prob",)
-        missing = next((name for name in needed if token.get(name) is None), None)
-        if missing is not None:
-            rule = (N_("an accepted token must have its {name}, a number from 0 to 1 (got {value})")
-                    if len(needed) > 1 else N_("an emitted token must have its {name}, a number from 0 to 1 (got "
-                                               "{value})"))
-            _fail(where + _("token {i}: ", i=i), _(rule, name=missing, value=_shown(token.get(missing))))
     if step.get("tree") is not None:
         _tree(step["tree"], where + _("tree: "))
 

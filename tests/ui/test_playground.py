@@ -406,6 +406,37 @@ def test_an_uploaded_trace_renders_with_model_text_escaped():
     assert not any(re.search(r"(?<!\\)<img", o.content) for o in options)
 
 
+@pytest.mark.parametrize("field", ["target_prob", "draft_prob", "uniform"])
+def test_an_uploaded_trace_without_an_accepted_tokens_numbers_still_replays(field):
+    """Read 45: a trace file whose accepted token had "target_prob": null (a trace the schema allows, as
+    EmittedToken's default) loaded, and the token hover divided None by q: Streamlit's error box in place of the
+    page. The hover now shows "–" for a number the file left out, as for any missing number."""
+    import json
+
+    trace, _ = load_example("toy-draft")
+    data = json.loads(trace.to_json())
+    token = data["steps"][1]["emitted"][0]
+    assert token["kind"] == "accepted"
+    token[field] = None
+    at = page()
+    at.radio(key="playground_source").set_value("upload").run()
+    at.file_uploader(key="playground_upload").set_value(("t.json", json.dumps(data).encode(),
+                                                         "application/json")).run()
+    for _ in range(2):
+        at.button(key="playground_next").click().run()
+    no_problems(at)
+    assert counter(at)[0] == 2
+
+
+def test_a_hover_shows_a_missing_number_as_a_dash():
+    from specviz.engine.trace import EmittedToken, TokenKind
+    from specviz.ui.common.tokens import emitted_tooltip
+
+    text = emitted_tooltip(EmittedToken(5, "a", TokenKind.ACCEPTED, None, 0.5, 0.2))
+    assert "p (target) = –" in text and "p/q = –" in text and "min(1, p/q) = –" in text
+    assert "min(1, p/q) = –" in emitted_tooltip(EmittedToken(5, "a", TokenKind.ACCEPTED, 0.2, None, 0.2))
+
+
 def long_trace_json(steps: int = 1200) -> bytes:
     """The toy example's steps repeated past `steps`: a trace as long as a CLI run of 2,048 tokens can be."""
     import copy

@@ -91,13 +91,24 @@ def main_line_view(step: Step) -> tuple[list[int], list[TreeNode | None]]:
     return [j + 1 for j in line], [step.tree.nodes[j] for j in line]
 
 
-def q_lines(draft_prob: float, target_prob: float, node: TreeNode | None) -> list[str]:
+def ratio(target_prob: float | None, draft_prob: float | None) -> float | None:
+    """p/q for a hover: ∞ where q = 0, None (shown "–") where a trace file left p or q out (EmittedToken's
+    defaults): an uploaded trace with "target_prob": null divided None by q and broke the Playground (read 45).
+
+    >>> ratio(0.2, 0.5), ratio(0.2, 0.0), ratio(None, 0.5), ratio(0.2, None)
+    (0.4, inf, None, None)
+    """
+    if target_prob is None or draft_prob is None:
+        return None
+    return target_prob / draft_prob if draft_prob else math.inf
+
+
+def q_lines(draft_prob: float | None, target_prob: float | None, node: TreeNode | None) -> list[str]:
     """The q and p/q lines of a hover, with the q the rule used: a tree node it tests against a point mass (copied
     from the context, or a child not drawn from q) has q = 1, whatever the draft gave it (read 44: a greedy tree's
     second child read "q (draft) = 0.000", "p/q = ∞", though the rule kept it with p′(x))."""
     if node is None or not (node.point_mass or node.copied):
-        ratio = target_prob / draft_prob if draft_prob else math.inf
-        return [_("q (draft) = {q}", q=fmt(draft_prob)), f"p/q = {fmt(ratio)}"]
+        return [_("q (draft) = {q}", q=fmt(draft_prob)), f"p/q = {fmt(ratio(target_prob, draft_prob))}"]
     why = _("copied from the context") if node.copied else _("a top-k child, not drawn from q")
     return [_("q = {one}, a point mass ({why}; the draft gave it q(x) = {q})", one=fmt(1.0), why=why,
               q=fmt(draft_prob)), f"p/q = {fmt(target_prob)}"]
@@ -145,9 +156,9 @@ def emitted_tooltip(t: EmittedToken, step_index: int | None = None, tree_chance:
                   _("min(1, p′/q′) = {chance} (after the siblings tried before it)", chance=fmt(tree_chance)),
                   _("u = {u} < {a} → kept", **dict(zip("ua", fmt_apart(t.uniform, tree_chance))))]
     elif t.kind == TokenKind.ACCEPTED:
-        ratio = (t.target_prob / t.draft_prob) if t.draft_prob else math.inf
-        lines += [p_line, *q_lines(t.draft_prob, t.target_prob, None), f"min(1, p/q) = {fmt(min(1.0, ratio))}",
-                  _("u = {u} < {a} → kept", **dict(zip("ua", fmt_apart(t.uniform, min(1.0, ratio)))))]
+        chance = None if (r := ratio(t.target_prob, t.draft_prob)) is None else min(1.0, r)
+        lines += [p_line, *q_lines(t.draft_prob, t.target_prob, None), f"min(1, p/q) = {fmt(chance)}",
+                  _("u = {u} < {a} → kept", **dict(zip("ua", fmt_apart(t.uniform, chance))))]
     elif t.kind == TokenKind.RECOVERED and tree:
         lines += [_("sampled from the residual p′ left after every child of the last kept node was rejected"),
                   p_line]

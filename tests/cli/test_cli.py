@@ -703,7 +703,7 @@ def test_the_docs_say_which_cli_text_follows_the_language_and_that_the_benchs_st
     from specviz.core.i18n import using
     from specviz.labs.bench.config import BenchConfig
 
-    with using("pt"), pytest.raises(ValueError, match="^K must be a whole number from 1 to 16"):
+    with using("pt"), pytest.raises(ValueError, match="^--k must be whole numbers from 1 to 16"):
         BenchConfig(ks=[0]).check()  # the bench's refusal, English under Portuguese
     app = " ".join((ROOT / "docs" / "app.md").read_text(encoding="utf-8").split())
     cli = " ".join((ROOT / "docs" / "cli.md").read_text(encoding="utf-8").split())

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 
 from specviz.core.i18n import N_, _
@@ -33,6 +34,19 @@ EAGLE_NOTE = N_("The eagle rows served the EAGLE-1 drafter's first version (comm
                 "serve that one today, so they measure another drafter than these rows.")
 
 
+class PayKind(StrEnum):
+    """The shape of a serving sweep's speedup curve across its levels (`PayShape.kind`); a str, so it compares
+    equal to its value."""
+
+    UNMEASURED = "unmeasured"
+    NEVER = "never"
+    ALWAYS = "always"
+    FROM = "from"
+    UNTIL = "until"
+    BETWEEN = "between"
+    MIXED = "mixed"
+
+
 @dataclass(frozen=True)
 class PayShape:
     """Where a speculative config beat the target alone (a speedup above 1) across the levels measured with and
@@ -45,11 +59,12 @@ class PayShape:
     - "between": it lost, paid from `start` up to the level before `stop`, and lost again from `stop` on;
     - "mixed": any other alternation, with no one level where it starts or stops paying.
 
-    >>> PayShape.of([(1, 0.9), (4, 1.2), (16, 0.8)]).kind, PayShape.of([(1, 0.9), (4, 1.2), (16, 0.8)]).stop
-    ('between', 16)
+    >>> shape = PayShape.of([(1, 0.9), (4, 1.2), (16, 0.8)])
+    >>> shape.kind == PayKind.BETWEEN == "between", shape.start, shape.stop
+    (True, 4, 16)
     """
 
-    kind: str
+    kind: PayKind
     paid: tuple[int, ...]
     lost: tuple[int, ...]
     start: int | None = None  # the first level of the paying run ("from", "between")
@@ -63,10 +78,10 @@ class PayShape:
         lost = tuple(c for c, p in curve if not p)
         runs = [p for i, (_c, p) in enumerate(curve) if i == 0 or p != curve[i - 1][1]]  # one bool per run
         firsts = [c for i, (c, p) in enumerate(curve) if i == 0 or p != curve[i - 1][1]]  # each run's first level
-        kind = {(): "unmeasured", (False,): "never", (True,): "always", (False, True): "from", (True, False): "until",
-                (False, True, False): "between"}.get(tuple(runs), "mixed")
-        start = firsts[1] if kind in ("from", "between") else None
-        stop = firsts[1] if kind == "until" else firsts[2] if kind == "between" else None
+        kind = {(): PayKind.UNMEASURED, (False,): PayKind.NEVER, (True,): PayKind.ALWAYS, (False, True): PayKind.FROM,
+                (True, False): PayKind.UNTIL, (False, True, False): PayKind.BETWEEN}.get(tuple(runs), PayKind.MIXED)
+        start = firsts[1] if kind in (PayKind.FROM, PayKind.BETWEEN) else None
+        stop = firsts[1] if kind == PayKind.UNTIL else firsts[2] if kind == PayKind.BETWEEN else None
         return cls(kind=kind, paid=paid, lost=lost, start=start, stop=stop)
 
 

@@ -16,7 +16,7 @@ from specviz.labs.bench.report import ran_stock_kernels
 from specviz.serving import client
 from specviz.serving.cli import PROMPTS
 from specviz.serving.load import LEVELS, MAX_REQUESTS, LevelResult, LoadPlan, Prompt, run_load
-from specviz.serving.results import PayShape, ServingResult, find_serving_results, live_sweep_json
+from specviz.serving.results import PayKind, PayShape, ServingResult, find_serving_results, live_sweep_json
 from specviz.ui.common import charts as plot
 from specviz.ui.common.escaping import escape_markdown
 from specviz.ui.serving import charts
@@ -165,9 +165,9 @@ def committed_sweep() -> None:
 
 def stock_kernels_note(result: ServingResult) -> str:
     """Two sentences when the sweep's specviz rows ran PyTorch's stock kernels (a CPU sweep from before specviz packed
-    the linear layers for oneDNN, ce0deb7: `report.ran_stock_kernels`, the bench's rule): its command, typed today, times specviz's own
-    engine with the packed ones; "" otherwise (no specviz rows, a sweep whose machine or rows record their kernels,
-    or a GPU's)."""
+    the linear layers for oneDNN, ce0deb7: `report.ran_stock_kernels`, the bench's rule): its command, typed today,
+    times specviz's own engine with the packed ones; "" otherwise (no specviz rows, a sweep whose machine or rows
+    record their kernels, or a GPU's)."""
     if not result.specviz or not ran_stock_kernels(result.machine or {}) or _row_kernels(result):
         return ""
     return _("This sweep's specviz rows ran PyTorch's stock kernels, as CPU runs did until 2026-12-03 (ce0deb7); "
@@ -206,31 +206,31 @@ def verdict(spec: str, prompt: str, shape: PayShape) -> str:
     'ngram, open prompt: speculation did not pay at 1 stream, paid at 4 concurrent streams and stops paying at 16.'
     """
     who = dict(spec=charts.spec_name(spec), prompt=prompt)
-    if shape.kind == "unmeasured":
+    if shape.kind == PayKind.UNMEASURED:
         return _("{spec}, {prompt} prompt: no level was measured both with and without speculation.", **who)
-    if shape.kind == "always" and len(shape.paid) == 1:  # Read 45: `--levels 4` read "every level ..., up to 4"
+    if shape.kind == PayKind.ALWAYS and len(shape.paid) == 1:  # Read 45: `--levels 4` read "every level ..., up to 4"
         return ngettext("{spec}, {prompt} prompt: speculation paid at the one level measured, {n} stream.",
                         "{spec}, {prompt} prompt: speculation paid at the one level measured, {n} concurrent "
                         "streams.", shape.paid[0], **who)
-    if shape.kind == "always":
+    if shape.kind == PayKind.ALWAYS:
         return _("{spec}, {prompt} prompt: speculation paid at every level measured, up to {n} streams.",
                  n=number(max(shape.paid), 0), **who)
-    if shape.kind == "never" and min(shape.lost) == 1:
+    if shape.kind == PayKind.NEVER and min(shape.lost) == 1:
         return _("{spec}, {prompt} prompt: speculation did not pay even at one stream.", **who)
-    if shape.kind == "never":  # `--levels 4 16`: no level below it was measured, so it never "stops" paying
+    if shape.kind == PayKind.NEVER:  # `--levels 4 16`: no level below it was measured, so it never "stops" paying
         return _("{spec}, {prompt} prompt: speculation did not pay even at {streams} concurrent streams, the lowest "
                  "level measured.", streams=number(min(shape.lost), 0), **who)
-    if shape.kind == "until":
+    if shape.kind == PayKind.UNTIL:
         return _("{spec}, {prompt} prompt: speculation stops paying at {streams} concurrent streams.",
                  streams=number(shape.stop, 0), **who)
-    if shape.kind == "from":
+    if shape.kind == PayKind.FROM:
         return ngettext("{spec}, {prompt} prompt: speculation did not pay at {lost} stream and paid from {start} "
                         "concurrent streams on, up to the highest level measured, {top}.",
                         "{spec}, {prompt} prompt: speculation did not pay at {lost} concurrent streams and paid from "
                         "{start} on, up to the highest level measured, {top}.", max(shape.lost),
                         lost=_streams(shape.lost), start=number(shape.start, 0), top=number(max(shape.paid), 0),
                         **who)
-    if shape.kind == "between":
+    if shape.kind == PayKind.BETWEEN:
         below = [c for c in shape.lost if c < shape.start]
         return ngettext("{spec}, {prompt} prompt: speculation did not pay at {lost} stream, paid at {paid} "
                         "concurrent streams and stops paying at {stop}.",
@@ -250,22 +250,22 @@ def measured(shape: PayShape) -> str:
     >>> measured(PayShape.of([(1, 0.9), (4, 1.2), (16, 0.8)]))
     'it did not pay at 1 stream, paid at 4 streams and stopped paying at 16'
     """
-    if shape.kind == "unmeasured":
+    if shape.kind == PayKind.UNMEASURED:
         return _("no level was measured both with and without speculation")
-    if shape.kind == "always":
+    if shape.kind == PayKind.ALWAYS:
         return _("it paid at every level")
-    if shape.kind == "never" and min(shape.lost) == 1:
+    if shape.kind == PayKind.NEVER and min(shape.lost) == 1:
         return _("it did not pay even at one stream")
-    if shape.kind == "never":
+    if shape.kind == PayKind.NEVER:
         return _("it did not pay even at {streams} streams, the lowest level measured",
                  streams=number(min(shape.lost), 0))
-    if shape.kind == "until":
+    if shape.kind == PayKind.UNTIL:
         return _("it stopped paying at {streams} streams", streams=number(shape.stop, 0))
-    if shape.kind == "from":
+    if shape.kind == PayKind.FROM:
         return ngettext("it did not pay at {lost} stream and paid from {start} streams on",
                         "it did not pay at {lost} streams and paid from {start} on", max(shape.lost),
                         lost=_streams(shape.lost), start=number(shape.start, 0))
-    if shape.kind == "between":
+    if shape.kind == PayKind.BETWEEN:
         below = [c for c in shape.lost if c < shape.start]
         return ngettext("it did not pay at {lost} stream, paid at {paid} streams and stopped paying at {stop}",
                         "it did not pay at {lost} streams, paid at {paid} and stopped paying at {stop}", max(below),

@@ -324,8 +324,6 @@ def test_a_one_node_tree_steps_head_says_one_node_in_both_languages():
     """Read 44: the tree step's head wrote its count into "tree of {nodes} nodes", so `--tree-nodes 1` printed
     "tree of 1 nodes" ("árvore de 1 nós"), the slip the 43rd read mended in compare's line; it now goes through
     ngettext, as compare's does."""
-    from specviz.cli import format_step
-    from specviz.core.i18n import using
     from specviz.engine.trace import Decision, EmittedToken, Step, TreeNode, TreeRecord
 
     nodes = [TreeNode(7, "a", -1, 1, 0.5, 0.9, "accepted", 0.1, 1.0)]
@@ -333,29 +331,33 @@ def test_a_one_node_tree_steps_head_says_one_node_in_both_languages():
     emitted = [EmittedToken(7, "a", "accepted"), EmittedToken(9, "c", "bonus")]
     one = Step(0, 3, 1, "eagle", decisions, emitted, tree=TreeRecord(nodes, [0]))
     assert one.n_drafted == 1
-    head = format_step(one).splitlines()[0]
+    head, pt = _step_heads(one)
     assert "tree of 1 node, depth 1" in head and "1 nodes" not in head, head
-    with using("pt"):
-        head = format_step(one).splitlines()[0]
-    assert "árvore de 1 nó, profundidade 1" in head and "1 nós" not in head, head
+    assert "árvore de 1 nó, profundidade 1" in pt and "1 nós" not in pt, pt
 
+
+def _step_heads(step) -> tuple[str, str]:
+    """The first line `format_step` prints for `step`, in English and in Portuguese."""
+    from specviz.cli import format_step
+    from specviz.core.i18n import using
+
+    head = format_step(step).splitlines()[0]
+    with using("pt"):
+        return head, format_step(step).splitlines()[0]
 
 
 def test_a_tree_step_that_drafted_nothing_says_so_in_both_languages():
     """Read 45: a tree run's last step, with one token left to write, drafts an empty tree, and its head read "tree of
     0 nodes, depth 0", "árvore de 0 nó" in Portuguese (whose plural rule puts 0 in the singular); it now says that no
     node was drafted."""
-    from specviz.cli import format_step
-    from specviz.core.i18n import using
     from specviz.engine.trace import EmittedToken, Step, TreeRecord
 
     empty = Step(5, 17, 0, "eagle", [], [EmittedToken(9, "f", "target")], tree=TreeRecord([], []))
     assert empty.n_drafted == 0
-    head = format_step(empty).splitlines()[0]
+    head, pt = _step_heads(empty)
     assert "no node drafted" in head and "tree of 0" not in head, head
-    with using("pt"):
-        head = format_step(empty).splitlines()[0]
-    assert "nenhum nó rascunhado" in head and "0 nó" not in head, head
+    assert "nenhum nó rascunhado" in pt and "0 nó" not in pt, pt
+
 
 def test_compares_no_warmup_help_counts_the_warm_up_runs_it_skips():
     """Read 44: `--no-warmup` said it skips "the short untimed warm-up run", one, while compare runs two before its

@@ -1007,3 +1007,20 @@ def test_the_all_proposers_caption_hedges_where_medusa_keeps_more_of_a_late_draf
     page = Path(__file__).resolve().parents[2].joinpath("pages", "speedup_lab.py").read_text(encoding="utf-8")
     page = re.sub(r'"\s*\n\s*"', "", page)  # the caption's string literals joined, as Python joins them
     assert "tends to keep a larger share of its later drafts, though a position few steps reach" in page
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_n_gram_runs_tree_tab_does_not_send_it_to_rerun_with_tree_nodes(lang):
+    """Read 45: the committed n-gram run's Chain vs tree tab said "run the bench with `--tree-nodes 0 8 16 24`", but
+    n-gram lookup cannot branch and the bench runs each tree shape for it as the chain of the same K, so that run
+    would have no tree either. A proposer that can branch (and a bench's own name, "layerskip-7") keeps the advice."""
+    from specviz.core.i18n import using
+
+    ngram = results.load_result(ROOT / "assets" / "benchmarks" / "default-cpu-ngram" / "results.json")
+    assert "ngram" in ngram.proposers() and not ngram.shape_rows("ngram", 0.0)
+    with using(lang):
+        said = trees.no_trees_text("ngram")
+        others = [trees.no_trees_text(name) for name in ("draft", "layerskip-7")]
+    assert "--tree-nodes" not in said
+    assert ("cannot branch" if lang == "en" else "não ramifica") in said
+    assert all("--tree-nodes" in text for text in others)

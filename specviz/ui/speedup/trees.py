@@ -17,6 +17,7 @@ import streamlit as st
 from specviz.core.i18n import _
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import is_whole
+from specviz.engine.proposers import registry
 from specviz.labs.bench import BenchResult
 from specviz.labs.bench.report import run_kernels
 from specviz.labs.bench.summary import tokens_fed
@@ -233,10 +234,22 @@ def render_dtype_curves(result: BenchResult) -> None:
         st.markdown(sentence)
 
 
+def no_trees_text(proposer: str) -> str:
+    """What the Chain vs tree tab says when the result has no tree rows for `proposer`. A proposer that cannot branch
+    (n-gram lookup) is not sent to rerun the bench with --tree-nodes: the bench runs a tree shape for it as the
+    chain of its K (`cases.CaseRunner.shapes_of`), so that run would have no tree either (Read 45: the n-gram run's tab
+    gave that advice). A bench's own name such as "layerskip-7" is not the registry's, and can branch."""
+    if proposer in registry.names() and not registry.can_branch(proposer):
+        return _("{proposer} cannot branch, so it drafts no tree: the bench runs a tree shape for it as the chain of "
+                 "its K. Pick a run of a proposer that drafts with a model to compare chains and trees.",
+                 proposer=registry.menu_label(proposer))
+    return _("This result has no draft trees for this proposer and temperature; run the bench with "
+             "`--tree-nodes 0 8 16 24 --tree-width 3`.")
+
+
 def render_chain_vs_tree(result: BenchResult, proposer: str, temperature: float) -> None:
     if not result.shape_rows(proposer, temperature):
-        st.info(_("This result has no draft trees for this proposer and temperature; run the bench with "
-                  "`--tree-nodes 0 8 16 24 --tree-width 3`."))
+        st.info(no_trees_text(proposer))
         return
     plot.show(shape_figure(result, proposer, temperature), key="speedup_lab_tree_chart")
     sentence = shape_sentence(result, proposer, temperature)

@@ -102,8 +102,9 @@ with tab_k:
                  "differ a little from the curves at the same K."))
     if any(r["hf_assisted_speedup"] is not None
            for r in result.rows(proposer=proposer, temperature=temperature, policy="constant")):
-        st.caption(_("Diamonds: what transformers' own assisted generation gets with the same draft and K, against "
-                     "its own model.generate."))
+        # Read 45: for n-gram the diamonds are transformers' prompt lookup, not a draft model (the bench's rule)
+        st.caption(_("Diamonds: what transformers' own assisted generation gets with the same draft and K (prompt "
+                     "lookup for n-gram), against its own model.generate."))
     st.dataframe(tables.mat_table(result, proposer, temperature), hide_index=True, width="stretch")
 
 with tab_tree:

@@ -1024,3 +1024,20 @@ def test_the_n_gram_runs_tree_tab_does_not_send_it_to_rerun_with_tree_nodes(lang
     assert "--tree-nodes" not in said
     assert ("cannot branch" if lang == "en" else "não ramifica") in said
     assert all("--tree-nodes" in text for text in others)
+
+
+def test_the_diamonds_caption_names_prompt_lookup_where_the_n_gram_run_draws_them():
+    """Read 45: on the n-gram run the Speedup vs K tab said its diamonds were transformers' assisted generation "with
+    the same draft and K"; for n-gram the bench runs transformers' prompt lookup (no draft model), which the caption
+    now names, in both languages."""
+    from specviz.core.i18n import _, using
+
+    run = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-ngram" / "results.json")
+    assert any(r["hf_assisted_speedup"] is not None for r in run.rows(proposer="ngram", policy="constant"))
+    page = " ".join(Path(__file__).resolve().parents[2].joinpath("pages", "speedup_lab.py").read_text(
+        encoding="utf-8").split())
+    said = ("Diamonds: what transformers' own assisted generation gets with the same draft and K (prompt lookup for "
+            "n-gram), against its own model.generate.")
+    assert said in page.replace('" "', "")  # the caption's string literals joined
+    with using("pt"):
+        assert "(busca no prompt para n-gramas)" in _(said)

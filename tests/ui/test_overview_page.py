@@ -59,7 +59,7 @@ def test_overview_explains_the_loop_and_the_rule(fast_play):
 def test_play_button_plays_the_example_to_the_end(fast_play):
     at = AppTest.from_file(PAGE, default_timeout=30)
     at.run()
-    assert any(c.value.startswith("Press play") for c in at.caption)
+    assert any(c.value.startswith("Press ▶ Play the example: ") for c in at.caption)  # the button as it reads
     at.button(key="overview_play").click().run()
     assert not at.exception
     spec, _ = load_example(example_name())

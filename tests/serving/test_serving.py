@@ -1171,11 +1171,22 @@ def test_a_sweep_of_one_level_above_one_stream_is_not_called_every_level():
 
 def test_serving_md_says_the_sweep_chart_marks_where_speculation_starts_and_stops_paying():
     """Read 45: docs/serving.md said the page marks only where each configuration stops paying; the chart now marks
-    where a curve starts paying too, and a curve that flips more than once gets no mark (`sweep_figure`)."""
-    from specviz.serving.results import PayShape
+    where a curve starts paying too: both for one that lost, paid, then lost again, none for one that flips any other
+    way more than once (`sweep_figure`)."""
+    from specviz.serving.load import LevelResult
+    from specviz.serving.results import PayKind, PayShape
     from specviz.ui.serving import charts
 
     doc = " ".join((ROOT / "docs" / "serving.md").read_text(encoding="utf-8").split())
-    assert "marks the level where each configuration starts or stops paying (a curve that flips more than once" in doc
+    assert ("marks the level where each configuration starts or stops paying (both for a curve that lost, paid, then "
+            "lost again; a curve that flips any other way more than once gets no mark") in doc
     mixed = PayShape.of([(1, 1.2), (2, 0.9), (4, 1.2), (16, 0.8)])
-    assert mixed.kind == "mixed" and not charts.sweep_figure([], "open", {"ngram": mixed}).layout.shapes
+    # Read 45 (second look): the doc said any curve that flips more than once gets no mark, but lost, paid, lost
+    # flips twice and gets both marks
+    between = PayShape.of([(1, 0.9), (4, 1.2), (16, 0.8)])
+    levels = [LevelResult(speculative=spec, prompt="open", concurrency=c, seconds=1.0) for spec in ("none", "ngram")
+              for c in (1, 4, 16)]  # plotly draws a vline only on a subplot with data
+    assert not charts.sweep_figure(levels, "open", {"ngram": mixed}).layout.shapes
+    marks = charts.sweep_figure(levels, "open", {"ngram": between}).layout.shapes
+    assert between.kind == "between" and sorted(mark.x0 for mark in marks) == [4, 16]
+    assert mixed.kind == PayKind.MIXED and PayShape.of([(1, 1.2), (4, 0.9), (16, 1.1)]).kind == PayKind.MIXED

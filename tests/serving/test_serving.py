@@ -1190,3 +1190,18 @@ def test_serving_md_says_the_sweep_chart_marks_where_speculation_starts_and_stop
     marks = charts.sweep_figure(levels, "open", {"ngram": between}).layout.shapes
     assert between.kind == "between" and sorted(mark.x0 for mark in marks) == [4, 16]
     assert mixed.kind == PayKind.MIXED and PayShape.of([(1, 1.2), (4, 0.9), (16, 1.1)]).kind == PayKind.MIXED
+
+
+def test_the_predictions_measured_part_calls_a_one_level_sweep_one_level():
+    """Read 45 (second look): 0af98cd0 stopped the verdict calling a one-level sweep "every level measured", but the
+    roofline prediction's "Measured:" part (`measured`, shown only when level 1 was measured) still read "it paid at
+    every level" for `serve sweep --levels 1`."""
+    from specviz.serving.results import PayShape
+    from specviz.ui.serving.sweep import measured
+
+    one, two = PayShape.of([(1, 1.3)]), PayShape.of([(1, 1.3), (4, 1.2)])
+    assert measured(one) == "it paid at the one level measured, 1 stream"
+    assert measured(two) == "it paid at every level"
+    with using("pt"):
+        assert measured(one) == "compensou no único nível medido, 1 fluxo"
+        assert measured(two) == "compensou em todos os níveis"

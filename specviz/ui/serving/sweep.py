@@ -249,9 +249,14 @@ def measured(shape: PayShape) -> str:
 
     >>> measured(PayShape.of([(1, 0.9), (4, 1.2), (16, 0.8)]))
     'it did not pay at 1 stream, paid at 4 streams and stopped paying at 16'
+    >>> measured(PayShape.of([(1, 1.3)]))  # `serve sweep --levels 1`
+    'it paid at the one level measured, 1 stream'
     """
     if shape.kind == PayKind.UNMEASURED:
         return _("no level was measured both with and without speculation")
+    if shape.kind == PayKind.ALWAYS and len(shape.paid) == 1:  # as `verdict`: one level is not "every level"
+        return ngettext("it paid at the one level measured, {n} stream",
+                        "it paid at the one level measured, {n} streams", shape.paid[0])
     if shape.kind == PayKind.ALWAYS:
         return _("it paid at every level")
     if shape.kind == PayKind.NEVER and min(shape.lost) == 1:

@@ -1158,6 +1158,28 @@ def test_models_md_sizes_the_first_fetch_as_the_code_does():
     assert "no weight file: megabytes, not gigabytes; SmolLM2-135M's come to 3.5 MB" in text
 
 
+def test_models_md_sizes_the_default_drafter_as_it_is_loaded():
+    """Read 45: docs/models.md's machine table gave the default pair "0.54 GB float32 (+ 30 MB of drafts)": 30 MB is
+    the three trained drafts' float16 files on disk, but the default pair loads one, its EAGLE-3 drafter, in the
+    target's dtype (`specviz.models.drafts`): 9.8 M parameters, 39 MB in float32."""
+    import inspect
+    import math
+    import struct
+
+    from specviz.models import drafts
+
+    assert "drafter.cast(device, next(target.parameters()).dtype)" in inspect.getsource(drafts)
+    weights = ROOT / "assets" / "models" / drafts.EAGLE_NAME / "model.safetensors"
+    with weights.open("rb") as handle:
+        header = json.loads(handle.read(struct.unpack("<Q", handle.read(8))[0]))
+    floats = sum(math.prod(t["shape"]) for name, t in header.items()
+                 if name != "__metadata__" and t["dtype"].startswith(("F", "BF")))
+    text = " ".join((DOCS / "models.md").read_text(encoding="utf-8").split())
+    assert "30 MB of drafts" not in text
+    assert (f"0.54 GB float32 (+ {floats * 4 / 1e6:.0f} MB: the drafter's {floats / 1e6:.1f} M parameters, in the "
+            "target's dtype)") in text
+
+
 def test_accessibility_md_gives_the_contrast_the_audit_asks_for_large_text():
     """accessibility.md said "the app's own text reads at 4.5:1 or more"; the audit that checks it
     (specviz.scripts.a11y_audit) asks 4.5:1 of normal text but 3:1 of large text (24 px, or bold from 18.66 px),

@@ -542,7 +542,8 @@ def speed_from_bandwidth(weight_bytes: int, bandwidth: float) -> SpeedEstimate:
     size, moved = shown(weight_bytes / GB), shown(bandwidth / GB)
     return SpeedEstimate(size / moved, "bandwidth", _(
         "because each token reads all {size} of the target's weights and this machine's memory moves {bandwidth} "
-        "GB/s (measured just now; a CPU's arithmetic can make each token slower still)", size=gb(weight_bytes),
+        "GB/s (measured once by this server; a CPU's arithmetic can make each token slower still)",
+        size=gb(weight_bytes),
         bandwidth=_grouped(bandwidth / GB)))
 
 

@@ -409,10 +409,11 @@ def test_the_bandwidth_floor_says_the_arithmetic_slows_the_token_not_the_memory(
     from specviz.core.i18n import using
 
     detail = machine.speed_from_bandwidth(int(15.4 * machine.GB), 8.04 * machine.GB).detail
-    assert detail.endswith("(measured just now; a CPU's arithmetic can make each token slower still)")
+    assert detail.endswith("(measured once by this server; a CPU's arithmetic can make each token slower still)")
     with using("pt"):
         detail = machine.speed_from_bandwidth(int(15.4 * machine.GB), 8.04 * machine.GB).detail
     assert "deixá-la" not in detail and detail.endswith("pode deixar cada token ainda mais lento)")
+    assert "(medido uma vez por este servidor; " in detail  # read 45: not "medido agora", as the page caches it
 
 
 def test_the_machine_docstring_makes_no_unsourced_laptop_claim():

@@ -122,6 +122,22 @@ def test_the_memory_check_says_whether_a_pair_fits_here(at):
     assert "it fits (both on cpu)" in at.success[0].value.replace("\\", "")
 
 
+def test_the_bandwidth_floor_says_when_the_bandwidth_was_measured(at, monkeypatch):
+    """Read 45: the speed floor said this machine's memory moves N GB/s "(measured just now", but the page measures
+    it once per server process (`_bandwidth` is a cached resource) and every later visit, any visitor's, reuses that
+    figure: the sentence now says it was measured once by this server."""
+    calls = []
+    models_view._bandwidth.clear()
+    monkeypatch.setattr(models_view, "measure_bandwidth", lambda device: calls.append(device) or 10e9)
+    speeds = []
+    for _visit in range(2):
+        at.selectbox(key="models_check_pair").set_value("default").run()
+        speeds.append(at.info[0].value.replace("\\", ""))
+        at.selectbox(key="models_check_pair").set_value("toy").run()
+    assert calls == ["cpu"]  # measured once, then reused
+    assert all("GB/s (measured once by this server; " in s and "just now" not in s for s in speeds)
+
+
 def test_the_fit_check_says_how_slow_a_fitting_pair_would_be_here(at, monkeypatch):
     """7B in bfloat16 "fits" on a 32 GB laptop; the page also says it would crawl, and how it knows."""
     monkeypatch.setattr(models_view, "current_machine", lambda: Machine(ram_available_bytes=32 * 10**9))
@@ -132,7 +148,7 @@ def test_the_fit_check_says_how_slow_a_fitting_pair_would_be_here(at, monkeypatc
     assert "it fits" in at.success[0].value.replace("\\", "")
     speed = at.info[0].value.replace("\\", "")
     assert speed.startswith("Speed here: plain decoding would take at least 1.5 s per token (0.7 tokens/s)")
-    assert "15 GB of the target's weights" in speed and "10 GB/s (measured just now" in speed
+    assert "15 GB of the target's weights" in speed and "10 GB/s (measured once by this server" in speed
     common_runs.quiet_forwards()[("default", "cpu")] = 40.0  # a race timed SmolLM2-135M's forward at 40 ms here
     try:
         monkeypatch.setattr(models_view, "reference_dtype", lambda device, machine=None: torch.float32)

@@ -570,9 +570,15 @@ class LoadInfo:
 
     device: str
     dtype: str
-    placement: str
+    placement: str  # in the language of whoever loaded the pair; `where` says it in the reader's
     estimate: MemoryEstimate
     folders: list[str] = field(default_factory=list)
+    plan: Placement | None = None
+
+    def where(self) -> str:
+        """Where the models went, in the current language (the pair cache serves a pair loaded by one visitor, in
+        their language, to every later one)."""
+        return self.plan.describe() if self.plan is not None else self.placement
 
 
 def load_models(
@@ -623,7 +629,7 @@ def load_models(
         models[i] = _load_weights(folders[i], refs[i].name, dt, placement, i == 0,
                                   _trusted(refs[i], trust_remote_code), pickled_weights)
     info = LoadInfo(str(placement.target_device), dtype_name(dt), placement.describe(), estimate,
-                    [str(f) for f in folders])
+                    [str(f) for f in folders], placement)
     return models[0], tokenizers[0], models[1], info
 
 

@@ -215,6 +215,26 @@ def test_a_pair_by_hand_loads_and_is_stored_for_the_playground(at, folders):
     assert not at.exception and at.success[-1].value.replace("\\", "") == shown
 
 
+def test_a_pair_loaded_in_english_is_placed_in_portuguese_for_a_portuguese_reader(at, folders, monkeypatch):
+    """Read 45: the loaded pair's line gave its placement as the loader wrote it, in the language of the visitor who
+    loaded it first: the pair cache serves that pair to every later visitor, so a Portuguese one read "ambos em cpu"
+    as "both on cpu". The page now says where the models went in the reader's language."""
+    at.text_input(key="models_target").set_value(str(folders[0]))
+    at.text_input(key="models_draft").set_value(str(folders[1]))
+    at.button[0].click().run()
+    assert "both on cpu, " in at.success[-1].value.replace("\\", "")
+    monkeypatch.setattr(models_view, "_choice", str)  # AppTest finds "auto" among the options by their shown label
+    app = AppTest.from_file(str(ROOT / "pages" / "models.py"), default_timeout=60)
+    app.query_params["lang"] = "pt"
+    app.run()
+    app.text_input(key="models_target").set_value(str(folders[0]))
+    app.text_input(key="models_draft").set_value(str(folders[1]))
+    app.button[0].click().run()
+    shown = app.success[-1].value.replace("\\", "")
+    assert not app.exception and "um modelo de rascunho separado" in shown  # the same pair, from the cache
+    assert "ambos em cpu, " in shown and "both on" not in shown
+
+
 def test_the_form_says_how_to_type_a_folder_and_that_way_loads_it(at, folders, tmp_path_factory):
     """Read 44: the labels offered "a folder inside the allowed models folder", but a folder typed by its name
     ("page_pair0/target") is a Hub id to the page, so it was looked up on the Hub and refused as not cached. The

@@ -1180,6 +1180,20 @@ def test_models_md_sizes_the_default_drafter_as_it_is_loaded():
             "target's dtype)") in text
 
 
+def test_the_catalog_runs_the_calibrated_shape_only_for_the_proposer_the_table_measured():
+    """Read 45: assets/catalog.yaml's header still said a run with no shape flag takes the shape predicted fastest
+    here "where the pair has a shape table", the claim the 43rd read corrected in cli.md: the default pair's table
+    measured only its EAGLE drafter, so `--proposer draft` (or medusa) there keeps the recommended shape."""
+    from specviz.labs.shape_choice import table_for
+
+    assert table_for("default", "eagle") is not None and table_for("default", "draft") is None
+    header = " ".join(line.lstrip("# ") for line in (ROOT / "assets" / "catalog.yaml").read_text(
+        encoding="utf-8").split("version:")[0].splitlines())
+    assert "where the pair has a shape table (assets" not in header
+    assert "where the pair has a shape table for the proposer that runs" in header
+    assert "so --proposer draft keeps this shape" in header
+
+
 def test_accessibility_md_gives_the_contrast_the_audit_asks_for_large_text():
     """accessibility.md said "the app's own text reads at 4.5:1 or more"; the audit that checks it
     (specviz.scripts.a11y_audit) asks 4.5:1 of normal text but 3:1 of large text (24 px, or bold from 18.66 px),

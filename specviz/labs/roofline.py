@@ -64,7 +64,7 @@ MAX_BATCH = 1024  # the largest batch the explorer looks at
 @dataclass(frozen=True)
 class Hardware:
     """What bounds a forward pass: memory bandwidth (bytes/s), dense arithmetic (FLOP/s in `dtype`) and memory
-    capacity (bytes). `source` says where the numbers come from."""
+    capacity (bytes: `GIB` for the GiB a device's "GB" means). `source` says where the numbers come from."""
 
     name: str
     bandwidth: float
@@ -130,17 +130,20 @@ PAIRS: dict[str, ModelPair] = {
 }  # the names (and the hardware's names and sources below) are English; pages show them through _()
 
 # Dense bfloat16 tensor throughput and memory bandwidth from the vendors' data sheets (the sparse figures are twice
-# these); a laptop is an estimate, not a product.
+# these); a laptop is an estimate, not a product. Bandwidths are decimal (3.35 TB/s = 3.35e12 bytes/s), but a memory
+# size is binary: an "80 GB" H100 holds 80 GiB = 85.9e9 bytes, and a laptop's 16 GB of RAM 16 GiB (read 45: at 80e9
+# bytes the default pair's 149.8 GiB "took 3" H100s, where 2 hold it).
+GIB = 2**30
 HARDWARE: dict[str, Hardware] = {
-    "laptop": Hardware(N_("a laptop CPU"), 70e9, 1e12, 16e9, "float32",
+    "laptop": Hardware(N_("a laptop CPU"), 70e9, 1e12, 16 * GIB, "float32",
                        N_("estimate: dual-channel DDR5-4800 (77 GB/s peak, ~70 usable), 8 cores with AVX2 FMA "
                           "(~1 TFLOPS float32), 16 GB")),
-    "l4": Hardware("NVIDIA L4", 300e9, 121e12, 24e9, "bfloat16",
+    "l4": Hardware("NVIDIA L4", 300e9, 121e12, 24 * GIB, "bfloat16",
                    N_("NVIDIA L4 data sheet: 300 GB/s GDDR6, 121 TFLOPS bf16 dense (242 with sparsity), 24 GB")),
-    "a100": Hardware("NVIDIA A100 80GB SXM", 2039e9, 312e12, 80e9, "bfloat16",
+    "a100": Hardware("NVIDIA A100 80GB SXM", 2039e9, 312e12, 80 * GIB, "bfloat16",
                      N_("NVIDIA A100 data sheet: 2,039 GB/s HBM2e, 312 TFLOPS bf16 dense (624 with sparsity), "
                         "80 GB")),
-    "h100": Hardware("NVIDIA H100 SXM", 3350e9, 989e12, 80e9, "bfloat16",
+    "h100": Hardware("NVIDIA H100 SXM", 3350e9, 989e12, 80 * GIB, "bfloat16",
                      N_("NVIDIA H100 data sheet: 3.35 TB/s HBM3, 989 TFLOPS bf16 dense (1,979 with sparsity), "
                         "80 GB")),
 }

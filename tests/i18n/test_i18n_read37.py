@@ -110,8 +110,8 @@ def test_the_theory_explorers_device_count_reads_for_every_hardware_preset(monke
     laptop = roofline.hardware_presets()["laptop"]
     with using("pt"):
         laptop_pt = _(laptop.name)
-    assert f"; {laptop.name} has 16 GB, so this takes " in said["en", "laptop"]
-    assert f"; {laptop_pt} tem 16 GB, então isto ocupa " in said["pt", "laptop"]
+    assert f"; {laptop.name} has 16 GiB, so this takes " in said["en", "laptop"]
+    assert f"; {laptop_pt} tem 16 GiB, então isto ocupa " in said["pt", "laptop"]
     assert [t for t in said.values() if re.search(r"\bone an? |\bum uma\b|\bum NVIDIA\b|\bdeles\b", t)] == []
 
 

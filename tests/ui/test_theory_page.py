@@ -872,3 +872,22 @@ def test_the_batch_metric_labels_never_break_inside_b_equals_1(lang):
     assert not at.exception
     labels = [m.label for m in at.metric if "B" in m.label.replace("\u00a0", " ").split()]
     assert len(labels) == 3 and all("B\u00a0=\u00a01" in label for label in labels), labels
+
+
+@pytest.mark.slow  # the page runs once per language: over 0.7 s
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_device_count_reads_a_devices_gb_as_gib(tmp_path, monkeypatch, lang):
+    """Read 45: an "80 GB" H100 holds 80 GiB (85.9e9 bytes), but the count divided by 80e9, so the default pair's
+    160.8e9 bytes (149.8 GiB) "took 3" H100s, where 2 hold it; the caption now counts and says GiB."""
+    assert {key: hw.memory / 2**30 for key, hw in roofline.HARDWARE.items()} == {"laptop": 16, "l4": 24, "a100": 80,
+                                                                             "h100": 80}
+    monkeypatch.setattr(theory_points, "BENCHMARKS_DIR", tmp_path / "none")
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["lang"] = lang
+    at.run()
+    said = " ".join(c.value for c in at.caption)
+    if lang == "en":
+        assert "need 149.8 GiB; NVIDIA H100 SXM has 80 GiB, so this takes 2 of them" in said
+        assert "takes 3 of them" not in said
+    else:
+        assert "precisam de 149,8 GiB; NVIDIA H100 SXM tem 80 GiB, então isto ocupa 2 dispositivos" in said

@@ -59,13 +59,14 @@ def render(alpha: float, k: int, pair: ModelPair, hw: Hardware, batch: int, cont
     total = costs.target_bytes + costs.extra_bytes
     if math.isfinite(hw.memory) and hw.memory > 0:
         n = max(1, math.ceil(total / hw.memory))
-        st.caption(ngettext("Target, draft and caches need {total} GB; {hw} has {capacity} GB, so this takes "
-                            "one of them. Splitting a model over several devices multiplies bandwidth and FLOP/s "
+        st.caption(ngettext("Target, draft and caches need {total} GiB; {hw} has {capacity} GiB, so this "
+                            "takes one of them. Splitting a model over several devices multiplies bandwidth and FLOP/s "
                             "alike, so v, c and the speedup stay as shown (communication aside).",
-                            "Target, draft and caches need {total} GB; {hw} has {capacity} GB, so this takes "
-                            "{n} of them. Splitting a model over several devices multiplies bandwidth and FLOP/s "
+                            "Target, draft and caches need {total} GiB; {hw} has {capacity} GiB, so this "
+                            "takes {n} of them. Splitting a model over several devices multiplies bandwidth and FLOP/s "
                             "alike, so v, c and the speedup stay as shown (communication aside).",
-                            n, total=number(total / 1e9, 1), hw=_(hw.name), capacity=number(hw.memory / 1e9, 0)))
+                            n, total=number(total / roofline.GIB, 1), hw=_(hw.name),
+                            capacity=number(hw.memory / roofline.GIB, 0)))
 
 
 def _gb(nbytes: float) -> str:

@@ -92,8 +92,8 @@ if trace_point is not None:
                          "is usually lower.",
                          rate=number(trace_point.acceptance_rate, 3)) if trace_point.k > 1 else
                   _("Mean of min(1, p/q) over the drafts the verifier tested. At K = 1 it tested every draft, so "
-                    "accepted / drafted ({rate}) differs from it only by chance: the first counts the coin flips, "
-                    "the second averages their chances.", rate=number(trace_point.acceptance_rate, 3)))
+                    "accepted / drafted ({rate}) differs from it only by chance: accepted / drafted counts the coin "
+                    "flips, this mean averages their chances.", rate=number(trace_point.acceptance_rate, 3)))
     else:
         t1.metric(_("Trace: mean min(1, p′/q′) along the tree's main line"), number(trace_point.alpha, 3),
                   help=_("Not an estimate of α: a child tried after a rejected sibling is tested against the "

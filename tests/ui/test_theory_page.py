@@ -190,6 +190,15 @@ def test_a_k1_traces_rate_gap_is_not_blamed_on_untested_drafts(tmp_path, monkeyp
     at.run()
     help_text = next(m.proto.help for m in at.metric if m.label == "Trace: α estimate")
     assert "never tested" not in help_text and "At K = 1 it tested every draft" in help_text
+    # read 45: "the first counts the coin flips" read as the metric's own mean, named first in the help; each is named
+    assert "the first" not in help_text and "accepted / drafted counts the coin flips, this mean averages" in help_text
+    with using("pt"):
+        from specviz.core.i18n import _
+
+        pt = _("Mean of min(1, p/q) over the drafts the verifier tested. At K = 1 it tested every draft, so accepted / "
+               "drafted ({rate}) differs from it only by chance: accepted / drafted counts the coin flips, this mean "
+               "averages their chances.", rate="0,710")
+    assert "a primeira" not in pt and "aceitos / rascunhados conta os sorteios, esta média faz a média" in pt
 
 
 def test_trace_point_reads_alpha_k_and_c():

@@ -900,3 +900,14 @@ def test_the_device_count_reads_a_devices_gb_as_gib(tmp_path, monkeypatch, lang)
         assert "takes 3 of them" not in said
     else:
         assert "precisam de 149,8 GiB; NVIDIA H100 SXM tem 80 GiB, então isto ocupa 2 dispositivos" in said
+
+
+def test_the_paying_batch_verdict_says_beyond_that_batch_in_portuguese():
+    """Read 45: "beyond it, plain decoding is faster" (past that batch) read "além disso" in Portuguese, which is
+    "moreover": plain decoding faster besides, against the sentence's own first half."""
+    from specviz.core.i18n import _
+    from specviz.ui.theory.serving import TEXT
+
+    with using("pt"):
+        said = _(TEXT["pays_up_to"], alpha="0,80", k=4, batch="212")
+    assert "além disso" not in said and said.endswith("com lotes maiores, a decodificação comum é mais rápida.")

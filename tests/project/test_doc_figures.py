@@ -294,10 +294,13 @@ def test_app_md_says_what_the_theory_page_says_of_time_to_first_token():
     prompt."""
     from specviz.ui.theory import serving
 
-    assert "barely changed" in serving.TEXT["ttft"]
+    # Read 45: "barely changed" undersold a separate draft's prefill (a 7B draft: about a tenth of a 72B target's)
+    assert "changed only by the draft's own prefill" in serving.TEXT["ttft"] and "barely" not in serving.TEXT["ttft"]
+    assert "about a tenth for a 7B draft of a 72B target" in serving.TEXT["ttft"]
     text = " ".join((DOCS / "app.md").read_text(encoding="utf-8").split())
-    assert "time to first token unchanged" not in text
-    assert "time to first token barely changed (it adds the draft's own pass over the prompt)" in text
+    assert "time to first token unchanged" not in text and "barely changed" not in text
+    assert ("time to first token, changed only by the draft's own pass over the prompt (about a tenth more prefill "
+            "compute for a 7B draft of a 72B target)") in text
 
 
 def test_the_packed_bfloat16_times_cite_the_commit_that_holds_them():

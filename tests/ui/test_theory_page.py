@@ -368,7 +368,7 @@ def test_every_hardware_preset_renders():
 def test_the_section_says_ttft_guidance_and_temperature():
     at = AppTest.from_file(PAGE, default_timeout=60).run()
     text = " ".join(m.value for m in at.markdown)
-    assert "Time to first token: barely changed" in text and "unchanged" not in text
+    assert "Time to first token: changed only by the draft's own prefill" in text and "unchanged" not in text
     assert "docs.vllm.ai" in text and "low to medium load" in text
     # not a blanket "turn it off at peak load": vLLM's table rates EAGLE and MTP medium to high gain at high QPS
     assert "medium to high gain at high QPS" in text and "turn it down or off" not in text

@@ -57,11 +57,14 @@ TEXT = {
                        "settings v climbs no higher than {v}, which the tokens each step emits still pay for."),
     "pays_never": N_("With α = {alpha} and K = {k}, the roofline model predicts that speculation does not pay even "
                      "at batch 1 on this hardware."),
-    "ttft": N_("**Time to first token: barely changed.** The first token comes from the prefill, the one pass over "
-               "the prompt that plain decoding makes too; speculation only changes how the tokens after it are made. "
-               "It adds the draft's own pass over the prompt (an EAGLE drafter's is one small layer; n-gram lookup "
-               "adds nothing). c does not price that pass: c is measured on one-token passes, and a prefill scores "
-               "the whole prompt at once."),
+    # Read 45: "barely changed" undersold a separate draft model's prefill: a 7B draft adds about a tenth of a 72B
+    # target's prefill compute (7.6 / 72.7 billion parameters)
+    "ttft": N_("**Time to first token: changed only by the draft's own prefill.** The first token comes from the "
+               "prefill, the one pass over the prompt that plain decoding makes too; speculation only changes how the "
+               "tokens after it are made. It adds the draft's own pass over the prompt: an EAGLE drafter's is one "
+               "small layer and n-gram lookup adds nothing, but a separate draft model's prefill costs about its "
+               "share of the target's parameters (about a tenth for a 7B draft of a 72B target). c does not price "
+               "that pass: c is measured on one-token passes, and a prefill scores the whole prompt at once."),
     "guidance": N_("**What serving engines advise.** vLLM's documentation presents speculative decoding as a way to "
                    "cut inter-token latency under low to medium load, in memory-bound workloads "
                    "([vLLM: Speculative Decoding](https://docs.vllm.ai/en/latest/features/speculative_decoding/)); "

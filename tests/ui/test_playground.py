@@ -1250,3 +1250,14 @@ def test_every_tree_preset_counts_its_tree_in_nodes():
     assert "a tree of {nodes} nodes (width" in PRESETS["medusa"][1]
     with using("pt"):
         assert "uma árvore de {nodes} nós, mais" in _(PRESETS["tree"][1]) and "candidatos" not in _(PRESETS["tree"][1])
+
+
+def test_a_token_that_reads_as_markdown_is_shown_as_it_is_in_the_step_tables():
+    """Read 45: `st.table` reads every cell as markdown, so the EAGLE example's step 2, whose draft is the token "-",
+    listed it as an empty bullet in the table of p and q: its cell is escaped (`escape_cell`), a browser shows "-"."""
+    at = page(source="example", example="smollm-eagle-greedy", step="2")
+    no_problems(at)
+    spec, _ = load_example("smollm-eagle-greedy")
+    assert spec.steps[1].decisions[0].text == "-"
+    tokens = [str(i) for t in at.table if "q (draft)" in t.value.columns for i in t.value.index]
+    assert "\\-" in tokens and "-" not in tokens

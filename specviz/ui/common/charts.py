@@ -26,7 +26,7 @@ import streamlit as st
 
 from specviz.core.i18n import N_, _, get_language, localized, number, with_decimal_point
 from specviz.ui.common.accessibility import CHART_NAME_CLASS
-from specviz.ui.common.escaping import escape_text
+from specviz.ui.common.escaping import escape_cell, escape_text
 
 CONFIG: dict[str, Any] = {"displayModeBar": "hover", "scrollZoom": False, "displaylogo": False, "responsive": True}
 NUMBERS_LABEL = N_("The numbers in this chart")
@@ -60,7 +60,18 @@ def show(fig: go.Figure, key: str, where: Any = None, *, name: str | None = None
     with box.expander(_(NUMBERS_LABEL)):
         if note:
             st.caption(note)
-        st.table(numbers.set_index(numbers.columns[0]))
+        st.table(table_cells(numbers).set_index(escape_cell(str(numbers.columns[0]))))
+
+
+def table_cells(table: pd.DataFrame) -> pd.DataFrame:
+    """`table` as `st.table` must get it: it reads every cell and header as markdown, so a token "-" was an empty
+    bullet and "$x$" math (read 45); each text is `escape_cell`'s, which leaves numbers and words as they are."""
+    def cell(value: Any) -> Any:
+        return escape_cell(value) if isinstance(value, str) else value
+
+    shown = table.map(cell)
+    shown.columns = [cell(c) for c in table.columns]
+    return shown
 
 
 TITLE_LINE = 40  # characters: what a chart title fits on one line of a 390 px phone

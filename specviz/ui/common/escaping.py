@@ -9,6 +9,7 @@ goes decides the escape, so each destination has one function and no page calls 
     widget labels and options (markdown, no HTML) `escape_label`    ␣ ↵ ⇥        backslashed   backslashed
     a Plotly label (it reads a few HTML tags)      `plot_text`       ␣ ↵ ⇥        entities      kept
     an HTML attribute value (a tooltip)           `escape_attr`     kept, ↵ = &#10;  entities (quotes too)
+    a cell of `st.table` (markdown, no HTML)      `escape_cell`     as given     as given      those that act
 
 `visible` (from specviz.core.text) is the plain-text step they share: whitespace and control characters drawn.
 
@@ -25,7 +26,7 @@ import re
 
 from specviz.core.text import visible
 
-__all__ = ["escape_attr", "escape_label", "escape_markdown", "escape_text", "plot_text", "visible"]
+__all__ = ["escape_attr", "escape_cell", "escape_label", "escape_markdown", "escape_text", "plot_text", "visible"]
 
 # Signs that act anywhere inside a line: emphasis, code, links, LaTeX ($), emoji shortcodes (:), Streamlit's colour
 # syntax (:red[...]), tables (|), strike-through (~), images (!). In HTML-bound text they become numeric entities.
@@ -97,6 +98,33 @@ def unlinked(text: str) -> str:
     3
     """
     return _LINKABLE.sub(WORD_JOINER, text)
+
+
+# What markdown acts on inside one table cell: a block marker at its start (a list's "-", "+", "*" or "1.", a
+# heading's "# ", a quote's ">", a rule's "="), emphasis, code, math, links, strikethrough and emoji shortcodes.
+_CELL_START = re.compile(r"^(\s*)([-+*>=]|#{1,6}(?=\s|$)|\d{1,9}(?=[.)](?:\s|$)))")
+_CELL_SIGNS = re.compile(r"([\\`*_\[\]$~])")
+_SHORTCODE = re.compile(r":(?=[\w+-]+:)")  # Streamlit reads ":smile:" after the markdown, so "\:" does not stop it
+
+
+def escape_cell(text: str) -> str:
+    r"""A cell of `st.table`, which reads every cell as GitHub-flavoured markdown (never as HTML, and an entity as
+    its character): the signs that would act backslash-escaped (an emoji shortcode's colon as the entity &#58;),
+    nothing else, so a number or a verdict stays as it is. A token "-" was drawn as an empty bullet, "$x$" as math
+    and ":smile:" as an emoji (read 45).
+
+    >>> print(escape_cell("-"), escape_cell("1."), escape_cell("$x$ :smile: *a*"), escape_cell("#1 ␣the"),
+    ...       escape_cell("0.652"), escape_cell("-0.5"), sep="  |  ")
+    \-  |  1\.  |  \$x\$ &#58;smile: \*a\*  |  #1 ␣the  |  0.652  |  -0.5
+    """
+    marked = _SHORTCODE.sub("&#58;", _CELL_SIGNS.sub(r"\\\1", text))
+    start = _CELL_START.match(marked)
+    if start is None or (start[2] in "-+*" and marked[start.end():][:1] not in ("", " ", "\t")):
+        return marked
+    if start[2][0].isdigit():  # an ordered list's "1." or "1)": the sign after the digits
+        cut = start.end()
+        return marked[:cut] + "\\" + marked[cut:]
+    return marked[:start.end(1)] + "\\" + marked[start.end(1):]
 
 
 def escape_label(text: str) -> str:

@@ -41,3 +41,22 @@ def test_the_tours_say_the_exit_ticket_points_to_the_lessons_of_the_questions_mi
     assert "that points back to the lessons that teach what the learner got wrong in it" in flat("app.md")
     assert "que faltaram" not in flat("app.pt-BR.md")
     assert "aponta de volta para as lições que ensinam o que a pessoa errou nele" in flat("app.pt-BR.md")
+
+
+def test_the_tours_say_the_playground_output_leaves_a_kept_draft_unmarked():
+    """Read 45: both tours said the Playground's output text shows each token's origin as "✓ accepted, ✗ rejected,
+    ↻ recovered, ★ bonus", but the output draws a kept draft as a green chip with no glyph (its ✓ only in the hover),
+    as the page's own note says ("Drafts the target kept have no mark"); only the step's drafted chips carry ✓."""
+    from specviz.labs.examples import load_example
+    from specviz.ui.common.tokens import output_html
+
+    trace, _ = load_example("smollm-ngram-t07")
+    html = output_html(trace)
+    shown = re.sub(r'title="[^"]*"', "", html)  # the hover text holds "✓ accepted"; the chips show no ✓
+    assert 'data-kind="accepted"' in shown and "✓" not in shown and "★" in shown and "↻" in shown
+    player = (ROOT / "specviz" / "ui" / "playground" / "player.py").read_text(encoding="utf-8")
+    assert 'N_("Drafts the target kept have no mark;' in player
+    assert "(✓ accepted, ✗ rejected" not in flat("app.md")
+    assert "token's origin (a kept draft green with no mark, ✗ rejected" in flat("app.md")
+    assert "(✓ aceito, ✗ rejeitado" not in flat("app.pt-BR.md")
+    assert "origem de cada token (um rascunho mantido em verde e sem marca, ✗ rejeitado" in flat("app.pt-BR.md")

@@ -3,6 +3,7 @@ they describe does (issue 43, fortieth read): each test pins one statement a rea
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -60,3 +61,25 @@ def test_the_tours_say_the_playground_output_leaves_a_kept_draft_unmarked():
     assert "token's origin (a kept draft green with no mark, ✗ rejected" in flat("app.md")
     assert "(✓ aceito, ✗ rejeitado" not in flat("app.pt-BR.md")
     assert "origem de cada token (um rascunho mantido em verde e sem marca, ✗ rejeitado" in flat("app.pt-BR.md")
+
+
+def test_the_tours_list_the_guided_paths_kinds_of_thing_to_try():
+    """Read 45: both tours said each lesson's thing to try was "a formula's sliders, a recorded run with
+    predict-then-reveal, or a vLLM server's counters", but lesson 5 runs the p/q sandbox's simulation (none of the
+    three), only lesson 4's recorded run asks for a prediction (lessons 2 and 8 replay one without), and lesson 11
+    shows the counters of the committed vLLM sweep, not a server's live ones."""
+    from specviz.teach.learn import LESSONS
+
+    kinds = {lesson.number: lesson.interaction for lesson in LESSONS}
+    assert (kinds[4], kinds[5], kinds[11]) == ("first_disagreement", "exactness", "production")
+    runs = (ROOT / "specviz" / "ui" / "learn" / "runs.py").read_text(encoding="utf-8")
+    assert "the p/q sandbox's simulation (lesson 5)" in runs and "the committed vLLM sweep's counters (lesson 11)" in runs
+    tree = ast.parse(runs)
+    asking = {f.name for f in tree.body if isinstance(f, ast.FunctionDef) and "PREDICTOR." in ast.unparse(f)}
+    assert asking == {"first_disagreement", "_toggle_reveal"}  # lesson 4's widget and its Reveal button
+    assert "a recorded run with predict-then-reveal, or a vLLM server's counters" not in flat("app.md")
+    assert ("a recorded run, one of them with predict-then-reveal, the p/q sandbox's simulation, or the counters of a "
+            "recorded vLLM sweep)") in flat("app.md")
+    assert "ou os contadores de um servidor vLLM" not in flat("app.pt-BR.md")
+    assert ("uma execução gravada, uma delas com prever e depois revelar, a simulação do sandbox p/q, ou os contadores "
+            "de uma varredura gravada do vLLM)") in flat("app.pt-BR.md")

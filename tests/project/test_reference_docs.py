@@ -83,3 +83,22 @@ def test_the_tours_list_the_guided_paths_kinds_of_thing_to_try():
     assert "ou os contadores de um servidor vLLM" not in flat("app.pt-BR.md")
     assert ("uma execução gravada, uma delas com prever e depois revelar, a simulação do sandbox p/q, ou os contadores "
             "de uma varredura gravada do vLLM)") in flat("app.pt-BR.md")
+
+
+def test_the_tours_name_the_sandboxs_rules_as_the_page_offers_them():
+    """Read 45: both tours said the p/q sandbox simulates "under the exact rule or a broken one", but its rule box
+    offers two exact rules (Leviathan / Chen, and sampling from p to keep a matching draft) and Medusa's typical
+    acceptance, which the Exactness lab files as lossy by design, not broken."""
+    from specviz.labs.exactness import RULES
+    from specviz.ui.sandbox.view import sandbox_rules
+
+    offered = sandbox_rules()
+    assert sum(RULES[name].exact for name in offered) == 2
+    assert [RULES[name].label for name in offered if not RULES[name].exact and "Broken" not in RULES[name].label] == [
+        "Lossy: Medusa's typical acceptance"]
+    assert "under the exact rule or a broken one" not in flat("app.md")
+    assert ("under one of two exact rules, a broken one, or Medusa's typical acceptance (lossy by design)"
+            in flat("app.md"))
+    assert "pela regra exata ou por uma quebrada" not in flat("app.pt-BR.md")
+    assert ("por uma de duas regras exatas, por uma quebrada ou pela aceitação típica do Medusa (com perdas por "
+            "projeto)") in flat("app.pt-BR.md")

@@ -73,7 +73,8 @@ def test_the_tours_list_the_guided_paths_kinds_of_thing_to_try():
     kinds = {lesson.number: lesson.interaction for lesson in LESSONS}
     assert (kinds[4], kinds[5], kinds[11]) == ("first_disagreement", "exactness", "production")
     runs = (ROOT / "specviz" / "ui" / "learn" / "runs.py").read_text(encoding="utf-8")
-    assert "the p/q sandbox's simulation (lesson 5)" in runs and "the committed vLLM sweep's counters (lesson 11)" in runs
+    assert "the p/q sandbox's simulation (lesson 5)" in runs
+    assert "the committed vLLM sweep's counters (lesson 11)" in runs
     tree = ast.parse(runs)
     asking = {f.name for f in tree.body if isinstance(f, ast.FunctionDef) and "PREDICTOR." in ast.unparse(f)}
     assert asking == {"first_disagreement", "_toggle_reveal"}  # lesson 4's widget and its Reveal button

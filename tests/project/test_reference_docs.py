@@ -103,3 +103,17 @@ def test_the_tours_name_the_sandboxs_rules_as_the_page_offers_them():
     assert "pela regra exata ou por uma quebrada" not in flat("app.pt-BR.md")
     assert ("por uma de duas regras exatas, por uma quebrada ou pela aceitação típica do Medusa (com perdas por "
             "projeto)") in flat("app.pt-BR.md")
+
+
+def test_classroom_md_gives_the_quiz_files_own_size_limit():
+    """Read 45: docs/classroom.md gave only the server's 8 MiB upload cap, so a teacher read a 1 MiB quiz file as
+    allowed; `parse_bank` refuses any quiz file over MAX_BYTES (256 KiB) with a sentence naming that limit."""
+    import pytest
+
+    from specviz.teach.quiz import QuizBankError, parse_bank
+    from specviz.teach.quiz.bank import MAX_BYTES
+
+    assert MAX_BYTES == 256 * 1024
+    with pytest.raises(QuizBankError, match="256"):
+        parse_bank("#" * (MAX_BYTES + 1), source="big.yaml")
+    assert "and a quiz file at 256 KiB (`MAX_BYTES` in `specviz.teach.quiz.bank`" in flat("classroom.md")

@@ -117,3 +117,15 @@ def test_classroom_md_gives_the_quiz_files_own_size_limit():
     with pytest.raises(QuizBankError, match="256"):
         parse_bank("#" * (MAX_BYTES + 1), source="big.yaml")
     assert "and a quiz file at 256 KiB (`MAX_BYTES` in `specviz.teach.quiz.bank`" in flat("classroom.md")
+
+
+def test_app_md_gives_json_export_to_teacher_paced_sessions_only():
+    """Read 45: app.md closed the Classroom entry with "CSV and JSON export" for both kinds of session, but a
+    self-paced session's dashboard offers only "Download all answers (CSV)"; the JSON download is the teacher-paced
+    dashboard's (next to "Download both rounds (CSV)")."""
+    teacher = (ROOT / "specviz" / "ui" / "classroom" / "teacher.py").read_text(encoding="utf-8")
+    paced = (ROOT / "specviz" / "ui" / "classroom" / "paced_teacher.py").read_text(encoding="utf-8")
+    assert teacher.count("download_button(") == 1 and 'N_("Download the session (JSON)")' in paced
+    assert "JSON" not in teacher.split("download_button(", 1)[1].split("\n", 1)[0]
+    assert "); CSV and JSON export." not in flat("app.md")
+    assert "CSV export, and JSON too for a teacher-paced session." in flat("app.md")

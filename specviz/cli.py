@@ -620,8 +620,14 @@ def low_acceptance_hint(trace: Trace) -> list[str]:
     drafted, kept = trace.num_drafted - trace.num_copied, trace.num_accepted - trace.num_copied_accepted
     if not drafted or kept / drafted >= 0.1 or trace.mean_accepted_length >= 1.5:
         return []
-    return [_("  note: the draft was rarely right ({kept_of_drafted}), so each step paid for "
-              "drafting and still emitted about one token. An untrained draft (layer-skip) rarely agrees; with the "
-              "default pair try --proposer eagle (trained for it), --proposer ngram on text that repeats the "
-              "prompt, or `compare` to see the cost.",
+    # Read 45: "An untrained draft (layer-skip) rarely agrees" was said after a trained draft's run too
+    if any(step.proposer.startswith("layerskip") for step in trace.steps):
+        return [_("  note: the draft was rarely right ({kept_of_drafted}), so each step paid for "
+                  "drafting and still emitted about one token. An untrained draft (layer-skip) rarely agrees; with "
+                  "the default pair try --proposer eagle (trained for it), --proposer ngram on text that repeats the "
+                  "prompt, or `compare` to see the cost.",
+                  kept_of_drafted=drafts_kept(kept, drafted))]
+    return [_("  note: the draft was rarely right ({kept_of_drafted}), so each step paid for drafting and still "
+              "emitted about one token; try another proposer (with the default pair, --proposer eagle, trained for "
+              "it, or --proposer ngram on text that repeats the prompt), or `compare` to see the cost.",
               kept_of_drafted=drafts_kept(kept, drafted))]

@@ -791,3 +791,24 @@ def test_the_rarely_right_hint_counts_drafts_only_not_the_lookup_branchs_copies(
     assert trace.mean_accepted_length == 1.25
     text = format_summary(trace)
     assert "rarely right (0 of 40 drafts kept)" in text and "1 of 60 drafts kept" not in text
+
+
+def test_the_rarely_right_hint_calls_the_draft_untrained_only_after_a_layer_skip_run():
+    """Read 45: the hint said "An untrained draft (layer-skip) rarely agrees" after any proposer's run, a trained
+    draft's or EAGLE's too; it now says so only after a layer-skip run, and otherwise suggests another proposer."""
+    from specviz.cli import format_summary
+    from specviz.core.i18n import using
+    from specviz.engine.trace import Decision, EmittedToken, Step
+
+    def trace(proposer):
+        rejected = Decision(0, 5, "a", 0.9, 0.05, 0.06, 0.06, 0.5, False, True)
+        steps = [Step(i, 3, 1, proposer, [rejected], [EmittedToken(6, "b", "recovered")]) for i in range(20)]
+        return Trace("speculative", {}, [1, 2], [6] * 20, steps)
+
+    skip, draft = format_summary(trace("layerskip-7")), format_summary(trace("draft"))
+    assert "rarely right (0 of 20 drafts kept)" in skip and "rarely right (0 of 20 drafts kept)" in draft
+    assert "An untrained draft (layer-skip) rarely agrees" in skip
+    assert "untrained" not in draft and "try another proposer" in draft
+    with using("pt"):
+        assert "não treinado" not in format_summary(trace("draft"))
+        assert "tente outro proponente" in format_summary(trace("draft"))

@@ -379,3 +379,16 @@ def test_the_kv_cache_context_is_written_in_the_readers_format(monkeypatch):
         app.run()
         captions = " ".join(c.value for c in app.caption)
         assert not app.exception and shown in captions and "2048" not in captions
+
+
+def test_the_turned_off_note_says_a_folder_needs_both_settings(monkeypatch):
+    """Read 45: with loading by hand turned off, the note read as if SPECVIZ_WEB_MODEL_ROOT alone allowed local
+    folders; `WebModelPolicy` allows nothing without SPECVIZ_WEB_CUSTOM_MODELS=1, root or no root."""
+    from specviz.ui.models.access import WebModelPolicy
+
+    monkeypatch.delenv(ENABLE_ENV, raising=False)
+    monkeypatch.setenv(ROOT_ENV, str(ROOT))
+    assert not WebModelPolicy.from_env().enabled  # the root alone turns nothing on
+    app = models_page(monkeypatch)
+    note = next(i.value for i in app.info if "turned off on this server" in i.value)
+    assert f"`{ENABLE_ENV}=1` and then, with it, local folders inside one folder with `{ROOT_ENV}=" in note

@@ -498,3 +498,14 @@ def test_the_copied_caption_says_the_output_follows_the_targets_distribution():
     assert "output still follows the target's distribution exactly" in _(TEXT["copied"], mark="❐")
     with using("pt"):
         assert "a saída continua seguindo exatamente a distribuição do alvo" in _(TEXT["copied"], mark="❐")
+
+
+def test_the_main_line_caption_allows_a_step_with_no_rejected_node():
+    """Read 45: "the accepted path and the first node rejected below it" read wrong on a bonus step, whose kept path
+    reaches a leaf with no node rejected below it."""
+    from specviz.core.i18n import _, using
+    from specviz.ui.common.tree_view import TEXT
+
+    assert "the accepted path and, if one was rejected, the first node rejected below it" in _(TEXT["main_line"])
+    with using("pt"):
+        assert "o caminho aceito e, se algum foi rejeitado, o primeiro nó rejeitado" in _(TEXT["main_line"])

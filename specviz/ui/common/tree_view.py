@@ -35,8 +35,9 @@ TEXT = {
                  "still follows the target's distribution exactly."),
     "copied_chip": N_("copied from the context (no model drafted it)"),
     "numbers": N_("The numbers of every node"),
-    "main_line": N_("The main line: the accepted path and the first node rejected below it (hover a chip for p, q, "
-                    "p/q, min(1, p′/q′) and u)"),
+    # Read 45: a kept path that reaches a leaf (a bonus step) has no node rejected below it
+    "main_line": N_("The main line: the accepted path and, if one was rejected, the first node rejected below it "
+                    "(hover a chip for p, q, p/q, min(1, p′/q′) and u)"),
 }
 
 

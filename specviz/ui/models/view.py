@@ -218,11 +218,13 @@ class HandPair:
 
 def hand_form(policy: WebModelPolicy) -> HandPair | None:
     """The "pair by hand" form, if the operator allows it; the submitted values, or None before the button is
-    pressed. Remote code is never trusted from the browser."""
+    pressed. Remote code is never trusted from the browser. Read 45: the note read as if SPECVIZ_WEB_MODEL_ROOT
+    alone allowed folders; `WebModelPolicy` needs SPECVIZ_WEB_CUSTOM_MODELS=1 too (classroom.md says so)."""
     if not policy.enabled:
         st.info(_("Loading models by hand is turned off on this server. Its operator can allow Hugging Face Hub ids "
-                  "with `{enable}=1`, and local folders inside one folder with `{root}=/path/to/models`. On your "
-                  "own machine, the command line loads any pair: `python -m specviz generate --pair TARGET,DRAFT "
+                  "with `{enable}=1` and then, with it, local folders inside one folder with "
+                  "`{root}=/path/to/models`. On your own machine, the command line loads any pair: "
+                  "`python -m specviz generate --pair TARGET,DRAFT "
                   "--prompt \"...\"`.",
                   enable=ENABLE_ENV, root=ROOT_ENV))
         return None

@@ -160,7 +160,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     lang = environment_language() if asked is None else language_code(asked)
     if lang is None:
         with using(environment_language()):
-            print("specviz: " + _("Unknown language '{lang}': use en or pt.", lang=shortened(str(asked), 20)), file=sys.stderr)
+            print("specviz: " + _("Unknown language '{lang}': use en or pt.", lang=shortened(str(asked), 20)),
+                  file=sys.stderr)
         return 2
     with using(lang):
         try:

@@ -106,7 +106,8 @@ def test_the_page_against_recorded_metrics_and_a_small_sweep(speaking_pt, scrape
     server = FakeServer(recorded(scrape))
     try:
         at = _page(server.url)
-        assert {m.label for m in at.metric} >= {"Taxa de aceitação", "Comprimento médio de aceitação (passos com palpites)"}
+        assert {m.label for m in at.metric} >= {"Taxa de aceitação",
+                                                "Comprimento médio de aceitação (passos com palpites)"}
         at.run()  # a second read: the charts over time
         _portuguese(at)
         at.session_state["serving_tab"] = "Gerador de carga"  # only the open tab runs

@@ -1041,3 +1041,14 @@ def test_the_diamonds_caption_names_prompt_lookup_where_the_n_gram_run_draws_the
     assert said in page.replace('" "', "")  # the caption's string literals joined
     with using("pt"):
         assert "(busca no prompt para n-gramas)" in _(said)
+
+
+def test_the_portuguese_slowdown_reason_reads_with_not_because_of_alpha():
+    """Read 45: the slowdown reason's Portuguese opened "por α ≈ 0,43; c = 0,120 e o custo ...", which reads as
+    "because of α" and listed its figures with a semicolon; it now says "com α ≈ 0,43 e c = 0,120, e com o custo"."""
+    from specviz.core.i18n import using
+
+    with using("pt"):
+        said = verdict.slowdown_reason(0.43, 0.12, 2, 1.1, 1.6)
+    assert said.startswith("com α ≈ 0,43 e c = 0,120, e com o custo de verificação medido à parte"), said
+    assert "por α" not in said

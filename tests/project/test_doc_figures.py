@@ -290,8 +290,7 @@ def test_the_issue_13_per_step_costs_match_86a0e25s_summary():
 
 def test_app_md_says_what_the_theory_page_says_of_time_to_first_token():
     """app.md's Theory explorer entry said "time to first token unchanged"; the page's own note
-    (specviz/ui/theory/serving.py, "ttft") says barely changed: speculation adds the draft's own pass over the
-    prompt."""
+    (specviz/ui/theory/serving.py, "ttft") says it changes only by the draft's own pass over the prompt."""
     from specviz.ui.theory import serving
 
     # Read 45: "barely changed" undersold a separate draft's prefill (a 7B draft: about a tenth of a 72B target's)

@@ -88,8 +88,8 @@ def test_the_tours_list_the_guided_paths_kinds_of_thing_to_try():
 
 def test_the_tours_name_the_sandboxs_rules_as_the_page_offers_them():
     """Read 45: both tours said the p/q sandbox simulates "under the exact rule or a broken one", but its rule box
-    offers two exact rules (Leviathan / Chen, and sampling from p to keep a matching draft) and Medusa's typical
-    acceptance, which the Exactness lab files as lossy by design, not broken."""
+    offers two exact rules (Leviathan / Chen, and sampling from p to keep a matching draft), three broken ones and
+    Medusa's typical acceptance, which the Exactness lab files as lossy by design, not broken."""
     from specviz.labs.exactness import RULES
     from specviz.ui.sandbox.view import sandbox_rules
 
@@ -97,12 +97,14 @@ def test_the_tours_name_the_sandboxs_rules_as_the_page_offers_them():
     assert sum(RULES[name].exact for name in offered) == 2
     assert [RULES[name].label for name in offered if not RULES[name].exact and "Broken" not in RULES[name].label] == [
         "Lossy: Medusa's typical acceptance"]
-    assert "under the exact rule or a broken one" not in flat("app.md")
-    assert ("under one of two exact rules, a broken one, or Medusa's typical acceptance (lossy by design)"
+    # review45c: "a broken one" read as one broken rule; the box offers three (accept all, resample from p, p >= q)
+    assert sum(RULES[name].label.startswith("Broken") for name in offered) == 3
+    assert "under the exact rule or a broken one" not in flat("app.md") and ", a broken one, or" not in flat("app.md")
+    assert ("under one of two exact rules, one of three broken ones, or Medusa's typical acceptance (lossy by design)"
             in flat("app.md"))
     assert "pela regra exata ou por uma quebrada" not in flat("app.pt-BR.md")
-    assert ("por uma de duas regras exatas, por uma quebrada ou pela aceitação típica do Medusa (com perdas por "
-            "projeto)") in flat("app.pt-BR.md")
+    assert ("por uma de duas regras exatas, por uma de três quebradas ou pela aceitação típica do Medusa (com perdas "
+            "por projeto)") in flat("app.pt-BR.md")
 
 
 def test_classroom_md_gives_the_quiz_files_own_size_limit():

@@ -103,7 +103,7 @@ def unlinked(text: str) -> str:
 # What markdown acts on inside one table cell: a block marker at its start (a list's "-", "+", "*" or "1.", a
 # heading's "# ", a quote's ">", a rule's "="), emphasis, code, math, links, strikethrough and emoji shortcodes.
 _CELL_START = re.compile(r"^(\s*)([-+*>=]|#{1,6}(?=\s|$)|\d{1,9}(?=[.)](?:\s|$)))")
-_CELL_SIGNS = re.compile(r"([\\`*_\[\]$~])")
+_CELL_SIGNS = re.compile(r"([\\`*_\[\]$~&])")  # & too: a token "&lt;" would show as "<" (read 45)
 _SHORTCODE = re.compile(r":(?=[\w+-]+:)")  # Streamlit reads ":smile:" after the markdown, so "\:" does not stop it
 
 
@@ -114,8 +114,8 @@ def escape_cell(text: str) -> str:
     and ":smile:" as an emoji (read 45).
 
     >>> print(escape_cell("-"), escape_cell("1."), escape_cell("$x$ :smile: *a*"), escape_cell("#1 ␣the"),
-    ...       escape_cell("0.652"), escape_cell("-0.5"), sep="  |  ")
-    \-  |  1\.  |  \$x\$ &#58;smile: \*a\*  |  #1 ␣the  |  0.652  |  -0.5
+    ...       escape_cell("0.652"), escape_cell("-0.5"), escape_cell("&lt;"), sep="  |  ")
+    \-  |  1\.  |  \$x\$ &#58;smile: \*a\*  |  #1 ␣the  |  0.652  |  -0.5  |  \&lt;
     """
     marked = _SHORTCODE.sub("&#58;", _CELL_SIGNS.sub(r"\\\1", text))
     start = _CELL_START.match(marked)

@@ -416,7 +416,7 @@ def test_charts_drawn_only_after_a_run_or_a_push_name_their_tables_first_column(
     step = next(s for s in toy.steps if correction_figure(s) is not None)
     question = Question("x", "residual", "single", "?", "a", "", "pages/quiz.py", ("a", "b"))
     answers = distribution(question, ["a", "b", "a"], [])
-    for lang, token, choice in (("en", "token", "choice"), ("pt", "token", "opção")):
+    for lang, token, choice in (("en", "token", "choice"), ("pt", "token", "alternativa")):
         with using(lang):
             assert charts.figure_table(correction_figure(step)).columns[0] == token
             assert charts.figure_table(distribution_figure(answers, 1, reveal=False)).columns[0] == choice

@@ -7,9 +7,10 @@ import re
 from specviz.core.i18n import using
 from specviz.scripts.i18n import read_catalog
 from specviz.teach.classroom_paced import distribution
-from specviz.teach.quiz import Question
+from specviz.teach.quiz import ConceptMastery, Question
 from specviz.ui.classroom.chart import distribution_figure
 from specviz.ui.common import charts
+from specviz.ui.common.quiz.view import mastery_table
 
 QUIZ_CODE = ("specviz/teach/quiz/", "specviz/teach/classroom", "specviz/ui/classroom/", "specviz/ui/common/quiz/")
 
@@ -32,3 +33,12 @@ def test_a_quiz_questions_choice_has_one_portuguese_name():
         table = charts.figure_table(distribution_figure(distribution(question, ["a", "b", "a"], []), 1, reveal=False))
     assert table.columns[0] == "alternativa"
 
+
+def test_the_mastery_tables_share_column_says_share_of_right_answers_in_portuguese():
+    """"Share right" read "Fração certa" ("the right/exact fraction"), as if the column held a correct fraction; it
+    holds the share of right answers, as the chart's axis "% de acertos" says."""
+    rows = [ConceptMastery("residual", "A distribuição residual", 1, 2, 3)]
+    with using("pt"):
+        table = mastery_table(rows)
+    assert list(table.columns) == ["Conceito", "Certas / respondidas", "Fração de acertos"]
+    assert table.iloc[0].tolist() == ["A distribuição residual", "1/2", "50%"]

@@ -200,3 +200,37 @@ def test_the_tree_trap_is_not_explained_where_it_does_not_fail():
     assert not any(t.startswith("**Why it fails here:**") for t in texts)
     assert any(t.startswith("**Here it does not fail:**") for t in texts)
     assert not any("Not the target" in e.value for e in at.error)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_with_a_tree_lane_the_rounds_and_the_draft_legend_name_the_chain_and_the_nodes(lang):
+    """Read 45: with a tree lane the rounds table still named its lane "speculative" (and "speculative tokens/s")
+    beside the lanes table's "speculative, chain" and "speculative, tree", so the reader could not tell which
+    speculative lane the rounds timed (the chain); and the draft's legend, "draft: propose K tokens", sat in a tree
+    step's hover next to "8 nodes drafted" at K = 3. Both languages."""
+    from specviz.core.i18n import _
+    from specviz.labs.timeline import RaceRounds
+    from specviz.runs.running import run, run_target_only
+    from specviz.runs.runspec import RunSpec
+    from specviz.ui.race.figures import PHASE_NAMES, race_figure
+    from specviz.ui.race.view import rounds_table
+
+    chain_spec = RunSpec(pair="toy", proposer="draft", prompt="hello", k=3, max_new_tokens=12, temperature=0.0)
+    chain, base = run(chain_spec), run_target_only(chain_spec)
+    tree = run(RunSpec(pair="toy", proposer="draft", prompt="hello", k=3, tree_nodes=8, tree_width=2,
+                       max_new_tokens=12, temperature=0.0))
+    rounds = RaceRounds(((chain, base), (chain, base)))
+    with using(lang):
+        chain_name, spec_name = _(CHAIN_LANE), _("speculative")
+        with_tree, without = rounds_table(rounds, tree=True), rounds_table(rounds)
+        assert [row[_("ran first")] for row in with_tree] == [chain_name, _("target only")]
+        assert with_tree[0][f"tokens/s ({chain_name})"] == without[0][_("speculative tokens/s")]
+        assert with_tree[0][f"tokens/s ({_('target only')})"] == without[0][_("target only tokens/s")]
+        assert [row[_("ran first")] for row in without] == [spec_name, _("target only")]  # no tree: as it was
+        fig = race_figure(chain, base, tree)
+        draft = _(PHASE_NAMES["draft"])
+        tree_hovers = [h for bar in fig.data if bar.y[0] == _(TREE_LANE) and bar.name == draft
+                       for h in bar.hovertext]
+    assert tree_hovers and all(f"({draft})" in h for h in tree_hovers)
+    assert draft == {"en": "draft: propose up to K tokens (a tree lane: its nodes)",
+                     "pt": "rascunho: propor até K tokens (na raia da árvore: os seus nós)"}[lang]

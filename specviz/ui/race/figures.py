@@ -20,7 +20,10 @@ from specviz.ui.race.tree import CHAIN_LANE, TREE_LANE
 SPEC_LANE, BASE_LANE = N_("speculative"), N_("target only")
 PHASE_COLORS = {"prefill": LIGHT_GREY, "draft": Q_COLOR, "verify": P_COLOR, "overhead": "#333333",
                 "untimed": "#E3E3E3"}  # pale and hatched: the prefill's grey starts a lane, this ends it
-PHASE_NAMES = {"prefill": N_("prefill (read the prompt)"), "draft": N_("draft: propose K tokens"),
+# read 45: the draft's name said "propose K tokens", beside a tree step's hover "6 nodes drafted" (K = 3) and a last
+# step near the token limit that drafts fewer
+PHASE_NAMES = {"prefill": N_("prefill (read the prompt)"),
+               "draft": N_("draft: propose up to K tokens (a tree lane: its nodes)"),
                "verify": N_("target forward pass"),
                "overhead": N_("rest of the step: sampling and, when speculating, the rule and the cache rewind"),
                "untimed": N_("between steps: not timed")}

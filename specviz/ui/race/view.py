@@ -28,7 +28,7 @@ from specviz.ui.race.figures import (BASE_LANE, LANES_TABLE_NOTE, PHASE_COLORS, 
                                      tokens_table)
 from specviz.ui.common.step_view import dtype_text
 from specviz.ui.race.outputs import render_outputs
-from specviz.ui.race.tree import render_lanes
+from specviz.ui.race.tree import CHAIN_LANE, render_lanes
 
 
 def _tokens(trace) -> str:
@@ -40,13 +40,18 @@ def format_speedup(speedup: float) -> str:
     return times(speedup) if math.isfinite(speedup) else "–"
 
 
-def rounds_table(rounds: RaceRounds) -> list[dict[str, object]]:
-    """One row per round: which lane ran first, both speeds, the speedup and the median one-token forward."""
+def rounds_table(rounds: RaceRounds, *, tree: bool = False) -> list[dict[str, object]]:
+    """One row per round: which lane ran first, both speeds, the speedup and the median one-token forward. With a
+    tree lane (`tree`) the speculative lane is named as every other table and chart names it, the chain (read 45:
+    "speculative" here beside "speculative, chain" in the lanes table left two speculative lanes unnamed apart)."""
+    spec_lane = _(CHAIN_LANE) if tree else _(SPEC_LANE)
+    spec_speed = _("tokens/s ({lane})", lane=spec_lane) if tree else _("speculative tokens/s")
+    base_speed = _("tokens/s ({lane})", lane=_(BASE_LANE)) if tree else _("target only tokens/s")
     rows = []
     for index, ((spec, base), forward) in enumerate(zip(rounds.rounds, rounds.forward_ms()), start=1):
-        rows.append({_("round"): index, _("ran first"): _(SPEC_LANE) if index % 2 else _(BASE_LANE),
-                     _("speculative tokens/s"): number(spec.tokens_per_second, 1),
-                     _("target only tokens/s"): number(base.tokens_per_second, 1),
+        rows.append({_("round"): index, _("ran first"): spec_lane if index % 2 else _(BASE_LANE),
+                     spec_speed: number(spec.tokens_per_second, 1),
+                     base_speed: number(base.tokens_per_second, 1),
                      _("speedup"): format_speedup(measured_speedup(spec, base)),
                      _("one-token forward (median)"): _("{ms} ms", ms=number(forward, 1)) if math.isfinite(forward)
                      else "–"})
@@ -121,7 +126,8 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
     if note:
         st.caption(note)
     if several:
-        st.table(pd.DataFrame(rounds_table(rounds)).set_index(_("round")))  # wraps on a phone; no hover needed
+        rows = rounds_table(rounds, tree=tree is not None)
+        st.table(pd.DataFrame(rows).set_index(_("round")))  # wraps on a phone; no hover needed
     if tree is not None:
         render_lanes(spec, tree, base)
 

@@ -178,7 +178,7 @@ class RaceCosts:
     """Per-step and per-token costs of both lanes, the numbers that explain a speedup or a slowdown.
 
     `break_even_tokens` is how many tokens a speculative step must emit on average to match the baseline:
-    the cost of one speculative step divided by the cost of one target forward.
+    the cost of one speculative step divided by the cost of one target-only step (a forward and its sampling).
     """
 
     spec_step_ms: float
@@ -250,9 +250,9 @@ def explain_race(spec: Trace, baseline: Trace) -> str:
     speedup = measured_speedup(spec, baseline)
     rest = max(0.0, c.spec_step_ms - c.spec_draft_ms - c.spec_verify_ms)  # a step's time is the three (Step.seconds)
     cost = _("Each speculative step cost {step} ms on average (drafting {draft} ms + verifying {verify} ms + the rest "
-             "of the step, {rest} ms: sampling, the rule and the cache rewind) and emitted **{tokens} tokens**; one target-only "
-             "forward cost {forward} ms and emitted 1 token. To break even, a step must emit about **{even} "
-             "tokens**.", step=number(c.spec_step_ms, 1), draft=number(c.spec_draft_ms, 1),
+             "of the step, {rest} ms: sampling, the rule and the cache rewind) and emitted **{tokens} tokens**; "
+             "one target-only step (a forward and its sampling) cost {forward} ms and emitted 1 token. To break "
+             "even, a step must emit about **{even} tokens**.", step=number(c.spec_step_ms, 1), draft=number(c.spec_draft_ms, 1),
              verify=number(c.spec_verify_ms, 1), rest=number(rest, 1), tokens=number(c.tokens_per_step),
              forward=number(c.base_forward_ms, 1), even=number(c.break_even_tokens))
     if not math.isfinite(speedup):
@@ -290,9 +290,9 @@ def explain_race(spec: Trace, baseline: Trace) -> str:
                        "more than a plain forward, while paying for the extra work of each step.", **values)
     elif c.spec_draft_ms > c.base_forward_ms and c.break_even_tokens > c.tokens_per_step:
         # several drafts kept per step can still save forwards; what decides is the step's cost against its tokens
-        reason = _("The draft is not cheap enough: drafting alone took {draft} ms a step, more than a whole target "
-                   "forward ({forward} ms), so a step with its verify pass cost as much as {even} target-only "
-                   "forwards, more than the {tokens} tokens it emitted.", draft=number(c.spec_draft_ms, 1),
+        reason = _("The draft is not cheap enough: drafting alone took {draft} ms a step, more than a whole "
+                   "target-only step ({forward} ms), so a step with its verify pass cost as much as {even} "
+                   "target-only steps, more than the {tokens} tokens it emitted.", draft=number(c.spec_draft_ms, 1),
                    forward=number(c.base_forward_ms, 1), even=number(c.break_even_tokens),
                    tokens=number(c.tokens_per_step))
     else:
@@ -301,8 +301,10 @@ def explain_race(spec: Trace, baseline: Trace) -> str:
                else []), cost, reason]
     ratio = c.spec_verify_ms / c.base_forward_ms if c.base_forward_ms > 0 else math.nan
     if ratio > 1.5:
-        verdict.append(_("Note also that one verify pass cost {ratio} a one-token forward: on the machine that ran "
-                         "this race the model is not purely memory-bound, so scoring K+1 positions at once is not free.",
+        # Read 45: base_forward_ms is a target-only step (its forward and sampling), not the forward alone
+        verdict.append(_("Note also that one verify pass cost {ratio} a target-only step (a one-token forward and "
+                         "its sampling): on the machine that ran this race the model is not purely memory-bound, so "
+                         "scoring K+1 positions at once is not free.",
                          ratio=times(ratio, 1)))
     return " ".join(verdict)
 

@@ -157,12 +157,15 @@ def test_explanations_name_the_winner_and_the_cause():
     assert "drafting (50.0 ms)" in text and "verify pass over K+1 positions" in text
     assert "not purely memory-bound" not in text  # a 120 ms verify is close enough to a 100 ms forward
     heavy_verify = _trace("speculative", [(0.0, 0.2, 1)] * 20, drafted=4)
-    assert "one verify pass cost 2.0× a one-token forward" in explain_race(heavy_verify, base)
+    # Read 45: a target-only step's time is its forward and its sampling, not "one target-only forward"
+    said = explain_race(heavy_verify, base)
+    assert "one verify pass cost 2.0× a target-only step (a one-token forward and its sampling)" in said
+    assert "one target-only step (a forward and its sampling) cost" in said and "target-only forward cost" not in said
     # an expensive draft: many tokens per step, but drafting alone costs more than a target forward
     pricey = _trace("speculative", [(0.5, 0.12, 3)] * 7, drafted=4)
     text = explain_race(pricey, base)  # 3 tokens a step, kept drafts and all, for a step as long as 6.2 forwards
-    assert "not cheap enough: drafting alone took 500.0 ms a step, more than a whole target forward (100.0 ms)" in text
-    assert "as much as 6.20 target-only forwards, more than the 3.00 tokens it emitted" in text
+    assert "not cheap enough: drafting alone took 500.0 ms a step, more than a whole target-only step (100.0 ms)" in text
+    assert "as much as 6.20 target-only steps, more than the 3.00 tokens it emitted" in text
     costs = race_costs(bad, base)
     assert costs.tokens_per_step == 1 and costs.base_forward_ms == pytest.approx(100)
     assert costs.spec_step_ms == pytest.approx(170) and costs.break_even_tokens == pytest.approx(1.7)
@@ -431,3 +434,4 @@ def test_a_race_refuses_a_baseline_decoded_with_other_settings():
     other.meta["pair"] = "default"
     with pytest.raises(ValueError, match=r"different settings \(pair\)"):
         measured_speedup(spec, other)
+

@@ -193,6 +193,21 @@ def test_suffix_decoding_sizes_its_draft_by_the_match_length_not_by_past_hits():
     assert "length of the match" in suffix.how and "Oliaro et al. 2024" in suffix.how
 
 
+def test_suffix_decoding_scores_a_node_by_its_share_of_its_parents_count_in_both_languages():
+    """Read 45: the English said each node is "scored by how often it followed its parent" and the Portuguese "com um
+    peso igual ao número de vezes que veio depois do seu pai", a count. SuffixDecoding (Oliaro et al. 2024) scores a
+    node by D(N) = C(N) / C(parent(N)), the share of the parent's occurrences it followed; both now say so."""
+    from specviz.core.i18n import _, using
+
+    suffix = next(p for p in view.PROPOSERS if p.key == "suffix")
+    assert "the share of its parent's occurrences that it followed, not by its own count" in suffix.how
+    with using("pt"):
+        shown = _(suffix.how)
+    assert "número de vezes" not in shown
+    said = "peso igual à fração das ocorrências do seu pai que ele continuou, não à sua própria contagem"
+    assert said in shown
+
+
 def test_the_serving_note_reads_vllms_table_as_it_rates_the_methods(page):
     """Read 19: the page said model-based drafts keep "more of their gain at high load than lookups"; vLLM's table
     (docs/features/speculative_decoding) rates EAGLE and MTP high at low QPS and medium to high at high QPS, n-gram and

@@ -313,3 +313,27 @@ def test_the_p_value_metric_and_its_verdict_give_the_same_digits():
     for counts, p in (([52, 48], [0.5, 0.5]), ([30, 45, 25], [0.3, 0.4, 0.3]), ([70, 30], [0.5, 0.5])):
         test = chi_square_test(counts, p)
         assert test.dof >= 1 and f"(chi-square p-value {exactness_view.p_value_text(test)})" in test.verdict
+
+
+@pytest.mark.slow  # over 0.7 s: the page under AppTest
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_broken_rule_that_passes_the_test_says_it_is_still_not_exact(lang):
+    """Read 45: with 50 samples "resample from p on rejection" got a green "Consistent with the target distribution"
+    box (p-value 0.33) while the same page's closed form put its drift at TV = 0.103: a student read the rule as
+    exact. Under the green box the page now says the rule is not exact here and the sample is too small to show it;
+    the exact rule, and the broken rule once the test catches it, get no such line."""
+    def run(rule: str, n: int) -> list[str]:
+        at = AppTest.from_file(PAGE, default_timeout=120)
+        at.query_params["lang"] = lang
+        at.session_state["exact_rule"] = rule
+        at.session_state["exact_n_one_step_toy"] = n
+        at.run()
+        assert not at.exception
+        return [c.value for c in at.caption]
+
+    words = "This rule is not exact here" if lang == "en" else "Esta regra não é exata aqui"
+    small = run("resample_from_target", 50)
+    line = next(c for c in small if words in c)
+    assert ("TV = 0.103" if lang == "en" else "TV = 0,103") in line and " 50 " in line
+    assert not any(words in c for c in run("exact", 50))
+    assert not any(words in c for c in run("resample_from_target", 5000))

@@ -59,6 +59,8 @@ KEPT_HELP = N_("The chance that this rule keeps one draft x ~ q, from its closed
                "(Leviathan / Chen) is it the acceptance probability α = Σ min(p, q), {alpha} at this prompt; under "
                "any other rule it is that rule's own chance, not α, even where it has α's value (resampling from p "
                "keeps the exact accept test, so it always does). It is not the measured accepted / drafted either.")
+UNSEEN_DRIFT = N_("This rule is not exact here: its closed form drifts TV = {drift} from p at this prompt, but {n} "
+                  "samples are too few for the test to see it. Draw more samples.")
 SOURCES = {"prompt": N_("p and q at the prompt above"), "session": N_("the trace in this session"),
            "example": N_("an example trace")}
 
@@ -264,6 +266,9 @@ def render_samples(result: LabResult, rule_label: str, drift: float | None) -> N
         spec_test = verdict_box(_("Speculative, {rule}", rule=rule_label), spec_counts, result.exact_probs)
     with v2:
         verdict_box(_("Target-only decoding"), plain_counts, result.exact_probs)
+    if drift is not None and drift > 1e-9 and spec_test.dof and not spec_test.impossible \
+            and spec_test.p_value >= 1e-2:  # a green box for a rule the closed form shows is not p (read 45)
+        v1.caption(_(UNSEEN_DRIFT, drift=number(drift, 3), n=number(spec_test.n, 0)))
     m1, m2, m3 = st.columns(3)
     m1.metric(_("Chi-square p-value (speculative)"), p_value_text(spec_test),
               help=_("How often chance alone would produce a gap at least this large if the samples came from p; "

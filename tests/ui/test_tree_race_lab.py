@@ -234,3 +234,26 @@ def test_with_a_tree_lane_the_rounds_and_the_draft_legend_name_the_chain_and_the
     assert tree_hovers and all(f"({draft})" in h for h in tree_hovers)
     assert draft == {"en": "draft: propose up to K tokens (a tree lane: its nodes)",
                      "pt": "rascunho: propor até K tokens (na raia da árvore: os seus nós)"}[lang]
+
+
+@pytest.mark.slow  # the page under AppTest
+def test_the_trap_sentence_quotes_the_rules_closed_form_beside_the_sample():
+    """Read 45: with N = 50 the trap sentence said the draft's favourite "comes out 24.0% of the time" (the sample's
+    share) where the rule gives it 36.7% at T = 0.7, and a small sample can even fall below p's own share. The
+    sentence now quotes the closed form of one level, with the sample's share beside it."""
+    from specviz.core.i18n import percent
+    from specviz.labs.exactness.lab import step_distributions
+    from specviz.runs.runspec import RunSpec
+    from specviz.ui.common.runs import PAIRS
+
+    at = AppTest.from_file(str(ROOT / "pages" / "exactness.py"), default_timeout=120)
+    for key, value in {"exact_shape": "tree", "exact_tree_rule": "tree_top_k_against_q", "exact_tree_n": 50,
+                       "exact_tree_width": 1}.items():
+        at.session_state[key] = value
+    at.run()
+    assert not at.exception
+    trap = next(m.value for m in at.markdown if m.value.startswith("**Why it fails here:**"))
+    dists = step_distributions(PAIRS.get("toy"), RunSpec(pair="toy", prompt="the quick brown fox", temperature=1.0))
+    favourite = int(dists.draft_probs.argmax())
+    closed = float(TREE_RULES["tree_top_k_against_q"].one_level(dists.target_probs, dists.draft_probs, 1)[favourite])
+    assert f"comes out {percent(closed, 1)} of the time (" in trap and "in these samples)" in trap

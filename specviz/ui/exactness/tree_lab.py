@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from specviz.core.i18n import N_, _, get_language, number, percent
-from specviz.labs.exactness import TREE_RULES
+from specviz.labs.exactness import TREE_RULES, TreeRule
 from specviz.labs.exactness.lab import LabResult, StepDistributions
 from specviz.labs.exactness.tree_lab import one_level_drift, tree_lab
 from specviz.runs.runspec import RunSpec
@@ -27,7 +27,7 @@ TEXT = {
     "width": N_("Children at the first level"),
     "trap": N_("**Why it fails here:** the draft's favourite, {token}, is always the first child, so it is tried in "
                "every step; the rule still divides by q = {q} as if it had been drawn by chance, so it comes out "
-               "{measured} of the time where the target gives it {p}. Children that were not drawn from q must be "
+               "{expected} of the time ({measured} in these samples) where the target gives it {p}. Children that were not drawn from q must be "
                "tested as point masses (the second exact rule)."),
     "no_trap": N_("**Here it does not fail:** at these settings its closed form for one level is p itself, as at "
                   "any prompt at temperature 0 (p and q are point masses there: the one child is the draft's top "
@@ -53,14 +53,17 @@ def rule_picker() -> str:
     return name
 
 
-def trap_sentence(result: LabResult, dists: StepDistributions) -> str:
-    """The broken rule's failure in this experiment's numbers: the draft's favourite token comes out too often."""
+def trap_sentence(result: LabResult, dists: StepDistributions, rule: TreeRule, width: int) -> str:
+    """The broken rule's failure in this experiment's numbers: the draft's favourite token comes out too often, by
+    the rule's closed form for one level (read 45: the sentence quoted only the sample's share, which at N = 50 said
+    24.0% where the rule gives 36.7%, and can fall below p's share by chance), and in the samples."""
     favourite = int(dists.draft_probs.argmax())
     measured = float((result.speculative == favourite).double().mean())
+    expected = float(rule.one_level(dists.target_probs, dists.draft_probs, width)[favourite])
     token = "‘" + escape_text(dists.texts[favourite]) + "’"
     return _(TEXT["trap"], token=token,
-             q=number(float(dists.draft_probs[favourite]), 3), measured=percent(measured, 1),
-             p=percent(float(dists.target_probs[favourite]), 1))
+             q=number(float(dists.draft_probs[favourite]), 3), expected=percent(expected, 1),
+             measured=percent(measured, 1), p=percent(float(dists.target_probs[favourite]), 1))
 
 
 def rules_frame(dists: StepDistributions, width: int) -> pd.DataFrame:
@@ -95,7 +98,7 @@ def render_tree_lab(pair_name: str, prompt: str, temperature: float, top_k: int,
     drift = one_level_drift(rule, dists.target_probs, dists.draft_probs, width)
     render_samples(result, _(rule.label), drift)
     if not rule.exact:  # a broken rule whose closed form is p here (T = 0) has no failure to explain
-        st.markdown(trap_sentence(result, dists) if drift is None or drift > 1e-9 else _(TEXT["no_trap"]))
+        st.markdown(trap_sentence(result, dists, rule, width) if drift is None or drift > 1e-9 else _(TEXT["no_trap"]))
     st.subheader(_("What each tree rule emits"))
     st.dataframe(rules_frame(dists, width), hide_index=True, key="exact_tree_rules_table")
     st.caption(_(TEXT["table"]))

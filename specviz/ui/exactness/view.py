@@ -61,6 +61,9 @@ KEPT_HELP = N_("The chance that this rule keeps one draft x ~ q, from its closed
                "keeps the exact accept test, so it always does). It is not the measured accepted / drafted either.")
 UNSEEN_DRIFT = N_("This rule is not exact here: its closed form drifts TV = {drift} from p at this prompt, but {n} "
                   "samples are too few for the test to see it. Draw more samples.")
+# whole continuations have no closed form on the page: the rule's own registry entry says it is not exact
+UNSEEN_LOSSY = N_("This rule is not exact (its explanation above says why), but {n} samples are too few for the test "
+                  "to see its drift on whole continuations. Draw more samples.")
 SOURCES = {"prompt": N_("p and q at the prompt above"), "session": N_("the trace in this session"),
            "example": N_("an example trace")}
 
@@ -258,8 +261,10 @@ def p_value_text(test: exactness.ChiSquareResult) -> str:
     return significant(test.p_value)
 
 
-def render_samples(result: LabResult, rule_label: str, drift: float | None) -> None:
-    """The two verdicts, the numbers behind them, the histogram and the TV-vs-N curve."""
+def render_samples(result: LabResult, rule_label: str, drift: float | None, exact: bool = True) -> None:
+    """The two verdicts, the numbers behind them, the histogram and the TV-vs-N curve. `exact`: whether the rule is
+    (its registry entry); with no `drift` (whole continuations) a green box for a lossy rule says it is still lossy
+    (read 45: Medusa's typical acceptance passed at N = 200 with nothing said)."""
     spec_counts, plain_counts = result.counts()
     v1, v2 = st.columns(2)
     with v1:
@@ -269,6 +274,8 @@ def render_samples(result: LabResult, rule_label: str, drift: float | None) -> N
     if drift is not None and drift > 1e-9 and spec_test.dof and not spec_test.impossible \
             and spec_test.p_value >= 1e-2:  # a green box for a rule the closed form shows is not p (read 45)
         v1.caption(_(UNSEEN_DRIFT, drift=number(drift, 3), n=number(spec_test.n, 0)))
+    elif drift is None and not exact and spec_test.dof and not spec_test.impossible and spec_test.p_value >= 1e-2:
+        v1.caption(_(UNSEEN_LOSSY, n=number(spec_test.n, 0)))
     m1, m2, m3 = st.columns(3)
     m1.metric(_("Chi-square p-value (speculative)"), p_value_text(spec_test),
               help=_("How often chance alone would produce a gap at least this large if the samples came from p; "

@@ -252,7 +252,8 @@ def explain_race(spec: Trace, baseline: Trace) -> str:
     cost = _("Each speculative step cost {step} ms on average (drafting {draft} ms + verifying {verify} ms + the rest "
              "of the step, {rest} ms: sampling, the rule and the cache rewind) and emitted **{tokens} tokens**; "
              "one target-only step (a forward and its sampling) cost {forward} ms and emitted 1 token. To break "
-             "even, a step must emit about **{even} tokens**.", step=number(c.spec_step_ms, 1), draft=number(c.spec_draft_ms, 1),
+             "even, a step must emit about **{even} tokens**.", step=number(c.spec_step_ms, 1),
+             draft=number(c.spec_draft_ms, 1),
              verify=number(c.spec_verify_ms, 1), rest=number(rest, 1), tokens=number(c.tokens_per_step),
              forward=number(c.base_forward_ms, 1), even=number(c.break_even_tokens))
     if not math.isfinite(speedup):

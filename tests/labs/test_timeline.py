@@ -164,7 +164,8 @@ def test_explanations_name_the_winner_and_the_cause():
     # an expensive draft: many tokens per step, but drafting alone costs more than a target forward
     pricey = _trace("speculative", [(0.5, 0.12, 3)] * 7, drafted=4)
     text = explain_race(pricey, base)  # 3 tokens a step, kept drafts and all, for a step as long as 6.2 forwards
-    assert "not cheap enough: drafting alone took 500.0 ms a step, more than a whole target-only step (100.0 ms)" in text
+    assert ("not cheap enough: drafting alone took 500.0 ms a step, more than a whole target-only step (100.0 ms)"
+            in text)
     assert "as much as 6.20 target-only steps, more than the 3.00 tokens it emitted" in text
     costs = race_costs(bad, base)
     assert costs.tokens_per_step == 1 and costs.base_forward_ms == pytest.approx(100)

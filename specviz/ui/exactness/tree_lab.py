@@ -27,8 +27,8 @@ TEXT = {
     "width": N_("Children at the first level"),
     "trap": N_("**Why it fails here:** the draft's favourite, {token}, is always the first child, so it is tried in "
                "every step; the rule still divides by q = {q} as if it had been drawn by chance, so it comes out "
-               "{expected} of the time ({measured} in these samples) where the target gives it {p}. Children that were not drawn from q must be "
-               "tested as point masses (the second exact rule)."),
+               "{expected} of the time ({measured} in these samples) where the target gives it {p}. Children that "
+               "were not drawn from q must be tested as point masses (the second exact rule)."),
     "no_trap": N_("**Here it does not fail:** at these settings its closed form for one level is p itself, as at "
                   "any prompt at temperature 0 (p and q are point masses there: the one child is the draft's top "
                   "token, kept exactly when it is the target's). It fails where q spreads its mass over several "

@@ -60,7 +60,8 @@ def show(fig: go.Figure, key: str, where: Any = None, *, name: str | None = None
     with box.expander(_(NUMBERS_LABEL)):
         if note:
             st.caption(note)
-        st.table(table_cells(numbers).set_index(escape_cell(str(numbers.columns[0]))))
+        shown = table_cells(numbers)
+        st.table(shown.set_index(shown.columns[0]))
 
 
 def table_cells(table: pd.DataFrame) -> pd.DataFrame:

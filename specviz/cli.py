@@ -618,7 +618,7 @@ def low_acceptance_hint(trace: Trace) -> list[str]:
     tokens per forward can sit below 0.1 too; the tokens per step tell the two apart. The count it quotes is of
     drafts only, as the Playground's "Drafts accepted" counts them: the tokens a tree's lookup branch copied from the
     context are no model's drafts, and the share it tests is theirs too (read 45: it counted copies as drafts kept)."""
-    drafted, kept = trace.num_drafted - trace.num_copied, trace.num_accepted - trace.num_copied_accepted
+    drafted, kept = trace.drafts_only()
     if not drafted or kept / drafted >= 0.1 or trace.mean_accepted_length >= 1.5:
         return []
     # Read 45: "An untrained draft (layer-skip) rarely agrees" was said after a trained draft's run too

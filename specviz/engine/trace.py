@@ -243,6 +243,12 @@ class Trace:
         """Of `num_accepted`, the copied tokens the target kept (`Step.n_copied_accepted`)."""
         return sum(s.n_copied_accepted for s in self.steps)
 
+    def drafts_only(self) -> tuple[int, int]:
+        """(drafted, kept) counting model drafts only: `num_drafted` and `num_accepted` less the tokens a tree's
+        lookup branch copied from the context (no model drafted those). The Playground's "Drafts accepted", its
+        preset note and the CLI's rarely-right hint count these."""
+        return self.num_drafted - self.num_copied, self.num_accepted - self.num_copied_accepted
+
     @property
     def acceptance_rate(self) -> float:
         """Accepted / drafted tokens (what vLLM reports as acceptance rate); nan when nothing was drafted."""

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from specviz.core import text
-from specviz.engine.trace import TOKEN_KINDS, Decision, EmittedToken, Step, TokenKind, TokenProb
+from specviz.engine.trace import TOKEN_KINDS, Decision, EmittedToken, Step, TokenKind, TokenProb, Trace
 from specviz.labs.examples import load_example
 from specviz.ui.common import escaping, palette, tokens
 from specviz.ui.common.escaping import escape_attr, escape_label, escape_markdown, escape_text, plot_text, visible
@@ -473,6 +473,7 @@ def test_trace_headline_and_settings_line_group_counts_the_readers_way():
     trace = SimpleNamespace(num_tokens=1234, num_steps=1100, mean_accepted_length=1.12, num_accepted=1500,
                             num_drafted=4400, num_copied=0, num_copied_accepted=0,
                             settings={"max_new_tokens": 2048, "seed": 0}, meta={})
+    trace.drafts_only = lambda: Trace.drafts_only(trace)  # the real method, on the fake's counts
     assert trace_headline(trace) == {"Tokens": "1,234", "Target passes": "1,100", "Mean accepted length": "1.12",
                                      "Drafts accepted": "1,500 of 4,400"}
     assert "max new tokens = 2,048" in settings_line(trace)

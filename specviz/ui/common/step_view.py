@@ -320,13 +320,12 @@ def trace_headline(trace: Trace) -> dict[str, str]:
     """The headline numbers of a trace, formatted for people (keyed by the English labels). "Drafts accepted" counts
     drafts only: the tokens a tree's lookup branch copied from the context are no drafts (read 44: they were
     counted in both numbers), and `headline_help` says how many of those were kept."""
-    drafted = trace.num_drafted - trace.num_copied
+    drafted, kept = trace.drafts_only()
     return {
         "Tokens": number(trace.num_tokens, 0),  # 1,234 (1.234 in Portuguese), as counts are written
         "Target passes": number(trace.num_steps, 0),
         "Mean accepted length": fmt(trace.mean_accepted_length, 2),
-        "Drafts accepted": (_("{kept} of {drafted}", kept=number(trace.num_accepted - trace.num_copied_accepted, 0),
-                              drafted=number(drafted, 0))
+        "Drafts accepted": (_("{kept} of {drafted}", kept=number(kept, 0), drafted=number(drafted, 0))
                             if drafted else "–"),
     }
 

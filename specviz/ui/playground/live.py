@@ -221,7 +221,7 @@ def compare_with_preset(trace, spec: RunSpec | None = None) -> None:
         return
     # drafts only, as the headline above counts them (`trace_headline`): a tree's lookup branch copies tokens, no
     # model drafts them (read 45: the tree preset's run counted them here and not there)
-    drafted, kept = trace.num_drafted - trace.num_copied, trace.num_accepted - trace.num_copied_accepted
+    drafted, kept = trace.drafts_only()
     text = _(TEXT["this_run"], kept_of_drafted=drafts_kept(kept, drafted), per_pass=number(trace.mean_accepted_length),
              label=_(PRESETS[name][0]), expected=preset_expectation(name))
     why = other_prompt_reason(preset["proposer"])

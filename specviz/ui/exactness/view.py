@@ -271,10 +271,10 @@ def render_samples(result: LabResult, rule_label: str, drift: float | None, exac
         spec_test = verdict_box(_("Speculative, {rule}", rule=rule_label), spec_counts, result.exact_probs)
     with v2:
         verdict_box(_("Target-only decoding"), plain_counts, result.exact_probs)
-    if drift is not None and drift > 1e-9 and spec_test.dof and not spec_test.impossible \
-            and spec_test.p_value >= 1e-2:  # a green box for a rule the closed form shows is not p (read 45)
+    green = spec_test.dof and not spec_test.impossible and spec_test.p_value >= 1e-2  # `verdict_box`'s success
+    if green and drift is not None and drift > 1e-9:  # a rule the closed form shows is not p (read 45)
         v1.caption(_(UNSEEN_DRIFT, drift=number(drift, 3), n=number(spec_test.n, 0)))
-    elif drift is None and not exact and spec_test.dof and not spec_test.impossible and spec_test.p_value >= 1e-2:
+    elif green and drift is None and not exact:
         v1.caption(_(UNSEEN_LOSSY, n=number(spec_test.n, 0)))
     m1, m2, m3 = st.columns(3)
     m1.metric(_("Chi-square p-value (speculative)"), p_value_text(spec_test),

@@ -646,12 +646,13 @@ def write_cards(work: Path, assets: Path, benches: dict[str, Path] | None = None
         meta = read_meta(folder)
         data = data_summary(work)
         rows = bench_rows(prefix, bench)
+        settings = training_settings(meta)
         card = CARD.format(
             title=TITLES[kind], what=WHAT[kind].format(params=parameter_count(folder)), size_mb=sum(f.stat().st_size for f in folder.glob("*.safetensors")) / 2**20,
             stage_table=stage_table(data), new_tokens=data["new_tokens"], data_minutes=data["minutes"],
-            held=data["held_out_prompts"], batch=training_settings(meta)["batch"],
-            step_command=train_command(kind, log, meta["steps"], meta.get("history"), meta), steps=f"{meta['steps']:,}",
-            stages=STAGES[kind].format(**{**meta, **stage_steps(log, meta["steps"]), **training_settings(meta)}),
+            held=data["held_out_prompts"], batch=settings["batch"],
+            step_command=train_command(kind, log, meta["steps"], meta.get("history"), meta),
+            steps=f"{meta['steps']:,}", stages=STAGES[kind].format(**{**meta, **stage_steps(log, meta["steps"]), **settings}),
             token_limit=token_limit(data), sampled_at=sampled_at(data),
             train_minutes=log[-1]["minutes"] if log else 0, machine=trained_on(meta),
             curve=learning_curve(log, metrics) if log else "(no log)", metric_text=METRIC_TEXT[kind],

@@ -17,8 +17,8 @@ from specviz.core.paths import BENCHMARKS_DIR, read_json, write_text_atomically
 from specviz.engine.limits import K_RANGE, is_number, is_whole
 from specviz.serving.load import MAX_STREAMS, LevelResult
 
-__all__ = ["EAGLE_SERVED", "LIVE_SCHEMA", "SCHEMA", "SCHEMA_VERSION", "SERVING_DIR", "PayShape", "ServingResult",
-           "find_serving_results", "live_sweep_json"]
+__all__ = ["EAGLE_SERVED", "LIVE_SCHEMA", "SCHEMA", "SCHEMA_VERSION", "SERVING_DIR", "PayKind", "PayShape",
+           "ServingResult", "find_serving_results", "live_sweep_json"]
 
 SCHEMA = "specviz-serving"
 SCHEMA_VERSION = 1
@@ -76,10 +76,12 @@ class PayShape:
         curve = sorted((c, s > 1.0) for c, s in speedups if s is not None)
         paid = tuple(c for c, p in curve if p)
         lost = tuple(c for c, p in curve if not p)
-        runs = [p for i, (_c, p) in enumerate(curve) if i == 0 or p != curve[i - 1][1]]  # one bool per run
-        firsts = [c for i, (c, p) in enumerate(curve) if i == 0 or p != curve[i - 1][1]]  # each run's first level
+        # each run of paying (or losing) levels: its first level and whether it paid
+        runs = [(c, p) for i, (c, p) in enumerate(curve) if i == 0 or p != curve[i - 1][1]]
+        firsts = [c for c, _p in runs]
         kind = {(): PayKind.UNMEASURED, (False,): PayKind.NEVER, (True,): PayKind.ALWAYS, (False, True): PayKind.FROM,
-                (True, False): PayKind.UNTIL, (False, True, False): PayKind.BETWEEN}.get(tuple(runs), PayKind.MIXED)
+                (True, False): PayKind.UNTIL, (False, True, False): PayKind.BETWEEN}.get(tuple(p for _c, p in runs),
+                                                                                       PayKind.MIXED)
         start = firsts[1] if kind in (PayKind.FROM, PayKind.BETWEEN) else None
         stop = firsts[1] if kind == PayKind.UNTIL else firsts[2] if kind == PayKind.BETWEEN else None
         return cls(kind=kind, paid=paid, lost=lost, start=start, stop=stop)

@@ -114,13 +114,27 @@ if trace_point is not None:
                       "drafts too: where it costs v one-token forwards (v > 1), this reads about c / v, below the c "
                       "of the slider, which is over a one-token forward."), recording_note(trace)) if text))
     if chain:
-        st.caption(_("The formula with α = {alpha} and K = {k} predicts a mean accepted length of {tokens}. It "
-                     "assumes each "
-                     "draft is kept independently with chance α; real acceptance clusters (a run of easy tokens is "
-                     "kept whole, a hard one fails at once), and the last step, cut short by EOS or the token limit, "
-                     "emits fewer, so the two differ in either direction.",
-                     alpha=number(trace_point.alpha, 3), k=trace_point.k,
-                     tokens=number(trace_point.predicted_tokens_per_step)))
+        # read 46: it blamed "the last step, cut short by EOS or the token limit"; every example has shorter steps,
+        # several near the limit (its budget caps K), one after a drafted end-of-text, a lookup's where it found fewer
+        values = dict(alpha=number(trace_point.alpha, 3), k=trace_point.k,
+                      tokens=number(trace_point.predicted_tokens_per_step))
+        st.caption(ngettext("The formula with α = {alpha} and K = {k} predicts a mean accepted length of {tokens}. "
+                            "It assumes every step drafts K tokens, each kept independently with chance α; real "
+                            "acceptance clusters (a run of easy tokens is kept whole, a hard one fails at once), and "
+                            "{n} of this trace's {steps} steps drafted fewer than K (drafting stops at the token limit "
+                            "and after a drafted end-of-text token, and a lookup drafts only what it finds), so the "
+                            "two differ in either direction.",
+                            "The formula with α = {alpha} and K = {k} predicts a mean accepted length of {tokens}. "
+                            "It assumes every step drafts K tokens, each kept independently with chance α; real "
+                            "acceptance clusters (a run of easy tokens is kept whole, a hard one fails at once), and "
+                            "{n} of this trace's {steps} steps drafted fewer than K (drafting stops at the token limit "
+                            "and after a drafted end-of-text token, and a lookup drafts only what it finds), so the "
+                            "two differ in either direction.", trace_point.short_steps, steps=trace_point.steps,
+                            **values) if trace_point.short_steps else
+                   _("The formula with α = {alpha} and K = {k} predicts a mean accepted length of {tokens}. It "
+                     "assumes each draft is kept independently with chance α; real acceptance clusters (a run of "
+                     "easy tokens is kept whole, a hard one fails at once), so the two differ in either direction.",
+                     **values))
     else:
         # len(tree.nodes): the copied lookup branch included, so past the settings' node budget (36th read)
         st.caption(_("This trace's trees held up to {nodes} (tokens copied from the context included), up to "

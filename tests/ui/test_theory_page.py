@@ -911,3 +911,28 @@ def test_the_paying_batch_verdict_says_beyond_that_batch_in_portuguese():
     with using("pt"):
         said = _(TEXT["pays_up_to"], alpha="0,80", k=4, batch="212")
     assert "além disso" not in said and said.endswith("com lotes maiores, a decodificação comum é mais rápida.")
+
+
+@pytest.mark.slow
+def test_the_formula_caption_counts_the_steps_that_drafted_fewer_than_k_instead_of_blaming_the_last_one():
+    """Read 46: the caption said "the last step, cut short by EOS or the token limit, emits fewer"; the layer-skip
+    example's last four steps drafted fewer than K (the token budget caps K), the n-gram example's fourth step drafted
+    3 (the lookup found no more). The caption now counts the steps that drafted fewer than K, and says nothing of them
+    for a trace that has none (the toy pair's)."""
+    from specviz.ui.common.state import TRACE_KEY
+
+    for name, words in (("smollm-ngram-greedy", "2 of this trace's 12 steps drafted fewer than K"),
+                        ("smollm-layerskip-t07", "4 of this trace's 46 steps drafted fewer than K")):
+        trace = load_example(name)[0]
+        point = theory_points.trace_point(trace)
+        assert (point.short_steps, point.steps) == (int(words.split()[0]), int(words.split()[4]))
+        at = AppTest.from_file(PAGE, default_timeout=60)
+        at.session_state[TRACE_KEY] = trace
+        at.run()
+        captions = " ".join(c.value for c in at.caption)
+        assert words in captions and "the last step" not in captions, name
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.session_state[TRACE_KEY] = load_example("toy-draft")[0]
+    at.run()
+    captions = " ".join(c.value for c in at.caption)
+    assert "clusters" in captions and "drafted fewer than K" not in captions and "the last step" not in captions

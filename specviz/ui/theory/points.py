@@ -135,6 +135,9 @@ class TracePoint:
     # chain formula does not describe
     tree_depth: int = 0  # the deepest node of those trees: past K where a lookup branch copied a longer continuation
     tree_untested: float = 0.0  # the share of those trees' nodes the verifier never tested (status not reached)
+    short_steps: int = 0  # chain steps that drafted fewer than K (near the token limit, after a drafted end-of-text,
+    # a lookup that found fewer), which the formula, K drafts every step, does not model (read 46)
+    steps: int = 0  # the trace's steps
 
     @property
     def predicted_tokens_per_step(self) -> float:
@@ -165,8 +168,9 @@ def trace_point(trace: Any) -> TracePoint:
     depth = max((s.draft_depth for s in trace.steps if s.tree is not None), default=0)
     statuses = [str(n.status) for s in trace.steps if s.tree is not None for n in s.tree.nodes]
     untested = statuses.count(str(NodeStatus.NOT_REACHED)) / len(statuses) if statuses else 0.0
+    short = sum(1 for s in trace.steps if s.tree is None and s.n_drafted < k)
     return TracePoint(min(1.0, max(0.0, alpha)), trace.acceptance_rate, k, trace.mean_accepted_length, c, nodes, depth,
-                      untested)
+                      untested, short, len(trace.steps))
 
 
 @dataclass(frozen=True)

@@ -280,6 +280,22 @@ def test_a_slowdown_is_blamed_on_what_caused_it():
     assert "1.46 one-token forwards for the 1.73 tokens" in beyond_costs and "more than the" not in beyond_costs
 
 
+def test_a_lookup_slowdown_compares_the_tokens_with_what_an_average_step_cost():
+    """Read 46: the n-gram run at T = 0 said "a step's forwards (K·c plus that forward, K = 4) cost 1.57 one-token
+    forwards, more than the 1.18 tokens a step buys", but its lookup drafted 1.60 tokens a step on average, so 1.57
+    was the cost of a full step only; an average step cost tokens / speedup by the measured speedup."""
+    result = results.load_result(ROOT / "assets" / "benchmarks" / "default-cpu-ngram" / "results.json")
+    best = result.best_constant("ngram", 0.0)
+    assert best["mean_k"] < best["k"]  # the case: the lookup drafts fewer than K on average
+    text = verdict.verdict(result, "ngram", 0.0)
+    assert f"a step that drafts all K = {best['k']} costs" in text and "a step's forwards" not in text
+    assert f"drafted {best['mean_k']:.2f} tokens on average" in text
+    assert f"about {best['mat_with_bonus'] / best['speedup_vs_ar']:.2f} one-token forwards, more than the " \
+           f"{best['mat_with_bonus']:.2f} tokens it bought" in text
+    full = verdict.slowdown_reason(0.80, 0.01, 4, 4.5, 3.2, drafted=4.0, speedup=0.7)  # a chain drafts all K
+    assert "4.54 one-token forwards, more than the 3.20 tokens" in full and "on average (a lookup" not in full
+
+
 def test_a_slowdown_at_the_break_even_alpha_blames_alpha_not_the_verify_cost():
     """α = 0 with free drafts (break-even α = 0) was told "α ≈ 0.00 and c = 0.000 would pay if checking the drafts
     were free": at α = 0 every draft is thrown away, and at the break-even α a step only ties."""

@@ -53,7 +53,7 @@ def verdict(result: BenchResult, proposer: str, temperature: float) -> str:
         text = _("Over all categories — {proposer}, T = {t} — speculative decoding roughly breaks even with "
                  "target-only decoding (best {speedup} at K = {k}, α ≈ {alpha}).", **where)
     else:
-        why = slowdown_reason(alpha, best["c"], k, verify, best["mat_with_bonus"])
+        why = slowdown_reason(alpha, best["c"], k, verify, best["mat_with_bonus"], drafted=best.get("mean_k"), speedup=s)
         text = _("Over all categories — {proposer}, T = {t} — speculative decoding is slower than target-only "
                  "decoding at every K (best {speedup} at K = {k}): {why}.", why=why, **where)
     trees = [r for r in result.shape_rows(proposer, temperature) if r.get("tree_nodes")]
@@ -108,7 +108,8 @@ def repetition_note(result: BenchResult, tree: dict, temperature: float) -> str:
                    prompts=table["prompts"], dtype=table["dtype"], pair=pair)
 
 
-def slowdown_reason(alpha: float | None, c: float, k: int, verify: float, tokens_per_step: float) -> str:
+def slowdown_reason(alpha: float | None, c: float, k: int, verify: float, tokens_per_step: float,
+                    drafted: float | None = None, speedup: float | None = None) -> str:
     """Why a speculative run lost to target-only decoding, naming the cause the numbers point to.
 
     A step costs K·c draft forwards plus one target forward over K + 1 tokens (`verify` one-token forwards) and emits
@@ -117,7 +118,10 @@ def slowdown_reason(alpha: float | None, c: float, k: int, verify: float, tokens
     the formula says the step should pay, and the cost of verifying K + 1 tokens is what it misses when
     K·c + `verify` is at least `tokens_per_step`; when it is less, the
     costs measured alone say the step pays, and the run's steps took longer than they add up to (on the H200 run the
-    draft and verify times in the loop exceed c and the verify cost measured alone).
+    draft and verify times in the loop exceed c and the verify cost measured alone). When the run's steps drafted
+    fewer than K on average (`drafted`, a lookup drafts only what it finds), K·c + `verify` is the cost of a full step
+    only, so the sentence names that and compares the tokens with what an average step cost by the measured `speedup`
+    (tokens per step over the speedup, in one-token target forwards).
 
     >>> slowdown_reason(0.43, 0.122, 3, 1.09, 1.73)[:40]
     'by α ≈ 0.43, c = 0.122 and the verify co'
@@ -139,6 +143,13 @@ def slowdown_reason(alpha: float | None, c: float, k: int, verify: float, tokens
     step = k * c + verify  # the step's forwards, in one-token target forwards
     words = dict(alpha=number(alpha), c=number(c, 3), n=k + 1, verify=times(verify), k=k, step=number(step),
                  tokens=number(tokens_per_step))
+    if step >= tokens_per_step and drafted is not None and drafted < k - 0.005 and speedup:  # 1.60 of K = 4 (read 46)
+        return _("α ≈ {alpha} and c = {c} would pay if checking the drafts were free, but a step that drafts all "
+                 "K = {k} costs {step} one-token forwards (one target forward over {n} tokens costs {verify} a "
+                 "one-token forward on the machine that measured it), and this run's steps drafted {drafted} tokens "
+                 "on average (a lookup drafts only what it finds): by the measured speedup an average step cost about "
+                 "{cost} one-token forwards, more than the {tokens} tokens it bought (its mean accepted length)",
+                 drafted=number(drafted), cost=number(tokens_per_step / speedup), **words)
     if step >= tokens_per_step:
         return _("α ≈ {alpha} and c = {c} would pay if checking the drafts were free, but one target forward over {n} "
                  "tokens costs {verify} a one-token forward on the machine that measured it, so a step's forwards (K·c plus that "

@@ -1566,3 +1566,24 @@ def test_benchmarks_md_quotes_the_h200_verify_cost_it_contrasts_with_the_cpu():
     assert (f"near 1× on this project's H200: {min(ratios):.2f}–{max(ratios):.2f}× over 2 to 5 tokens in bfloat16, "
             "`costs.verify` in the two `default-h200-bf16*` results.json, most likely launch-bound there") in text
     assert "most likely launch-bound" in " ".join((DOCS / "gpu.md").read_text(encoding="utf-8").split())
+
+
+def test_the_benchmarks_readme_counts_the_template_prompts_the_data_step_left_unused(monkeypatch):
+    """Read 46: issue 13's notes said "the 3,507 template × topic prompts are used up"; that day's data step
+    (86a0e25) answered 3,000 of them (its `--prompts` default) twice, and the code of then makes 3,507."""
+    import subprocess
+    import sys
+    import types
+
+    text = " ".join((ROOT / "assets" / "benchmarks" / "README.md").read_text(encoding="utf-8").split())
+    assert "are used up" not in text
+    assert "the data step then answered 3,000 of the 3,507 template × topic prompts the code could make, twice" in text
+    shown = subprocess.run(["git", "show", "86a0e257:specviz/distill/prompts.py"], cwd=ROOT, capture_output=True,
+                           text=True)
+    if shown.returncode == 0:  # a shallow clone may lack the commit
+        old = types.ModuleType("old_prompts")
+        monkeypatch.setitem(sys.modules, "old_prompts", old)  # its dataclass looks its module up there
+        exec(compile(shown.stdout, "old_prompts.py", "exec"), old.__dict__)
+        made = sum(len(templates) * len(old.split_topics(topics, 0)[0])
+                   for templates, topics, _ in old.FAMILIES.values())
+        assert made == 3507 and len(old.prompt_sets()[0]) == 3000

@@ -1612,3 +1612,18 @@ def test_the_modelled_cost_that_ranks_shapes_is_not_said_to_be_load_free():
         if shown.returncode == 0:  # a shallow clone may lack the commit
             curve = json.loads(shown.stdout)["costs"]["verify_curves"]["bfloat16"]
             assert f"{next(row['ratio'] for row in curve if row['n_tokens'] == 17):.2f}" == ratio
+
+
+def test_models_md_says_the_gpu_runs_checked_float32_too():
+    """Read 46: docs/models.md said the two H200 runs "measured only the default pair, bfloat16", while each ran the
+    float32 section as well (`float32.json`: float32 on cuda, greedy identity 4/4), which is among the correctness
+    checks the same sentence says repeated to the last digit; only the speed was measured in bfloat16 alone."""
+    for folder in ("default-h200-bf16", "default-h200-bf16-run2"):
+        base = ROOT / "assets" / "benchmarks" / folder
+        check = json.loads((base / "float32.json").read_text(encoding="utf-8"))
+        assert check["dtype"] == "float32" and check["device"].startswith("cuda") and check["status"] == "ok"
+        assert json.loads((base / "results.json").read_text(encoding="utf-8"))["machine"]["dtype"] == "bfloat16"
+    text = " ".join((DOCS / "models.md").read_text(encoding="utf-8").split())
+    assert "measured only the default pair, bfloat16:" not in text
+    assert ("measured only the default pair, its correctness in float32 and bfloat16 and its speed in bfloat16: the "
+            "correctness checks repeated to the last digit") in text

@@ -4,6 +4,7 @@ screenshot shows an example whose trace records its CPU, and the docs' counts ma
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -972,6 +973,19 @@ def test_drafts_md_does_not_give_the_medusa_training_a_machine_its_card_lacks():
     text = " ".join((DOCS / "drafts.md").read_text(encoding="utf-8").split())
     assert "minutes on the 2-core AMD EPYC, 2026-12-04)" not in text
     assert "on a machine the card's specviz.json does not record; commit 00d8d76's body names the 2-core AMD EPYC" in text
+
+
+def test_drafts_md_gives_the_medusa_heads_size_as_their_parameters_and_their_file():
+    """Read 46: "1.66 M trained parameters, 3.4 MB in float16" gave the file's size (3,357,272 bytes, with the int32
+    draft vocabulary) as the parameters' (3.3 MB in float16); the doc now names both."""
+    path = ROOT / "assets" / "models" / "smollm2-medusa" / "model.safetensors"
+    raw = path.read_bytes()
+    header = json.loads(raw[8:8 + int.from_bytes(raw[:8], "little")])
+    sizes = {name: math.prod(t["shape"]) for name, t in header.items() if name != "__metadata__"}
+    floats = sum(n for name, n in sizes.items() if header[name]["dtype"] == "F16")
+    assert 0 < floats and f"{floats / 1e6:.2f} M trained parameters ({floats * 2 / 1e6:.1f} MB in float16; the file, " \
+        f"with its draft vocabulary, is {path.stat().st_size / 1e6:.1f} MB)" in " ".join(
+            (DOCS / "drafts.md").read_text(encoding="utf-8").split())
 
 
 def test_testing_md_gives_the_exact_sampling_runs_their_length_per_k():

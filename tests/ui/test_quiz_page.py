@@ -350,6 +350,18 @@ def test_the_upload_help_offers_an_example_file_not_a_repository_path():
     assert sorted(q.kind.value for q in bank.questions) == ["multiple", "numeric", "ordering", "single"]
 
 
+
+def test_the_example_file_says_where_a_teacher_uploads_it_for_a_class():
+    """Read 46: the example is offered on the Quiz page and in the Classroom's "Start a new session", but its first
+    line said "upload it on the Quiz page", where a file never reaches a class session (docs/classroom.md): a teacher
+    who downloaded it from the Classroom and followed it found no questions of theirs in the session."""
+    from specviz.ui.common.quiz.setup import EXAMPLE_QUIZ, TEXT
+
+    header = " ".join(line.lstrip("# ") for line in EXAMPLE_QUIZ.splitlines() if line.startswith("#"))
+    assert TEXT["upload"].split(" (")[0] in header  # the box's own label, "Add your own questions"
+    assert "_(\"Start a new session\")" in (ROOT / "pages" / "classroom.py").read_text(encoding="utf-8")
+    assert "Classroom's \"Start a new session\"" in header and "upload it on the Quiz page" not in header
+
 def test_the_retry_note_does_not_say_the_quiz_asked_every_question_on_a_concept_it_never_drew_from():
     """Read 32: a missed live question whose concept lies outside the concepts picked (a trace's accept_rule
     questions in a quiz on speedup) comes back, since the retry's pool has nothing on its concept; the note said

@@ -95,7 +95,9 @@ def default_bank() -> Bank:
 
 
 EXAMPLE_QUIZ = """\
-# A quiz file for specviz: upload it on the Quiz page ("Add your own questions"). Edit the texts, keep the keys.
+# A quiz file for specviz. Edit the texts, keep the keys. Upload it with "Add your own questions": on the Quiz page
+# for yourself, or in the Classroom's "Start a new session" for a class (a file uploaded on the Quiz page stays
+# on the Quiz page).
 questions:
   - id: my-rule-1
     concept: accept_rule

@@ -156,6 +156,21 @@ def test_the_runs_module_says_each_race_lane_has_its_own_deadline():
     assert "a turn has one deadline for everything" not in " ".join(__doc__.split())  # this file's own, read 25
 
 
+
+def test_the_class_docs_say_each_race_lane_has_its_own_deadline():
+    """Read 46: docs/classroom.md still said "a race's lanes share that deadline", issue 28's rule that issue 42
+    undid (each lane and each warm-up lane calls `runs.turn_deadline`, test_every_race_lane_gets_the_same_tokens_and_its
+    _own_time), so a teacher sizing a class's wait read one race turn as at most RUN_SECONDS."""
+    said = " ".join((ROOT / "docs" / "classroom.md").read_text(encoding="utf-8").split())
+    assert "lanes share that deadline" not in said
+    assert f"a race gives each of its lanes, warm-ups included, {RUN_SECONDS:.0f} s of its own" in said
+    assert f"hold the model for {RUN_SECONDS:.0f} s a lane" in said
+    # only a live run has the deadline: the Exactness lab and the Speedup lab's sweep take the turn with none
+    assert "the Exactness lab and the sweep hold it until their job is done" in said
+    for page in ("exactness/view.py", "speedup/live.py"):
+        code = (ROOT / "specviz" / "ui" / page).read_text(encoding="utf-8")
+        assert "with_turn(" in code and "deadline" not in code
+
 def test_the_preloads_docstring_quotes_the_committed_first_load():
     """The 22nd read: `runs.preload` said the model takes "25 s on a quiet 2-core machine", a figure from ffff04a's
     message (a Playground link's wait on a machine it does not describe). The docstring quotes the committed first

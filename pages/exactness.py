@@ -47,7 +47,7 @@ names = list(exactness.RULES)
 rule_name = st.selectbox(_("Verification rule"), names, key="exact_rule",
                          format_func=lambda n: ("✓ " if exactness.RULES[n].exact else "✗ ")
                          + _(exactness.RULES[n].label),
-                         help=_("The exact rules (✓: the paper's, and the exact-match rule transformers uses "
+                         help=_("The exact rules (✓: Leviathan / Chen's, and the exact-match rule transformers uses "
                                 "without a q), and rules that break exactness (✗). Each is run through the "
                                 "same code path."))
 rule = exactness.RULES[rule_name]

@@ -178,6 +178,10 @@ def test_a_broken_rules_chance_of_keeping_a_draft_is_not_called_alpha(lang):
     table = next(d.value for d in at.dataframe if len(d.value) == len(exactness_view.exactness.RULES))
     with using(lang):
         assert exactness_view._(exactness_view.KEPT_HEADER) in table.columns and "α" not in table.columns
+    # read 46: the selector's help credited "the paper's" rule, one paper, where the rule's label names two
+    rule_help = at.selectbox(key="exact_rule").proto.help
+    assert "(✓: " + ("Leviathan / Chen's," if lang == "en" else "a de Leviathan / Chen e") in rule_help
+    assert "paper" not in rule_help and "artigo" not in rule_help
 
 
 def test_the_continuation_help_matches_the_engines_draft_limit(toy):

@@ -359,6 +359,7 @@ def test_the_layer_skip_speed_names_the_one_prompt_its_run_measured():
     (suite qa), as the n-gram section says of its one copying prompt."""
     import json
 
+    from specviz.core.i18n import _, using
     from specviz.core.paths import BENCHMARKS_DIR
 
     run = json.loads((BENCHMARKS_DIR / "default-cpu-layerskip" / "results.json").read_text(encoding="utf-8"))
@@ -366,7 +367,20 @@ def test_the_layer_skip_speed_names_the_one_prompt_its_run_measured():
     assert rows and {r["prompts"] for r in rows} == {1}
     assert [(suite["name"], suite["title"]) for suite in run["suites"]] == [("qa", "Question answering")]
     layerskip = next(p for p in view.PROPOSERS if p.key == "layerskip")
-    assert "here, on one question-answering prompt at a fixed K" in layerskip.loses
+    assert "here, on one question-answering prompt, at each K the run held fixed, 1 to 8, greedy and at T = 0.7" \
+        in layerskip.loses
+    # read 46: "at a fixed K" read as one K, but the quoted range runs over every K and both temperatures of the run
+    constant = [r for r in rows if r["policy"] == "constant" and r["suite"] == "all"]
+    assert sorted({r["k"] for r in constant}) == run["config"]["ks"] and min(run["config"]["ks"]) == 1
+    assert max(run["config"]["ks"]) == 8 and run["config"]["temperatures"] == [0.0, 0.7]
+    slowest = min(constant, key=lambda r: r["speedup_vs_ar"])
+    fastest = max(constant, key=lambda r: r["speedup_vs_ar"])
+    assert slowest["k"] != fastest["k"]  # the range is not one K's
+    quoted = view.measured()["layerskip"]
+    assert (quoted.low, quoted.high) == (slowest["speedup_vs_ar"], fastest["speedup_vs_ar"])
+    with using("pt"):
+        shown = _(layerskip.loses, **view.figure_texts())
+    assert "em cada K que a execução manteve fixo, de 1 a 8, com decodificação gulosa e com T = 0,7" in shown
 
 
 def test_the_lesson_the_plan_and_the_quiz_let_a_tree_node_see_itself_as_the_mask_does():

@@ -121,8 +121,10 @@ PROPOSERS: list[Proposer] = [
                  "(7 of 30 layers): {c_layerskip} here."),
         needs=N_("A model trained to exit early (LayerSkip's early-exit loss), or its early layers guess poorly."),
         wins=N_("One model to serve and store; a good fit for models trained with early exit."),
+        # read 46: the range spans the run's K (1, 2, 4, 8) and both temperatures, not one K ("at a fixed K")
         loses=N_("Untrained models: SmolLM2's first 7 of 30 layers rarely agree with the full model ({layerskip}× "
-                 "the speed of specviz's target-only decoding here, on one question-answering prompt at a fixed K)."),
+                 "the speed of specviz's target-only decoding here, on one question-answering prompt, at each K the "
+                 "run held fixed, 1 to 8, greedy and at T = 0.7)."),
         dot=_dot({"e": (N_("first layers\\n+ LM head"), _DRAFT), "f": (N_("all layers\\n(1 pass)"), _TARGET)},
                  [("e", "f", N_("K tokens + q")), ("e", "e", N_("K times"))]),
         example="smollm-layerskip-t07", quiz_prefixes=("ls-",), figures=("c_layerskip", "layerskip")),

@@ -257,3 +257,42 @@ def test_the_trap_sentence_quotes_the_rules_closed_form_beside_the_sample():
     favourite = int(dists.draft_probs.argmax())
     closed = float(TREE_RULES["tree_top_k_against_q"].one_level(dists.target_probs, dists.draft_probs, 1)[favourite])
     assert f"comes out {percent(closed, 1)} of the time (" in trap and "in these samples)" in trap
+
+
+@pytest.mark.slow  # the page under AppTest
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_trap_sentence_names_the_token_that_drifts_where_the_favourite_does_not(lang):
+    """Read 46: at T = 1.5, top-p 0.2 the toy pair's draft favours a token its target gives 0, and the broken tree
+    rule, which never emits it, is exact on it; the sentence said it "comes out 0.0% of the time ... where the
+    target gives it 0.0%" under "Why it fails here", though the drift (TV 0.295) is on other tokens. It now names
+    the token the rule moves most, with its closed form."""
+    from specviz.core.i18n import percent, using
+    from specviz.labs.exactness.lab import step_distributions
+    from specviz.runs.runspec import RunSpec
+    from specviz.ui.common.runs import PAIRS
+
+    settings = dict(prompt="speculative", temperature=1.5, top_p=0.2)
+    at = AppTest.from_file(str(ROOT / "pages" / "exactness.py"), default_timeout=120)
+    at.query_params["lang"] = lang
+    for key, value in {"exact_shape": "tree", "exact_tree_rule": "tree_top_k_against_q", "exact_tree_width": 2,
+                       **{f"exact_{k}": v for k, v in settings.items()}}.items():
+        at.session_state[key] = value
+    at.run()
+    assert not at.exception
+    why = "**Why it fails here:**" if lang == "en" else "**Por que falha aqui:**"
+    trap = next(m.value for m in at.markdown if m.value.startswith(why))
+    dists = step_distributions(PAIRS.get("toy"), RunSpec(pair="toy", **settings))
+    p, q = dists.target_probs.double(), dists.draft_probs
+    closed = TREE_RULES["tree_top_k_against_q"].one_level(p, q, 2)
+    favourite, worst = int(q.argmax()), int((closed - p).abs().argmax())
+    assert float(p[favourite]) == 0 and float(closed[favourite]) == 0 and worst != favourite  # the case it is about
+    with using(lang):
+        expected, target = percent(float(closed[worst]), 1), percent(float(p[worst]), 1)
+    assert expected != target
+    if lang == "en":
+        assert f"comes out {expected} of the time (" in trap and f"where the target gives it {target}." in trap
+        assert "as often as the target does (0.0%)" in trap and "shared out wrongly" in trap
+    else:
+        assert f"sai {expected} das vezes (" in trap and f"quando o alvo lhe dá {target}." in trap
+        assert "mesma frequência que o alvo (0,0%)" in trap
+    assert "comes out 0.0% of the time" not in trap and "sai 0,0% das vezes" not in trap  # the old sentence

@@ -29,6 +29,14 @@ TEXT = {
                "every step; the rule still divides by q = {q} as if it had been drawn by chance, so it comes out "
                "{expected} of the time ({measured} in these samples) where the target gives it {p}. Children that "
                "were not drawn from q must be tested as point masses (the second exact rule)."),
+    # read 46: at "speculative", T = 1.5, top-p 0.2 (toy pair) the favourite has p = 0: the sentence above said it
+    # "comes out 0.0% of the time ... where the target gives it 0.0%", its drift elsewhere
+    "trap_rest": N_("**Why it fails here:** the draft's favourite, {favourite}, is always the first child, and the "
+                    "rule happens to emit it about as often as the target does ({p_favourite}). But every rejection "
+                    "still subtracts q′ from p′ as if the child had been drawn from q, so what is left of p is shared "
+                    "out wrongly: {token} comes out {expected} of the time ({measured} in these samples) where the "
+                    "target gives it {p}. Children that were not drawn from q must be tested as point masses (the "
+                    "second exact rule)."),
     "no_trap": N_("**Here it does not fail:** at these settings its closed form for one level is p itself, as at "
                   "any prompt at temperature 0 (p and q are point masses there: the one child is the draft's top "
                   "token, kept exactly when it is the target's). It fails where q spreads its mass over several "
@@ -56,14 +64,22 @@ def rule_picker() -> str:
 def trap_sentence(result: LabResult, dists: StepDistributions, rule: TreeRule, width: int) -> str:
     """The broken rule's failure in this experiment's numbers: the draft's favourite token comes out too often, by
     the rule's closed form for one level (read 45: the sentence quoted only the sample's share, which at N = 50 said
-    24.0% where the rule gives 36.7%, and can fall below p's share by chance), and in the samples."""
+    24.0% where the rule gives 36.7%, and can fall below p's share by chance), and in the samples. Where the
+    favourite comes out as p says (the target gives it 0, read 46), the token whose share the rule moves most."""
     favourite = int(dists.draft_probs.argmax())
-    measured = float((result.speculative == favourite).double().mean())
-    expected = float(rule.one_level(dists.target_probs, dists.draft_probs, width)[favourite])
-    token = "‘" + escape_text(dists.texts[favourite]) + "’"
-    return _(TEXT["trap"], token=token,
-             q=number(float(dists.draft_probs[favourite]), 3), expected=percent(expected, 1),
-             measured=percent(measured, 1), p=percent(float(dists.target_probs[favourite]), 1))
+    closed = rule.one_level(dists.target_probs, dists.draft_probs, width)
+    p = dists.target_probs.double()
+
+    def shares(token: int) -> dict[str, str]:
+        return {"token": "‘" + escape_text(dists.texts[token]) + "’", "expected": percent(float(closed[token]), 1),
+                "measured": percent(float((result.speculative == token).double().mean()), 1),
+                "p": percent(float(p[token]), 1)}
+
+    favourite_shares = shares(favourite)
+    if favourite_shares["expected"] != favourite_shares["p"]:
+        return _(TEXT["trap"], q=number(float(dists.draft_probs[favourite]), 3), **favourite_shares)
+    worst = int((closed - p).abs().argmax())  # the favourite comes out as p says: the drift is on another token
+    return _(TEXT["trap_rest"], favourite=favourite_shares["token"], p_favourite=favourite_shares["p"], **shares(worst))
 
 
 def rules_frame(dists: StepDistributions, width: int) -> pd.DataFrame:

@@ -1085,6 +1085,30 @@ def test_cli_md_runs_the_calibrated_shape_only_for_the_proposer_the_table_measur
     assert "recommended without a shape table for the proposer;" in help_k
 
 
+def test_a_bench_of_several_proposers_is_said_to_take_the_pair_owns_shape(monkeypatch):
+    """Read 46: cli.md and the bench's --k help said a run with no shape flag takes the calibrated shape when the
+    table measured "the proposer that runs", else the pair's recommended shape; a bench of several proposers takes
+    the shape calibrated for the pair's own proposer (`default_shape`), even when that one is not among them:
+    `--proposers draft ngram` on the default pair runs the EAGLE drafter's calibrated shape, not the recommended one."""
+    from types import SimpleNamespace
+
+    import specviz.labs.shape_choice as shape_choice
+    from specviz.cli import build_parser
+    from specviz.engine.draft_shape import DraftShape
+    from specviz.labs.bench.cli import default_shape
+
+    asked = []
+    monkeypatch.setattr(shape_choice, "choose_shape",
+                        lambda pair, temperature, proposer=None: asked.append(proposer) or DraftShape(3, 8, 4, 8))
+    pair = SimpleNamespace(name="default", default_proposer="eagle")
+    assert default_shape(pair, 0.0, ["draft", "ngram"]) == (DraftShape(3, 8, 4, 8), True) and asked == ["eagle"]
+    text = " ".join((DOCS / "cli.md").read_text(encoding="utf-8").split())
+    assert "and with several proposers the one for the pair's own, whether or not it runs;" in text
+    bench = build_parser()._subparsers._group_actions[0].choices["bench"]
+    help_k = " ".join(next(a.help for a in bench._actions if a.dest == "k").split())
+    assert "(with several proposers: the pair's own, whether or not it runs)" in help_k
+
+
 def test_a_calibration_of_a_busy_machine_is_not_said_to_be_cached(monkeypatch, capsys):
     """Read 44: `generate` and `compare` printed "Measuring this machine once (...; cached afterwards)" and library.md
     said `choose_shape` "measures once", but `calibrate` caches only a quiet measurement (its rounds within

@@ -49,7 +49,8 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--k", nargs="+", type=_listed(int), default=None,
                      help="drafted tokens per step, a tree's depth (default: with no shape flag, the shape predicted fastest on "
                           "this machine for the lowest temperature, `python -m specviz calibrate`, or the pair's "
-                          "recommended without a shape table for the proposer; else the pair's recommended K; "
+                          "recommended without a shape table for the proposer (with several proposers: the "
+                          "pair's own, whether or not it runs); else the pair's recommended K; "
                           "n-gram lookup drafts no tree: it runs a chain of each K)")
     cmd.add_argument("--tree-nodes", nargs="+", type=_listed(int), default=None,
                      help="draft tree node budgets, 0 = a chain of K (default: as for --k when no shape flag is "

@@ -73,6 +73,16 @@ def test_accessibility_md_names_the_files_that_make_its_keyboard_checks():
             "of Tab") in text
 
 
+def test_accessibility_md_says_where_the_focus_goes_after_check():
+    """Read 46: accessibility.md said "focus stays on the question after Check"; the browser test holds the focus to
+    the "Next question" button that replaces Check, and the doc now says that."""
+    test = _function("tests/browser/test_accessibility_browser.py", "test_focus_stays_on_the_question_after_check")
+    assert 'assert focused == ["BUTTON", "Next question"]' in test
+    text = _flat(DOCS / "accessibility.md")
+    assert 'after "Check" the focus moves to the "Next question" button that replaces it' in text
+    assert 'focus stays on the question after "Check"' not in text
+
+
 def test_testing_md_gives_the_tree_closed_forms_tolerance_and_the_chains_sampling_settings():
     """testing.md said the one-level closed form "equals p exactly"; the test asks a total variation under 1e-9 in
     float64, over 20 random pairs a width. Its chain chi-square gave no temperature or top-k."""

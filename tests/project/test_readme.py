@@ -31,6 +31,27 @@ def test_the_library_section_has_its_three_examples():
     assert "choose_shape" in blocks[2] and "**shape.settings()" in blocks[2]
 
 
+def test_each_library_example_runs_on_its_own():
+    """Read 46: the third example passed `ids` to `speculative_generate` without defining it; the slow test below runs
+    the three blocks as one script, so it borrowed the second block's. A reader who pastes one block gets no
+    NameError: every name a block reads is imported, assigned or a builtin in that block."""
+    import ast
+    import builtins
+
+    undefined = []
+    for number, block in enumerate(library_blocks(), 1):
+        tree = ast.parse(block)
+        defined = set(dir(builtins))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                defined |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                defined.add(node.id)
+        read = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+        undefined += [f"block {number}: {name}" for name in sorted(read - defined)]
+    assert len(library_blocks()) == 3 and not undefined
+
+
 @pytest.mark.slow  # a fresh interpreter that imports torch and transformers: ~10 s
 def test_the_readme_library_examples_run_from_another_directory(tmp_path):
     code = "\n".join(block.replace('"default"', '"toy"') for block in library_blocks())

@@ -243,7 +243,9 @@ class SpeculativeDecoder:
 
     def prefill(self, prompt: list[int]) -> None:
         """Fill the target's cache with the prompt except its last token, which the first step feeds, and give the
-        proposer its warm start (a separate draft model fills its cache; the others fill theirs as they propose)."""
+        proposer its warm start: a draft model, separate or layer-skip, fills its own cache alike; a feature drafter
+        gets the target's states of the prompt (EAGLE fills its one-layer cache as it proposes, Medusa keeps only the
+        states); n-gram lookup keeps nothing."""
         self.proposer.reset()
         if self.draft_length is not None:
             self.draft_length.reset()

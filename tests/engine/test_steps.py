@@ -188,3 +188,20 @@ def test_the_draft_sizes_live_in_one_draft_shape(toy):
                shape=shape)
     chain = speculative_generate(toy.target, make_proposer(toy, "draft"), prompt, k=K, **run)
     assert not {"tree_nodes", "tree_width", "tree_lookup"} & set(chain.settings)  # chain traces stay as they were
+
+
+@pytest.mark.parametrize("name, cached", [("draft", True), ("layerskip", True), ("eagle", False), ("medusa", False),
+                                          ("ngram", False)])
+def test_prefill_warms_each_proposer_as_its_docstring_says(toy, name, cached):
+    """Read 46: `SpeculativeDecoder.prefill` said only a separate draft model filled its cache at the prompt; the
+    layer-skip draft is a draft model too and fills its own alike (the prompt but its last token, as the target's),
+    while EAGLE fills its one-layer cache as it proposes and Medusa and n-gram lookup keep no cache."""
+    from specviz.engine.decoding import SpeculativeDecoder
+
+    prompt = toy.tokenizer(PROMPT)["input_ids"]
+    proposer = make_proposer(toy, name)
+    decoder = SpeculativeDecoder(toy.target, proposer, GenerationSettings(LIMIT, 0.0, 0, 1.0, SEED, K), {EOS})
+    decoder.prefill(prompt)
+    assert len(decoder.target) == len(prompt) - 1
+    assert (proposer.cache_length() or 0) == (len(prompt) - 1 if cached else 0)
+    assert "separate or layer-skip" in " ".join(SpeculativeDecoder.prefill.__doc__.split())

@@ -20,7 +20,8 @@ from specviz.ui.common.escaping import escape_attr, escape_label, escape_markdow
 from specviz.ui.common.palette import GLYPHS, KINDS, DisplayState, legend_html, style
 from specviz.ui.common.step_figures import accept_strip_figure, correction_figure, distribution_figure, verdict_overview_figure
 from specviz.ui.common.step_view import kv_cache_html, step_headline
-from specviz.ui.common.tokens import chip, decision_chips, decision_kind, decision_tooltip, emitted_tooltip, output_html
+from specviz.ui.common.tokens import (chip, decision_chips, decision_kind, decision_tooltip, emitted_tooltip, fmt,
+                                      output_html)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -165,6 +166,26 @@ def test_a_comparison_never_writes_two_different_numbers_alike():
                                                                               accepted=False))
 
 
+
+
+@pytest.mark.parametrize("lang, one", [("en", "p/q = 1.0"), ("pt", "p/q = 1,0")])
+def test_a_ratio_below_one_is_never_written_as_one(lang, one):
+    """Read 46: the default example's drafts with p a hair under q = 1 read "p = 0.99999 < q = 1.00000: ... the
+    token survives with probability p/q = 1.000", as if always kept: the ratio now takes the decimals that tell it
+    from 1, as p and q do."""
+    from specviz.core.i18n import using
+    from specviz.ui.common.step_view import _position_sentence
+
+    trace = load_example("smollm-ngram-t07")[0]
+    near = [d for s in trace.steps for d in s.decisions
+            if d.reached and d.target_prob < d.draft_prob and fmt(d.ratio) == fmt(1.0)]
+    assert len(near) >= 5  # the case itself: p/q < 1 that 3 decimals round to 1
+    with using(lang):
+        for d in near:
+            sentence = _position_sentence(d)
+            assert "over-confident" in sentence or "confiante demais" in sentence
+            assert one not in sentence, sentence
+    assert "probability p/q = 0.99999." in _position_sentence(trace.steps[9].decisions[3])
 def test_the_prompts_label_says_the_chat_templates_control_tokens_are_not_shown(toy):
     """Read 44: a chat run's prompt text is decoded without special tokens ("system\\nYou are ...\\nuser\\n..."), yet
     its expander said "as the model saw it": the model read <|im_start|> and <|im_end|> too."""

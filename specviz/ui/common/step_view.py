@@ -287,8 +287,11 @@ def _position_sentence(d: Decision, tree: bool = False) -> str:
     elif d.target_prob == 0:
         why = _("p = 0: the target would never write this token, so it can never be kept.")
     else:
+        # p/q < 1 to the decimals that tell it from 1: "p = 0.99999 < q = 1.00000 ... survives with probability
+        # p/q = 1.000" read as always kept (read 46)
+        ratio = max(chance if d.ratio == d.accept_prob else fmt(d.ratio), fmt_apart(d.ratio, 1.0)[0], key=len)
         why = _("p = {p} < q = {q}: the draft was over-confident, so the token survives with probability "
-                "p/q = {ratio}.", p=p, q=q, ratio=chance if d.ratio == d.accept_prob else fmt(d.ratio))
+                "p/q = {ratio}.", p=p, q=q, ratio=ratio)
     outcome = (_("u = {u} fell inside, so it was **accepted ✓**.", u=u) if d.accepted else
                _("u = {u} fell outside, so it was **rejected ✗** and a replacement was drawn from {residual}.",
                  u=u, residual=_(TEXT["residual"])))

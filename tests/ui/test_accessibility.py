@@ -333,6 +333,25 @@ def test_the_step_panel_shows_the_sampled_tokens_mark_in_its_table():
     assert "↻ sampled (recovered)" in marks and "✗ drafted (rejected)" in marks
 
 
+def test_the_step_tables_write_a_tokens_angle_brackets_as_the_model_wrote_them():
+    """Read 46: the tables took the charts' labels, whose < > & are entities for Plotly, and `st.table` escapes &
+    itself (read 45), so the default example's last draft read "&lt;|im_end|&gt;" in its tables on the page."""
+    from specviz.engine.trace import TreeNode, TreeRecord
+    from specviz.labs.examples import load_example
+    from specviz.ui.common import step_figures as figures
+    from specviz.ui.common import tree_figures
+
+    step = load_example("smollm-ngram-t07")[0].steps[-1]
+    end = step.decisions[-1]
+    assert end.text == "<|im_end|>"  # the case itself
+    assert figures.verdict_overview_table(step).iloc[-1, 0] == f"#{len(step.decisions)} <|im_end|>"
+    assert figures.distribution_table(end).iloc[0, 0] == "<|im_end|>"
+    shown = charts.table_cells(figures.distribution_table(end)).iloc[0, 0]
+    assert "&lt;" not in shown and "<|im\\_end|>" == shown  # markdown's own escape only: it reads <|im_end|>
+    mask = tree_figures.mask_table(TreeRecord([TreeNode(1, "<b>&", -1, 1, 0.5, 0.5, "accepted")], path=[0]))
+    assert mask.iloc[1, 0] == "#1 <b>&" and "#1 <b>&" in mask.columns
+
+
 def test_a_token_outside_a_one_hot_q_reads_0_not_below_the_top_10():
     """Issue 43: at a Medusa greedy step's rejected draft the target's token read q "below the draft's top 10", but at
     T = 0 q is one-hot, so q is exactly 0 there (the trace's top list holds the one token with q > 0); the same for p

@@ -169,10 +169,15 @@ def test_the_figures_follow_the_record_without_a_browser():
 
 def test_the_mask_table_names_the_nodes_and_the_verdicts_as_the_chart_does():
     """Read off the heatmap, the table numbered its rows and columns 0, 1, ... where the chart's ticks say root, #1
-    ..., and wrote 1 and 0 for "attends" and "masked" (read 32)."""
+    ..., and wrote 1 and 0 for "attends" and "masked" (read 32). The names are the ticks' text as plain text: the
+    ticks write < > & as entities for Plotly, and the table escapes what it shows itself (read 46)."""
+    from specviz.ui.common.escaping import table_text
+
     step = evil_tree_step()
     table = mask_table(step.tree)
-    names = list(mask_figure(step.tree).layout.xaxis.ticktext)
+    ticks = list(mask_figure(step.tree).layout.xaxis.ticktext)
+    names = table_text(ticks)
+    assert names != ticks and not any("&lt;" in name for name in names)  # the evil tokens' < > are shown as typed
     assert table.iloc[:, 0].tolist() == names and list(table.columns[1:]) == names
     words = {"attends": 1, "masked": 0}
     assert [[words[cell] for cell in row[1:]] for row in table.itertuples(index=False)] == \

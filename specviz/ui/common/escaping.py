@@ -26,7 +26,8 @@ import re
 
 from specviz.core.text import visible
 
-__all__ = ["escape_attr", "escape_cell", "escape_label", "escape_markdown", "escape_text", "plot_text", "visible"]
+__all__ = ["escape_attr", "escape_cell", "escape_label", "escape_markdown", "escape_text", "plot_text", "table_text",
+           "visible"]
 
 # Signs that act anywhere inside a line: emphasis, code, links, LaTeX ($), emoji shortcodes (:), Streamlit's colour
 # syntax (:red[...]), tables (|), strike-through (~), images (!). In HTML-bound text they become numeric entities.
@@ -145,6 +146,17 @@ def plot_text(text: str, limit: int | None = 14) -> str:
     ('&lt;b&gt;x&lt;/b&gt;', 'aaaaaaaaaaaaa…', True)
     """
     return html.escape(shortened(text, limit), quote=False)
+
+
+def table_text(labels: list[str]) -> list[str]:
+    """A chart's token labels (`plot_text`: < > & as entities, for Plotly) as a number table writes them: plain text,
+    which `specviz.ui.common.charts.table_cells` escapes for `st.table`. Read 46: the default example's last draft read
+    "&lt;|im_end|&gt;" in its tables, entities escaped twice.
+
+    >>> table_text(["#3 &lt;|im_end|&gt;", "a&amp;b"])
+    ['#3 <|im_end|>', 'a&b']
+    """
+    return [html.unescape(label) for label in labels]
 
 
 def shortened(text: str, limit: int | None = 14) -> str:

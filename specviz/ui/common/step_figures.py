@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 from specviz.core.i18n import _
 from specviz.engine.limits import TOP_N
 from specviz.engine.trace import Decision, Step, TokenKind, TokenProb, TreeNode
-from specviz.ui.common.escaping import plot_text
+from specviz.ui.common.escaping import plot_text, table_text
 from specviz.ui.common.palette import (ACCEPT_FILL, P_COLOR, Q_COLOR, REJECT_FILL, RESIDUAL_COLOR, U_COLOR, DisplayState,
                                 style)
 from specviz.ui.common.tokens import decision_kind, draft_numbers, fmt, fmt_apart, main_line_view
@@ -45,7 +45,8 @@ def distribution_table(d: Decision, n: int = 10) -> pd.DataFrame:
     s = style(decision_kind(d))
     marks = [_("{glyph} drafted ({verdict})", glyph=s.glyph, verdict=_(s.label)) if i == d.token_id else ""
              for i in ids]
-    return pd.DataFrame({_("token"): labels, _("p (target)"): p_hover, _("q (draft)"): q_hover, _("mark"): marks})
+    return pd.DataFrame({_("token"): table_text(labels), _("p (target)"): p_hover, _("q (draft)"): q_hover,
+                         _("mark"): marks})
 
 
 def _distribution(d: Decision, n: int) -> tuple[list[int], list[str], list[float], list[float], list[str], list[str]]:
@@ -197,8 +198,8 @@ def verdict_overview_table(step: Step) -> pd.DataFrame:
     chance = "min(1, p′/q′)" if step.tree is not None and step.tree.nodes else "min(1, p/q)"
     styles = [style(decision_kind(d)) for d in step.decisions]
     shown = [fmt_apart(d.accept_prob, d.uniform) for d in step.decisions]  # a row never reads 1.000 and 1.000
-    return pd.DataFrame({_("drafted token"): [f"#{n} {plot_text(d.text)}"
-                                              for d, n in zip(step.decisions, draft_numbers(step))],
+    return pd.DataFrame({_("drafted token"): table_text([f"#{n} {plot_text(d.text)}"
+                                                         for d, n in zip(step.decisions, draft_numbers(step))]),
                          chance: [a if d.reached else _("not reached") for d, (a, _u) in zip(step.decisions, shown)],
                          "u": [u if d.reached else "–" for d, (_a, u) in zip(step.decisions, shown)],
                          _("verdict"): [f"{s.glyph} {_(s.label)}" for s in styles]})
@@ -304,7 +305,7 @@ def correction_table(step: Step) -> pd.DataFrame | None:
     kind, labels, picked = drawn
     s = style(kind)
     mark = _("{glyph} sampled ({kind})", glyph=s.glyph, kind=_(s.label))
-    return pd.DataFrame({_("token"): labels, _("probability"): [fmt(t.prob) for t in step.correction_top],
+    return pd.DataFrame({_("token"): table_text(labels), _("probability"): [fmt(t.prob) for t in step.correction_top],
                          _("mark"): [mark if pk else "" for pk in picked]})
 
 

@@ -29,7 +29,7 @@ from specviz.core.i18n import _, ngettext
 from specviz.engine.kinds import NodeStatus
 from specviz.engine.trace import Step, TokenKind, TreeNode, TreeRecord
 from specviz.engine.tree import ROOT, mask_rows
-from specviz.ui.common.escaping import escape_markdown, plot_text, shortened, visible
+from specviz.ui.common.escaping import escape_markdown, plot_text, shortened, table_text, visible
 from specviz.ui.common.palette import LIGHT_GREY, P_COLOR, DisplayState, Kind, style
 from specviz.ui.common.tokens import fmt, fmt_apart
 
@@ -201,7 +201,7 @@ def mask_table(record: TreeRecord) -> pd.DataFrame:
     """The mask's numbers as the chart names them: a row per node being scored, a column per node it may read, each
     cell "attends" or "masked" (read off the heatmap, the table numbered the nodes from 0 where the chart's ticks say
     root, #1 ... and wrote 1 and 0 for the two words)."""
-    names = _node_names(record)
+    names = table_text(_node_names(record))  # plain text: the table escapes it (read 46: "&lt;" twice escaped)
     seen, hidden = _("attends"), _("masked")
     rows = attention_rows(record)
     return pd.DataFrame({_("node being scored"): names,

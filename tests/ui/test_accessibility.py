@@ -352,6 +352,27 @@ def test_the_step_tables_write_a_tokens_angle_brackets_as_the_model_wrote_them()
     assert mask.iloc[1, 0] == "#1 <b>&" and "#1 <b>&" in mask.columns
 
 
+@pytest.mark.parametrize("lang, named", [("en", "↻ sampled: f, not among these 10"),
+                                         ("pt", "↻ amostrado: f, fora destes 10")])
+def test_a_sampled_token_outside_the_bars_drawn_is_named(lang, named):
+    """Read 46: a toy step's recovered token lay outside the 10 most likely tokens of the residual the trace keeps,
+    so its chart marked none of the bars and its table none of the rows: the chart names it in a corner and the
+    table gives it a row of its own."""
+    from specviz.labs.examples import load_example
+    from specviz.ui.common import step_figures as figures
+
+    step = load_example("toy-draft")[0].steps[10]
+    last = step.emitted[-1]
+    assert last.kind == TokenKind.RECOVERED and last.text == "f"
+    assert last.token_id not in {t.token_id for t in step.correction_top}  # the case itself
+    with using(lang):
+        assert [a.text for a in figures.correction_figure(step).layout.annotations] == [named]
+        table = figures.correction_table(step)
+        assert table.iloc[-1, 0] == "f" and table.iloc[-1, 2] == ("↻ sampled (recovered)" if lang == "en" else
+                                                                   "↻ amostrado (recuperado)")
+        assert len(table) == len(step.correction_top) + 1 and (table.iloc[:-1, 2] == "").all()
+
+
 def test_a_token_outside_a_one_hot_q_reads_0_not_below_the_top_10():
     """Issue 43: at a Medusa greedy step's rejected draft the target's token read q "below the draft's top 10", but at
     T = 0 q is one-hot, so q is exactly 0 there (the trace's top list holds the one token with q > 0); the same for p

@@ -257,7 +257,8 @@ def verdict_overview_figure(step: Step) -> go.Figure:
 
 def correction_figure(step: Step) -> go.Figure | None:
     """Where the step's last token came from: the residual norm(max(0, p − q)) after a rejection, or p after all
-    drafts were accepted (bonus), or p for a plain target step; the emitted token is marked. None if unknown, or if
+    drafts were accepted (bonus), or p for a plain target step; the emitted token is marked (named in a corner when
+    it is not among the bars: the trace keeps the top 10 only). None if unknown, or if
     the text ended inside the step so that no recovered or bonus token was added (the headline says so). A tree
     step's recovered token comes from the residual p′ left once every child of the last kept node was rejected, and
     its bonus follows a kept leaf (`specviz.engine.tree_verifier`)."""
@@ -272,10 +273,15 @@ def correction_figure(step: Step) -> go.Figure | None:
                             line=dict(color=["#000" if pk else color for pk in picked],
                                       width=[3 if pk else 0 for pk in picked])),
                 hovertemplate=_("%{x}<br>probability %{y:.3g}<extra></extra>"))  # 3 figures: 2.9e-05, not 0.000
+    s = style(kind)
     if any(picked):
-        s = style(kind)
         fig.add_annotation(x=labels[picked.index(True)], y=step.correction_top[picked.index(True)].prob,
                            text=_("{glyph} sampled", glyph=s.glyph), showarrow=True, arrowhead=2, ay=-32,
+                           font=dict(color=s.text_color, size=15), bgcolor="white", bordercolor=s.color)
+    else:  # read 46: a toy step's recovered token lay outside the bars drawn, and the chart marked none of them
+        fig.add_annotation(xref="paper", yref="paper", x=1, y=1, xanchor="right", yanchor="top", showarrow=False,
+                           text=_("{glyph} sampled: {token}, not among these {n}", glyph=s.glyph,
+                                  token=plot_text(step.emitted[-1].text), n=len(labels)),
                            font=dict(color=s.text_color, size=15), bgcolor="white", bordercolor=s.color)
     tree = step.tree is not None and bool(step.tree.nodes)
     title = {TokenKind.RECOVERED: _("Recovered ↻: drawn from the residual p′ left after every child was rejected")
@@ -305,8 +311,13 @@ def correction_table(step: Step) -> pd.DataFrame | None:
     kind, labels, picked = drawn
     s = style(kind)
     mark = _("{glyph} sampled ({kind})", glyph=s.glyph, kind=_(s.label))
-    return pd.DataFrame({_("token"): table_text(labels), _("probability"): [fmt(t.prob) for t in step.correction_top],
-                         _("mark"): [mark if pk else "" for pk in picked]})
+    shown = [fmt(t.prob) for t in step.correction_top]
+    marks = [mark if pk else "" for pk in picked]
+    if not any(picked):  # the sampled token outside the bars drawn: its own row says so (read 46)
+        labels = [*labels, plot_text(step.emitted[-1].text)]
+        shown.append(_("not among the top {n}", n=len(step.correction_top)))
+        marks.append(mark)
+    return pd.DataFrame({_("token"): table_text(labels), _("probability"): shown, _("mark"): marks})
 
 
 def _correction(step: Step) -> tuple[TokenKind, list[str], list[bool]] | None:

@@ -376,6 +376,22 @@ def test_a_tree_nodes_sentence_gives_p_prime_rescaled_as_the_rule_uses_it(lang, 
     assert rescaled in sentence and old not in sentence and ("0.250" if lang == "en" else "0,250") in sentence
 
 
+@pytest.mark.parametrize("lang, said, old", [("en", "a child taken from the draft's top tokens",
+                                              "the draft's top token "),
+                                             ("pt", "tirado dos tokens do topo do rascunho", "token mais provável")])
+def test_a_tree_nodes_sentence_says_any_top_k_child_is_a_point_mass(lang, said, old):
+    """Read 46: the sentence said q′ is "a point mass for a child taken as the draft's top token", but a greedy tree's
+    every child is a point mass, the second one the draft's second most likely token (`TreeNode.point_mass`; the
+    hover says "a top-k child, not drawn from q")."""
+    from specviz.engine.trace import Decision
+    from specviz.ui.common.step_view import _position_sentence
+
+    node = Decision(0, 1, "b", 0.0, 0.3, 0.0, 0.3, 0.1, True, True)  # a second child: q(x) = 0, kept with p′(x)
+    with using(lang):
+        sentence = _position_sentence(node, tree=True)
+    assert said in sentence and old not in sentence
+
+
 def test_a_node_with_p_and_q_both_0_has_no_ratio_not_infinity():
     """43rd read: in a greedy tree a second child is drafted with q = 0 and often has p = 0 at its parent too; its
     table row and hover read "p/q = ∞", a value 0/0 does not have. A node with q = 0 < p still reads ∞."""

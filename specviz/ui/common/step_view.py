@@ -273,8 +273,8 @@ def _position_sentence(d: Decision, tree: bool = False) -> str:
     if tree:
         why = _("In a tree the target tests a node with min(1, p′/q′): p′ is what p at its parent leaves once the "
                 "siblings tried before it were rejected (the residual, rescaled to add up to 1), and q′ the draft's "
-                "q there without them (a point mass for a child taken as the draft's top token or copied from the "
-                "context), so it was kept with probability {chance}.", chance=chance)
+                "q there without them (a point mass for a child taken from the draft's top tokens, not drawn from "
+                "q, or copied from the context), so it was kept with probability {chance}.", chance=chance)
         outcome = (_("u = {u} fell inside, so it was **accepted ✓**.", u=u) if d.accepted else
                    _("u = {u} fell outside, so it was **rejected ✗**: the next sibling, if there is one, is tried "
                      "against the residual this one left, and a recovered token comes only once every child was "

@@ -25,6 +25,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.core.i18n import (N_, _, drafts_kept, language_code, list_separator, ngettext, number, os_reason,
                                 percent, using)
 from specviz.core.text import pad, visible, width
@@ -59,6 +60,9 @@ class OneSentenceParser(argparse.ArgumentParser):
     >>> OneSentenceParser(prog="demo").format_error("argument --k: invalid int value: '" + "9" * 5000 + "'")[:81]
     "demo: argument --k: invalid int value: '999999999999999999999999999999999999999…'"
     """
+
+    def __init__(self, *args, formatter_class: type[argparse.HelpFormatter] = DefaultsHelpFormatter, **kwargs):
+        super().__init__(*args, formatter_class=formatter_class, **kwargs)  # every flag's help states its default
 
     def format_error(self, message: str) -> str:
         # a value argparse quotes is cut at 40 characters with "…" (read 45: `--k` with 5,000 digits echoed them all)
@@ -120,7 +124,7 @@ def add_generation_flags(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--temperature", type=float, default=0.0, help="0 = greedy")
     cmd.add_argument("--top-k", type=int, default=0, help="0 = off")
     cmd.add_argument("--top-p", type=float, default=1.0, help="1.0 = off")
-    cmd.add_argument("--seed", type=int, default=0)
+    cmd.add_argument("--seed", type=int, default=0, help="seed of the uniform draws and the sampling")
     cmd.add_argument("--tree-nodes", type=int, default=None,
                      help="draft a tree of at most this many nodes (depth K), EAGLE-2 style; 0 = a chain of K "
                           "(default: as for --k when no shape flag is given; else the pair's recommended tree, or a "

@@ -23,6 +23,7 @@ from pathlib import Path
 import torch
 import yaml
 
+from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.core.paths import MODELS_DIR, PROMPTS_DIR
 from specviz.engine.limits import SEED_RANGE, number_arg, threads_arg, whole_arg
 from specviz.distill.cards import write_cards
@@ -74,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m specviz.distill", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+                                formatter_class=DefaultsHelpFormatter)
     p.add_argument("step", choices=["data", "eagle3", "eagle", "draft", "medusa", "cards", "all", "export", "rank"])
     p.add_argument("--train-stages", nargs="+", choices=STAGES, default=None,
                    help="eagle3, eagle, draft, medusa: train on these data stages only (default: every stage "
@@ -85,7 +86,8 @@ def parser() -> argparse.ArgumentParser:
                    help="export: the EAGLE drafter (vLLM's EAGLE-3 layout, or EAGLE-1 for an EAGLE-1 drafter) or the separate "
                         "draft (complete folder)")
     p.add_argument("--work", type=Path, default=DEFAULT_WORK, help="folder for data and checkpoints")
-    p.add_argument("--seed", type=whole_arg(*SEED_RANGE), default=0)
+    p.add_argument("--seed", type=whole_arg(*SEED_RANGE), default=0,
+                   help="seed of every random choice (prompts, sampled answers, batch order, initial weights)")
     p.add_argument("--held-out", type=whole_arg(1), default=64, help="held-out prompts (never trained on)")
     p.add_argument("--stages", nargs="+", choices=STAGES, default=list(STAGES),
                    help="data: the stages to run, in order (questions reads question-lists, follow-ups and "
@@ -93,8 +95,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--scale", type=number_arg(0, above=True), default=1.0,
                    help="data: every stage's number of prompts times this (0.01 for a quick trial)")
     p.add_argument("--chunk", type=whole_arg(1), default=768, help="data: answers per chunk (a chunk is written whole)")
-    p.add_argument("--max-new-tokens", type=whole_arg(1), default=192)
-    p.add_argument("--batch-size", type=whole_arg(1), default=128)
+    p.add_argument("--max-new-tokens", type=whole_arg(1), default=192, help="data: tokens per answer at most")
+    p.add_argument("--batch-size", type=whole_arg(1), default=128, help="data: prompts answered together")
     p.add_argument("--threads", type=threads_arg, default=0, help="CPU threads (0: torch's default)")
     p.add_argument("--steps", type=whole_arg(0), default=0,
                    help="training steps (0: the step's default, " + ", ".join(f"{k} {v}" for k, v in DEFAULT_STEPS.items()

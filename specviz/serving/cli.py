@@ -55,7 +55,7 @@ def add_serve_arguments(cmd: argparse.ArgumentParser) -> None:
     start = actions.add_parser("start", help="install vLLM if needed and start it on 127.0.0.1")
     start.add_argument("--spec", choices=list(SPECS), default="ngram", help="speculation (default: ngram)")
     start.add_argument("--k", type=int, default=DEFAULT_K, help="drafted tokens per step")
-    start.add_argument("--port", type=int, default=DEFAULT_PORT)
+    start.add_argument("--port", type=int, default=DEFAULT_PORT, help="port on 127.0.0.1")
     start.add_argument("--timeout", type=float, default=900.0, help="seconds to wait for /health")
     start.add_argument("--eager", action="store_true",
                        help="skip torch.compile: starts sooner (1-2 minutes on 2 CPU cores); decoding without the "
@@ -64,13 +64,15 @@ def add_serve_arguments(cmd: argparse.ArgumentParser) -> None:
     actions.add_parser("status", help="is a local server running, with which speculation")
     actions.add_parser("install", help="only create .venv-vllm and install the pinned vLLM build")
     sweep = actions.add_parser("sweep", help="start the server per speculation, run the load sweep, save JSON")
-    sweep.add_argument("--specs", nargs="+", choices=list(SPECS), default=["none", "ngram"])
-    sweep.add_argument("--prompts", nargs="+", choices=list(PROMPTS), default=list(PROMPTS))
+    sweep.add_argument("--specs", nargs="+", choices=list(SPECS), default=["none", "ngram"],
+                       help="speculation settings to serve, one server each")
+    sweep.add_argument("--prompts", nargs="+", choices=list(PROMPTS), default=list(PROMPTS),
+                       help="workloads sent at each level: copy (the answer repeats the prompt), open (a question)")
     sweep.add_argument("--levels", nargs="+", type=int, default=[1, 16], help=f"among {LEVELS}")
     sweep.add_argument("--requests", type=int, default=16, help=f"requests per level, at most {MAX_REQUESTS}")
     sweep.add_argument("--max-tokens", type=int, default=128, help=f"at most {MAX_TOKENS}")
-    sweep.add_argument("--k", type=int, default=DEFAULT_K)
-    sweep.add_argument("--port", type=int, default=DEFAULT_PORT)
+    sweep.add_argument("--k", type=int, default=DEFAULT_K, help="drafted tokens per step")
+    sweep.add_argument("--port", type=int, default=DEFAULT_PORT, help="port on 127.0.0.1")
     sweep.add_argument("--no-specviz", action="store_true", help="skip specviz's own batch-1 comparison")
     sweep.add_argument("--out", type=path_arg, default=DEFAULT_OUT,
                        help="the JSON file to write (default: over the committed "

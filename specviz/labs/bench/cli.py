@@ -72,8 +72,8 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--temperatures", nargs="+", type=_listed(float), default=[[0.0]], help="0 = greedy")
     cmd.add_argument("--suites", nargs="+", type=_listed(str), default=None,
                      help="prompt suites in assets/prompts (default: all)")
-    cmd.add_argument("--prompts-per-suite", type=int, default=2)
-    cmd.add_argument("--max-new-tokens", type=int, default=64)
+    cmd.add_argument("--prompts-per-suite", type=int, default=2, help="prompts taken from each suite")
+    cmd.add_argument("--max-new-tokens", type=int, default=64, help="tokens generated per prompt")
     cmd.add_argument("--repeats", type=int, default=3, help="timed repeats per case (medians are reported)")
     cmd.add_argument("--warmup", type=int, default=1, help="untimed warm-up rounds before timing")
     cmd.add_argument("--threads", type=threads_arg, default=None, help="torch.set_num_threads (0 or left out: torch's choice)")
@@ -93,7 +93,7 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--device", default=None, help=DEVICE_HELP)
     cmd.add_argument("--dtype", choices=DTYPES, default=None, help=DTYPE_HELP + "; the baselines run in the same dtype")
     cmd.add_argument("--no-record-overhead", action="store_true", help="skip the recorded-trace runs")
-    cmd.add_argument("--seed", type=int, default=0)
+    cmd.add_argument("--seed", type=int, default=0, help="seed of the sampled runs")
     cmd.add_argument("--out", type=path_arg, default="bench-results",
                      help="folder for results.json, results.csv, results.md")
 

@@ -887,7 +887,12 @@ def test_the_batch_metric_labels_never_break_inside_b_equals_1(lang):
 @pytest.mark.parametrize("lang", ["en", "pt"])
 def test_the_device_count_reads_a_devices_gb_as_gib(tmp_path, monkeypatch, lang):
     """Read 45: an "80 GB" H100 holds 80 GiB (85.9e9 bytes), but the count divided by 80e9, so the default pair's
-    160.8e9 bytes (149.8 GiB) "took 3" H100s, where 2 hold it; the caption now counts and says GiB."""
+    160.8e9 bytes (149.8 GiB) "took 3" H100s, where 2 hold it; the caption now counts and says GiB. Read 46: the
+    draft's extra memory above it still said "15.2 GB" (10**9 bytes); it is now 14.2 GiB, bytes / 2**30, as the
+    caption is."""
+    from specviz.core.i18n import read_number
+    from specviz.ui.theory.costs import gib
+
     assert {key: hw.memory / 2**30 for key, hw in roofline.HARDWARE.items()} == {"laptop": 16, "l4": 24, "a100": 80,
                                                                              "h100": 80}
     monkeypatch.setattr(theory_points, "BENCHMARKS_DIR", tmp_path / "none")
@@ -900,6 +905,13 @@ def test_the_device_count_reads_a_devices_gb_as_gib(tmp_path, monkeypatch, lang)
         assert "takes 3 of them" not in said
     else:
         assert "precisam de 149,8 GiB; NVIDIA H100 SXM tem 80 GiB, então isto ocupa 2 dispositivos" in said
+    # the page's defaults: α = 0.8, K = 4, the 7B/72B pair in bfloat16, batch 1, 512 tokens of context
+    extra = roofline.draft_costs(0.8, 4, roofline.PAIRS["qwen-7b-72b"], "bfloat16", 1, 512).extra_bytes
+    shown = metrics(at)["Draft's extra memory" if lang == "en" else "Memória extra do rascunho"]
+    figure, unit = shown.rsplit(" ", 1)
+    assert unit == "GiB"  # the caption's unit, asserted above
+    with using(lang):
+        assert read_number(figure) == round(extra / 2**30, 1) and shown == gib(extra)
 
 
 def test_the_paying_batch_verdict_says_beyond_that_batch_in_portuguese():

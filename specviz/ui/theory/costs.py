@@ -1,6 +1,7 @@
 """What the draft costs besides time, for the Theory explorer's serving section: its extra memory (weights and its
 own KV caches), the compute spent per emitted token, the verified positions thrown away, and how many devices the
-whole thing needs. The numbers come from `specviz.labs.roofline.draft_costs`.
+whole thing needs. The numbers come from `specviz.labs.roofline.draft_costs`; every size is in GiB (2**30 bytes, the
+unit a device's "80 GB" means), written by `gib`.
 """
 
 from __future__ import annotations
@@ -9,10 +10,10 @@ import math
 
 import streamlit as st
 
-from specviz.core.i18n import N_, _, localized, ngettext, number, percent, times
+from specviz.core.i18n import N_, _, ngettext, number, percent, times
 from specviz.engine import theory
 from specviz.labs import roofline
-from specviz.labs.roofline import Hardware, ModelPair
+from specviz.labs.roofline import GIB, Hardware, ModelPair
 
 # Every sentence of this part that a user reads, in one place, translated with _() where shown (the memory help,
 # whose noun follows the batch, in `memory_help`).
@@ -48,7 +49,7 @@ def render(alpha: float, k: int, pair: ModelPair, hw: Hardware, batch: int, cont
     st.markdown(_(TEXT["heading"]))
     m1, m2, m3 = st.columns(3)
     share = costs.extra_bytes / costs.target_bytes if costs.target_bytes else 0.0
-    m1.metric(_("Draft's extra memory"), _gb(costs.extra_bytes), delta=_("{share} of the target's",
+    m1.metric(_("Draft's extra memory"), gib(costs.extra_bytes), delta=_("{share} of the target's",
                                                                            share=percent(share)),
               delta_color="off", delta_arrow="off",
               help=memory_help(batch, number(context, 0), hw.dtype))
@@ -59,21 +60,25 @@ def render(alpha: float, k: int, pair: ModelPair, hw: Hardware, batch: int, cont
     total = costs.target_bytes + costs.extra_bytes
     if math.isfinite(hw.memory) and hw.memory > 0:
         n = max(1, math.ceil(total / hw.memory))
-        st.caption(ngettext("Target, draft and caches need {total} GiB; {hw} has {capacity} GiB, so this "
-                            "takes one of them. Splitting a model over several devices multiplies bandwidth and FLOP/s "
-                            "alike, so v, c and the speedup stay as shown (communication aside).",
-                            "Target, draft and caches need {total} GiB; {hw} has {capacity} GiB, so this "
-                            "takes {n} of them. Splitting a model over several devices multiplies bandwidth and FLOP/s "
-                            "alike, so v, c and the speedup stay as shown (communication aside).",
-                            n, total=number(total / roofline.GIB, 1), hw=_(hw.name),
-                            capacity=number(hw.memory / roofline.GIB, 0)))
+        st.caption(ngettext("Target, draft and caches need {total}; {hw} has {capacity}, so this takes one of "
+                            "them. Splitting a model over several devices multiplies bandwidth and FLOP/s alike, so v, "
+                            "c and the speedup stay as shown (communication aside).",
+                            "Target, draft and caches need {total}; {hw} has {capacity}, so this takes {n} of "
+                            "them. Splitting a model over several devices multiplies bandwidth and FLOP/s alike, so v, "
+                            "c and the speedup stay as shown (communication aside).",
+                            n, total=gib(total), hw=_(hw.name), capacity=gib(hw.memory, 0)))
 
 
-def _gb(nbytes: float) -> str:
-    """Bytes for a reader: GB with three significant figures, MB below 1 GB.
+def gib(nbytes: float, digits: int = 1) -> str:
+    """Bytes for a reader in GiB (2**30 bytes), the one unit of this section (read 46: the metric said GB, 10**9,
+    beside a caption in GiB): `digits` decimals, more for a size below 1 GiB so that it keeps two significant figures.
 
-    >>> _gb(15.24e9), _gb(16.8e6), _gb(0)
-    ('15.2 GB', '16.8 MB', '0 MB')
+    >>> gib(15.24e9), gib(80 * 2**30, 0), gib(16.8e6), gib(0)
+    ('14.2 GiB', '80 GiB', '0.016 GiB', '0 GiB')
     """
-    value, unit = (nbytes / 1e9, "GB") if nbytes >= 1e9 else (nbytes / 1e6, "MB")
-    return f"{localized(f'{value:.3g}')} {unit}"
+    value = nbytes / GIB
+    if value == 0:
+        digits = 0
+    elif 0 < value < 1:
+        digits = max(digits, 1 - math.floor(math.log10(value)))
+    return f"{number(value, digits)} GiB"

@@ -18,6 +18,7 @@ from specviz.engine.tree import ROOT
 from specviz.runs.runspec import RunSpec
 from specviz.ui.common.escaping import escape_text
 from specviz.ui.common.palette import style
+from specviz.ui.common.step_view import accepted_path_text
 from specviz.ui.common.tree_figures import (PATH_META, mask_figure, mask_table, node_kind, tree_figure, tree_positions,
                                             tree_title)
 from specviz.ui.playground.settings import LIVE_DEFAULTS, parse_query_params, query_params_for
@@ -74,7 +75,7 @@ def test_a_tree_step_is_drawn_with_the_traces_accepted_path_highlighted():
     assert len(chips) == len(step.tree.nodes) + 1  # the root and every node
     assert [c["bordercolor"] for c in chips[1:]] == [style(node_kind(n)).color for n in step.tree.nodes]
     headline = next(m.value for m in at.markdown if m.value.startswith(f"##### Step {step.index + 1} ·"))
-    assert f"Drafted a tree of {len(step.tree.nodes)} nodes, accepted a path of {len(step.tree.path)}" in headline
+    assert f"Drafted a tree of {len(step.tree.nodes)} nodes, {accepted_path_text(len(step.tree.path))}" in headline
     wrote = step.target_cache_after - step.target_cache_before  # the accepted path and the recovered or bonus token
     rolled = 1 + len(step.tree.nodes) - wrote
     sentence = f"and {len(step.tree.nodes)} tree nodes) and kept only the accepted path: {rolled} rolled back"
@@ -293,12 +294,31 @@ def test_the_step_headline_counts_copied_tokens_apart_from_drafted_nodes():
     step = copied_tree_step()
     step.decisions = [kept(1), kept(5)]  # the main line: the accepted path
     assert step_headline(step).startswith("Drafted a tree of 2 nodes plus 2 tokens copied from the context, "
-                                          "accepted a path of 2, then 1 recovered token")
+                                          "accepted a path of 2 tokens, then 1 recovered token")
     with using("pt"):
         assert "2 nós mais 2 tokens copiados do contexto" in step_headline(step)
     plain = evil_tree_step()
     plain.decisions = [kept(1)]
     assert "copied" not in step_headline(plain)
+
+
+@pytest.mark.parametrize("accepted, english, portuguese", [
+    (0, "accepted no draft token, then", "não aceitou nenhum token rascunhado, depois"),
+    (1, "accepted a path of 1 token, then", "aceitou um caminho de 1 token, depois"),
+    (3, "accepted a path of 3 tokens, then", "aceitou um caminho de 3 tokens, depois")])
+def test_a_tree_steps_headline_names_the_tokens_its_path_kept(accepted, english, portuguese):
+    """Read 46: a tree step's headline said "accepted a path of 0" (no noun, and a path kept where none was) and "a
+    path of 1" (of what?); it now counts tokens with agreement, and says when no draft token was kept."""
+    from specviz.engine.trace import Decision
+    from specviz.ui.common.step_view import step_headline
+
+    step = evil_tree_step()
+    step.decisions = [Decision(i, 1, "", 1.0, 0.5, 0.5, 0.5, 0.1, i < accepted, True) for i in range(accepted + 1)]
+    step.emitted = [EmittedToken(1, "a", TokenKind.ACCEPTED)] * accepted + [EmittedToken(4, "b", TokenKind.RECOVERED)]
+    assert f"Drafted a tree of 3 nodes, {english} 1 recovered token ↻: {accepted + 1} new token" in step_headline(step)
+    assert "a path of 0" not in step_headline(step)
+    with using("pt"):
+        assert f"Rascunhou uma árvore de 3 nós, {portuguese} 1 token recuperado ↻" in step_headline(step)
 
 
 def test_a_phone_reads_the_tree_as_a_list_and_a_wide_screen_sees_it_drawn():

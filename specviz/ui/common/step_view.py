@@ -5,8 +5,8 @@ The figures are in `specviz.ui.common.step_figures`, the chips in `specviz.ui.co
 step's headline, what happened at a position), the KV-cache strip, and `render_step`, which lays them out.
 
 Public API (other pages may import it; keep it stable): `kv_cache_html`, `step_headline`, `tree_nodes_text`,
-`render_step`, `render_verifier_source`, `trace_headline`, `settings_line`, `trace_summary`, `prompt_label`,
-`dtype_text`.
+`accepted_path_text`, `render_step`, `render_verifier_source`, `trace_headline`, `settings_line`, `trace_summary`,
+`prompt_label`, `dtype_text`.
 """
 
 from __future__ import annotations
@@ -59,11 +59,12 @@ TEXT = {
                    "its last drafts' slots until its next step drops them."),
     "kv_tree": N_("The target wrote {wrote} new entries (the last token and {nodes}) and kept only the "
                   "accepted path: {rolled} rolled back."),
-    "tree_step": N_("Drafted a tree of {nodes}, accepted a path of {accepted}: {new} for one target forward pass."),
-    "tree_recovered": N_("Drafted a tree of {nodes}, accepted a path of {accepted}, then 1 recovered token ↻: {new} "
-                         "for one target forward pass."),
-    "tree_bonus": N_("Drafted a tree of {nodes}, accepted a path of {accepted}, then 1 bonus token ★: {new} for one "
-                     "target forward pass."),
+    # {path}: `accepted_path_text`, "accepted a path of 3 tokens" or "accepted no draft token"
+    "tree_step": N_("Drafted a tree of {nodes}, {path}: {new} for one target forward pass."),
+    "tree_recovered": N_("Drafted a tree of {nodes}, {path}, then 1 recovered token ↻: {new} for one target forward "
+                         "pass."),
+    "tree_bonus": N_("Drafted a tree of {nodes}, {path}, then 1 bonus token ★: {new} for one target forward pass."),
+    "no_path": N_("accepted no draft token"),
     "residual": N_("norm(max(0, p − q)), the tokens the target wanted more than the draft did, rescaled to add up "
                    "to 1"),
     "medusa_chain": N_("**Medusa:** draft #1 is head 1's guess, draft #2 head 2's, and so on, all read from the "
@@ -98,10 +99,21 @@ def step_headline(step: Step, stop: str = "") -> str:
     if step.tree is not None:
         sentence = {TokenKind.RECOVERED: TEXT["tree_recovered"],
                     TokenKind.BONUS: TEXT["tree_bonus"]}.get(step.emitted[-1].kind, TEXT["tree_step"])
-        return _(sentence, nodes=tree_nodes_text(step), accepted=step.n_accepted, new=_count(n_new))
+        return _(sentence, nodes=tree_nodes_text(step), path=accepted_path_text(step.n_accepted), new=_count(n_new))
     sentence = {TokenKind.RECOVERED: TEXT["step_recovered"],
                 TokenKind.BONUS: TEXT["step_bonus"]}.get(step.emitted[-1].kind, TEXT["step"])
     return _(sentence, drafted=step.n_drafted, accepted=step.n_accepted, new=_count(n_new))
+
+
+def accepted_path_text(accepted: int) -> str:
+    """What a tree step kept, with its noun (read 46: "accepted a path of 0" named no unit and read as a path kept).
+
+    >>> accepted_path_text(0), accepted_path_text(1), accepted_path_text(3)
+    ('accepted no draft token', 'accepted a path of 1 token', 'accepted a path of 3 tokens')
+    """
+    if accepted == 0:
+        return _(TEXT["no_path"])
+    return ngettext("accepted a path of {n} token", "accepted a path of {n} tokens", accepted)
 
 
 def _with_copies(drafted_text: str, copied: int) -> str:

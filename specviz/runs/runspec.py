@@ -102,8 +102,10 @@ SETTINGS: dict[str, Setting] = {
     "proposer": Setting(N_("The proposer"), N_("Proposer"), choices=registry.names),
     "policy": Setting(N_("The draft-length policy"), N_("Draft-length policy"), choices=POLICIES),
     "tree_nodes": Setting("tree_nodes", N_("Draft tree nodes (0 = a chain of K)"), *TREE_NODES_RANGE, whole=True),
-    # read 45: the label names one of the width's two jobs; `specviz.engine.tree.grow_tree` uses it for both
-    "tree_width": Setting("tree_width", N_("Children per tree node"), *TREE_WIDTH_RANGE, whole=True, help=N_(
+    # `specviz.engine.tree.grow_tree` uses the width for two jobs; read 46: the label named only one ("Children per
+    # tree node"), now it names the number and both, the help says how
+    "tree_width": Setting("tree_width", N_("Tree width W (nodes expanded per level, children per node)"),
+                          *TREE_WIDTH_RANGE, whole=True, help=N_(
         "The tree's width W does two jobs. At each level the drafter expands at most W of the nodes it added last "
         "(the root, at first): the W it is surest of, by the product of its own probabilities (at temperature 1) "
         "along the path. And each of them gets at most W children. So a level adds at most W × W nodes, within the "

@@ -186,6 +186,26 @@ def test_a_gpu_run_is_named_by_its_gpu_and_its_flat_curve_not_called_a_cpus(lang
     assert "memory-bound GPU" not in sentence and "limitada pela memória" not in sentence
 
 
+@pytest.mark.parametrize("lang, phrase", [("en", "{n} prompt x temperature cases"),
+                                          ("pt", "{n} casos prompt x temperatura")])
+def test_the_h200_runs_line_and_its_time_limit_note_count_the_same_cases(lang, phrase):
+    """Read 46: the H200 run's machine line said "20 measured cases" (its rows: every proposer and K on each case)
+    beside its note's "3 of 8 prompt x temperature cases did not run". Both now count prompt x temperature cases in
+    one phrase, from the committed file: the measured ones and the skipped ones add up to the note's total."""
+    import re
+
+    from specviz.ui.speedup.results import machine_line, note_text
+
+    result = BenchResult.from_dict(json.loads((BENCH / "default-h200-bf16-run2" / "results.json").read_text("utf-8")))
+    skipped, total = map(int, re.search(r"(\d+) of (\d+) prompt x temperature", result.notes[-1]).groups())
+    measured = len({(row["suite"], row["prompt_id"], row["temperature"]) for row in result.cases})
+    assert measured + skipped == total and measured < len(result.cases)  # 5 + 3 = 8 cases, in 20 rows
+    with using(lang):
+        line, note = machine_line(result, "wall time"), note_text(result.notes[-1])
+    assert phrase.format(n=measured) in line and phrase.format(n=total) in note, (line, note)
+    assert f"{len(result.cases)} " not in line.split(": ")[-1]  # the rows' count is not called cases
+
+
 @pytest.mark.parametrize("lang, words", [("en", ("no GPU", "2 torch threads")),
                                          ("pt", ("sem GPU", "2 threads do torch"))])
 def test_a_cpu_runs_machine_line_says_no_gpu_and_counts_its_threads(lang, words):

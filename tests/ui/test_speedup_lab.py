@@ -164,7 +164,8 @@ def test_a_one_case_toy_sweep_says_one_case_and_no_dtype_to_add(tiny_folder):
     at.button(key="speedup_lab_live_run").click().run()
     _ok(at)
     captions = [c.value for c in at.caption]
-    assert any(": 1 measured case, 8 new tokens each." in c for c in captions), captions
+    # read 46: the line counts prompt x temperature cases, as a time-limit note does
+    assert any(": 1 prompt x temperature case measured, 8 new tokens each." in c for c in captions), captions
     assert not [c for c in captions if "names no --dtype" in c], captions
     # Read 44: the finished progress bar said "Done: 1 cases measured." ("1 casos medidos" in Portuguese)
     bars = [bar.proto.text for bar in at.get("progress")]

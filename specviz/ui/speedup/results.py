@@ -33,7 +33,7 @@ HEADLINE_RUN = "default-cpu-f32-packed"  # the run the README's table quotes: th
 
 def ordered(paths: list[Path]) -> list[Path]:
     """The run the README quotes first (`HEADLINE_RUN`), then the newest measurement (not an older drafter's run),
-    then the richest (most measured cases); unreadable files last, so the page still opens."""
+    then the richest (most rows measured); unreadable files last, so the page still opens."""
     def rank(path: Path) -> tuple[str, int]:
         try:
             result = load_result(path)
@@ -46,13 +46,27 @@ def ordered(paths: list[Path]) -> list[Path]:
     return sorted(newest, key=lambda p: p.parent.name != HEADLINE_RUN)
 
 
+def case_count(n: int) -> str:
+    """The bench's unit of work, one prompt at one temperature (every proposer, K and policy of the run measured on
+    it), counted as its time-limit note counts it: "8 prompt x temperature cases". The machine line and that note say
+    it alike (read 46: the H200 run's line said "20 measured cases", its rows, beside "3 of 8 prompt x temperature
+    cases did not run")."""
+    return ngettext("{n} prompt x temperature case", "{n} prompt x temperature cases", n)
+
+
+def measured_cases(result: BenchResult) -> int:
+    """How many prompt x temperature cases the run measured: its rows' distinct (category, prompt, temperature)."""
+    return len({(row.get("suite"), row.get("prompt_id"), row.get("temperature")) for row in result.cases})
+
+
 def machine_line(result: BenchResult, clock: str) -> str:
     """Where the numbers were measured: the GPU first when the models ran on one (the CPU is then only the host). The
     machine is worded by `quoted.machine_text`, the one place a recorded machine becomes words; the threads, the
     clock, the date and a GPU merely present are added here."""
     m = result.machine
+    ran = measured_cases(result)
     common = dict(pair=result.config["pair"], threads=m["torch_threads"], clock=clock, date=m["date"][:10],
-                  cases=ngettext("{n} measured case", "{n} measured cases", len(result.cases)),
+                  cases=ngettext("{cases} measured", "{cases} measured", ran, cases=case_count(ran)),
                   tokens=ngettext("{n} new token", "{n} new tokens", result.config["max_new_tokens"])
                   if isinstance(result.config["max_new_tokens"], int) else result.config["max_new_tokens"])
     if result.gpu:  # the host's CPU and cores only: the kernels recorded are the models', which ran on the GPU
@@ -165,7 +179,7 @@ def _count_words(key: str, value: str) -> str:
     if key == "cores":
         return ngettext("{n} visible core", "{n} visible cores", n)
     if key == "total":
-        return ngettext("{n} prompt x temperature case", "{n} prompt x temperature cases", n)
+        return case_count(n)
     return value
 
 

@@ -329,6 +329,27 @@ def test_the_race_estimate_uses_this_machines_calibration_when_there_is_one(monk
     assert f"about {number(seconds, 0)} s" in text and "this machine's calibration (20.0 tokens/s" in text
 
 
+@pytest.mark.parametrize("lang, said", [
+    ("en", "(2 rounds of the 2 lanes, 48 tokens each, and a 2-token warm-up of each lane before them)"),
+    ("pt", "(2 rodadas das 2 raias, 48 tokens cada, e um aquecimento de 2 tokens de cada raia antes delas)")])
+def test_the_race_estimate_says_its_seconds_include_the_warm_up(monkeypatch, lang, said):
+    """Read 46: the estimate's seconds counted every lane's warm-up run before the rounds (`live.race_specs`) but the
+    sentence named only the rounds; it now says the warm-up is in, with the warm-up's own token count."""
+    from specviz.runs.runspec import RunSpec
+    from specviz.ui.race import inputs
+    from specviz.ui.race.live import race_specs
+
+    spec = RunSpec(pair="default", proposer="eagle", max_new_tokens=48)
+    monkeypatch.setattr(inputs, "_calibrated_rate", lambda name: 20.0)
+    monkeypatch.setattr(inputs, "has_tree_lane", lambda spec: False)
+    warm = race_specs(spec)[0].max_new_tokens
+    assert warm == 2
+    with using(lang):
+        text = inputs.race_estimate(spec, rounds=2)
+        seconds = number((2 * 48 + warm) * 2 / 20, 0)  # 9.8 s: both lanes, two rounds and the warm-up
+    assert said in text and f"{seconds} s" in text, text
+
+
 def test_a_recorded_example_names_its_machine_only_when_its_trace_records_one():
     """Issue 43, fifth read: "Recorded ... on a CPU" named no CPU. A trace that records its machine (make traces does
     now) is named through quoted.machine_text; an older one says the CPU is not named, and never guesses one."""

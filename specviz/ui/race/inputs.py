@@ -16,6 +16,7 @@ from specviz.runs.running import PAIRS
 from specviz.runs.runspec import SETTINGS, WEB_MAX_NEW_TOKENS, RunSpec
 from specviz.ui.common.runs import INSTANT_PAIRS
 from specviz.ui.common.sliders import number_slider
+from specviz.ui.race.live import race_specs
 from specviz.ui.race.settings import RACE_PAIRS, SOURCES, pair_changed, pair_proposers
 from specviz.ui.race.tree import has_tree_lane, tree_inputs
 
@@ -65,33 +66,37 @@ def recorded_note(spec: Trace) -> str:
 
 def race_estimate(spec: RunSpec, rounds: int) -> str | None:
     """How long the race will take, before it starts: every lane (two, three with a tree lane), every round, plus the
-    warm-up, at this machine's measured target-only speed when its calibration is cached (a quiet measurement,
-    `python -m specviz calibrate`), else at the recorded examples' speed for the same models. None when neither is
-    there."""
+    warm-up of every lane (`live.race_specs`; the sentence says it is counted), at this machine's measured target-only
+    speed when its calibration is cached (a quiet measurement, `python -m specviz calibrate`), else at the recorded
+    examples' speed for the same models. None when neither is there."""
     measured = _calibrated_rate(spec.pair)
     recorded = _recorded_rate(spec.pair) if measured is None else None
     if measured is None and recorded is None:
         return None
     rate, machine, dtype = (measured, "", "") if measured is not None else recorded
     lanes = 3 if has_tree_lane(spec) else 2  # speculative, target-only, and the tree lane when there is one
-    seconds = rounds * lanes * spec.max_new_tokens / rate + lanes * 2 / rate  # every lane and round, plus the warm-up
+    warm = race_specs(spec)[0].max_new_tokens  # the warm-up run of every lane before the rounds (`live.measure_race`)
+    seconds = (rounds * spec.max_new_tokens + warm) * lanes / rate  # every lane and round, plus the warm-up
+    # read 46: the seconds included the warm-up and the sentence did not say so
     words = dict(seconds=number(max(1.0, seconds), 0), rounds=rounds, lanes=lanes,
                  tokens=ngettext("{n} token", "{n} tokens", spec.max_new_tokens),
+                 warm=ngettext("{n}-token warm-up", "{n}-token warm-up", warm),
                  rate=number(rate, 1), machine=machine, dtype=dtype)
     if measured is not None:  # the pair is loaded: no first load to add
-        return _("Estimate: about {seconds} s ({rounds} rounds of the {lanes} lanes, {tokens} each), from "
-                 "this machine's calibration ({rate} tokens/s target-only, measured quietly); longer if the machine "
-                 "is busy now. A recorded example (What to race, above) is instant.", **words)
+        return _("Estimate: about {seconds} s ({rounds} rounds of the {lanes} lanes, {tokens} each, and a {warm} of "
+                 "each lane before them), from this machine's calibration ({rate} tokens/s target-only, measured "
+                 "quietly); longer if the machine is busy now. A recorded example (What to race, above) is instant.",
+                 **words)
     if machine:
-        text = _("Estimate: about {seconds} s ({rounds} rounds of the {lanes} lanes, {tokens} each), from the "
-                 "recorded examples' speed for these models ({rate} tokens/s target-only in {dtype}, the slowest "
-                 "recorded example, on {machine}); longer on a busy or slower machine. A recorded example (What to "
-                 "race, above) is instant.", **words)
+        text = _("Estimate: about {seconds} s ({rounds} rounds of the {lanes} lanes, {tokens} each, and a {warm} of "
+                 "each lane before them), from the recorded examples' speed for these models ({rate} tokens/s "
+                 "target-only in {dtype}, the slowest recorded example, on {machine}); longer on a busy or slower "
+                 "machine. A recorded example (What to race, above) is instant.", **words)
     else:
-        text = _("Estimate: about {seconds} s ({rounds} rounds of the {lanes} lanes, {tokens} each), from the "
-                 "recorded examples' speed for these models ({rate} tokens/s target-only in {dtype}, the slowest "
-                 "recorded example, on a CPU its recording does not name); longer on a busy or slower machine. A "
-                 "recorded example (What to race, above) is instant.", **words)
+        text = _("Estimate: about {seconds} s ({rounds} rounds of the {lanes} lanes, {tokens} each, and a {warm} of "
+                 "each lane before them), from the recorded examples' speed for these models ({rate} tokens/s "
+                 "target-only in {dtype}, the slowest recorded example, on a CPU its recording does not name); longer "
+                 "on a busy or slower machine. A recorded example (What to race, above) is instant.", **words)
     if spec.pair not in INSTANT_PAIRS and PAIRS.loaded(spec.pair) is None:
         text += " " + _("The models are not loaded yet: add their first load (seconds once their weights are "
                         "converted; the very first load on a machine converts them and takes longer).")

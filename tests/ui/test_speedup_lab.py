@@ -169,7 +169,7 @@ def test_a_one_case_toy_sweep_says_one_case_and_no_dtype_to_add(tiny_folder):
     assert not [c for c in captions if "names no --dtype" in c], captions
     # Read 44: the finished progress bar said "Done: 1 cases measured." ("1 casos medidos" in Portuguese)
     bars = [bar.proto.text for bar in at.get("progress")]
-    assert bars == ["Done: 1 case measured."], bars
+    assert bars == ["Done: 1 prompt x temperature case measured."], bars
 
 
 @pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)

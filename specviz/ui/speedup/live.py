@@ -11,6 +11,7 @@ from specviz.engine.proposers import registry
 from specviz.labs import bench
 from specviz.labs.bench import BenchConfig, BenchResult
 from specviz.ui.common.runs import with_turn
+from specviz.ui.speedup.results import case_count, measured_cases
 from specviz.ui.speedup.view import POLICY_TEXT, policy_text, temperature_text
 
 LIVE_KEY = "speedup_lab_live_result"  # the sweep's result, kept for this session
@@ -68,7 +69,9 @@ def run_live(config: BenchConfig, pair) -> BenchResult | None:
         bar.empty()
         st.error(str(exc))
         return None
-    # one proposer, K, temperature, category and policy make one case (read 44: "Done: 1 cases measured.")
-    bar.progress(1.0, text=ngettext("Done: {n} case measured.", "Done: {n} cases measured.", len(result.cases)))
+    # counted as the run's machine line counts them (read 46: this bar counted rows as cases, the line prompt x
+    # temperature cases); read 44: "Done: 1 cases measured."
+    ran = measured_cases(result)
+    bar.progress(1.0, text=ngettext("Done: {cases} measured.", "Done: {cases} measured.", ran, cases=case_count(ran)))
     st.session_state[LIVE_KEY] = result
     return result

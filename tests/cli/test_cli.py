@@ -107,7 +107,7 @@ def test_compare_and_the_summary_agree_one_token_with_its_noun():
     steps = [Step(0, 2, 0, "target", [], [EmittedToken(6, "a", "target")])] * 3
     one = Trace("speculative", {}, [1, 2], [6, 7, 8], steps)
     with using("pt"):
-        assert format_summary(one).startswith("resumo: 3 passos, 3 tokens, parou em")
+        assert format_summary(one).startswith("resumo: 3 passos, 3 tokens, parou por")
 
 
 def test_compare_of_a_tree_says_its_accepted_over_drafted_counts_every_node():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from specviz.cli import format_summary
-from specviz.core.i18n import using
+from specviz.core.i18n import _, using
 from specviz.engine.kinds import StopReason
 from specviz.engine.trace import EmittedToken, Step, Trace
 
@@ -26,3 +26,11 @@ def test_the_cli_summary_says_why_a_run_stopped_without_a_missing_article(reason
     assert first == f"resumo: 1 passo, 1 token, {SAID[reason]}"
     assert "parou em" not in first
 
+
+def test_the_unknown_session_warning_offers_the_servers_sessions_not_the_readers():
+    """English offers "one of its sessions" (the server's: the list holds every session on it, whoever started it);
+    the Portuguese "uma das suas sessões", said to "você" in an imperative, reads "one of your sessions"."""
+    with using("pt"):
+        said = _("There is no session {code} on this server. Pick one of its sessions below.", code="X")
+    assert said.endswith("Escolha abaixo uma das sessões deste servidor.")
+    assert "suas sessões" not in said

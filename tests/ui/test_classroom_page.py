@@ -433,7 +433,7 @@ def test_a_reload_keeps_the_teacher_on_the_teacher_view_behind_the_pin(db):
 
 @pytest.mark.parametrize("lang, says", [
     ("en", "There is no session **NOPE42** on this server. Pick one of its sessions below."),
-    ("pt", "Não há nenhuma sessão **NOPE42** neste servidor. Escolha abaixo uma das suas sessões.")])
+    ("pt", "Não há nenhuma sessão **NOPE42** neste servidor. Escolha abaixo uma das sessões deste servidor.")])
 def test_a_link_to_an_unknown_session_says_so_and_shows_no_other_session(db, lang, says):
     """Read 44: ?session= with a code this server does not hold silently showed the first session, its dashboard
     under the link as if it were the one asked for. The page now says in one sentence that there is no such session,

@@ -32,7 +32,7 @@ from specviz.core.text import pad, visible, width
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.kinds import StopReason
 from specviz.engine.limits import (DEVICE_HELP, DTYPE_HELP, K_RANGE, MAX_NEW_TOKENS_RANGE, PAIR_DRAFTERS,
-                                   path_arg, unwritable)
+                                   finite_float, path_arg, unwritable)
 from specviz.engine.proposers import registry
 from specviz.engine.trace import Decision, Step, TokenKind, Trace, TreeNode
 from specviz.labs.bench import add_bench_arguments, run_bench_command
@@ -121,9 +121,9 @@ def add_generation_flags(cmd: argparse.ArgumentParser) -> None:
                                                          "else the pair's "
                                                          "recommended K)")
     cmd.add_argument("--max-new-tokens", type=int, default=64, help=f"{MAX_NEW_TOKENS_RANGE[0]}..{MAX_NEW_TOKENS_RANGE[1]}")
-    cmd.add_argument("--temperature", type=float, default=0.0, help="0 = greedy")
+    cmd.add_argument("--temperature", type=finite_float, default=0.0, help="0 = greedy")
     cmd.add_argument("--top-k", type=int, default=0, help="0 = off")
-    cmd.add_argument("--top-p", type=float, default=1.0, help="1.0 = off")
+    cmd.add_argument("--top-p", type=finite_float, default=1.0, help="1.0 = off")
     cmd.add_argument("--seed", type=int, default=0, help="seed of the uniform draws and the sampling")
     cmd.add_argument("--tree-nodes", type=int, default=None,
                      help="draft a tree of at most this many nodes (depth K), EAGLE-2 style; 0 = a chain of K "

@@ -141,6 +141,37 @@ def whole_arg(lo: int, hi: int | None = None):
     return parse
 
 
+def finite_float(text: str) -> float:
+    """argparse's type for a number flag whose range a later check states in the reader's language (`generate
+    --temperature`, `bench --threshold`): what float() reads as inf or nan is argparse's one-line error quoting what
+    was typed. Read 46: `--temperature 1e400` was refused "(got inf)", a number the user never typed.
+
+    >>> finite_float("0.7"), finite_float("1e-400")
+    (0.7, 0.0)
+    >>> for text in ("1e400", "-1e400", "nan", "-inf"):
+    ...     try:
+    ...         finite_float(text)
+    ...     except Exception as exc:
+    ...         print(exc)
+    '1e400' is too large to be a number
+    '-1e400' is too far below 0 to be a number
+    'nan' is not a number
+    '-inf' is infinite, not a number
+    """
+    import argparse
+
+    value = float(text)  # a ValueError: argparse's own "invalid float value: 'abc'" (this type's name is float)
+    if math.isfinite(value):
+        return value
+    word = text.strip().lstrip("+-").lower()
+    why = "is not a number" if math.isnan(value) else "is infinite, not a number" if word in ("inf", "infinity") \
+        else "is too large to be a number" if value > 0 else "is too far below 0 to be a number"
+    raise argparse.ArgumentTypeError(f"{text!r} {why}")
+
+
+finite_float.__name__ = "float"  # argparse and bench's list flags name a type in a refusal: "invalid float value"
+
+
 def number_arg(lo: float, hi: float = math.inf, *, above: bool = False):
     """argparse's type for a number flag from `lo` to `hi` (a script's --temperature), or above `lo` with `above`
     (distill's --scale and --lr): nan, inf and the numbers outside are argparse's one-line error.

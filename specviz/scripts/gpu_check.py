@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from specviz.core.paths import write_text_atomically
-from specviz.engine.limits import MAX_NEW_TOKENS_RANGE, number_arg, whole_arg
+from specviz.engine.limits import MAX_NEW_TOKENS_RANGE, finite_float, number_arg, whole_arg
 from specviz.scripts.transfer import activate
 
 SECTIONS = ("versions", "float32", "bfloat16", "bench", "exactness", "distill")
@@ -422,7 +422,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--sections", default=",".join(SECTIONS), help=f"comma-separated, of {', '.join(SECTIONS)}")
     parser.add_argument("--budget", type=number_arg(MIN_SECTION, 86400.0), default=None,
                         help="seconds for all sections (default: the profile's)")
-    parser.add_argument("--cap-scale", type=float, default=1.0,
+    parser.add_argument("--cap-scale", type=finite_float, default=1.0,
                         help="multiply every section's cap and the budget (a busy machine: make test's rehearsal "
                              "runs beside browser tests)")
     parser.add_argument("--pair", default=None, help="override the profile's pair (default, toy, a catalog name)")

@@ -503,6 +503,25 @@ def test_the_k_help_says_a_shape_flag_leaves_k_at_the_recommended_one():
     assert config_from_args(bench.parse_args(["--tree-nodes", "8"])).ks == [recommended_for("default").k]
 
 
+@pytest.mark.parametrize("args, sentence", [
+    (["generate", "--prompt", "hi", "--temperature", "1e400"], "--temperature: '1e400' is too large to be a number"),
+    (["generate", "--prompt", "hi", "--temperature=-1e400"], "--temperature: '-1e400' is too far below 0 to be a"),
+    (["generate", "--prompt", "hi", "--temperature", "NaN"], "--temperature: 'NaN' is not a number"),
+    (["compare", "--prompt", "hi", "--top-p", "1e400"], "--top-p: '1e400' is too large to be a number"),
+    (["compare", "--prompt", "hi", "--top-p=-inf"], "--top-p: '-inf' is infinite, not a number"),
+    (["bench", "--temperatures", "0,1e400"], "--temperatures: '1e400' is too large to be a number"),
+    (["bench", "--policy-temperatures", "Infinity"], "--policy-temperatures: 'Infinity' is infinite, not a number"),
+    (["bench", "--threshold", "nan"], "--threshold: 'nan' is not a number")])
+def test_a_number_too_large_or_not_finite_is_quoted_as_typed(args, sentence):
+    """Read 46: `--temperature 1e400` was refused "(got inf)": float() reads 1e400 as inf, and the range sentence
+    quoted that, a value the user never typed. Every float flag of generate, compare and bench now quotes the text
+    typed, in argparse's one line with exit code 2, as for `--temperature warm`."""
+    out = cli(*(args[:1] + ["--pair", "toy"] + args[1:]))
+    lines = [line for line in out.stderr.splitlines() if line.strip()]
+    assert out.returncode == 2 and len(lines) == 1 and sentence in lines[0], out.stderr
+    assert "(got " not in out.stderr
+
+
 @pytest.mark.parametrize("args", [["generate", "--k", "abc"], ["generate", "--proposer", "hydra"], ["generat"],
                                   ["compare", "--temperature", "warm"], ["generate", "--no-such-flag"]])
 def test_a_flag_argparse_cannot_read_is_one_line_without_the_usage_block(args):

@@ -196,7 +196,7 @@ def test_cli_bad_values_end_in_one_sentence(flags, message, capsys, tmp_path):
 
 @pytest.mark.parametrize("flags,message", [
     (["--temperatures", "5"], "--temperatures must be numbers from 0 to 2 (got 5.0)."),
-    (["--policy-temperatures", "inf"], "--policy-temperatures must be numbers from 0 to 2 (got inf)."),  # read 45
+    (["--policy-temperatures", "3"], "--policy-temperatures must be numbers from 0 to 2 (got 3.0)."),  # read 45
     (["--suites", "poetry"], "Unknown prompt suite 'poetry'"),
     (["--repeats", "0"], "--repeats must be a whole number from 1 to 100"),
     (["--k", "0"], "--k must be whole numbers from 1 to 16 (got 0)."),

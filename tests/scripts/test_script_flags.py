@@ -101,6 +101,31 @@ def test_gpu_check_with_no_section_named_is_refused_not_a_pass(tmp_path, capsys)
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("text, why", [("1e400", "is too large to be a number"), ("nan", "is not a number"),
+                                       ("-inf", "is infinite, not a number")])
+def test_gpu_check_quotes_a_cap_scale_that_is_not_a_finite_number_as_typed(text, why, capsys):
+    """Read 46: `gpu_check --cap-scale 1e400` was refused "(got inf)", a value not typed; now argparse's one line
+    quotes the text, exit code 2 as for its range refusal."""
+    from specviz.scripts import gpu_check
+
+    with pytest.raises(SystemExit) as exit_:
+        gpu_check.main(["--rehearse", "--out", "/nonexistent-x", f"--cap-scale={text}"])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1].endswith(f"argument --cap-scale: '{text}' {why}")
+
+
+def test_the_scripts_number_flags_quote_a_non_finite_value_as_typed(capsys):
+    """Read 46: the scripts' number flags (number_arg: --temperature, --timeout, --budget, distill's --lr) quote
+    what was typed, never the inf or nan float() read from it."""
+    from specviz.scripts import tree_sweep
+
+    for text in ("1e400", "-1e400", "NaN", "-Infinity"):
+        with pytest.raises(SystemExit) as exit_:
+            tree_sweep.main([f"--temperature={text}"])
+        err = capsys.readouterr().err
+        assert exit_.value.code == 2 and f"argument --temperature: a number from 0 to 2 (got '{text}')" in err, err
+
+
 def test_first_run_wait_refuses_a_timeout_it_cannot_wait(capsys):
     from specviz.scripts import first_run_wait
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from specviz.engine.draft_shape import DraftShape
-from specviz.engine.limits import DEVICE_HELP, DTYPE_HELP, path_arg, threads_arg
+from specviz.engine.limits import DEVICE_HELP, DTYPE_HELP, finite_float, path_arg, threads_arg
 from specviz.engine.proposers import registry
 from specviz.labs.bench.config import CLOCKS, DTYPES, HF_MODES, BenchConfig, prompts_run_note
 from specviz.models.catalog import recommended_for
@@ -69,7 +69,7 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--verify-dtypes", nargs="*", type=_listed(str), default=[["float32", "bfloat16"]],
                      help="dtypes whose verify-cost curve is measured on a CPU (default: float32 bfloat16; the "
                           "flag alone, with no dtype after it, skips the curves)")
-    cmd.add_argument("--temperatures", nargs="+", type=_listed(float), default=[[0.0]], help="0 = greedy")
+    cmd.add_argument("--temperatures", nargs="+", type=_listed(finite_float), default=[[0.0]], help="0 = greedy")
     cmd.add_argument("--suites", nargs="+", type=_listed(str), default=None,
                      help="prompt suites in assets/prompts (default: all)")
     cmd.add_argument("--prompts-per-suite", type=int, default=2, help="prompts taken from each suite")
@@ -83,9 +83,9 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--policy-k", type=int, default=4,
                      help="the K the heuristic policy starts at and the threshold policy's cap (the optimal policy "
                           "picks its own K, up to the largest K of the run)")
-    cmd.add_argument("--policy-temperatures", nargs="+", type=_listed(float), default=None,
+    cmd.add_argument("--policy-temperatures", nargs="+", type=_listed(finite_float), default=None,
                      help="temperatures for the adaptive policies (default: all)")
-    cmd.add_argument("--threshold", type=float, default=0.4, help="confidence threshold of the threshold policy")
+    cmd.add_argument("--threshold", type=finite_float, default=0.4, help="confidence threshold of the threshold policy")
     cmd.add_argument("--hf", choices=HF_MODES, default="all",
                      help="compare with transformers at all temperatures, greedy only, or not at all")
     cmd.add_argument("--clock", choices=CLOCKS, default="wall",

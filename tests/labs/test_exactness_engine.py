@@ -157,6 +157,23 @@ def test_a_short_continuation_drafts_fewer_than_k_and_the_note_says_so(toy, leng
     assert f"drafting at most {length - 1} a step with K = 4" in note, note
 
 
+@pytest.mark.slow  # about 7 s: 80 continuations through the engine
+def test_a_k_that_drafts_no_more_draws_the_same_continuations_and_the_note_says_so(toy):
+    """Read 46: the engine mode gave the same p-values for K = 2 and K = 3. Not a lost K: a 3-token continuation
+    drafts at most 2 a step whatever K is above that, and the same seed draws the same outputs; the note now says
+    so, where K = 2 (which drafts all it asks for) says nothing of it."""
+    from specviz.labs.exactness.lab import engine_lab
+    from specviz.runs.runspec import RunSpec
+
+    pair, _ = toy
+    results = {k: engine_lab(pair, RunSpec(pair="toy", prompt=PROMPT, chat=False, k=k, temperature=1.0), "exact",
+                             n=40, length=3) for k in (2, 3)}
+    assert torch.equal(results[2].speculative, results[3].speculative)  # same draws: by construction, not a cache
+    said = "A larger K drafts no more here: with this seed, every K from 2 up draws these same continuations"
+    assert said in results[3].note and said not in results[2].note, results[3].note
+    assert "with K = 3" in results[3].note and "with K = 2" in results[2].note  # each run records its own K
+
+
 @pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_a_one_token_continuation_still_calls_the_rule_with_no_draft(toy):
     """continuation_samples' docstring: a 1-token continuation drafts nothing, yet the rule is called with K = 0 and

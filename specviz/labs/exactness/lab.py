@@ -11,14 +11,14 @@ them escapes them. The spec's prompt, chat setting, sampling settings, K and see
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 
 from specviz.engine import theory
 from specviz.labs.exactness.engine import (continuation_samples, exact_first_token_distribution,
                                       exact_two_token_distribution, proposal_distribution)
-from specviz.core.i18n import _, ngettext, percent
+from specviz.core.i18n import _, clause, ngettext, percent
 from specviz.engine.generation import one_torch_thread
 from specviz.engine.sampling import SamplingConfig
 from specviz.labs.exactness.experiments import Support, one_step_samples, restrict_support, target_samples
@@ -132,20 +132,27 @@ def engine_lab(pair: Pair, spec: RunSpec, rule: str, n: int, length: int, compar
         else:
             truth = exact_two_token_distribution(pair.target, ids, sampling, tokenizer=pair.tokenizer)
     # the engine drafts at most one token fewer than it can still emit, so a short continuation drafts fewer than K
+    most = drafts_per_step(spec.k, length)
     what = _("{length}-token continuations (speculative, drafting at most {k} a step with K = {spec_k}, and "
-             "target-only)", length=length, k=drafts_per_step(spec.k, length), spec_k=spec.k)
+             "target-only)", length=length, k=most, spec_k=spec.k)
     if compare == "first":
         firsts = [torch.tensor([s[0] for s in seqs], dtype=torch.int64) for seqs in (runs.speculative,
                                                                                        runs.autoregressive)]
         wanted = _wanted(firsts, p) if p.shape[0] > SPARSE_ABOVE else range(p.shape[0])
         texts = [pair.tokenizer.decode([i]) if i in wanted else "" for i in range(p.shape[0])]
-        return LabResult(p.double(), texts, list(range(p.shape[0])), firsts[0], firsts[1], runs.acceptance_rate,
-                         _("{what}, compared on their first token with the target's exact p", what=what))
-    texts = ["".join(pair.tokenizer.decode([t]) for t in seq) for seq in truth.support]
-    return LabResult(truth.probs, texts + [_("(other)")], None, truth.categorize([s[:2] for s in runs.speculative]),
-                     truth.categorize([s[:2] for s in runs.autoregressive]), runs.acceptance_rate,
-                     _("{what}, compared on their first two tokens; ground truth {note}", what=what,
-                       note=truth.note))
+        result = LabResult(p.double(), texts, list(range(p.shape[0])), firsts[0], firsts[1], runs.acceptance_rate,
+                           _("{what}, compared on their first token with the target's exact p", what=what))
+    else:
+        texts = ["".join(pair.tokenizer.decode([t]) for t in seq) for seq in truth.support]
+        result = LabResult(truth.probs, texts + [_("(other)")], None,
+                           truth.categorize([s[:2] for s in runs.speculative]),
+                           truth.categorize([s[:2] for s in runs.autoregressive]), runs.acceptance_rate,
+                           _("{what}, compared on their first two tokens; ground truth {note}", what=what,
+                             note=truth.note))
+    if spec.k > most:  # Read 46: K = 2 and K = 3 gave the same p-values, and the K slider looked broken
+        result = replace(result, note=_("{note}. A larger K drafts no more here: with this seed, every K from {most} "
+                                        "up draws these same continuations", note=clause(result.note), most=most))
+    return result
 
 
 def drafts_per_step(k: int, length: int) -> int:

@@ -157,6 +157,32 @@ def test_the_test_has_power_top_k_children_against_q_fail(seed):
     assert chi_square_p_value(counts, exact_two_tokens(seed, prompt)) < 1e-3
 
 
+# p = (0.2, 0.2, 0.6) at the root and q = (0.9, 0.1, 0): two children drawn from q without replacement, token 0
+# first 9 times in 10. After 0 is rejected, q' = q without 0 = δ_1, so 1 is kept with p'(1) = ¼ and 2 comes from the
+# residual 3 times in 4; a q' left at q keeps 1 whenever it is tried (p'(1) = ¼ > q(1) = 0.1), so the first token
+# is 0, 1, 2 with (0.2, 0.8, 0): token 2, 0.6 of p, is never emitted (TV 0.6)
+Q_UPDATE_P, Q_UPDATE_Q = torch.tensor([0.2, 0.2, 0.6]), torch.tensor([0.9, 0.1, 0.0])
+
+
+@pytest.mark.statistical
+def test_the_tree_rule_removes_a_rejected_child_from_q():
+    """Read 46: the real-engine tree test above passes with `verify_tree`'s q' update removed (q' left at q after
+    a rejected child): on the toy pair the update moves the first token by a TV of 0.08 at most (every prompt, T
+    and top-k tried), which 300 runs cannot see. Here the engine's own `grow_tree` and `verify_tree` judge a tree
+    on p and q chosen so that the update moves the first token by a TV of 0.6: 400 seeded steps give p = 0.39 with
+    the update and p = 1e-218 without it (token 2 never comes out)."""
+    generator, counts = torch.Generator().manual_seed(0), Counter()
+    target_rows = torch.stack([Q_UPDATE_P, *[torch.full((3,), 1 / 3)] * 2])  # the root's p; the leaves' p (unused)
+    for _ in range(400):
+        tree = grow_tree(lambda tree, nodes: [Q_UPDATE_Q.log()] * len(nodes), max_nodes=2, max_depth=1, width=2,
+                         probs=lambda row: torch.softmax(row, -1), sampled=True, generator=generator)
+        assert len(tree) == 2 and set(tree.tokens) == {0, 1}  # both children drawn: token 1 is tried after 0
+        verdict = verify_tree(target_rows, tree, generator=generator)
+        counts[tree.tokens[verdict.path[0]] if verdict.path else verdict.next_token] += 1
+    fit = chi_square_test([counts[t] for t in range(3)], Q_UPDATE_P.tolist())
+    assert fit.dof >= 1 and counts[2] > 0 and fit.p_value > 1e-3, (counts, fit.p_value)
+
+
 @pytest.mark.statistical
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["draft", "eagle", "medusa"])

@@ -566,19 +566,25 @@ def _trusted(ref: ModelRef, trust_remote_code: bool | Collection[str]) -> bool:
 
 @dataclass
 class LoadInfo:
-    """What was decided while loading, for the CLI and the app to show."""
+    """What was decided while loading, for the CLI and the app to show. Where the models went is kept once, as
+    `plan`: the device and the placement's words are read from it (Read 46: a `placement` text stored beside the
+    plan could say another place)."""
 
-    device: str
     dtype: str
-    placement: str  # in the language of whoever loaded the pair; `where` says it in the reader's
     estimate: MemoryEstimate
+    plan: Placement
     folders: list[str] = field(default_factory=list)
-    plan: Placement | None = None
 
-    def where(self) -> str:
+    @property
+    def device(self) -> str:
+        """The target's device, as torch writes it ("cpu", "cuda:0")."""
+        return str(self.plan.target_device)
+
+    @property
+    def placement(self) -> str:
         """Where the models went, in the current language (the pair cache serves a pair loaded by one visitor, in
-        their language, to every later one)."""
-        return self.plan.describe() if self.plan is not None else self.placement
+        their language, to every later one): "both on cpu", "target sharded over cuda:0, cuda:1; draft on cuda:0"."""
+        return self.plan.describe()
 
 
 def load_models(
@@ -628,8 +634,7 @@ def load_models(
               dtype=dtype_name(dt)))
         models[i] = _load_weights(folders[i], refs[i].name, dt, placement, i == 0,
                                   _trusted(refs[i], trust_remote_code), pickled_weights)
-    info = LoadInfo(str(placement.target_device), dtype_name(dt), placement.describe(), estimate,
-                    [str(f) for f in folders], placement)
+    info = LoadInfo(dtype_name(dt), estimate, placement, [str(f) for f in folders])
     return models[0], tokenizers[0], models[1], info
 
 

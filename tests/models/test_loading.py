@@ -505,3 +505,20 @@ def test_the_hub_cache_expands_variables_as_huggingface_hub_does(monkeypatch, tm
     assert loading.hub_cache_dir() == tmp_path / "xdg" / "huggingface" / "hub"
     monkeypatch.setenv("HF_HUB_CACHE", "$R34_SCRATCH/direct")
     assert loading.hub_cache_dir() == tmp_path / "direct"
+
+
+def test_a_pairs_load_info_reads_its_device_and_placement_from_its_plan():
+    """Read 46: LoadInfo kept a `placement` text and a device beside its `plan`, written from it once at load
+    (in the loader's language) and free to disagree with it after; both are now read from the plan, so they
+    name the same place, and in the reader's language."""
+    from dataclasses import fields
+
+    from specviz.core.i18n import using
+
+    estimate = loading.MemoryEstimate(("t", "d"), "float32", (1, 1), (4, 4), (0, 0))
+    sharded = loading.Placement(torch.device("cuda", 1), torch.device("cuda", 1), {1: 10, 0: 10})
+    info = loading.LoadInfo("float32", estimate, sharded)
+    assert info.device == "cuda:1" and info.placement == "target sharded over cuda:1, cuda:0; draft on cuda:1"
+    with using("pt"):
+        assert info.placement == sharded.describe() != "target sharded over cuda:1, cuda:0; draft on cuda:1"
+    assert {"placement", "device"}.isdisjoint(f.name for f in fields(loading.LoadInfo))

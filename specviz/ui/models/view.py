@@ -362,7 +362,7 @@ def show_loaded(pair: Pair) -> None:
     if info is not None:
         lines.append(_("{estimate} (a KV cache of {context} tokens included); {placement}, {dtype}.",
                        estimate=escape_markdown(info.estimate.sentence()), context=number(info.estimate.context, 0),
-                       placement=escape_markdown(info.where()), dtype=escape_markdown(info.dtype)))
+                       placement=escape_markdown(info.placement), dtype=escape_markdown(info.dtype)))
     st.success("  \n".join(lines))
     st.info(_("The pair is stored for this session: open the **Playground** to generate with it."))
     try:

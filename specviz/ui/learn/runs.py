@@ -68,7 +68,7 @@ TEXT = {  # English messages, translated with `_()` where they are shown
 
 # Lesson 2's loop diagram and player, in the words lessons 1 and 2 have taught: the Overview's diagram names p, q, the
 # rule min(1, p/q) and the residual (lessons 3 and 4), its example's title "EAGLE-3" and "T = 0" (lessons 9 and 5),
-# and its legend's and chips' hover texts p, q, u, the residual and trees (lessons 3, 4 and 10).
+# and its legend's and chips' hover texts p, q, u, the residual and trees (lessons 3, 4 and 9).
 FIRST_LOOP_LABELS = {
     "ctx": N_("text so far"),
     "propose": N_("1. propose\nthe cheap draft\nguesses K tokens"),

@@ -340,3 +340,27 @@ def test_k_defined_on_a_page_that_shows_trees_names_a_trees_depth():
                    and re.search(r"K\**\s*=\s*(?:drafted tokens|tokens drafted) per step", m.id)]
     assert len(definitions) == 3
     assert [d for d in definitions if "tree's depth" not in d] == []
+
+
+# Read 46, names: docs/benchmarks.md and docs/drafts.md headed their tables' column "mean accepted length" and quoted
+# the same figures in their text as "tokens per (target) forward" (benchmarks.md: "≥ 2.8 tokens per target forward
+# (2.90)", the 2.90 of a table's mean accepted length), without saying once that the two are one quantity or that it
+# counts the recovered or bonus token (STYLE.md: say so). A doc that uses both names links them once, as README.md does.
+BOTH_NAMES = {
+    "en": (re.compile(r"mean accepted length", re.IGNORECASE), re.compile(r"tokens per (?:target )?(?:forward|pass)\b"),
+           re.compile(r"mean accepted length\*?(?::| is| \()\s*(?:the )?tokens per target (?:forward|pass)|"
+                      r"tokens per target (?:forward|pass)[^.]{0,30}, the mean accepted length", re.IGNORECASE)),
+    "pt": (re.compile(r"comprimento médio de aceitação", re.IGNORECASE), re.compile(r"tokens por passagem\b"),
+           re.compile(r"comprimento médio de aceitação\*?(?::| é| \()\s*(?:os )?tokens por passagem do alvo|"
+                      r"tokens por passagem do alvo[^.]{0,30}, o comprimento médio de aceitação", re.IGNORECASE)),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_doc_using_both_names_of_the_mean_accepted_length_links_them(lang):
+    name, other, link = BOTH_NAMES[lang]
+    docs = DOCS_EN + [ROOT / "assets" / "benchmarks" / "README.md"] if lang == "en" else DOCS_PT
+    both = {path.name: " ".join(path.read_text(encoding="utf-8").split()) for path in docs}
+    both = {where: text for where, text in both.items() if name.search(text) and other.search(text)}
+    assert len(both) >= (4 if lang == "en" else 2)  # it read them: benchmarks.md, drafts.md, README.md, teaching.md
+    assert [where for where, text in both.items() if not link.search(text)] == []

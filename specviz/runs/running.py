@@ -217,7 +217,7 @@ def run(spec: RunSpec, *, pair: Pair | None = None, input_ids: list[int] | None 
         clock: Clock = default_clock, on_step: StepObserver | None = None, deadline: float | None = None,
         verifier: Verifier = verify, tree_verifier: TreeVerifier = verify_tree) -> Trace:
     """Speculative decoding as the spec says. `pair`, `input_ids` and `proposer` default to what the spec names
-    (the pair from `PAIRS`); `c` (draft cost / target cost) is needed by the "optimal" policy, `k_max` bounds the
+    (the pair from `PAIRS`); `c` (draft forward / target forward) is needed by the "optimal" policy, `k_max` bounds the
     adaptive ones. `record`, `clock`, `on_step` and `deadline` are the loop's `DecodeOptions` (documented there);
     `verifier` and `tree_verifier` judge the drafts (the exact rules by default; no caller of `run` passes another:
     the Exactness lab's broken rules go to `speculative_generate` itself)."""

@@ -270,6 +270,13 @@ OTHER_NAMES = {"en": re.compile(r"correct(?:ed|ion) (?:distribution|token)s?\b",
                "pt": re.compile(r"distribuiç(?:ão|ões) corrigidas?|tokens? (?:de correção|corrigidos?)", re.IGNORECASE)}
 
 
+# The 46th read: the draft cost c (the glossary's "custo do rascunho c") is the ratio of a draft forward to a target
+# forward; the lesson widget's slider read "c (draft cost / target cost)", "c (custo do rascunho / custo do alvo)",
+# naming c's numerator with c's own name. c is "draft forward / target forward", as the Theory explorer says.
+DRAFT_COST_OVER = {"en": re.compile(r"draft cost\s*/", re.IGNORECASE),
+                   "pt": re.compile(r"custo do rascunho\s*/", re.IGNORECASE)}
+
+
 # Each wording no text may use, in each language, with a sentence its pattern must catch (so that a pattern broken
 # into catching nothing fails instead of passing): the key names it in the failing case's id.
 RETIRED = {
@@ -277,6 +284,8 @@ RETIRED = {
                                                               "pt": "a contagem para na primeira rejeição"}),
     "residual_or_recovered_token_other_name": (OTHER_NAMES, {"en": "the target's corrected distribution",
                                                              "pt": "token de correção"}),
+    "draft_cost_as_the_numerator_of_c": (DRAFT_COST_OVER, {"en": "c (draft cost / target cost)",
+                                                           "pt": "c (custo do rascunho / custo do alvo)"}),
 }
 
 

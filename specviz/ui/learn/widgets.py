@@ -54,7 +54,7 @@ TEXT = {  # English messages, translated with `_()` where they are shown
     "rule_dropped": N_("min(1, p/q) = {a}, and u = {u} ≥ {a}: x is **rejected** ✗."),
     "alpha": N_("α (acceptance probability)"),
     "k": N_("K (drafts per step)"),
-    "c": N_("c (draft cost / target cost)"),
+    "c": N_("c (draft forward / target forward)"),
     "tokens": N_("Expected mean accepted length"),
     "speedup": N_("Expected speedup"),
     "spread_title": N_("How many tokens a step emits"),

@@ -173,7 +173,8 @@ def test_only_the_exact_rules_keep_rate_is_called_an_estimate_of_alpha(lang):
     alpha = next(m.value for m in at.metric if m.label == "α = Σ min(p, q)")
     kept = [c.value for c in at.caption if c.value.startswith(("Drafts kept", "Palpites mantidos"))]
     assert alpha in ("0.000", "0,000") and len(kept) == 1
-    assert ("not α = Σ min(p, q)" if lang == "en" else "não α = Σ min(p, q)") in kept[0] and f"({alpha} " in kept[0]
+    denied = "not of α = Σ min(p, q)" if lang == "en" else "não de α = Σ min(p, q)"
+    assert denied in kept[0] and f"({alpha} " in kept[0]
     at = opened("exact")
     kept = [c.value for c in at.caption if c.value.startswith(("Drafts kept", "Palpites mantidos"))]
     assert len(kept) == 1 and ("an estimate of α" if lang == "en" else "uma estimativa de α") in kept[0]
@@ -242,3 +243,19 @@ def test_the_split_charts_formula_title_breaks_between_its_terms(lang):
     with using(lang):
         lines = wrap_title(split_figure(sandbox_step(DEFAULT_P, DEFAULT_Q))).layout.title.text.split("<br>")
     assert lines == ["p = min(p, q) +", "(1 − α)·norm(max(0, p − q))"]
+
+
+@pytest.mark.parametrize("lang, name, other", [("en", "own chance of keeping a draft", "rate"),
+                                               ("pt", "chance desta regra de manter um palpite", "taxa")])
+def test_a_broken_rules_kept_share_estimates_its_chance_of_keeping_a_draft(lang, name, other):
+    """Read 46, names: under a rule other than the exact one and resample-from-p, the caption called the simulated
+    share "this rule's own rate of keeping a draft" ("a taxa com que esta regra mantém um palpite"), where the
+    Exactness lab and the glossary name the same quantity "chance of keeping a draft" (P(kept)), and the exact rule's
+    twin caption says "an estimate of α". It is an estimate of that chance, by the same name; "taxa" is the glossary's
+    word for accepted / drafted."""
+    from specviz.core.i18n import _, using
+    from specviz.ui.sandbox.view import TEXT
+
+    with using(lang):
+        shown = _(TEXT["kept_other"], kept="40%", alpha="0.5")
+    assert name in shown and other not in shown, shown

@@ -45,8 +45,8 @@ TEXT = {
     "rule_form": N_("this rule, closed form"),
     "kept": N_("Drafts kept in the simulation: {kept}, an estimate of α = Σ min(p, q) ({alpha} above): each step "
                "drafts one token, and every draft is tested."),
-    "kept_other": N_("Drafts kept in the simulation: {kept}, this rule's own rate of keeping a draft, not α = "
-                     "Σ min(p, q) ({alpha} above), the chance that min(1, p/q) keeps one."),
+    "kept_other": N_("Drafts kept in the simulation: {kept}, an estimate of this rule's own chance of keeping a "
+                     "draft, not of α = Σ min(p, q) ({alpha} above), the chance that min(1, p/q) keeps one."),
     "bad_input": N_("The table needs fixing: {reason}"),
     "probability": N_("probability"),
     "token": N_("token"),

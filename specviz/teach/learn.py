@@ -215,11 +215,11 @@ LESSONS: tuple[Lesson, ...] = (
            ("pl-how", "pl-best-task", "ls-what"), "proposers", "pages/proposers.py"),
     Lesson(9, "trees", N_("Trees: many guesses in one pass"),
            N_("Explain how a tree of candidates is checked in one pass and why Medusa and EAGLE use one."),
-           N_("Instead of one line of K drafts, propose a **tree**: a few **candidates** at each position, each "
-           "branch a possible continuation. The target scores every node in one pass. In each layer, **attention** is "
-           "the part where a position reads the earlier ones; a tree-shaped **attention mask** (which positions "
-           "each position may read) lets each node see only the context, its own ancestors and itself, as if it "
-           "were alone on its branch."
+           N_("Instead of one line of K drafts (a **chain**), propose a **tree**: a few **candidates** at each "
+           "position, each branch a possible continuation. The target scores every node in one pass. In each layer, "
+           "**attention** is the part where a position reads the earlier ones; a tree-shaped **attention mask** "
+           "(which positions each position may read) lets each node see only the context, its own ancestors and "
+           "itself, as if it were alone on its branch."
            "\n\n"
            "The check walks down from the root, trying a node's children one by one. Greedy (temperature 0): the "
            "child equal to the target's argmax is kept, so the kept path is the longest one the target itself "
@@ -246,7 +246,7 @@ LESSONS: tuple[Lesson, ...] = (
            "which reads its own first guess before the second, but is also a larger model trained on far more of the "
            "target's text: causes that one measured gap does not separate."),
            ("medusa", "eagle", "trees"),
-           ("tree", "candidates", "attention", "attention mask", "medusa", "heads", "eagle", "feature space"),
+           ("chain", "tree", "candidates", "attention", "attention mask", "medusa", "heads", "eagle", "feature space"),
            ("tr-mask", "tr-top-k", "md-tree", "eg-what"), "trees", "pages/proposers.py", anchor="trees",
            section=N_("Tree verification")),
     Lesson(10, "limits", N_("When speculation stops paying"),

@@ -652,3 +652,20 @@ def test_lesson_9_names_the_measured_tree_as_the_speedup_lab_does_in_portuguese(
     caption = next(c.value for c in at.caption if "não são independentes" in c.value)
     assert "primeiro nível de uma árvore de 16 nós, profundidade 4, largura 4 (no máximo 4 candidatos)" in caption
     assert "16 × 4" not in caption, caption
+
+
+@pytest.mark.parametrize("lang, chain, line", [("en", "chain", "line of drafts"),
+                                               ("pt", "cadeia", "linha de palpites")])
+def test_lesson_9_names_the_chain_its_widget_and_every_later_page_call_it(lang, chain, line):
+    """Read 46, names: no lesson said "chain"; lesson 9 called K drafts in a row "one line of K drafts" and its
+    widget's metric "One line of drafts" ("Uma linha de palpites"), while the same widget's caption ("a chain's first
+    draft"), the race's chain lane, the Speedup lab's Chain vs tree and the glossary ("cadeia") call it a chain. The
+    lesson now defines the word (a bold term, so no earlier lesson or check may use it) and the metric uses it."""
+    from specviz.core.i18n import _, using
+    from specviz.ui.learn.widgets import TEXT
+
+    assert "chain" in BY_NUMBER[9].terms
+    with using(lang):
+        label, text = _(TEXT["chain"]), BY_NUMBER[9].shown_text()
+    assert chain in label.lower() and line not in label.lower()
+    assert f"**{chain}**" in text.split("\n\n")[0]

@@ -68,7 +68,7 @@ TEXT = {  # English messages, translated with `_()` where they are shown
     "width": N_("Candidates per position (tree width)"),
     "depth": N_("Positions ahead (depth)"),
     "tree_alpha": N_("α of one candidate"),
-    "chain": N_("One line of drafts"),
+    "chain": N_("A chain of drafts"),
     "tree": N_("A tree"),
     "tree_note": N_("A simplification: each candidate is kept with chance α, independently, so a position is kept "
                     "with chance 1 − (1 − α)^width. Real candidates are not independent, and the gain is usually "

@@ -186,7 +186,10 @@ CALQUES = re.compile(r"\bpontu(?:ar|a|am|ada|adas|ado|ados|ando)\b|regra da cade
                      r"\b(?:o|do|no|ao|pelo) residual\b|"
                      # and steps that carried drafts are "passos com palpites" (a draft token is a "palpite"); the
                      # catalog said "passos com rascunho" and "passos com rascunhos" for one count
-                     r"passos com rascunhos?\b", re.IGNORECASE)
+                     r"passos com rascunhos?\b|"
+                     # the 46th read: the draft cost c is "custo do rascunho c" (the glossary); one quiz choice said
+                     # "O custo c do rascunho"
+                     r"custo c do rascunho", re.IGNORECASE)
 
 
 # Issue 43's full read: accepted / drafted is below α because the drafts after a step's first rejection still count

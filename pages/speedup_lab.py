@@ -80,7 +80,7 @@ if top:
     m1, m2, m3, m4 = st.columns(4)
     m1.metric(_("Best speedup"), top["best"], help=" ".join((_(BEST_HELP), _(view.DEFINITIONS["speedup_vs_ar"][1]))))
     m2.metric(_("at K"), top["best_k"])
-    m3.metric(_("α (measured)"), top["alpha"], help=_(view.DEFINITIONS["alpha"][1]))
+    m3.metric(_("α estimate"), top["alpha"], help=_(view.DEFINITIONS["alpha"][1]))
     m4.metric(_("c (measured)"), top["c"], help=_(view.DEFINITIONS["c"][1]))
     st.markdown(verdict.verdict(result, proposer, temperature))
     dtype = result.machine.get("dtype")  # every figure's dtype; the first runs' files record none: they ran float32,
@@ -96,7 +96,7 @@ if top:
 with tab_k:
     plot.show(charts.speedup_vs_k_figure(result, proposer, temperature), key="speedup_lab_k_chart")
     st.caption(_("Dots: measured. Solid line: Leviathan et al.'s prediction from the measured c and one α for every "
-                 "K, the mean of the α measured at each K run (the legend gives it; the α at the top is the best K's "
+                 "K, the mean of the α estimates at each K run (the legend gives it; the α at the top is the best K's "
                  "own), which assumes verifying K+1 tokens costs one target forward. Dashed: the same with the "
                  "measured verify cost. The table's two predicted columns use each row's own α instead, so they can "
                  "differ a little from the curves at the same K."))

@@ -157,7 +157,7 @@ def test_theory_sentences_of_the_library_in_portuguese():
 def test_speedup_lab_on_the_committed_results_in_portuguese(monkeypatch):
     monkeypatch.chdir(ROOT)
     at = _pt("speedup_lab")
-    assert [m.label for m in at.metric] == ["Melhor aceleração", "com K", "α (medido)", "c (medido)"]
+    assert [m.label for m in at.metric] == ["Melhor aceleração", "com K", "estimativa de α", "c (medido)"]
     with using("pt"):
         for source in at.selectbox(key="speedup_lab_source").options:  # every committed file (shown translated)
             at.selectbox(key="speedup_lab_source").set_value(source.replace("(registrado)", "(committed)")).run()

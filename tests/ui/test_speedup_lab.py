@@ -78,7 +78,7 @@ def test_page_opens_on_the_committed_results():
     assert (f"A draft tree of up to {tree['tree_nodes']} nodes (at most {tree['tree_width']} children per node, "
             f"depth up to {tree['k']}){lookup} reached {tree['speedup_vs_ar']:.2f}× against target-only "
             "decoding") in said
-    assert [m.label for m in at.metric] == ["Best speedup", "at K", "α (measured)", "c (measured)"]
+    assert [m.label for m in at.metric] == ["Best speedup", "at K", "α estimate", "c (measured)"]
     measured_in = [c.value for c in at.caption if c.value.startswith("Measured in ")]  # issue 27 item 4: the dtype
     assert measured_in and any(d in measured_in[0] for d in ("float32", "bfloat16"))
     for source in at.selectbox(key="speedup_lab_source").options:  # every committed file, every proposer
@@ -146,7 +146,7 @@ def test_live_toy_sweep_runs_with_a_progress_bar_and_becomes_a_source(tiny_folde
     _ok(at)
     assert at.selectbox(key="speedup_lab_source").value == "live toy sweep (this session)"
     assert "live toy sweep (this session)" in at.selectbox(key="speedup_lab_source").options
-    assert any(m.label == "α (measured)" for m in at.metric)
+    assert any(m.label == "α estimate" for m in at.metric)
 
 
 @pytest.mark.slow  # a live toy sweep
@@ -654,7 +654,7 @@ def test_the_theory_curve_says_its_alpha_is_the_mean_over_k_not_the_headlines():
                  if t.name.startswith("predicted (paper)"))
     assert f"α = {view.number(mean)}" in curve.name and f"α = {view.number(top)}" not in curve.name
     caption = (ROOT / "pages" / "speedup_lab.py").read_text()
-    assert "the mean of the α measured at each K run" in caption
+    assert "the mean of the α estimates at each K run" in caption
     assert "prediction from the measured α and c" not in caption
 
 

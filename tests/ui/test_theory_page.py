@@ -378,7 +378,7 @@ def test_the_section_says_ttft_guidance_and_temperature():
     assert "a separate draft model and n-gram and suffix lookup medium (the lookups low to medium at low QPS)" in text
     ridge = next(c.value for c in at.caption if "turns compute-bound near a batch of" in c.value)
     assert "K + 1 = 5" in ridge and "batch of 64" in ridge  # the defaults: 72B on an H100, 512 tokens of context
-    assert "Why the measured α changes between T = 0 and T = 0.7" in text
+    assert "Why the α estimate changes between T = 0 and T = 0.7" in text
     tables = [t.value for t in at.table if "α at T = 0" in t.value.columns]  # not a chart's numbers
     measured = theory_points.alpha_by_temperature()
     groups = list(dict.fromkeys((r.machine, r.dtype) for r in measured))  # one table per machine and dtype

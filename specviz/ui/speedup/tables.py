@@ -15,7 +15,7 @@ from specviz.ui.speedup.view import (POLICY_TEXT, label, method_text, number, po
 
 
 def at_row_alpha(name: str) -> str:
-    """A prediction's column in `mat_table`: the formula at the row's own measured α, where the chart above it uses
+    """A prediction's column in `mat_table`: the formula at the row's own α estimate, where the chart above it uses
     the mean α of every K (`charts.at_mean_alpha`), so the header says which."""
     return _("{label} at this row's α", label=name)
 

@@ -16,7 +16,7 @@ from specviz.ui.speedup.view import number, policy_text, suite_titles, temperatu
 
 
 def best_alpha(result: BenchResult, proposer: str, temperature: float, best: dict) -> float | None:
-    """α as measured at the best K, the row the headline and the verdict quote with "at K = ..." (issue 43, twelfth
+    """The α estimate at the best K, the row the headline and the verdict quote with "at K = ..." (issue 43, twelfth
     read: the mean over every constant K was shown there, e.g. 0.34 beside the n-gram run's K = 4, whose own row says
     0.36); the mean over the K values only when that row has none."""
     alpha = best.get("alpha")
@@ -24,7 +24,7 @@ def best_alpha(result: BenchResult, proposer: str, temperature: float, best: dic
 
 
 def headline(result: BenchResult, proposer: str, temperature: float) -> dict[str, str]:
-    """The four numbers at the top: best measured speedup, its K, and the α and c measured at that K."""
+    """The four numbers at the top: best measured speedup, its K, and the α estimate and c measured at that K."""
     best = result.best_constant(proposer, temperature)
     if best is None:
         return {}

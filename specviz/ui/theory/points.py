@@ -175,7 +175,7 @@ def trace_point(trace: Any) -> TracePoint:
 
 @dataclass(frozen=True)
 class TemperatureRow:
-    """One proposer's measured α (per prompt the mean min(1, p/q) over tested drafts, then the mean over prompts) at
+    """One proposer's α estimate (per prompt the mean min(1, p/q) over tested drafts, then the mean over prompts) at
     T = 0 and at a sampling temperature."""
 
     proposer: str  # several runs may share it
@@ -190,7 +190,7 @@ class TemperatureRow:
 
 
 def alpha_by_temperature(folder: Path | str | None = None, k: int = 4) -> list[TemperatureRow]:
-    """Measured α at T = 0 next to T > 0 for each proposer benchmarked at both, at this K (the suite "all", constant
+    """The α estimate at T = 0 next to T > 0 for each proposer benchmarked at both, at this K (the suite "all", constant
     K: the bench's summary α, the mean over prompts of each prompt's mean min(1, p/q) over its tested drafts), from
     the `specviz bench` results under `folder` (default assets/benchmarks/). Unreadable files are skipped; a missing
     folder gives no rows."""

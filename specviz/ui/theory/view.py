@@ -35,7 +35,7 @@ TEXT = {
                         "for every K from 0 to {k_max}; hover the chart for any other α."),
     "heatmap_points": N_("Benchmark runs sit at their own α and K; their c may differ from the slider's (hover to "
                          "see it)."),
-    "temperature": N_("**Why the measured α changes between T = 0 and T = 0.7.** α, the average of Σ min(p, q), is "
+    "temperature": N_("**Why the α estimate changes between T = 0 and T = 0.7.** α, the average of Σ min(p, q), is "
                    "computed after the temperature is applied to both models. At T = 0 both distributions collapse "
                    "onto their most likely token, so each drafted position scores 1 if the two argmaxes agree and 0 "
                    "if not: α is the share of positions where draft and target pick the same top token. At T = 0.7 "
@@ -46,7 +46,7 @@ TEXT = {
                    "(the untrained layer-skip row); and the separate draft's rows measured on the H200 rise. For "
                    "n-gram lookup q is a single token, so Σ min(p, q) is the target's probability of that token: 1 "
                    "or 0 at T = 0, p(x) after temperature."),
-    "temperature_table": N_("Measured α (for each prompt, the mean min(1, p/q) over the drafts the verifier "
+    "temperature_table": N_("α estimate (for each prompt, the mean min(1, p/q) over the drafts the verifier "
                             "tested; then the mean over the prompts; K = {k}), SmolLM2-135M, from the committed "
                             "benchmarks, one table per machine and dtype ([n] is the benchmark, named with its command "
                             "below):"),

@@ -280,6 +280,17 @@ DRAFT_COST_OVER = {"en": re.compile(r"draft cost\s*/", re.IGNORECASE),
                    "pt": re.compile(r"custo do rascunho\s*/", re.IGNORECASE)}
 
 
+# Read 46: the benchmark pages called the bench's α (per prompt the mean min(1, p/q) over the drafts it tested) "α
+# (measured)", "the measured α", "α medido", where the trace pages, the Race and the CLI call that statistic "α
+# estimate" ("estimativa de α"); and the glossary keeps "measured count" for accepted / drafted, so "measured α" read
+# as the acceptance rate. α is estimated, never "measured"; "measured" next to c, a speedup or a run stays. The pt
+# pattern also catches "do α e do c medidos" (a plural that makes α measured too).
+MEASURED_ALPHA = {"en": re.compile(r"measured\s+(?:α|alpha\b)|(?:α|\balpha)\s*\(?(?:as\s+)?measured\b|"
+                                   r"(?:α|\balpha) (?:and|or) c (?:as )?measured\b", re.IGNORECASE),
+                  "pt": re.compile(r"(?:α|\balfa)\s*\(?medid[oa]s?\b|\bmedid[oa]s?\s+(?:α|alfa\b)|"
+                                   r"(?:α|\balfa) e (?:o |do )?c medidos\b", re.IGNORECASE)}
+
+
 # Each wording no text may use, in each language, with a sentence its pattern must catch (so that a pattern broken
 # into catching nothing fails instead of passing): the key names it in the failing case's id.
 RETIRED = {
@@ -289,6 +300,8 @@ RETIRED = {
                                                              "pt": "token de correção"}),
     "draft_cost_as_the_numerator_of_c": (DRAFT_COST_OVER, {"en": "c (draft cost / target cost)",
                                                            "pt": "c (custo do rascunho / custo do alvo)"}),
+    "alpha_called_measured": (MEASURED_ALPHA, {"en": "the mean of the α measured at each K run",
+                                               "pt": "a partir do α e do c medidos"}),
 }
 
 
@@ -376,3 +389,19 @@ def test_a_doc_using_both_names_of_the_mean_accepted_length_links_them(lang):
     both = {where: text for where, text in both.items() if name.search(text) and other.search(text)}
     assert len(both) >= (4 if lang == "en" else 2)  # it read them: benchmarks.md, drafts.md, README.md, teaching.md
     assert [where for where, text in both.items() if not link.search(text)] == []
+
+
+@pytest.mark.parametrize("lang, old, kept", [
+    ("en", ["α (measured)", "Why the measured α changes", "Measured α (for each prompt", "the α measured at each K run",
+            "from the measured α and c", "α as measured at the best K"],
+     ["c (measured)", "the measured c and one α for every K", "(α ≈ 0.36, c = 0.12), measured in the same run",
+      "α estimate and measured c", "the α estimates at each K run", "the α and K chosen above"]),
+    ("pt", ["α (medido)", "Por que o α medido muda", "dos α medidos em cada K", "a partir do α e do c medidos"],
+     ["c (medido)", "a partir do c medido e de um só α", "(α ≈ 0,36; c = 0,12), medido na mesma execução",
+      "Pontos: medido.", "a média das estimativas de α em cada K"]),
+])
+def test_the_measured_alpha_pattern_catches_the_old_names_and_spares_measured_c(lang, old, kept):
+    """Read 46: every name the benchmark pages gave the bench's α is caught, and "measured" next to c, a speedup or
+    a run is not (the pages keep "c (measured)" beside the "α estimate")."""
+    assert [text for text in old if not MEASURED_ALPHA[lang].search(text)] == []
+    assert [text for text in kept if MEASURED_ALPHA[lang].search(text)] == []

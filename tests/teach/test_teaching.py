@@ -648,3 +648,16 @@ def test_the_plans_n_gram_draft_cost_is_its_committed_run():
         with using(lang):
             figure = number(c["ngram"], 4)
         assert said.format(c=figure) in " ".join(plan.read_text(encoding="utf-8").split()), plan.name
+
+
+def test_the_plans_name_the_recovered_token_by_its_glossary_name():
+    """Read 46 (one name per quantity): the plan called the token drawn from the residual "the replacement" / "o
+    substituto" (six times in each language, rs-why's note among them) beside "a recovered token" in homework 1,
+    the name lesson 4, rs-why itself and the glossary give it."""
+    for plan, old, name in ((PLAN_EN, r"\bthe replacement\b", "the recovered token"),
+                            (PLAN_PT, r"\bo substituto\b", "o token recuperado")):
+        text = " ".join(plan.read_text(encoding="utf-8").split())
+        assert re.findall(old, text) == [], plan.name
+        assert text.count(name) >= 6, plan.name
+    question = load_bank(lang="en").by_id()["rs-why"].prompt
+    assert question.startswith("Why is the recovered token sampled from norm(max(0, p − q))")

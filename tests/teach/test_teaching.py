@@ -358,17 +358,29 @@ def test_the_plans_roofline_batches_are_the_models():
     α = 0.8, K = 4 stops paying (c ≈ 0.1 there). Read from `specviz.labs.roofline`, so the two cannot drift apart."""
     import math
 
+    from specviz.core.i18n import _, using
     from specviz.labs import roofline
+    from specviz.ui.theory import serving as theory_serving
 
     pair, hw = roofline.PAIRS["qwen-7b-72b"], roofline.HARDWARE["h100"]
     ridge = math.ceil(roofline.ridge_batch(pair.target, hw, 5, 512))
     even = roofline.break_even_batch(0.8, 4, pair, hw, 512)
     assert even is not None and ridge < even
     assert round(roofline.draft_cost_ratio(pair, hw, even, 512), 1) == 0.1  # the plan's "c ≈ 0.1"
+    # read 46: `even` is the last batch that still pays, so the plan says speculation stops paying beyond it (it said
+    # "at 212"), in the words of the Theory explorer's own sentence
+    last, first_loss = (point.speedup for point in roofline.sweep(0.8, 4, pair, hw, 512, [even, even + 1]))
+    assert last >= 1 > first_loss
+    page = {}
+    for lang in ("en", "pt"):
+        with using(lang):
+            page[lang] = _(theory_serving.TEXT["pays_up_to"], alpha="A", k=4, batch=even).replace("**", "")
+    quoted = {"en": f"pays up to a batch of {even}", "pt": f"compensa até um lote de {even}"}
+    assert all(quoted[lang] in page[lang] for lang in quoted), page
     said = {PLAN_EN: (f"predicts {ridge} for a 72B target on an H100 at 512",
-                      f"(at {even} there, with α = 0.8, K = 4, c ≈ 0.1)"),
+                      f"(beyond {even} there, with α = 0.8, K = 4, c ≈ 0.1: the page's \"{quoted['en']}\")"),
             PLAN_PT: (f"prevê {ridge} para um alvo de 72B numa H100 com 512",
-                      f"(em {even} ali, com α = 0,8; K = 4; c ≈ 0,1)")}
+                      f"(além de {even} ali, com α = 0,8; K = 4; c ≈ 0,1: o \"{quoted['pt']}\" da página)")}
     for plan, words in said.items():
         text = " ".join(plan.read_text(encoding="utf-8").split())
         for each in words:

@@ -673,3 +673,19 @@ def test_the_plans_name_the_recovered_token_by_its_glossary_name():
         assert text.count(name) >= 6, plan.name
     question = load_bank(lang="en").by_id()["rs-why"].prompt
     assert question.startswith("Why is the recovered token sampled from norm(max(0, p − q))")
+
+
+def test_the_push_step_says_how_often_a_phone_checks_for_a_push():
+    """Read 46: "How one peer-instruction question runs" said every phone shows a push "within a couple of seconds"
+    (the Portuguese "em poucos segundos", in a few), a time nothing measured: classroom.md quotes no measured push
+    time. A phone reruns its question area every POLL_SECONDS, so both plans now give that interval, the drawing
+    time on top and a live model run's delay."""
+    from specviz.teach.classroom_paced import POLL_SECONDS
+
+    for plan, said in ((PLAN_EN, f"each phone checks every {POLL_SECONDS} seconds"),
+                       (PLAN_PT, f"cada um consulta a cada {POLL_SECONDS} segundos")):
+        text = " ".join(plan.read_text(encoding="utf-8").split())
+        step = text[text.index("1. **Push**" if plan == PLAN_EN else "1. **Envie**"):][:500]
+        assert said in step, plan.name
+        assert "live model run" in step or "execução ao vivo do modelo" in step, plan.name
+        assert "couple of seconds" not in step and "poucos segundos" not in step, plan.name

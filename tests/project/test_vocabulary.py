@@ -189,7 +189,9 @@ CALQUES = re.compile(r"\bpontu(?:ar|a|am|ada|adas|ado|ados|ando)\b|regra da cade
                      r"passos com rascunhos?\b|"
                      # the 46th read: the draft cost c is "custo do rascunho c" (the glossary); one quiz choice said
                      # "O custo c do rascunho"
-                     r"custo c do rascunho", re.IGNORECASE)
+                     r"custo c do rascunho|"
+                     # and the Overview's "▶ Reproduzir o exemplo" button was a "replay" in README.pt-BR and app.pt-BR
+                     r"\breplay\b", re.IGNORECASE)
 
 
 # Issue 43's full read: accepted / drafted is below α because the drafts after a step's first rejection still count

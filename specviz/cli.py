@@ -28,7 +28,7 @@ from dataclasses import replace
 from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.core.i18n import (N_, _, drafts_kept, language_code, list_separator, ngettext, number, os_reason,
                                 percent, using)
-from specviz.core.text import pad, visible, width
+from specviz.core.text import pad, shortened, visible, width
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.kinds import StopReason
 from specviz.engine.limits import (DEVICE_HELP, DTYPE_HELP, K_RANGE, MAX_NEW_TOKENS_RANGE, PAIR_DRAFTERS,
@@ -71,12 +71,6 @@ class OneSentenceParser(argparse.ArgumentParser):
 
     def error(self, message: str):  # noqa: D102 - argparse's hook
         self.exit(2, self.format_error(message) + "\n")
-
-
-def shortened(text: str, limit: int = 40) -> str:
-    """A value a refusal quotes: at most `limit` characters, a cut one ending in "…" (not cut silently: the quote
-    would claim the value was only its start)."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -44,6 +44,16 @@ def visible(text: str) -> str:
     return "".join(out)
 
 
+def shortened(text: str, limit: int = 40) -> str:
+    """A value a refusal quotes back: at most `limit` characters, a cut one ending in "…" (cut silently, the quote
+    would claim the value typed or read was only its start).
+
+    >>> shortened("abc"), shortened("9" * 50)
+    ('abc', '999999999999999999999999999999999999999…')
+    """
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def width(text: str) -> int:
     """The columns `text` takes in a terminal: a combining mark (an accent written as its own code point) takes
     none, a wide East Asian character two, anything else one; what `ljust` gets wrong for decomposed accents.

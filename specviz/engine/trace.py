@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from specviz.core.i18n import _
+from specviz.core.text import shortened
 from specviz.engine.kinds import Mode, NodeStatus, StopReason, TokenKind
 from specviz.engine.limits import is_whole
 from specviz.engine.trace_schema import check_trace_dict, check_trace_size
@@ -405,7 +406,7 @@ def _kind(value: Any) -> TokenKind:
         return TokenKind(value)
     except ValueError:
         raise ValueError(_("This trace names an unknown token kind ({kind}); specviz knows {kinds}.",
-                           kind=repr(str(value)[:40]), kinds=", ".join(TOKEN_KINDS))) from None
+                           kind=repr(shortened(str(value))), kinds=", ".join(TOKEN_KINDS))) from None
 
 
 def _json_number(v: Any) -> Any:

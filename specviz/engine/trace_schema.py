@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from specviz.core.i18n import N_, _, number
+from specviz.core.text import shortened
 from specviz.engine.kinds import Mode, NodeStatus, StopReason, TokenKind
 from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, MAX_SEED, TOP_N, TREE_LOOKUP_RANGE,
                                    TREE_NODES_RANGE, TREE_WIDTH_RANGE, is_whole)
@@ -176,7 +177,7 @@ def check_trace_dict(data: Any) -> None:
             _fail("", _("{name} must be an object of at most {limit} entries", name=name, limit=50))
         if name == "settings":
             for key, v in value.items():
-                _check(v, SETTINGS.get(key, SETTING_VALUE), f"settings[{repr(key)[:40]}]", "")
+                _check(v, SETTINGS.get(key, SETTING_VALUE), f"settings[{shortened(repr(key))}]", "")
     for name in ("prompt_ids", "output_ids"):
         ids = data.get(name)
         if not isinstance(ids, list) or len(ids) > MAX_CONTEXT or not all(_whole(0, MAX_TOKEN_ID)[0](i) for i in ids):

@@ -44,6 +44,7 @@ from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_N
 
 from specviz.core.i18n import _, ngettext, number, percent
 from specviz.core.paths import read_json
+from specviz.core.text import shortened
 from specviz.engine.limits import is_whole
 from specviz.models.machine import (DEFAULT_CONTEXT, DTYPES, GpuInfo, Machine, MemoryEstimate, ModelLoadError,
                                     Placement, approx_parameters, check_fits, count_parameters, detect_machine,
@@ -438,7 +439,7 @@ def _check_size_values(values: dict, name: str, depth: int) -> None:
         if not isinstance(value, (int, float)):
             if key in SIZE_LIMITS:
                 raise ModelLoadError(_("'{name}' has a config with {key} = {value}; sizes must be positive whole "
-                                       "numbers.", name=name, key=key, value=str(value)[:40]))
+                                       "numbers.", name=name, key=key, value=shortened(str(value))))
             continue  # a list of words, a mapping or a word under a size-like name (layer_types, ...)
         _check_one_size(name, key, value)
 
@@ -446,7 +447,7 @@ def _check_size_values(values: dict, name: str, depth: int) -> None:
 def _check_one_size(name: str, key: str, value: int | float) -> None:
     if value <= 0 or (isinstance(value, float) and not value.is_integer()):
         raise ModelLoadError(_("'{name}' has a config with {key} = {value}; sizes must be positive whole "
-                               "numbers.", name=name, key=key, value=str(value)[:40]))
+                               "numbers.", name=name, key=key, value=shortened(str(value))))
     limit = SIZE_LIMITS.get(key, OTHER_SIZE_LIMIT)
     if value > limit:
         raise ModelLoadError(_("'{name}' has a config with {key} = {value}; specviz loads models with {key} up "

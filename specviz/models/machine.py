@@ -19,6 +19,7 @@ import torch
 from transformers import AutoModelForCausalLM
 
 from specviz.core.i18n import _, localized, ngettext, percent
+from specviz.core.text import shortened
 
 HEADROOM = 0.9  # use at most 90% of free memory: activations, allocator slack and the CUDA context need the rest
 DEFAULT_CONTEXT = 2048  # tokens of KV cache budgeted per model
@@ -202,9 +203,9 @@ def pick_device(device: str | torch.device | None = None, machine: Machine | Non
             dev = torch.device(device)
         except (RuntimeError, TypeError):
             raise ModelLoadError(_("Unknown device '{device}': use cpu, cuda, cuda:N or mps.",
-                                   device=device)) from None
+                                   device=shortened(str(device)))) from None
         if dev.type not in ("cpu", "cuda", "mps"):  # meta, xla, ...: torch knows them, specviz cannot run on them
-            raise ModelLoadError(_("Models run on cpu, cuda or mps, not on '{device}'.", device=device))
+            raise ModelLoadError(_("Models run on cpu, cuda or mps, not on '{device}'.", device=shortened(str(device))))
         if dev.type in ("cuda", "mps"):
             machine = machine or detect_machine()
             if dev.type == "cuda" and not machine.gpus:
@@ -241,7 +242,7 @@ def pick_dtype(device: torch.device, dtype: str | torch.dtype | None = None,
             return DTYPES[str(dtype)]
         except KeyError:
             raise ModelLoadError(_("Unknown dtype '{dtype}': use float32, float16, bfloat16 or auto.",
-                                   dtype=dtype)) from None
+                                   dtype=shortened(str(dtype)))) from None
     device = torch.device(device)
     if device.type == "cuda":
         machine = machine or detect_machine()

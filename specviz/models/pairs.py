@@ -36,6 +36,7 @@ from transformers import (AutoModelForCausalLM, AutoTokenizer, LlamaConfig, Llam
 from specviz.core.cache import build_once, file_digest
 from specviz.core.i18n import _
 from specviz.core.paths import cache_dir  # re-exported: converted models live there
+from specviz.core.text import shortened
 from specviz.models.catalog import CatalogEntry, Recommended, load_catalog, recommended_for
 from specviz.models.drafts import draft_model, has_draft, has_medusa, load_eagle, load_medusa
 from specviz.models.loading import (LoadInfo, Machine, ModelLoadError, Progress, check_fits, check_same_vocabulary, damaged,
@@ -413,7 +414,7 @@ def _resolve(name_or_paths) -> tuple[str, list[str], CatalogEntry | None]:
     parts = [p.strip() for p in parts]
     if not 1 <= len(parts) <= 2 or not all(parts):
         raise ModelLoadError(_("Unknown pair '{pair}': use a catalog name ({names}) or TARGET[,DRAFT], each a local "
-                               "folder or a Hugging Face id.", pair=name_or_paths, names=", ".join(catalog)))
+                               "folder or a Hugging Face id.", pair=shortened(str(name_or_paths), 200), names=", ".join(catalog)))
     named = next((p for p in parts if p in catalog and not Path(p).exists()), None) if len(parts) == 2 else None
     if named is not None:  # "toy,toy" was looked up as a Hub id: "not in the local cache ... `hf download toy`"
         raise ModelLoadError(_("'{name}' names a whole pair from the catalog, not one model: use it alone, or give "

@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 from specviz.core.i18n import _, localized, number, os_reason
+from specviz.core.text import shortened
 from specviz.engine.limits import K_RANGE, path_arg
 from specviz.runs.runspec import float_text
 from specviz.serving.load import (LEVELS, MAX_REQUESTS, MAX_TOKENS, LoadPlan, Prompt, levels_ok, max_tokens_ok,
@@ -139,7 +140,8 @@ def writable_output(out: str) -> Path:
         except OSError as exc:
             problem = os_reason(exc) if exc.strerror else _("it cannot be written")
     if problem is not None:
-        raise ValueError(_("Cannot write the sweep to '{path}': {reason}.", path=str(out)[:200], reason=problem))
+        raise ValueError(_("Cannot write the sweep to '{path}': {reason}.", path=shortened(str(out), 200),
+                           reason=problem))
     return path
 
 

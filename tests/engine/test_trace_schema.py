@@ -179,3 +179,11 @@ def test_too_many_steps_are_counted_in_the_readers_number_format():
         check_trace_size(data)
     with using("pt"), pytest.raises(ValueError, match=r"2\.048 .*2\.049\)\.$"):
         check_trace_size(data)
+
+
+
+def test_a_long_settings_key_is_quoted_cut_with_an_ellipsis():
+    """Read 46: a settings key over 40 characters was quoted cut silently, "settings['xxx…x]" with no closing
+    quote and nothing to say the file's key went on."""
+    with pytest.raises(ValueError, match=r"settings\['x{38}…\] must be"):
+        Trace.from_json(json.dumps(mutated(_set(["settings", "x" * 100], [1]))))

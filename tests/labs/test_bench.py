@@ -1355,3 +1355,19 @@ def test_the_benchmarks_readme_quotes_each_bench_command_as_its_run_recorded_it(
         checked.append(folder)
     assert {"default-cpu-f32-medusa/", "default-cpu-ngram/", "default-cpu-layerskip/", "default-cpu-drafts/",
             "default-cpu-bf16-trees/"} <= set(checked)
+
+
+def test_a_long_shape_is_quoted_cut_with_an_ellipsis():
+    """Read 46: `--shapes` quoted a bad value's first 40 characters with nothing to say that it went on."""
+    from specviz.labs.bench.cli import parse_shape
+
+    with pytest.raises(ValueError, match=r"\(got '4:8:2:1:a{31}…'\)\.$"):
+        parse_shape("4:8:2:1:" + "a" * 300)
+    with pytest.raises(ValueError, match=r"\(got '4:8:2:1:x'\)\.$"):
+        parse_shape("4:8:2:1:x")
+
+
+def test_a_refused_results_folder_leaves_no_folder_behind(tmp_path, capsys):
+    """Read 46: `--out NEW/<300 characters>` was refused as "File name too long" with NEW made and left behind."""
+    code = main(["bench", "--pair", "toy", "--proposers", "ngram", "--out", f"{tmp_path}/new/{'d' * 300}"])
+    assert code == 2 and "File name too long" in capsys.readouterr().err and list(tmp_path.iterdir()) == []

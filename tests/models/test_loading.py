@@ -74,6 +74,15 @@ def test_impossible_device_or_dtype_is_one_sentence(device, dtype, words):
         pick_dtype(pick_device(device, CPU_ONLY), dtype, CPU_ONLY)
 
 
+@pytest.mark.parametrize("device, dtype", [("x" * 5000, None), ("cpu", "y" * 5000)])
+def test_a_huge_device_or_dtype_is_quoted_cut_with_an_ellipsis(device, dtype):
+    """Read 46: `--device` or `--dtype` of 5,000 characters was echoed whole in its refusal (the CLI cuts the
+    values argparse quotes at 40 characters, with "…")."""
+    with pytest.raises(ModelLoadError) as refused:
+        pick_dtype(pick_device(device, CPU_ONLY), dtype, CPU_ONLY)
+    assert len(str(refused.value)) < 120 and "…'" in str(refused.value)
+
+
 # ---- memory ---------------------------------------------------------------------------------------------------
 
 

@@ -221,3 +221,15 @@ def test_an_output_under_a_file_is_refused_as_not_a_folder(stand_in, capsys, tmp
     assert cli.main(["generate", "--pair", "toy", "--prompt", "hi", "--lang", "pt", "--json", f"{plain}/t.json"]) == 2
     assert capsys.readouterr().err.strip().endswith(f"'{plain}/t.json': Não é uma pasta.")
     assert stand_in == []
+
+
+
+def test_a_long_output_path_is_quoted_cut_with_an_ellipsis(stand_in, capsys, tmp_path):
+    """Read 46: the sweep's refusal cut a path over 200 characters silently, so the quote read as the whole path;
+    a cut one now ends in "…" (as the CLI's other quoted values do)."""
+    plain = tmp_path / "plain.txt"
+    plain.write_text("x")
+    assert cli.main(["serve", "sweep", "--out", f"{plain}/{'d' * 300}/sweep.json"]) == 2
+    said = capsys.readouterr().err.strip()
+    assert said.startswith("specviz: Cannot write the sweep to '") and "…': Not a directory." in said
+    assert stand_in == []

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from specviz.core.text import shortened
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import DEVICE_HELP, DTYPE_HELP, finite_float, path_arg, threads_arg
 from specviz.engine.proposers import registry
@@ -273,8 +274,8 @@ def parse_shape(text: str) -> DraftShape:
         values = [int(p) for p in parts] + [0, 4, 0][len(parts) - 1:]
         return DraftShape(*values)
     except ValueError:
-        raise ValueError(f"--shapes takes K:NODES:WIDTH:LOOKUP, whole numbers in range (got '{text[:40]}').") \
-            from None
+        raise ValueError("--shapes takes K:NODES:WIDTH:LOOKUP, whole numbers in range "
+                         f"(got '{shortened(str(text))}').") from None
 
 
 def check_writable(folder: str) -> None:

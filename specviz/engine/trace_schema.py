@@ -63,7 +63,7 @@ def _words(message: str, **values: Any) -> Words:
 
 def _whole(lo: int, hi: int) -> tuple[Check, Words]:
     return (lambda v: is_whole(v) and lo <= v <= hi,
-            _words(N_("a whole number from {lo} to {hi}"), lo=lo, hi=hi))
+            _words(N_("a whole number from {lo} to {hi}"), lo=_Count(lo), hi=_Count(hi)))
 
 
 def _number(lo: float, hi: float, *, inf: bool = False) -> tuple[Check, Words]:
@@ -73,9 +73,16 @@ def _number(lo: float, hi: float, *, inf: bool = False) -> tuple[Check, Words]:
         if isinstance(v, int):  # compared as an int: a 400-digit one would overflow a float
             return lo <= v <= hi
         return (inf and v == math.inf) or (math.isfinite(v) and lo <= v <= hi)
+    ends = {"lo": _bound(lo), "hi": _bound(hi)}
     if inf:
-        return check, _words(N_("a number from {lo} to {hi} (or inf)"), lo=f"{lo:g}", hi=f"{hi:g}")
-    return check, _words(N_("a number from {lo} to {hi}"), lo=f"{lo:g}", hi=f"{hi:g}")
+        return check, _words(N_("a number from {lo} to {hi} (or inf)"), **ends)
+    return check, _words(N_("a number from {lo} to {hi}"), **ends)
+
+
+def _bound(value: float) -> Any:
+    """A range's end as the reader reads it: a whole one grouped (1,000,000 or 1.000.000, not 1e+06), one past any
+    count a reader writes out (1e300) as %g."""
+    return _Count(int(value)) if float(value).is_integer() and abs(value) < 1e15 else f"{value:g}"
 
 
 def _optional(rule: tuple[Check, Words]) -> tuple[Check, Words]:
@@ -88,7 +95,9 @@ def _text(limit: int) -> tuple[Check, Words]:
 
 
 class _Count(int):
-    """A count written the reader's way when it is put into words (200,000 or 200.000)."""
+    """A count or a range's end written the reader's way when it is put into words (200,000 or 200.000): the
+    rules are built at import, before a reader's language is known (read 46: "from 0 to 131072", "from 1 to 2048"
+    and "from 0 to 1e+06" were written raw beside "at most 200,000 characters")."""
 
     def __str__(self) -> str:
         return number(int(self), 0)

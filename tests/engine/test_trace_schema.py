@@ -181,6 +181,23 @@ def test_too_many_steps_are_counted_in_the_readers_number_format():
         check_trace_size(data)
 
 
+@pytest.mark.parametrize("lang, change, says", [
+    ("en", _set(["settings", "max_new_tokens"], 5000), "settings['max_new_tokens'] must be a whole number from 1 to "
+                                                       "2,048 (got 5000)."),
+    ("pt", _set(["settings", "max_new_tokens"], 5000), "de 1 a 2.048 (recebido: 5000)."),
+    ("en", _set(["steps", 0, "target_cache_after"], -1), "from 0 to 131,072 (got -1)."),
+    ("en", _set(["steps", 0, "draft_seconds"], 2e6), "draft_seconds must be a number from 0 to 1,000,000 (got"),
+    ("pt", _set(["steps", 0, "draft_seconds"], 2e6), "deve ser um número de 0 a 1.000.000 (recebido:"),
+])
+def test_a_fields_range_is_written_in_the_readers_number_format(lang, change, says):
+    """Read 46: an uploaded trace's range refusals wrote their ends raw, "from 1 to 2048", "from 0 to 131072",
+    "from 0 to 1e+06", beside the same module's "at most 200,000 characters" (and RunSpec's "from 1 to 2,048")."""
+    from specviz.core.i18n import using
+
+    with using(lang), pytest.raises(ValueError) as refused:
+        Trace.from_json(json.dumps(mutated(change)))
+    assert says in str(refused.value) and "e+06" not in str(refused.value)
+
 
 def test_a_long_settings_key_is_quoted_cut_with_an_ellipsis():
     """Read 46: a settings key over 40 characters was quoted cut silently, "settings['xxx…x]" with no closing

@@ -199,7 +199,8 @@ class BenchConfig:
                              "(e.g. heuristic) or give that temperature in --temperatures instead.")
         lo, hi = MAX_NEW_TOKENS_RANGE
         if not _whole(self.max_new_tokens, lo, hi):
-            raise ValueError(f"--max-new-tokens must be a whole number from {lo} to {hi} (got {self.max_new_tokens}).")
+            raise ValueError(f"--max-new-tokens must be a whole number from {lo} to {hi:,} (got "
+                             f"{self.max_new_tokens}).")
         for n in self.tree_nodes:
             if not _whole(n, *TREE_NODES_RANGE):
                 raise ValueError(f"--tree-nodes must be whole numbers from {TREE_NODES_RANGE[0]} to "
@@ -229,7 +230,9 @@ class BenchConfig:
         if self.threads is not None:
             check_threads(self.threads)
         if not _whole(self.seed, *SEED_RANGE):
-            raise ValueError(f"--seed must be a whole number from {SEED_RANGE[0]} to {SEED_RANGE[1]} (got {self.seed}).")
+            # grouped as `generate` groups its bounds (read 46: "from 0 to 4294967295" beside its "4,294,967,295")
+            raise ValueError(f"--seed must be a whole number from {SEED_RANGE[0]} to {SEED_RANGE[1]:,} (got "
+                             f"{self.seed}).")
         if self.clock not in CLOCKS:
             raise ValueError(f"--clock must be one of {', '.join(CLOCKS)} (got {self.clock}).")
         if self.dtype not in (None, *DTYPES):

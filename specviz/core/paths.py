@@ -54,6 +54,40 @@ CACHE_ENV = "SPECVIZ_CACHE"
 _PACKAGE = Path(__file__).resolve().parent.parent  # specviz/, above core/
 
 
+@contextmanager
+def folders_made_for(folder: str | Path) -> Iterator[Path]:
+    """Create `folder` and its missing parents for a write check, and remove the ones this made (empty, deepest
+    first) when the check fails inside: a refused output path leaves no stray folder behind (read 46: `serve sweep
+    --out /new/<300 characters>/x.json` was refused with /new left on the disk).
+
+    >>> import tempfile
+    >>> root = Path(tempfile.mkdtemp())
+    >>> try:
+    ...     with folders_made_for(root / "a" / "b"):
+    ...         raise OSError("refused")
+    ... except OSError:
+    ...     pass
+    >>> list(root.iterdir())
+    []
+    """
+    path = Path(folder)
+    missing = []
+    for above in (path, *path.parents):
+        if os.path.lexists(above):  # False for any path the system refuses to look at, too long ones included
+            break
+        missing.append(above)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        yield path
+    except BaseException:
+        for made in missing:  # deepest first; a folder that holds something now is kept
+            try:
+                made.rmdir()
+            except OSError:
+                pass
+        raise
+
+
 def _find_assets() -> Path:
     """The assets folder: inside the package when installed from a wheel, else next to the package."""
     installed = _PACKAGE / "assets"

@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 from specviz.core.i18n import _, localized, number, os_reason
+from specviz.core.paths import folders_made_for
 from specviz.core.text import shortened
 from specviz.engine.limits import K_RANGE, path_arg
 from specviz.runs.runspec import float_text
@@ -131,9 +132,9 @@ def writable_output(out: str) -> Path:
     if path.is_dir():
         problem = _("it is a folder")
     else:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile(dir=path.parent, prefix=".specviz-write-check-"):
+        try:  # the folders made for the check are removed again when it fails
+            with folders_made_for(path.parent), tempfile.NamedTemporaryFile(dir=path.parent,
+                                                                            prefix=".specviz-write-check-"):
                 pass
         except FileExistsError:  # mkdir met a file where a folder should be ("/etc/passwd/x"): no folder there
             problem = os_reason(errno.ENOTDIR)

@@ -223,7 +223,6 @@ def test_an_output_under_a_file_is_refused_as_not_a_folder(stand_in, capsys, tmp
     assert stand_in == []
 
 
-
 def test_a_long_output_path_is_quoted_cut_with_an_ellipsis(stand_in, capsys, tmp_path):
     """Read 46: the sweep's refusal cut a path over 200 characters silently, so the quote read as the whole path;
     a cut one now ends in "…" (as the CLI's other quoted values do)."""
@@ -233,3 +232,12 @@ def test_a_long_output_path_is_quoted_cut_with_an_ellipsis(stand_in, capsys, tmp
     said = capsys.readouterr().err.strip()
     assert said.startswith("specviz: Cannot write the sweep to '") and "…': Not a directory." in said
     assert stand_in == []
+
+
+def test_a_refused_output_path_leaves_no_folder_behind(stand_in, capsys, tmp_path):
+    """Read 46: the write check made the missing folders first, so `--out NEW/<300 characters>/sweep.json`,
+    refused as "File name too long", left NEW on the disk."""
+    assert cli.main(["serve", "sweep", "--out", f"{tmp_path}/new/{'d' * 300}/sweep.json"]) == 2
+    assert "File name too long" in capsys.readouterr().err and list(tmp_path.iterdir()) == []
+    assert cli.main(["serve", "sweep", "--out", f"{tmp_path}/kept/sweep.json", "--levels", "3"]) == 2
+    assert list(tmp_path.iterdir()) == [] and stand_in == []

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from specviz.core.paths import folders_made_for
 from specviz.core.text import shortened
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import DEVICE_HELP, DTYPE_HELP, finite_float, path_arg, threads_arg
@@ -284,8 +285,7 @@ def check_writable(folder: str) -> None:
     if path.exists() and not path.is_dir():  # mkdir's own reason, "File exists", reads as if the results did
         raise ValueError(f"Cannot write the results to '{folder}': it is a file, not a folder.")
     try:
-        path.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path):
+        with folders_made_for(path), tempfile.NamedTemporaryFile(dir=path):  # none left behind when refused
             pass
     except OSError as exc:
         raise ValueError(f"Cannot write the results to '{folder}': {exc.strerror or 'not a writable folder'}.") \

@@ -223,13 +223,17 @@ def unwritable(path: str) -> str | None:
     from specviz.core.i18n import os_reason
 
     target = Path(path)
-    if target.is_dir():
-        return os_reason(errno.EISDIR)
-    if not target.parent.is_dir():  # a file where a folder should be ("/etc/passwd/x") is not a missing folder
-        above = next((folder for folder in target.parents if folder.exists()), None)
-        return os_reason(errno.ENOTDIR if above is not None and not above.is_dir() else errno.ENOENT)
-    if not os.access(target if target.exists() else target.parent, os.W_OK):
-        return os_reason(errno.EACCES)
+    try:  # a name past the system's limit cannot even be looked at (read 46: "File name too long" left this
+        # check as an OSError, exit code 1 without the sentence that names the trace)
+        if target.is_dir():
+            return os_reason(errno.EISDIR)
+        if not target.parent.is_dir():  # a file where a folder should be ("/etc/passwd/x") is not a missing folder
+            above = next((folder for folder in target.parents if folder.exists()), None)
+            return os_reason(errno.ENOTDIR if above is not None and not above.is_dir() else errno.ENOENT)
+        if not os.access(target if target.exists() else target.parent, os.W_OK):
+            return os_reason(errno.EACCES)
+    except OSError as exc:
+        return os_reason(exc)
     return None
 
 

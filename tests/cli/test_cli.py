@@ -151,7 +151,7 @@ def test_bad_input_is_one_sentence_and_exit_2(args, phrase):
     assert not re.search(r"\b(tree_nodes|tree_width|tree_lookup|max_new_tokens|top_k|top_p)\b", out.stderr)  # fields
 
 
-@pytest.mark.parametrize("where", ["folder", "missing folder", "read-only folder"])
+@pytest.mark.parametrize("where", ["folder", "missing folder", "read-only folder", "name too long"])
 def test_a_json_path_that_cannot_be_written_is_refused_before_the_run(where, tmp_path, monkeypatch):
     """`generate --json PATH` checks PATH before the pair loads: a minutes-long run on SmolLM2 must not end in
     "Cannot write" with its trace lost. The run itself would fail this test if it started."""
@@ -164,7 +164,8 @@ def test_a_json_path_that_cannot_be_written_is_refused_before_the_run(where, tmp
 
     monkeypatch.setattr(cli_module, "_prepare", no_run)
     path = {"folder": tmp_path, "missing folder": tmp_path / "no" / "t.json",
-            "read-only folder": tmp_path / "ro" / "t.json"}[where]
+            "read-only folder": tmp_path / "ro" / "t.json",
+            "name too long": tmp_path / ("d" * 300) / "t.json"}[where]  # read 46: exit code 1, no "Cannot write"
     if where == "read-only folder":  # the tests may run as root, who writes anywhere: the OS's answer is staged
         path.parent.mkdir()
         monkeypatch.setattr(os, "access", lambda p, mode: mode != os.W_OK)

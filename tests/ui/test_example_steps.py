@@ -14,7 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from specviz.labs.examples import list_examples, load_example
-from specviz.ui.common.tokens import fmt, fmt_apart
+from specviz.ui.common.tokens import chance_apart, fmt_apart
 
 pytestmark = pytest.mark.slow  # 8 examples × 3 steps × 2 languages: about 40 s
 
@@ -87,9 +87,10 @@ def test_an_examples_steps_show_their_recorded_numbers_in_both_languages(name):
                                                                  for t in titles(b))]
         assert len(chips[-1] if chips else []) == len(step.decisions), (name, number)
         for d, tip in zip(step.decisions, chips[-1] if chips else []):
-            assert f"p (target) = {fmt(d.target_prob)}\nq (draft) = {fmt(d.draft_prob)}" in tip, tip
+            p, q = fmt_apart(d.target_prob, d.draft_prob)  # read 46: 0.9997 against 1 is no "1.000 = 1.000"
+            assert f"p (target) = {p}\nq (draft) = {q}" in tip, tip
             if d.reached:
-                u, chance = fmt_apart(d.uniform, d.accept_prob)
+                chance, u = chance_apart(d.accept_prob, d.uniform)
                 assert f"u = {u} {'<' if d.accepted else '≥'} {chance}" in tip, tip
         charts = {json.loads(c.proto.spec)["layout"]["title"]["text"].split(":")[0]: json.loads(c.proto.spec)
                   for c in en.get("plotly_chart")}

@@ -137,6 +137,28 @@ def test_decision_tooltip_has_the_exact_numbers():
     assert "min(1, p/q) = 1.000" in emitted_tooltip(t) and "u = 0.100 < 1.000" in emitted_tooltip(t)
 
 
+def test_a_chance_below_one_is_never_written_as_one_where_a_draft_is_shown():
+    """Read 46: the default example's first step kept draft #3 with p = 0.9997 < q = 1; its sentence said "p/q =
+    0.9997", but its chip's hover read "p (target) = 1.000, q (draft) = 1.000, p/q = 1.000, min(1, p/q) = 1.000", and
+    the strip, the overview's hover and both tables "1.000", as if it were always kept."""
+    from specviz.ui.common.step_figures import accept_strip_table, verdict_overview_figure, verdict_overview_table
+    from specviz.ui.common.step_view import _position_sentence
+
+    step = load_example("smollm-ngram-t07")[0].steps[0]
+    d = step.decisions[2]
+    assert d.target_prob < d.draft_prob == 1.0 and fmt(d.target_prob) == "1.000"  # the case itself
+    tip = decision_tooltip(d)
+    for piece in ("p (target) = 0.9997", "q (draft) = 1.0000", "p/q = 0.9997", "min(1, p/q) = 0.9997",
+                  "u = 0.088 < 0.9997 → accepted ✓"):
+        assert piece in tip, tip
+    assert "min(1, p/q) = 0.9997" in emitted_tooltip(step.emitted[2], step.index)
+    assert "p/q = 0.9997" in _position_sentence(d)
+    assert list(accept_strip_table(d).iloc[:, 1]) == ["0.9997", "0.088"]
+    assert "min(1, p/q) = 0.9997" in {a.text for a in accept_strip_figure(d).layout.annotations}
+    assert verdict_overview_table(step).iloc[2, 1] == "0.9997"
+    assert list(verdict_overview_figure(step).data[0].customdata[2][:4]) == ["0.9997", "1.0000", "0.9997", "0.9997"]
+
+
 def test_a_comparison_never_writes_two_different_numbers_alike():
     """Read 44: the default example's last step kept a draft with u = 0.99962 against min(1, p/q) = 0.9999985, and
     every place that compares them read "u = 1.000 < 1.000 → accepted" (the sentence "p = 1.000 < q = 1.000"): they
@@ -149,19 +171,19 @@ def test_a_comparison_never_writes_two_different_numbers_alike():
     step = load_example("smollm-ngram-t07")[0].steps[11]
     d = step.decisions[0]
     assert d.accepted and d.uniform < d.accept_prob < d.draft_prob  # the case itself: u < a < q = 1, all near 1
-    assert "u = 0.9996 < 1.0000 → accepted ✓" in decision_tooltip(d)
-    assert "u = 0.9996 < 1.0000 → kept" in emitted_tooltip(step.emitted[0], step.index)
+    assert "u = 0.9996 < 0.999998 → accepted ✓" in decision_tooltip(d)
+    assert "u = 0.9996 < 0.999998 → kept" in emitted_tooltip(step.emitted[0], step.index)
     sentence = _position_sentence(d)
     assert "p = 0.999998 < q = 1.000000" in sentence and "u = 0.9996 fell inside" in sentence
     assert "1.000 < q = 1.000" not in sentence
-    assert list(accept_strip_table(d).iloc[:, 1]) == ["1.0000", "0.9996"]
-    assert list(verdict_overview_table(step).iloc[0, 1:3]) == ["1.0000", "0.9996"]
+    assert list(accept_strip_table(d).iloc[:, 1]) == ["0.999998", "0.9996"]
+    assert list(verdict_overview_table(step).iloc[0, 1:3]) == ["0.999998", "0.9996"]
     strip = accept_strip_figure(d)
-    assert {"min(1, p/q) = 1.0000", "u = 0.9996"} <= {a.text for a in strip.layout.annotations}
+    assert {"min(1, p/q) = 0.999998", "u = 0.9996"} <= {a.text for a in strip.layout.annotations}
     node = TreeNode(5, "a", -1, 1, 0.5, 0.9999, "accepted", uniform=0.99962, accept_prob=0.9999985)
-    assert "u = 0.9996 < 1.0000" in _hover(0, node)
+    assert "u = 0.9996 < 0.999999" in _hover(0, node)
     assert (tree_rows(TreeRecord([node], [0]))[0]["kept with"], tree_rows(TreeRecord([node], [0]))[0]["u"]) == \
-        ("1.0000", "0.9996")
+        ("0.999999", "0.9996")
     assert "u = 0.654 ≥ 0.400 →" in decision_tooltip(dataclasses.replace(d, uniform=0.6543, accept_prob=0.4,
                                                                               accepted=False))
 

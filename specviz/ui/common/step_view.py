@@ -26,8 +26,8 @@ from specviz.ui.common.palette import style
 from specviz.ui.common.step_figures import (accept_strip_figure, accept_strip_table, correction_figure,
                                              correction_table, distribution_figure, distribution_table,
                                              verdict_overview_figure, verdict_overview_table)
-from specviz.ui.common.tokens import (decision_chips, decision_kind, draft_numbers, emitted_chips, fmt, fmt_apart,
-                                      text_html)
+from specviz.ui.common.tokens import (chance_apart, decision_chips, decision_kind, draft_numbers, emitted_chips, fmt,
+                                      fmt_apart, fmt_chance, text_html)
 from specviz.ui.common.tree_view import TEXT as TREE_TEXT
 from specviz.ui.common.tree_view import render_tree
 
@@ -281,7 +281,7 @@ def _position_sentence(d: Decision, tree: bool = False) -> str:
     if not d.reached:
         return _("**Not reached.** An earlier draft was rejected, and every draft after a rejection is thrown away "
                  "untested: no u was drawn for this one.")
-    chance, u = fmt_apart(d.accept_prob, d.uniform)  # "u = 1.000 fell inside" a chance of 1.000 read as false
+    chance, u = chance_apart(d.accept_prob, d.uniform)  # "u = 1.000 fell inside" a chance of 1.000 read as false
     if tree:
         why = _("In a tree the target tests a node with min(1, p′/q′): p′ is what p at its parent leaves once the "
                 "siblings tried before it were rejected (the residual, rescaled to add up to 1), and q′ the draft's "
@@ -301,7 +301,7 @@ def _position_sentence(d: Decision, tree: bool = False) -> str:
     else:
         # p/q < 1 to the decimals that tell it from 1: "p = 0.99999 < q = 1.00000 ... survives with probability
         # p/q = 1.000" read as always kept (read 46)
-        ratio = max(chance if d.ratio == d.accept_prob else fmt(d.ratio), fmt_apart(d.ratio, 1.0)[0], key=len)
+        ratio = chance if d.ratio == d.accept_prob else fmt_chance(d.ratio)
         why = _("p = {p} < q = {q}: the draft was over-confident, so the token survives with probability "
                 "p/q = {ratio}.", p=p, q=q, ratio=ratio)
     outcome = (_("u = {u} fell inside, so it was **accepted ✓**.", u=u) if d.accepted else

@@ -6,7 +6,7 @@ from `specviz.ui.common.palette`; its text, whatever a model wrote, goes through
     >>> "line-through" in chip("x", TokenKind.REJECTED)
     True
 
-Public API (other pages import it; keep it stable): `fmt`, `fmt_apart`, `chip`, `decision_kind`, `draft_numbers`,
+Public API (other pages import it; keep it stable): `fmt`, `fmt_apart`, `fmt_chance`, `chance_apart`, `chip`, `decision_kind`, `draft_numbers`,
 `main_line_nodes`, `main_line_view`, `decision_tooltip`, `emitted_tooltip`, `emitted_chips`, `decision_chips`,
 `TraceView`, `trace_view`, `output_html`, `stream_html`, `text_html`, `answer_html`. A page that draws one trace many
 times (the Playground's player) builds its `trace_view` once and reads it.
@@ -53,6 +53,30 @@ def fmt_apart(a: float | None, b: float | None, digits: int = 3) -> tuple[str, s
             break
         shown = fmt(a, more), fmt(b, more)
     return shown
+
+
+def fmt_chance(x: float | None, digits: int = 3) -> str:
+    """A ratio p/q or a chance to keep a draft, as `fmt` writes it, with the decimals that tell it from 1 where it is
+    below 1: the default example's first step kept a draft with p = 0.9997 < q = 1, and its hover, strip and table
+    read "min(1, p/q) = 1.000" beside the sentence's "p/q = 0.9997", as if it were always kept (read 46).
+
+    >>> fmt_chance(0.9997), fmt_chance(0.5), fmt_chance(1.0), fmt_chance(2.5), fmt_chance(None)
+    ('0.9997', '0.500', '1.000', '2.500', '–')
+    """
+    if x is None or not 0 < x < 1:
+        return fmt(x, digits)
+    return fmt_apart(x, 1.0, digits)[0]
+
+
+def chance_apart(chance: float | None, u: float | None, digits: int = 3) -> tuple[str, str]:
+    """min(1, p/q) and u as a comparison writes them (`fmt_apart`), the chance never written as 1 when it is below 1
+    (`fmt_chance`), so every place that shows one draft's chance writes it alike.
+
+    >>> chance_apart(0.99999845, 0.9996243), chance_apart(0.4, 0.6543), chance_apart(1.0, 0.5)
+    (('0.999998', '0.9996'), ('0.400', '0.654'), ('1.000', '0.500'))
+    """
+    shown, u_text = fmt_apart(chance, u, digits)
+    return max(shown, fmt_chance(chance, digits), key=len), u_text
 
 
 # ---- tooltips -------------------------------------------------------------------------------------------------
@@ -103,15 +127,20 @@ def ratio(target_prob: float | None, draft_prob: float | None) -> float | None:
     return target_prob / draft_prob if draft_prob else math.inf
 
 
-def q_lines(draft_prob: float | None, target_prob: float | None, node: TreeNode | None) -> list[str]:
-    """The q and p/q lines of a hover, with the q the rule used: a tree node it tests against a point mass (copied
+def pq_lines(target_prob: float | None, draft_prob: float | None, node: TreeNode | None) -> list[str]:
+    """The p, q and p/q lines of a hover, with the q the rule used: a tree node it tests against a point mass (copied
     from the context, or a child not drawn from q) has q = 1, whatever the draft gave it (read 44: a greedy tree's
-    second child read "q (draft) = 0.000", "p/q = ∞", though the rule kept it with p′(x))."""
+    second child read "q (draft) = 0.000", "p/q = ∞", though the rule kept it with p′(x)). p and q take the decimals
+    that tell them apart, p/q those that tell it from 1 (read 46: "p = 1.000, q = 1.000, p/q = 1.000" for p = 0.9997).
+    """
     if node is None or not (node.point_mass or node.copied):
-        return [_("q (draft) = {q}", q=fmt(draft_prob)), f"p/q = {fmt(ratio(target_prob, draft_prob))}"]
+        p, q = fmt_apart(target_prob, draft_prob)
+        return [_("p (target) = {p}", p=p), _("q (draft) = {q}", q=q),
+                f"p/q = {fmt_chance(ratio(target_prob, draft_prob))}"]
+    p, one = fmt_apart(target_prob, 1.0)
     why = _("copied from the context") if node.copied else _("a top-k child, not drawn from q")
-    return [_("q = {one}, a point mass ({why}; the draft gave it q(x) = {q})", one=fmt(1.0), why=why,
-              q=fmt(draft_prob)), f"p/q = {fmt(target_prob)}"]
+    return [_("p (target) = {p}", p=p), _("q = {one}, a point mass ({why}; the draft gave it q(x) = {q})", one=one,
+                                          why=why, q=fmt(draft_prob)), f"p/q = {fmt_chance(target_prob)}"]
 
 
 def decision_tooltip(d: Decision, tree: bool = False, number: int | None = None, node: TreeNode | None = None) -> str:
@@ -119,17 +148,17 @@ def decision_tooltip(d: Decision, tree: bool = False, number: int | None = None,
     line the chance it was kept is min(1, p′/q′), with the residuals the siblings tried before it left (the tree
     rule), which differs from min(1, p/q) after a rejected sibling: it is named so. `number`: the draft's number as
     shown (`draft_numbers`; its place in the chain when None). `node`: its tree node (`main_line_nodes`), whose q
-    is a point mass where the rule takes it so (`q_lines`)."""
-    kept = (_("min(1, p′/q′) = {chance} (after the siblings tried before it)", chance=fmt(d.accept_prob)) if tree
-            else f"min(1, p/q) = {fmt(d.accept_prob)}")
+    is a point mass where the rule takes it so (`pq_lines`)."""
+    chance, u = chance_apart(d.accept_prob, d.uniform if d.reached else None)
+    kept = (_("min(1, p′/q′) = {chance} (after the siblings tried before it)", chance=chance) if tree
+            else f"min(1, p/q) = {chance}")
     lines = [_("draft #{n}: {text}  (id {id})", n=number or d.position + 1, text=visible(d.text), id=d.token_id),
-             _("p (target) = {p}", p=fmt(d.target_prob)), *q_lines(d.draft_prob, d.target_prob, node), kept]
+             *pq_lines(d.target_prob, d.draft_prob, node), kept]
     if not d.reached:
         lines.append(_("u: never drawn. An earlier draft was rejected, so this one was not tested."))
     else:
         sign = "<" if d.accepted else "≥"
         verdict = _("accepted ✓") if d.accepted else _("rejected ✗")
-        u, chance = fmt_apart(d.uniform, d.accept_prob)
         lines.append(f"u = {u} {sign} {chance} → {verdict}")
     return "\n".join(lines)
 
@@ -139,7 +168,7 @@ def emitted_tooltip(t: EmittedToken, step_index: int | None = None, tree_chance:
     """Plain text for hovering an output token: where it came from and its numbers. `tree_chance` is the chance an
     accepted token of a tree step was kept, min(1, p′/q′) (its main-line Decision.accept_prob, `step_tooltip`): the
     tree rule tested u against it, not against min(1, p/q); `node`, its tree node, gives the q the rule used
-    (`q_lines`). With `tree` (the token ends a tree step), a recovered
+    (`pq_lines`). With `tree` (the token ends a tree step), a recovered
     token comes from the residual p′ left once every child of its node was rejected, and a bonus token follows an
     accepted node with no children (`specviz.engine.tree_verifier`), not "all drafts accepted"."""
     s = style(t.kind)
@@ -152,13 +181,14 @@ def emitted_tooltip(t: EmittedToken, step_index: int | None = None, tree_chance:
     lines = [head]
     p_line = _("p (target) = {p}", p=fmt(t.target_prob))
     if t.kind == TokenKind.ACCEPTED and tree_chance is not None:
-        lines += [p_line, *q_lines(t.draft_prob, t.target_prob, node),
-                  _("min(1, p′/q′) = {chance} (after the siblings tried before it)", chance=fmt(tree_chance)),
-                  _("u = {u} < {a} → kept", **dict(zip("ua", fmt_apart(t.uniform, tree_chance))))]
+        a, u = chance_apart(tree_chance, t.uniform)
+        lines += [*pq_lines(t.target_prob, t.draft_prob, node),
+                  _("min(1, p′/q′) = {chance} (after the siblings tried before it)", chance=a),
+                  _("u = {u} < {a} → kept", u=u, a=a)]
     elif t.kind == TokenKind.ACCEPTED:
-        chance = None if (r := ratio(t.target_prob, t.draft_prob)) is None else min(1.0, r)
-        lines += [p_line, *q_lines(t.draft_prob, t.target_prob, None), f"min(1, p/q) = {fmt(chance)}",
-                  _("u = {u} < {a} → kept", **dict(zip("ua", fmt_apart(t.uniform, chance))))]
+        a, u = chance_apart(None if (r := ratio(t.target_prob, t.draft_prob)) is None else min(1.0, r), t.uniform)
+        lines += [*pq_lines(t.target_prob, t.draft_prob, None), f"min(1, p/q) = {a}",
+                  _("u = {u} < {a} → kept", u=u, a=a)]
     elif t.kind == TokenKind.RECOVERED and tree:
         lines += [_("sampled from the residual p′ left after every child of the last kept node was rejected"),
                   p_line]

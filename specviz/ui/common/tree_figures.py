@@ -31,7 +31,7 @@ from specviz.engine.trace import Step, TokenKind, TreeNode, TreeRecord
 from specviz.engine.tree import ROOT, mask_rows
 from specviz.ui.common.escaping import escape_markdown, plot_text, shortened, table_text, visible
 from specviz.ui.common.palette import LIGHT_GREY, P_COLOR, DisplayState, Kind, style
-from specviz.ui.common.tokens import fmt, fmt_apart
+from specviz.ui.common.tokens import chance_apart, fmt, fmt_chance
 
 COPIED_MARK = "❐"  # a node copied from the context, not drafted (DejaVu Sans Mono has it, so every chip shows it)
 PATH_META = "accepted_path"  # the `meta` of the accepted path's trace: tests and readers find it by this, not by name
@@ -107,13 +107,13 @@ def _hover(j: int, node: TreeNode) -> str:
     q_line = (_("q = {q} · p (target) = {p}", q=_point_mass_q(node), p=fmt(node.target_prob))
               if node.point_mass or node.copied else
               _("q (draft) = {q} · p (target) = {p}", q=_point_mass_q(node), p=fmt(node.target_prob)))
-    lines += [q_line, f"p/q = {fmt(_ratio(node))}"]
+    lines += [q_line, f"p/q = {fmt_chance(_ratio(node))}"]
     if node.uniform is None:
         lines.append(_("not reached: never tested, no u drawn"))
     else:
-        lines.append(_("kept with {chance} (after the siblings tried before it)", chance=fmt(node.accept_prob)))
+        chance, u = chance_apart(node.accept_prob, node.uniform)  # never "u = 1.000 < 1.000"
+        lines.append(_("kept with {chance} (after the siblings tried before it)", chance=chance))
         sign = "<" if node.status == NodeStatus.ACCEPTED else "≥"
-        u, chance = fmt_apart(node.uniform, node.accept_prob)  # never "u = 1.000 < 1.000"
         lines.append(f"u = {u} {sign} {chance} → {s.glyph} {_(s.label)}")
     return "<br>".join(lines)
 
@@ -261,13 +261,13 @@ def tree_rows(record: TreeRecord) -> list[dict[str, str]]:
     rows = []
     for j, n in enumerate(record.nodes):
         s = style(node_kind(n))
-        chance, u = fmt_apart(n.accept_prob, n.uniform)  # a kept node never reads 1.000 and u = 1.000
+        chance, u = chance_apart(n.accept_prob, n.uniform)  # a kept node never reads 1.000 and u = 1.000
         rows.append({_("node"): f"#{j + 1} {visible(n.text)}",
                      _("parent"): _parent(n),
                      _("depth"): str(n.depth),
                      _("source"): _("{mark} copied", mark=COPIED_MARK) if n.copied else _("drafted"),
                      "q": _point_mass_q(n), "p": fmt(n.target_prob),
-                     "p/q": fmt(_ratio(n)),
+                     "p/q": fmt_chance(_ratio(n)),
                      _("kept with"): chance, "u": u,
                      _("verdict"): f"{s.glyph} {_(s.label)}"})
     return rows

@@ -6,10 +6,11 @@ from `specviz.ui.common.palette`; its text, whatever a model wrote, goes through
     >>> "line-through" in chip("x", TokenKind.REJECTED)
     True
 
-Public API (other pages import it; keep it stable): `fmt`, `fmt_apart`, `fmt_chance`, `chance_apart`, `chip`, `decision_kind`, `draft_numbers`,
-`main_line_nodes`, `main_line_view`, `decision_tooltip`, `emitted_tooltip`, `emitted_chips`, `decision_chips`,
-`TraceView`, `trace_view`, `output_html`, `stream_html`, `text_html`, `answer_html`. A page that draws one trace many
-times (the Playground's player) builds its `trace_view` once and reads it.
+Public API (other pages import it; keep it stable): `fmt`, `fmt_apart`, `fmt_chance`, `chance_apart`, `chip`,
+`decision_kind`, `draft_numbers`, `main_line_nodes`, `main_line_view`, `decision_tooltip`, `emitted_tooltip`,
+`emitted_chips`, `decision_chips`, `TraceView`, `trace_view`, `output_html`, `stream_html`, `text_html`,
+`answer_html`. A page that draws one trace many times (the Playground's player) builds its `trace_view` once and
+reads it.
 """
 
 from __future__ import annotations

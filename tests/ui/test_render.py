@@ -157,6 +157,18 @@ def test_a_chance_below_one_is_never_written_as_one_where_a_draft_is_shown():
     assert "min(1, p/q) = 0.9997" in {a.text for a in accept_strip_figure(d).layout.annotations}
     assert verdict_overview_table(step).iloc[2, 1] == "0.9997"
     assert list(verdict_overview_figure(step).data[0].customdata[2][:4]) == ["0.9997", "1.0000", "0.9997", "0.9997"]
+    # and the p-and-q chart's row for the drafted token, and a tree node's hover (read 46, after step46b)
+    from specviz.engine.trace import TreeNode
+    from specviz.ui.common.step_figures import distribution_figure, distribution_table
+    from specviz.ui.common.tree_figures import _hover
+
+    table = distribution_table(d).set_index("token")
+    row = table.index.get_loc(text.visible(d.text))  # "␣cycle", the drafted token's row
+    assert list(table.iloc[row, :2]) == ["0.9997", "1.0000"]
+    bars = distribution_figure(d).data
+    assert (bars[0].customdata[row], bars[1].customdata[row]) == ("0.9997", "1.0000")
+    node = TreeNode(5, "a", -1, 1, 1.0, 0.9997, "accepted", uniform=0.088, accept_prob=0.9997)
+    assert "q (draft) = 1.0000 · p (target) = 0.9997" in _hover(0, node)
 
 
 def test_a_comparison_never_writes_two_different_numbers_alike():

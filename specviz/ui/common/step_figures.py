@@ -72,6 +72,11 @@ def _distribution(d: Decision, n: int) -> tuple[list[int], list[str], list[float
     below_q = _outside(d.draft_top, _("below the draft's top 10"))
     p_hover = [_prob(p[i].prob) if i in p else below_p for i in ids]
     q_hover = [_prob(q[i].prob) if i in q else below_q for i in ids]
+    if d.token_id in p and d.token_id in q and 0 < p[d.token_id].prob != q[d.token_id].prob > 0:  # an exact 0 stays 0
+        # the drafted token's p and q, compared by the sentence beside the chart, are written apart: p = 0.9997
+        # against q = 1 read "1.000" and "1.000" (read 46)
+        row = ids.index(d.token_id)
+        p_hover[row], q_hover[row] = fmt_apart(p[d.token_id].prob, q[d.token_id].prob)
     return ids, labels, pv, qv, p_hover, q_hover
 
 

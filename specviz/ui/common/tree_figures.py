@@ -31,7 +31,7 @@ from specviz.engine.trace import Step, TokenKind, TreeNode, TreeRecord
 from specviz.engine.tree import ROOT, mask_rows
 from specviz.ui.common.escaping import escape_markdown, plot_text, shortened, table_text, visible
 from specviz.ui.common.palette import LIGHT_GREY, P_COLOR, DisplayState, Kind, style
-from specviz.ui.common.tokens import chance_apart, fmt, fmt_chance
+from specviz.ui.common.tokens import chance_apart, fmt, fmt_apart, fmt_chance
 
 COPIED_MARK = "❐"  # a node copied from the context, not drafted (DejaVu Sans Mono has it, so every chip shows it)
 PATH_META = "accepted_path"  # the `meta` of the accepted path's trace: tests and readers find it by this, not by name
@@ -104,9 +104,11 @@ def _hover(j: int, node: TreeNode) -> str:
                        "q(x) = {q})", q=fmt(node.draft_prob)))
     # a point mass's q is the rule's, not the draft's: "q (draft) = 1.000 (point mass)" under "the draft gave it
     # q(x) = 0.000" named two values the draft's q (read 44 review)
-    q_line = (_("q = {q} · p (target) = {p}", q=_point_mass_q(node), p=fmt(node.target_prob))
-              if node.point_mass or node.copied else
-              _("q (draft) = {q} · p (target) = {p}", q=_point_mass_q(node), p=fmt(node.target_prob)))
+    if node.point_mass or node.copied:
+        q_line = _("q = {q} · p (target) = {p}", q=_point_mass_q(node), p=fmt(node.target_prob))
+    else:  # written apart, as the chain's hover writes them: q = 1 against p = 0.9997 read "1.000" twice (read 46)
+        q_text, p_text = fmt_apart(node.draft_prob, node.target_prob)
+        q_line = _("q (draft) = {q} · p (target) = {p}", q=q_text, p=p_text)
     lines += [q_line, f"p/q = {fmt_chance(_ratio(node))}"]
     if node.uniform is None:
         lines.append(_("not reached: never tested, no u drawn"))

@@ -297,6 +297,18 @@ def test_a_lookup_slowdown_compares_the_tokens_with_what_an_average_step_cost():
     assert "4.54 one-token forwards, more than the 3.20 tokens" in full and "on average (a lookup" not in full
 
 
+def test_a_model_drafters_short_steps_are_not_blamed_on_a_lookup():
+    """Read 46 (browser): the EAGLE drafter's verdict at T = 0.7 (default-cpu-drafts) said its steps "drafted 3.92
+    tokens on average (a lookup drafts only what it finds)"; no lookup runs there: its steps near the token limit
+    draft fewer (`max_new_tokens - n_emitted - 1`, specviz.engine.decoding)."""
+    result = results.load_result(ROOT / "assets" / "benchmarks" / "default-cpu-drafts" / "results.json")
+    best = result.best_constant("eagle", 0.7)
+    assert best["mean_k"] < best["k"]  # the case: a model drafter that drafted fewer than K on average
+    text = verdict.verdict(result, "eagle", 0.7)
+    assert f"drafted {best['mean_k']:.2f} tokens on average (drafting stops at the token limit" in text
+    assert "(a lookup" not in text
+
+
 def test_a_slowdown_at_the_break_even_alpha_blames_alpha_not_the_verify_cost():
     """α = 0 with free drafts (break-even α = 0) was told "α ≈ 0.00 and c = 0.000 would pay if checking the drafts
     were free": at α = 0 every draft is thrown away, and at the break-even α a step only ties."""

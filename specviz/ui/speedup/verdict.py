@@ -119,7 +119,8 @@ def slowdown_reason(alpha: float | None, c: float, k: int, verify: float, tokens
     K·c + `verify` is at least `tokens_per_step`; when it is less, the
     costs measured alone say the step pays, and the run's steps took longer than they add up to (on the H200 run the
     draft and verify times in the loop exceed c and the verify cost measured alone). When the run's steps drafted
-    fewer than K on average (`drafted`, a lookup drafts only what it finds), K·c + `verify` is the cost of a full step
+    fewer than K on average (`drafted`: drafting stops at the token limit, so a model drafter's steps near it draft
+    fewer too, and a lookup drafts only what it finds), K·c + `verify` is the cost of a full step
     only, so the sentence names that and compares the tokens with what an average step cost by the measured `speedup`
     (tokens per step over the speedup, in one-token target forwards).
 
@@ -147,7 +148,8 @@ def slowdown_reason(alpha: float | None, c: float, k: int, verify: float, tokens
         return _("α ≈ {alpha} and c = {c} would pay if checking the drafts were free, but a step that drafts all "
                  "K = {k} costs {step} one-token forwards (one target forward over {n} tokens costs {verify} a "
                  "one-token forward on the machine that measured it), and this run's steps drafted {drafted} tokens "
-                 "on average (a lookup drafts only what it finds): by the measured speedup an average step cost about "
+                 "on average (drafting stops at the token limit and after a drafted end-of-text token, and a lookup "
+                 "drafts only what it finds): by the measured speedup an average step cost about "
                  "{cost} one-token forwards, more than the {tokens} tokens it bought (its mean accepted length)",
                  drafted=number(drafted), cost=number(tokens_per_step / speedup), **words)
     if step >= tokens_per_step:

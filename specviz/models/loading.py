@@ -585,7 +585,7 @@ class LoadInfo:
     def placement(self) -> str:
         """Where the models went, in the current language (the pair cache serves a pair loaded by one visitor, in
         their language, to every later one): "both on cpu", "target sharded over cuda:0, cuda:1; draft on cuda:0"."""
-        return self.plan.describe()
+        return self.plan.describe(len(self.estimate.names))
 
 
 def load_models(

@@ -383,10 +383,16 @@ class Placement:
     def sharded(self) -> bool:
         return self.max_memory is not None
 
-    def describe(self) -> str:
+    def describe(self, models: int = 2) -> str:
+        """Where the models go, in the reader's language; `models` = 1 for a target loaded alone (no separate draft,
+        or the default pair's fit check, which counts its target only), which is not "both" anywhere (Read 46)."""
         if self.sharded:
             gpus = ", ".join(f"cuda:{i}" for i in self.max_memory)
+            if models == 1:
+                return _("target sharded over {gpus}", gpus=gpus)
             return _("target sharded over {gpus}; draft on {device}", gpus=gpus, device=self.draft_device)
+        if models == 1:
+            return _("on {device}", device=self.target_device)
         return _("both on {device}", device=self.target_device)
 
 

@@ -71,6 +71,9 @@ def test_the_catalog_and_the_memory_check_in_portuguese(models):
     at.selectbox(key="models_check_pair").set_value("smollm2-135m-1.7b").run()
     _portuguese(at)
     assert "cabe (ambos em cpu)" in at.success[0].value.replace("\\", "")
+    at.selectbox(key="models_check_pair").set_value("default").run()  # one model, not "ambos" (Read 46)
+    assert "cabe (em cpu)" in at.success[0].value.replace("\\", "")
+    at.selectbox(key="models_check_pair").set_value("smollm2-135m-1.7b").run()
     assert at.info[0].value.replace("\\", "").startswith("Velocidade aqui: a decodificação comum levaria pelo menos")
     at.selectbox(key="models_check_device").set_value("cuda").run()  # no GPU here: one sentence
     _portuguese(at)

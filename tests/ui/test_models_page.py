@@ -13,7 +13,7 @@ from tiny_folders import save_bert, save_toy_pair
 
 from specviz.models.catalog import catalog_rows, load_catalog
 from specviz.models.loading import Machine
-from specviz.models.machine import detect_machine, dtype_name, pick_dtype
+from specviz.models.machine import Placement, detect_machine, dtype_name, pick_dtype
 from specviz.ui.common import state
 from specviz.ui.models import view as models_view
 from specviz.ui.models.access import ENABLE_ENV, ROOT_ENV
@@ -120,6 +120,26 @@ def test_the_memory_check_says_whether_a_pair_fits_here(at):
     at.selectbox(key="models_check_pair").set_value("smollm2-135m-1.7b").run()
     assert not at.warning
     assert "it fits (both on cpu)" in at.success[0].value.replace("\\", "")
+
+
+def test_a_target_checked_or_loaded_alone_is_not_placed_as_both(at, folders):
+    """Read 46: the default pair's fit check counts its target only and said "SmolLM2-135M-Instruct needs about
+    0.27 GB in bfloat16: it fits (both on cpu)", and a target loaded by hand with no draft read "no separate draft
+    ...; both on cpu": "both" of one model. One model is placed "on cpu"."""
+    at.selectbox(key="models_check_pair").set_value("default").run()
+    fit = at.success[0].value.replace("\\", "")
+    assert "needs about" in fit and "it fits (on cpu)" in fit and "both" not in fit
+    at.text_input(key="models_target").set_value(str(folders[0]))
+    at.text_input(key="models_draft").set_value("")
+    at.button[0].click().run()
+    shown = at.success[-1].value.replace("\\", "")
+    assert not at.exception and "no separate draft" in shown and "; on cpu, " in shown and "both" not in shown
+
+
+def test_a_target_sharded_alone_names_no_draft():
+    sharded = Placement(torch.device("cuda", 0), torch.device("cuda", 0), max_memory={0: 1, 1: 1})
+    assert sharded.describe(1) == "target sharded over cuda:0, cuda:1"
+    assert sharded.describe() == "target sharded over cuda:0, cuda:1; draft on cuda:0"
 
 
 def test_the_bandwidth_floor_says_when_the_bandwidth_was_measured(at, monkeypatch):

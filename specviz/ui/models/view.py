@@ -162,7 +162,8 @@ def memory_check(entries: dict[str, CatalogEntry], machine: Machine) -> None:
     if emulated:
         st.warning(emulated)
     st.success(escape_markdown(_("{estimate}: it fits ({placement}). Suggested K = {k}; sized for {hardware}.",
-                                 estimate=estimate.sentence(), placement=placement.describe(), k=entry.k,
+                                 estimate=estimate.sentence(), placement=placement.describe(len(estimate.names)),
+                                 k=entry.k,
                                  hardware=_(entry.hardware) if entry.hardware else "-")))
     st.info(escape_markdown(speed_estimate(estimate.weights_bytes[0], device, machine).sentence()))
 

@@ -67,6 +67,7 @@ def test_the_catalog_and_the_memory_check_in_portuguese(models):
     assert licence.loc["toy", "licença"] == "parte do specviz" and licence.loc["default", "licença"] == "Apache-2.0"
     assert sizes.loc["smollm2-135m-1.7b", "bfloat16 GB"] == "3,69"  # the decimal comma
     assert "16 GB de RAM disponíveis, nenhuma GPU" in " ".join(c.value for c in at.caption)
+    assert "Os tamanhos da linha default contam só o alvo" in " ".join(c.value for c in at.caption)  # Read 46
     assert "precisam de cerca de" in at.warning[0].value  # the 7B pair in float32 does not fit in 16 GB
     at.selectbox(key="models_check_pair").set_value("smollm2-135m-1.7b").run()
     _portuguese(at)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import math
 import re
 from pathlib import Path
 
@@ -134,6 +135,23 @@ def test_a_target_checked_or_loaded_alone_is_not_placed_as_both(at, folders):
     at.button[0].click().run()
     shown = at.success[-1].value.replace("\\", "")
     assert not at.exception and "no separate draft" in shown and "; on cpu, " in shown and "both" not in shown
+
+
+def test_the_default_rows_sizes_say_they_leave_out_the_drafter(at):
+    """Read 46: the default row gave 135 M parameters, 0.54 GB in float32, without saying that its EAGLE-3 drafter
+    (the card's "about 9.8 M parameters", docs/models.md's "+ 39 MB") was not counted."""
+    from safetensors import safe_open
+
+    count = 0
+    with safe_open(str(ROOT / "assets/models/smollm2-eagle/model.safetensors"), "pt") as weights:
+        for key in weights.keys():  # noqa: SIM118
+            if weights.get_slice(key).get_dtype().startswith("F"):
+                count += math.prod(weights.get_slice(key).get_shape())
+    card = (ROOT / "assets/models/smollm2-eagle/README.md").read_text()
+    assert f"about {count / 1e6:.1f} M parameters" in card
+    captions = " ".join(c.value for c in at.caption).replace("\\", "")
+    assert (f"The default row's sizes count its target alone: the EAGLE-3 drafter it drafts with by default adds "
+            f"{models_view.param_count(count / 1e9)} parameters ({models_view.gb(count * 4)} in float32, ") in captions
 
 
 def test_a_target_sharded_alone_names_no_draft():

@@ -6,6 +6,7 @@ records that spec with `state.set_custom_pair`, and the Playground finds both.""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -100,7 +101,7 @@ def catalog_table(entries: dict[str, CatalogEntry]) -> None:
                  "repositories need you to accept the licence on the model's Hub page and `hf auth login`.",
                  context=number(DEFAULT_CONTEXT, 0)))
     if "default" in entries:  # the offline target is the wheel's quantized GGUF (specviz.models.pairs), not the Hub's
-        st.caption(_(DEFAULT_TARGET_NOTE))
+        st.caption(" ".join(x for x in (_(DEFAULT_TARGET_NOTE), drafter_note()) if x))
 
 
 # The offline default target, as `specviz.models.pairs` loads it: the wheel's GGUF file is the Q4_1 quantization
@@ -111,6 +112,30 @@ DEFAULT_TARGET_NOTE = N_("The default pair's target is not the published SmolLM2
                          "8-bit token embeddings), dequantized when it loads, so its sizes above are the dequantized "
                          "model's. Every figure this app quotes for the default pair measures that model: close to "
                          "the published one, not the same.")
+
+
+# Read 46: the default row's sizes are its target's, as the catalog gives them (its draft is null); docs/models.md adds
+# the drafter, the page did not say it was left out.
+DEFAULT_DRAFTER_NOTE = N_("The default row's sizes count its target alone: the EAGLE-3 drafter it drafts with by "
+                          "default adds {params} parameters ({float32} in float32, {bfloat16} in bfloat16).")
+
+
+def drafter_note() -> str:
+    """What the default pair's EAGLE-3 drafter adds to the default row's sizes, counted from its shipped weights (its
+    floating-point tensors; the draft vocabulary's index is not a parameter); "" when it is not shipped."""
+    from safetensors import safe_open
+
+    from specviz.models.drafts import ASSETS, EAGLE_NAME
+    count = 0
+    for path in sorted((Path(ASSETS) / EAGLE_NAME).glob("*.safetensors")):
+        with safe_open(str(path), "pt") as weights:
+            for key in weights.keys():  # noqa: SIM118 - safe_open is not a mapping
+                tensor = weights.get_slice(key)
+                if tensor.get_dtype().startswith(("F", "BF")):
+                    count += math.prod(tensor.get_shape())
+    if not count:
+        return ""
+    return _(DEFAULT_DRAFTER_NOTE, params=param_count(count / 1e9), float32=gb(count * 4), bfloat16=gb(count * 2))
 
 
 PARAM_UNITS = ((1e9, N_("{x} B")), (1e6, N_("{x} M")), (1e3, N_("{x} K")))  # billions, millions, thousands

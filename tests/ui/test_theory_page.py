@@ -365,6 +365,23 @@ def test_every_hardware_preset_renders():
     assert any("The benchmark CPU is not a clean roofline" in c.value for c in at.caption)
 
 
+def test_the_fitted_curve_beside_the_measured_one_is_at_the_measured_context():
+    # read 46: the caption drew the fitted roofline at no context (2.09 at n = 9), the fit at the run's 83 tokens
+    context = json.loads((ROOT / "assets/benchmarks" / roofline.MEASURED_RUN / "results.json").read_text())[
+        "costs"]["context_tokens"]
+    hw, curve = roofline.measured_hardware(), roofline.measured_curve()
+    expected = [roofline.forward_seconds(roofline.SMOLLM2, hw, 1, n, context)
+                / roofline.forward_seconds(roofline.SMOLLM2, hw, 1, 1, context) for n in curve]
+    assert context > 0 and list(roofline.fitted_curve().values()) == pytest.approx(expected)
+    assert round(roofline.fitted_curve()[9], 2) != round(roofline.forward_seconds(roofline.SMOLLM2, hw, 1, 9, 0)
+                                                         / roofline.forward_seconds(roofline.SMOLLM2, hw, 1, 1, 0), 2)
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.session_state["theory_hw"] = "measured"
+    at.run()
+    fit = next(c.value for c in at.caption if "The benchmark CPU is not a clean roofline" in c.value)
+    assert "the fitted roofline says " + " / ".join(f"{v:.2f}" for v in expected) + "." in fit
+
+
 def test_the_section_says_ttft_guidance_and_temperature():
     at = AppTest.from_file(PAGE, default_timeout=60).run()
     text = " ".join(m.value for m in at.markdown)

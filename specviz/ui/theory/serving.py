@@ -272,8 +272,7 @@ def render(alpha: float, k: int) -> None:
                 table=break_even_table(points))
     if hw_key == "measured":
         curve = roofline.measured_curve()
-        fitted = [roofline.forward_seconds(roofline.SMOLLM2, hw, 1, n, 0) / roofline.forward_seconds(
-            roofline.SMOLLM2, hw, 1, 1, 0) for n in curve]
+        fitted = list(roofline.fitted_curve().values())  # at the run's own context, as fitted (read 46)
         st.caption(_(TEXT["measured_fit"], n=max(curve), measured=_fmt_ratios(list(curve.values())),
                      fitted=_fmt_ratios(fitted)))
     theory_costs.render(alpha, k, pair, hw, batch, context)

@@ -14,7 +14,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from specviz.labs.examples import list_examples, load_example
-from specviz.ui.common.tokens import chance_apart, fmt_apart
+from specviz.ui.common.step_view import accepted_count_text
+from specviz.ui.common.tokens import chance_apart, fmt, fmt_apart
 
 pytestmark = pytest.mark.slow  # 8 examples × 3 steps × 2 languages: about 40 s
 
@@ -72,8 +73,8 @@ def test_an_examples_steps_show_their_recorded_numbers_in_both_languages(name):
         head = next(m.value for m in en.markdown if m.value.startswith("##### Step"))
         assert re.search(rf"\b{len(step.emitted)} new tokens?( for one target forward pass| on its own)", head), head
         if step.decisions:
-            assert head.split(" · ")[1].startswith(f"Drafted {step.n_drafted}"), head
-            assert f"accepted {step.n_accepted}," in head or f"kept {step.n_accepted} " in head, head
+            assert head.split(" · ")[1].startswith(f"Drafted {step.n_drafted} token"), head
+            assert f"{accepted_count_text(step.n_accepted)}," in head or f"kept {step.n_accepted} " in head, head
         bodies = [h.proto.body for h in en.get("html")]
         strip = " ".join(" ".join(re.sub(r"<[^>]+>", " ", html.unescape(b)).split())
                          for b in bodies if "cached before the step" in b)

@@ -413,11 +413,34 @@ def test_the_verdict_figure_stays_fast_with_many_drafts(toy):
 
 def test_step_headline_counts(toy):
     s = step_with(toy, "bonus")
-    assert step_headline(s) == f"Drafted {s.n_drafted}, accepted {s.n_drafted}, then 1 bonus token ★: " \
+    assert step_headline(s) == f"Drafted {s.n_drafted} tokens, accepted {s.n_drafted}, then 1 bonus token ★: " \
                                f"{s.n_drafted + 1} new tokens for one target forward pass."
     plain = Step(0, 5, 0, "ngram", [], [EmittedToken(3, "a", "target", 0.5)], correction_kind="target")
     assert step_headline(plain) == "No drafts this step: the target wrote 1 new token on its own."
     assert re.search(r"wrote one new entry", kv_cache_html(plain))
+
+
+@pytest.mark.parametrize("drafted, accepted, english, portuguese", [
+    (3, 0, "Drafted 3 tokens, accepted none, then 1 recovered token ↻: 1 new token for",
+     "Rascunhou 3 tokens, não aceitou nenhum, depois 1 token recuperado ↻: 1 token novo por"),
+    (1, 1, "Drafted 1 token, accepted 1, then 1 bonus token ★: 2 new tokens for",
+     "Rascunhou 1 token, aceitou 1, depois 1 token bônus ★: 2 tokens novos por"),
+    (3, 1, "Drafted 3 tokens, accepted 1, then 1 recovered token ↻: 2 new tokens for",
+     "Rascunhou 3 tokens, aceitou 1, depois 1 token recuperado ↻: 2 tokens novos por"),
+    (3, 3, "Drafted 3 tokens, accepted 3, then 1 bonus token ★: 4 new tokens for",
+     "Rascunhou 3 tokens, aceitou 3, depois 1 token bônus ★: 4 tokens novos por")])
+def test_a_chain_steps_headline_names_what_it_drafted_and_kept(drafted, accepted, english, portuguese):
+    """Read 46: a chain step's headline said "Drafted 3, accepted 0" (bare counts, no noun); it now counts the drafted
+    tokens with agreement and says "accepted none" when no draft was kept, as the tree's headline does."""
+    from specviz.core.i18n import using
+
+    decisions = [Decision(i, 1, "a", 0.5, 0.5, 1.0, 1.0, 0.1, i < accepted, i <= accepted) for i in range(drafted)]
+    last = TokenKind.BONUS if accepted == drafted else TokenKind.RECOVERED
+    emitted = [EmittedToken(1, "a", TokenKind.ACCEPTED)] * accepted + [EmittedToken(2, "b", last)]
+    step = Step(0, 5, drafted, "draft", decisions, emitted, correction_kind=last)
+    assert step_headline(step).startswith(english)
+    with using("pt"):
+        assert step_headline(step).startswith(portuguese)
 
 
 def test_a_step_cut_by_end_of_text_counts_what_was_added(toy):
@@ -427,7 +450,8 @@ def test_a_step_cut_by_end_of_text_counts_what_was_added(toy):
     cut = dataclasses.replace(s, emitted=s.emitted[:3])
     headline = step_headline(cut, "eos")
     assert "bonus token ★" not in headline and "no bonus token was added" in headline
-    assert "kept 3" in headline and "3 new tokens" in headline and "end-of-text" in headline
+    assert headline.startswith(f"Drafted {s.n_drafted} tokens; the target kept 3 and the text ended there")
+    assert "3 new tokens" in headline and "end-of-text" in headline
     assert "token limit" in step_headline(cut, "max_new_tokens")
 
 

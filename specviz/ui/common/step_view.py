@@ -5,8 +5,8 @@ The figures are in `specviz.ui.common.step_figures`, the chips in `specviz.ui.co
 step's headline, what happened at a position), the KV-cache strip, and `render_step`, which lays them out.
 
 Public API (other pages may import it; keep it stable): `kv_cache_html`, `step_headline`, `tree_nodes_text`,
-`accepted_path_text`, `render_step`, `render_verifier_source`, `trace_headline`, `settings_line`, `trace_summary`,
-`prompt_label`, `dtype_text`.
+`accepted_path_text`, `accepted_count_text`, `render_step`, `render_verifier_source`, `trace_headline`,
+`settings_line`, `trace_summary`, `prompt_label`, `dtype_text`.
 """
 
 from __future__ import annotations
@@ -36,11 +36,13 @@ from specviz.ui.common.tree_view import render_tree
 # they are shown; named placeholders).
 TEXT = {
     "no_drafts": N_("No drafts this step: the target wrote {new} on its own."),
-    "step": N_("Drafted {drafted}, accepted {accepted}: {new} for one target forward pass."),
-    "step_recovered": N_("Drafted {drafted}, accepted {accepted}, then 1 recovered token ↻: {new} for one target "
-                         "forward pass."),
-    "step_bonus": N_("Drafted {drafted}, accepted {accepted}, then 1 bonus token ★: {new} for one target forward "
-                     "pass."),
+    # {drafted}: "3 tokens"; {accepted}: `accepted_count_text`, "accepted 1" or "accepted none"
+    "step": N_("Drafted {drafted}, {accepted}: {new} for one target forward pass."),
+    "step_recovered": N_("Drafted {drafted}, {accepted}, then 1 recovered token ↻: {new} for one target forward "
+                         "pass."),
+    "step_bonus": N_("Drafted {drafted}, {accepted}, then 1 bonus token ★: {new} for one target forward pass."),
+    "accepted_none": N_("accepted none"),
+    "accepted_count": N_("accepted {n}"),
     "ended_eos": N_("Drafted {drafted}; the target kept {kept} and the text ended there (the end-of-text token), so "
                     "no {missing} token was added: {new} for one target forward pass."),
     "ended_limit": N_("Drafted {drafted}; the target kept {kept} and the text ended there (the token limit), so no "
@@ -84,7 +86,7 @@ def _count(n: int) -> str:
 
 
 def step_headline(step: Step, stop: str = "") -> str:
-    """One sentence that says what the step did, e.g. 'Drafted 4, accepted 2, then 1 recovered token ↻: 3 new
+    """One sentence that says what the step did, e.g. 'Drafted 4 tokens, accepted 2, then 1 recovered token ↻: 3 new
     tokens for one target forward pass.' It counts what was added to the output: when the text ended inside the
     step (`stop` is the trace's StopReason), no recovered or bonus token was added."""
     n_new = len(step.emitted)
@@ -95,14 +97,32 @@ def step_headline(step: Step, stop: str = "") -> str:
         kept = sum(t.kind == TokenKind.ACCEPTED for t in step.emitted)
         missing = _(TEXT["bonus"]) if step.correction_kind == TokenKind.BONUS else _(TEXT["recovered"])
         ended = TEXT["ended_limit"] if stop == StopReason.MAX_NEW_TOKENS else TEXT["ended_eos"]
-        return _(ended, drafted=_with_copies(str(drafted), copied), kept=kept, new=_count(n_new), missing=missing)
+        drafts = tree_nodes_text(step) if step.tree is not None else _tokens(drafted)
+        return _(ended, drafted=drafts, kept=kept, new=_count(n_new), missing=missing)
     if step.tree is not None:
         sentence = {TokenKind.RECOVERED: TEXT["tree_recovered"],
                     TokenKind.BONUS: TEXT["tree_bonus"]}.get(step.emitted[-1].kind, TEXT["tree_step"])
         return _(sentence, nodes=tree_nodes_text(step), path=accepted_path_text(step.n_accepted), new=_count(n_new))
     sentence = {TokenKind.RECOVERED: TEXT["step_recovered"],
                 TokenKind.BONUS: TEXT["step_bonus"]}.get(step.emitted[-1].kind, TEXT["step"])
-    return _(sentence, drafted=step.n_drafted, accepted=step.n_accepted, new=_count(n_new))
+    return _(sentence, drafted=_tokens(step.n_drafted), accepted=accepted_count_text(step.n_accepted),
+             new=_count(n_new))
+
+
+def _tokens(n: int) -> str:
+    return ngettext("{n} token", "{n} tokens", n)
+
+
+def accepted_count_text(accepted: int) -> str:
+    """What a chain step kept, after "Drafted 3 tokens, " (read 46: "Drafted 3, accepted 0" named no unit), worded
+    as the tree's `accepted_path_text`.
+
+    >>> accepted_count_text(0), accepted_count_text(1), accepted_count_text(3)
+    ('accepted none', 'accepted 1', 'accepted 3')
+    """
+    if accepted == 0:
+        return _(TEXT["accepted_none"])
+    return _(TEXT["accepted_count"], n=number(accepted, 0))
 
 
 def accepted_path_text(accepted: int) -> str:

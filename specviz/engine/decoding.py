@@ -144,9 +144,9 @@ def speculative_generate(
     `shape` (a `specviz.engine.draft_shape.DraftShape`) says what one step drafts; `k`, `tree_nodes`, `tree_width` and
     `tree_lookup` are its fields as loose keywords for notebooks (defaults 4, 0, 4, 0: a chain of K = 4). Give
     either: a size keyword beside a `shape` that says otherwise is a ValueError. `tree_nodes` > 0 drafts a tree of at
-    most that many nodes, depth at most K and at most `tree_width` children per node (a proposer that cannot branch
-    keeps drafting a chain), plus up to `tree_lookup` tokens copied from the context by prompt lookup as one more
-    branch (`specviz.engine.tree.graft_copy`); `tree_verifier` judges it (the exact `verify_tree` unless the Exactness
+    most that many nodes, depth at most K, at most `tree_width` nodes expanded per level and as many children per
+    node (a proposer that cannot branch keeps drafting a chain), plus up to `tree_lookup` tokens copied from the
+    context by prompt lookup as one more branch (`specviz.engine.tree.graft_copy`); `tree_verifier` judges it (the exact `verify_tree` unless the Exactness
     lab passes another rule; `tree_top_children=True` drafts the draft's top tokens as children at every temperature,
     for a rule that judges them so). `draft_length` (a `specviz.engine.policies.DraftLength`) picks each step's K in
     place of the constant one.

@@ -25,8 +25,8 @@ _LABEL = re.compile(r"chain K=([0-9]+)|tree ([0-9]+)x([0-9]+) depth ([0-9]+)(?: 
 @dataclass(frozen=True)
 class DraftShape:
     """K (a chain's length, or the depth of a tree's drafted nodes) and a tree's node budget (0 = a chain of K),
-    children per node and lookup branch (up to that many tokens copied from the context as one more branch, which may
-    reach deeper than K; 0 = none; trees only)."""
+    width (nodes expanded per level and children per node) and lookup branch (up to that many tokens copied from
+    the context as one more branch, which may reach deeper than K; 0 = none; trees only)."""
 
     k: int = 4
     tree_nodes: int = 0

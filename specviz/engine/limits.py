@@ -14,7 +14,7 @@ K_RANGE = (1, 16)  # drafted tokens per step
 MAX_NEW_TOKENS_RANGE = (1, 2048)
 TEMPERATURE_RANGE = (0.0, 2.0)  # 0 = greedy; every run (RunSpec) and the bench's --temperatures
 TREE_NODES_RANGE = (0, 64)  # nodes of a draft tree per step; 0 = a chain of K (specviz.engine.tree)
-TREE_WIDTH_RANGE = (1, 8)  # children per node of a draft tree
+TREE_WIDTH_RANGE = (1, 8)  # a draft tree's width W: nodes expanded per level, children per node
 TREE_LOOKUP_RANGE = (0, 16)  # tokens a draft tree copies from the context as one more branch; 0 = none
 TOP_N = 10  # bars per distribution in a trace
 THREADS_RANGE = (1, 256)  # torch threads a command may ask for (100000 crashed libgomp: issue 44 item 5)

@@ -129,8 +129,9 @@ class RunSpec:
     and kept as sorted pairs; a value at its `unset` (layer-skip's 0) or None means the proposer's default and is
     left out. `proposer_setting(name)` reads one back (None: the default). A proposer ignores the ones it does
     not declare.
-    `tree_nodes` > 0 drafts a tree of at most that many nodes and depth K, `tree_width` children per node, and
-    `tree_lookup` > 0 adds a branch of up to that many tokens copied from the context (prompt lookup).
+    `tree_nodes` > 0 drafts a tree of at most that many nodes and depth K, `tree_width` nodes expanded per level
+    and children per node, and `tree_lookup` > 0 adds a branch of up to that many tokens copied from the context
+    (prompt lookup).
 
     >>> RunSpec(pair="toy", k=3).k
     3

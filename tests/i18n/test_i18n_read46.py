@@ -22,3 +22,31 @@ def test_the_tree_width_label_names_the_width_and_both_its_jobs(lang):
     jobs = {"en": ("expands at most W of the nodes", "at most W children"),
             "pt": ("expande no máximo W", "no máximo W filhos")}[lang]
     assert all(job in help_text for job in jobs), help_text
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_bench_texts_name_both_jobs_of_the_tree_width(lang):
+    """The bench's definition of "draft tree nodes" (results.md, the Speedup lab's glossary) said "at most tree width
+    children per node", and the Speedup lab's verdict "at most 4 children per node": `grow_tree` also expands at
+    most W nodes per level. Both now name the two jobs, as the width input's label does."""
+    from pathlib import Path
+
+    from specviz.labs.bench import DEFINITIONS
+    from specviz.ui.speedup import results, verdict
+
+    jobs = {"en": ("at most W nodes expanded per level", "at most W children per node"),
+            "pt": ("no máximo W nós expandidos por nível", "no máximo W filhos por nó")}[lang]
+    with using(lang):
+        meaning = _(DEFINITIONS["tree_nodes"][1])
+    assert all(job in meaning for job in jobs), meaning
+    root = Path(__file__).resolve().parents[2]
+    result = results.load_result(root / "assets" / "benchmarks" / "default-cpu-f32-packed" / "results.json")
+    rows = result.shape_rows("eagle", 0.0)
+    tree = {**next(r for r in rows if r.get("tree_nodes")), "tree_nodes": 16, "tree_width": 4, "k": 3,
+            "tree_lookup": 0, "speedup_vs_ar": 99.0}
+    result.shape_rows = lambda proposer, temperature: [*rows, tree]
+    with using(lang):
+        said = verdict.verdict(result, "eagle", 0.0)
+    expected = {"en": "(width 4: at most 4 nodes expanded per level and 4 children per node, depth up to 3)",
+                "pt": "(largura 4: no máximo 4 nós expandidos por nível e 4 filhos por nó, profundidade até 3)"}
+    assert expected[lang] in said, said

@@ -672,7 +672,7 @@ def test_no_text_says_a_tree_has_its_width_of_children_under_every_node():
     every_node = re.compile(r'(?:(?<!at most )(?:\{width\}|tree width)|help=")\s*children per (?:tree )?node')
     said = [(where, m.group(0)) for where, text in texts.items() for m in every_node.finditer(text)]
     assert said == []
-    assert "at most tree width children per node" in DEFINITIONS["tree_nodes"][1]
+    assert "at most W children per node" in DEFINITIONS["tree_nodes"][1]
 
 
 def test_unlinked_text_gives_gfms_autolinker_nothing_to_link():

@@ -74,9 +74,11 @@ def test_page_opens_on_the_committed_results():
     said = " ".join(m.value for m in at.markdown)
     lookup = (f" plus a lookup branch of up to {tree['tree_lookup']} tokens copied from the context"
               if tree.get("tree_lookup") else "")  # the recommended tree's copied branch is named, not hidden
-    # a budget and a bound: the tree grows at most tree_width children per node (36th read, as settings_line)
-    assert (f"A draft tree of up to {tree['tree_nodes']} nodes (at most {tree['tree_width']} children per node, "
-            f"depth up to {tree['k']}){lookup} reached {tree['speedup_vs_ar']:.2f}× against target-only "
+    # a budget and a bound: the tree grows at most tree_width children per node (36th read, as settings_line), and
+    # expands at most tree_width nodes per level (read 46)
+    width = tree["tree_width"]
+    assert (f"A draft tree of up to {tree['tree_nodes']} nodes (width {width}: at most {width} nodes expanded per "
+            f"level and {width} children per node, depth up to {tree['k']}){lookup} reached {tree['speedup_vs_ar']:.2f}× against target-only "
             "decoding") in said
     assert [m.label for m in at.metric] == ["Best speedup", "at K", "α estimate", "c (measured)"]
     measured_in = [c.value for c in at.caption if c.value.startswith("Measured in ")]  # issue 27 item 4: the dtype
@@ -930,12 +932,13 @@ def test_the_verdicts_tree_of_one_node_child_and_copied_token_agrees():
     tiny_tree = {**next(r for r in rows if r.get("tree_nodes")), "tree_nodes": 1, "tree_width": 1, "k": 1,
                  "tree_lookup": 1, "speedup_vs_ar": 99.0}
     result.shape_rows = lambda proposer, temperature: [*rows, tiny_tree]
-    assert ("A draft tree of up to 1 node (at most 1 child per node, depth up to 1) plus a lookup branch of up to 1 "
-            "token copied from the context reached 99.00× against") in verdict.verdict(result, "eagle", 0.0)
+    assert ("A draft tree of up to 1 node (width 1: at most 1 node expanded per level and 1 child per node, depth up "
+            "to 1) plus a lookup branch of up to 1 token copied from the context reached 99.00× against") in \
+        verdict.verdict(result, "eagle", 0.0)
     with using("pt"):
         said = verdict.verdict(result, "eagle", 0.0)
-    assert ("Uma árvore de rascunho de até 1 nó (no máximo 1 filho por nó, profundidade até 1) mais um ramo de busca "
-            "de até 1 token copiado do contexto chegou a 99,00×") in said
+    assert ("Uma árvore de rascunho de até 1 nó (largura 1: no máximo 1 nó expandido por nível e 1 filho por nó, "
+            "profundidade até 1) mais um ramo de busca de até 1 token copiado do contexto chegou a 99,00×") in said
 
 
 def test_a_run_of_one_suite_is_named_in_the_singular(monkeypatch):

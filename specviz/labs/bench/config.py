@@ -153,7 +153,7 @@ class BenchConfig:
     # instructions, float16 on an older GPU or Apple MPS, else float32)
     dtype: str | None = None
     tree_nodes: list[int] = field(default_factory=lambda: [0])  # node budgets per K; 0 = the chain of K
-    tree_widths: list[int] = field(default_factory=lambda: [4])  # children per node, for every budget above 0
+    tree_widths: list[int] = field(default_factory=lambda: [4])  # W: nodes expanded per level, children per node
     tree_lookup: int = 0  # tokens every tree copies from the context as one more branch (prompt lookup); 0 = none
     verify_dtypes: list[str] = field(default_factory=lambda: ["float32", "bfloat16"])  # verify curves measured
     # an explicit list of draft shapes (k, tree_nodes, tree_width, tree_lookup), each with its own lookup branch,

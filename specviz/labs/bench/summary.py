@@ -102,8 +102,9 @@ DEFINITIONS: dict[str, tuple[str, str]] = {  # marked with N_(): the files stay 
            "them); the row shows the mean over its prompts.")),
     "tree_nodes": (
         N_("draft tree nodes"),
-        N_("The node budget of an EAGLE-2 style draft tree (depth K, at most tree width children per node), scored in "
-           "one target forward with a tree attention mask; 0 is a chain of K drafts.")),
+        N_("The node budget of an EAGLE-2 style draft tree (depth K; its width W does two jobs: at most W nodes "
+           "expanded per level, at most W children per node), scored in one target forward with a tree attention "
+           "mask; 0 is a chain of K drafts.")),
     "tree_lookup": (
         N_("lookup branch"),
         N_("Tokens a draft tree also copies from the context as one more branch (prompt lookup: what followed the "

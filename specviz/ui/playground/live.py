@@ -247,7 +247,7 @@ def own_inputs(pair: str, proposer: str) -> None:
 
 
 def tree_inputs(proposer: str) -> None:
-    """Draft-tree nodes (0 = a chain of K), children per node and the lookup branch, in RunSpec's ranges and words."""
+    """Draft-tree nodes (0 = a chain of K), width W and the lookup branch, in RunSpec's ranges and words."""
     nodes, width, lookup = SETTINGS["tree_nodes"], SETTINGS["tree_width"], SETTINGS["tree_lookup"]
     c1, c2, c3 = st.columns(3)
     c1.number_input(_(nodes.label), *nodes.bounds, step=1, key=KEYS["tree_nodes"],

@@ -2,9 +2,9 @@
 side by side against target-only decoding, with each lane's target forwards and mean accepted length.
 
 The race's settings are one `RunSpec`; its `tree_nodes` is the tree lane's node budget (0 = no tree lane) and
-`tree_width` its children per node. The chain lane runs the same spec with `tree_nodes=0` (`lane_specs`), so the
-two lanes differ only in the shape of the draft. A proposer that cannot branch would draft a chain in both lanes,
-so it gets no tree lane (`has_tree_lane`).
+`tree_width` its width W (at most W nodes expanded per level, W children per node). The chain lane runs the same
+spec with `tree_nodes=0` (`lane_specs`), so the two lanes differ only in the shape of the draft. A proposer that
+cannot branch would draft a chain in both lanes, so it gets no tree lane (`has_tree_lane`).
 
     >>> spec = RunSpec(pair="toy", proposer="draft", tree_nodes=8)
     >>> chain, tree = lane_specs(spec)

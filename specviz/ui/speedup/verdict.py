@@ -61,19 +61,23 @@ def verdict(result: BenchResult, proposer: str, temperature: float) -> str:
         tree = max(trees, key=lambda r: r["speedup_vs_ar"] or 0)
         # a bench's --shapes may hold 1 node, 1 child or 1 copied token: each count agrees with its noun (read 44)
         shape = dict(nodes=ngettext("{n} node", "{n} nodes", tree["tree_nodes"]),
+                     width=tree["tree_width"],  # both its jobs in grow_tree (read 46), as the width input's label
+                     expanded=ngettext("{n} node expanded", "{n} nodes expanded", tree["tree_width"]),
                      children=ngettext("{n} child", "{n} children", tree["tree_width"]), k=tree["k"],
                      speedup=times(tree["speedup_vs_ar"]), tokens=number(tree["mat_with_bonus"]))
         if tree.get("tree_lookup"):
-            text += " " + _("A draft tree of up to {nodes} (at most {children} per node, depth up to {k}) plus a "
-                            "lookup branch of up to {lookup} reached {speedup} against target-only decoding, with "
-                            "{tokens} tokens per target forward: the Chain vs tree tab compares the shapes.",
+            text += " " + _("A draft tree of up to {nodes} (width {width}: at most {expanded} per level and "
+                            "{children} per node, depth up to {k}) plus a lookup branch of up to {lookup} reached "
+                            "{speedup} against target-only decoding, with {tokens} tokens per target forward: the "
+                            "Chain vs tree tab compares the shapes.",
                             lookup=ngettext("{n} token copied from the context", "{n} tokens copied from the context",
                                             tree["tree_lookup"]), **shape)
             text += repetition_note(result, tree, temperature)
         else:
-            text += " " + _("A draft tree of up to {nodes} (at most {children} per node, depth up to {k}) reached "
-                            "{speedup} against target-only decoding, with {tokens} tokens per target forward: the "
-                            "Chain vs tree tab compares the shapes.", **shape)
+            text += " " + _("A draft tree of up to {nodes} (width {width}: at most {expanded} per level and "
+                            "{children} per node, depth up to {k}) reached {speedup} against target-only "
+                            "decoding, with {tokens} tokens per target forward: the Chain vs tree tab compares the "
+                            "shapes.", **shape)
     titles = suite_titles(result)
     top = result.best_in_one_suite(proposer, temperature)
     if top is not None and len(titles) > 1 and (top["speedup_vs_ar"] or 0) >= WINS:

@@ -96,6 +96,30 @@ def test_labels_escape_token_text():
     assert result.attempted > 0 and result.failed == 0
 
 
+def test_the_labs_tables_write_a_tokens_angle_brackets_as_the_model_wrote_them():
+    """Read 46 found the step tables showing "&lt;|im_end|&gt;", built from the charts' entity-escaped labels. The
+    Exactness lab's charts carry the same labels (`label`, for Plotly), and their tables (the text alternatives)
+    are read off the figures by `charts.figure_table`, which must give the token back as plain text."""
+    import torch
+
+    from specviz.labs.exactness.decomposition import decompose_step
+    from specviz.labs.exactness.lab import LabResult
+    from specviz.ui.common import charts
+
+    texts, ids = ["<|im_end|>", "a&b", "x"], [2, 7, 9]
+    samples = torch.tensor([0, 1, 2, 0])
+    result = LabResult(torch.tensor([0.5, 0.25, 0.25], dtype=torch.float64), texts, ids, samples, samples, 1.0, "")
+    names = exactness_view.labels(texts, ids)
+    assert names[:2] == ["&lt;|im_end|&gt; · 2", "a&amp;b · 7"]  # the charts' labels: entities, for Plotly
+    p, q = torch.tensor([0.5, 0.25, 0.25]), torch.tensor([0.25, 0.5, 0.25])
+    for fig in (exactness_view.histogram_figure(result, "exact"),
+                exactness_view.decomposition_figure(names, decompose_step(p, q), q)):
+        column = list(charts.figure_table(fig).iloc[:, 0])
+        assert column[:2] == ["<|im_end|> · 2", "a&b · 7"], column
+        shown = " ".join(charts.table_cells(charts.figure_table(fig)).iloc[:, 0])
+        assert "&lt;" not in shown and "&amp;" not in shown, shown
+
+
 def test_the_tv_chart_labels_only_1_2_5_ticks_on_its_log_axes():
     """Plotly alone labels a log axis's minor ticks with bare digits ("7 6 5 … 0.1 9 8"): the TV chart names its
     ticks itself, 1, 2 and 5 times a power of ten, and draws no unlabelled minor ones."""

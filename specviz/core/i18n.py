@@ -105,8 +105,8 @@ def ngettext(singular: str, plural: str, n: int, **values: object) -> str:
 
 def drafts_kept(kept: int, drafted: int) -> str:
     """'3 of 4 drafts kept', '1 of 1 draft kept': the count every page and the CLI use, its noun agreeing with
-    `drafted` (issue 42 item 8: '1 drafts'); 'no drafts' for none, which Portuguese's plural rule would write in
-    the singular ('0 de 0 palpite mantido')."""
+    `drafted` (issue 42 item 8: '1 drafts'); 'no drafts' for none, which reads better than '0 of 0 drafts kept'
+    (and the catalog's old plural rule wrote '0 de 0 palpite mantido')."""
     if not drafted:
         return _("no drafts")
     return ngettext("{kept} of {n} draft kept", "{kept} of {n} drafts kept", drafted, kept=kept)

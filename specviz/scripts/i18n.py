@@ -37,6 +37,7 @@ SOURCES = ("specviz", "pages", "app.py")  # relative to ROOT; tests and scripts'
 KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2)}
 PO = LOCALE_DIR / "pt_BR" / "LC_MESSAGES" / f"{DOMAIN}.po"
 MO = PO.with_suffix(".mo")
+PLURAL_RULE = "(n != 1)"  # the catalog's Plural-Forms: only 1 takes the singular
 
 
 def extract(root: Path = ROOT) -> Catalog:
@@ -82,7 +83,9 @@ def _new_catalog() -> Catalog:
     catalog = Catalog(locale="pt_BR", domain=DOMAIN, project="specviz", fuzzy=False,
                       header_comment="# specviz em português (Brasil). Terms: docs/glossary.pt-BR.md.\n"
                                      "# Edit the msgstr lines, then run `make i18n`.")
-    catalog._num_plurals, catalog._plural_expr = 2, "(n > 1)"  # gettext's usual rule for pt_BR: 0 and 1 singular
+    # Not gettext's usual rule for pt_BR, (n > 1), which writes 0 in the singular ("0 nó", "(0 token)"): Brazilian
+    # Portuguese counts zero in the plural ("0 nós", "zero reais"), as English does (read 46)
+    catalog._num_plurals, catalog._plural_expr = 2, PLURAL_RULE
     return catalog
 
 

@@ -233,7 +233,7 @@ def test_summary_explains_a_draft_that_is_rarely_right():
     assert drafts_kept(0, 0) == "no drafts"
     with using("pt"):
         assert drafts_kept(0, 1) == "0 de 1 palpite mantido" and drafts_kept(2, 5) == "2 de 5 palpites mantidos"
-        assert drafts_kept(0, 0) == "nenhum palpite"  # not "0 de 0 palpite mantido": pt's plural rule makes 0 singular
+        assert drafts_kept(0, 0) == "nenhum palpite"  # not "0 de 0 palpite mantido" (pt's old plural rule)
     assert "rarely right" not in format_summary(often)
 
 

@@ -50,3 +50,26 @@ def test_the_bench_texts_name_both_jobs_of_the_tree_width(lang):
     expected = {"en": "(width 4: at most 4 nodes expanded per level and 4 children per node, depth up to 3)",
                 "pt": "(largura 4: no máximo 4 nós expandidos por nível e 4 filhos por nó, profundidade até 3)"}
     assert expected[lang] in said, said
+
+
+def test_portuguese_counts_zero_in_the_plural():
+    """The catalog's plural rule was gettext's usual one for pt_BR, (n > 1), so a count of 0 took the singular form:
+    "0 nó", a race lane's "(0 token)". Brazilian Portuguese counts zero in the plural ("0 nós"), as English does; the
+    rule is now (n != 1), and every plural message of the catalog reads its plural form at 0."""
+    from babel.messages.pofile import read_po
+
+    from specviz.core.i18n import _catalog, ngettext
+    from specviz.scripts.i18n import PLURAL_RULE, PO
+    from specviz.ui.race.figures import CHAIN_LANE, lane_tokens
+
+    with PO.open("rb") as f:
+        catalog = read_po(f, locale="pt_BR")
+    assert catalog.plural_expr == PLURAL_RULE == "(n != 1)"
+    plurals = [m for m in catalog if isinstance(m.id, tuple | list) and m.id[0]]
+    assert len(plurals) > 50
+    compiled = _catalog("pt")  # the .mo the app reads, unfilled
+    assert {m.id[0]: compiled.ngettext(m.id[0], m.id[1], 0) for m in plurals} == {m.id[0]: m.string[1] for m in plurals}
+    assert {m.id[0]: compiled.ngettext(m.id[0], m.id[1], 1) for m in plurals} == {m.id[0]: m.string[0] for m in plurals}
+    with using("pt"):
+        assert ngettext("{n} node", "{n} nodes", 0) == "0 nós" and ngettext("{n} node", "{n} nodes", 1) == "1 nó"
+        assert lane_tokens(CHAIN_LANE, 0).endswith("(0 tokens)") and lane_tokens(CHAIN_LANE, 1).endswith("(1 token)")

@@ -73,3 +73,19 @@ def test_portuguese_counts_zero_in_the_plural():
     with using("pt"):
         assert ngettext("{n} node", "{n} nodes", 0) == "0 nós" and ngettext("{n} node", "{n} nodes", 1) == "1 nó"
         assert lane_tokens(CHAIN_LANE, 0).endswith("(0 tokens)") and lane_tokens(CHAIN_LANE, 1).endswith("(1 token)")
+
+
+def test_draw_more_samples_has_one_portuguese_wording():
+    """"draw more samples" read "Tire mais amostras" in four messages and "Sorteie mais amostras" in the fifth (the
+    Exactness lab's note on a lossy rule that passed on whole continuations): one English phrase, one Portuguese."""
+    from babel.messages.pofile import read_po
+
+    from specviz.scripts.i18n import PO
+
+    with PO.open("rb") as f:
+        catalog = read_po(f, locale="pt_BR")
+    asks = [m for m in catalog if isinstance(m.id, str) and m.id.lower().endswith("draw more samples.")]
+    assert len(asks) == 5
+    with using("pt"):
+        endings = {" ".join(_(m.id).split()).rsplit("; ", 1)[-1].rsplit(". ", 1)[-1].lower() for m in asks}
+    assert endings == {"tire mais amostras."}

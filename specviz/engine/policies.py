@@ -12,6 +12,7 @@ feeds, so in floating point a near-tie of the target's two best logits can still
 
   constant    always K (the engine's default, written out)
   heuristic   transformers' "heuristic" schedule: K += 2 after a step whose drafts were all accepted, else K -= 1
+              (never below 1: transformers' floor, and this class's k_min)
   threshold   draft up to K, but stop as soon as the draft's top probability falls below a threshold
               (`confident(proposer, threshold)`: the decision needs the draft's distribution, so it is the
               proposer's, in `Proposer.stops_here`); chains only: a tree step drafts its whole tree regardless
@@ -84,8 +85,8 @@ class Constant:
 
 
 class Heuristic:
-    """transformers' `num_assistant_tokens_schedule="heuristic"`: +2 after a fully accepted step, -1 otherwise,
-    kept within [k_min, k_max]. A step that drafted nothing (an n-gram miss) teaches nothing and changes nothing, so
+    """transformers' `num_assistant_tokens_schedule="heuristic"`: +2 after a fully accepted step, -1 otherwise (never
+    below 1 there: `max(1, num_assistant_tokens - 1)`), kept within [k_min, k_max]. A step that drafted nothing (an n-gram miss) teaches nothing and changes nothing, so
     k_min is at least 1: at K = 0 the heuristic would never draft again (no step would teach it to grow), which is
     `Constant(0)`, plain decoding, said plainly.
 

@@ -621,3 +621,23 @@ def test_the_lookup_facts_key_does_not_say_every_proposed_token_is_verified(lang
     keys = " ".join(item.answer)
     assert not re.search(r"verifies every proposed token|verifica cada token proposto", keys)
     assert re.search(r"No proposed token is kept without|Nenhum token proposto é mantido sem", keys)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_heuristic_schedule_is_said_to_stop_lowering_k_at_1(lang):
+    """Read 46: pr-turn-down said transformers' "heuristic" schedule "lowers K by one" after a step with a rejection,
+    and ck-adaptive that it lowers K after a rejection; transformers keeps it at least 1 (`max(1, ... - 1)`), so at
+    K = 1 it does not lower. Both items, and the Speedup lab's policy note, now give the floor."""
+    from babel.messages.pofile import read_po
+
+    from specviz.scripts.i18n import PO
+
+    bank = {q.id: q for q in load_bank([BANK_DIR], lang=lang)}
+    floor = {"en": "never below 1", "pt": "nunca abaixo de 1"}[lang]
+    assert floor in " ".join(bank["pr-turn-down"].explanation.split())
+    assert floor in " ".join(bank["ck-adaptive"].prompt.split())
+    with PO.open("rb") as f:  # the policy note of pages/speedup_lab.py, in English and in Portuguese
+        note = next(m for m in read_po(f) if isinstance(m.id, str) and m.id.startswith("The constant, heuristic"))
+    said = {"en": (note.id, "shrinks by 1 otherwise"), "pt": (note.string, "diminui 1 caso contrário")}[lang]
+    assert f"{said[1]}, {floor}" in said[0]
+    assert "pages/speedup_lab.py" in {where for where, _line in note.locations}

@@ -362,6 +362,16 @@ def test_the_example_file_says_where_a_teacher_uploads_it_for_a_class():
     assert "_(\"Start a new session\")" in (ROOT / "pages" / "classroom.py").read_text(encoding="utf-8")
     assert "Classroom's \"Start a new session\"" in header and "upload it on the Quiz page" not in header
 
+
+def test_the_quiz_readme_says_where_a_teacher_uploads_a_file_for_a_class():
+    """Read 46 (review): the example file's header was fixed, but assets/quiz/README.md still said "Either upload it
+    on the Quiz page ... or point the app at it", and a file uploaded there never reaches a class session."""
+    readme = " ".join((ROOT / "assets" / "quiz" / "README.md").read_text(encoding="utf-8").split())
+    assert "Either upload it on the Quiz page" not in readme
+    assert ('upload it with "Add your own questions": on the Quiz page for yourself, or in the Classroom\'s "Start a '
+            'new session" for a class (a file uploaded on the Quiz page stays on the Quiz page)') in readme
+
+
 def test_the_retry_note_does_not_say_the_quiz_asked_every_question_on_a_concept_it_never_drew_from():
     """Read 32: a missed live question whose concept lies outside the concepts picked (a trace's accept_rule
     questions in a quiz on speedup) comes back, since the retry's pool has nothing on its concept; the note said

@@ -34,3 +34,13 @@ def test_the_unknown_session_warning_offers_the_servers_sessions_not_the_readers
         said = _("There is no session {code} on this server. Pick one of its sessions below.", code="X")
     assert said.endswith("Escolha abaixo uma das sessões deste servidor.")
     assert "suas sessões" not in said
+
+
+def test_the_exactness_note_says_a_larger_k_drafts_no_more_tokens_not_nothing_more():
+    """Read 46 (review): "A larger K drafts no more here" (no more tokens than K = {most} does) read "Um K maior não
+    rascunha mais nada aqui", which reads as "drafts nothing any more"; it now says no token more."""
+    with using("pt"):
+        said = _("{note}. A larger K drafts no more here: with this seed, every K from {most} up draws these same "
+                 "continuations", note="N", most=2)
+    assert said.startswith("N. Um K maior não rascunha nenhum token a mais aqui: com esta semente, todo K a partir de 2")
+    assert "mais nada" not in said

@@ -28,7 +28,7 @@ from pathlib import Path
 from specviz.core.i18n import _, localized, number, os_reason
 from specviz.core.paths import folders_made_for
 from specviz.core.text import shortened
-from specviz.engine.limits import K_RANGE, path_arg
+from specviz.engine.limits import K_RANGE, finite_float, path_arg
 from specviz.runs.runspec import float_text
 from specviz.serving.load import (LEVELS, MAX_REQUESTS, MAX_TOKENS, LoadPlan, Prompt, levels_ok, max_tokens_ok,
                                   requests_ok, run_load)
@@ -58,7 +58,7 @@ def add_serve_arguments(cmd: argparse.ArgumentParser) -> None:
     start.add_argument("--spec", choices=list(SPECS), default="ngram", help="speculation (default: ngram)")
     start.add_argument("--k", type=int, default=DEFAULT_K, help="drafted tokens per step")
     start.add_argument("--port", type=int, default=DEFAULT_PORT, help="port on 127.0.0.1")
-    start.add_argument("--timeout", type=float, default=900.0, help="seconds to wait for /health")
+    start.add_argument("--timeout", type=finite_float, default=900.0, help="seconds to wait for /health")
     start.add_argument("--eager", action="store_true",
                        help="skip torch.compile: starts sooner (1-2 minutes on 2 CPU cores); decoding without the "
                             "compiled graph is expected to be slower (not measured here)")

@@ -523,6 +523,17 @@ def test_a_number_too_large_or_not_finite_is_quoted_as_typed(args, sentence):
     assert "(got " not in out.stderr
 
 
+def test_serve_starts_timeout_quotes_a_number_too_large_as_typed(capsys):
+    """Read 46 (review of 603eb295): `serve start --timeout 1e400` was still read with float() and refused as
+    "(got inf)", a number never typed; it takes finite_float as the other float flags do."""
+    from specviz.cli import build_parser
+
+    with pytest.raises(SystemExit) as exit_:
+        build_parser().parse_args(["serve", "start", "--timeout", "1e400"])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "--timeout: '1e400' is too large to be a number" in err and "(got " not in err
+
+
 @pytest.mark.parametrize("args", [["generate", "--k", "abc"], ["generate", "--proposer", "hydra"], ["generat"],
                                   ["compare", "--temperature", "warm"], ["generate", "--no-such-flag"]])
 def test_a_flag_argparse_cannot_read_is_one_line_without_the_usage_block(args):

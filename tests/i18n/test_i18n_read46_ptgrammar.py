@@ -42,5 +42,6 @@ def test_the_exactness_note_says_a_larger_k_drafts_no_more_tokens_not_nothing_mo
     with using("pt"):
         said = _("{note}. A larger K drafts no more here: with this seed, every K from {most} up draws these same "
                  "continuations", note="N", most=2)
-    assert said.startswith("N. Um K maior não rascunha nenhum token a mais aqui: com esta semente, todo K a partir de 2")
+    assert said.startswith("N. Um K maior não rascunha nenhum token a mais aqui: com esta semente, todo K a partir "
+                           "de 2 sorteia")
     assert "mais nada" not in said

@@ -48,7 +48,8 @@ def stand_in(tmp_path, monkeypatch):
 @pytest.mark.parametrize("argv", [
     ["serve", "start", "--port", "99999"], ["serve", "start", "--port", "-1"], ["serve", "start", "--port", "0"],
     ["serve", "start", "--k", "0"], ["serve", "start", "--k", "1000"], ["serve", "start", "--k", "-3"],
-    ["serve", "start", "--timeout", "-5"], ["serve", "start", "--timeout", "1e308"], ["serve", "sweep", "--port", "70000"], ["serve", "sweep", "--k", "17"],
+    ["serve", "start", "--timeout", "-5"], ["serve", "start", "--timeout", "1e308"],
+    ["serve", "sweep", "--port", "70000"], ["serve", "sweep", "--k", "17"],
     ["serve", "sweep", "--levels", "16", "16"], ["serve", "sweep", "--levels", "3"], ["serve", "sweep", "--requests", "0"],
     ["serve", "sweep", "--max-tokens", "100000"], ["serve", "sweep", "--out", "/proc/x/result.json"],
     ["serve", "sweep", "--out", "/proc/x"], ["serve", "sweep", "--out", "/"],

@@ -101,3 +101,16 @@ def test_the_readmes_time_the_targets_bench_by_its_committed_run():
     assert f"the second run's bench took {minutes} minutes, `machine.date` to `created` in its results.json" in english
     assert (f"o bench da segunda execução levou {minutes} minutos, de `machine.date` a `created` no seu results.json"
             in portuguese)
+
+
+def test_classroom_md_names_every_wait_for_the_model():
+    """Read 46: docs/classroom.md listed a live run, the Exactness lab and the Speedup lab's sweep as what takes the
+    model's turn, each told "The model is busy" after 90 s; the Speedup lab's "Measure this machine" takes the same
+    turn with a wait of its own (60 s, no queue count) and then holds the model for the whole measurement."""
+    from specviz.ui.common.runs import WAIT_SECONDS
+    from specviz.ui.common.this_machine import MEASURE_WAIT_SECONDS
+
+    text = " ".join((DOCS / "classroom.md").read_text(encoding="utf-8").split())
+    assert f'is told "The model is busy" after {WAIT_SECONDS:g} s in line' in text
+    assert (f"the Speedup lab's *Measure this machine* takes the same turn but waits at most "
+            f"{MEASURE_WAIT_SECONDS:g} s") in text

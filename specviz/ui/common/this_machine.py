@@ -22,6 +22,7 @@ from specviz.models.machine import cpu_has_bf16
 from specviz.ui.common import charts as plot
 
 PAIR = "default"
+MEASURE_WAIT_SECONDS = 60.0  # the longest "Measure this machine" waits for the model's turn (docs/classroom.md)
 # Under the cost chart. A tree with a lookup branch feeds the copied tokens too (`specviz.labs.bench.summary.tokens_fed`:
 # the recommended 16-node tree with a lookup branch of 8 feeds up to 25 tokens, not 17).
 COST_CAPTION = N_("One target forward over n new tokens, in one-token forwards ({one} ms here). Checking K drafts "
@@ -118,7 +119,7 @@ def measure_here() -> Calibration | None:
         with st.spinner(_("Measuring this machine: timed forwards over 1 to 33 tokens and "
                           "a drafter pass over six rounds, model.generate in the first three (all again if they "
                           "disagree), then four short runs…")):
-            with PAIRS.turn(PAIR, timeout=60):
+            with PAIRS.turn(PAIR, timeout=MEASURE_WAIT_SECONDS):
                 cal = calibrate(pair, force=True)
     except Busy:
         st.info(_("Other visitors' runs held the model for a minute: measure again when they are done."))

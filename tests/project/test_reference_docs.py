@@ -135,3 +135,21 @@ def test_app_md_gives_json_export_to_teacher_paced_sessions_only():
     assert "JSON" not in teacher.split("download_button(", 1)[1].split("\n", 1)[0]
     assert "); CSV and JSON export." not in flat("app.md")
     assert "CSV export, and JSON too for a teacher-paced session." in flat("app.md")
+
+
+def test_the_tours_name_the_playgrounds_step_buttons_by_their_labels():
+    """Read 46: the tours named the Playground's buttons "Step / previous / play / run to end" and "Avance, volte,
+    toque ou vá até o fim", where the page's buttons read Next step, Previous, Play and Run to end (Próximo passo,
+    Anterior, Reproduzir, Ir até o fim in Portuguese): a reader looked for a "Step" button, and "toque" reads "tap"."""
+    from specviz.core.i18n import _, using
+
+    player = (ROOT / "specviz" / "ui" / "playground" / "player.py").read_text(encoding="utf-8")
+    labels = ("Next step", "Previous", "Play", "Run to end")
+    assert all(f'row.button(_("{label}")' in player or f'else _("{label}")' in player for label in labels)
+    with using("pt"):
+        portuguese = [_(label) for label in labels]
+    for doc, names in (("app.md", labels), ("app.pt-BR.md", portuguese)):
+        assert ", ".join(f"*{name}*" for name in names[:-1]) + f" {'and' if doc == 'app.md' else 'e'} *{names[-1]}*" \
+            in flat(doc), doc
+    _tours_say(("Step / previous / play / run to end", "*Next step*, *Previous*, *Play* and *Run to end* through"),
+               ("Avance, volte, toque", "*Próximo passo*, *Anterior*, *Reproduzir* e *Ir até o fim* por um traço"))

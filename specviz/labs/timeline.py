@@ -261,7 +261,8 @@ def explain_race(spec: Trace, baseline: Trace) -> str:
     if speedup_band(speedup) == "won":
         won = _("Speculation won: {speedup} faster.", speedup=times(speedup))
         if c.break_even_tokens <= 1:  # a step (at least one token) cost no more than a plain forward: any step paid
-            why = _("A speculative step cost no more than one target-only forward, and every step emits at least one "
+            # read 46: it said "one target-only forward" beside the cost sentence's "target-only step" (read 45)
+            why = _("A speculative step cost no more than one target-only step, and every step emits at least one "
                     "token, so it would have won even with no draft kept: this race does not show that the drafts "
                     "(accepted / drafted {rate}) paid for themselves.", rate=percent(c.acceptance_rate))
         else:
@@ -296,6 +297,15 @@ def explain_race(spec: Trace, baseline: Trace) -> str:
                    "target-only steps, more than the {tokens} tokens it emitted.", draft=number(c.spec_draft_ms, 1),
                    forward=number(c.base_forward_ms, 1), even=number(c.break_even_tokens),
                    tokens=number(c.tokens_per_step))
+    elif c.tokens_per_step >= c.break_even_tokens:
+        # read 46: the sentence below said the steps did not pay right after numbers showing that they did; then a
+        # token's decode time is no more than target-only's, so what lost is the rest of the run's wall time
+        reason = _("The steps paid for themselves (on average each emitted {tokens} tokens, where about {even} would "
+                   "have broken even), so the time lost is outside them: the prefill ({spec_prefill} ms against {base_prefill} ms "
+                   "target-only; a draft model reads the prompt too) and the time between steps that no step's timer "
+                   "counted.", tokens=number(c.tokens_per_step), even=number(c.break_even_tokens),
+                   spec_prefill=number(1000 * spec.prefill_seconds, 1),
+                   base_prefill=number(1000 * baseline.prefill_seconds, 1))
     else:
         reason = _("The tokens each step bought did not cover the cost of drafting plus verifying.")
     verdict = [_("Speculation lost: {speedup} (slower than target-only).", speedup=times(speedup)), *([where] if where
@@ -368,12 +378,14 @@ def length_note(spec: Trace, baseline: Trace) -> str | None:
     temperature 0 the texts parted, which the race's outputs box explains), else None.
 
     Tokens/s still compares them fairly, but a very short run is dominated by its prefill. Both lanes share one token
-    limit and the shorter is under three quarters of the longer, so it stopped before that limit (at end-of-text, or a
-    live run's time limit): the sentence suggests another seed or prompt, never more tokens, which would leave it as it
-    is (43rd read: it said "try more tokens").
+    limit and the shorter is under three quarters of the longer, so it stopped before that limit at end-of-text: the
+    sentence suggests another seed or prompt, never more tokens, which would leave it as it is (43rd read: it said
+    "try more tokens"). None when a lane was cut short at its time limit (`cut_short`): `explain_race` says so.
     """
     short, long_ = sorted((spec.num_tokens, baseline.num_tokens))
-    if long_ == 0 or short >= 0.75 * long_:
+    # read 46: a lane cut at its time limit was blamed on random numbers with "try another seed"; the verdict's
+    # "No verdict" sentence says why it is short and what to try (`explain_race`)
+    if long_ == 0 or short >= 0.75 * long_ or cut_short(spec) or cut_short(baseline):
         return None
     if spec.settings.get("temperature") == 0:  # no random numbers to blame: the greedy texts parted somewhere
         return _("The two outputs differ in length ({spec} vs {base} tokens): at temperature 0 they parted somewhere "
@@ -394,7 +406,7 @@ BUSY_MIN_MS = 3.0  # ... and at least this many milliseconds more (sub-milliseco
 
 
 def forward_ms(baseline: Trace) -> list[float]:
-    """Milliseconds of each one-token forward of a target-only trace (its steps), in order."""
+    """Milliseconds of each step of a target-only trace (a one-token forward and its sampling), in order."""
     return [1000 * step.seconds for step in baseline.steps]
 
 
@@ -458,7 +470,7 @@ class RaceRounds:
         return self.rounds[best]
 
     def forward_ms(self) -> list[float]:
-        """The median one-token forward of each round's target-only lane, ms."""
+        """The median step (a one-token forward and its sampling) of each round's target-only lane, ms."""
         return [_quantile(forward_ms(base), 0.5) for _, base in self.rounds]
 
     def quick_forward_ms(self) -> float:
@@ -468,12 +480,13 @@ class RaceRounds:
 
 
 def busy_note(rounds: RaceRounds, usual_ms: float | None = None) -> str | None:
-    """One sentence when the one-token forward was far off its usual cost in some round, else None.
+    """One sentence when the target-only step (a one-token forward and its sampling) was far off its usual cost in
+    some round, else None.
 
     "Usual" (the sentence says "at its quickest": it is a quick percentile, not a typical forward of a busy race)
     is the quickest of `usual_ms` (what an earlier quiet race measured on this machine, if known) and this
-    race's own quick forwards. A round whose median forward is BUSY_FACTOR times that (and BUSY_MIN_MS more) ran on
-    a machine busy with something else: its timings measure the interference, not speculative decoding.
+    race's own quick steps. A round whose median target-only step is BUSY_FACTOR times that (and BUSY_MIN_MS more)
+    ran on a machine busy with something else: its timings measure the interference, not speculative decoding.
     """
     known = [x for x in (usual_ms, rounds.quick_forward_ms()) if x is not None and math.isfinite(x) and x > 0]
     if not known:
@@ -484,13 +497,14 @@ def busy_note(rounds: RaceRounds, usual_ms: float | None = None) -> str | None:
     if not (worst > BUSY_FACTOR * usual and worst - usual > BUSY_MIN_MS):
         return None
     shown = list_separator().join(number(m, 0) if m >= 10 else number(m, 1) for m in medians)
-    return ngettext("The machine was busy with other work during this race: a one-token forward of the target "
-                    "takes about {usual} ms here at its quickest, but its median was {shown} ms in the one round "
-                    "({worst} slower at worst). These timings measure that interference, not speculative decoding, "
+    # read 46: the figures are target-only steps (`forward_ms`: a forward and its sampling), as the verdict says
+    return ngettext("The machine was busy with other work during this race: a target-only step (a one-token forward "
+                    "and its sampling) takes about {usual} ms here at its quickest, but its median was {shown} ms in "
+                    "the one round ({worst} slower at worst). These timings measure that interference, not speculative decoding, "
                     "so no conclusion is drawn from them: run the race again when the machine is quiet.",
-                    "The machine was busy with other work during this race: a one-token forward of the target "
-                    "takes about {usual} ms here at its quickest, but its median was {shown} ms in the {n} rounds "
-                    "({worst} slower at worst). These timings measure that interference, not speculative decoding, "
+                    "The machine was busy with other work during this race: a target-only step (a one-token forward "
+                    "and its sampling) takes about {usual} ms here at its quickest, but its median was {shown} ms in "
+                    "the {n} rounds ({worst} slower at worst). These timings measure that interference, not speculative decoding, "
                     "so no conclusion is drawn from them: run the race again when the machine is quiet.",
                     len(medians), usual=number(usual, 1), shown=shown, worst=times(worst / usual, 1))
 

@@ -436,3 +436,74 @@ def test_a_race_refuses_a_baseline_decoded_with_other_settings():
     with pytest.raises(ValueError, match=r"different settings \(pair\)"):
         measured_speedup(spec, other)
 
+
+
+def test_the_busy_note_names_its_figures_target_only_steps_not_forwards():
+    """Read 46: the figures are each round's median target-only step (`forward_ms`: Step.seconds, the forward and its
+    sampling), yet the note called them "a one-token forward of the target", the name the lanes table gives its
+    "target forward (ms)" column, which leaves the sampling out. It names them target-only steps, both languages."""
+    from specviz.core.i18n import using
+
+    spec = _lane("speculative", [190.0] * 4, 2)
+    loaded = timeline.RaceRounds(((spec, _lane("autoregressive", [10.0, 11.0] + [60.0] * 6)),) * 2)
+    for lang, said, old in (("en", "a target-only step (a one-token forward and its sampling) takes about",
+                             "a one-token forward of the target takes"),
+                            ("pt", "um passo só com o alvo (uma passagem de um token e a sua amostragem) leva cerca",
+                             "uma passagem de um token do alvo leva")):
+        with using(lang):
+            note = timeline.busy_note(loaded)
+        assert said in note and old not in note, note
+
+
+def test_a_step_cheaper_than_a_target_only_step_is_called_so_not_a_forward():
+    """Read 46: the Medusa example's verdict priced its step (55.5 ms) against "one target-only forward" right after
+    its cost sentence called the same 59.9 ms "one target-only step (a forward and its sampling)" (read 45)."""
+    from specviz.core.i18n import using
+
+    spec, base = load_example("smollm-medusa-greedy")
+    assert race_costs(spec, base).break_even_tokens <= 1  # the branch this sentence is in
+    for lang, said, old in (("en", "A speculative step cost no more than one target-only step,",
+                             "one target-only forward"),
+                            ("pt", "Um passo especulativo custou no máximo um passo só com o alvo,",
+                             "uma passagem só com o alvo")):
+        with using(lang):
+            text = explain_race(spec, base)
+        assert said in text and old not in text, text
+
+
+def test_a_lane_cut_short_gets_no_length_note_blaming_random_numbers(toy_race):
+    """Read 46: a target-only lane cut at its time limit after 1 of 40 tokens got, under the verdict's "No verdict:
+    ... reached its time limit", the length note "at temperature > 0 the two methods draw different random numbers
+    ... try another seed": the wrong cause and the wrong remedy. No length note for a lane cut short."""
+    import copy
+
+    from specviz.engine.kinds import StopReason
+
+    spec, base = toy_race
+    short = copy.deepcopy(base)
+    short.output_ids, short.steps = short.output_ids[:1], short.steps[:1]
+    assert length_note(spec, short) is not None  # ended at end-of-text this short: the note stands
+    short.stop_reason = StopReason.DEADLINE
+    assert length_note(spec, short) is None and length_note(short, spec) is None
+    assert explain_race(spec, short).startswith("No verdict")  # the sentence that says why it is short
+
+
+def test_a_loss_whose_steps_paid_is_put_outside_the_steps():
+    """Read 46: a race lost while each step emitted more tokens than its break-even (the speculative prefill, a draft
+    model's pass over the prompt too, ate the gain) read "The tokens each step bought did not cover the cost of
+    drafting plus verifying." right after the numbers that showed they did. It says where the time went instead."""
+    from specviz.core.i18n import using
+
+    spec = _trace("speculative", [(0.010, 0.020, 4)] * 5, prefill=0.5, drafted=20, accepted=15)
+    base = _trace("autoregressive", [(0.0, 0.010, 1)] * 20, prefill=0.05)
+    c = race_costs(spec, base)
+    assert c.tokens_per_step >= c.break_even_tokens and measured_speedup(spec, base) < timeline.TIES
+    for lang, said in (("en", "The steps paid for themselves (on average each emitted 4.00 tokens, where about 3.00 "
+                               "would have broken even), so the time lost is outside them: the prefill (500.0 ms "
+                               "against 50.0 ms"),
+                       ("pt", "Os passos se pagaram (em média cada um emitiu 4,00 tokens, e cerca de 3,00 bastariam para "
+                              "chegar ao ponto de equilíbrio), então o tempo perdido está fora deles: o prefill (500,0 "
+                              "ms contra 50,0 ms")):
+        with using(lang):
+            text = explain_race(spec, base)
+        assert said in text and "did not cover" not in text and "não cobriram" not in text, text

@@ -472,6 +472,44 @@ def test_a_tree_race_says_whose_figures_the_headline_holds():
     assert not any("chain lane's" in c.value for c in plain.caption)  # a race without a tree lane has one lane
 
 
+def _two_round_tree_race(lang: str) -> None:
+    """Render a two-round toy race with a tree lane, the second round's lanes slowed apart (AppTest script)."""
+    import dataclasses
+
+    from specviz.core.i18n import set_language
+    from specviz.labs.timeline import RaceRounds
+    from specviz.models.pairs import toy_pair
+    from specviz.runs.running import run, run_target_only
+    from specviz.runs.runspec import RunSpec
+    from specviz.ui.race.tree import lane_specs
+    from specviz.ui.race.view import render_race
+
+    set_language(lang)
+    pair = toy_pair()
+    chain, tree = lane_specs(RunSpec(pair="toy", prompt="the quick brown fox", k=3, max_new_tokens=12, tree_nodes=6))
+    spec, base, grown = run(chain, pair=pair), run_target_only(chain, pair=pair), run(tree, pair=pair)
+    slow = dataclasses.replace(base, wall_seconds=2 * base.wall_seconds)  # round 2: speedup twice round 1's
+    render_race(RaceRounds(((spec, base), (spec, slow))), tree_lanes=(grown, grown))
+
+
+@pytest.mark.parametrize("lang, said", [("en", r"the Chain against tree table below gives every lane's in round "
+                                                r"([12]), the one the charts show"),
+                                        ("pt", r"a tabela Cadeia contra árvore abaixo dá os de cada raia na rodada "
+                                               r"([12]), a que os gráficos mostram")])
+def test_a_tree_race_of_two_rounds_says_the_lanes_table_is_one_rounds(lang, said):
+    """Read 46: of two rounds the headline speedup is their mean, while the Chain against tree table gives round 1's
+    (the charts' round) with its own chain speedup beside the tree's: the caption said only that the table "gives the
+    tree lane's", so a reader compared the tree's one-round speedup with the two rounds' median. It names the round."""
+    at = AppTest.from_function(_two_round_tree_race, args=(lang,), default_timeout=120).run()
+    assert not at.exception
+    captions = " ".join(c.value for c in at.caption)
+    shown = re.search(said, captions)
+    assert shown and f" {shown[1]}, " in next(m.proto.help for m in at.metric if m.label.endswith("tokens/s")), captions
+    with using(lang):
+        chain_speedup = at.table[1].value.iloc[0][_("speedup")]  # the lanes table's chain row: round 1's, not the median
+    assert chain_speedup != _metric(at, {"en": "Measured speedup", "pt": "Aceleração medida"}[lang])
+
+
 def test_every_lane_of_the_race_chart_ends_at_its_runs_wall_time(monkeypatch):
     """Read 32: the chart's lanes ended where the timed steps did (1.548 s in a replay) while tokens/s divides by the
     whole run's wall time (1.576 s: the loop between the steps' timers), and the text called the tokens/s above its
@@ -671,6 +709,27 @@ def test_the_lanes_table_holds_what_each_steps_hover_says_it_drafted_and_accepte
     assert len({drafted for drafted, _a, _e in said.values()}) > 1  # steps that drafted fewer than K, too
     forwards = [cells for (name, n), cells in rows.items() if name == base_lane and n.isdigit()]
     assert len(forwards) == len(base.steps) and set(forwards) == {("–", "–", "1")}
+
+
+@pytest.mark.parametrize("lang, forward, step", [("en", "forward", "step"), ("pt", "passagem", "passo")])
+def test_a_target_only_hover_gives_the_tables_forward_and_its_step_apart(monkeypatch, lang, forward, step):
+    """Read 46: a target-only forward's hover gave one "103.89 ms", its whole step (the forward and its sampling), on
+    the blue "target forward" segment, while the table beside it holds "target forward (ms)" 103.61 and the rest of
+    the step apart. The hover now names both, each as the table has it."""
+    from specviz.ui.race.figures import BASE_LANE, lanes_table, race_figure
+
+    monkeypatch.chdir(ROOT)
+    spec, base = load_example("smollm-draft-greedy")
+    with using(lang):
+        fig, table = race_figure(spec, base), lanes_table(spec, base)
+        base_lane, column = _(BASE_LANE), _("target forward (ms)")
+        totals = [number(round(1000 * s.seconds, 2), 2) for s in base.steps]
+    hovers = {h for bar in fig.data if bar.y[0] == base_lane for h in (bar.hovertext or ())}
+    rows = table[(table[table.columns[0]] == base_lane) & table[table.columns[1]].str.isdigit()]
+    assert len(rows) == len(base.steps) == len([h for h in hovers if f" ms, {step} " in h])
+    for (_index, row), total in zip(rows.iterrows(), totals):
+        assert any(f"{forward} {row[column]} ms, {step} {total} ms" in h for h in hovers), row[column]
+    assert any(row[column] != total for (_index, row), total in zip(rows.iterrows(), totals))  # the sampling apart
 
 
 def _step_word(lang: str) -> str:

@@ -296,3 +296,47 @@ def test_the_trap_sentence_names_the_token_that_drifts_where_the_favourite_does_
         assert f"sai {expected} das vezes (" in trap and f"quando o alvo lhe dá {target}." in trap
         assert "mesma frequência que o alvo (0,0%)" in trap
     assert "comes out 0.0% of the time" not in trap and "sai 0,0% das vezes" not in trap  # the old sentence
+
+
+@pytest.mark.parametrize("lang, said, old", [
+    ("en", "so it can emit more tokens per forward than the chain", "on average it emits more"),
+    ("pt", "então pode emitir mais tokens por passagem que a cadeia", "em média emite mais"),
+])
+def test_the_lanes_reading_does_not_promise_a_tree_emits_more_per_forward(lang, said, old):
+    """Read 46: "A tree spends one forward on many guesses, so on average it emits more tokens per forward" is not so
+    for every tree the race offers: one of fewer nodes than K is shallower than the chain of K (`grow_tree` shares the
+    nodes out over the levels) and here emits fewer tokens per forward. The reading says it can, and where to look."""
+    from specviz.core.i18n import _
+    from specviz.runs.running import run
+    from specviz.runs.runspec import RunSpec
+    from specviz.ui.race.tree import TEXT
+
+    common = dict(pair="toy", proposer="draft", prompt="the quick brown fox jumps over the lazy dog. the quick", k=4,
+                  max_new_tokens=32, temperature=0.0)
+    chain, tree = run(RunSpec(**common)), run(RunSpec(**common, tree_nodes=2, tree_width=2))
+    assert max(len(s.emitted) for s in tree.steps) <= 3  # depth 2: two drafts and one more token at most
+    assert tree.mean_accepted_length < chain.mean_accepted_length  # the old sentence's promise, broken
+    with using(lang):
+        text = _(TEXT["lanes"])
+    assert said in text and old not in text, text
+
+
+@pytest.mark.parametrize("lang, header", [("en", "target-only step (median)"), ("pt", "passo só com o alvo (mediana)")])
+def test_the_rounds_table_names_its_median_a_target_only_step(lang, header):
+    """Read 46: the rounds table's "one-token forward (median)" is the median of the target-only lane's Step.seconds,
+    its forward and its sampling, while the lanes table's "target forward (ms)" column is the forward alone: a reader
+    taking that column's median got another figure (79.5 against 79.9 ms in one race). It says target-only step."""
+    import statistics
+
+    from specviz.core.i18n import _, number
+    from specviz.labs.timeline import RaceRounds
+    from specviz.runs.running import run, run_target_only
+    from specviz.runs.runspec import RunSpec
+    from specviz.ui.race.view import rounds_table
+
+    spec = RunSpec(pair="toy", proposer="draft", prompt="hello", k=3, max_new_tokens=12, temperature=0.0)
+    chain, base = run(spec), run_target_only(spec)
+    with using(lang):
+        row = rounds_table(RaceRounds(((chain, base),)))[0]
+        assert row[header] == _("{ms} ms", ms=number(1000 * statistics.median(s.seconds for s in base.steps), 1))
+        assert not [key for key in row if "forward" in key or "passagem" in key]

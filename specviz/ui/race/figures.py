@@ -67,9 +67,9 @@ def _lane_bars(fig: go.Figure, lane: str, bars: list[Interval], *, speculative: 
                        "draft {draft} ms, verify {verify} ms, step {total} ms", step=b.index + 1, phase=names[phase],
                        drafted=b.k, accepted=b.n_accepted, emitted=b.n_emitted, draft=_ms(b.draft_seconds),
                        verify=_ms(b.verify_seconds), total=_ms(b.seconds)) for _s, _e, b in segs]
-        else:
-            hover = [_("<b>target forward {index}</b><br>emitted 1 token<br>{ms} ms", index=b.index + 1,
-                       ms=_ms(b.seconds)) for _s, _e, b in segs]
+        else:  # read 46: one "{ms} ms", the whole step, under "target forward" beside the table's forward alone
+            hover = [_("<b>target forward {index}</b><br>emitted 1 token<br>forward {forward} ms, step {total} ms",
+                       index=b.index + 1, forward=_ms(b.verify_seconds), total=_ms(b.seconds)) for _s, _e, b in segs]
         text = [f"+{b.n_emitted}" for _, _, b in segs] if (speculative and phase == "verify") else None
         fig.add_trace(go.Bar(
             y=[lane] * len(segs), x=[e - s for s, e, _ in segs], base=[s for s, _, _ in segs], orientation="h",

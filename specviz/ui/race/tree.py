@@ -35,9 +35,12 @@ TEXT = {
                      "instead of a chain of K, and the target checks the whole tree in one forward."),
     "no_branching": N_("N-gram lookup cannot branch, so a tree lane would draft the same chain: pick a model that "
                        "drafts for a tree lane."),
+    # read 46: "on average it emits more tokens per forward" is not so for every tree: one of fewer nodes than K is
+    # shallower than the chain (`grow_tree` shares the nodes out over the levels), so it can emit fewer
     "lanes": N_("**Chain against tree.** Each lane's target forwards and what each forward bought. A tree spends "
-                "one forward on many guesses, so on average it emits more tokens per forward, but every node costs "
-                "some verification time: the speedup says whether it paid here."),
+                "one forward on many guesses, so it can emit more tokens per forward than the chain, but every node "
+                "costs some verification time: the mean accepted length says whether it emitted more, the speedup "
+                "whether it paid here."),
 }
 
 

@@ -41,7 +41,7 @@ def format_speedup(speedup: float) -> str:
 
 
 def rounds_table(rounds: RaceRounds, *, tree: bool = False) -> list[dict[str, object]]:
-    """One row per round: which lane ran first, both speeds, the speedup and the median one-token forward. With a
+    """One row per round: which lane ran first, both speeds, the speedup and the median target-only step. With a
     tree lane (`tree`) the speculative lane is named as every other table and chart names it, the chain (read 45:
     "speculative" here beside "speculative, chain" in the lanes table left two speculative lanes unnamed apart)."""
     spec_lane = _(CHAIN_LANE) if tree else _(SPEC_LANE)
@@ -53,7 +53,9 @@ def rounds_table(rounds: RaceRounds, *, tree: bool = False) -> list[dict[str, ob
                      spec_speed: number(spec.tokens_per_second, 1),
                      base_speed: number(base.tokens_per_second, 1),
                      _("speedup"): format_speedup(measured_speedup(spec, base)),
-                     _("one-token forward (median)"): _("{ms} ms", ms=number(forward, 1)) if math.isfinite(forward)
+                     # read 46: "one-token forward" beside the lanes table's "target forward (ms)", which leaves out
+                     # the sampling this median holds (`RaceRounds.forward_ms`: each target-only step's time)
+                     _("target-only step (median)"): _("{ms} ms", ms=number(forward, 1)) if math.isfinite(forward)
                      else "–"})
     return rows
 
@@ -106,7 +108,11 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
         # read 45: "the median round" was no round of two (their median is their mean): the charts show `typical`
         sentences += [spread_sentence(rounds), _("The charts show round {n}, the one whose speedup is closest to the "
                                                  "median.", n=rounds.rounds.index(rounds.typical) + 1)]
-    if tree is not None:  # read 45: "Speculative" and the speedup above are the chain lane's, not the tree's
+    if tree is not None and several:  # read 46: the table is one round's; its chain speedup need not be the median
+        sentences.append(_("With a tree lane, the speedup and the speculative figures above are the chain lane's; "
+                           "the Chain against tree table below gives every lane's in round {n}, the one the charts "
+                           "show.", n=rounds.rounds.index(rounds.typical) + 1))
+    elif tree is not None:  # read 45: "Speculative" and the speedup above are the chain lane's, not the tree's
         sentences.append(_("With a tree lane, the speedup and the speculative figures above are the chain lane's; "
                            "the Chain against tree table below gives the tree lane's."))
     if measured_at is not None:

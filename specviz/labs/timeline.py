@@ -265,13 +265,32 @@ def explain_race(spec: Trace, baseline: Trace) -> str:
             why = _("A speculative step cost no more than one target-only step, and every step emits at least one "
                     "token, so it would have won even with no draft kept: this race does not show that the drafts "
                     "(accepted / drafted {rate}) paid for themselves.", rate=percent(c.acceptance_rate))
+        elif c.tokens_per_step < c.break_even_tokens:
+            # read 46: a race won through the prefill or the time between steps read "each verify pass bought more
+            # tokens than it cost" right after numbers that showed the steps did not pay (the loss branch's mirror)
+            why = _("The steps alone did not pay (on average each emitted {tokens} tokens, where about {even} would "
+                    "have broken even), so the time won is outside them: the prefill ({spec_prefill} ms against "
+                    "{base_prefill} ms target-only) and the time between steps that no step's timer counted.",
+                    tokens=number(c.tokens_per_step), even=number(c.break_even_tokens),
+                    spec_prefill=number(1000 * spec.prefill_seconds, 1),
+                    base_prefill=number(1000 * baseline.prefill_seconds, 1))
         else:
             why = _("The drafts were accepted often enough (accepted / drafted {rate}) that each verify pass bought "
                     "more tokens than it cost.", rate=percent(c.acceptance_rate))
         return " ".join(text for text in (won, where, cost, why) if text)
     if speedup_band(speedup) == "tie":
         return " ".join(text for text in (_("About a tie ({speedup}).", speedup=times(speedup)), where, cost) if text)
-    if c.tokens_per_step < 1.5:
+    if c.tokens_per_step >= c.break_even_tokens:
+        # checked first: a step of under 1.5 tokens that still paid is no loss of the steps (read 46)
+        # read 46: the sentence below said the steps did not pay right after numbers showing that they did; then a
+        # token's decode time is no more than target-only's, so what lost is the rest of the run's wall time
+        reason = _("The steps paid for themselves (on average each emitted {tokens} tokens, where about {even} would "
+                   "have broken even), so the time lost is outside them: the prefill ({spec_prefill} ms against "
+                   "{base_prefill} ms target-only; a draft model reads the prompt too) and the time between steps "
+                   "that no step's timer counted.", tokens=number(c.tokens_per_step), even=number(c.break_even_tokens),
+                   spec_prefill=number(1000 * spec.prefill_seconds, 1),
+                   base_prefill=number(1000 * baseline.prefill_seconds, 1))
+    elif c.tokens_per_step < 1.5:
         drafting = c.spec_draft_ms > 0.1 * c.base_forward_ms
         verifying = c.spec_verify_ms > 1.1 * c.base_forward_ms
         values = dict(rate=percent(c.acceptance_rate), draft=number(c.spec_draft_ms, 1),
@@ -297,15 +316,6 @@ def explain_race(spec: Trace, baseline: Trace) -> str:
                    "target-only steps, more than the {tokens} tokens it emitted.", draft=number(c.spec_draft_ms, 1),
                    forward=number(c.base_forward_ms, 1), even=number(c.break_even_tokens),
                    tokens=number(c.tokens_per_step))
-    elif c.tokens_per_step >= c.break_even_tokens:
-        # read 46: the sentence below said the steps did not pay right after numbers showing that they did; then a
-        # token's decode time is no more than target-only's, so what lost is the rest of the run's wall time
-        reason = _("The steps paid for themselves (on average each emitted {tokens} tokens, where about {even} would "
-                   "have broken even), so the time lost is outside them: the prefill ({spec_prefill} ms against {base_prefill} ms "
-                   "target-only; a draft model reads the prompt too) and the time between steps that no step's timer "
-                   "counted.", tokens=number(c.tokens_per_step), even=number(c.break_even_tokens),
-                   spec_prefill=number(1000 * spec.prefill_seconds, 1),
-                   base_prefill=number(1000 * baseline.prefill_seconds, 1))
     else:
         reason = _("The tokens each step bought did not cover the cost of drafting plus verifying.")
     verdict = [_("Speculation lost: {speedup} (slower than target-only).", speedup=times(speedup)), *([where] if where

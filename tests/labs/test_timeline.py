@@ -507,3 +507,37 @@ def test_a_loss_whose_steps_paid_is_put_outside_the_steps():
         with using(lang):
             text = explain_race(spec, base)
         assert said in text and "did not cover" not in text and "não cobriram" not in text, text
+
+
+def test_a_win_whose_steps_did_not_pay_is_put_outside_the_steps():
+    """Read 46: a race won while each step emitted fewer tokens than its break-even (the target-only lane's slow
+    prefill gave the win) read "each verify pass bought more tokens than it cost" right after the numbers that showed
+    it did not: the won branch now says where the time was won, as the lost branch says where it was lost."""
+    from specviz.core.i18n import using
+
+    spec = _trace("speculative", [(0.010, 0.030, 2)] * 10, prefill=0.01, drafted=40, accepted=10)
+    base = _trace("autoregressive", [(0.0, 0.010, 1)] * 20, prefill=1.0)
+    c = race_costs(spec, base)
+    assert c.tokens_per_step < c.break_even_tokens and measured_speedup(spec, base) > timeline.TIES
+    for lang, said, old in (("en", "The steps alone did not pay (on average each emitted 2.00 tokens, where about 4.00 "
+                                   "would have broken even), so the time won is outside them: the prefill (10.0 ms "
+                                   "against 1,000.0 ms", "bought more tokens than it cost"),
+                            ("pt", "Os passos sozinhos não se pagaram (em média cada um emitiu 2,00 tokens, e seriam "
+                                   "precisos cerca de 4,00", "rendesse mais tokens")):
+        with using(lang):
+            text = explain_race(spec, base)
+        assert text.startswith(("Speculation won", "A especulação venceu")) and said in text and old not in text, text
+
+
+def test_a_loss_of_few_tokens_a_step_that_still_paid_is_not_blamed_on_few_drafts():
+    """Read 46: the "Few drafts were kept ... no more than a plain forward" branch fired whenever a step emitted under
+    1.5 tokens, even when that was at or above the step's break-even (a cheap step that paid); the steps-paid
+    sentence is checked first."""
+    spec = _trace("speculative", [(0.0005, 0.0095, 1)] * 3 + [(0.0005, 0.0095, 2)] * 2, prefill=0.5, drafted=10,
+                  accepted=2)
+    base = _trace("autoregressive", [(0.0, 0.010, 1)] * 7, prefill=0.01)
+    c = race_costs(spec, base)
+    assert c.break_even_tokens <= c.tokens_per_step < 1.5 and measured_speedup(spec, base) < timeline.TIES
+    text = explain_race(spec, base)
+    assert "The steps paid for themselves (on average each emitted 1.40 tokens" in text, text
+    assert "Few drafts were kept" not in text

@@ -363,6 +363,23 @@ def test_the_example_file_says_where_a_teacher_uploads_it_for_a_class():
     assert "Classroom's \"Start a new session\"" in header and "upload it on the Quiz page" not in header
 
 
+def test_the_portuguese_example_file_names_the_controls_as_the_portuguese_page_shows_them():
+    """Read 46: the example file's first lines were English in every language, so a Portuguese teacher was told to
+    upload it with "Add your own questions" and "Start a new session", labels their page shows as "Acrescente as suas
+    próprias perguntas" and "Iniciar uma nova sessão"."""
+    from specviz.core.i18n import _, using
+    from specviz.teach.quiz import parse_bank
+    from specviz.ui.common.quiz.setup import TEXT, example_quiz
+
+    with using("pt"):
+        text, upload, start = example_quiz(), _(TEXT["upload"]).split(" (")[0], _("Start a new session")
+    header = " ".join(line.removeprefix("# ") for line in text.splitlines() if line.startswith("#"))
+    assert f'"{upload}"' in header and f'"{start}"' in header and "Sala de aula" in header
+    assert upload == "Acrescente as suas próprias perguntas" and "Add your own" not in header
+    assert sorted(q.kind.value for q in parse_bank(text.encode("utf-8"), "my-quiz.yaml").questions) == [
+        "multiple", "numeric", "ordering", "single"]
+
+
 def test_the_quiz_readme_says_where_a_teacher_uploads_a_file_for_a_class():
     """Read 46 (review): the example file's header was fixed, but assets/quiz/README.md still said "Either upload it
     on the Quiz page ... or point the app at it", and a file uploaded there never reaches a class session."""

@@ -9,12 +9,13 @@ session or from the `?lesson=..&done=..` a link from the path carries); `scope_p
 from __future__ import annotations
 
 import os
+import textwrap
 from dataclasses import dataclass
 
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from specviz.core.i18n import N_, _, get_language
+from specviz.core.i18n import N_, _, get_language, using
 from specviz.ui.common.escaping import escape_markdown
 from specviz.teach.learn import parse_progress
 from specviz.teach.quiz import (BANK_DIR, PATHS_ENV, Bank, Question, QuizBankError, live_quiz, load_bank, merge_banks,
@@ -94,10 +95,13 @@ def default_bank() -> Bank:
         return _bundled_bank(lang)
 
 
-EXAMPLE_QUIZ = """\
-# A quiz file for specviz. Edit the texts, keep the keys. Upload it with "Add your own questions": on the Quiz page
-# for yourself, or in the Classroom's "Start a new session" for a class (a file uploaded on the Quiz page stays
-# on the Quiz page).
+# The example file's first lines, in the reader's language: they name the upload box and the Classroom's form as
+# the page shows them (read 46: a Portuguese reader was told to look for "Add your own questions", an English label
+# the page never shows them). The box's label is TEXT["upload"] up to its " (".
+EXAMPLE_HEADER = N_("A quiz file for specviz. Edit the texts, keep the keys. Upload it with \"{upload}\": on the Quiz "
+                    "page for yourself, or in the Classroom's \"{start}\" for a class (a file uploaded on the Quiz "
+                    "page stays on the Quiz page).")
+EXAMPLE_QUIZ_BODY = """\
 questions:
   - id: my-rule-1
     concept: accept_rule
@@ -133,13 +137,24 @@ questions:
 """
 
 
+def example_quiz() -> str:
+    """The downloadable example quiz file: its header in the reader's language, naming the controls as the page
+    labels them; the questions in English (a file's own texts are shown as written, in any language)."""
+    header = _(EXAMPLE_HEADER, upload=_(TEXT["upload"]).split(" (")[0], start=_("Start a new session"))
+    return "".join(f"# {line}\n" for line in textwrap.wrap(header, 116)) + EXAMPLE_QUIZ_BODY
+
+
+with using("en"):  # whatever language the run that first imports this module speaks
+    EXAMPLE_QUIZ = example_quiz()  # in English: what the tests and assets/quiz/README.md quote
+
+
 def with_upload(bank: Bank, key: str) -> Bank:
     """`bank` plus the questions of a teacher's uploaded YAML file; a broken file gets one st.error sentence. The
     format is told in the help and shown by a downloadable example (a visitor cannot open the repository's
     assets/quiz/README.md: issue 42 item 8)."""
     upload = st.file_uploader(_(TEXT["upload"]), type=["yaml", "yml"], key=key, help=_(TEXT["upload_help"]))
-    st.download_button(_(TEXT["example"]), EXAMPLE_QUIZ, "my-quiz.yaml", "application/x-yaml", key=f"{key}_example",
-                       on_click="ignore")
+    st.download_button(_(TEXT["example"]), example_quiz(), "my-quiz.yaml", "application/x-yaml",
+                       key=f"{key}_example", on_click="ignore")
     if upload is None:
         return bank
     try:

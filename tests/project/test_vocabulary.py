@@ -191,7 +191,11 @@ CALQUES = re.compile(r"\bpontu(?:ar|a|am|ada|adas|ado|ados|ando)\b|regra da cade
                      # "O custo c do rascunho"
                      r"custo c do rascunho|"
                      # and the Overview's "▶ Reproduzir o exemplo" button was a "replay" in README.pt-BR and app.pt-BR
-                     r"\breplay\b", re.IGNORECASE)
+                     r"\breplay\b|"
+                     # and the Classroom's projector view is "a visão de projeção" with a "código QR" (its button, its
+                     # image, docs/teaching.pt-BR.md); app.pt-BR said "tela de apresentação com QR code", and the
+                     # note under a refused join address "o QR code"
+                     r"tela de apresentação|\bQR code\b", re.IGNORECASE)
 
 
 # Issue 43's full read: accepted / drafted is below α because the drafts after a step's first rejection still count

@@ -396,6 +396,17 @@ def test_a_join_address_that_gives_no_link_is_one_sentence_and_keeps_the_last_go
     assert pt.startswith("Um endereço de entrada") and good in pt
 
 
+def test_the_portuguese_join_box_and_its_address_note_name_the_qr_code_alike():
+    """Read 46: the projector's image was "Código QR do link de entrada" while the note under a refused address said
+    "o QR code continua com ...": two names for one picture in one panel (docs/teaching.pt-BR.md says "código QR")."""
+    from specviz.ui.classroom import presenter
+
+    with using("pt"):
+        alt = i18n._(presenter.TEXT["qr_alt"])
+        note = i18n._(presenter.TEXT["bad_base"], base="http://192.168.1.20:8501")
+    assert alt.startswith("Código QR") and "o código QR continua" in note and "QR code" not in note
+
+
 def test_the_lecture_plans_say_ask_the_class_needs_the_pin_in_its_own_tab():
     """Read 31: both plans said "Ask the class" appears "only in the browser where you gave the PIN and opened the
     session", beside a third projector tab for the Playground. The PIN and the open session live in the tab's own

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from specviz.core import i18n
 from specviz.teach.classroom import ClassroomStore, concept_name
 import specviz.teach.classroom as classroom
 from specviz.teach.quiz import load_bank
@@ -105,6 +106,24 @@ def test_the_right_pin_opens_the_dashboard_with_live_results(db):
     students = at.dataframe[1].value
     assert list(students["name"]) == ["Ana", "Ben", "Cy"] and list(students["right"]) == [2, 1, 1]
     assert "Download all answers (CSV)" in {b.label for b in at.get("download_button")}
+
+
+def test_an_ended_session_no_longer_says_a_question_is_not_answered_yet(db):
+    """Read 46: once a session ended no answer can come, but its dashboard, its list and the projector still said
+    "not answered yet" (pt "ainda sem respostas") of a question nobody answered; an open session still says it."""
+    at = _as_teacher(PIN)
+    at.slider(key="classroom_count").set_value(2)
+    at.button(key="classroom_start").click().run()
+    code = at.session_state["classroom_session"]
+    assert list(at.dataframe[0].value["missed"]) == ["not answered yet"] * 2
+    ClassroomStore(db).close_session(code)
+    at.run()
+    assert list(at.dataframe[0].value["missed"]) == ["not answered"] * 2
+    assert "not answered yet" not in _html(at) and _html(at).count(">not answered<") == 2
+    assert ">not answered<" in teacher.failure_list_html(ClassroomStore(db).question_stats(
+        ClassroomStore(db).session(code)), ended=True)
+    with i18n.using("pt"):
+        assert teacher.unanswered(True) == "sem respostas" and teacher.unanswered(False) == "ainda sem respostas"
 
 
 def test_the_docs_send_a_teacher_to_the_upload_box_a_session_reads(db):

@@ -249,8 +249,14 @@ def session_controls(store: ClassroomStore, session: Session, exported: bool = T
             st.rerun()
 
 
-def _missed(stat: QuestionStat) -> str:
-    return _("not answered yet") if stat.failure_rate is None else percent(stat.failure_rate)
+def unanswered(ended: bool) -> str:
+    """What a question nobody answered shows: "not answered yet" while the session is open; once it ended no answer
+    can come, and "yet" promised one (read 46)."""
+    return _("not answered") if ended else _("not answered yet")
+
+
+def _missed(stat: QuestionStat, ended: bool = False) -> str:
+    return unanswered(ended) if stat.failure_rate is None else percent(stat.failure_rate)
 
 
 @view.one_sentence
@@ -268,10 +274,10 @@ def dashboard(store: ClassroomStore, session: Session) -> None:
     middle.metric(_("Answers"), answers)
     right.metric(_("Right"), percent(sum(p.correct for p in progress) / answers) if answers else "–")
     st.subheader(_("Questions, most missed first"))
-    st.html(failure_list_html(stats))
+    st.html(failure_list_html(stats, ended=session.closed))
     with st.expander(_("The same as a table (sortable)")):
         st.dataframe([{_("question"): in_language(q.question).prompt, _("concept"): concept_name(q.question.concept),
-                       _("answers"): q.answered, _("missed"): _missed(q)} for q in stats],
+                       _("answers"): q.answered, _("missed"): _missed(q, session.closed)} for q in stats],
                      hide_index=True, key="classroom_q_table")
     st.subheader(_("Students"))
     st.dataframe([{_("name"): p.name, _("answered"): f"{p.answered}/{p.total}", _("right"): p.correct,
@@ -342,14 +348,14 @@ FAILURE_CSS = """<style>
 </style>"""
 
 
-def failure_list_html(stats: list[QuestionStat], size_rem: float = 1.25) -> str:
+def failure_list_html(stats: list[QuestionStat], size_rem: float = 1.25, ended: bool = False) -> str:
     """Each question's wrong answers, written out ("4/6 missed") over a bar of their share, next to the question's
     text and concept name, worst first: readable across a room, every number visible without hovering. The text is a
     quiz file's (possibly a teacher's upload), so it is escaped; a bank question is shown in the reader's language."""
     rows = []
     for stat in stats:
         if stat.failure_rate is None:
-            count = f'<div class="count none">{escape_text(_("not answered yet"), whitespace=False)}</div>'
+            count = f'<div class="count none">{escape_text(unanswered(ended), whitespace=False)}</div>'
         else:
             missed = _("{missed}/{answered} missed", missed=stat.answered - stat.correct, answered=stat.answered)
             count = (f'<div class="count">{escape_text(missed, whitespace=False)}<div class="bar">'
@@ -379,4 +385,4 @@ def presenter(store: ClassroomStore, session: Session) -> None:
     st.markdown(f'<div class="specviz-large">{escape_text(head, whitespace=False)}</div>'
                 f'<div class="specviz-big">{escape_text(session.code, whitespace=False)}</div>'
                 f'<div class="specviz-large">{joined}</div>', unsafe_allow_html=True)
-    st.html(failure_list_html(store.question_stats(session), size_rem=1.9))
+    st.html(failure_list_html(store.question_stats(session), size_rem=1.9, ended=session.closed))

@@ -204,7 +204,9 @@ def verify_sentence(result: BenchResult) -> str:
         said = _("In this run ({dtype}, on {machine}) 2 to 5 tokens cost {span}× one: nearly flat, as on a "
                  "memory-bound GPU.", dtype=dtype, machine=_machine(result), span=span)
     elif not result.gpu and run_kernels(result.machine or {}) == "stock":  # the runs from before packing
-        said = _("In this run ({dtype}, on {machine}) 2 to 5 tokens cost {span}× one: the curve climbs, because "
+        # Read 46: "the curve climbs" was said of default-cpu-drafts' 1.63, 2.01, 1.55, 1.37 (2 to 5 tokens), which
+        # peaks at 3 and falls to its lowest at 5; what this branch knows is that the curve is not flat (FLAT_VERIFY)
+        said = _("In this run ({dtype}, on {machine}) 2 to 5 tokens cost {span}× one: not flat, because "
                  "PyTorch's stock kernels are slow for a few tokens though neither memory- nor "
                  "compute-bound (a profile of the LM head finds them copying a matrix, most likely its weight, on every "
                  "call from 5 tokens on; the other layers were not profiled), and that eats into the gain.", dtype=dtype,

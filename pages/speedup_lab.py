@@ -140,8 +140,7 @@ with tab_cat:
 with tab_policy:
     table = tables.policy_table(result, temperature)
     if table.empty:
-        st.info(_("This result has no adaptive draft-length policies at this temperature; run the bench with "
-                  "`--policies constant heuristic threshold optimal`."))
+        st.info(tables.no_policies_text(result, temperature))
     else:
         st.markdown(_("This table compares chains: each policy sets how many tokens a chain drafts, so constant is the "
                       "chain of constant K, and a draft tree, which no policy drafts, is left out.") + " " +

@@ -136,7 +136,9 @@ def test_page_shows_a_tiny_result_and_its_numbers(tiny, tiny_folder):
     assert f"it still drafts one token every {PROBE_EVERY} steps" in words and "(K = 0: don't speculate)." not in words
     at.selectbox(key="speedup_lab_temperature").set_value(1.0).run()  # the policies ran greedy only
     _ok(at)
-    assert any("no adaptive draft-length policies" in i.value for i in at.info)
+    # read 46: sent to the temperature that has them, not told to rerun the bench with flags its command has
+    assert any(i.value.startswith("This result measured its adaptive draft-length policies at T = 0 only")
+               for i in at.info)
 
 
 @pytest.mark.slow  # over 1 s: make test runs it, make check stays under a minute
@@ -1084,3 +1086,24 @@ def test_the_portuguese_slowdown_reason_reads_with_not_because_of_alpha():
         said = verdict.slowdown_reason(0.43, 0.12, 2, 1.1, 1.6)
     assert said.startswith("com α ≈ 0,43 e c = 0,120, e com o custo de verificação medido à parte"), said
     assert "por α" not in said
+
+
+@pytest.mark.parametrize("folder", ["default-cpu-drafts", "default-cpu-layerskip", "default-cpu-ngram"])
+def test_a_run_with_greedy_policies_only_sends_its_sampled_policies_tab_to_the_greedy_temperature(folder):
+    """Read 46: at T = 0.7 these runs' Policies tab said "This result has no adaptive draft-length policies at this
+    temperature; run the bench with `--policies constant heuristic threshold optimal`", though their commands ran
+    policies (`--policy-temperatures 0`) and the table was one pick of the temperature menu away."""
+    from specviz.core.i18n import using
+
+    result = results.load_result(bench.BENCHMARKS_DIR / folder / "results.json")
+    assert "--policy-temperatures 0 " in result.command and 0.7 in result.temperatures()
+    assert tables.policy_table(result, 0.7).empty and not tables.policy_table(result, 0.0).empty
+    said = tables.no_policies_text(result, 0.7)
+    assert said == ("This result measured its adaptive draft-length policies at T = 0 only (its "
+                    "--policy-temperatures): pick that temperature above to compare them.")
+    assert "run the bench" not in said
+    with using("pt"):
+        assert tables.no_policies_text(result, 0.7).startswith("Este resultado mediu as suas políticas adaptativas")
+    # a run that measured no policy at all is still told how to measure them
+    packed = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-f32-packed" / "results.json")
+    assert "run the bench with `--policies constant heuristic threshold optimal`" in tables.no_policies_text(packed, 0.0)

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from specviz.core.i18n import _, percent
+from specviz.core.i18n import _, ngettext, percent
 from specviz.labs.bench import BenchResult
 from specviz.labs.bench.report import HF_GENERATE, TARGET_ONLY
-from specviz.ui.speedup.view import (POLICY_TEXT, label, method_text, number, policy_text, suite_titles, times,
-                                    written)
+from specviz.ui.speedup.view import (POLICY_TEXT, label, method_text, number, policy_text, suite_titles,
+                                    temperature_text, times, written)
 
 
 def at_row_alpha(name: str) -> str:
@@ -69,6 +69,22 @@ def policy_table(result: BenchResult, temperature: float) -> pd.DataFrame:
         entry[_("winner vs constant")] = "–" if margin is None else ("+" if margin >= 0 else "-") + percent(abs(margin))
         data.append(entry)
     return pd.DataFrame(data)
+
+
+def no_policies_text(result: BenchResult, temperature: float) -> str:
+    """What the Policies tab says when `policy_table` is empty at `temperature`. A run that measured its adaptive
+    policies at other temperatures (`--policy-temperatures 0`: default-cpu-drafts, -layerskip, -ngram) is sent to
+    the temperature menu, not to rerun the bench with flags its command already has (read 46: at T = 0.7 those runs
+    said to run the bench with `--policies ...`, their tables one menu pick away)."""
+    elsewhere = sorted({r["temperature"] for r in result.summary if r["policy"] != "constant"} - {temperature})
+    if elsewhere:
+        return ngettext("This result measured its adaptive draft-length policies at T = {temperatures} only (its "
+                        "--policy-temperatures): pick that temperature above to compare them.",
+                        "This result measured its adaptive draft-length policies at T = {temperatures} only (its "
+                        "--policy-temperatures): pick one of those temperatures above to compare them.",
+                        len(elsewhere), temperatures=", ".join(temperature_text(t) for t in elsewhere))
+    return _("This result has no adaptive draft-length policies at this temperature; run the bench with "
+             "`--policies constant heuristic threshold optimal`.")
 
 
 def comparison_table(result: BenchResult, temperature: float) -> pd.DataFrame:

@@ -541,3 +541,19 @@ def test_a_verify_curve_whose_costs_round_alike_is_one_figure_not_a_range(lang):
     next(v for v in data["costs"]["verify"] if int(v["n_tokens"]) == 5)["ratio"] = 1.2  # now a real range
     with using(lang):
         assert f"{one}–{number(1.2)}× " in verify_sentence(BenchResult.from_dict(data))
+
+
+@pytest.mark.parametrize("lang, climbs, zigzag", [("en", "the curve climbs", "not flat, though it does not climb"),
+                                                  ("pt", "a curva sobe", "a curva não é plana, embora não suba")])
+def test_a_cpu_verify_curve_is_said_to_climb_only_when_it_does(lang, climbs, zigzag):
+    """Read 46: the stock-kernel branch said "the curve climbs" of a zigzag (1.63, 2.01, 1.55, 1.37); the packed-kernel
+    branch said it of any curve that was not flat. It says "climbs" only of costs that never fall from 2 to 5 tokens."""
+    data = json.loads((BENCH / "default-cpu-f32-packed" / "results.json").read_text("utf-8"))
+    for costs in ((1.4, 1.6, 1.8, 2.0), (1.63, 2.01, 1.55, 1.37)):
+        for v in data["costs"]["verify"]:
+            n = int(v["n_tokens"])
+            v["ratio"] = costs[n - 2] if 2 <= n <= 5 else v["ratio"]
+        with using(lang):
+            sentence = verify_sentence(BenchResult.from_dict(data))
+        rising = costs == tuple(sorted(costs))
+        assert (climbs in sentence, zigzag in sentence) == (rising, not rising), sentence

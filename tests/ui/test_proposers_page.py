@@ -412,3 +412,22 @@ def test_the_lesson_the_plan_and_the_quiz_let_a_tree_node_see_itself_as_the_mask
                               "mesmo")):
         explanation = " ".join(load_bank(lang=lang).by_id()["md-tree"].explanation.split())
         assert said in explanation, (lang, explanation)
+
+
+def test_layer_skip_says_only_early_exit_needs_training_as_draft_and_verify_skips_untrained():
+    """Read 46: the section credits Draft & Verify (Zhang et al. 2024), which skips intermediate layers of a model
+    never trained for it (a search picks the layers), yet it said the method needs "a model trained to exit early"
+    and loses on "untrained models". Both now hold for early exit only, in both languages."""
+    from specviz.core.i18n import _, using
+
+    layerskip = next(p for p in view.PROPOSERS if p.key == "layerskip")
+    assert "Draft & Verify" in layerskip.how and "intermediate layers" in layerskip.how
+    assert not layerskip.loses.startswith("Untrained models")
+    assert layerskip.loses.startswith("Early exit from a model never trained for it")
+    assert layerskip.needs.startswith("To draft with its first layers, a model trained to exit early")
+    assert "(Draft & Verify) needs no training, only a search for which layers to skip" in layerskip.needs
+    with using("pt"):
+        needs, loses = _(layerskip.needs), _(layerskip.loses, **view.figure_texts())
+    assert "(Draft & Verify) não exige treino, só uma busca por quais camadas pular" in needs
+    assert loses.startswith("Saída antecipada de um modelo que nunca foi treinado para ela")
+

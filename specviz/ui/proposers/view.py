@@ -119,10 +119,15 @@ PROPOSERS: list[Proposer] = [
         costs=N_("No extra weights; a second (shallow) KV cache in specviz. Besides its layers, every draft pass runs "
                  "the whole LM head (on its own ≈ 21% of SmolLM2-135M's weights), so c is well above the layer ratio "
                  "(7 of 30 layers): {c_layerskip} here."),
-        needs=N_("A model trained to exit early (LayerSkip's early-exit loss), or its early layers guess poorly."),
+        # read 46: Draft & Verify skips intermediate layers of a model never trained for it (a search picks them),
+        # so "needs a model trained to exit early" and "loses on untrained models" hold for early exit only
+        needs=N_("To draft with its first layers, a model trained to exit early (LayerSkip's early-exit loss), or "
+                 "those layers guess poorly; skipping intermediate layers instead (Draft & Verify) needs no "
+                 "training, only a search for which layers to skip."),
         wins=N_("One model to serve and store; a good fit for models trained with early exit."),
         # read 46: the range spans the run's K (1, 2, 4, 8) and both temperatures, not one K ("at a fixed K")
-        loses=N_("Untrained models: SmolLM2's first 7 of 30 layers rarely agree with the full model ({layerskip}× "
+        loses=N_("Early exit from a model never trained for it: SmolLM2's first 7 of 30 layers rarely agree with "
+                 "the full model ({layerskip}× "
                  "the speed of specviz's target-only decoding here, on one question-answering prompt, at each K the "
                  "run held fixed, 1 to 8, greedy and at T = 0.7)."),
         dot=_dot({"e": (N_("first layers\\n+ LM head"), _DRAFT), "f": (N_("all layers\\n(1 pass)"), _TARGET)},

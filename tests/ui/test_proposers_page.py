@@ -431,3 +431,16 @@ def test_layer_skip_says_only_early_exit_needs_training_as_draft_and_verify_skip
     assert "(Draft & Verify) não exige treino, só uma busca por quais camadas pular" in needs
     assert loses.startswith("Saída antecipada de um modelo que nunca foi treinado para ela")
 
+
+def test_the_typical_caption_says_the_chart_is_the_first_token_a_step_emits():
+    """Read 46: at K = 1 a step that keeps its draft emits two tokens, but the chart is one token's distribution
+    (`one_step_distribution`: the first token one step emits); the caption said "what one step emits"."""
+    from specviz.core.i18n import _, using
+
+    frame = view.typical_vs_exact()
+    for column in frame.columns:
+        assert frame[column].sum() == pytest.approx(1.0)  # one token's distribution, not a step's output
+    caption = view.TEXT["typical_caption"]
+    assert "the first token one step emits (K = 1)" in caption and "; what one step emits" not in caption
+    with using("pt"):
+        assert "o primeiro token que um passo emite (K = 1)" in _(caption)

@@ -310,8 +310,9 @@ TEXT = {
     "no_example": N_("specviz has no {title} proposer; the diagram and the notes above are the lesson."),
     "quiz_header": N_("Quiz questions on this ({count})"),
     "quiz_item": N_("- `{id}`: {prompt}"),
-    "typical_caption": N_("p = target, q = draft on six tokens; what one step emits (K = 1) under the exact rule and "
-                          "under Medusa's typical acceptance. The exact rule gives back p. Typical acceptance keeps "
+    # read 46: a step at K = 1 that keeps its draft emits two tokens; the chart is the first one's distribution
+    "typical_caption": N_("p = target, q = draft on six tokens; the first token one step emits (K = 1) under the "
+                          "exact rule and under Medusa's typical acceptance. The exact rule gives back p. Typical acceptance keeps "
                           "every draft above its threshold, so those tokens come out as often as q proposes them "
                           "(B and D too often, C too rarely), never emits E and F, which fall below it, and gives "
                           "their share to the target's most likely token, A."),

@@ -444,3 +444,12 @@ def test_the_typical_caption_says_the_chart_is_the_first_token_a_step_emits():
     assert "the first token one step emits (K = 1)" in caption and "; what one step emits" not in caption
     with using("pt"):
         assert "o primeiro token que um passo emite (K = 1)" in _(caption)
+
+
+def test_the_typical_charts_name_says_it_shows_the_first_token_a_step_emits(page):
+    """Read 46: the chart's name for screen readers said "One step's output distribution", as the caption did."""
+    import html
+
+    names = html.unescape(" ".join(h.proto.body for h in page.get("html")))
+    assert "Distribution of the first token one step emits: p, the exact rule and typical acceptance" in names
+    assert "One step's output distribution" not in names

@@ -419,8 +419,8 @@ def quiz_items(prefixes: tuple[str, ...]) -> list[tuple[str, str]]:
 
 
 def typical_vs_exact() -> pd.DataFrame:
-    """One step's output distribution under the exact rule and under typical acceptance, next to p. The caption
-    (`TEXT["typical_caption"]`) names tokens of this example by letter: typical acceptance emits q on B, C and D
+    """The distribution of the first token one step emits (K = 1) under the exact rule and under typical
+    acceptance, next to p. The caption (`TEXT["typical_caption"]`) names tokens of this example by letter: typical acceptance emits q on B, C and D
     (0.3, 0.1, 0.2), nothing on E and F, and 0.4 on A (tests/ui/test_proposers_page.py holds it to that)."""
     p = [0.40, 0.25, 0.15, 0.10, 0.06, 0.04]
     q = [0.20, 0.30, 0.10, 0.20, 0.10, 0.10]
@@ -504,7 +504,8 @@ def render_proposer(proposer: Proposer) -> None:
         frame = typical_vs_exact().rename(columns={k: _(v) for k, v in TYPICAL_COLUMNS.items()})
         st.caption(_(TEXT["typical_caption"]))
         charts.show(typical_figure(frame), "proposers_typical_chart",
-                    name=_("One step's output distribution: p, the exact rule and typical acceptance"))
+                    name=_("Distribution of the first token one step emits: p, the exact rule and typical "
+                         "acceptance"))
     if proposer.example:
         with st.expander(_(TEXT["example_header"])):
             render_example(proposer.example, proposer.key)

@@ -515,3 +515,16 @@ def test_the_tree_labs_note_counts_the_children_it_drafted_not_the_width_asked_f
     spread = torch.tensor([0.5, 0.3, 0.2])
     wide = StepDistributions([1], Support(torch.arange(3), spread, spread, 1.0, 1.0), ["a", "b", "c"], "draft")
     assert "with 3 children," in tree_lab(wide, "tree_top_children", 4, 20, 0).note
+
+
+def test_a_verdicts_p_value_is_not_rounded_across_its_own_level():
+    """Two digits rounded 0.000996 to 0.001 beside "less than once in a thousand runs", and 0.00996 to 0.01 beside
+    "Borderline", where a p-value of 0.01 is consistent (read 46): the digits now keep the side of each level."""
+    from specviz.core.i18n import using
+    from specviz.labs.exactness.stats import ChiSquareResult
+
+    rare, borderline = ChiSquareResult(30.0, 3, 0.000996, 50, 4), ChiSquareResult(12.0, 3, 0.00996, 50, 4)
+    assert "less than once in a thousand runs (chi-square p-value 0.000996)" in rare.verdict
+    assert "Borderline (chi-square p-value 0.00996)" in borderline.verdict
+    with using("pt"):
+        assert "0,000996" in rare.verdict and "0,00996" in borderline.verdict

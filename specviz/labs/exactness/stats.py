@@ -42,6 +42,28 @@ def significant(value: float, digits: int = 2) -> str:
     return localized(text)
 
 
+VERDICT_LEVELS = (1e-3, 1e-2)  # a p-value below the first: "Not the target distribution"; below the second: borderline
+
+
+def shown_p_value(value: float) -> str:
+    """A chi-square p-value as the verdicts write it: `significant`'s two digits, or more where two would round it
+    across a verdict's level (read 46: 0.000996 read "less than once in a thousand runs (chi-square p-value 0.001)",
+    and 0.00996 "Borderline (chi-square p-value 0.01)" where 0.01 itself is consistent).
+
+    >>> shown_p_value(0.000996), shown_p_value(0.00996), shown_p_value(0.0012), shown_p_value(0.33)
+    ('0.000996', '0.00996', '0.0012', '0.33')
+    """
+    for digits in range(2, 7):
+        text = significant(value, digits)
+        try:
+            shown = float(text.replace(",", "."))
+        except ValueError:  # "< 1e-300" or "> 0.999999": far from either level
+            return text
+        if all((shown < level) == (value < level) for level in VERDICT_LEVELS):
+            return text
+    return text
+
+
 def tv_distance(a: ArrayLike, b: ArrayLike) -> float:
     """Total variation distance ½ Σ |a - b| between two distributions (counts are normalised first).
 
@@ -129,11 +151,11 @@ class ChiSquareResult:
         if self.dof == 0:
             return _("Too few samples to test: with {n} samples every outcome is rare, so they all pool into one "
                      "group; draw more samples.", n=number(self.n, 0))
-        p_value = significant(self.p_value)
-        if self.p_value < 1e-3:
+        p_value = shown_p_value(self.p_value)
+        if self.p_value < VERDICT_LEVELS[0]:
             return _("Not the target distribution: a gap this large would happen by chance less than once in a "
                      "thousand runs (chi-square p-value {p_value}).", p_value=p_value)
-        if self.p_value < 1e-2:
+        if self.p_value < VERDICT_LEVELS[1]:
             return _("Borderline (chi-square p-value {p_value}): suspicious but not conclusive; draw more samples.", p_value=p_value)
         return _("Consistent with the target distribution: the differences are the size chance produces "
                  "(chi-square p-value {p_value}).", p_value=p_value)

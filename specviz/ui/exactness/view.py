@@ -25,7 +25,7 @@ from specviz.engine.trace import Trace
 from specviz.labs import exactness
 from specviz.labs.exactness import lab
 from specviz.labs.exactness.lab import LabResult, StepDistributions, bucket, rules_table, top_for_bars
-from specviz.labs.exactness.stats import significant
+from specviz.labs.exactness.stats import shown_p_value
 from specviz.labs.examples import list_examples, load_example
 from specviz.models.pairs import Pair
 from specviz.runs.runspec import RunSpec
@@ -245,8 +245,8 @@ def verdict_box(title: str, counts, probs) -> exactness.ChiSquareResult:
 def p_value_text(test: exactness.ChiSquareResult) -> str:
     """The speculative test's p-value for its metric: 0 where a sample of probability 0 refutes p outright, "–"
     where no test ran (one group left after pooling; the 1 the result holds
-    there is no p-value; read 45: the metric read "1" beside "Too few samples to test"), else the two significant
-    digits the verdict beside it gives (read 45: the metric said 0.333 where the verdict said 0.33).
+    there is no p-value; read 45: the metric read "1" beside "Too few samples to test"), else the digits the verdict
+    beside it gives (`shown_p_value`; read 45: the metric said 0.333 where the verdict said 0.33).
 
     >>> from specviz.labs.exactness import chi_square_test
     >>> p_value_text(chi_square_test([3, 1], [0.5, 0.5])), p_value_text(chi_square_test([0, 9], [1.0, 0.0]))
@@ -258,7 +258,7 @@ def p_value_text(test: exactness.ChiSquareResult) -> str:
         return "0"
     if test.dof == 0:
         return "–"
-    return significant(test.p_value)
+    return shown_p_value(test.p_value)
 
 
 def render_samples(result: LabResult, rule_label: str, drift: float | None, exact: bool = True) -> None:

@@ -388,3 +388,21 @@ def test_a_lossy_rule_that_passes_on_whole_continuations_says_it_is_still_not_ex
     shown, passed = captions("typical_acceptance")
     assert passed and any(words in c for c in shown), shown  # green, and said to be lossy all the same
     assert not any(words in c for c in captions("exact")[0])
+
+
+@pytest.mark.slow  # the page under AppTest, 50 continuations through the engine
+def test_two_token_continuations_are_named_outcomes_not_tokens():
+    """Read 46: compared on their first two tokens at temperature 0, the verdicts said "the target puts all its mass
+    on one token, and every sample is that token" of two-token continuations, under a chart whose axis said "token"."""
+    import json
+
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    for key, value in (("exact_temperature", 0.0), ("exact_mode", "engine"), ("exact_compare", "pair"),
+                       ("exact_n_engine_toy", 50)):
+        at.session_state[key] = value
+    at.run()
+    assert not at.exception
+    nothing = [i.value for i in at.info if "Nothing to test" in i.value]
+    assert len(nothing) == 2 and all("one outcome, and every sample is that outcome" in v for v in nothing)
+    histogram = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]
+    assert histogram["xaxis"]["title"]["text"] == "first two tokens"

@@ -143,7 +143,10 @@ class ChiSquareResult:
                             "probability 0.", self.impossible, count=number(self.impossible, 0),
                             total=number(self.n, 0))  # 2,000 (2.000 in Portuguese), not 2000
         if self.dof == 0 and self.support <= 1:
-            return _("Nothing to test: the target puts all its mass on one token, and every sample is that token.")
+            # "outcome", as the verdicts below: a category is a token or, compared on two tokens, a pair (read 46:
+            # two-token continuations at temperature 0 read "all its mass on one token")
+            return _("Nothing to test: the target puts all its mass on one outcome, and every sample is that "
+                     "outcome.")
         if self.dof == 0 and self.top_expected >= self.min_expected:  # the near-point mass of a low temperature
             return _("Too few samples to test: with {n} samples only the most likely outcome comes up often enough "
                      "to count; all the others together are expected fewer than {least} times, so everything pools "

@@ -156,7 +156,9 @@ def histogram_figure(result: LabResult, rule_label: str) -> go.Figure:
                              marker=dict(symbol="line-ew", size=26, line=dict(width=3, color=P_COLOR)),
                              hovertemplate="%{x}: p = %{y:.4f}<extra>" + _("exact") + "</extra>"))
     fig.update_layout(barmode="group", height=440, margin=dict(l=10, r=10, t=40, b=10),
-                      xaxis_title=_("token"), yaxis_title=_("frequency"),  # the table's first column: "token"
+                      # a category is a token (the table's first column: "token") or a two-token continuation (read 46)
+                      xaxis_title=_("token") if result.ids is not None else _("first two tokens"),
+                      yaxis_title=_("frequency"),
                       legend=BELOW,
                       title=_("Samples against the exact distribution"))
     fig.update_xaxes(type="category", tickangle=-45 if len(names) > 12 else 0)

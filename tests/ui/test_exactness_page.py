@@ -406,3 +406,14 @@ def test_two_token_continuations_are_named_outcomes_not_tokens():
     assert len(nothing) == 2 and all("one outcome, and every sample is that outcome" in v for v in nothing)
     histogram = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]
     assert histogram["xaxis"]["title"]["text"] == "first two tokens"
+
+
+def test_the_continuations_note_opens_with_a_capital_in_portuguese():
+    """Read 46: the whole-continuations caption opened "continuações de 2 tokens (…)" in Portuguese, a sentence in
+    lower case, where the English opens with the figure ("2-token continuations")."""
+    from specviz.core.i18n import _, using
+
+    with using("pt"):
+        what = _("{length}-token continuations (speculative, drafting at most {k} a step with K = {spec_k}, and "
+                 "target-only)", length=2, k=1, spec_k=4)
+    assert what.startswith("Continuações de 2 tokens"), what

@@ -53,15 +53,11 @@ def shown_p_value(value: float) -> str:
     >>> shown_p_value(0.000996), shown_p_value(0.00996), shown_p_value(0.0012), shown_p_value(0.33)
     ('0.000996', '0.00996', '0.0012', '0.33')
     """
-    for digits in range(2, 7):
-        text = significant(value, digits)
-        try:
-            shown = float(text.replace(",", "."))
-        except ValueError:  # "< 1e-300" or "> 0.999999": far from either level
-            return text
+    for digits in range(2, 6):
+        shown = float(f"{value:.{digits}g}")  # the figure `significant` writes, before the reader's decimal mark
         if all((shown < level) == (value < level) for level in VERDICT_LEVELS):
-            return text
-    return text
+            return significant(value, digits)
+    return significant(value, 6)
 
 
 def tv_distance(a: ArrayLike, b: ArrayLike) -> float:

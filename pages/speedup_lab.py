@@ -96,8 +96,8 @@ if top:
 with tab_k:
     plot.show(charts.speedup_vs_k_figure(result, proposer, temperature), key="speedup_lab_k_chart")
     st.caption(_("Dots: measured. Solid line: Leviathan et al.'s prediction from the measured c and one α for every "
-                 "K, the mean of the α estimates at each K run (the legend gives it; the α at the top is the best K's "
-                 "own), which assumes verifying K+1 tokens costs one target forward. Dashed: the same with the "
+                 "K, the mean of the α estimates at each K run (the legend gives it; the α at the top is the best "
+                 "K's own), which assumes verifying K+1 tokens costs one target forward. Dashed: the same with the "
                  "measured verify cost. The table's two predicted columns use each row's own α instead, so they can "
                  "differ a little from the curves at the same K."))
     if any(r["hf_assisted_speedup"] is not None

@@ -146,10 +146,10 @@ def speculative_generate(
     either: a size keyword beside a `shape` that says otherwise is a ValueError. `tree_nodes` > 0 drafts a tree of at
     most that many nodes, depth at most K, at most `tree_width` nodes expanded per level and as many children per
     node (a proposer that cannot branch keeps drafting a chain), plus up to `tree_lookup` tokens copied from the
-    context by prompt lookup as one more branch (`specviz.engine.tree.graft_copy`); `tree_verifier` judges it (the exact `verify_tree` unless the Exactness
-    lab passes another rule; `tree_top_children=True` drafts the draft's top tokens as children at every temperature,
-    for a rule that judges them so). `draft_length` (a `specviz.engine.policies.DraftLength`) picks each step's K in
-    place of the constant one.
+    context by prompt lookup as one more branch (`specviz.engine.tree.graft_copy`); `tree_verifier` judges it (the
+    exact `verify_tree` unless the Exactness lab passes another rule; `tree_top_children=True` drafts the draft's
+    top tokens as children at every temperature, for a rule that judges them so). `draft_length` (a
+    `specviz.engine.policies.DraftLength`) picks each step's K in place of the constant one.
     """
     sizes = {"k": k, "tree_nodes": tree_nodes, "tree_width": tree_width, "tree_lookup": tree_lookup}
     if shape is not None and not isinstance(shape, DraftShape):  # a label or a mapping was an AttributeError

@@ -86,9 +86,9 @@ class Constant:
 
 class Heuristic:
     """transformers' `num_assistant_tokens_schedule="heuristic"`: +2 after a fully accepted step, -1 otherwise (never
-    below 1 there: `max(1, num_assistant_tokens - 1)`), kept within [k_min, k_max]. A step that drafted nothing (an n-gram miss) teaches nothing and changes nothing, so
-    k_min is at least 1: at K = 0 the heuristic would never draft again (no step would teach it to grow), which is
-    `Constant(0)`, plain decoding, said plainly.
+    below 1 there: `max(1, num_assistant_tokens - 1)`), kept within [k_min, k_max]. A step that drafted nothing (an
+    n-gram miss) teaches nothing and changes nothing, so k_min is at least 1: at K = 0 the heuristic would never
+    draft again (no step would teach it to grow), which is `Constant(0)`, plain decoding, said plainly.
 
     >>> h = Heuristic(start=4, k_max=8)
     >>> h.observe(4, 4); h.next_k()

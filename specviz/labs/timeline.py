@@ -510,12 +510,14 @@ def busy_note(rounds: RaceRounds, usual_ms: float | None = None) -> str | None:
     # read 46: the figures are target-only steps (`forward_ms`: a forward and its sampling), as the verdict says
     return ngettext("The machine was busy with other work during this race: a target-only step (a one-token forward "
                     "and its sampling) takes about {usual} ms here at its quickest, but its median was {shown} ms in "
-                    "the one round ({worst} slower at worst). These timings measure that interference, not speculative decoding, "
-                    "so no conclusion is drawn from them: run the race again when the machine is quiet.",
+                    "the one round ({worst} slower at worst). These timings measure that interference, not "
+                    "speculative decoding, so no conclusion is drawn from them: run the race again when the machine "
+                    "is quiet.",
                     "The machine was busy with other work during this race: a target-only step (a one-token forward "
                     "and its sampling) takes about {usual} ms here at its quickest, but its median was {shown} ms in "
-                    "the {n} rounds ({worst} slower at worst). These timings measure that interference, not speculative decoding, "
-                    "so no conclusion is drawn from them: run the race again when the machine is quiet.",
+                    "the {n} rounds ({worst} slower at worst). These timings measure that interference, not "
+                    "speculative decoding, so no conclusion is drawn from them: run the race again when the machine "
+                    "is quiet.",
                     len(medians), usual=number(usual, 1), shown=shown, worst=times(worst / usual, 1))
 
 

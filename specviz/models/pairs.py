@@ -414,7 +414,8 @@ def _resolve(name_or_paths) -> tuple[str, list[str], CatalogEntry | None]:
     parts = [p.strip() for p in parts]
     if not 1 <= len(parts) <= 2 or not all(parts):
         raise ModelLoadError(_("Unknown pair '{pair}': use a catalog name ({names}) or TARGET[,DRAFT], each a local "
-                               "folder or a Hugging Face id.", pair=shortened(str(name_or_paths), 200), names=", ".join(catalog)))
+                               "folder or a Hugging Face id.", pair=shortened(str(name_or_paths), 200),
+                               names=", ".join(catalog)))
     named = next((p for p in parts if p in catalog and not Path(p).exists()), None) if len(parts) == 2 else None
     if named is not None:  # "toy,toy" was looked up as a Hub id: "not in the local cache ... `hf download toy`"
         raise ModelLoadError(_("'{name}' names a whole pair from the catalog, not one model: use it alone, or give "

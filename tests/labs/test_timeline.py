@@ -501,8 +501,8 @@ def test_a_loss_whose_steps_paid_is_put_outside_the_steps():
     for lang, said in (("en", "The steps paid for themselves (on average each emitted 4.00 tokens, where about 3.00 "
                                "would have broken even), so the time lost is outside them: the prefill (500.0 ms "
                                "against 50.0 ms"),
-                       ("pt", "Os passos se pagaram (em média cada um emitiu 4,00 tokens, e cerca de 3,00 bastariam para "
-                              "chegar ao ponto de equilíbrio), então o tempo perdido está fora deles: o prefill (500,0 "
+                       ("pt", "Os passos se pagaram (em média cada um emitiu 4,00 tokens, e cerca de 3,00 bastariam "
+                              "para chegar ao ponto de equilíbrio), então o tempo perdido está fora deles: o prefill (500,0 "
                               "ms contra 50,0 ms")):
         with using(lang):
             text = explain_race(spec, base)

@@ -154,7 +154,8 @@ def test_the_speedup_labs_verify_sentence_follows_its_own_curve(folder, word):
         # PyTorch's stock kernels)"), second review of the 43rd read
         assert "stock kernels), PyTorch's stock kernels" not in sentence
         assert "because PyTorch's stock kernels" in sentence
-        # read 46: its 2 to 5 tokens cost 1.63, 2.01, 1.55, 1.37: highest at 3 and lowest at 5, so not "the curve climbs"
+        # read 46: its 2 to 5 tokens cost 1.63, 2.01, 1.55, 1.37: highest at 3 and lowest at 5, so not "the curve
+        # climbs"
         assert "climbs" not in sentence
 
 

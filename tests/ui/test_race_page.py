@@ -506,7 +506,8 @@ def test_a_tree_race_of_two_rounds_says_the_lanes_table_is_one_rounds(lang, said
     shown = re.search(said, captions)
     assert shown and f" {shown[1]}, " in next(m.proto.help for m in at.metric if m.label.endswith("tokens/s")), captions
     with using(lang):
-        chain_speedup = at.table[1].value.iloc[0][_("speedup")]  # the lanes table's chain row: round 1's, not the median
+        # the lanes table's chain row: round 1's, not the median
+        chain_speedup = at.table[1].value.iloc[0][_("speedup")]
     assert chain_speedup != _metric(at, {"en": "Measured speedup", "pt": "Aceleração medida"}[lang])
 
 

@@ -78,8 +78,8 @@ def test_page_opens_on_the_committed_results():
     # expands at most tree_width nodes per level (read 46)
     width = tree["tree_width"]
     assert (f"A draft tree of up to {tree['tree_nodes']} nodes (width {width}: at most {width} nodes expanded per "
-            f"level and {width} children per node, depth up to {tree['k']}){lookup} reached {tree['speedup_vs_ar']:.2f}× against target-only "
-            "decoding") in said
+            f"level and {width} children per node, depth up to {tree['k']}){lookup} reached "
+            f"{tree['speedup_vs_ar']:.2f}× against target-only decoding") in said
     assert [m.label for m in at.metric] == ["Best speedup", "at K", "α estimate", "c (measured)"]
     measured_in = [c.value for c in at.caption if c.value.startswith("Measured in ")]  # issue 27 item 4: the dtype
     assert measured_in and any(d in measured_in[0] for d in ("float32", "bfloat16"))
@@ -1106,4 +1106,5 @@ def test_a_run_with_greedy_policies_only_sends_its_sampled_policies_tab_to_the_g
         assert tables.no_policies_text(result, 0.7).startswith("Este resultado mediu as suas políticas adaptativas")
     # a run that measured no policy at all is still told how to measure them
     packed = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-f32-packed" / "results.json")
-    assert "run the bench with `--policies constant heuristic threshold optimal`" in tables.no_policies_text(packed, 0.0)
+    advice = "run the bench with `--policies constant heuristic threshold optimal`"
+    assert advice in tables.no_policies_text(packed, 0.0)

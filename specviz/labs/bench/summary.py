@@ -84,8 +84,8 @@ DEFINITIONS: dict[str, tuple[str, str]] = {  # marked with N_(): the files stay 
            "the same K.")),
     "predicted_speedup": (
         N_("predicted (paper)"),
-        N_("(1 − α^(K+1)) / ((1 − α)(K·c + 1)) from the α estimate and the measured c: Leviathan et al.'s speedup, "
-           "which assumes verifying K+1 tokens costs one target forward.")),
+        N_("(1 − α^(K+1)) / ((1 − α)(K·c + 1)) from the α estimate and the measured c: Leviathan et al.'s "
+           "speedup, which assumes verifying K+1 tokens costs one target forward.")),
     "predicted_speedup_measured_verify": (
         N_("predicted (measured verify cost)"),
         N_("The same expected mean accepted length, (1 − α^(K+1)) / (1 − α), over (K·c + verify cost of K+1 "

@@ -33,9 +33,9 @@ TEXT = {
     # "comes out 0.0% of the time ... where the target gives it 0.0%", its drift elsewhere
     "trap_rest": N_("**Why it fails here:** the draft's favourite, {favourite}, is always the first child, and the "
                     "rule happens to emit it about as often as the target does ({p_favourite}). But every rejection "
-                    "still subtracts q′ from p′ as if the child had been drawn from q, so what is left of p is shared "
-                    "out wrongly: {token} comes out {expected} of the time ({measured} in these samples) where the "
-                    "target gives it {p}. Children that were not drawn from q must be tested as point masses (the "
+                    "still subtracts q′ from p′ as if the child had been drawn from q, so what is left of p is "
+                    "shared out wrongly: {token} comes out {expected} of the time ({measured} in these samples) where "
+                    "the target gives it {p}. Children that were not drawn from q must be tested as point masses (the "
                     "second exact rule)."),
     "no_trap": N_("**Here it does not fail:** at these settings its closed form for one level is p itself, as at "
                   "any prompt at temperature 0 (p and q are point masses there: the one child is the draft's top "

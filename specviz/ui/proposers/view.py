@@ -312,10 +312,10 @@ TEXT = {
     "quiz_item": N_("- `{id}`: {prompt}"),
     # read 46: a step at K = 1 that keeps its draft emits two tokens; the chart is the first one's distribution
     "typical_caption": N_("p = target, q = draft on six tokens; the first token one step emits (K = 1) under the "
-                          "exact rule and under Medusa's typical acceptance. The exact rule gives back p. Typical acceptance keeps "
-                          "every draft above its threshold, so those tokens come out as often as q proposes them "
-                          "(B and D too often, C too rarely), never emits E and F, which fall below it, and gives "
-                          "their share to the target's most likely token, A."),
+                          "exact rule and under Medusa's typical acceptance. The exact rule gives back p. Typical "
+                          "acceptance keeps every draft above its threshold, so those tokens come out as often as q "
+                          "proposes them (B and D too often, C too rarely), never emits E and F, which fall below "
+                          "it, and gives their share to the target's most likely token, A."),
     "quiz_link": N_("Practise these in the Quiz"),
 }
 
@@ -420,8 +420,9 @@ def quiz_items(prefixes: tuple[str, ...]) -> list[tuple[str, str]]:
 
 def typical_vs_exact() -> pd.DataFrame:
     """The distribution of the first token one step emits (K = 1) under the exact rule and under typical
-    acceptance, next to p. The caption (`TEXT["typical_caption"]`) names tokens of this example by letter: typical acceptance emits q on B, C and D
-    (0.3, 0.1, 0.2), nothing on E and F, and 0.4 on A (tests/ui/test_proposers_page.py holds it to that)."""
+    acceptance, next to p. The caption (`TEXT["typical_caption"]`) names tokens of this example by letter: typical
+    acceptance emits q on B, C and D (0.3, 0.1, 0.2), nothing on E and F, and 0.4 on A
+    (tests/ui/test_proposers_page.py holds it to that)."""
     p = [0.40, 0.25, 0.15, 0.10, 0.06, 0.04]
     q = [0.20, 0.30, 0.10, 0.20, 0.10, 0.10]
     exact = one_step_distribution("exact", p, q)[0]

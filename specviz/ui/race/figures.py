@@ -106,7 +106,8 @@ def _untimed_bar(fig: go.Figure, lane: str, trace: Trace, legend: set[str]) -> N
 
 def _tree_step_hover(b: Interval, phase: str) -> str:
     """A tree lane's step as its hover reads it: the nodes it drafted, or none on a last step with one token left to
-    write (read 45: "0 nó rascunhado" under the catalog's old plural rule; "no node" reads better than a count of 0)."""
+    write (read 45: "0 nó rascunhado" under the catalog's old plural rule; "no node" reads better than a count of
+    0)."""
     values = dict(step=b.index + 1, phase=phase, accepted=b.n_accepted, emitted=b.n_emitted,
                   draft=_ms(b.draft_seconds), verify=_ms(b.verify_seconds), total=_ms(b.seconds))
     if not b.k:

@@ -53,7 +53,8 @@ def verdict(result: BenchResult, proposer: str, temperature: float) -> str:
         text = _("Over all categories — {proposer}, T = {t} — speculative decoding roughly breaks even with "
                  "target-only decoding (best {speedup} at K = {k}, α ≈ {alpha}).", **where)
     else:
-        why = slowdown_reason(alpha, best["c"], k, verify, best["mat_with_bonus"], drafted=best.get("mean_k"), speedup=s)
+        why = slowdown_reason(alpha, best["c"], k, verify, best["mat_with_bonus"], drafted=best.get("mean_k"),
+                              speedup=s)
         text = _("Over all categories — {proposer}, T = {t} — speculative decoding is slower than target-only "
                  "decoding at every K (best {speedup} at K = {k}): {why}.", why=why, **where)
     trees = [r for r in result.shape_rows(proposer, temperature) if r.get("tree_nodes")]

@@ -190,10 +190,10 @@ class TemperatureRow:
 
 
 def alpha_by_temperature(folder: Path | str | None = None, k: int = 4) -> list[TemperatureRow]:
-    """The α estimate at T = 0 next to T > 0 for each proposer benchmarked at both, at this K (the suite "all", constant
-    K: the bench's summary α, the mean over prompts of each prompt's mean min(1, p/q) over its tested drafts), from
-    the `specviz bench` results under `folder` (default assets/benchmarks/). Unreadable files are skipped; a missing
-    folder gives no rows."""
+    """The α estimate at T = 0 next to T > 0 for each proposer benchmarked at both, at this K (the suite "all",
+    constant K: the bench's summary α, the mean over prompts of each prompt's mean min(1, p/q) over its tested
+    drafts), from the `specviz bench` results under `folder` (default assets/benchmarks/). Unreadable files are
+    skipped; a missing folder gives no rows."""
     folder = Path(folder) if folder is not None else BENCHMARKS_DIR
     rows: list[TemperatureRow] = []
     for path in sorted(folder.rglob("results.json")) if folder.is_dir() else []:

@@ -665,6 +665,26 @@ def test_the_lanes_table_marks_every_cell_that_does_not_apply_with_one_dash_and_
     assert len(captions) == 1, [c.value for c in at.caption]
 
 
+@pytest.mark.parametrize("lang, words", [("en", "A table cut off at its right edge on a narrow screen scrolls"),
+                                         ("pt", "Uma tabela cortada na borda direita numa tela estreita rola")])
+def test_the_wide_lanes_table_says_it_scrolls_sideways_and_the_narrow_one_does_not(monkeypatch, lang, words):
+    """Read 46: on a 390 px phone the race's table of eleven columns showed its first five, cut at "draft (ms)"
+    ("rascun…" in Portuguese), in a box that scrolls sideways with no scroll bar: it read as if the table ended there.
+    A caption above it says how to reach the other columns (a swipe, or Tab then the arrow keys); the tokens chart's
+    table of three columns fits a phone and says nothing of the kind."""
+    from specviz.ui.common.charts import NUMBERS_LABEL, WIDE_TABLE
+
+    monkeypatch.chdir(ROOT)
+    at = _app(lang=lang)
+    with using(lang):
+        label = _(NUMBERS_LABEL)
+    folds = [e for e in at.expander if e.label == label]
+    hints = [[c.value for c in e.caption if c.value.startswith(words)] for e in folds]
+    widths = [len(e.table[0].value.columns) + 1 for e in folds]  # the row labels are the table's index
+    assert len(folds) >= 2 and min(widths) < WIDE_TABLE <= max(widths), widths  # the lanes' wide, the tokens' not
+    assert [len(h) for h in hints] == [int(w >= WIDE_TABLE) for w in widths], (widths, hints)
+
+
 def test_the_race_hover_says_what_a_step_drafted_not_another_k(monkeypatch):
     """Read 40: a step's hover read "K = 2" or "K = 0" where that step drafted fewer than the run's K = 4 (a draft that
     stopped early, the last step at the token limit), next to a settings line saying K = 4. It says "drafted 2"."""

@@ -31,6 +31,12 @@ from specviz.ui.common.escaping import escape_cell, escape_text
 CONFIG: dict[str, Any] = {"displayModeBar": "hover", "scrollZoom": False, "displaylogo": False, "responsive": True}
 NUMBERS_LABEL = N_("The numbers in this chart")
 TABLE_NOTE = N_("Chart: {name}. Its numbers are in the table “{table}” under it.")
+# A table of this many columns or more (its row labels included) is wider than a 390 px phone's box (318 px), which
+# shows its first columns and scrolls sideways with no scroll bar and no sign of the cut: the race's table of eleven
+# read as if it ended at "draft (ms)" (read 46). Such a table says, above it, how to reach the rest.
+WIDE_TABLE = 5
+TABLE_SCROLLS = N_("A table cut off at its right edge on a narrow screen scrolls sideways: swipe it, or Tab to it "
+                   "and press the arrow keys, to read its other columns.")
 SEPARATORS = {"en": ".,", "pt": ",."}  # Plotly's decimal then thousands separator, per language: 1,58 in Portuguese
 
 
@@ -45,7 +51,8 @@ def show(fig: go.Figure, key: str, where: Any = None, *, name: str | None = None
     """Draw `fig` with the shared config in `where` (a column or container; default: the page), named for a screen
     reader by `name` (default: the figure's title) and followed by a folded table of its numbers: `table` if given,
     else what `figure_table` reads off the figure, with `note` (translated text: how to read the table) as a caption
-    above it. A ValueError when the chart would have no name or no numbers."""
+    above it, and TABLE_SCROLLS above a table of WIDE_TABLE columns or more. A ValueError when the chart would have
+    no name or no numbers."""
     label = " ".join((name or _plain(fig.layout.title.text)).split())
     numbers = table if table is not None else figure_table(fig)
     if not label or numbers is None or numbers.empty:
@@ -60,6 +67,8 @@ def show(fig: go.Figure, key: str, where: Any = None, *, name: str | None = None
     with box.expander(_(NUMBERS_LABEL)):
         if note:
             st.caption(note)
+        if len(numbers.columns) >= WIDE_TABLE:
+            st.caption(_(TABLE_SCROLLS))
         shown = table_cells(numbers)
         st.table(shown.set_index(shown.columns[0]))
 

@@ -1261,3 +1261,32 @@ def test_a_token_that_reads_as_markdown_is_shown_as_it_is_in_the_step_tables():
     assert spec.steps[1].decisions[0].text == "-"
     tokens = [str(i) for t in at.table if "q (draft)" in t.value.columns for i in t.value.index]
     assert "\\-" in tokens and "-" not in tokens
+
+
+def test_a_live_run_cut_by_the_time_limit_is_not_what_its_link_shows_next(monkeypatch):
+    """Read 46: the docs' owls link read "Step 2 of 15" for one reader and "Passo 2 de 8" for another. The same spec
+    gives the same tokens in either language; a live run stops at RUN_SECONDS on a busy server, and that cut trace
+    was cached as the spec's run, so every later visitor of the link got the shortened run. A run the time limit cut
+    short is shown to the session that ran it but not stored: the next press runs the whole of it."""
+    from specviz.engine.kinds import StopReason
+    from specviz.ui.common import runs
+
+    runs._speculative_store.clear()
+    monkeypatch.setattr(runs, "COOLDOWN_SECONDS", 0.0)
+    monkeypatch.setattr(runs, "RUN_SECONDS", -1.0)  # past before the first step ends: the run stops after it
+    at = page()
+    at.radio(key="playground_source").set_value("live").run()
+    at.selectbox(key="playground_pair").set_value("toy").run()
+    at.selectbox(key="playground_proposer").set_value("draft").run()
+    at.text_area(key="playground_prompt").set_value("cut short").run()
+    at.button(key="playground_run").click().run()
+    no_problems(at)
+    cut, spec = at.session_state["playground_live"]
+    assert cut.stop_reason == StopReason.DEADLINE and counter(at) == (1, 1)
+    assert runs.cached_speculative(spec) is None  # not the link's run for the next visitor
+    monkeypatch.setattr(runs, "RUN_SECONDS", 60.0)
+    at.button(key="playground_run").click().run()
+    no_problems(at)
+    whole, again = at.session_state["playground_live"]
+    assert again == spec and whole.stop_reason != StopReason.DEADLINE and whole.num_steps > 1
+    assert counter(at)[1] == whole.num_steps and runs.cached_speculative(spec) is not None  # "Step … of 29"

@@ -7,7 +7,8 @@ cleanly after RUN_SECONDS with its partial trace (a race gives each of its lanes
 `turn_deadline`), and a session waits COOLDOWN_SECONDS between two new runs and holds or waits for one turn at a
 time. A shared link runs on open
 only what is light (`is_light`) or cached. Traces
-are cached by their `RunSpec` (same spec, same seed = same trace): a cached one is instant and takes no turn.
+are cached by their `RunSpec` (same spec, same seed = same trace): a cached one is instant and takes no turn. A
+speculative run the time limit cut short is not cached: where it stopped says how busy the server was.
 
 A new speculative run can report each step as it is decided (`run_speculative(spec, progress=...)`, see
 `Progress`), so the page draws tokens while the model works. The loading of a pair is timed: its status box counts
@@ -28,6 +29,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from specviz.core.i18n import N_, _, ngettext, number
+from specviz.engine.kinds import StopReason
 from specviz.engine.recording import StepOutcome
 from specviz.engine.trace import Trace
 from specviz.models.pairs import Pair
@@ -279,6 +281,11 @@ def run_speculative(spec: RunSpec, progress: Progress | None = None) -> Trace:
                 progress.started(pair)
             trace = run(spec, pair=pair, deadline=time.perf_counter() + RUN_SECONDS,
                         on_step=progress.step if progress else None)
+        if trace.stop_reason == StopReason.DEADLINE:
+            # where the time limit cut it depends on how busy the server was, not on the spec: not stored, so the
+            # next press or visitor of the same link runs it again (read 46: the docs' owls link runs 15 steps; cut
+            # after 8 on a busy server, it read "Passo 2 de 8", and every later visitor got those 8 from the cache)
+            return trace
         trace = _speculative_store(spec, trace)
     st.session_state.setdefault(_SEEN, set()).add(spec)
     return trace

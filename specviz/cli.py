@@ -292,10 +292,14 @@ def run_calibrate(args: argparse.Namespace) -> int:
     if limits:
         print(_("Kernels capped by {limits}: these costs stand for a CPU without the instruction sets above that "
                 "cap.", limits=limits))
-    print(_("Measured {when} in {seconds} s; the two halves of the rounds, and the repeats of model.generate, agreed "
-            "within {spread}{noisy}.",
-            when=cal.measured_at, seconds=number(cal.took_seconds, 1), spread=percent(cal.spread, 1),
-            noisy="" if cal.quiet else _(" (not quiet: not cached, measure again on an idle machine)")))
+    if cal.quiet:
+        print(_("Measured {when} in {seconds} s; the two halves of the rounds, and the repeats of model.generate, "
+                "agreed within {spread}.", when=cal.measured_at, seconds=number(cal.took_seconds, 1),
+                spread=percent(cal.spread, 1)))
+    else:  # never "agreed within" a spread over the threshold (read 46: "agreed within 10,543,728,911.8%")
+        print(_("Measured {when} in {seconds} s while the machine was busy ({why}): not cached, measure again on an "
+                "idle machine.", when=cal.measured_at, seconds=number(cal.took_seconds, 1),
+                why=cal.disagreement(1)))
     if cal.quiet:
         print(_("Cached in {path}", path=cache_path(pair.name, cal.dtype, cal.kernels, cal.device,
                                                      proposer_key(pair, cal.proposer))))
@@ -409,8 +413,8 @@ def machine_shape(pair, temperature: float, proposer: str) -> dict[str, int]:
     measuring = _("Measuring this machine (how long depends on its CPU and load; cached if the machine was quiet)…")
     cal = calibrate(pair, proposer, progress=lambda msg: print(measuring, file=sys.stderr))
     if not cal.quiet:  # not cached: the next run measures again (Read 44: "cached afterwards" said otherwise)
-        print(_("The machine was busy while it was measured (the rounds disagreed by {spread}), so these costs are "
-                "not cached: the next run measures again.", spread=percent(cal.spread)), file=sys.stderr)
+        print(_("The machine was busy while it was measured ({why}), so these costs are not cached: the next run "
+                "measures again.", why=cal.disagreement()), file=sys.stderr)
     best = best_prediction(pair, temperature, cal, proposer)
     print(_("Draft shape for this machine: {shape}; predicted {speedup}× the speed of model.generate here "
             "(`python -m specviz calibrate` shows why).", shape=best.shape.describe(),

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import statistics
 import time
@@ -40,7 +41,7 @@ from dataclasses import asdict, dataclass, field
 
 import torch
 
-from specviz.core.i18n import _, ngettext
+from specviz.core.i18n import _, ngettext, percent
 from specviz.core.paths import cache_dir, write_text_atomically
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.generation import Clock, default_clock, synchronize
@@ -60,6 +61,10 @@ VERSION = 3
 PROBES = {"chain": DraftShape(2), "tree": DraftShape(3, 8, 4)}  # the short real runs, per kind of shape
 PROBE_TOKENS = 24
 PROBE_TEMPERATURES = {"greedy": 0.0, "sampled": 0.7}
+
+
+class TooBusy(ValueError):
+    """No round of model.generate could be timed: every one took no longer for 10 tokens than for 2."""
 
 
 @dataclass(frozen=True)
@@ -146,6 +151,14 @@ class Calibration:
     @property
     def quiet(self) -> bool:
         return self.spread <= QUIET_SPREAD
+
+    def disagreement(self, digits: int = 0) -> str:
+        """Why a busy measurement is not kept, in the reader's language: how far its rounds disagreed, or that they
+        could not be compared (a round of model.generate whose 10 tokens took no longer than its 2; `spread` is then
+        infinite)."""
+        if math.isfinite(self.spread):
+            return _("the rounds disagreed by {spread}", spread=percent(self.spread, digits))
+        return _("a timing of model.generate came out zero or negative, so the rounds could not be compared")
 
     @property
     def machine(self) -> str:
@@ -291,10 +304,15 @@ def measure(pair, proposer: str | None = None, sizes=SIZES, rounds: int = ROUNDS
                      *(_range(values[-GENERATE_ROUNDS:]) for values in ratios.values()))
         if spread <= QUIET_SPREAD:
             break
-        notes.append(f"round {attempt + 1}: halves disagreed by {spread:.0%}")
+        notes.append(f"round {attempt + 1}: halves disagreed by {spread:.0%}" if math.isfinite(spread) else
+                     f"round {attempt + 1}: a timing of model.generate came out zero or negative")
     median = {key: statistics.median(values) for key, values in times.items()}
     for key, values in ratios.items():
-        median[key] = statistics.median(values[-GENERATE_ROUNDS:]) * median[1]
+        usable = [v for v in values[-GENERATE_ROUNDS:] if v > 0] or [v for v in values if v > 0]
+        if not usable:
+            raise TooBusy(_("Every timing of model.generate came out zero or negative: the machine is too busy to "
+                            "measure. Try again when nothing else runs."))
+        median[key] = statistics.median(usable) * median[1]
     steps = _probe_steps(pair, proposer)
     return Calibration(
         pair=pair.name, proposer=proposer, dtype=dtype_name(pair.dtype), device=str(pair.device),
@@ -335,7 +353,10 @@ def _probe_steps(pair, proposer: str) -> tuple[tuple[str, float, float], ...]:
 
 
 def _range(values: list[float]) -> float:
-    """How far the largest of `values` is above the smallest, over the smallest."""
+    """How far the largest of `values` is above the smallest, over the smallest; infinite when one of them is not a
+    positive time (a round of model.generate that failed): the rounds cannot be compared."""
+    if not all(value > 0 for value in values):  # NaN > 0 is False too
+        return math.inf
     return (max(values) - min(values)) / max(min(values), 1e-12)
 
 
@@ -377,7 +398,10 @@ def _generate_timer(model, context: list[int], clock: Clock, sample: bool = Fals
         return clock() - t0
 
     def once() -> float:
-        return max(timed(GENERATE_LONG) - timed(GENERATE_SHORT), 1e-9) / (GENERATE_LONG - GENERATE_SHORT)
+        """One round's seconds per token; NaN when the long call took no longer than the short one (a busy machine):
+        an unusable round, not a nanosecond (read 46: clamped to 1e-9 s, its spread read 10,543,728,911.8%)."""
+        difference = timed(GENERATE_LONG) - timed(GENERATE_SHORT)
+        return difference / (GENERATE_LONG - GENERATE_SHORT) if difference > 0 else math.nan
 
     once()
     return once

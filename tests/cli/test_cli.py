@@ -3,6 +3,7 @@
 import contextlib
 import io
 import json
+import math
 import re
 import subprocess
 import sys
@@ -888,3 +889,28 @@ def test_every_flag_with_a_default_says_it_in_its_help():
     assert "or TARGET[,DRAFT]: local folders or Hub ids (default: default)" in generate
     distill = " ".join(distill_parser().format_help().split())
     assert "CPU threads (0: torch's default) (default: 0)" in distill
+
+
+@pytest.mark.parametrize("spread", [math.inf, 0.5])
+def test_calibrate_never_says_agreed_within_a_spread_over_the_threshold(tmp_path, monkeypatch, spread):
+    """Read 46: `calibrate --pair toy --lang pt` printed "concordaram dentro de 10.543.728.911,8%" for a busy machine;
+    a busy measurement says how far its rounds disagreed, or that they could not be compared, in both languages."""
+    from specviz.labs import calibration
+
+    monkeypatch.setenv("SPECVIZ_CACHE", str(tmp_path))
+    costs = dict(pair="toy", proposer="draft", dtype="float32", device="cpu", kernels="stock", cpu="Test CPU",
+                 cpu_flags=(), cpu_bf16=False, torch="x", threads=2, drafter_seconds=0.001, generate_seconds=0.01,
+                 spread=spread, verify=((1, 0.01), (3, 0.012)), measured_at="2026-12-06T20:00:00Z")
+    monkeypatch.setattr(calibration, "measure", lambda *a, **k: calibration.Calibration(**costs))
+    why = {"en": "the rounds disagreed by 50.0%", "pt": "as rodadas discordaram em 50,0%"} if spread == 0.5 else \
+        {"en": "a timing of model.generate came out zero or negative, so the rounds could not be compared",
+         "pt": "uma medição do model.generate deu zero ou negativa, então as rodadas não puderam ser comparadas"}
+    said = {"en": "Measured 2026-12-06T20:00:00Z in 0.0 s while the machine was busy ({why}): not cached, measure "
+                  "again on an idle machine.",
+            "pt": "Medido em 2026-12-06T20:00:00Z, em 0,0 s, com a máquina ocupada ({why}): não guardado, meça de "
+                  "novo com a máquina ociosa."}
+    for lang in ("en", "pt"):
+        out = cli("calibrate", "--pair", "toy", "--lang", lang)
+        assert out.returncode == 0, out.stderr
+        assert said[lang].format(why=why[lang]) in out.stdout
+        assert "agreed within" not in out.stdout and "concordaram dentro" not in out.stdout

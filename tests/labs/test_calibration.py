@@ -1,6 +1,7 @@
 """This machine's calibration and the draft shape chosen from it (specviz.labs.calibration, .shape_choice)."""
 
 import dataclasses
+import itertools
 import json
 import math
 
@@ -257,3 +258,41 @@ def test_the_machine_line_is_in_the_readers_language():
     assert words.startswith("Apple M2, 1 thread, ") and "instruction" not in words
     with using("pt"):
         assert FLAT.machine_words() == "Test CPU, 2 threads, avx2"
+
+
+def _generate_clock(good_rounds: set[int]):
+    """A fake clock for `_generate_timer`: in each of its rounds (round 0 is the warm-up) the 10-token call takes
+    10 ms and the 2-token one 2 ms, except outside `good_rounds`, where both take 2 ms: a zero difference."""
+    readings = itertools.count()
+
+    def clock() -> float:
+        index = next(readings)
+        round_, reading = divmod(index, 4)  # t0, t1 of the 10-token call, then of the 2-token one
+        if reading % 2 == 0:
+            return 0.0
+        return 0.010 if reading == 1 and round_ in good_rounds else 0.002
+    return clock
+
+
+def test_a_generate_round_whose_difference_is_zero_is_unusable_not_a_nanosecond(toy, monkeypatch):
+    """Read 46: a busy machine's zero difference was clamped to 1e-9 s, so the spread of the repeats read about 1e8
+    and the calibrate command said they "agreed within 10,543,728,911.8%"."""
+    once = calibration._generate_timer(toy.target, list(range(3, 27)), _generate_clock(set()))
+    assert math.isnan(once())
+    real = calibration._generate_timer
+    monkeypatch.setattr(calibration, "_generate_timer", lambda model, context, clock, sample=False:
+                        real(model, context, _generate_clock({2}), sample))
+    monkeypatch.setattr(calibration, "_probe_steps", lambda pair, proposer: ())
+    cal = calibration.measure(toy, "draft", sizes=(1, 2, 5), rounds=2)
+    assert not cal.quiet and cal.spread == math.inf
+    assert cal.generate_seconds > 0 and math.isfinite(cal.generate_seconds)  # the one usable round
+    with using("en"):
+        assert cal.disagreement() == "a timing of model.generate came out zero or negative, so the rounds could " \
+            "not be compared"
+    with using("pt"):
+        assert cal.disagreement() == "uma medição do model.generate deu zero ou negativa, então as rodadas não " \
+            "puderam ser comparadas"
+    monkeypatch.setattr(calibration, "_generate_timer", lambda model, context, clock, sample=False:
+                        real(model, context, _generate_clock(set()), sample))
+    with pytest.raises(calibration.TooBusy, match="Every timing of model.generate came out zero or negative"):
+        calibration.measure(toy, "draft", sizes=(1, 2, 5), rounds=2)

@@ -12,10 +12,10 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from specviz.core.i18n import N_, _, number, percent, times
+from specviz.core.i18n import N_, _, number, times
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.kernels import PACKED, STOCK, packing_available
-from specviz.labs.calibration import Calibration, cached, calibrate
+from specviz.labs.calibration import Calibration, TooBusy, cached, calibrate
 from specviz.labs.shape_choice import Prediction, predictions, slowdown_note, table_for, table_temperature
 from specviz.models.catalog import recommended_for
 from specviz.models.machine import cpu_has_bf16
@@ -124,9 +124,12 @@ def measure_here() -> Calibration | None:
     except Busy:
         st.info(_("Other visitors' runs held the model for a minute: measure again when they are done."))
         return None
+    except TooBusy as exc:  # every timing of model.generate failed: nothing to show
+        st.warning(str(exc))
+        return None
     if not cal.quiet:
-        st.warning(_("The machine was busy while it was measured (the rounds disagreed by {spread}): the numbers "
-                     "below are not kept; measure again when nothing else runs.", spread=percent(cal.spread)))
+        st.warning(_("The machine was busy while it was measured ({why}): the numbers below are not kept; measure "
+                     "again when nothing else runs.", why=cal.disagreement()))
     return cal
 
 

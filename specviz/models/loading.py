@@ -54,10 +54,10 @@ from specviz.models.bounded import is_panic
 from specviz.models.prompts import encode_prompt
 
 __all__ = ["DEFAULT_CONTEXT", "DTYPES", "GpuInfo", "LoadInfo", "Machine", "MemoryEstimate", "ModelLoadError",
-           "ModelRef", "Placement", "check_causal_lm", "check_download", "check_embeddings", "check_fits",
-           "check_same_vocabulary", "count_parameters", "detect_machine", "device_map_for", "dtype_name",
-           "estimate_entry", "estimate_memory", "explain_hub_error", "fetch", "gb", "hub_cache_dir", "is_panic",
-           "kv_cache_bytes", "load_models", "offline_reason", "parse_ref", "pick_device", "pick_dtype",
+           "ModelRef", "NotCachedError", "Placement", "check_causal_lm", "check_download", "check_embeddings",
+           "check_fits", "check_same_vocabulary", "count_parameters", "detect_machine", "device_map_for", "dtype_name",
+           "estimate_entry", "estimate_memory", "explain_hub_error", "fetch", "gb", "hub_cache_dir", "hub_load_error",
+           "is_panic", "kv_cache_bytes", "load_models", "offline_reason", "parse_ref", "pick_device", "pick_dtype",
            "plan_placement", "plausible_bytes", "progress_bar_class", "read_config"]
 
 Progress = Callable[[str], None]
@@ -269,7 +269,7 @@ def fetch(ref: ModelRef, patterns: list[str], progress: Progress | None = None, 
     except Exception as exc:
         if isinstance(listing_error, HfHubHTTPError):  # the Hub answered: its status says more than "not cached"
             raise ModelLoadError(explain_hub_error(listing_error, ref.text)) from listing_error
-        raise ModelLoadError(explain_hub_error(exc, ref.text, reason)) from exc
+        raise hub_load_error(exc, ref.text, reason) from exc
     if commit is not None:
         _remember_main(ref.text, commit)
     return folder
@@ -288,9 +288,31 @@ def _remember_main(repo_id: str, commit: str) -> None:
         pass  # best effort: the snapshot is there, only the offline lookup by branch would miss it
 
 
+class NotCachedError(ModelLoadError):
+    """A Hub model that is not in the local cache while the Hub cannot be used: its id (`name`) and `why` the Hub
+    cannot be used, so a caller that takes no folders (the Models page without SPECVIZ_WEB_MODEL_ROOT) can say it
+    without "or give a local folder instead" (read 46)."""
+
+    def __init__(self, message: str, name: str, why: str) -> None:
+        super().__init__(message)
+        self.name, self.why = name, why
+
+
+def hub_load_error(exc: BaseException, repo_id: str, offline: str | None = None) -> ModelLoadError:
+    """`explain_hub_error`'s sentence as the error to raise: a `NotCachedError` when the model is not cached while
+    the Hub cannot be used."""
+    message, why = _explain_hub_error(exc, repo_id, offline)
+    return ModelLoadError(message) if why is None else NotCachedError(message, repo_id, why)
+
+
 def explain_hub_error(exc: BaseException, repo_id: str, offline: str | None = None) -> str:
     """One sentence for an exception from huggingface_hub or from transformers' wrapping of it (an OSError
     whose cause is the Hub's exception): gated, unknown, not cached while offline, no network, no permission."""
+    return _explain_hub_error(exc, repo_id, offline)[0]
+
+
+def _explain_hub_error(exc: BaseException, repo_id: str, offline: str | None = None) -> tuple[str, str | None]:
+    """`explain_hub_error`'s sentence, and why the Hub cannot be used when the model is not cached (else None)."""
     chain, seen = [], exc
     while seen is not None and len(chain) < 10:
         chain.append(seen)
@@ -299,32 +321,32 @@ def explain_hub_error(exc: BaseException, repo_id: str, offline: str | None = No
     for err in chain:
         if isinstance(err, GatedRepoError):
             return _("'{name}' is gated: accept its licence at {page}, then log in with `hf auth login` "
-                     "(or set HF_TOKEN) and try again.", name=repo_id, page=page)
+                     "(or set HF_TOKEN) and try again.", name=repo_id, page=page), None
         if isinstance(err, RepositoryNotFoundError):
             return _("There is no model '{name}' on the Hugging Face Hub (or it is private and you are not "
-                     "logged in); check the id, e.g. Qwen/Qwen2.5-0.5B-Instruct.", name=repo_id)
+                     "logged in); check the id, e.g. Qwen/Qwen2.5-0.5B-Instruct.", name=repo_id), None
         if isinstance(err, RevisionNotFoundError):
             return _("The requested revision of '{name}' does not exist; see {page} for its branches and tags.",
-                     name=repo_id, page=page)
+                     name=repo_id, page=page), None
         if isinstance(err, HFValidationError):
             return _("'{name}' is neither a local folder nor a Hugging Face model id "
-                     "(like Qwen/Qwen2.5-0.5B-Instruct).", name=repo_id)
+                     "(like Qwen/Qwen2.5-0.5B-Instruct).", name=repo_id), None
         if isinstance(err, (LocalEntryNotFoundError, OfflineModeIsEnabled)) or offline:
             why = offline or _("the Hugging Face Hub could not be reached")
             return _("'{name}' is not in the local Hugging Face cache ({cache}) and {why}; download it once with "
                      "network access (`hf download {name}`) or give a local folder instead.", name=repo_id,
-                     cache=hub_cache_dir(), why=why)
+                     cache=hub_cache_dir(), why=why), why
         if isinstance(err, HfHubHTTPError):
             status = getattr(getattr(err, "response", None), "status_code", None)
             if status is None:
-                return _("The Hugging Face Hub answered an error for '{name}'; try again later.", name=repo_id)
+                return _("The Hugging Face Hub answered an error for '{name}'; try again later.", name=repo_id), None
             return _("The Hugging Face Hub answered {status} for '{name}'; try again later.", status=status,
-                     name=repo_id)
+                     name=repo_id), None
         if isinstance(err, PermissionError):
             return _("Cannot write to the Hugging Face cache at {cache}: check its permissions or set HF_HOME.",
-                     cache=hub_cache_dir())
+                     cache=hub_cache_dir()), None
     first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return _("Loading '{name}' failed: {reason}.", name=repo_id, reason=first_line.rstrip('.'))
+    return _("Loading '{name}' failed: {reason}.", name=repo_id, reason=first_line.rstrip('.')), None
 
 
 # ---- configs: causal LM or not, parameter count, memory ----------------------------------------------------------

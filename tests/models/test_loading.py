@@ -317,6 +317,11 @@ def test_an_unknown_id_offline_says_it_is_not_cached(tmp_path, monkeypatch):
     assert "'someone/some-model-7B'" in message and str(tmp_path / "hf" / "hub") in message  # what, and where it looked
     assert "HF_HUB_OFFLINE" in message and "`hf download someone/some-model-7B`" in message  # why, and the way out
     assert "\n" not in message and message.endswith(".")
+    # read 46: the command line takes folders, so its sentence keeps offering one; the error carries the id and the
+    # reason, so the Models page (which may take no folders) says it its own way
+    assert message.endswith("(`hf download someone/some-model-7B`) or give a local folder instead.")
+    assert isinstance(err.value, loading.NotCachedError)
+    assert (err.value.name, err.value.why) == ("someone/some-model-7B", "HF_HUB_OFFLINE is set")
 
 
 def test_an_unreachable_hub_counts_as_offline(monkeypatch):

@@ -313,8 +313,34 @@ def test_a_hub_pair_offline_shows_why_and_the_command_outside_the_folded_box(at,
     assert not at.exception and "custom_pair" not in at.session_state
     assert at.status[0].label.startswith("This pair cannot be used") and not at.status[0].error  # nothing hidden
     shown = [e.value.replace("\\", "") for e in at.error]  # on the page itself, not in the folded box
-    assert len(shown) == 1 and "'SomeOrg/Not-Cached-Model' is not in the local Hugging Face cache" in shown[0]
-    assert "HF_HUB_OFFLINE is set" in shown[0] and "`hf download SomeOrg/Not-Cached-Model`" in shown[0]
+    assert shown == ["'SomeOrg/Not-Cached-Model' is not in this server's Hugging Face cache and HF_HUB_OFFLINE is "
+                     "set: download it there once with network access (`hf download SomeOrg/Not-Cached-Model`), or "
+                     "give a folder inside the allowed models folder instead (./FOLDER)."]
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_without_a_models_folder_the_not_cached_sentence_offers_no_folder(monkeypatch, tmp_path, lang):
+    """Read 46: with SPECVIZ_WEB_CUSTOM_MODELS=1 and no SPECVIZ_WEB_MODEL_ROOT the form takes Hub ids only, yet the
+    sentence said "or give a local folder instead", and after the page hid the cache's path it read "the local
+    Hugging Face cache (the Hugging Face cache)"."""
+    monkeypatch.setenv(ENABLE_ENV, "1")
+    monkeypatch.delenv(ROOT_ENV, raising=False)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))  # an empty cache
+    monkeypatch.setattr(models_view, "current_machine", lambda: Machine(ram_available_bytes=16 * 10**9))
+    monkeypatch.setattr(models_view, "_choice", str)  # AppTest finds "auto" among the options by their shown label
+    monkeypatch.chdir(ROOT)
+    app = AppTest.from_file(str(ROOT / "pages" / "models.py"), default_timeout=60)
+    app.query_params["lang"] = lang
+    app.run()
+    app.text_input(key="models_target").set_value("SomeOrg/Not-Cached-Model")
+    app.button[0].click().run()
+    shown = [e.value.replace("\\", "") for e in app.error]
+    said = {"en": "'SomeOrg/Not-Cached-Model' is not in this server's Hugging Face cache and HF_HUB_OFFLINE is set: "
+                  "download it there once with network access (`hf download SomeOrg/Not-Cached-Model`).",
+            "pt": "'SomeOrg/Not-Cached-Model' não está no cache do Hugging Face deste servidor e HF_HUB_OFFLINE está "
+                  "definida: baixe-o lá uma vez com acesso à rede (`hf download SomeOrg/Not-Cached-Model`)."}
+    assert not app.exception and shown == [said[lang]]
 
 
 def test_bfloat16_on_a_cpu_without_bf16_instructions_is_said_to_be_emulated(monkeypatch):

@@ -21,8 +21,8 @@ if TYPE_CHECKING:  # an annotation only
 from specviz.core.i18n import N_, _, get_language, localized, number, percent
 from specviz.engine.kinds import DrafterKind
 from specviz.models.catalog import CatalogEntry, catalog_rows, load_catalog
-from specviz.models.loading import (DEFAULT_CONTEXT, Machine, ModelLoadError, detect_machine, estimate_entry, gb,
-                             pick_device, pick_dtype, plan_placement)
+from specviz.models.loading import (DEFAULT_CONTEXT, Machine, ModelLoadError, NotCachedError, detect_machine,
+                             estimate_entry, gb, pick_device, pick_dtype, plan_placement)
 from specviz.models.machine import SpeedEstimate, dtype_name, emulated_bf16_note, measure_bandwidth, speed_from_bandwidth, speed_from_reference
 from specviz.models.pairs import Pair, load_pair
 from specviz.runs.running import PAIRS
@@ -338,6 +338,8 @@ def load_hand_pair(hand: HandPair, policy: WebModelPolicy) -> Pair | None:
         problem = None
         try:
             pair = _load(hand.spec, hand.device, hand.dtype, progress)
+        except NotCachedError as exc:  # the page's own sentence: the folders it takes, the cache named once
+            problem = escape_markdown(_hide_paths(not_cached(exc, folders=policy.root is not None), hand.spec, typed))
         except ValueError as exc:  # about a folder inside the allowed root, or a Hub id: no server path in it
             problem = escape_markdown(_hide_paths(str(exc), hand.spec, typed))
         except Exception as exc:  # noqa: BLE001 - a broken weight file or config: one sentence, no traceback, no path
@@ -356,6 +358,19 @@ def load_hand_pair(hand: HandPair, policy: WebModelPolicy) -> Pair | None:
     # server's working folder, without the root's check or the web's loading rules (44th read)
     state.set_custom_pair(hand.spec, typed)
     return pair
+
+
+def not_cached(exc: NotCachedError, folders: bool) -> str:
+    """The loader's "not in the cache" sentence for this page: a folder offered only where the operator allows folders
+    (read 46: without SPECVIZ_WEB_MODEL_ROOT the form refuses them, yet the sentence said "or give a local folder
+    instead"), and no cache path, which `_hide_paths` turned into "the local Hugging Face cache (the Hugging Face
+    cache)"."""
+    if folders:
+        return _("'{name}' is not in this server's Hugging Face cache and {why}: download it there once with network "
+                 "access (`hf download {name}`), or give a folder inside the allowed models folder instead "
+                 "(./FOLDER).", name=exc.name, why=exc.why)
+    return _("'{name}' is not in this server's Hugging Face cache and {why}: download it there once with network "
+             "access (`hf download {name}`).", name=exc.name, why=exc.why)
 
 
 def _hide_paths(message: str, spec: str, typed: str) -> str:

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.core.paths import SOURCE_ROOT
 
 AXE_VERSION = "4.14.1"  # keep in step with the Makefile's AXE_VERSION
@@ -376,9 +377,11 @@ def unknown_pages(names: list[str]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m specviz.scripts.a11y_audit", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m specviz.scripts.a11y_audit", description=__doc__.split("\n")[0],
+                                     formatter_class=DefaultsHelpFormatter)
     parser.add_argument("--pages", nargs="*", help="state names to audit (default: all)")
-    parser.add_argument("--languages", nargs="*", default=list(LANG_TAGS), choices=list(LANG_TAGS))
+    parser.add_argument("--languages", nargs="*", default=list(LANG_TAGS), choices=list(LANG_TAGS),
+                        help="the languages each state is audited in")
     parser.add_argument("--shots", type=Path, default=None, help="a folder for a screenshot of every state")
     args = parser.parse_args(argv)
     unknown = unknown_pages(args.pages or [])

@@ -18,6 +18,7 @@ import sys
 import tempfile
 import time
 
+from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.core.i18n import number
 from specviz.engine.limits import number_arg
 from specviz.scripts.screenshots import (CHROMIUM_ARGS, VIEWPORT, chromium_path, free_port, wait_for_app,
@@ -28,7 +29,8 @@ ANSWERED = "Step through it from the start"  # the button under a finished live 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m specviz.scripts.first_run_wait",
-                                     description=__doc__.split("\n")[0])
+                                     description=__doc__.split("\n")[0],
+                                     formatter_class=DefaultsHelpFormatter)
     parser.add_argument("--cold", action="store_true", help="start from an empty model cache (a fresh machine)")
     parser.add_argument("--timeout", type=number_arg(1, 3600), default=300.0,
                         help="seconds to wait for the answer (default 300)")

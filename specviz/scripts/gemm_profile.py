@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.engine.limits import whole_arg
 
 CHILD = """
@@ -98,14 +99,15 @@ def table(profiles: Sequence[Profile]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m specviz.scripts.gemm_profile",
-                                     description=__doc__.split("\n\n")[0])
+                                     description=__doc__.split("\n\n")[0],
+                                     formatter_class=DefaultsHelpFormatter)
     parser.add_argument("--rows", type=whole_arg(1, 256), nargs="+", default=[1, 2, 5, 17, 25],
                         help="token rows per call (default: 1 2 5 17 25)")
     parser.add_argument("--out-features", type=whole_arg(1, 200_000), default=49_152,
                         help="the weight's output features (default 49,152: SmolLM2's vocabulary, the LM head)")
     parser.add_argument("--in-features", type=whole_arg(1, 20_000), default=576,
                         help="the weight's input features (default 576: SmolLM2-135M's hidden size)")
-    parser.add_argument("--calls", type=whole_arg(1, 100_000), default=200, help="timed calls per row count (200)")
+    parser.add_argument("--calls", type=whole_arg(1, 100_000), default=200, help="timed calls per row count")
     parser.add_argument("--threads", type=whole_arg(1, 512), default=None,
                         help="torch threads (default: torch's own choice on this machine)")
     args = parser.parse_args(argv)

@@ -29,6 +29,7 @@ import torch
 
 from dataclasses import replace
 
+from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.models.catalog import CatalogEntry, load_catalog
 from specviz.engine.limits import (DEVICE_HELP, DTYPE_HELP, K_RANGE, MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE,
                                    number_arg, whole_arg, writable_file_arg)
@@ -148,13 +149,15 @@ def temperatures_arg(text: str) -> list[float]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m specviz.scripts.gpu_bench", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m specviz.scripts.gpu_bench", description=__doc__.splitlines()[0],
+                                     formatter_class=DefaultsHelpFormatter)
     parser.add_argument("--pair", action="append", help="catalog name or TARGET,DRAFT (repeatable; default: the "
                                                         "catalog's GPU pairs in the local Hugging Face cache)")
     parser.add_argument("--out", type=writable_file_arg, default="gpu_bench.json", help="where to write the result JSON")
     parser.add_argument("--k", type=whole_arg(*K_RANGE), default=None,
                         help="drafted tokens per step (default: the catalog's K, else 4)")
-    parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=128)
+    parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=128,
+                        help="new tokens per run")
     parser.add_argument("--temperatures", type=temperatures_arg, default=[0.0, 0.7],
                         help="comma-separated, each from 0 to 2 and named once; 0 = greedy")
     parser.add_argument("--prompts", type=int, default=len(PROMPTS), help=f"how many prompts, 1..{len(PROMPTS)}")

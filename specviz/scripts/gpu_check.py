@@ -44,6 +44,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.core.paths import write_text_atomically
 from specviz.engine.limits import MAX_NEW_TOKENS_RANGE, finite_float, number_arg, whole_arg
 from specviz.scripts.transfer import activate
@@ -416,7 +417,8 @@ def run_section(name: str, ctx: Context) -> Record:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m specviz.scripts.gpu_check", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m specviz.scripts.gpu_check", description=__doc__.splitlines()[0],
+                                     formatter_class=DefaultsHelpFormatter)
     parser.add_argument("--out", required=True, type=Path, help="folder for <section>.json and bench/results.json")
     parser.add_argument("--rehearse", action="store_true", help=f"the toy pair on the CPU (a {REHEARSAL.budget:g} s budget)")
     parser.add_argument("--sections", default=",".join(SECTIONS), help=f"comma-separated, of {', '.join(SECTIONS)}")
@@ -425,7 +427,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--cap-scale", type=finite_float, default=1.0,
                         help="multiply every section's cap and the budget (a busy machine: make test's rehearsal "
                              "runs beside browser tests)")
-    parser.add_argument("--pair", default=None, help="override the profile's pair (default, toy, a catalog name)")
+    parser.add_argument("--pair", default=None, help="override the profile's pair (a catalog name: default, toy, ...)")
     parser.add_argument("--device", default=None, help="override the profile's device (cuda, cpu)")
     parser.add_argument("--prompts", type=whole_arg(1), default=None,
                         help="held-out prompts for the greedy comparisons")

@@ -30,6 +30,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.labs.bench.config import held_out_arg, load_suites
 from specviz.engine.limits import (DEFAULT_DTYPE_RULE, K_RANGE, MAX_NEW_TOKENS_RANGE, TREE_LOOKUP_RANGE,
                                    TREE_NODES_RANGE, TREE_WIDTH_RANGE, whole_arg, writable_file_arg)
@@ -70,9 +71,10 @@ def summary_lines(entries: list[dict[str, Any]]) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m specviz.scripts.greedy_identity",
-                                     description=__doc__.split("\n")[0])
-    parser.add_argument("--pair", default="default")
-    parser.add_argument("--proposer", default="eagle")
+                                     description=__doc__.split("\n")[0],
+                                     formatter_class=DefaultsHelpFormatter)
+    parser.add_argument("--pair", default="default", help="a catalog name or TARGET[,DRAFT]: local folders or Hub ids")
+    parser.add_argument("--proposer", default="eagle", help="who drafts")
     parser.add_argument("--dtype", default=None, help=f"default: the machine's: {DEFAULT_DTYPE_RULE}")
     parser.add_argument("--k", type=whole_arg(*K_RANGE), default=None,
                         help="default: the shape predicted fastest on this machine (python -m specviz calibrate) "
@@ -86,7 +88,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="default: as for --k when no shape flag is given; else the recommended tree's lookup "
                              "branch, 0 when --k or --tree-nodes is given")
     parser.add_argument("--prompts", type=held_out_arg, default=8, help="the first N prompts of the held-out suite")
-    parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=128)
+    parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=128,
+                        help="new tokens per prompt")
     parser.add_argument("--out", type=writable_file_arg, default=None, help="a JSON file for the entries")
     args = parser.parse_args(argv)
     pair = load_pair(args.pair, dtype=args.dtype)

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.engine.limits import whole_arg
 from specviz.teach.pagemap import PAGE_FILES, url_path
 
@@ -58,7 +59,8 @@ def page_paths() -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m specviz.scripts.page_cost", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m specviz.scripts.page_cost", description=__doc__.split("\n")[0],
+                                     formatter_class=DefaultsHelpFormatter)
     parser.add_argument("--pages", nargs="*", help="page names (default: every page), e.g. theory quiz or "
                         "'playground?source=example'")
     parser.add_argument("--repeats", type=whole_arg(1, 100), default=2,

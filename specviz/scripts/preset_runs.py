@@ -29,6 +29,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.core.paths import SOURCE_ROOT, write_text_atomically
 from specviz.engine.limits import DEFAULT_DTYPE_RULE
 from specviz.scripts import recorded_command
@@ -126,7 +127,8 @@ def earlier_runs(path: Path, pair: str | None = None) -> dict | str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m specviz.scripts.preset_runs",
-                                     description=__doc__.split("\n")[0])
+                                     description=__doc__.split("\n")[0],
+                                     formatter_class=DefaultsHelpFormatter)
     parser.add_argument("--pair", default=PRESET_PAIR, help="default: default (the Playground's presets set it)")
     parser.add_argument("--dtype", default=None,
                         help=f"default: the machine's, as the Playground: {DEFAULT_DTYPE_RULE}")

@@ -20,6 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.core.i18n import number
 from specviz.engine.limits import number_arg
 from specviz.scripts.classroom_screenshots import DESK, PHONE, join, unlock_teacher
@@ -33,9 +34,12 @@ POLL_MS = 50
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m specviz.scripts.push_latency", description=__doc__.split("\n")[0])
-    parser.add_argument("--phones", type=int, default=2, choices=range(1, 9), metavar="1..8")
-    parser.add_argument("--pushes", type=int, default=3, choices=range(1, 11), metavar="1..10")
+    parser = argparse.ArgumentParser(prog="python -m specviz.scripts.push_latency", description=__doc__.split("\n")[0],
+                                     formatter_class=DefaultsHelpFormatter)
+    parser.add_argument("--phones", type=int, default=2, choices=range(1, 9), metavar="1..8",
+                        help="student pages, each in its own headless Chromium")
+    parser.add_argument("--pushes", type=int, default=3, choices=range(1, 11), metavar="1..10",
+                        help="questions the teacher pushes, one after another")
     parser.add_argument("--timeout", type=number_arg(1, 3600), default=60.0,
                         help="seconds to wait for one phone (default 60)")
     return parser.parse_args(argv)

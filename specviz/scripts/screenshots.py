@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.core.paths import SCREENSHOTS_DIR, SOURCE_ROOT
 from specviz.engine.limits import whole_arg
 
@@ -333,8 +334,10 @@ theory_shot = ChartShot("theory", "theory-batch.png", lambda page: page.get_by_t
 
 def shot_args(prog: str, doc: str, argv: list[str] | None) -> argparse.Namespace | None:
     """A screenshot script's --out and --port, or None (with the sentence on stderr) when there is no Chromium."""
-    parser = argparse.ArgumentParser(prog=prog, description=doc.split("\n")[0])
-    parser.add_argument("--out", type=Path, default=SHOTS_DIR, help="folder for the PNG files")
+    parser = argparse.ArgumentParser(prog=prog, description=doc.split("\n")[0],
+                                     formatter_class=DefaultsHelpFormatter)
+    parser.add_argument("--out", type=Path, default=SHOTS_DIR,
+                        help="folder for the PNG files (default: assets/screenshots)")
     parser.add_argument("--port", type=whole_arg(1, 65535), default=None,
                         help="port for the temporary server (default: any free)")
     args = parser.parse_args(argv)

@@ -21,6 +21,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import (MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE, number_arg, threads_arg, whole_arg,
                                    writable_file_arg)
@@ -73,14 +74,17 @@ def merge(tables: list[dict]) -> dict:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m specviz.scripts.shape_table", description=__doc__.split("\n")[0])
-    parser.add_argument("--pair", default="default")
+    parser = argparse.ArgumentParser(prog="python -m specviz.scripts.shape_table", description=__doc__.split("\n")[0],
+                                     formatter_class=DefaultsHelpFormatter)
+    parser.add_argument("--pair", default="default", help="a catalog name or TARGET[,DRAFT]: local folders or Hub ids")
     parser.add_argument("--proposer", default=None, help="default: the pair's own")
     parser.add_argument("--dtype", default="float32",
                         help="float32, float16 or bfloat16 (default: float32; another dtype can move the counts)")
-    parser.add_argument("--temperatures", type=number_arg(*TEMPERATURE_RANGE), nargs="+", default=[0.0, 0.7])
+    parser.add_argument("--temperatures", type=number_arg(*TEMPERATURE_RANGE), nargs="+", default=[0.0, 0.7],
+                        help="the temperatures each shape runs at; 0 = greedy")
     parser.add_argument("--prompts", type=held_out_arg, default=8, help="the first N prompts of the held-out suite")
-    parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=128)
+    parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=128,
+                        help="new tokens per prompt")
     parser.add_argument("--threads", type=threads_arg, default=None)
     parser.add_argument("--out", required=True, type=writable_file_arg,
                         help="the JSON file to write (checked before the runs: its folder must exist)")

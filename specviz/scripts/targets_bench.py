@@ -28,6 +28,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import (DEFAULT_DTYPE_RULE, MAX_NEW_TOKENS_RANGE, REPEATS_RANGE, path_arg, threads_arg,
                                    whole_arg)
@@ -103,12 +104,14 @@ def _check(name: str, value: float | None, target: float, unit: str = "") -> str
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m specviz.scripts.targets_bench",
-                                     description=" ".join(__doc__.split("\n\n")[0].split()))  # the whole first paragraph
-    parser.add_argument("--pair", default="default")
+                                     description=__doc__.split("\n\n")[0],  # the first paragraph, its line breaks kept
+                                     formatter_class=DefaultsHelpFormatter)
+    parser.add_argument("--pair", default="default", help="a catalog name or TARGET[,DRAFT]: local folders or Hub ids")
     parser.add_argument("--out", required=True, type=path_arg, help="e.g. assets/benchmarks/default-cpu-f32-packed")
     parser.add_argument("--prompts", type=held_out_arg, default=8,
                         help="held-out prompts (the first N of the suite)")
-    parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=128)
+    parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=128,
+                        help="new tokens per prompt")
     parser.add_argument("--repeats", type=whole_arg(*REPEATS_RANGE), default=2,
                         help="timed repeats per case (medians are reported)")
     parser.add_argument("--dtype", default=None, help=f"default: the machine's: {DEFAULT_DTYPE_RULE}")

@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.core.paths import SOURCE_ROOT, cache_dir
 from specviz.engine.limits import number_arg, path_arg, whole_arg
 
@@ -307,17 +308,20 @@ def activate(store: Path | None = None) -> dict[str, str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m specviz.scripts.transfer", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m specviz.scripts.transfer", description=__doc__.splitlines()[0],
+                                     formatter_class=DefaultsHelpFormatter)
     sub = parser.add_subparsers(dest="step", required=True)
-    p = sub.add_parser("pack", help="split the GGUF and the gguf and babel wheels into call folders under --out")
+    p = sub.add_parser("pack", help="split the GGUF and the gguf and babel wheels into call folders under --out",
+                       formatter_class=DefaultsHelpFormatter)
     p.add_argument("--out", type=path_arg, default=PACK_DIR,
-                   help="a folder relative to the checkout (default .transfer)")
+                   help="a folder relative to the checkout")
     p.add_argument("--margin-mib", type=number_arg(0, CALL_LIMIT / MIB), default=MARGIN / MIB,
-                   help="room left free in every call")
+                   help="room left free in every call (MiB)")
     # the last call's timeout_s is 560 s and gpu_check may run 15 s past its budget: above 545 s it cannot finish
     p.add_argument("--budget", type=whole_arg(3, 545), default=480,
                    help="the GPU check's --budget in the last call (seconds)")
-    r = sub.add_parser("receive", help="check and keep the parts carried here; join them once all are here")
+    r = sub.add_parser("receive", help="check and keep the parts carried here; join them once all are here",
+                       formatter_class=DefaultsHelpFormatter)
     r.add_argument("--from", dest="found_in", type=Path, default=None, help="default: .transfer in the checkout")
     r.add_argument("--store", type=Path, default=None, help="default: $SPECVIZ_CACHE/transfer")
     args = parser.parse_args(argv)

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import (DEFAULT_DTYPE_RULE, K_RANGE, MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE,
                                    TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE, number_arg, whole_arg,
@@ -92,8 +93,9 @@ def drafter_cost(pair, proposer: str, context: list[int], repeats: int = 9) -> f
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m specviz.scripts.tree_sweep",
-                                     description=" ".join(__doc__.split("\n\n")[0].split()))  # the whole first paragraph
-    parser.add_argument("--pair", default="default")
+                                     description=__doc__.split("\n\n")[0],  # the first paragraph, its line breaks kept
+                                     formatter_class=DefaultsHelpFormatter)
+    parser.add_argument("--pair", default="default", help="a catalog name or TARGET[,DRAFT]: local folders or Hub ids")
     parser.add_argument("--proposer", default=None, help="default: the pair's own")
     parser.add_argument("--dtype", default=None, help=f"default: the machine's: {DEFAULT_DTYPE_RULE}")
     parser.add_argument("--device", default=None)
@@ -101,12 +103,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="chain lengths and tree depths")
     parser.add_argument("--tree-nodes", type=whole_arg(*TREE_NODES_RANGE), nargs="+", default=[0, 8, 16, 24],
                         help="0 = the chain")
-    parser.add_argument("--tree-width", type=whole_arg(*TREE_WIDTH_RANGE), nargs="+", default=[2, 3, 4])
+    parser.add_argument("--tree-width", type=whole_arg(*TREE_WIDTH_RANGE), nargs="+", default=[2, 3, 4],
+                        help="tree widths W (nodes expanded per level, children per node)")
     parser.add_argument("--tree-lookup", type=whole_arg(*TREE_LOOKUP_RANGE), nargs="+", default=[0],
                         help="tokens a tree copies from the context as one more branch; 0 = none")
-    parser.add_argument("--temperature", type=number_arg(*TEMPERATURE_RANGE), default=0.0)
+    parser.add_argument("--temperature", type=number_arg(*TEMPERATURE_RANGE), default=0.0, help="0 = greedy")
     parser.add_argument("--prompts", type=held_out_arg, default=6, help="the first N prompts of the held-out suite")
-    parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=64)
+    parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=64,
+                        help="new tokens per prompt")
     parser.add_argument("--json", type=writable_file_arg, default=None, help="write the table to this file")
     args = parser.parse_args(argv)
     shape_list = shapes(args.k, args.tree_nodes, args.tree_width, args.tree_lookup)

@@ -22,6 +22,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import replace
 
+from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.labs.bench.config import held_out_arg, load_suites
 from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE, TREE_NODES_RANGE,
                                    TREE_WIDTH_RANGE, number_arg, whole_arg)
@@ -38,18 +39,22 @@ def tokens_per_forward(traces: list) -> float:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m specviz.scripts.tree_tokens",
-                                     description=" ".join(__doc__.split("\n\n")[0].split()))  # the whole first paragraph
-    parser.add_argument("--pair", default="default")
-    parser.add_argument("--proposer", default="eagle")
+                                     description=__doc__.split("\n\n")[0],  # the first paragraph, its line breaks kept
+                                     formatter_class=DefaultsHelpFormatter)
+    parser.add_argument("--pair", default="default", help="a catalog name or TARGET[,DRAFT]: local folders or Hub ids")
+    parser.add_argument("--proposer", default="eagle", help="who drafts")
     parser.add_argument("--dtype", default="float32",
                         help="float32, float16 or bfloat16 (default: float32; another dtype can move the counts)")
     parser.add_argument("--device", default=None)
     parser.add_argument("--k", type=whole_arg(*K_RANGE), default=4, help="the chain's K and the tree's depth")
-    parser.add_argument("--tree-nodes", type=whole_arg(*TREE_NODES_RANGE), default=16)
-    parser.add_argument("--tree-width", type=whole_arg(*TREE_WIDTH_RANGE), default=4)
-    parser.add_argument("--temperature", type=number_arg(*TEMPERATURE_RANGE), default=0.0)
+    parser.add_argument("--tree-nodes", type=whole_arg(*TREE_NODES_RANGE), default=16,
+                        help="the most nodes the tree drafts (N)")
+    parser.add_argument("--tree-width", type=whole_arg(*TREE_WIDTH_RANGE), default=4,
+                        help="the tree's width W (nodes expanded per level, children per node)")
+    parser.add_argument("--temperature", type=number_arg(*TEMPERATURE_RANGE), default=0.0, help="0 = greedy")
     parser.add_argument("--prompts", type=held_out_arg, default=8, help="the first N prompts of the held-out suite")
-    parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=64)
+    parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=64,
+                        help="new tokens per prompt")
     args = parser.parse_args(argv)
     if args.tree_nodes <= args.k:  # 0 would race the chain against itself, and N <= K nodes cannot reach depth K
         parser.error(f"--tree-nodes must be above --k, the tree's depth (got {args.tree_nodes} and {args.k})")

@@ -1,10 +1,13 @@
 """Every script's --help opens with a whole sentence: the first paragraph of its docstring, not its first line."""
 
+import argparse
 import importlib
 import inspect
 from pathlib import Path
 
 import pytest
+
+from specviz.core.cli_help import SAID, DefaultsHelpFormatter
 
 SCRIPTS = ["a11y_audit", "classroom_screenshots", "first_run_wait", "gemm_profile", "gpu_bench", "gpu_check",
            "greedy_identity", "make_traces", "page_cost", "preset_runs", "push_latency", "screenshots",
@@ -196,3 +199,49 @@ def test_gpu_check_rehearsal_states_its_budget_not_a_bound_it_can_pass(capsys):
     assert f"the toy pair on the CPU {budget}" in text and budget in gpu_check.__doc__
     assert "two minutes" not in text + gpu_check.__doc__
     assert gpu_check.REHEARSAL.budget + gpu_check.GRACE > 120
+
+
+def _script_parser(name: str, monkeypatch) -> argparse.ArgumentParser:
+    """The parser a script's main builds, caught as it parses (nothing runs)."""
+    module = importlib.import_module(f"specviz.scripts.{name}")
+    built = []
+
+    def caught(self, args=None, namespace=None):
+        built.append(self)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(argparse.ArgumentParser, "parse_args", caught)
+    with pytest.raises(SystemExit):
+        module.main([]) if inspect.signature(module.main).parameters else module.main()
+    return built[0]
+
+
+def _parsers(parser: argparse.ArgumentParser):
+    """A parser and its subcommands' parsers (transfer's pack and receive)."""
+    yield parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                yield from _parsers(sub)
+
+
+@pytest.mark.parametrize("name", SCRIPTS)
+def test_every_script_flag_with_a_default_says_it_in_its_help(name, monkeypatch):
+    """Read 46: the scripts' --help printed no defaults (`tree_tokens --tree-nodes`, `push_latency --phones` and the
+    rest), unlike `python -m specviz` and the distill command, which use DefaultsHelpFormatter; each script's parser
+    now does too, and every flag with a default has a help text for it to follow."""
+    parsers = list(_parsers(_script_parser(name, monkeypatch)))
+    assert all(p.formatter_class is DefaultsHelpFormatter for p in parsers), name
+    unsaid = []
+    for parser in parsers:
+        text = "".join(parser.format_help().split())
+        for action in parser._actions:
+            if not action.option_strings or action.default in (None, argparse.SUPPRESS) or \
+                    isinstance(action.default, bool):
+                continue
+            said = parser._get_formatter()._expand_help(action) if action.help else ""
+            if not SAID.search(said) or "".join(said.split()) not in text:
+                unsaid.append(action.option_strings[-1])
+    assert unsaid == [], name
+    root = str(Path(__file__).resolve().parents[2])  # a default said as a path of the checkout it ran in: not here
+    assert all(root not in p.format_help() for p in parsers), name

@@ -259,3 +259,15 @@ def test_a_broken_rules_kept_share_estimates_its_chance_of_keeping_a_draft(lang,
     with using(lang):
         shown = _(TEXT["kept_other"], kept="40%", alpha="0.5")
     assert name in shown and other not in shown, shown
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "T = 0 is greedy: all mass on each one's top token (the first in the table, where several tie)."),
+    ("pt", "T = 0 é a decodificação gulosa: toda a massa no token mais provável de cada uma (o primeiro da tabela, "
+           "quando vários empatam).")])
+def test_the_temperature_help_says_which_tied_top_token_t_0_keeps(lang, said):
+    """Read 46: the help said "all mass on each one's top token", but with a tie at the top T = 0 puts it all on the
+    first of the tied tokens, as the engine's greedy pick does; the help now says so."""
+    assert tempered(torch.tensor([0.1, 0.45, 0.45]), 0.0).tolist() == [0.0, 1.0, 0.0]
+    at = _page(lang)
+    assert not at.exception and said in at.select_slider(key="sandbox_temperature").help

@@ -28,7 +28,9 @@ TEXT = {
     "editor_help": N_("Type any non-negative numbers, at least one above 0 in each column: each column is "
                       "normalised to sum to 1 before the temperature is applied to both."),
     "temperature": N_("Temperature (applied to p and q)"),
-    "temperature_help": N_("p^(1/T), normalised, for both. T = 0 is greedy: all mass on each one's top token."),
+    # read 46: with a tie at the top, T = 0 takes the first of the tied tokens (`tempered`, as the engine's greedy pick)
+    "temperature_help": N_("p^(1/T), normalised, for both. T = 0 is greedy: all mass on each one's top token (the "
+                           "first in the table, where several tie)."),
     "alpha": N_("α = Σ min(p, q)"),
     "tv": N_("TV(p, q) = 1 − α"),
     "reject": N_("chance of rejection"),

@@ -1,5 +1,6 @@
 """The Speedup lab under AppTest (committed results, a tiny result made here, the live toy sweep) and its figures."""
 
+import math
 import re
 from pathlib import Path
 
@@ -1108,3 +1109,43 @@ def test_a_run_with_greedy_policies_only_sends_its_sampled_policies_tab_to_the_g
     packed = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-f32-packed" / "results.json")
     advice = "run the bench with `--policies constant heuristic threshold optimal`"
     assert advice in tables.no_policies_text(packed, 0.0)
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "The machine was busy while it was measured (a timing of model.generate came out zero or negative, so "
+           "the rounds could not be compared): the numbers below are not kept; measure again when nothing else runs."),
+    ("pt", "A máquina estava ocupada durante a medição (uma medição do model.generate deu zero ou negativa, então as "
+           "rodadas não puderam ser comparadas): os números abaixo não são guardados; meça de novo quando nada mais "
+           "estiver rodando.")])
+def test_measure_this_machine_never_shows_a_spread_it_could_not_measure(monkeypatch, lang, said):
+    """Read 46: a zero difference of model.generate's timings was clamped to 1e-9 s and the spread read about 1e8
+    ("disagreed by 10,543,728,911.8%" here, "agreed within" it on the command line); now the rounds could not be
+    compared, and when no round of model.generate could be timed the panel says so in one sentence."""
+    import contextlib
+    import dataclasses
+    from types import SimpleNamespace
+
+    from specviz.core.i18n import using
+    from specviz.labs import calibration
+    from specviz.ui.common import runs as common_runs
+    from specviz.ui.common import this_machine
+
+    shown = []
+    fake_st = SimpleNamespace(spinner=lambda text: contextlib.nullcontext(), warning=shown.append, info=shown.append)
+    monkeypatch.setattr(this_machine, "st", fake_st)
+    monkeypatch.setattr(common_runs, "get_pair", lambda name: None)
+    busy = calibration.Calibration("default", "eagle", "float32", "cpu", "stock", "cpu", (), False, "2", 2,
+                                   ((1, 0.05),), 0.004, 0.06, math.inf)
+    monkeypatch.setattr(this_machine, "calibrate", lambda pair, force=False: busy)
+    with using(lang):
+        assert this_machine.measure_here() is busy and shown == [said]
+        shown.clear()
+
+        def too_busy(pair, force=False):
+            raise calibration.TooBusy("no round")
+        monkeypatch.setattr(this_machine, "calibrate", too_busy)
+        assert this_machine.measure_here() is None and shown == ["no round"]
+        shown.clear()
+        monkeypatch.setattr(this_machine, "calibrate", lambda pair, force=False: dataclasses.replace(busy, spread=0.5))
+        this_machine.measure_here()
+        assert shown and ("disagreed by 50%" in shown[0] or "discordaram em 50%" in shown[0])

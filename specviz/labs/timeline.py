@@ -232,6 +232,17 @@ def recording_note(spec: Trace) -> str | None:
              when=when)
 
 
+def prefills_a_drafter(spec: Trace) -> bool:
+    """Whether `spec`'s proposer runs a draft model over the prompt in the prefill (`DraftModelProposer.prefill`: a
+    draft model, or layer-skip's first layers; `timed_as` "model"), so its prefill is longer than target-only's. An
+    n-gram lookup reads no model, and EAGLE and Medusa only take the target's states of the prompt
+    (`SpeculativeDecoder.prefill`); an unknown name: False."""
+    from specviz.engine.proposers import registry
+
+    name = spec.settings.get("proposer") or next((step.proposer for step in spec.steps), "")
+    return name in registry.names() and registry.get(name).timed_as == "model"
+
+
 def explain_race(spec: Trace, baseline: Trace) -> str:
     """A few plain sentences (Markdown) on why speculation won or lost this race, from the measured costs; for a
     recorded example the second sentence says where it was recorded (`recording_note`), so no figure stands without
@@ -284,12 +295,19 @@ def explain_race(spec: Trace, baseline: Trace) -> str:
         # checked first: a step of under 1.5 tokens that still paid is no loss of the steps (read 46)
         # read 46: the sentence below said the steps did not pay right after numbers showing that they did; then a
         # token's decode time is no more than target-only's, so what lost is the rest of the run's wall time
-        reason = _("The steps paid for themselves (on average each emitted {tokens} tokens, where about {even} would "
-                   "have broken even), so the time lost is outside them: the prefill ({spec_prefill} ms against "
-                   "{base_prefill} ms target-only; a draft model reads the prompt too) and the time between steps "
-                   "that no step's timer counted.", tokens=number(c.tokens_per_step), even=number(c.break_even_tokens),
-                   spec_prefill=number(1000 * spec.prefill_seconds, 1),
-                   base_prefill=number(1000 * baseline.prefill_seconds, 1))
+        paid = dict(tokens=number(c.tokens_per_step), even=number(c.break_even_tokens),
+                    spec_prefill=number(1000 * spec.prefill_seconds, 1),
+                    base_prefill=number(1000 * baseline.prefill_seconds, 1))
+        if prefills_a_drafter(spec):
+            reason = _("The steps paid for themselves (on average each emitted {tokens} tokens, where about {even} "
+                       "would have broken even), so the time lost is outside them: the prefill ({spec_prefill} ms "
+                       "against {base_prefill} ms target-only; a draft model reads the prompt too) and the time "
+                       "between steps that no step's timer counted.", **paid)
+        else:  # read 46 (review): an n-gram lookup, EAGLE or Medusa lane runs no draft model over the prompt
+            reason = _("The steps paid for themselves (on average each emitted {tokens} tokens, where about {even} "
+                       "would have broken even), so the time lost is outside them: the prefill ({spec_prefill} ms "
+                       "against {base_prefill} ms target-only) and the time between steps that no step's timer "
+                       "counted.", **paid)
     elif c.tokens_per_step < 1.5:
         drafting = c.spec_draft_ms > 0.1 * c.base_forward_ms
         verifying = c.spec_verify_ms > 1.1 * c.base_forward_ms

@@ -509,6 +509,24 @@ def test_a_loss_whose_steps_paid_is_put_outside_the_steps():
         assert said in text and "did not cover" not in text and "não cobriram" not in text, text
 
 
+def test_a_lost_race_whose_steps_paid_names_a_draft_model_only_where_one_read_the_prompt():
+    """Read 46 (review): "a draft model reads the prompt too" explained a longer prefill in every lane, an n-gram
+    lookup's too, which runs no model over the prompt; only a proposer that prefills a draft model says it."""
+    import dataclasses
+
+    from specviz.core.i18n import using
+
+    spec = _trace("speculative", [(0.001, 0.011, 4)] * 5, prefill=0.5, drafted=20, accepted=15)
+    base = _trace("autoregressive", [(0.0, 0.004, 1)] * 20, prefill=0.05)
+    for proposer, named in (("draft", True), ("layerskip", True), ("ngram", False), ("medusa", False)):
+        lane = dataclasses.replace(spec, settings={"proposer": proposer})
+        text = explain_race(lane, base)
+        assert "The steps paid for themselves" in text and ("a draft model reads the prompt too" in text) == named, text
+        with using("pt"):
+            text = explain_race(lane, base)
+        assert "Os passos se pagaram" in text and ("um modelo de rascunho também lê o prompt" in text) == named, text
+
+
 def test_a_win_whose_steps_did_not_pay_is_put_outside_the_steps():
     """Read 46: a race won while each step emitted fewer tokens than its break-even (the target-only lane's slow
     prefill gave the win) read "each verify pass bought more tokens than it cost" right after the numbers that showed

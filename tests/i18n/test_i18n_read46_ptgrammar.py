@@ -45,3 +45,16 @@ def test_the_exactness_note_says_a_larger_k_drafts_no_more_tokens_not_nothing_mo
     assert said.startswith("N. Um K maior não rascunha nenhum token a mais aqui: com esta semente, todo K a partir "
                            "de 2 sorteia")
     assert "mais nada" not in said
+
+
+def test_the_sweep_caption_says_how_many_requests_above_the_level_in_agreeing_portuguese():
+    """Read 46: "pelo menos uma por fluxo, então tantas quantos fluxos acima de 16" ("as many as there are streams
+    above 16") mixed the genders of "tantas" and "quantos" with no verb; it now reads "acima de 16 fluxos, tantas
+    quantos forem os fluxos"."""
+    msgid = ("{build} ({version}), {model} in {dtype}, K = {k}, {requests} requests a level (at least one per stream, so "
+             "as many as there are streams above {requests}), each level measured once, at most {max_tokens} tokens "
+             "each; {cpu}, {cores} cores, {date}.")
+    with using("pt"):
+        said = _(msgid, build="vLLM", version="0.32", model="m", dtype="float32", k=4, requests=16, max_tokens=128,
+                 cpu="AMD EPYC", cores=2, date="2026-12-06")
+    assert "então, acima de 16 fluxos, tantas quantos forem os fluxos)" in said and "tantas quantos fluxos" not in said

@@ -270,10 +270,11 @@ def test_the_card_summary_writes_counts_the_readers_way():
 
     meta = {"kind": "eagle3", "target": "SmolLM2-135M-Instruct", "steps": 1300, "train_records": 33539,
             "held_out_records": 64, "draft_vocab_size": 8192, "vocab_coverage": 0.9446,
-            "training": {"acc1": 0.6154, "acc12": 0.3748}}
+            "training": {"acc1": 0.6154, "acc12": 0.3748, "epoch": 0.79}}
     with using("pt"):
         text = card_summary(meta)
     assert "EAGLE-3" in text and "33.539" in text and "8.192" in text and "1.300" in text and "61,5%" in text
+    assert "(0,79 épocas)" in text
     with using("en"):
         assert "33,539 answers" in card_summary(meta) and "?" not in card_summary(meta)
     assert "? steps" in card_summary({"kind": "eagle"})  # a card without its numbers still reads

@@ -456,3 +456,24 @@ def test_the_turned_off_note_says_a_folder_needs_both_settings(monkeypatch):
     app = models_page(monkeypatch)
     note = next(i.value for i in app.info if "turned off on this server" in i.value)
     assert f"`{ENABLE_ENV}=1` and then, with it, local folders inside one folder with `{ROOT_ENV}=" in note
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_each_shipped_cards_summary_says_how_many_epochs_it_trained(lang):
+    """Read 47: the Portuguese summary said the EAGLE-3 drafter was trained "on 33,539 answers" where its 1,300 steps
+    were 0.79 of a pass over them (its specviz.json's epoch; only the English card's learning curve showed it)."""
+    import json
+
+    from specviz.core.i18n import number, using
+
+    cards = sorted((ROOT / "assets" / "models").glob("*/specviz.json"))
+    assert len(cards) == 3
+    for path in cards:
+        meta = json.loads(path.read_text())
+        with using(lang):
+            epochs = number(meta["training"]["epoch"], 2)
+            words = f"({epochs} epochs)" if lang == "en" else f"({epochs} épocas)"
+            assert words in models_view.card_summary(meta), path
+    with using("en"):
+        eagle = json.loads((ROOT / "assets" / "models" / "smollm2-eagle" / "specviz.json").read_text())
+        assert "1,300 steps (0.79 epochs) on 33,539 answers" in models_view.card_summary(eagle)

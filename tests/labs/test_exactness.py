@@ -202,9 +202,23 @@ def test_recorded_step_bounds_hold_when_the_drafted_token_is_outside_a_top_list(
     step = exactness.recorded_step(decision)
     alpha = float(torch.minimum(p, q).sum())
     lower, upper = step.alpha_bounds
-    assert (step.target_cap, step.draft_cap) == (0.247, 0.172)
+    assert step.target_cap == pytest.approx(1 - 0.864) and step.draft_cap == 0.172  # what the list leaves (read 47)
     assert lower == pytest.approx(0.010 + 0.172) and lower <= alpha <= upper
     assert alpha == pytest.approx(0.434)
+
+
+def test_a_greedy_steps_alpha_is_known_exactly_from_its_point_masses():
+    """Read 47: at temperature 0 a trace's top lists hold p's and q's point masses, all of their mass, yet a missing
+    token was allowed up to the list's smallest entry (1.0), so a rejected greedy draft read α "0.000 to 0.500"."""
+    def step(target: int, draft: int):
+        return exactness.recorded_step(Decision(
+            position=0, token_id=draft, text="x", draft_prob=1.0, target_prob=float(target == draft),
+            ratio=float(target == draft), accept_prob=float(target == draft), uniform=0.5,
+            accepted=target == draft, reached=True, target_top=[TokenProb(target, "t", 1.0)],
+            draft_top=[TokenProb(draft, "x", 1.0)]))
+
+    assert step(3, 5).alpha_bounds == (0.0, 0.0)
+    assert step(5, 5).alpha_bounds == (1.0, 1.0)
 
 
 def test_decompose_step_stacks_up_to_p():

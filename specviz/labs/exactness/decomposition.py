@@ -49,7 +49,8 @@ def decompose_step(target_probs: torch.Tensor, draft_probs: torch.Tensor) -> Ste
 class RecordedStep:
     """p and q over the tokens a trace recorded for one drafted position (the union of the two top lists and the
     drafted token), plus one "other" bucket (last) for the mass the lists leave out. A token missing from one
-    list has an unknown probability there (at most that list's smallest entry); it is shown as 0."""
+    list has an unknown probability there (at most that list's smallest entry, and at most the mass the list
+    leaves); it is shown as 0."""
 
     token_ids: list[int]
     texts: list[str]
@@ -59,14 +60,16 @@ class RecordedStep:
     draft_known: torch.Tensor  # (n,) bool
     drafted_token: int
     accept_prob: float
-    target_cap: float = 1.0  # the target's list's smallest entry: a token missing from that list has at most this
-    draft_cap: float = 1.0  # the same for the draft's list (the drafted token, added from the decision, sets neither)
+    # the most a token missing from the target's list can have: the list's smallest entry, or less where the list
+    # leaves less of p than that (the drafted token, added from the decision, sets neither cap)
+    target_cap: float = 1.0
+    draft_cap: float = 1.0  # the same for the draft's list
 
     @property
     def alpha_bounds(self) -> tuple[float, float]:
         """Bounds on the true alpha = Σ min(p, q): below, Σ min over tokens known in both lists; above,
         1 - TV with TV at least ½ Σ |p - q| over those tokens plus, for a token known on one side only, the
-        least its gap can be given the other list's smallest entry (`target_cap`, `draft_cap`)."""
+        least its gap can be given the most the other list leaves a missing token (`target_cap`, `draft_cap`)."""
         p, q = self.target_probs[:-1], self.draft_probs[:-1]
         both = self.target_known & self.draft_known
         lower = float(torch.minimum(p, q)[both].sum())
@@ -97,7 +100,12 @@ def recorded_step(decision) -> RecordedStep:
         known = [probs.get(t, 0.0) for t in ids]
         return torch.tensor(known + [max(0.0, 1.0 - sum(known))], dtype=torch.float64)
 
+    def cap(top) -> float:
+        # a missing token has at most the list's smallest entry, and at most the mass the list leaves (read 47: a
+        # greedy trace's lists hold its point masses, all of p and q, yet α read "0.000 to 0.500", not 0)
+        return min(min(t.prob for t in top), max(0.0, 1.0 - sum(t.prob for t in top)))
+
     return RecordedStep(ids, [texts[t] for t in ids], vector(p), vector(q),
                         torch.tensor([t in p for t in ids]), torch.tensor([t in q for t in ids]),
-                        decision.token_id, decision.accept_prob, min(t.prob for t in decision.target_top),
-                        min(t.prob for t in decision.draft_top))
+                        decision.token_id, decision.accept_prob, cap(decision.target_top),
+                        cap(decision.draft_top))

@@ -17,6 +17,7 @@ cannot turn it into a flood.
 
 from __future__ import annotations
 
+import contextvars
 import math
 import threading
 import time
@@ -236,9 +237,11 @@ def _sweep(base: str, plan: LoadPlan, speculative: str, model: str | None, clock
                                    n, prompt=prompt.name, streams=concurrency))
             before = _scrape(base, clock)
             start = clock()
-            with ThreadPoolExecutor(max_workers=concurrency) as pool:  # at most `concurrency` in flight
-                futures = [pool.submit(_one_request, f"{base}/v1/chat/completions", model, prompt, plan.max_tokens,
-                                       deadline, clock) for _ in range(n)]
+            # at most `concurrency` in flight; each request in a copy of this context, so its failure sentence is
+            # in the caller's language (a pool thread starts in a fresh context: English on a Portuguese page, read 47)
+            with ThreadPoolExecutor(max_workers=concurrency) as pool:
+                futures = [pool.submit(contextvars.copy_context().run, _one_request, f"{base}/v1/chat/completions",
+                                       model, prompt, plan.max_tokens, deadline, clock) for _ in range(n)]
                 records = [f.result() for f in futures]
             stopped = any(r.error == NOT_SENT for r in records)
             records = [r for r in records if r.error != NOT_SENT]

@@ -21,6 +21,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from serving_fake import FakeServer, recorded
+from specviz.core.i18n import _, using
 from specviz.serving import client, load
 from specviz.serving.load import LEVELS, MAX_STREAMS, LoadPlan, Prompt, run_load
 from specviz.serving.metrics import MAX_POSITIONS, Delta, parse_scrape
@@ -426,6 +427,17 @@ def test_a_chat_answer_of_the_wrong_shape_is_the_neutral_sentence(no_outside, st
                                time.monotonic)
     assert server.hits == 1
     assert (record.completion_tokens, record.error) == (0, _neutral(server.url))
+
+
+def test_a_sweeps_failed_request_is_said_in_the_pages_language(no_outside, stand_in):
+    """Read 47: run_load sends each request from a pool thread, which started in a fresh context and so wrote its
+    failure sentence in English; the Load generator showed "Algumas requisições falharam: No vLLM server answered
+    at ..." on a Portuguese page."""
+    server = stand_in(_answer(200, b"[]"))
+    with using("pt"):
+        levels = run_load(server.url, LoadPlan(prompts=(COPY,), levels=(1,), requests=1, max_tokens=4), model="m")
+        said = _(client.NO_ANSWER, url=server.url)  # the neutral sentence every failure gets, in Portuguese
+    assert [r.error for r in levels[0].records] == [said] and said.startswith("Nenhum servidor vLLM respondeu")
 
 
 def test_a_levels_median_latency_of_an_even_count_is_the_higher_middle_one():

@@ -369,6 +369,23 @@ def test_only_the_teacher_can_push_open_round_two_or_reveal(db):
     assert not {"paced_push", "paced_reveal"} & _keys(student)
 
 
+def test_a_refused_round_button_speaks_the_teachers_language(db):
+    """Read 47: the round buttons' callback did not speak the session's language first, so a move refused there (the
+    answer revealed from another tab, then Start round 2 pressed here) kept its sentence in English on a Portuguese
+    dashboard."""
+    store, session, _ = _paced(db, ())
+    store.push(session.code, SINGLE)
+    at = AppTest.from_file(str(ROOT / "pages" / "classroom.py"), default_timeout=30)
+    at.query_params.update({"as": "teacher", "session": session.code, "lang": "pt"})
+    at.session_state["classroom_teacher"] = hashlib.sha256(PIN.encode()).hexdigest()  # given the PIN
+    at.run()
+    store.reveal(session.code)  # in another tab
+    with using("pt"):  # AppTest calls the role switch's format_func (`_`) in the test's thread
+        at.button(key="paced_round_2").click().run()
+        said = i18n._("The answer has already been revealed; push the question again for a new vote.")
+    assert not at.exception and said.startswith("A resposta") and [e.value for e in at.error] == [said]
+
+
 def test_a_join_address_that_gives_no_link_is_one_sentence_and_keeps_the_last_good_one(db):
     """The dashboard's join address: 'http://[::1' made urlsplit raise under reach_warning, a traceback on the
     teacher's screen; now it, and an address without http(s) or with a ?query, is refused in one sentence

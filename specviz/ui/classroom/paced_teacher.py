@@ -86,7 +86,8 @@ def _act_on_click(move: Callable[..., Any], *args: Any) -> None:
     itself every few seconds, and on a busy server a refresh can stop the run that carried the click before the
     script body reaches the button, so a move checked in the body was lost (the loaded test runs of 2026-12-04: the
     phones never saw round 2, or the answer revealed). A callback runs before any body; a refusal is kept for the
-    panel to say."""
+    panel to say, in the teacher's language (a callback may run in a fresh script thread: read 47)."""
+    view.speak_session()
     said = _refusal(move, *args)
     if said:
         view.keep_for_panel(REFUSED_KEY, said)

@@ -23,7 +23,8 @@ def main(argv: list[str] | None = None) -> int:
                                 description=__doc__.split("\n\n")[0],  # the first paragraph, its line breaks kept
                                 formatter_class=DefaultsHelpFormatter)
     p.add_argument("--url", default="http://127.0.0.1:8000", help="the vLLM server the page connects to")
-    p.add_argument("--out", type=Path, default=SHOTS_DIR, help="folder for the PNG file (default: assets/screenshots)")
+    p.add_argument("--out", type=Path, default=SHOTS_DIR,
+                   help="folder for the two PNG files (default: assets/screenshots)")
     p.add_argument("--wait", type=number_arg(0, 600), default=20.0, help="seconds of live scraping before the shot")
     args = p.parse_args(argv)
     from playwright.sync_api import sync_playwright

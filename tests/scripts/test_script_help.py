@@ -245,3 +245,13 @@ def test_every_script_flag_with_a_default_says_it_in_its_help(name, monkeypatch)
     assert unsaid == [], name
     root = str(Path(__file__).resolve().parents[2])  # a default said as a path of the checkout it ran in: not here
     assert all(root not in p.format_help() for p in parsers), name
+
+
+def test_serving_screenshots_out_help_counts_the_files_it_writes(capsys):
+    """Read 47: `--out` was the "folder for the PNG file", but the script writes two, serving.png and
+    serving-sweep.png."""
+    module = importlib.import_module("specviz.scripts.serving_screenshot")
+    with pytest.raises(SystemExit):
+        module.main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "folder for the two PNG files" in text and "serving-sweep.png" in module.__doc__

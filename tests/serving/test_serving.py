@@ -566,6 +566,32 @@ def test_a_rising_gain_over_several_waves_is_not_called_one_per_stream():
     assert said != text and "uma por fluxo" not in said and f"{sent} requisições" in said
 
 
+def test_a_rising_gain_over_one_and_a_half_waves_is_not_called_one_per_stream():
+    """Read 47: a level that sent between one and two requests per stream (`--requests 24` at 16 streams) was still
+    "about one per stream, so that level is a single wave"; it is fewer than two per stream, less than two waves."""
+    from dataclasses import replace
+
+    from specviz.core.i18n import using
+    from specviz.serving.results import ServingResult
+    from specviz.ui.serving.sweep import rising_gain
+
+    result = ServingResult.load(ROOT / "assets" / "benchmarks" / "serving" / "cpu-smollm2.json")
+    top = max(result.concurrencies("copy"))
+    half = top // 2
+    levels = [replace(lv, records=[*lv.records, *lv.records[:half]]) if lv.concurrency == top else lv
+              for lv in result.levels]
+    sent = len(replace(result, levels=levels).level("ngram", "copy", top).ok)
+    assert top < sent < 2 * top
+    text = rising_gain(replace(result, levels=levels), "ngram", "copy")
+    assert f"sent {sent} requests, fewer than two per stream, so that level is less than two waves" in text
+    assert "one per stream" not in text and "single wave" not in text
+    with using("pt"):
+        said = rising_gain(replace(result, levels=levels), "ngram", "copy")
+    assert f"{sent} requisições, menos de duas por fluxo" in said and "uma única onda" not in said
+    with using("pt"):  # the committed level (one request a stream) keeps its single wave
+        assert "cerca de uma por fluxo, então esse nível é uma única onda" in rising_gain(result, "ngram", "copy")
+
+
 def test_the_sweeps_eagle_rows_say_they_served_a_drafter_since_replaced():
     """Read 19: the committed sweep ran on 2026-12-01 with the EAGLE-1 drafter's first version (docs/serving.md), but
     the Serving lab, lesson 11 and the Theory explorer showed its eagle rows as today's EAGLE drafter, whose command

@@ -91,7 +91,7 @@ def level_table(levels: list[LevelResult]) -> pd.DataFrame:
 def rising_gain(result: ServingResult, spec: str, prompt: str) -> str | None:
     """A few sentences when `spec`'s gain rises again at the sweep's highest level, against the page's premise that
     batching eats speculation's gain: what the sweep can and cannot say about it (a level of fewer than two
-    requests per stream is a single wave; one of more is not). None when it does not rise."""
+    requests per stream is one wave or less than two; one of more is several). None when it does not rise."""
     levels = result.concurrencies(prompt)
     if len(levels) < 2:
         return None
@@ -108,15 +108,15 @@ def rising_gain(result: ServingResult, spec: str, prompt: str) -> str | None:
                  "this sweep does not show for {model} at {streams} streams. Repeat the sweep a few times before "
                  "reading a trend.", spec=charts.spec_name(spec), prompt=prompt, streams=levels[-1],
                  before=times(before), after=times(after), sent=sent, model=model)
+    waves = (_("about one per stream, so that level is a single wave") if sent <= levels[-1] else
+             _("fewer than two per stream, so that level is less than two waves"))  # `--requests 24` at 16 streams
     return _("{spec}, {prompt} prompt: the gain rises again at {streams} streams ({before} → {after}), against this "
-             "page's premise. This sweep cannot settle it: at {streams} streams it sent {sent} requests, about one per "
-             "stream, so that level is a single wave, ramp-up and ramp-down included, measured once; and the premise "
-             "holds for a server busy enough to be compute-bound, which this sweep does not show for {model} at "
-             "{streams} streams. "
+             "page's premise. This sweep cannot settle it: at {streams} streams it sent {sent} requests, {waves}, "
+             "ramp-up and ramp-down included, measured once; and the premise holds for a server busy enough to be "
+             "compute-bound, which this sweep does not show for {model} at {streams} streams. "
              "Measure again with many more requests per level (say 4 per stream) and a few repeats before reading a "
              "trend.", spec=charts.spec_name(spec), prompt=prompt, streams=levels[-1], before=times(before),
-             after=times(after),
-             sent=sent, model=model)
+             after=times(after), sent=sent, waves=waves, model=model)
 
 
 def committed_sweep() -> None:

@@ -185,3 +185,38 @@ def test_the_preloads_docstring_quotes_the_committed_first_load():
     assert f"{number(loading['first_seconds'], 0)} s on the 2-core machine of assets/benchmarks/presets/" in said
     assert f"in bfloat16: {number(loading['first_seconds'], 0)} s" in said  # 28th read: it lacked its dtype
     assert f"load average {number(loading['load_average_start'][0], 1)}" in said
+
+
+def test_a_target_only_run_cut_by_the_time_limit_is_not_stored_but_a_whole_one_is(monkeypatch):
+    """Read 47: a speculative run the time limit cut short was not cached, by a rule of its own in `run_speculative`,
+    but the target-only lane (the Exactness page's greedy pair, the greedy comparison) cut short WAS, so a later
+    visit showed the cut-short run as the link's. Both lanes now go through one store that refuses such a trace: the
+    next call recomputes it; a whole run is stored and comes back without running again."""
+    from specviz.engine.kinds import StopReason
+    from specviz.runs.runspec import RunSpec
+    from specviz.ui.common import runs
+
+    computed: list[StopReason] = []
+    real = runs.run_target_only
+
+    def counted(spec, **kwargs):
+        trace = real(spec, **kwargs)
+        computed.append(trace.stop_reason)
+        return trace
+
+    monkeypatch.setattr(runs, "run_target_only", counted)
+    runs._trace_store.clear()
+    spec = RunSpec(pair="toy", prompt="cut short, then whole", temperature=0.0, max_new_tokens=8)
+    monkeypatch.setattr(runs, "RUN_SECONDS", -1.0)  # past before the first token ends: the run stops after it
+    cut = runs.run_autoregressive(spec)
+    assert cut.stop_reason == StopReason.DEADLINE and cut.num_tokens < 8
+    assert runs.cached_target_only(spec) is None
+    runs.run_autoregressive(spec)
+    assert computed == [StopReason.DEADLINE, StopReason.DEADLINE]  # recomputed, not the cut run again
+    monkeypatch.setattr(runs, "RUN_SECONDS", 60.0)
+    whole = runs.run_autoregressive(spec)
+    assert whole.stop_reason != StopReason.DEADLINE and whole.num_tokens == 8
+    assert runs.cached_target_only(spec).output_ids == whole.output_ids
+    assert runs.run_autoregressive(spec).output_ids == whole.output_ids and len(computed) == 3  # from the store
+    assert runs.cached_speculative(spec) is None  # the lanes keep their own traces
+    runs._trace_store.clear()

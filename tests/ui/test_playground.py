@@ -172,7 +172,7 @@ def test_a_new_live_run_is_drawn_step_by_step_and_a_cached_one_is_instant(monkey
     from specviz.ui.common import runs
     from specviz.ui.playground import progress as playground_progress
 
-    runs._speculative_store.clear()
+    runs._trace_store.clear()
     monkeypatch.setattr(playground_progress, "LIVE_REDRAW_SECONDS", 0.0)
     drawn: list[tuple[int, int, str]] = []
     real_draw = playground_progress.LiveProgress.draw
@@ -744,7 +744,7 @@ def test_a_live_run_waiting_for_the_model_says_how_many_are_ahead(monkeypatch):
     from specviz.ui.common import runs
     from specviz.ui.playground import progress as playground_progress
 
-    runs._speculative_store.clear()
+    runs._trace_store.clear()
     told: list[int] = []
     real_waiting = playground_progress.LiveProgress.waiting
     monkeypatch.setattr(playground_progress.LiveProgress, "waiting",
@@ -912,7 +912,7 @@ def test_the_live_bar_counts_drafts_as_the_headline_does_without_copies():
 
     spec = RunSpec(pair="toy", proposer="draft", prompt="abc abc abc abc abc abc", chat=False, k=4, temperature=0.0,
                    tree_nodes=6, tree_width=2, tree_lookup=4, max_new_tokens=32)
-    runs._speculative_store.clear()  # a new run, drawn step by step
+    runs._trace_store.clear()  # a new run, drawn step by step
     progress = LiveProgress(spec)
     trace = runs.run_speculative(spec, progress=progress)
     assert trace.num_copied and trace.num_copied_accepted  # the case is real
@@ -1271,7 +1271,7 @@ def test_a_live_run_cut_by_the_time_limit_is_not_what_its_link_shows_next(monkey
     from specviz.engine.kinds import StopReason
     from specviz.ui.common import runs
 
-    runs._speculative_store.clear()
+    runs._trace_store.clear()
     monkeypatch.setattr(runs, "COOLDOWN_SECONDS", 0.0)
     monkeypatch.setattr(runs, "RUN_SECONDS", -1.0)  # past before the first step ends: the run stops after it
     at = page()

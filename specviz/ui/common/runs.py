@@ -5,10 +5,10 @@ hand on the Models page is put there too). A class of 30 may press Run at once, 
 come, first served; the page says how many runs are ahead), gives up with one sentence after WAIT_SECONDS, stops
 cleanly after RUN_SECONDS with its partial trace (a race gives each of its lanes RUN_SECONDS of its own:
 `turn_deadline`), and a session waits COOLDOWN_SECONDS between two new runs and holds or waits for one turn at a
-time. A shared link runs on open
-only what is light (`is_light`) or cached. Traces
-are cached by their `RunSpec` (same spec, same seed = same trace): a cached one is instant and takes no turn. A
-speculative run the time limit cut short is not cached: where it stopped says how busy the server was.
+time. A shared link runs on open only what is light (`is_light`) or cached. Traces of both lanes (speculative and
+target-only) are cached by their `RunSpec` (same spec, same seed = same trace): a cached one is instant and takes no
+turn. A run the time limit cut short, in either lane, is not cached (`_keep`): where it stopped says how busy the
+server was.
 
 A new speculative run can report each step as it is decided (`run_speculative(spec, progress=...)`, see
 `Progress`), so the page draws tokens while the model works. The loading of a pair is timed: its status box counts
@@ -240,30 +240,48 @@ def _seen(spec: RunSpec) -> bool:
 
 
 class _NotCached(LookupError):
-    """Raised inside `_speculative_store` to look a spec up without computing it (exceptions are never cached)."""
+    """Raised inside `_trace_store` to look a spec up without computing it (exceptions are never cached)."""
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def _speculative_store(spec: RunSpec, _trace: Trace | None = None) -> Trace:
-    """The cache of speculative traces, keyed by spec. Called with `_trace` it stores that trace (on a miss);
-    without, it looks the spec up. The run itself happens outside, so a page can draw it step by step."""
+SPECULATIVE, TARGET_ONLY = "speculative", "target-only"  # the two lanes a page runs, each with its traces stored
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
+def _trace_store(lane: str, spec: RunSpec, _trace: Trace | None = None) -> Trace:
+    """The cache of both lanes' traces, keyed by lane and spec. Called with `_trace` it stores that trace (on a
+    miss); without, it looks the spec up. The run itself happens outside (`_keep` decides what is stored), so a page
+    can draw a speculative run step by step."""
     if _trace is None:
         raise _NotCached
     return _trace
 
 
-def cached_speculative(spec: RunSpec) -> Trace | None:
-    """The trace of this spec if some session computed it already (instant, takes no turn), else None."""
+def _cached(lane: str, spec: RunSpec) -> Trace | None:
     try:
-        return _speculative_store(spec)
+        return _trace_store(lane, spec)
     except _NotCached:
         return None
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def _target_only(spec: RunSpec) -> Trace:
-    return with_turn(spec.pair, lambda pair: run_target_only(spec, pair=pair,
-                                                             deadline=time.perf_counter() + RUN_SECONDS))
+def _keep(lane: str, spec: RunSpec, trace: Trace) -> Trace:
+    """Store a new trace as the spec's run, unless the time limit cut it short: where it stopped depends on how busy
+    the server was, not on the spec, so it is shown to the session that ran it and the next press or visitor of the
+    same link runs it again (read 46: the docs' owls link runs 15 steps; cut after 8 on a busy server, it read
+    "Passo 2 de 8", and every later visitor got those 8 from the cache). One rule for both lanes (read 47: the
+    target-only lane cut short was stored)."""
+    if trace.stop_reason == StopReason.DEADLINE:
+        return trace
+    return _trace_store(lane, spec, trace)
+
+
+def cached_speculative(spec: RunSpec) -> Trace | None:
+    """The trace of this spec if some session computed it already (instant, takes no turn), else None."""
+    return _cached(SPECULATIVE, spec)
+
+
+def cached_target_only(spec: RunSpec) -> Trace | None:
+    """The target-only trace of this spec if some session computed it already, else None."""
+    return _cached(TARGET_ONLY, spec)
 
 
 def run_speculative(spec: RunSpec, progress: Progress | None = None) -> Trace:
@@ -281,20 +299,19 @@ def run_speculative(spec: RunSpec, progress: Progress | None = None) -> Trace:
                 progress.started(pair)
             trace = run(spec, pair=pair, deadline=time.perf_counter() + RUN_SECONDS,
                         on_step=progress.step if progress else None)
-        if trace.stop_reason == StopReason.DEADLINE:
-            # where the time limit cut it depends on how busy the server was, not on the spec: not stored, so the
-            # next press or visitor of the same link runs it again (read 46: the docs' owls link runs 15 steps; cut
-            # after 8 on a busy server, it read "Passo 2 de 8", and every later visitor got those 8 from the cache)
-            return trace
-        trace = _speculative_store(spec, trace)
+        trace = _keep(SPECULATIVE, spec, trace)
     st.session_state.setdefault(_SEEN, set()).add(spec)
     return trace
 
 
 def run_autoregressive(spec: RunSpec) -> Trace:
-    """The target-only trace for the same spec (the race's other lane)."""
-    get_pair(spec.pair)
-    with st.spinner(_(TEXT["running_target"], waiting=waiting_note(spec.pair))):
-        trace = _target_only(spec)
+    """The target-only trace for the same spec (the race's other lane): cached like a speculative one."""
+    trace = cached_target_only(spec)
+    if trace is None:
+        get_pair(spec.pair)
+        with st.spinner(_(TEXT["running_target"], waiting=waiting_note(spec.pair))):
+            trace = with_turn(spec.pair, lambda pair: run_target_only(spec, pair=pair,
+                                                                      deadline=time.perf_counter() + RUN_SECONDS))
+        trace = _keep(TARGET_ONLY, spec, trace)
     st.session_state.setdefault(_SEEN, set()).add(spec)
     return trace

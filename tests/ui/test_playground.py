@@ -1290,3 +1290,32 @@ def test_a_live_run_cut_by_the_time_limit_is_not_what_its_link_shows_next(monkey
     whole, again = at.session_state["playground_live"]
     assert again == spec and whole.stop_reason != StopReason.DEADLINE and whole.num_steps > 1
     assert counter(at)[1] == whole.num_steps and runs.cached_speculative(spec) is not None  # "Step … of 29"
+
+
+@pytest.mark.slow  # three pages
+@pytest.mark.parametrize("lang, said", [("en", "Cut short: this run stopped at its time limit"),
+                                        ("pt", "Interrompida: esta execução parou no seu limite de tempo")])
+def test_a_cut_short_trace_says_so_beside_the_step_counter_at_every_step(lang, said):
+    """Read 47: "Step 2 of 8" did not say the run was cut short (by its time limit) until its last step, so a reader
+    took 8 for the whole run. A caption under the counter says so at every step; a complete trace says nothing."""
+    from specviz.core.i18n import using
+    from specviz.engine.kinds import StopReason
+
+    whole, _ = load_example("toy-draft")
+    assert whole.stop_reason != StopReason.DEADLINE and whole.num_steps > 3
+    cut = Trace.from_json(whole.to_json())
+    cut.stop_reason = StopReason.DEADLINE
+    at = page(lang=lang, source="upload")
+    with using(lang):  # AppTest formats the radio's options in this process: the page's language
+        at.file_uploader(key="playground_upload").set_value(("cut.json", cut.to_json().encode(),
+                                                             "application/json")).run()
+        for _ in range(2):
+            at.button(key="playground_next").click().run()
+    no_problems(at)
+    where = {"en": f"Step 2 of {whole.num_steps}", "pt": f"Passo 2 de {whole.num_steps}"}[lang]
+    assert [m.value for m in at.markdown if where in m.value]  # a middle step
+    assert [c.value for c in at.caption if said in c.value]
+    complete = page(lang=lang, source="example", example="toy-draft", step="2")
+    no_problems(complete)
+    assert [m.value for m in complete.markdown if where in m.value]
+    assert not [c.value for c in complete.caption if said in c.value]

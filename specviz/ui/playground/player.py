@@ -34,6 +34,10 @@ PLAY_SECONDS = 1.6
 STOPS = {StopReason.EOS: N_("It stopped at the end-of-text token."),
          StopReason.MAX_NEW_TOKENS: N_("It stopped at the token limit."),
          StopReason.DEADLINE: N_("It stopped at the time limit of a live run on this shared server.")}
+# the reasons a trace ends early (before its end-of-text token or token limit) -> the caption under the step counter,
+# at every step: "Step 2 of 8" must not read as the whole run until the last step says otherwise (read 47)
+CUT_SHORT = {StopReason.DEADLINE: N_("Cut short: this run stopped at its time limit, before its end-of-text token or "
+                                     "its token limit, so a whole run with the same settings has more steps.")}
 SPECIAL = re.compile(r"<\|[^|<>]{1,40}\|>|</?s>")  # a tokenizer's control token, such as <|im_start|>
 
 # Every sentence of the player that a user reads, in one place (English messages with named placeholders: `_()`
@@ -196,6 +200,9 @@ def _controls(trace: Trace, trace_id: str, pos: int) -> None:
         st.session_state["playground_slider"] = pos
         slider.slider(_("Steps revealed"), 0, n, key="playground_slider", on_change=_slide, args=(n,),
                       label_visibility="collapsed")
+    cut = CUT_SHORT.get(trace.stop_reason)
+    if cut is not None:
+        st.caption(":material/timer_off: " + _(cut))
 
 
 def _from_start(n: int) -> None:

@@ -330,14 +330,25 @@ def exactness(ctx: Context, rec: Record) -> None:
     rec.update(proposer=proposer.name, temperature=1.0, dtype="float32")
     rec.update(exactness_check(pair.target, proposer, held_out(ctx, pair, 4), n=ctx.profile.chi_samples,
                                deadline=time.monotonic() + max(0.0, ctx.time_left()), progress=partial(rec)))
-    exact, control = rec["exact"], rec[rec["broken_rule"]]
+    failure = exactness_failure(rec["exact"], rec[rec["broken_rule"]])
+    if failure is not None:
+        rec.fail(failure)
+
+
+def exactness_failure(exact: dict[str, Any], control: dict[str, Any]) -> str | None:
+    """Why the exactness section fails (None when it holds): the exact rule's chi-square test and its broken
+    control's, each a `specviz.scripts.checks.exactness_check` result. A p-value is written as every verdict writes
+    it (`shown_p_value`: read 47, `:.2g` wrote 0.000996 as 0.001)."""
+    from specviz.labs.exactness.stats import shown_p_value
+
     if min(exact.get("dof", 0), control.get("dof", 0)) == 0:
-        rec.fail("too few samples within the time cap for a chi-square test")
-    elif not exact["consistent"]:
-        rec.fail(f"the exact rule failed the chi-square test (p = {exact['p_value']:.2g})")
-    elif control["consistent"]:
-        rec.fail(f"the broken control passed the chi-square test (p = {control['p_value']:.2g}): the test could not "
-                 "tell a broken rule from the exact one here")
+        return "too few samples within the time cap for a chi-square test"
+    if not exact["consistent"]:
+        return f"the exact rule failed the chi-square test (p = {shown_p_value(exact['p_value'])})"
+    if control["consistent"]:
+        return (f"the broken control passed the chi-square test (p = {shown_p_value(control['p_value'])}): the test "
+                "could not tell a broken rule from the exact one here")
+    return None
 
 
 def partial(rec: Record) -> Callable[[dict[str, Any]], None]:

@@ -102,6 +102,24 @@ def test_the_docstring_quotes_the_budget_and_the_committed_runs_times():
     took = [re.search(r"; (\d+) s in all$", log.read_text(encoding="utf-8").strip()).group(1) for log in logs]
     assert f"took {took[0]} s and {took[1]} s" in doc
 
+
+def test_the_exactness_sections_p_values_are_written_as_every_verdict_writes_them():
+    """Read 47: gpu_check wrote its chi-square p-values with `:.2g`, so an exact rule that failed at p = 0.000996 (below
+    the 0.001 level) read "p = 0.001"; every other p-value goes through `shown_p_value`, which keeps the digits that
+    stay on the level's side."""
+    from specviz.labs.exactness.stats import shown_p_value
+    from specviz.scripts.gpu_check import exactness_failure
+
+    passed = {"dof": 35, "consistent": True, "p_value": 0.42}
+    broken = {"dof": 35, "consistent": False, "p_value": 1e-9}
+    failed = exactness_failure({"dof": 35, "consistent": False, "p_value": 0.000996}, broken)
+    assert failed == "the exact rule failed the chi-square test (p = 0.000996)" and "0.001)" not in failed
+    fooled = exactness_failure(passed, {"dof": 35, "consistent": True, "p_value": 0.00996})
+    assert fooled.startswith(f"the broken control passed the chi-square test (p = {shown_p_value(0.00996)}):")
+    assert "(p = 0.00996)" in fooled
+    assert exactness_failure(passed, broken) is None
+
+
 def test_cached_logits_match_a_full_forward_every_way():
     pair = toy_pair()
     check = incremental_vs_full(pair.target, pair.tokenizer("the quick brown fox jumps")["input_ids"])

@@ -130,7 +130,7 @@ def test_page_shows_a_tiny_result_and_its_numbers(tiny, tiny_folder):
     assert shown["Best speedup"] == top["best"] and shown["c (measured)"] == top["c"]
     frames = at.dataframe
     policies = next(f.value for f in frames if "winner" in f.value.columns)  # the policy comparison
-    assert set(policies["proposer"]) == {"draft", "ngram"} and "all categories" in set(policies["category"])
+    assert set(policies["proposer"]) == {"Draft model", "N-gram lookup (no model)"} and "all categories" in set(policies["category"])
     assert any("mean accepted length (recovered or bonus token included)" in f.value.columns for f in frames)
     # the optimal policy at K = 0 still probes (issue 43, twelfth read): the text says so, with the engine's interval
     words = " ".join(m.value for m in at.markdown)
@@ -256,7 +256,7 @@ def test_the_policy_table_names_the_winner_of_each_comparison(tiny):
     comparisons = tiny.policy_comparisons(0.0)
     assert len(table) == len(comparisons) > 0
     for comparison, (_, row) in zip(comparisons, table.iterrows()):
-        assert row["proposer"] == comparison.proposer and comparison.k0 == 2
+        assert row["proposer"] == view.proposer_text(comparison.proposer) and comparison.k0 == 2
         for policy in ("heuristic", "threshold", "optimal"):
             if policy in comparison.speedups:
                 assert row[policy] == view.times(comparison.speedups[policy])
@@ -541,7 +541,8 @@ def test_a_run_of_several_proposers_shows_their_acceptance_by_position_side_by_s
     medusa_run = next(path for path in results.result_files() if results.result_name(path) == "default-cpu-f32-medusa")
     shown = results.load_result(medusa_run)
     fig = charts.proposers_acceptance_figure(shown, 0.0)
-    assert [t.name for t in fig.data] == ["eagle, chain K = 4", "medusa, chain K = 4"]
+    assert [t.name for t in fig.data] == ["EAGLE feature drafter (trained), chain K = 4",
+                                      "Medusa heads (trained), chain K = 4"]
     assert len({t.line.dash for t in fig.data}) == 2 and len({t.marker.symbol for t in fig.data}) == 2
     eagle, medusa = (list(t.y) for t in fig.data)
     assert eagle == shown.row(suite="all", proposer="eagle", temperature=0.0, policy="constant", k=4)["per_position"]
@@ -1149,3 +1150,34 @@ def test_measure_this_machine_never_shows_a_spread_it_could_not_measure(monkeypa
         monkeypatch.setattr(this_machine, "calibrate", lambda pair, force=False: dataclasses.replace(busy, spread=0.5))
         this_machine.measure_here()
         assert shown and ("disagreed by 50%" in shown[0] or "discordaram em 50%" in shown[0])
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_charts_name_a_proposer_as_the_page_does_in_titles_legends_and_tables(tiny, tree_tiny, lang):
+    """Read 47: the charts' titles and the all-proposers legend showed the bench's keys ("ngram", "eagle",
+    "draft") where the menu, the verdict and the rest of the page show the registry's names; the charts' tables
+    (their text alternative) read the legend, so they did too. Every chart and table names a proposer as the menu
+    does (`view.proposer_text`), in the reader's language."""
+    from specviz.core.i18n import _, using
+
+    medusa_run = next(path for path in results.result_files() if results.result_name(path) == "default-cpu-f32-medusa")
+    medusa = results.load_result(medusa_run)
+    with using(lang):
+        ngram, draft = view.proposer_text("ngram"), view.proposer_text("draft")
+        assert ngram != "ngram" and draft != "draft"
+        titles = [charts.speedup_vs_k_figure(tiny, "ngram", 0.0).layout.title.text,
+                  charts.acceptance_figure(tiny, "ngram", 0.0).layout.title.text,
+                  charts.category_figure(tiny, "ngram", 0.0).layout.title.text]
+        assert all(f": {ngram}, T = 0" in t for t in titles) and not [t for t in titles if ": ngram," in t], titles
+        shape = trees.shape_figure(tree_tiny, "draft", 0.0).layout.title.text
+        assert f": {draft}, T = 0" in shape and ": draft," not in shape
+        fig = charts.proposers_acceptance_figure(medusa, 0.0)
+        names = [view.proposer_text(p) for p in ("eagle", "medusa")]
+        assert len(fig.data) == 2 and all(t.name.startswith(f"{n}, ") for t, n in zip(fig.data, names))
+        columns = list(plot.figure_table(fig).columns)
+        assert [c for c in columns if c.startswith(tuple(names))] and not [c for c in columns
+                                                                           if c.startswith(("eagle", "medusa"))]
+        policies = tables.policy_table(tiny, 0.0)
+        assert set(policies[_("proposer")]) == {draft, ngram}
+        compared = tables.comparison_table(tiny, 0.0)
+        assert {draft, ngram} <= set(compared[_("proposer")])

@@ -14,7 +14,7 @@ from specviz.labs.bench import BenchResult
 from specviz.labs.bench.report import TARGET_ONLY, run_kernels
 from specviz.ui.common.charts import figure_table, wrap_axis_title
 from specviz.ui.common.palette import BLUE, BLUISH_GREEN, GREY, LIGHT_GREY, ORANGE, REDDISH_PURPLE, SKY_BLUE, VERMILLION
-from specviz.ui.speedup.view import label, number, policy_text, suite_titles, temperature_text
+from specviz.ui.speedup.view import label, number, policy_text, proposer_text, suite_titles, temperature_text
 
 SERIES = [BLUE, ORANGE, BLUISH_GREEN, REDDISH_PURPLE, SKY_BLUE, VERMILLION, GREY]
 
@@ -65,7 +65,8 @@ def speedup_vs_k_figure(result: BenchResult, proposer: str, temperature: float) 
         fig.add_scatter(x=[r["k"] for r in hf], y=[r["hf_assisted_speedup"] for r in hf], mode="markers",
                         name=label("hf_assisted_speedup"), marker=dict(size=10, symbol="diamond", color=ORANGE))
     fig.update_xaxes(dtick=1)
-    return _layout(fig, _("Speedup vs K: {proposer}, T = {t}", proposer=proposer, t=temperature_text(temperature)),
+    return _layout(fig, _("Speedup vs K: {proposer}, T = {t}", proposer=proposer_text(proposer),
+                          t=temperature_text(temperature)),
                    _("K (drafted tokens per step)"), label("speedup_vs_ar") + " (×)")
 
 
@@ -85,7 +86,7 @@ def acceptance_figure(result: BenchResult, proposer: str, temperature: float) ->
                         line=dict(color=GREY, dash="dot"))
     fig.update_yaxes(range=[0, 1.05])
     fig.update_xaxes(dtick=1)
-    return _layout(fig, _("Acceptance by position: {proposer}, T = {t}", proposer=proposer,
+    return _layout(fig, _("Acceptance by position: {proposer}, T = {t}", proposer=proposer_text(proposer),
                             t=temperature_text(temperature)), _("draft position i"),
                    _("share of steps with drafts 1..i all kept"))
 
@@ -105,7 +106,7 @@ def proposers_acceptance_figure(result: BenchResult, temperature: float) -> go.F
         r = max(chains, key=lambda row: row["k"])
         pos = r["per_position"]
         fig.add_scatter(x=list(range(1, len(pos) + 1)), y=pos, mode="markers+lines",
-                        name=_("{proposer}, chain K = {k}", proposer=proposer, k=r["k"]),
+                        name=_("{proposer}, chain K = {k}", proposer=proposer_text(proposer), k=r["k"]),
                         line=dict(color=SERIES[i % len(SERIES)], dash=DASHES[i % len(DASHES)]),
                         marker=dict(symbol=SYMBOLS[i % len(SYMBOLS)], size=10))
     fig.update_yaxes(range=[0, 1.05])
@@ -170,7 +171,7 @@ def category_figure(result: BenchResult, proposer: str, temperature: float) -> g
     fig.add_hline(y=1.0, line=dict(color=GREY, dash="dot"))
     fig.update_layout(barmode="group")
     fig.update_xaxes(tickangle=0)
-    return _layout(fig, _("Speedup by category: {proposer}, T = {t}", proposer=proposer,
+    return _layout(fig, _("Speedup by category: {proposer}, T = {t}", proposer=proposer_text(proposer),
                             t=temperature_text(temperature)), _("prompt category"),
                    label("speedup_vs_ar") + " (×)", height=470)
 

@@ -10,8 +10,8 @@ import pandas as pd
 from specviz.core.i18n import _, ngettext, percent
 from specviz.labs.bench import BenchResult
 from specviz.labs.bench.report import HF_GENERATE, TARGET_ONLY
-from specviz.ui.speedup.view import (POLICY_TEXT, label, method_text, number, policy_text, suite_titles,
-                                    temperature_text, times, written)
+from specviz.ui.speedup.view import (POLICY_TEXT, label, method_text, number, policy_text, proposer_text,
+                                    suite_titles, temperature_text, times, written)
 
 
 def at_row_alpha(name: str) -> str:
@@ -61,7 +61,7 @@ def policy_table(result: BenchResult, temperature: float) -> pd.DataFrame:
     titles = suite_titles(result)
     data = []
     for comparison in result.policy_comparisons(temperature):
-        entry = {_("category"): titles.get(comparison.suite, _("all categories")), _("proposer"): comparison.proposer}
+        entry = {_("category"): titles.get(comparison.suite, _("all categories")), _("proposer"): proposer_text(comparison.proposer)}
         names = {policy: policy_column(policy, comparison.k0) for policy in comparison.speedups}
         entry.update({names[policy]: times(v) for policy, v in comparison.speedups.items()})
         entry[_("winner")] = names[comparison.winner]
@@ -105,10 +105,10 @@ def comparison_table(result: BenchResult, temperature: float) -> pd.DataFrame:
         add(method, "–", None, result.baseline_tokens_per_second(method, temperature),
             result.baseline_identical(method, temperature) or "–")
     for r in result.rows(temperature=temperature, policy="constant"):
-        add("specviz speculative", r["proposer"], r["k"], r["tokens_per_second"], r["identical_count"] or "–")
+        add("specviz speculative", proposer_text(r["proposer"]), r["k"], r["tokens_per_second"], r["identical_count"] or "–")
         if r["speedup_vs_hf_assisted"]:
             hf = f"transformers {result.assisted_method(r['proposer'])}"
             identical = r["hf_assisted_identical"]
-            add(hf, r["proposer"], r["k"], r["tokens_per_second"] / r["speedup_vs_hf_assisted"],
+            add(hf, proposer_text(r["proposer"]), r["k"], r["tokens_per_second"] / r["speedup_vs_hf_assisted"],
                 "–" if identical is None else (_("yes") if identical else _("NO")))
     return pd.DataFrame(data)

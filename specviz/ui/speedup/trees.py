@@ -25,7 +25,7 @@ from specviz.labs.bench.timing import curve_repeats
 from specviz.ui.common import charts as plot
 from specviz.ui.common.palette import BLUE, GREY, VERMILLION
 from specviz.ui.speedup.charts import ASSUMPTION_COLOR, _layout, _machine, dtype_style
-from specviz.ui.speedup.view import label, number, temperature_text, times, written
+from specviz.ui.speedup.view import label, number, proposer_text, temperature_text, times, written
 
 WIDE = 17  # the verify size the sentence quotes: a tree of 16 nodes and its root
 SAME_SLOPE = 0.1  # verify-cost ratios at WIDE this close count as the same: neither dtype hides verification better
@@ -192,7 +192,8 @@ def shape_figure(result: BenchResult, proposer: str, temperature: float) -> go.F
     fig.add_scatter(x=names, y=[r.get("physical_limit") for r in rows], mode="markers", name=label("physical_limit"),
                     marker=dict(size=10, color=GREY, symbol="line-ew-open"))
     fig.add_hline(y=1.0, line=dict(color=GREY, dash="dot"))
-    return _layout(fig, _("Chain vs tree: {proposer}, T = {t}", proposer=proposer, t=temperature_text(temperature)),
+    return _layout(fig, _("Chain vs tree: {proposer}, T = {t}", proposer=proposer_text(proposer),
+                          t=temperature_text(temperature)),
                    _("draft shape"), _("mean accepted length / speedup (×)"), height=440)
 
 

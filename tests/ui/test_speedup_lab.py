@@ -1181,3 +1181,35 @@ def test_the_charts_name_a_proposer_as_the_page_does_in_titles_legends_and_table
         assert set(policies[_("proposer")]) == {draft, ngram}
         compared = tables.comparison_table(tiny, 0.0)
         assert {draft, ngram} <= set(compared[_("proposer")])
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_run_of_one_k_says_at_k_not_at_its_best_k(monkeypatch, lang):
+    """Read 47: the verdict said "at its best K = 4" of the committed bf16 tree run, whose chains ran K = 4 alone (and
+    "at every K (best ...)" would say the same of a slowdown). With one K measured it says "at K = 4, the only K of
+    this run's chains", in every speedup band; a run of several K still names its best."""
+    from specviz.core.i18n import using
+
+    one = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-bf16-tree" / "results.json")
+    several = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-ngram" / "results.json")
+    assert {r["k"] for r in one.rows(proposer="eagle", temperature=0.0, policy="constant")} == {4}
+    assert len({r["k"] for r in several.rows(proposer="ngram", temperature=0.0, policy="constant")}) > 1
+    best = several.best_constant("ngram", 0.0)
+    words = {"en": ("at K = 4, the only K of this run's chains", ("best K", "best ", "every K")),
+             "pt": ("com K = 4, o único K das cadeias desta execução", ("melhor K", "melhor ", "todo K"))}
+    said, never = words[lang]
+    with using(lang):
+        texts = [verdict.verdict(one, "eagle", 0.0)]
+        real = type(one).best_constant
+        for speedup in (1.0, 0.5):  # a tie and a slowdown, at the run's one K
+            monkeypatch.setattr(type(one), "best_constant",
+                                lambda self, proposer, temperature, s=speedup: dict(real(self, proposer, temperature),
+                                                                                    speedup_vs_ar=s))
+            texts.append(verdict.verdict(one, "eagle", 0.0))
+        monkeypatch.setattr(type(one), "best_constant", real)
+        several_text = verdict.verdict(several, "ngram", 0.0)
+    first = [t.split(". ")[0] for t in texts]  # the chain's sentence (a tree's may follow)
+    assert len(first) == 3 and all(said in t for t in first), first
+    assert not [t for t in first if any(w in t for w in never)], first
+    assert said not in several_text and f" K = {best['k']}" in several_text
+    assert (f"best {view.times(best['speedup_vs_ar'])} at K" if lang == "en" else "melhor") in several_text

@@ -45,18 +45,33 @@ def verdict(result: BenchResult, proposer: str, temperature: float) -> str:
     # the proposer's phrase has no article and may hold brackets: it is named between dashes, not as a subject
     where = dict(proposer=_(registry.phrase_of(proposer)), t=temperature_text(temperature), speedup=times(s), k=k,
                  alpha=number(alpha))
-    if speedup_band(s) == "won":  # the Race's band: the same measured speedup gets the same word on both pages
+    # a run that measured one K has no best K and no "every K" (read 47: "at its best K = 4" where K = 4 was all)
+    one_k = len({r["k"] for r in result.rows(proposer=proposer, temperature=temperature, policy="constant")}) == 1
+    band = speedup_band(s)  # the Race's band: the same measured speedup gets the same word on both pages
+    if band == "won" and one_k:
+        text = _("Over all categories — {proposer}, T = {t} — speculative decoding is {speedup} faster than "
+                 "target-only decoding at K = {k}, the only K of this run's chains (α ≈ {alpha}, c = {c}), "
+                 "measured in the same run.", c=number(best["c"], 3), **where)
+    elif band == "won":
         text = _("Over all categories — {proposer}, T = {t} — speculative decoding is {speedup} faster than "
                  "target-only decoding at its best K = {k} (α ≈ {alpha}, c = {c}), measured in the same run.",
                  c=number(best["c"], 3), **where)
-    elif speedup_band(s) == "tie":
+    elif band == "tie" and one_k:
+        text = _("Over all categories — {proposer}, T = {t} — speculative decoding roughly breaks even with "
+                 "target-only decoding ({speedup} at K = {k}, the only K of this run's chains, α ≈ {alpha}).",
+                 **where)
+    elif band == "tie":
         text = _("Over all categories — {proposer}, T = {t} — speculative decoding roughly breaks even with "
                  "target-only decoding (best {speedup} at K = {k}, α ≈ {alpha}).", **where)
     else:
         why = slowdown_reason(alpha, best["c"], k, verify, best["mat_with_bonus"], drafted=best.get("mean_k"),
                               speedup=s)
-        text = _("Over all categories — {proposer}, T = {t} — speculative decoding is slower than target-only "
-                 "decoding at every K (best {speedup} at K = {k}): {why}.", why=why, **where)
+        if one_k:
+            text = _("Over all categories — {proposer}, T = {t} — speculative decoding is slower than target-only "
+                     "decoding at K = {k}, the only K of this run's chains ({speedup}): {why}.", why=why, **where)
+        else:
+            text = _("Over all categories — {proposer}, T = {t} — speculative decoding is slower than target-only "
+                     "decoding at every K (best {speedup} at K = {k}): {why}.", why=why, **where)
     trees = [r for r in result.shape_rows(proposer, temperature) if r.get("tree_nodes")]
     if trees:  # the headline is over chains; a tree in the same run is named too, so its figure is not missed
         tree = max(trees, key=lambda r: r["speedup_vs_ar"] or 0)

@@ -42,7 +42,10 @@ def _metric(at: AppTest, label: str) -> str:
 
 
 def _verdicts(at: AppTest) -> list[str]:
-    return [e.value for e in [*at.success, *at.info, *at.warning] if str(e.value).startswith(("Speculation", "About"))]
+    """The verdict boxes, less the sentence that names a race's round (several rounds: read 47)."""
+    said = [re.sub(r"^This verdict is round \d+'s, [^.]*\. ", "", str(e.value))
+            for e in [*at.success, *at.info, *at.warning]]
+    return [text for text in said if text.startswith(("Speculation", "About"))]
 
 
 def _raced_examples():
@@ -435,6 +438,46 @@ def test_the_lanes_tokens_per_second_help_names_the_round_they_come_from():
     for label in ("Speculative, tokens/s", "Target only, tokens/s"):
         assert re.search(r" Round [12], the one whose speedup \(\S+×\) is closest to the median\.$", helps[label])
     assert "The median of the rounds." in helps["Measured speedup"]
+
+
+def _tie_and_win_race(lang: str) -> None:
+    """Render a two-round toy race whose rounds are a tie (1.00×) and a win (1.125×), so their median (1.0625×) wins
+    (AppTest script)."""
+    import dataclasses
+
+    from specviz.core.i18n import set_language
+    from specviz.labs.timeline import RaceRounds
+    from specviz.models.pairs import toy_pair
+    from specviz.runs.running import run, run_target_only
+    from specviz.runs.runspec import RunSpec
+    from specviz.ui.race.view import render_race
+
+    set_language(lang)
+    pair, spec = toy_pair(), RunSpec(pair="toy", prompt="the quick brown fox", k=3, max_new_tokens=12, temperature=0.0)
+    # both lanes write the same 12 tokens at T = 0: the wall times set each round's speedup, exactly in binary (both
+    # rounds are equally far from their median, so the first, the tie, is the one the charts show)
+    fast = dataclasses.replace(run(spec, pair=pair), wall_seconds=1.0)
+    base = run_target_only(spec, pair=pair)
+    tie, win = dataclasses.replace(base, wall_seconds=1.0), dataclasses.replace(base, wall_seconds=1.125)
+    render_race(RaceRounds(((fast, tie), (fast, win))))
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "This verdict is round 1's, the one the charts show; the measured speedup above is the median of the "
+           "rounds. About a tie (1.00×)."),
+    ("pt", "Este veredito é o da rodada 1, a que os gráficos mostram; a aceleração medida acima é a mediana das "
+           "rodadas. Praticamente um empate (1,00×).")])
+def test_a_two_round_verdict_names_its_round_and_takes_the_colour_of_its_words(lang, said):
+    """Read 47: the verdict box explains the charts' round (its speedup, its costs), while its colour came from the
+    median: of a tie (1.00×) and a win (1.125×), "About a tie (1.00×)" sat in a green box under a headline of 1.06×,
+    and nothing said the two figures were of different things. The box names its round and is coloured by its own
+    words (a tie: blue)."""
+    at = AppTest.from_function(_tie_and_win_race, args=(lang,), default_timeout=120).run()
+    assert not at.exception
+    assert _metric(at, {"en": "Measured speedup", "pt": "Aceleração medida"}[lang]) == {"en": "1.06×",
+                                                                                       "pt": "1,06×"}[lang]
+    assert not at.success and not at.warning
+    assert [i.value for i in at.info if i.value.startswith(said)], [i.value for i in at.info]
 
 
 def test_the_caption_names_the_round_the_charts_show():

@@ -124,10 +124,18 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
         st.warning(busy)
     else:
         explanation = explain_race(spec, base)
-        if not math.isfinite(speedup):  # a lane cut short: no verdict to colour
+        # read 47: the verdict is the charts' round's (its speedup, its costs), and of two rounds that is not the
+        # median: "About a tie (1.00×)" sat in a green box under a headline of 1.06×. The box says whose verdict it
+        # is and takes the colour of its own words
+        verdict = measured_speedup(spec, base)
+        if several:
+            explanation = " ".join((_("This verdict is round {n}'s, the one the charts show; the measured speedup "
+                                      "above is the median of the rounds.", n=rounds.rounds.index(rounds.typical) + 1),
+                                    explanation))
+        if not math.isfinite(verdict):  # a lane cut short: no verdict to colour
             st.info(explanation)
         else:
-            {"won": st.success, "tie": st.info, "lost": st.warning}[speedup_band(speedup)](explanation)
+            {"won": st.success, "tie": st.info, "lost": st.warning}[speedup_band(verdict)](explanation)
     note = length_note(spec, base)
     if note:
         st.caption(note)

@@ -401,9 +401,11 @@ def alpha_note(spec: Trace) -> str | None:
     return " ".join(sentences)
 
 
-def length_note(spec: Trace, baseline: Trace) -> str | None:
+def length_note(spec: Trace, baseline: Trace, *, chain: bool = False) -> str | None:
     """A sentence when the two outputs differ a lot in length (sampling draws different random numbers; at
-    temperature 0 the texts parted, which the race's outputs box explains), else None.
+    temperature 0 the texts parted, which the race's outputs box explains), else None. `chain`: the race has a tree
+    lane, so `spec` is its chain lane and the sentence names the two lanes it compares (read 47: "The two outputs"
+    stood above a box of three).
 
     Tokens/s still compares them fairly, but a very short run is dominated by its prefill. Both lanes share one token
     limit and the shorter is under three quarters of the longer, so it stopped before that limit at end-of-text: the
@@ -415,17 +417,33 @@ def length_note(spec: Trace, baseline: Trace) -> str | None:
     # "No verdict" sentence says why it is short and what to try (`explain_race`)
     if long_ == 0 or short >= 0.75 * long_ or cut_short(spec) or cut_short(baseline):
         return None
-    if spec.settings.get("temperature") == 0:  # no random numbers to blame: the greedy texts parted somewhere
-        return _("The two outputs differ in length ({spec} vs {base} tokens): at temperature 0 they parted somewhere "
-                 "(the outputs below say where and why), so they can stop at different places. Tokens/s still "
-                 "compares them, but a short run is dominated by its prefill. The shorter one stopped before the "
-                 "token limit, so more tokens would not lengthen it; try another prompt.",
-                 spec=spec.num_tokens, base=baseline.num_tokens)
-    return _("The two outputs differ in length ({spec} vs {base} tokens): at temperature > 0 the two methods draw "
-             "different random numbers, so they can stop at different places. Tokens/s still compares them, but a "
-             "short run is dominated by its prefill. The shorter one stopped before the token limit, so more tokens "
-             "would not lengthen it; try another seed.", spec=spec.num_tokens,
+    greedy = spec.settings.get("temperature") == 0  # no random numbers to blame: the greedy texts parted somewhere
+    return _(LENGTH_TEXT[("chain" if chain else "two", "greedy" if greedy else "sampled")], spec=spec.num_tokens,
              base=baseline.num_tokens)
+
+
+LENGTH_TEXT = {  # length_note's sentences, whole, by (which lanes, how they decode); translated with _() where used
+    ("two", "greedy"): N_(
+        "The two outputs differ in length ({spec} vs {base} tokens): at temperature 0 they parted somewhere (the "
+        "outputs below say where and why), so they can stop at different places. Tokens/s still compares them, but a "
+        "short run is dominated by its prefill. The shorter one stopped before the token limit, so more tokens would "
+        "not lengthen it; try another prompt."),
+    ("two", "sampled"): N_(
+        "The two outputs differ in length ({spec} vs {base} tokens): at temperature > 0 the two methods draw "
+        "different random numbers, so they can stop at different places. Tokens/s still compares them, but a short "
+        "run is dominated by its prefill. The shorter one stopped before the token limit, so more tokens would not "
+        "lengthen it; try another seed."),
+    ("chain", "greedy"): N_(
+        "The chain lane's output and the target-only output differ in length ({spec} vs {base} tokens): at "
+        "temperature 0 they parted somewhere (the outputs below say where and why), so they can stop at different "
+        "places. Tokens/s still compares them, but a short run is dominated by its prefill. The shorter one stopped "
+        "before the token limit, so more tokens would not lengthen it; try another prompt."),
+    ("chain", "sampled"): N_(
+        "The chain lane's output and the target-only output differ in length ({spec} vs {base} tokens): at "
+        "temperature > 0 the two lanes draw different random numbers, so they can stop at different places. "
+        "Tokens/s still compares them, but a short run is dominated by its prefill. The shorter one stopped before "
+        "the token limit, so more tokens would not lengthen it; try another seed."),
+}
 
 
 # ---- a race run several times ---------------------------------------------------------------------------------------

@@ -559,3 +559,20 @@ def test_a_loss_of_few_tokens_a_step_that_still_paid_is_not_blamed_on_few_drafts
     text = explain_race(spec, base)
     assert "The steps paid for themselves (on average each emitted 1.40 tokens" in text, text
     assert "Few drafts were kept" not in text
+
+
+def test_length_note_names_the_chain_lane_beside_a_tree_lane():
+    """Read 47: beside a tree lane, whose race shows three outputs, the note said "The two outputs differ in length"
+    without saying which two (the chain lane and target-only). It names them, in both languages."""
+    from specviz.core.i18n import using
+
+    base = _trace("autoregressive", [(0.0, 0.1, 1)] * 20)
+    for temperature in (0.0, 0.7):
+        spec = _trace("speculative", [(0.0, 0.1, 1)] * 2)
+        spec.settings["temperature"] = temperature
+        assert length_note(spec, base).startswith("The two outputs differ in length (2 vs 20 tokens)")
+        assert length_note(spec, base, chain=True).startswith(
+            "The chain lane's output and the target-only output differ in length (2 vs 20 tokens)")
+        with using("pt"):
+            assert length_note(spec, base, chain=True).startswith(
+                "A saída da raia da cadeia e a saída só com o alvo têm comprimentos diferentes (2 vs 20 tokens)")

@@ -136,7 +136,7 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
             st.info(explanation)
         else:
             {"won": st.success, "tie": st.info, "lost": st.warning}[speedup_band(verdict)](explanation)
-    note = length_note(spec, base)
+    note = length_note(spec, base, chain=tree is not None)
     if note:
         st.caption(note)
     if several:

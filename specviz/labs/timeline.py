@@ -507,13 +507,23 @@ class RaceRounds:
 
     @property
     def typical(self) -> tuple[Trace, Trace]:
-        """The round whose speedup is closest to the median (the first of them on a tie)."""
+        """The first of the rounds whose speedup is closest to the median. Of an even number of rounds two are
+        equally close (the median is their mean); read 47: a rounding of their distances chose either, where the
+        page says "the first".
+
+        >>> from specviz.engine.trace import Step, Trace
+        >>> def lane(mode, seconds):
+        ...     return Trace(mode, {}, [1], [7], [Step(0, 1, 0, "none", [], [], verify_seconds=seconds)],
+        ...                  wall_seconds=seconds)
+        >>> race = RaceRounds(tuple((lane("speculative", 1.0), lane("autoregressive", s)) for s in (0.1, 0.7)))
+        >>> race.rounds.index(race.typical)  # 0.1× and 0.7×, both 0.3 from 0.4 (in floats, 0.30000000000000004)
+        0
+        """
         median, speedups = self.median_speedup, self.speedups
         if not math.isfinite(median):
             return self.rounds[0]
-        best = min(range(len(speedups)), key=lambda i: (abs(speedups[i] - median) if math.isfinite(speedups[i])
-                                                          else math.inf, i))
-        return self.rounds[best]
+        far = [abs(s - median) if math.isfinite(s) else math.inf for s in speedups]
+        return self.rounds[next(i for i, d in enumerate(far) if math.isclose(d, min(far), rel_tol=1e-9, abs_tol=1e-12))]
 
     def forward_ms(self) -> list[float]:
         """The median step (a one-token forward and its sampling) of each round's target-only lane, ms."""

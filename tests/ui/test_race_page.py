@@ -436,7 +436,8 @@ def test_the_lanes_tokens_per_second_help_names_the_round_they_come_from():
     assert not at.exception
     helps = {m.label: m.proto.help for m in at.metric}
     for label in ("Speculative, tokens/s", "Target only, tokens/s"):
-        assert re.search(r" Round [12], the one whose speedup \(\S+×\) is closest to the median\.$", helps[label])
+        assert re.search(r" Round [12], the first of the rounds whose speedup is closest to the median "
+                         r"\(\S+× here\)\.$", helps[label])
     assert "The median of the rounds." in helps["Measured speedup"]
 
 
@@ -480,6 +481,21 @@ def test_a_two_round_verdict_names_its_round_and_takes_the_colour_of_its_words(l
     assert [i.value for i in at.info if i.value.startswith(said)], [i.value for i in at.info]
 
 
+@pytest.mark.parametrize("lang, said", [
+    ("en", ("The charts show round 1, the first of the rounds whose speedup is closest to the median.",
+            "Round 1, the first of the rounds whose speedup is closest to the median (1.00× here).")),
+    ("pt", ("Os gráficos mostram a rodada 1, a primeira das rodadas cuja aceleração está mais perto da mediana.",
+            "Rodada 1, a primeira das rodadas cuja aceleração está mais perto da mediana (1,00× nela)."))])
+def test_two_rounds_equally_close_to_their_median_are_not_called_the_one_closest(lang, said):
+    """Read 47: of two rounds both speedups are equally far from their median (their mean), but the caption and the
+    lanes' help called the round shown "the one whose speedup is closest to the median", and which of the two it was
+    hung on a rounding of their distances. The first of them is shown, and the words say so."""
+    at = AppTest.from_function(_tie_and_win_race, args=(lang,), default_timeout=120).run()
+    assert not at.exception
+    assert said[0] in " ".join(c.value for c in at.caption)
+    assert any(m.proto.help.endswith(said[1]) for m in at.metric), [m.proto.help for m in at.metric]
+
+
 def test_the_caption_names_the_round_the_charts_show():
     """Read 45: the caption said "The charts show the median round", but of two rounds (SmolLM2's live race) the median
     is their mean and no round's own; the charts show `typical`, the round closest to it, as the metrics' help says."""
@@ -487,7 +503,8 @@ def test_the_caption_names_the_round_the_charts_show():
     assert not at.exception
     caption = next(c.value for c in at.caption if "lanes interleaved" in c.value)
     assert "the median round" not in caption
-    assert re.search(r"The charts show round [12], the one whose speedup is closest to the median\.", caption)
+    assert re.search(r"The charts show round [12], the first of the rounds whose speedup is closest to the median\.",
+                     caption)
 
 
 def _tree_race() -> None:

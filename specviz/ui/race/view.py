@@ -76,7 +76,7 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
                    help=" ".join((definition, _("The median of the rounds."))) if several else definition)
     # with several rounds the lanes' figures are one round's (`typical`), whose speedup need not be the median (of
     # two rounds the median is their mean): the help names the round, so their ratio is not read as the headline
-    shown = (" " + _("Round {n}, the one whose speedup ({speedup}) is closest to the median.",
+    shown = (" " + _("Round {n}, the first of the rounds whose speedup is closest to the median ({speedup} here).",
                      n=rounds.rounds.index(rounds.typical) + 1, speedup=format_speedup(measured_speedup(spec, base)))
              if several else "")
     cols[1].metric(_("Speculative, tokens/s"), number(spec.tokens_per_second, 1),
@@ -106,8 +106,9 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
                            "idle machine), as `make traces` does by default, on any machine."))
     if several:
         # read 45: "the median round" was no round of two (their median is their mean): the charts show `typical`
-        sentences += [spread_sentence(rounds), _("The charts show round {n}, the one whose speedup is closest to the "
-                                                 "median.", n=rounds.rounds.index(rounds.typical) + 1)]
+        sentences += [spread_sentence(rounds), _("The charts show round {n}, the first of the rounds whose "
+                                                 "speedup is closest to the median.",
+                                                 n=rounds.rounds.index(rounds.typical) + 1)]
     if tree is not None and several:  # read 46: the table is one round's; its chain speedup need not be the median
         sentences.append(_("With a tree lane, the speedup and the speculative figures above are the chain lane's; "
                            "the Chain against tree table below gives every lane's in round {n}, the one the charts "

@@ -507,6 +507,36 @@ def test_the_caption_names_the_round_the_charts_show():
                      caption)
 
 
+def _measured_race(lang: str) -> None:
+    """Render a one-round toy race as a live one measured at 2026-12-07 21:05:09 UTC (AppTest script)."""
+    from specviz.core.i18n import set_language
+    from specviz.labs.timeline import RaceRounds
+    from specviz.models.pairs import toy_pair
+    from specviz.runs.running import run, run_target_only
+    from specviz.runs.runspec import RunSpec
+    from specviz.ui.race.view import render_race
+
+    set_language(lang)
+    pair = toy_pair()
+    spec = RunSpec(pair="toy", prompt="the quick brown fox", k=3, max_new_tokens=8)
+    render_race(RaceRounds(((run(spec, pair=pair), run_target_only(spec, pair=pair)),)), measured_at=1796677509.0)
+
+
+@pytest.mark.parametrize(("lang", "said"), [("en", "Measured at 21:05:09 UTC"), ("pt", "Medido às 21:05:09 UTC")])
+def test_a_live_races_clock_is_utc_and_says_so(lang, said, monkeypatch):
+    """Read 47: "Measured at HH:MM:SS" was the server's local time with no zone, so a visitor elsewhere read the
+    server's clock as theirs; it is UTC, named."""
+    monkeypatch.setenv("TZ", "America/Sao_Paulo")
+    time.tzset()
+    try:
+        at = AppTest.from_function(_measured_race, args=(lang,), default_timeout=120).run()
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    assert not at.exception
+    assert any(said in c.value for c in at.caption)
+
+
 def _tree_race() -> None:
     """Render a one-round toy race with a tree lane (AppTest script)."""
     from specviz.labs.timeline import RaceRounds

@@ -117,8 +117,8 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
         sentences.append(_("With a tree lane, the speedup and the speculative figures above are the chain lane's; "
                            "the Chain against tree table below gives the tree lane's."))
     if measured_at is not None:
-        sentences.append(_("Measured at {clock}, not from a cache: press **Run the race** to measure again.",
-                           clock=time.strftime("%H:%M:%S", time.localtime(measured_at))))
+        sentences.append(_("Measured at {clock} UTC, not from a cache: press **Run the race** to measure again.",
+                           clock=time.strftime("%H:%M:%S", time.gmtime(measured_at))))  # the server's zone is not yours
     st.caption(" ".join(sentences))
     busy = busy_note(rounds, usual_ms) if measured_at is not None else None
     if busy:

@@ -224,3 +224,16 @@ def test_the_decoder_docstring_says_when_it_drops_finished_rows():
     assert inspect.signature(BatchedDecoder.generate).parameters["compact_share"].default == 0.25
     flat = " ".join(batched.__doc__.split())
     assert "once a quarter of the rows it holds have ended" in flat and "from the cache as they end" not in flat
+
+
+def test_drafts_md_says_when_the_decoder_drops_rows_and_what_the_batch_can_change():
+    """Read 47: docs/drafts.md said the decoder "drops finished rows as they end" (it drops them once a quarter of the
+    cache's rows have ended) and that "an answer does not depend on the batch it lands in": its draws do not, but
+    its logits can round differently in another batch (the module docstring), so a near-tie can go another way."""
+    from pathlib import Path
+
+    flat = " ".join((Path(__file__).resolve().parents[2] / "docs" / "drafts.md").read_text(encoding="utf-8").split())
+    assert "drops finished rows as they end" not in flat
+    assert "drops finished rows from it once a quarter of the rows it holds have ended" in flat
+    assert "so an answer does not depend on the batch it lands in" not in flat
+    assert "so the draws an answer gets do not depend on the batch it lands in; its logits can still round" in flat

@@ -1665,3 +1665,18 @@ def test_models_md_says_the_gpu_runs_checked_float32_too():
     assert "measured only the default pair, bfloat16:" not in text
     assert ("measured only the default pair, its correctness in float32 and bfloat16 and its speed in bfloat16: the "
             "correctness checks repeated to the last digit") in text
+
+
+def test_benchmarks_md_does_not_say_the_sampled_rows_get_no_lookup_gain():
+    """Read 47: benchmarks.md said "Text that never repeats gets the drafter's tree, as in the T = 0.7 rows", as if
+    sampled text gained nothing from the lookup branch; the shape table it cites has the chosen tree at T = 0.7 emit
+    more tokens per forward with the branch than without."""
+    table = json.loads((ROOT / "assets" / "benchmarks" / "shapes" / "default.json").read_text(encoding="utf-8"))
+    counts = {(r["k"], r["tree_nodes"], r["tree_width"], r["tree_lookup"], r["temperature"]): r["tokens_per_forward"]
+              for r in table["rows"]}
+    with_branch, without = counts[(3, 8, 4, 8, 0.7)], counts[(3, 8, 4, 0, 0.7)]
+    assert with_branch > without
+    flat = " ".join((DOCS / "benchmarks.md").read_text(encoding="utf-8").split())
+    assert "as in the T = 0.7 rows" not in flat
+    assert (f"the same tree emits {with_branch:.2f} tokens per forward with it and {without:.2f} without "
+            "(the same file)") in flat

@@ -1696,3 +1696,19 @@ def test_benchmarks_md_says_the_lookup_branch_adds_up_to_8_rows_not_always_8():
     assert (f"reads up to 8 more rows (a copied branch is often shorter: {with_branch:.1f} rows fed on average "
             f"against {without:.1f} for the same tree without it") in flat
     assert "(up to 25 tokens fed, not 17)" in flat
+
+
+def test_benchmarks_md_does_not_say_an_explicit_bfloat16_flag_runs_float32():
+    """Read 47: "that bench command with `--dtype bfloat16` (on a CPU without bf16 instructions it would run float32)"
+    read as if the flag were overridden; an explicit dtype wins (`pick_dtype`), and it is the command without the flag
+    that a CPU without bf16 instructions runs in float32."""
+    import torch
+
+    from specviz.models.machine import Machine, pick_dtype
+
+    assert pick_dtype(torch.device("cpu"), "bfloat16", Machine()) == torch.bfloat16
+    assert pick_dtype(torch.device("cpu"), None, Machine()) == torch.float32
+    flat = " ".join((DOCS / "benchmarks.md").read_text(encoding="utf-8").split())
+    assert "(on a CPU without bf16 instructions it would run float32)" not in flat
+    assert ("that bench command with `--dtype bfloat16` (without the flag, a CPU without bf16 instructions would run "
+            "it in float32)") in flat

@@ -103,6 +103,26 @@ def test_the_readmes_time_the_targets_bench_by_its_committed_run():
             in portuguese)
 
 
+def test_benchmarks_md_times_the_targets_bench_by_its_committed_runs():
+    """Read 47: docs/benchmarks.md still timed `targets_bench` at "about 15 minutes" (twice) and the 2026-12-01 runs
+    at "12", figures no file records; the committed float32 run's bench took 14 minutes and each of the two runs of
+    86a0e25 and d5b353b 11, `machine.date` to `created`."""
+    from datetime import datetime
+
+    def minutes(run: dict) -> int:
+        start, end = (datetime.fromisoformat(when.replace("Z", "+00:00"))
+                      for when in (run["machine"]["date"], run["created"]))
+        return round((end - start).total_seconds() / 60)
+
+    packed = json.loads((ROOT / "assets" / "benchmarks" / "default-cpu-f32-packed" / "results.json").read_text(
+        encoding="utf-8"))
+    text = " ".join((ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8").split())
+    assert "about 15 minutes" not in text and "12 for the two shapes" not in text
+    assert f"its bench took {minutes(packed)} minutes, `machine.date` to `created` in results.json" in text
+    assert f"its bench took {minutes(packed)} minutes in float32" in text
+    assert "11 a run for the two shapes it ran below" in text and "(11 min its bench a run" in text
+
+
 def test_classroom_md_names_every_wait_for_the_model():
     """Read 46: docs/classroom.md listed a live run, the Exactness lab and the Speedup lab's sweep as what takes the
     model's turn, each told "The model is busy" after 90 s; the Speedup lab's "Measure this machine" takes the same

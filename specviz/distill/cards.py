@@ -712,8 +712,9 @@ STAGES = {
 }
 METRIC_TEXT = {
     "eagle3": "On the held-out answers (float32 target, greedy): `acc1`, the share of response positions where the "
-              "drafter's first guess (from the target's states) is the target's token (what "
-              "`python -m specviz.distill rank` calls top1); `acc12` … `acc1234`, the share where a draft's first "
+              "drafter's first guess (from the target's states) is the target's token (the share "
+              "`python -m specviz.distill rank` reports as top1, from a pass of its own, so the two can differ in "
+              "the third decimal); `acc12` … `acc1234`, the share where a draft's first "
               "two … four guesses are all right, each depth reading the earlier depths' own outputs as drafting does; "
               "`top4`, where the target's token is among the first guess's 4 most likely tokens (what a tree's first "
               "level of width 4 can reach).",

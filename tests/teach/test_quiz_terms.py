@@ -1,0 +1,39 @@
+"""Question texts say no jargon that no lesson explains (read 47). The guided path promises that every term in its
+lessons' texts and questions is explained before it is used, and a missed check is asked again as a sibling on the
+same concept, any question of the bank; several siblings' prompts or keys named things no lesson teaches ("p50,
+p99", "the backbone", "'typical acceptance'", "layer dropout", "an early-exit loss"). Each now says what it means
+where it says it, in English and in Portuguese."""
+
+from __future__ import annotations
+
+import pytest
+
+from specviz.teach.quiz import BANK_DIR, load_bank
+
+# question id -> (a term that needs its meaning beside it, the words that give that meaning), per language
+EXPLAINED = {
+    "en": {"pr-watch": [("p50", "is its median"), ("p99", "only the slowest 1% exceed")],
+           "md-facts": [("typical acceptance", "keeps any draft the target finds likely enough")],
+           "ls-training": [("layer dropout", "random layers skipped during training"),
+                           ("early-exit loss", "after each layer, read through the LM head")]},
+    "pt": {"pr-watch": [("p50", "a sua mediana"), ("p99", "só o 1% mais lento")],
+           "md-facts": [("aceitação típica", "mantém qualquer palpite que o alvo ache provável o bastante")],
+           "ls-training": [("dropout de camadas", "camadas sorteadas puladas durante o treino"),
+                           ("perda de saída antecipada", "depois de cada camada, lido pela cabeça de LM")]},
+}
+UNEXPLAINED = {"en": ["backbone"], "pt": ["modelo base"]}  # said plainly instead: the target's own weights
+
+
+def _text(q) -> str:
+    return " ".join([q.prompt, *q.choices, *(q.answer if q.kind == "ordering" else ())])
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_sibling_explains_the_jargon_it_says(lang):
+    by_id = load_bank([BANK_DIR], lang=lang).by_id()
+    for qid, pairs in EXPLAINED[lang].items():
+        text = _text(by_id[qid])
+        for term, meaning in pairs:
+            assert term in text and meaning in text, (qid, term)
+    said = [(q.id, word) for q in by_id.values() for word in UNEXPLAINED[lang] if word in _text(q)]
+    assert said == []

@@ -416,3 +416,34 @@ def test_lesson_9_says_a_trees_output_follows_the_targets_distribution_not_its_t
         text = " ".join(_(lesson.text).split())
     assert "Nos dois casos a saída segue exatamente a distribuição do alvo." in text
     assert "a saída é exatamente a do alvo" not in text
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_lesson_9_says_what_the_drafts_top_k_children_are(lang):
+    """Read 47: lesson 9 called point-mass children "the draft's top k", a phrase no lesson explains, with a small k
+    a student can take for K, the drafts per step. It now says the draft's k most likely tokens."""
+    from specviz.core.i18n import using
+
+    with using(lang):
+        text = " ".join(BY_NUMBER[9].shown_text().split())
+    assert re.search(r"the draft's k most likely tokens, not drawn from q|os k tokens mais prováveis do rascunho, e "
+                     r"não sorteados de q", text)
+    assert "top k" not in text and "k melhores" not in text
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_lesson_5_caption_names_every_mark_of_its_chart_and_says_the_bars_differ_by_chance(lang):
+    """Read 47: lesson 5's sampling chart draws grey bars, blue bars and diamonds (the rule's closed form), but its
+    caption named only grey and blue and said that under an exact rule "they match": 2,000 draws never match p exactly.
+    The caption now names the diamonds and says the grey bars differ from them only by chance."""
+    from specviz.core.i18n import _, using
+    from specviz.ui.learn import runs
+    from specviz.ui.sandbox import view as sandbox_view
+
+    assert sandbox_view.COLOURS["samples"] == "#6B6B6B" and sandbox_view.COLOURS["p"] == "#0072B2"  # grey, blue
+    with using(lang):
+        caption = _(runs.TEXT["samples"], n="2,000")
+    assert re.search(r"the diamonds are what the rule gives in theory|os losangos são o que a regra dá na teoria",
+                     caption)
+    assert re.search(r"only by chance|só por acaso", caption)
+    assert not re.search(r"they match\.|eles coincidem\.", caption)

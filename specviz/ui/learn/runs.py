@@ -41,7 +41,8 @@ TEXT = {  # English messages, translated with `_()` where they are shown
     "rule_pick": N_("Rule"),
     "proposer": N_("Proposer"),
     "samples": N_("{n} simulated steps with the p/q sandbox's six tokens: each drafts one token from q and emits "
-                  "one. Grey is what came out, blue is p: under an exact rule they match."),
+                  "one. Grey is what came out, blue is p, and the diamonds are what the rule gives in theory: under an "
+                  "exact rule the diamonds sit on p, and grey differs from them only by chance."),
     "match": N_("What came out matches p: the differences are no larger than chance alone produces."),
     "off": N_("What came out does not match p: the differences are far larger than chance would produce."),
     "no_sweep": N_("No committed serving sweep: `python -m specviz serve sweep` records one (the Serving lab runs it)."),

@@ -304,8 +304,12 @@ def test_the_learn_intro_promises_defined_terms_only_where_a_test_checks_them(la
 
     with using(lang):
         intro = _(view.TEXT["intro"], total=len(LESSONS))
-    assert re.search(r"every term in the lessons' texts and questions is explained|todo termo dos textos e das "
-                     r"perguntas das lições é explicado", intro)
+    assert re.search(r"every term in the lessons' texts, the questions and their right answers is explained|todo "
+                     r"termo dos textos das lições, das perguntas e das suas respostas certas é explicado", intro)
+    # read 47: wrong choices name methods no lesson teaches (beam search in ci-what-is, BLEU and perplexity in
+    # q-check-exactness): the intro says a wrong choice may, instead of promising their terms too
+    assert re.search(r"a wrong choice may name a method the course does not teach, such as beam search|uma "
+                     r"alternativa errada pode citar um método que o curso não ensina, como a busca em feixe", intro)
     assert "bfloat16" in widgets.TEXT["bytes_names"][2] and "bfloat16" in BY_NUMBER[5].terms  # why the scope
     # 43rd read: once a concept's plain siblings run out, retry_question may ask one that says a later lesson's term
     # (lesson 2's ci-tokenizer says "tokenizer"); the intro says so

@@ -37,3 +37,14 @@ def test_a_sibling_explains_the_jargon_it_says(lang):
             assert term in text and meaning in text, (qid, term)
     said = [(q.id, word) for q in by_id.values() for word in UNEXPLAINED[lang] if word in _text(q)]
     assert said == []
+
+
+@pytest.mark.parametrize(("lang", "term", "meaning"), [
+    ("en", "chi-square", "says how likely the gaps between them are by chance alone"),
+    ("pt", "qui-quadrado", "quão provável é que as diferenças entre os dois venham só do acaso")])
+def test_the_exactness_checks_key_says_no_test_no_lesson_explains(lang, term, meaning):
+    """Read 47: q-check-exactness's key said "for example with a chi-square test", a test no lesson explains; the key
+    says what to compare, and the explanation (shown after the answer) names the test and what it says."""
+    question = load_bank([BANK_DIR], lang=lang).by_id()["q-check-exactness"]
+    assert term not in question.answer and term not in question.prompt
+    assert term in question.explanation and meaning in " ".join(question.explanation.split())

@@ -20,8 +20,9 @@ PAGE_TITLES = {path: title for pages in PAGES.values() for path, title, _icon in
 TEXT = {  # English messages, translated with `_()` where they are shown
     "title": N_("Guided path"),
     "intro": N_("{total} short lessons, from why decoding is slow to running it for real. Each has one thing to try "
-             "and two to four questions; every term in the lessons' texts and questions is explained before it is "
-             "used (a retry after many misses may borrow a question that uses a later lesson's word). A lesson is "
+             "and two to four questions; every term in the lessons' texts, the questions and their right answers is "
+             "explained before it is used (a wrong choice may name a method the course does not teach, such as beam "
+             "search; a retry after many misses may borrow a question that uses a later lesson's word). A lesson is "
              "mastered when all its questions are answered right. Your place is kept in the address bar, so a "
              "reload or a bookmark brings you back here."),
     "mastered_mark": N_("{number} ✓"),

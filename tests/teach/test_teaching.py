@@ -413,8 +413,11 @@ def test_the_plan_promises_defined_terms_only_for_the_lessons_texts_and_question
 
     text = " ".join(plan.read_text(encoding="utf-8").split())
     assert "the lessons define every term" not in text and ": as lições definem cada termo" not in text
-    assert re.search(r"the lessons' texts and questions define every term|os textos e as perguntas das lições "
-                     r"definem cada termo", text)
+    assert re.search(r"the lessons' texts, questions and right answers define every term|os textos, as perguntas e "
+                     r"as respostas certas das lições definem cada termo", text)
+    # read 47: wrong choices name methods no lesson teaches (ci-what-is's beam search)
+    assert re.search(r"a wrong choice a method the course does not teach|uma alternativa errada, um método que o "
+                     r"curso não ensina", text)
     assert "bfloat16" in widgets.TEXT["bytes_names"][2]  # the widget the plan names as the exception
 
 

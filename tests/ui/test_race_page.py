@@ -691,6 +691,35 @@ def test_the_outputs_notes_name_the_pair_the_greedy_check_ran():
                 outputs.TEXT[key])
 
 
+def test_the_outputs_note_says_a_chain_lane_is_not_the_shape_the_float32_check_drafted(monkeypatch, tmp_path):
+    """Read 47: under the race's chain lane the note said the lanes "matched token for token in float32 on 64 of 64
+    held-out prompts", quoting greedy-identity-float32.json of default-cpu-f32-packed/, which drafted a tree (its
+    `shape`: tree 8x4 depth 3 + lookup 8), not a chain. The note now says plainly that the check drafted a tree, not
+    a chain like the lane under it, in both languages (and, were the check a chain, that a tree lane is unchecked)."""
+    from specviz.ui.race import outputs
+
+    folder, name = quoted.IDENTITY_FILES["fp32"]
+    check = json.loads((ROOT / "assets" / "benchmarks" / folder / name).read_text(encoding="utf-8"))
+    assert check["shape"].startswith("tree ")  # the committed check drafted a tree
+    monkeypatch.chdir(ROOT)
+    for lang, said in (("en", "That float32 check drafted a tree, not a chain like the “Speculative” lane above."),
+                       ("pt", "Essa verificação em float32 rascunhou uma árvore, não uma cadeia como a da raia "
+                              "“Especulativa” acima.")):
+        at = _app(lang=lang)
+        box = next(e for e in at.expander if e.label == ("The two outputs" if lang == "en" else "As duas saídas"))
+        assert any(c.value.endswith(said) for c in box.caption), [c.value for c in box.caption]
+    with using("pt"):
+        assert outputs.check_shape_note(True) == ("Essa verificação em float32 rascunhou uma árvore, não uma cadeia "
+                                                  "como a da raia “Especulativa, cadeia” acima.")
+    chain = {**check, "shape": "chain K=4"}  # a check of a chain: the chain lane is its shape, a tree lane is not
+    for key, (other_folder, other_name) in quoted.IDENTITY_FILES.items():
+        (tmp_path / other_folder).mkdir(exist_ok=True)
+        (tmp_path / other_folder / other_name).write_text(json.dumps(chain if key == "fp32" else check))
+    assert outputs.check_shape_note(False, tmp_path) == ""
+    assert outputs.check_shape_note(True, tmp_path) == ("That float32 check drafted a chain, not a tree like the "
+                                                        "“Speculative, tree” lane above.")
+
+
 @pytest.mark.slow  # a live toy race
 def test_a_one_token_race_says_one_token_and_one_step(monkeypatch):
     """36th read (page states): at Max new tokens = 1 the lanes' help read "1 tokens in 0.02 s, 1 steps" and the

@@ -280,17 +280,26 @@ def greedy_identity_shapes(root: Path | None = None) -> dict[str, str]:
     >>> greedy_identity_shapes()["fp32_shape"]
     'a tree of 8 nodes, depth 3, width 4, plus up to 8 tokens copied from the context'
     """
+    return {f"{key}_shape": shape.describe() for key, shape in greedy_identity_draft_shapes(root).items()}
+
+
+def greedy_identity_draft_shapes(root: Path | None = None) -> dict:
+    """{"fp32": DraftShape, "bf16": DraftShape}: the draft shape each committed greedy-identity check drafted, read
+    from its file's `shape`, for a sentence that must say whether a check drafted a chain or a tree.
+
+    >>> {key: shape.is_tree for key, shape in greedy_identity_draft_shapes().items()}
+    {'fp32': True, 'bf16': True}
+    """
     from specviz.engine.draft_shape import DraftShape
 
     shapes = {}
     for key, (folder, name) in IDENTITY_FILES.items():
         path = Path(root or BENCHMARKS_DIR) / folder / name
         try:
-            shape = DraftShape.from_label(str(_identity_run(str(path))["shape"]))
+            shapes[key] = DraftShape.from_label(str(_identity_run(str(path))["shape"]))
         except (OSError, ValueError, KeyError, TypeError):
             raise ValueError(f"The committed greedy-identity check {path} names no draft shape specviz can read.") \
                 from None
-        shapes[f"{key}_shape"] = shape.describe()
     return shapes
 
 

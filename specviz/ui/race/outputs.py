@@ -43,6 +43,9 @@ TEXT = {
                      "(K + 1 for a chain; a tree's nodes, its lookup branch and one more) rounds differently from a "
                      "one-token pass, a near-tie between the target's two best tokens can flip, and from there the "
                      "texts part ways: every later token is written after a different text."),
+    # read 47: the float32 check these notes quote drafted a tree, so beside a chain lane the notes say so
+    "chain_unchecked": N_("That float32 check drafted a tree, not a chain like the “{lane}” lane above."),
+    "tree_unchecked": N_("That float32 check drafted a chain, not a tree like the “{lane}” lane above."),
     "same": N_("Identical to the target-only output, token for token."),
     "cut_short": N_("Not compared: a lane reached its time limit before its token budget, so the two outputs do not "
                     "cover the same tokens."),
@@ -76,6 +79,16 @@ def agreement(trace: Trace, base: Trace) -> str:
     return _(TEXT["same"]) if index is None else _(TEXT["parts"], index=index)
 
 
+def check_shape_note(tree_lane: bool, root=None) -> str:
+    """The sentence that follows a note quoting the committed float32 greedy-identity check, when a lane of the race
+    drafts a shape the check did not (a chain lane beside a check that drafted a tree, or a tree lane beside a check
+    that drafted a chain); "" when every lane drafts the check's kind of shape. The speculative lane is a chain in
+    every race (`lane_specs`; the recorded examples drafted chains). Lanes are named as the box's headings name them."""
+    if quoted.greedy_identity_draft_shapes(root)["fp32"].is_tree:
+        return _(TEXT["chain_unchecked"], lane=_(CHAIN_LANE if tree_lane else SPEC_LANE).capitalize())
+    return _(TEXT["tree_unchecked"], lane=_(TREE_LANE).capitalize()) if tree_lane else ""
+
+
 def render_outputs(spec: Trace, base: Trace, tree: Trace | None = None) -> None:
     """A folded box with every lane's output (the chain, the tree lane when there is one, then target-only), the
     token kinds' legend, and under each speculative lane whether it matches target-only decoding."""
@@ -89,7 +102,8 @@ def render_outputs(spec: Trace, base: Trace, tree: Trace | None = None) -> None:
             st.html(output_html(trace))
             if trace is not base:
                 st.caption(agreement(trace, base))
-        st.caption(_(TEXT["two_note"] if tree is None else TEXT["three_note"],
-                     fp32=quoted.greedy_identity_counts()["fp32"],
-                     fp32_cpu=quoted.greedy_identity_machines()["fp32_cpu"],
-                     fp32_shape=quoted.greedy_identity_shapes()["fp32_shape"]))
+        note = _(TEXT["two_note"] if tree is None else TEXT["three_note"],
+                 fp32=quoted.greedy_identity_counts()["fp32"],
+                 fp32_cpu=quoted.greedy_identity_machines()["fp32_cpu"],
+                 fp32_shape=quoted.greedy_identity_shapes()["fp32_shape"])
+        st.caption(" ".join(filter(None, (note, check_shape_note(tree is not None)))))

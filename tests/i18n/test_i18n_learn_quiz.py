@@ -202,9 +202,9 @@ def test_the_read_32_fixes_speak_portuguese():
         prompts = [next(q for q in live_questions(toy_trace(), i, 0) if q.id.endswith("next-kind")).prompt
                    for i in range(3)]
         retake = questions_view._(questions_view.TEXT["retake_intro"])
-    assert "O verificador testou 2 deles, em ordem a partir do primeiro: nº 1" in prompts[0]
-    assert "O verificador os testou em ordem: nº 1" in prompts[1]
-    assert "O verificador testou 1 deles, o primeiro: nº 1" in prompts[2]
+    assert "O verificador testou 2 deles, em ordem a partir do primeiro: #1" in prompts[0]
+    assert "O verificador os testou em ordem: #1" in prompts[1]
+    assert "O verificador testou 1 deles, o primeiro: #1" in prompts[2]
     assert retake.startswith("Seis perguntas, cada uma sobre o mesmo conceito") and "dúvidas mais comuns" not in retake
 
 

@@ -239,3 +239,27 @@ def test_a_read_back_answer_keeps_its_digits():
     assert shown_answer(123456789012345.0) == "123,456,789,012,345" and shown_answer(0.30000000000000004) == "0.3"
     with using("pt"):
         assert shown_answer(-2.5e-9) == "−0,0000000025"
+
+
+def test_the_live_quiz_numbers_drafts_one_way_in_each_language():
+    """Read 47: in Portuguese the live quiz wrote a draft's number "palpite nº 1" in the verdict question and
+    "nº 1 ' Paris'" in the tested drafts' list, but "#1 ' Paris'" in the kept question's choices and "palpite #1" in
+    its explanation; the Step view's Medusa note wrote "palpite nº 1" too. Every draft is now "#1" in both languages,
+    as the choices (the answers a learner picks) write it."""
+    from dataclasses import replace
+
+    from specviz.core.i18n import _, using
+    from specviz.ui.common import step_view
+
+    ended = toy_trace()
+    ended.steps[1] = replace(ended.steps[1], emitted=ended.steps[1].emitted[:1])  # "the text ended at draft #1"
+    for lang in ("en", "pt"):
+        with using(lang):
+            questions = [*live_questions(toy_trace(), 0, rng_seed=1), *live_questions(ended, 1, rng_seed=0)]
+            texts = [text for q in questions for text in (q.prompt, q.explanation, *q.choices)]
+            medusa = _(step_view.TEXT["medusa_chain"])
+        shown = " ".join([*texts, medusa])
+        assert re.findall(r"nº|n\.º|\bno\. ?\d", shown) == [], lang
+        assert {"#1 ' Paris'", "#2 ' is'"} <= set(re.findall(r"#\d \\?'[^']*'", shown)), lang  # choices and rows
+        assert re.search(r"(draft|palpite) #2\b", shown) and re.search(r"(draft|palpite) #1\b", shown), lang
+        assert re.search(r"(draft|palpite) #1\b", medusa), lang

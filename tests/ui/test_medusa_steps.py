@@ -21,7 +21,7 @@ def render(traces, lang):  # runs inside AppTest
 
 @pytest.mark.parametrize("lang, chain, tree", [
     ("en", "draft #2 head 2's", "every node at depth d is a guess of head d"),
-    ("pt", "o nº 2 da cabeça 2", "cada nó na profundidade d é um palpite da cabeça d")])
+    ("pt", "o #2 da cabeça 2", "cada nó na profundidade d é um palpite da cabeça d")])
 @pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_a_medusa_step_names_the_head_behind_each_draft(toy, lang, chain, tree):
     shapes = [dict(proposer="medusa", k=3), dict(proposer="medusa", k=3, tree_nodes=6, tree_width=2),

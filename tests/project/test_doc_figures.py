@@ -1712,3 +1712,29 @@ def test_benchmarks_md_does_not_say_an_explicit_bfloat16_flag_runs_float32():
     assert "(on a CPU without bf16 instructions it would run float32)" not in flat
     assert ("that bench command with `--dtype bfloat16` (without the flag, a CPU without bf16 instructions would run "
             "it in float32)") in flat
+def test_serving_md_times_the_sweep_only_as_its_file_and_commits_record_it():
+    """Read 47: serving.md said the committed sweep "took 10.5 minutes" (twice, "about 30 on a busy one"), a figure
+    no committed file holds: the sweep's file records its start (`machine.date`) and each load level's seconds, not
+    its server starts or its end. The doc now gives those, and the commits' dates after the recorded starts."""
+    import datetime as dt
+    import subprocess
+
+    text = " ".join((DOCS / "serving.md").read_text(encoding="utf-8").split())
+    assert "10.5 minutes" not in text and "about 30 on a busy one" not in text
+    sweep = json.loads((ROOT / "assets" / "benchmarks" / "serving" / "cpu-smollm2.json").read_text(encoding="utf-8"))
+    start = dt.datetime.fromisoformat(sweep["machine"]["date"].replace("Z", "+00:00"))
+    load = sum(level["seconds"] for level in sweep["levels"]) / 60
+    assert (f"(`machine.date`, {start:%H:%M:%S} UTC) and how long each of its {len(sweep['levels'])} load levels ran "
+            f"(`levels[].seconds`, {load:.1f} minutes in all)") in text
+    shown = subprocess.run(["git", "show", "-s", "--format=%aI", "8bdea81", "8dcedfa"], cwd=ROOT, capture_output=True,
+                           text=True)
+    if shown.returncode == 0:  # a shallow clone may lack the commits
+        quiet_commit, busy_commit = (dt.datetime.fromisoformat(d) for d in shown.stdout.split())
+        busy = json.loads(subprocess.run(["git", "show", "8dcedfa:assets/benchmarks/serving/cpu-smollm2.json"],
+                                         cwd=ROOT, capture_output=True, text=True, check=True).stdout)
+        busy_start = dt.datetime.fromisoformat(busy["machine"]["date"].replace("Z", "+00:00"))
+        quiet, busy_minutes = (round((c - s).total_seconds() / 60) for c, s in ((quiet_commit, start),
+                                                                               (busy_commit, busy_start)))
+        assert f"8bdea81, is dated {quiet} minutes after that start" in text
+        assert (f"its commit came {quiet} minutes after the file's `machine.date`, on a busy one {busy_minutes} "
+                "minutes after") in text

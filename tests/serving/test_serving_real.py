@@ -135,3 +135,22 @@ def test_vllm_accepts_the_exported_eagle_drafter_as_specviz_does(servers):
           f"specviz {ours.rate:.3f} (MAL {ours.mean_accepted_length:.2f})")
     assert theirs.drafts > 0 and ours.drafts > 0
     assert abs(theirs.rate - ours.rate) <= EAGLE_TOLERANCE, (theirs, ours)
+
+
+def doc_line_numbers_hold(venv: Path) -> list[str]:
+    """What docs/serving.md says of vLLM 0.32's llama_eagle.py, read against the installed file: `bias=False` on line
+    113 (the fc) and the first layer's input norm swapped for `nn.Identity()` on lines 55-57; the lines that do not
+    hold (none when they all do). Read 47: the doc cited those line numbers with no file or command to check them."""
+    doc = " ".join((ROOT / "docs" / "serving.md").read_text(encoding="utf-8").split())
+    assert "its `fc` has no bias (line 113)" in doc and "an `nn.Identity` (lines 55–57)" in doc
+    found = sorted(venv.glob("lib/python3*/site-packages/vllm/model_executor/models/llama_eagle.py"))
+    assert len(found) == 1, found
+    lines = found[0].read_text(encoding="utf-8").splitlines()
+    expected = {113: "bias=False,", 55: "if disable_input_layernorm:", 56: "del self.input_layernorm",
+                57: "self.input_layernorm = nn.Identity()"}
+    return [f"line {n}: {lines[n - 1].strip()!r}, not {text!r}" for n, text in expected.items()
+            if lines[n - 1].strip() != text]
+
+
+def test_the_vllm_line_numbers_serving_md_cites_are_the_installed_files(servers):
+    assert doc_line_numbers_hold(servers.server.venv) == []  # the vLLM 0.32 wheel `serve` installs (read 47)

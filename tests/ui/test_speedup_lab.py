@@ -241,14 +241,36 @@ def test_definitions_panel_uses_the_bench_labels():
 def test_definitions_intro_says_the_csv_heads_its_columns_with_keys_not_labels():
     """The intro once said the bench's JSON, CSV and markdown "use the same labels": results.csv heads its columns
     with keys (mat_with_bonus), and no label appears in a committed CSV's header."""
-    import inspect
-
-    source = inspect.getsource(view.render_definitions)
+    source = " ".join(view.DEFINITIONS_INTRO.split())
     assert "JSON, CSV and" not in source and "results.csv heads its columns with short keys" in source
     assert "mat_with_bonus" in source and bench.DEFINITIONS["mat_with_bonus"][0].startswith("mean accepted length")
     header = (ROOT / "assets/benchmarks/default-cpu-f32-packed/results.csv").read_text().splitlines()[0].split(",")
     assert header == bench.CASE_COLUMNS and "mat_with_bonus" in header
     assert not {label for label, _ in bench.DEFINITIONS.values()} & set(header)
+
+
+def test_the_definitions_are_the_codes_and_a_committed_results_json_may_keep_older_words():
+    """Read 47: the bench's writer (DEFINITIONS, written into every results.json) once defined "predicted (paper)"
+    "from the measured α and c", though the project calls the bench's α an "α estimate" (test_vocabulary); the
+    committed results.json files keep those words (measurement records, not edited by hand), while the Speedup lab's
+    intro said a results.json defines the labels "in the same words" as its table. The writer says "α estimate", the
+    table is the code's, and the intro says a committed results.json can keep older words, in both languages."""
+    import json
+
+    from specviz.core.i18n import _, using
+    from specviz.labs.bench import BenchResult
+
+    written = BenchResult.load(ROOT / "assets/benchmarks/default-cpu-f32-packed/results.json").to_dict()
+    meaning = written["definitions"]["predicted_speedup"]["meaning"]
+    assert "measured α" not in meaning and "from the α estimate and the measured c" in meaning
+    assert "measured α" not in " ".join(view.definitions_table()["what it means"])
+    committed = json.loads((ROOT / "assets/benchmarks/default-cpu-f32-medusa/results.json").read_text())
+    assert "from the measured α and c" in committed["definitions"]["predicted_speedup"]["meaning"]  # older words
+    intro = " ".join(view.DEFINITIONS_INTRO.split())
+    assert "results.json and results.md define them in the same words" not in intro
+    assert "a committed results.json keeps the words of the run that wrote it, which can be older" in intro
+    with using("pt"):
+        assert "um results.json registrado guarda as palavras da execução que o escreveu" in _(view.DEFINITIONS_INTRO)
 
 
 def test_the_policy_table_names_the_winner_of_each_comparison(tiny):

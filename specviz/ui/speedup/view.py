@@ -101,10 +101,16 @@ def definitions_table() -> pd.DataFrame:
                          for lab, meaning in DEFINITIONS.values()])
 
 
+# read 47: the intro said a results.json defines the labels "in the same words" as the table, but a committed one
+# keeps the words its run wrote (default-cpu-f32-medusa/'s "from the measured α and c"); the table is the code's
+DEFINITIONS_INTRO = N_(
+    "People quote different numbers for the same run. Here is what each label means, in this version's words: the "
+    "bench writes the same words into a run's results.md and results.json, but a committed results.json keeps the "
+    "words of the run that wrote it, which can be older (the lab reads only its numbers), while results.csv heads "
+    "its columns with short keys (such as mat_with_bonus for the mean accepted length). **p = target, q = draft, "
+    "K = drafted tokens per step (a tree's depth).**")
+
+
 def render_definitions() -> None:
-    st.markdown(_(
-        "People quote different numbers for the same run. Here is what each label means; the bench's results.json "
-        "and results.md define them in the same words, while results.csv heads its columns with short keys (such as "
-        "mat_with_bonus for the mean accepted length). **p = target, q = draft, K = drafted tokens per step (a "
-        "tree's depth).**"))
+    st.markdown(_(DEFINITIONS_INTRO))
     st.dataframe(definitions_table(), hide_index=True, width="stretch")

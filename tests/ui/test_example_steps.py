@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from specviz.labs.examples import list_examples, load_example
 from specviz.ui.common.step_view import accepted_count_text
-from specviz.ui.common.tokens import chance_apart, fmt, fmt_apart
+from specviz.ui.common.tokens import decision_numbers
 
 pytestmark = pytest.mark.slow  # 8 examples × 3 steps × 2 languages: about 40 s
 
@@ -88,11 +88,10 @@ def test_an_examples_steps_show_their_recorded_numbers_in_both_languages(name):
                                                                  for t in titles(b))]
         assert len(chips[-1] if chips else []) == len(step.decisions), (name, number)
         for d, tip in zip(step.decisions, chips[-1] if chips else []):
-            p, q = fmt_apart(d.target_prob, d.draft_prob)  # read 46: 0.9997 against 1 is no "1.000 = 1.000"
-            assert f"p (target) = {p}\nq (draft) = {q}" in tip, tip
+            shown = decision_numbers(d)  # read 46: 0.9997 against 1 is no "1.000 = 1.000"; one precision (read 47)
+            assert f"p (target) = {shown.p}\nq (draft) = {shown.q}" in tip, tip
             if d.reached:
-                chance, u = chance_apart(d.accept_prob, d.uniform)
-                assert f"u = {u} {'<' if d.accepted else '≥'} {chance}" in tip, tip
+                assert f"u = {shown.u} {'<' if d.accepted else '≥'} {shown.chance}" in tip, tip
         charts = {json.loads(c.proto.spec)["layout"]["title"]["text"].split(":")[0]: json.loads(c.proto.spec)
                   for c in en.get("plotly_chart")}
         if step.decisions:

@@ -149,11 +149,11 @@ def test_a_chance_below_one_is_never_written_as_one_where_a_draft_is_shown():
     assert d.target_prob < d.draft_prob == 1.0 and fmt(d.target_prob) == "1.000"  # the case itself
     tip = decision_tooltip(d)
     for piece in ("p (target) = 0.9997", "q (draft) = 1.0000", "p/q = 0.9997", "min(1, p/q) = 0.9997",
-                  "u = 0.088 < 0.9997 → accepted ✓"):
+                  "u = 0.0885 < 0.9997 → accepted ✓"):  # u with the others' decimals (read 47)
         assert piece in tip, tip
     assert "min(1, p/q) = 0.9997" in emitted_tooltip(step.emitted[2], step.index)
     assert "p/q = 0.9997" in _position_sentence(d)
-    assert list(accept_strip_table(d).iloc[:, 1]) == ["0.9997", "0.088"]
+    assert list(accept_strip_table(d).iloc[:, 1]) == ["0.9997", "0.0885"]
     assert "min(1, p/q) = 0.9997" in {a.text for a in accept_strip_figure(d).layout.annotations}
     assert verdict_overview_table(step).iloc[2, 1] == "0.9997"
     assert list(verdict_overview_figure(step).data[0].customdata[2][:4]) == ["0.9997", "1.0000", "0.9997", "0.9997"]
@@ -174,7 +174,7 @@ def test_a_chance_below_one_is_never_written_as_one_where_a_draft_is_shown():
 def test_a_comparison_never_writes_two_different_numbers_alike():
     """Read 44: the default example's last step kept a draft with u = 0.99962 against min(1, p/q) = 0.9999985, and
     every place that compares them read "u = 1.000 < 1.000 → accepted" (the sentence "p = 1.000 < q = 1.000"): they
-    now take the decimals that tell the two apart."""
+    now take the decimals that tell the two apart (and, read 47, the draft's p, q and p/q take the same ones)."""
     from specviz.engine.trace import TreeNode, TreeRecord
     from specviz.ui.common.step_figures import accept_strip_table, verdict_overview_table
     from specviz.ui.common.step_view import _position_sentence
@@ -183,23 +183,54 @@ def test_a_comparison_never_writes_two_different_numbers_alike():
     step = load_example("smollm-ngram-t07")[0].steps[11]
     d = step.decisions[0]
     assert d.accepted and d.uniform < d.accept_prob < d.draft_prob  # the case itself: u < a < q = 1, all near 1
-    assert "u = 0.9996 < 0.999998 → accepted ✓" in decision_tooltip(d)
-    assert "u = 0.9996 < 0.999998 → kept" in emitted_tooltip(step.emitted[0], step.index)
+    assert "u = 0.999624 < 0.999998 → accepted ✓" in decision_tooltip(d)
+    assert "u = 0.999624 < 0.999998 → kept" in emitted_tooltip(step.emitted[0], step.index)
     sentence = _position_sentence(d)
-    assert "p = 0.999998 < q = 1.000000" in sentence and "u = 0.9996 fell inside" in sentence
+    assert "p = 0.999998 < q = 1.000000" in sentence and "u = 0.999624 fell inside" in sentence
     assert "1.000 < q = 1.000" not in sentence
-    assert list(accept_strip_table(d).iloc[:, 1]) == ["0.999998", "0.9996"]
-    assert list(verdict_overview_table(step).iloc[0, 1:3]) == ["0.999998", "0.9996"]
+    assert list(accept_strip_table(d).iloc[:, 1]) == ["0.999998", "0.999624"]
+    assert list(verdict_overview_table(step).iloc[0, 1:3]) == ["0.999998", "0.999624"]
     strip = accept_strip_figure(d)
-    assert {"min(1, p/q) = 0.999998", "u = 0.9996"} <= {a.text for a in strip.layout.annotations}
+    assert {"min(1, p/q) = 0.999998", "u = 0.999624"} <= {a.text for a in strip.layout.annotations}
     node = TreeNode(5, "a", -1, 1, 0.5, 0.9999, "accepted", uniform=0.99962, accept_prob=0.9999985)
-    assert "u = 0.9996 < 0.999999" in _hover(0, node)
+    assert "u = 0.999620 < 0.999998" in _hover(0, node)  # 0.9999985 to 6 decimals, half to even
     assert (tree_rows(TreeRecord([node], [0]))[0]["kept with"], tree_rows(TreeRecord([node], [0]))[0]["u"]) == \
-        ("0.999999", "0.9996")
-    assert "u = 0.654 ≥ 0.400 →" in decision_tooltip(dataclasses.replace(d, uniform=0.6543, accept_prob=0.4,
+        ("0.999998", "0.999620")
+    assert "u = 0.654 ≥ 0.400 →" in decision_tooltip(dataclasses.replace(d, target_prob=0.2, draft_prob=0.5, ratio=0.4,
+                                                                              uniform=0.6543, accept_prob=0.4,
                                                                               accepted=False))
 
 
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_one_step_panel_writes_p_q_the_ratio_and_the_chance_with_one_number_of_decimals(lang):
+    """Read 47: min(1, p/q) took decimals of its own, told apart from u (`chance_apart`), while p and q took theirs
+    (`fmt_apart`) and p/q its own (`fmt_chance`): a draft with p = 0.4, q = 0.8 and u = 0.50001 read "p = 0.400",
+    "q = 0.800", "p/q = 0.500" and "min(1, p/q) = 0.50000" in one step panel. Every place the panel writes them (the
+    chip's hover, the position's sentence, the coin-flip strip and its table, the overview's hover and table, the
+    output token's hover) now writes p, q, p/q and min(1, p/q) with one number of decimals, in both languages."""
+    from specviz.core.i18n import using
+    from specviz.ui.common.step_figures import accept_strip_table, verdict_overview_table
+    from specviz.ui.common.step_view import _position_sentence
+
+    d = Decision(0, 7, " cat", draft_prob=0.8, target_prob=0.4, ratio=0.5, accept_prob=0.5, uniform=0.50001,
+                 accepted=True, reached=True)
+    step = Step(0, 5, 1, "draft", [d], [EmittedToken(7, " cat", "accepted", target_prob=0.4, draft_prob=0.8,
+                                                     uniform=0.50001)], "bonus")
+    mark = "," if lang == "pt" else "."
+    figure = r"(\d+" + re.escape(mark) + r"(\d+))"
+    with using(lang):
+        texts = [decision_tooltip(d), emitted_tooltip(step.emitted[0], 0), _position_sentence(d),
+                 " ".join(a.text for a in accept_strip_figure(d).layout.annotations),
+                 " ".join(map(str, verdict_overview_figure(step).data[0].customdata[0])),
+                 " ".join(map(str, accept_strip_table(d).iloc[:, 1])),
+                 " ".join(map(str, verdict_overview_table(step).iloc[0]))]
+    for name in (r"\bp \([^)]+\)", r"\bq \([^)]+\)", r"\bp/q", r"min\(1, p/q\)"):  # each one is written somewhere
+        assert any(re.search(name + " = " + figure, t) for t in texts), (name, texts)
+    decimals = {len(m.group(2)) for t in texts for m in re.finditer(figure, t)}
+    assert decimals == {5}, (decimals, texts)  # u = 0.50001 against 0.5 needs five; p, q and p/q take them too
+    assert "p = 0" + mark + "40000 < q = 0" + mark + "80000" in texts[2] and "p/q = 0" + mark + "50000" in texts[2]
 
 
 @pytest.mark.parametrize("lang, one", [("en", "p/q = 1.0"), ("pt", "p/q = 1,0")])

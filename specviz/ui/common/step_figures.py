@@ -20,8 +20,8 @@ from specviz.engine.trace import Decision, Step, TokenKind, TokenProb, TreeNode
 from specviz.ui.common.escaping import plot_text, table_text
 from specviz.ui.common.palette import (ACCEPT_FILL, P_COLOR, Q_COLOR, REJECT_FILL, RESIDUAL_COLOR, U_COLOR, DisplayState,
                                 style)
-from specviz.ui.common.tokens import (chance_apart, decision_kind, draft_numbers, fmt, fmt_apart, fmt_chance,
-                                      main_line_view)
+from specviz.ui.common.tokens import (decision_kind, decision_numbers, draft_numbers, fmt, main_line_view,
+                                      shown_numbers)
 
 FONT = dict(size=15)
 _BASE_LAYOUT = dict(template="plotly_white", font=FONT, margin=dict(l=10, r=10, t=44, b=10))
@@ -76,7 +76,8 @@ def _distribution(d: Decision, n: int) -> tuple[list[int], list[str], list[float
         # the drafted token's p and q, compared by the sentence beside the chart, are written apart: p = 0.9997
         # against q = 1 read "1.000" and "1.000" (read 46)
         row = ids.index(d.token_id)
-        p_hover[row], q_hover[row] = fmt_apart(p[d.token_id].prob, q[d.token_id].prob)
+        shown = shown_numbers(p[d.token_id].prob, q[d.token_id].prob, None, None)
+        p_hover[row], q_hover[row] = shown.p, shown.q
     return ids, labels, pv, qv, p_hover, q_hover
 
 
@@ -140,7 +141,8 @@ def accept_strip_table(d: Decision, tree: bool = False) -> pd.DataFrame:
     u as a category and the diamond's height, 0.5, as its value; a draft never reached had no table at all)."""
     chance = "min(1, p′/q′)" if tree else "min(1, p/q)"
     drawn = d.reached and d.uniform is not None
-    a, u = chance_apart(d.accept_prob, d.uniform if drawn else None)
+    shown = decision_numbers(d)  # as the step's sentence and hover write them (read 47)
+    a, u = shown.chance, shown.u
     return pd.DataFrame({_("quantity"): [chance, "u"], _("value"): [a, u if drawn else _("not drawn")]})
 
 
@@ -150,7 +152,8 @@ def accept_strip_figure(d: Decision, tree: bool = False) -> go.Figure:
     and it is named so."""
     a = d.accept_prob
     chance = "min(1, p′/q′)" if tree else "min(1, p/q)"
-    a_text, u_text = chance_apart(a, d.uniform if d.reached else None)  # never "1.000" beside "1.000" for u < a
+    shown = decision_numbers(d)  # never "1.000" beside "1.000" for u < a; p/q's decimals (read 47)
+    a_text, u_text = shown.chance, shown.u
     fig = go.Figure()
     fig.add_shape(type="rect", x0=0, x1=a, y0=0, y1=1, fillcolor=ACCEPT_FILL, line_width=0)
     fig.add_shape(type="rect", x0=a, x1=1, y0=0, y1=1, fillcolor=REJECT_FILL, line_width=0)
@@ -189,14 +192,14 @@ def accept_strip_figure(d: Decision, tree: bool = False) -> go.Figure:
     return fig
 
 
-def _rule_q(d: Decision, node: TreeNode | None) -> tuple[str, str, str]:
-    """p, q and p/q as the rule used them: a tree node tested against a point mass (copied from the context, or a
-    child not drawn from q) has q = 1 and p/q = p, not the draft's q(x) (read 44: "q = 0.000, p/q = ∞"). p and q
-    take the decimals that tell them apart, p/q those that tell it from 1 (`fmt_chance`, read 46)."""
-    if node is not None and (node.point_mass or node.copied):
-        p, one = fmt_apart(d.target_prob, 1.0)
-        return p, _("{q} (point mass)", q=one), fmt_chance(d.target_prob)
-    return (*fmt_apart(d.target_prob, d.draft_prob), fmt_chance(d.ratio))
+def _rule_q(d: Decision, node: TreeNode | None) -> tuple[str, str, str, str, str]:
+    """p, q, p/q, the chance and u as the rule used them: a tree node tested against a point mass (copied from the
+    context, or a child not drawn from q) has q = 1 and p/q = p, not the draft's q(x) (read 44: "q = 0.000,
+    p/q = ∞"); all five with one number of decimals (`decision_numbers`, read 47)."""
+    shown = decision_numbers(d, node)
+    point_mass = node is not None and (node.point_mass or node.copied)
+    return (shown.p, _("{q} (point mass)", q=shown.q) if point_mass else shown.q, shown.ratio, shown.chance,
+            shown.u if d.uniform is not None else fmt(None))
 
 
 def verdict_overview_table(step: Step) -> pd.DataFrame:
@@ -205,7 +208,7 @@ def verdict_overview_table(step: Step) -> pd.DataFrame:
     bar is its verdict column, in words ("✓ accepted"): a table reader had to compare u with the chance (issue 43)."""
     chance = "min(1, p′/q′)" if step.tree is not None and step.tree.nodes else "min(1, p/q)"
     styles = [style(decision_kind(d)) for d in step.decisions]
-    shown = [chance_apart(d.accept_prob, d.uniform) for d in step.decisions]  # a row never reads 1.000 and 1.000
+    shown = [(n.chance, n.u) for n in map(decision_numbers, step.decisions)]  # never 1.000 and 1.000; p/q's decimals
     return pd.DataFrame({_("drafted token"): table_text([f"#{n} {plot_text(d.text)}"
                                                          for d, n in zip(step.decisions, draft_numbers(step))]),
                          chance: [a if d.reached else _("not reached") for d, (a, _u) in zip(step.decisions, shown)],
@@ -230,8 +233,7 @@ def verdict_overview_figure(step: Step) -> go.Figure:
     fig.add_bar(x=labels, y=[d.accept_prob if d.reached else 0.0 for d in step.decisions],
                 marker=dict(color=[style(k).background for k in kinds], line=dict(color=[style(k).color for k in kinds],
                                                                                    width=2)),
-                customdata=[[*_rule_q(d, node), *chance_apart(d.accept_prob, d.uniform)]
-                            for d, node in zip(step.decisions, nodes)],
+                customdata=[list(_rule_q(d, node)) for d, node in zip(step.decisions, nodes)],
                 hovertemplate="%{x}<br>p = %{customdata[0]}, q = %{customdata[1]}<br>p/q = %{customdata[2]}"
                               "<br>" + chance + " = %{customdata[3]}<br>u = %{customdata[4]}<extra></extra>",
                 name=chance)
@@ -244,8 +246,8 @@ def verdict_overview_figure(step: Step) -> go.Figure:
                        font=dict(size=10, color=style(DisplayState.NOT_REACHED).text_color))  # fits 4 on a phone
                   for lab, d in zip(labels, step.decisions) if not d.reached]
     fig.update_layout(annotations=notes)
-    reached = [(lab, d.uniform, chance_apart(d.accept_prob, d.uniform)[1])
-               for lab, d in zip(labels, step.decisions) if d.reached and d.uniform is not None]
+    reached = [(lab, d.uniform, _rule_q(d, node)[4])
+               for lab, d, node in zip(labels, step.decisions, nodes) if d.reached and d.uniform is not None]
     if reached:
         fig.add_scatter(x=[r[0] for r in reached], y=[r[1] for r in reached], mode="markers", name="u",
                         marker=dict(symbol="diamond", size=15, color=U_COLOR), customdata=[r[2] for r in reached],

@@ -26,8 +26,8 @@ from specviz.ui.common.palette import style
 from specviz.ui.common.step_figures import (accept_strip_figure, accept_strip_table, correction_figure,
                                              correction_table, distribution_figure, distribution_table,
                                              verdict_overview_figure, verdict_overview_table)
-from specviz.ui.common.tokens import (chance_apart, decision_chips, decision_kind, draft_numbers, emitted_chips, fmt,
-                                      fmt_apart, fmt_chance, text_html)
+from specviz.ui.common.tokens import (decision_chips, decision_kind, decision_numbers, draft_numbers, emitted_chips,
+                                      fmt, text_html)
 from specviz.ui.common.tree_view import TEXT as TREE_TEXT
 from specviz.ui.common.tree_view import render_tree
 
@@ -301,7 +301,8 @@ def _position_sentence(d: Decision, tree: bool = False) -> str:
     if not d.reached:
         return _("**Not reached.** An earlier draft was rejected, and every draft after a rejection is thrown away "
                  "untested: no u was drawn for this one.")
-    chance, u = chance_apart(d.accept_prob, d.uniform)  # "u = 1.000 fell inside" a chance of 1.000 read as false
+    shown = decision_numbers(d)  # p, q, p/q, the chance and u with one number of decimals (read 47)
+    chance, u = shown.chance, shown.u  # never "u = 1.000 fell inside" a chance of 1.000 read as false
     if tree:
         why = _("In a tree the target tests a node with min(1, p′/q′): p′ is what p at its parent leaves once the "
                 "siblings tried before it were rejected (the residual, rescaled to add up to 1), and q′ the draft's "
@@ -312,7 +313,7 @@ def _position_sentence(d: Decision, tree: bool = False) -> str:
                      "against the residual this one left, and a recovered token comes only once every child was "
                      "rejected.", u=u))
         return f"{why} {outcome}"
-    p, q = fmt_apart(d.target_prob, d.draft_prob)  # read 44: "p = 1.000 < q = 1.000" for p = 0.9999985
+    p, q = shown.p, shown.q  # read 44: "p = 1.000 < q = 1.000" for p = 0.9999985
     if d.draft_prob > 0 and d.target_prob >= d.draft_prob:
         why = _("p = {p} ≥ q = {q}: the target likes this token at least as much as the draft, so it is always "
                 "kept.", p=p, q=q)
@@ -321,7 +322,7 @@ def _position_sentence(d: Decision, tree: bool = False) -> str:
     else:
         # p/q < 1 to the decimals that tell it from 1: "p = 0.99999 < q = 1.00000 ... survives with probability
         # p/q = 1.000" read as always kept (read 46)
-        ratio = chance if d.ratio == d.accept_prob else fmt_chance(d.ratio)
+        ratio = shown.ratio
         why = _("p = {p} < q = {q}: the draft was over-confident, so the token survives with probability "
                 "p/q = {ratio}.", p=p, q=q, ratio=ratio)
     outcome = (_("u = {u} fell inside, so it was **accepted ✓**.", u=u) if d.accepted else

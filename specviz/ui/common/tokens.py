@@ -6,7 +6,8 @@ from `specviz.ui.common.palette`; its text, whatever a model wrote, goes through
     >>> "line-through" in chip("x", TokenKind.REJECTED)
     True
 
-Public API (other pages import it; keep it stable): `fmt`, `fmt_apart`, `fmt_chance`, `chance_apart`, `chip`,
+Public API (other pages import it; keep it stable): `fmt`, `fmt_apart`, `fmt_chance`, `chance_apart`,
+`shown_numbers`, `decision_numbers` (one draft's p, q, p/q, chance and u with one number of decimals), `chip`,
 `decision_kind`, `draft_numbers`, `main_line_nodes`, `main_line_view`, `decision_tooltip`, `emitted_tooltip`,
 `emitted_chips`, `decision_chips`, `TraceView`, `trace_view`, `output_html`, `stream_html`, `text_html`,
 `answer_html`. A page that draws one trace many times (the Playground's player) builds its `trace_view` once and
@@ -18,7 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from specviz.core.i18n import _, localized
+from specviz.core.i18n import _, localized, number
 from specviz.engine.trace import Decision, EmittedToken, Step, TokenKind, Trace, TreeNode
 from specviz.ui.common.escaping import escape_attr, escape_text, visible
 from specviz.ui.common.palette import DisplayState, Kind, style
@@ -34,8 +35,9 @@ def fmt(x: float | None, digits: int = 3) -> str:
         return "–"
     if math.isinf(x):
         return "∞" if x > 0 else "−∞"
-    text = f"{x:.1e}" if x != 0 and abs(x) < 10 ** -digits else f"{x:.{digits}f}"
-    return localized(text)
+    if x != 0 and abs(x) < 10 ** -digits:
+        return localized(f"{x:.1e}")
+    return number(x, digits)  # the one locale-aware formatter (read 47)
 
 
 def fmt_apart(a: float | None, b: float | None, digits: int = 3) -> tuple[str, str]:
@@ -78,6 +80,50 @@ def chance_apart(chance: float | None, u: float | None, digits: int = 3) -> tupl
     """
     shown, u_text = fmt_apart(chance, u, digits)
     return max(shown, fmt_chance(chance, digits), key=len), u_text
+
+
+@dataclass(frozen=True)
+class Shown:
+    """One draft's numbers as every place that shows them writes them (`shown_numbers`)."""
+
+    p: str
+    q: str
+    ratio: str  # p/q
+    chance: str  # min(1, p/q), or in a tree step's main line min(1, p′/q′)
+    u: str
+
+
+def shown_numbers(target_prob: float | None, draft_prob: float | None, chance: float | None, u: float | None,
+                  p_over_q: float | None = math.nan, digits: int = 3) -> Shown:
+    """p, q, p/q, the chance to keep the draft and u, all written by `fmt` with one number of decimals: `digits`, or
+    more (up to 9) where fewer would write two numbers a sentence compares alike though they differ (p and q, the
+    chance and u; p/q or the chance as 1 though it is below 1: reads 44 and 46). Read 47: each was written with
+    decimals of its own (`fmt_apart`, `fmt_chance`, `chance_apart`), so one step panel read p = 0.400, q = 0.800,
+    p/q = 0.500 and min(1, p/q) = 0.50000. `draft_prob` is the q the rule used (1 for a point mass); `p_over_q`,
+    where given, the p/q to show (by default `ratio(target_prob, draft_prob)`).
+
+    >>> shown_numbers(0.4, 0.8, 0.5, 0.50001)
+    Shown(p='0.40000', q='0.80000', ratio='0.50000', chance='0.50000', u='0.50001')
+    >>> shown_numbers(0.9997, 1.0, 0.9997, 0.2), shown_numbers(0.3, 0.1, 1.0, None)
+    (Shown(p='0.9997', q='1.0000', ratio='0.9997', chance='0.9997', u='0.2000'), Shown(p='0.300', q='0.100', ratio='3.000', chance='1.000', u='–'))
+    """
+    r = ratio(target_prob, draft_prob) if isinstance(p_over_q, float) and math.isnan(p_over_q) else p_over_q
+    pairs = [(target_prob, draft_prob), (chance, u), *((x, 1.0) for x in (r, chance) if x is not None and 0 < x < 1)]
+    places = next((n for n in range(digits, 10) if all(_told_apart(a, b, n) for a, b in pairs)), 9)
+    return Shown(*(fmt(x, places) for x in (target_prob, draft_prob, r, chance, u)))
+
+
+def _told_apart(a: float | None, b: float | None, digits: int) -> bool:
+    """Whether `fmt` at `digits` writes two different numbers differently (two equal or missing ones need not)."""
+    return a is None or b is None or a == b or fmt(a, digits) != fmt(b, digits)
+
+
+def decision_numbers(d: Decision, node: TreeNode | None = None) -> Shown:
+    """`shown_numbers` for one drafted token: q is the one the rule used (1 for a tree node it tests against a point
+    mass, `pq_lines`), the chance `d.accept_prob` and u only where the verifier drew one."""
+    point_mass = node is not None and (node.point_mass or node.copied)
+    return shown_numbers(d.target_prob, 1.0 if point_mass else d.draft_prob, d.accept_prob,
+                         d.uniform if d.reached else None)
 
 
 # ---- tooltips -------------------------------------------------------------------------------------------------
@@ -128,20 +174,16 @@ def ratio(target_prob: float | None, draft_prob: float | None) -> float | None:
     return target_prob / draft_prob if draft_prob else math.inf
 
 
-def pq_lines(target_prob: float | None, draft_prob: float | None, node: TreeNode | None) -> list[str]:
-    """The p, q and p/q lines of a hover, with the q the rule used: a tree node it tests against a point mass (copied
-    from the context, or a child not drawn from q) has q = 1, whatever the draft gave it (read 44: a greedy tree's
-    second child read "q (draft) = 0.000", "p/q = ∞", though the rule kept it with p′(x)). p and q take the decimals
-    that tell them apart, p/q those that tell it from 1 (read 46: "p = 1.000, q = 1.000, p/q = 1.000" for p = 0.9997).
-    """
+def pq_lines(shown: Shown, draft_prob: float | None, node: TreeNode | None) -> list[str]:
+    """The p, q and p/q lines of a hover, as `shown_numbers` wrote them, with the q the rule used: a tree node it
+    tests against a point mass (copied from the context, or a child not drawn from q) has q = 1, whatever the draft
+    gave it (`draft_prob`; read 44: a greedy tree's second child read "q (draft) = 0.000", "p/q = ∞", though the rule
+    kept it with p′(x))."""
     if node is None or not (node.point_mass or node.copied):
-        p, q = fmt_apart(target_prob, draft_prob)
-        return [_("p (target) = {p}", p=p), _("q (draft) = {q}", q=q),
-                f"p/q = {fmt_chance(ratio(target_prob, draft_prob))}"]
-    p, one = fmt_apart(target_prob, 1.0)
+        return [_("p (target) = {p}", p=shown.p), _("q (draft) = {q}", q=shown.q), f"p/q = {shown.ratio}"]
     why = _("copied from the context") if node.copied else _("a top-k child, not drawn from q")
-    return [_("p (target) = {p}", p=p), _("q = {one}, a point mass ({why}; the draft gave it q(x) = {q})", one=one,
-                                          why=why, q=fmt(draft_prob)), f"p/q = {fmt_chance(target_prob)}"]
+    return [_("p (target) = {p}", p=shown.p), _("q = {one}, a point mass ({why}; the draft gave it q(x) = {q})",
+                                                one=shown.q, why=why, q=fmt(draft_prob)), f"p/q = {shown.ratio}"]
 
 
 def decision_tooltip(d: Decision, tree: bool = False, number: int | None = None, node: TreeNode | None = None) -> str:
@@ -150,11 +192,12 @@ def decision_tooltip(d: Decision, tree: bool = False, number: int | None = None,
     rule), which differs from min(1, p/q) after a rejected sibling: it is named so. `number`: the draft's number as
     shown (`draft_numbers`; its place in the chain when None). `node`: its tree node (`main_line_nodes`), whose q
     is a point mass where the rule takes it so (`pq_lines`)."""
-    chance, u = chance_apart(d.accept_prob, d.uniform if d.reached else None)
+    shown = decision_numbers(d, node)  # p, q, p/q, the chance and u with one number of decimals (read 47)
+    chance, u = shown.chance, shown.u
     kept = (_("min(1, p′/q′) = {chance} (after the siblings tried before it)", chance=chance) if tree
             else f"min(1, p/q) = {chance}")
     lines = [_("draft #{n}: {text}  (id {id})", n=number or d.position + 1, text=visible(d.text), id=d.token_id),
-             *pq_lines(d.target_prob, d.draft_prob, node), kept]
+             *pq_lines(shown, d.draft_prob, node), kept]
     if not d.reached:
         lines.append(_("u: never drawn. An earlier draft was rejected, so this one was not tested."))
     else:
@@ -182,14 +225,16 @@ def emitted_tooltip(t: EmittedToken, step_index: int | None = None, tree_chance:
     lines = [head]
     p_line = _("p (target) = {p}", p=fmt(t.target_prob))
     if t.kind == TokenKind.ACCEPTED and tree_chance is not None:
-        a, u = chance_apart(tree_chance, t.uniform)
-        lines += [*pq_lines(t.target_prob, t.draft_prob, node),
-                  _("min(1, p′/q′) = {chance} (after the siblings tried before it)", chance=a),
-                  _("u = {u} < {a} → kept", u=u, a=a)]
+        point_mass = node is not None and (node.point_mass or node.copied)
+        shown = shown_numbers(t.target_prob, 1.0 if point_mass else t.draft_prob, tree_chance, t.uniform)
+        lines += [*pq_lines(shown, t.draft_prob, node),
+                  _("min(1, p′/q′) = {chance} (after the siblings tried before it)", chance=shown.chance),
+                  _("u = {u} < {a} → kept", u=shown.u, a=shown.chance)]
     elif t.kind == TokenKind.ACCEPTED:
-        a, u = chance_apart(None if (r := ratio(t.target_prob, t.draft_prob)) is None else min(1.0, r), t.uniform)
-        lines += [*pq_lines(t.target_prob, t.draft_prob, None), f"min(1, p/q) = {a}",
-                  _("u = {u} < {a} → kept", u=u, a=a)]
+        r = ratio(t.target_prob, t.draft_prob)
+        shown = shown_numbers(t.target_prob, t.draft_prob, None if r is None else min(1.0, r), t.uniform)
+        lines += [*pq_lines(shown, t.draft_prob, None), f"min(1, p/q) = {shown.chance}",
+                  _("u = {u} < {a} → kept", u=shown.u, a=shown.chance)]
     elif t.kind == TokenKind.RECOVERED and tree:
         lines += [_("sampled from the residual p′ left after every child of the last kept node was rejected"),
                   p_line]

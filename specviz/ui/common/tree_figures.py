@@ -31,7 +31,7 @@ from specviz.engine.trace import Step, TokenKind, TreeNode, TreeRecord
 from specviz.engine.tree import ROOT, mask_rows
 from specviz.ui.common.escaping import escape_markdown, plot_text, shortened, table_text, visible
 from specviz.ui.common.palette import LIGHT_GREY, P_COLOR, DisplayState, Kind, style
-from specviz.ui.common.tokens import chance_apart, fmt, fmt_apart, fmt_chance
+from specviz.ui.common.tokens import Shown, fmt, shown_numbers
 
 COPIED_MARK = "❐"  # a node copied from the context, not drafted (DejaVu Sans Mono has it, so every chip shows it)
 PATH_META = "accepted_path"  # the `meta` of the accepted path's trace: tests and readers find it by this, not by name
@@ -85,11 +85,16 @@ def _ratio(node: TreeNode) -> float | None:
     return float("inf") if node.target_prob > 0 else None
 
 
+def _shown(node: TreeNode) -> Shown:
+    """A node's p, q (the rule's), p/q, chance and u with one number of decimals (`shown_numbers`, read 47)."""
+    return shown_numbers(node.target_prob, node.rule_draft_prob, node.accept_prob, node.uniform, p_over_q=_ratio(node))
+
+
 def _point_mass_q(node: TreeNode) -> str:
     """The q column of a node: q(x), or for a node the rule tests against a point mass, "1 (point mass)"."""
     if node.point_mass or node.copied:
-        return _("{q} (point mass)", q=fmt(1.0))
-    return fmt(node.draft_prob)
+        return _("{q} (point mass)", q=_shown(node).q)
+    return _shown(node).q
 
 
 def _hover(j: int, node: TreeNode) -> str:
@@ -104,16 +109,16 @@ def _hover(j: int, node: TreeNode) -> str:
                        "q(x) = {q})", q=fmt(node.draft_prob)))
     # a point mass's q is the rule's, not the draft's: "q (draft) = 1.000 (point mass)" under "the draft gave it
     # q(x) = 0.000" named two values the draft's q (read 44 review)
+    shown = _shown(node)  # written apart, as the chain's hover writes them: q = 1 against p = 0.9997 (read 46)
     if node.point_mass or node.copied:
-        q_line = _("q = {q} · p (target) = {p}", q=_point_mass_q(node), p=fmt(node.target_prob))
-    else:  # written apart, as the chain's hover writes them: q = 1 against p = 0.9997 read "1.000" twice (read 46)
-        q_text, p_text = fmt_apart(node.draft_prob, node.target_prob)
-        q_line = _("q (draft) = {q} · p (target) = {p}", q=q_text, p=p_text)
-    lines += [q_line, f"p/q = {fmt_chance(_ratio(node))}"]
+        q_line = _("q = {q} · p (target) = {p}", q=_point_mass_q(node), p=shown.p)
+    else:
+        q_line = _("q (draft) = {q} · p (target) = {p}", q=shown.q, p=shown.p)
+    lines += [q_line, f"p/q = {shown.ratio}"]
     if node.uniform is None:
         lines.append(_("not reached: never tested, no u drawn"))
     else:
-        chance, u = chance_apart(node.accept_prob, node.uniform)  # never "u = 1.000 < 1.000"
+        chance, u = shown.chance, shown.u  # never "u = 1.000 < 1.000"
         lines.append(_("kept with {chance} (after the siblings tried before it)", chance=chance))
         sign = "<" if node.status == NodeStatus.ACCEPTED else "≥"
         lines.append(f"u = {u} {sign} {chance} → {s.glyph} {_(s.label)}")
@@ -263,13 +268,14 @@ def tree_rows(record: TreeRecord) -> list[dict[str, str]]:
     rows = []
     for j, n in enumerate(record.nodes):
         s = style(node_kind(n))
-        chance, u = chance_apart(n.accept_prob, n.uniform)  # a kept node never reads 1.000 and u = 1.000
+        shown = _shown(n)  # a kept node never reads 1.000 and u = 1.000; one number of decimals (read 47)
+        chance, u = shown.chance, shown.u
         rows.append({_("node"): f"#{j + 1} {visible(n.text)}",
                      _("parent"): _parent(n),
                      _("depth"): str(n.depth),
                      _("source"): _("{mark} copied", mark=COPIED_MARK) if n.copied else _("drafted"),
-                     "q": _point_mass_q(n), "p": fmt(n.target_prob),
-                     "p/q": fmt_chance(_ratio(n)),
+                     "q": _point_mass_q(n), "p": shown.p,
+                     "p/q": shown.ratio,
                      _("kept with"): chance, "u": u,
                      _("verdict"): f"{s.glyph} {_(s.label)}"})
     return rows

@@ -33,6 +33,7 @@ from specviz.ui.common.charts import show
 from specviz.ui.common.escaping import escape_markdown, escape_text, plot_text
 from specviz.ui.common.palette import BLUISH_GREEN, GREY, P_COLOR, Q_COLOR, RESIDUAL_COLOR, VERMILLION
 from specviz.ui.common.runs import with_turn
+from specviz.ui.common.tokens import decision_numbers
 
 PAIRS = {
     "toy": N_("Toy pair (instant; 32 characters and 2 special tokens)"),
@@ -379,7 +380,7 @@ def render_decomposition(dists: StepDistributions, session_trace: object) -> Non
             note = _("From the trace's top-10 lists only: a token missing from a list shows 0 there, so α is known "
                      "only within bounds. The drafted token was {token} (id {token_id}), kept with probability "
                      "{accept}.", token=escape_text(decision.text), token_id=decision.token_id,
-                     accept=number(decision.accept_prob, 3))
+                     accept=decision_numbers(decision).chance)  # as the Playground writes it (read 47)
             if trace.steps[tested[choice][0]].tree is not None:  # the tree rule, not this chain split, kept it
                 note += " " + _("This step drafted a tree: there its kept chance is min(1, p′/q′), against the "
                                 "residual p′ the siblings tried before it left, and a recovered token comes only after "

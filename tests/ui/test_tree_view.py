@@ -504,6 +504,25 @@ def test_a_point_mass_node_shows_the_q_the_rule_used_in_the_hover_table_and_chip
         assert tree_rows(step.tree)[1]["q"] == "1,000 (massa pontual)"
 
 
+def test_a_nodes_p_is_written_apart_from_the_q_the_rule_used_in_the_hover_and_table():
+    """Read 47: a copied node with p = 0.9997 read "q = 1.000 (point mass) · p (target) = 1.000" beside
+    "p/q = 0.9997" in the tree's hover and table (and a drafted node with p = 0.9997, q = 0.99999 read "1.000" twice),
+    where the chain's hover writes them apart since read 46. Both now take the decimals that tell p from q."""
+    from specviz.ui.common.tree_figures import tree_rows
+
+    nodes = [TreeNode(1, "a", ROOT, 1, 0.2, 0.9997, "accepted", 0.5, 0.9997, copied=True),
+             TreeNode(2, "b", 0, 2, 0.99999, 0.9997, "accepted", 0.3, 0.9997)]
+    step = Step(0, 3, 2, "draft", [], [], tree=TreeRecord(nodes, [0, 1]))
+    rows = tree_rows(step.tree)
+    assert [(row["q"], row["p"], row["p/q"]) for row in rows] == [("1.0000 (point mass)", "0.9997", "0.9997"),
+                                                                   ("1.0000", "0.9997", "0.9997")]
+    hovers = [a["hovertext"] for a in tree_figure(step).to_plotly_json()["layout"]["annotations"] if "hovertext" in a]
+    assert any("q = 1.0000 (point mass) · p (target) = 0.9997" in h for h in hovers), hovers
+    assert any("q (draft) = 1.0000 · p (target) = 0.9997" in h for h in hovers), hovers
+    with using("pt"):
+        assert tree_rows(step.tree)[0]["p"] == "0,9997"
+
+
 def test_a_tree_steps_chips_and_charts_walk_its_main_line_once(monkeypatch):
     """Read 45: decision_chips walked a tree step's main line twice (draft_numbers, then main_line_nodes), and each
     accepted token's tooltip walked it again (step_tooltip), so emitted_chips and trace_view scanned the tree once per

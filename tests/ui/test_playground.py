@@ -1319,3 +1319,23 @@ def test_a_cut_short_trace_says_so_beside_the_step_counter_at_every_step(lang, s
     no_problems(complete)
     assert [m.value for m in complete.markdown if where in m.value]
     assert not [c.value for c in complete.caption if said in c.value]
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_done_line_names_no_stop_a_trace_does_not_record(lang):
+    """Read 47: a trace with no stop reason (an uploaded file may say "") finished on "It stopped at the token
+    limit.", which nothing in it showed. It now ends where the counts end; a recorded reason is still said."""
+    from dataclasses import replace
+
+    from specviz.core.i18n import using
+    from specviz.engine.kinds import StopReason
+    from specviz.ui.playground.player import done_text
+
+    trace = load_example("toy-draft")[0]
+    with using(lang):
+        unknown = done_text(replace(trace, stop_reason=""))
+        limit = done_text(replace(trace, stop_reason=StopReason.MAX_NEW_TOKENS))
+        eos = done_text(replace(trace, stop_reason=StopReason.EOS))
+    said = {"en": ("It stopped", "It stopped at the token limit.", "It stopped at the end-of-text token."),
+            "pt": ("Parou", "Parou no limite de tokens.", "Parou no token de fim de texto.")}[lang]
+    assert said[0] not in unknown and unknown.endswith("."), unknown
+    assert limit.endswith(said[1]) and eos.endswith(said[2]), (limit, eos)
+    assert limit.startswith(unknown), (unknown, limit)

@@ -145,10 +145,7 @@ def render_player(view: TraceView, trace_id: str, on_position=None) -> None:
         _controls(trace, trace_id, pos)
         done = bool(n) and pos >= n  # the end, where a new run lands: the plain text beside how each token was made
         if done:
-            st.success(_(TEXT["done"], tokens=ngettext("{n} token", "{n} tokens", trace.num_tokens),
-                         passes=ngettext("{n} target forward pass", "{n} target forward passes", n),
-                         n=number(trace.num_tokens, 0),
-                         stop=_(STOPS.get(trace.stop_reason, STOPS[StopReason.MAX_NEW_TOKENS]))))
+            st.success(done_text(trace))
             plain, chips = st.columns(2, gap="medium")
             plain.markdown(_(TEXT["answer"]))
             plain.html(answer_html(view.answer))
@@ -176,6 +173,16 @@ def render_player(view: TraceView, trace_id: str, on_position=None) -> None:
             render_step(trace.steps[pos - 1], key="playground_step", stop=trace.stop_reason if pos == n else "")
 
     player()
+
+
+def done_text(trace: Trace) -> str:
+    """The line over a finished trace: its tokens and target passes against plain decoding's, and why it stopped.
+    A trace that records no stop reason (an uploaded file may say "") is told none: it was said to stop at the token
+    limit, which nothing in it showed (read 47)."""
+    stop = _(STOPS[trace.stop_reason]) if trace.stop_reason in STOPS else ""
+    return _(TEXT["done"], tokens=ngettext("{n} token", "{n} tokens", trace.num_tokens),
+             passes=ngettext("{n} target forward pass", "{n} target forward passes", trace.num_steps),
+             n=number(trace.num_tokens, 0), stop=stop).rstrip()
 
 
 def _controls(trace: Trace, trace_id: str, pos: int) -> None:

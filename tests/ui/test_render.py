@@ -356,6 +356,22 @@ def test_figures_mark_the_drafted_token_u_and_the_correction(toy):
     assert "no bonus token was added" in step_headline(ended, "eos")
 
 
+@pytest.mark.parametrize("lang, unknown, eos, limit", [
+    ("en", "and the text ended there, so no bonus", "(the end-of-text token)", "(the token limit)"),
+    ("pt", "e o texto terminou ali, então nenhum token bônus", "(o token de fim de texto)", "(o limite de tokens)")])
+def test_a_step_cut_short_names_no_stop_its_trace_does_not_record(toy, lang, unknown, eos, limit):
+    """Read 47: a step the text ended inside was told as ended "(the end-of-text token)" whenever the stop was not the
+    token limit, also for a trace that records no stop reason (an uploaded file may say ""). It now names the
+    reason only when the trace records one."""
+    from specviz.core.i18n import using
+
+    bonus = step_with(toy, "bonus")
+    ended = dataclasses.replace(bonus, emitted=bonus.emitted[:-1])
+    with using(lang):
+        assert unknown in step_headline(ended, "") and eos not in step_headline(ended, "")
+        assert eos in step_headline(ended, "eos") and limit in step_headline(ended, "max_new_tokens")
+
+
 def test_kv_cache_draws_the_rollback(toy):
     assert any(step.n_drafted > step.n_accepted for step in toy.steps)  # a step with something to roll back
     for step in toy.steps:

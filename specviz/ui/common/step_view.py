@@ -47,6 +47,9 @@ TEXT = {
                     "no {missing} token was added: {new} for one target forward pass."),
     "ended_limit": N_("Drafted {drafted}; the target kept {kept} and the text ended there (the token limit), so no "
                       "{missing} token was added: {new} for one target forward pass."),
+    # a trace that records no stop reason (an uploaded file may say ""): the text ended, for a reason not known
+    "ended": N_("Drafted {drafted}; the target kept {kept} and the text ended there, so no {missing} token was "
+                "added: {new} for one target forward pass."),
     "plus_copied": N_("{drafted} plus {copied}"),
     "recovered": N_("recovered"),
     "bonus": N_("bonus"),
@@ -96,7 +99,9 @@ def step_headline(step: Step, stop: str = "") -> str:
     if n_new < step.n_accepted + 1:  # cut by end-of-text or the token limit before the step's last token
         kept = sum(t.kind == TokenKind.ACCEPTED for t in step.emitted)
         missing = _(TEXT["bonus"]) if step.correction_kind == TokenKind.BONUS else _(TEXT["recovered"])
-        ended = TEXT["ended_limit"] if stop == StopReason.MAX_NEW_TOKENS else TEXT["ended_eos"]
+        # read 47: a stop not recorded ("") was told as the end-of-text token
+        ended = {StopReason.MAX_NEW_TOKENS: TEXT["ended_limit"], StopReason.EOS: TEXT["ended_eos"]}.get(
+            stop, TEXT["ended"])
         drafts = tree_nodes_text(step) if step.tree is not None else _tokens(drafted)
         return _(ended, drafted=drafts, kept=kept, new=_count(n_new), missing=missing)
     if step.tree is not None:

@@ -287,7 +287,7 @@ def test_the_card_summary_writes_counts_the_readers_way():
     with using("pt"):
         text = card_summary(meta)
     assert "EAGLE-3" in text and "33.539" in text and "8.192" in text and "1.300" in text and "61,5%" in text
-    assert "(0,79 épocas)" in text
+    assert "(épocas: 0,79)" in text
     with using("en"):
         assert "33,539 answers" in card_summary(meta) and "?" not in card_summary(meta)
     assert "? steps" in card_summary({"kind": "eagle"})  # a card without its numbers still reads

@@ -224,7 +224,7 @@ def test_the_quiz_library_speaks_portuguese():
         assert ratio.prompt.startswith("No passo 1, o rascunho propôs")
         assert kind.answer == "recuperado" and kept.explanation.startswith("Os palpites aceitos")
         summary = score_predictions({0: 1}, toy_trace()).summary()
-        assert summary == "1 de 1 previsão exata; erro médio de 0,00 palpites."
+        assert summary == "1 de 1 previsão exata; erro médio de 0,00 no número de palpites aceitos."
         assert parse_progress({"lesson": "onze"})[1].startswith('O link pediu a lição "onze"')
         with pytest.raises(ValueError, match="Ordem de perguntas desconhecida"):
             QuizRun.start([], 0, order="random")

@@ -5,7 +5,17 @@ noun follows the number."""
 
 from __future__ import annotations
 
+import json
+import re
+
+from specviz.core.i18n import using
+from specviz.core.paths import MODELS_DIR
 from specviz.teach.quiz.bank import load_bank
+from specviz.teach.quiz.predictions import PredictionScore, StepPrediction
+from specviz.ui.models import view as models_view
+from specviz.ui.speedup import verdict
+
+BELOW_ONE_THEN_PLURAL = re.compile(r"\b0,\d+ (?:épocas|palpites|tokens)\b")
 
 
 def test_the_tree_child_explanation_calls_the_wrong_values_wrong_not_the_updates():
@@ -15,4 +25,35 @@ def test_the_tree_child_explanation_calls_the_wrong_values_wrong_not_the_updates
     question = next(q for q in load_bank(lang="pt") if q.id == "tr-second-child")
     assert "pular as duas dá 1: cada um desses valores está errado" in question.explanation
     assert "cada uma está errada" not in question.explanation
+
+
+def test_the_card_summaries_never_put_a_count_noun_after_the_epochs():
+    """Read 47: the EAGLE-3 drafter's summary read "(0,79 épocas)"; a count below 1 keeps the singular, and the same
+    placeholder receives 4,48 for the separate draft, so the Portuguese names the unit first: "(épocas: 0,79)"."""
+    cards = sorted(MODELS_DIR.glob("*/specviz.json"))
+    assert len(cards) == 3
+    with using("pt"):
+        summaries = {path.parent.name: models_view.card_summary(json.loads(path.read_text())) for path in cards}
+    assert "1.300 passos (épocas: 0,79)" in summaries["smollm2-eagle"]
+    assert all("épocas: " in text and not BELOW_ONE_THEN_PLURAL.search(text) for text in summaries.values())
+
+
+def test_the_prediction_summary_gives_a_mean_error_below_one_without_a_plural_noun():
+    """Read 47: "erro médio de 0,50 palpites" put a plural after a mean error below 1 (the English "off by 0.50
+    drafts" is fine); the error is in the number of drafts the target kept, so the Portuguese says that."""
+    score = PredictionScore((StepPrediction(0, 2, 1, 4), StepPrediction(1, 1, 1, 4)))
+    with using("pt"):
+        summary = score.summary()
+    assert summary == ("1 de 2 previsões exatas; erro médio de 0,50 no número de palpites aceitos, com tendência a "
+                       "otimismo.")
+    assert not BELOW_ONE_THEN_PLURAL.search(summary)
+
+
+def test_the_slowdown_reason_gives_a_mean_drafted_below_one_without_a_plural_noun():
+    """Read 47: "os passos desta execução rascunharam 0,60 tokens em média": a lookup that rarely matches drafts
+    fewer than one token a step on average, and the placeholder also receives counts above 1."""
+    with using("pt"):
+        reason = verdict.slowdown_reason(0.5, 0.1, 4, 1.5, 1.2, drafted=0.6, speedup=0.8)
+    assert "a média de tokens rascunhados por passo desta execução foi 0,60 (" in reason
+    assert not BELOW_ONE_THEN_PLURAL.search(reason)
 

@@ -472,7 +472,7 @@ def test_each_shipped_cards_summary_says_how_many_epochs_it_trained(lang):
         meta = json.loads(path.read_text())
         with using(lang):
             epochs = number(meta["training"]["epoch"], 2)
-            words = f"({epochs} epochs)" if lang == "en" else f"({epochs} épocas)"
+            words = f"({epochs} epochs)" if lang == "en" else f"(épocas: {epochs})"
             assert words in models_view.card_summary(meta), path
     with using("en"):
         eagle = json.loads((ROOT / "assets" / "models" / "smollm2-eagle" / "specviz.json").read_text())

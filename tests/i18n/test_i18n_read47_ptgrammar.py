@@ -57,3 +57,11 @@ def test_the_slowdown_reason_gives_a_mean_drafted_below_one_without_a_plural_nou
     assert "a média de tokens rascunhados por passo desta execução foi 0,60 (" in reason
     assert not BELOW_ONE_THEN_PLURAL.search(reason)
 
+
+def test_the_default_drafters_parameters_read_as_portuguese_after_an_abbreviated_count():
+    """Read 47: "soma 9,81 mi parâmetros" wants "de" after "mi" (milhões de parâmetros) but none after "mil", and
+    the count's unit comes from the number; the Portuguese now gives the count after the noun."""
+    with using("pt"):
+        note = models_view.drafter_note()
+    assert re.search(r"soma mais parâmetros: \d+,\d+\xa0?\s?mi \(", note), note
+    assert not re.search(r"\b(?:mi|bi|mil) parâmetros", note)

@@ -253,8 +253,8 @@ def _model(raw, where: str) -> CatalogModel:
         raise ValueError(_("{where}: 'gated' must be true or false.", where=where))
     memory = raw["memory_gb"]
     if not isinstance(memory, dict) or set(memory) != set(CATALOG_DTYPES):
-        raise ValueError(_("{where}: 'memory_gb' needs exactly {dtypes}.", where=where,
-                           dtypes=" and ".join(CATALOG_DTYPES)))
+        raise ValueError(_("{where}: 'memory_gb' needs exactly these keys: {dtypes}.", where=where,
+                           dtypes=", ".join(CATALOG_DTYPES)))  # no English "and" inside a Portuguese sentence
     for dtype in CATALOG_DTYPES:
         stated, computed = memory[dtype], params * BYTES_PER_PARAM[dtype]
         if (not isinstance(stated, (int, float)) or isinstance(stated, bool)  # `true` is no size

@@ -65,3 +65,43 @@ def test_the_default_drafters_parameters_read_as_portuguese_after_an_abbreviated
         note = models_view.drafter_note()
     assert re.search(r"soma mais parâmetros: \d+,\d+\xa0?\s?mi \(", note), note
     assert not re.search(r"\b(?:mi|bi|mil) parâmetros", note)
+
+
+def test_the_speedup_labs_unrecorded_machine_names_whose_file_it_is():
+    """Read 47: "uma máquina que o arquivo dela não registra": "dela" read as the machine's own file; the file is the
+    run's."""
+    from types import SimpleNamespace
+
+    from specviz.ui.speedup.charts import _machine
+
+    with using("pt"):
+        said = _machine(SimpleNamespace(machine={}))  # a run whose file records no machine
+    assert said == "uma máquina que o arquivo da execução não registra"
+
+
+def test_the_catalogs_size_check_gives_a_parameter_count_below_two_billion_without_a_plural():
+    """Read 47: "0,135 bilhões de parâmetros" (the catalog check's sentence for a model under 2 billion parameters)
+    put a plural after a count below two; the Portuguese gives the count in units of 10⁹, which agrees with any."""
+    import pytest
+
+    from specviz.models.catalog import _model
+
+    raw = {"id": "x/y", "params_billion": 0.135, "memory_gb": {"float32": 9.0, "bfloat16": 0.27},
+           "licence": "apache-2.0", "gated": False}
+    with using("pt"), pytest.raises(ValueError) as caught:
+        _model(raw, "modelo x/y")
+    assert "um modelo de 0,135 × 10⁹ parâmetros ocupa" in str(caught.value)
+    assert "bilhões de parâmetros" not in str(caught.value)
+
+
+def test_the_catalogs_dtype_key_check_says_no_english_and_in_portuguese():
+    """Read 47: "'memory_gb' precisa exatamente de float32 and bfloat16" joined the keys with an English "and"
+    inside the Portuguese sentence; the keys are now a list after a colon, in either language."""
+    import pytest
+
+    from specviz.models.catalog import _model
+
+    raw = {"id": "x/y", "params_billion": 0.135, "memory_gb": {"float32": 0.54}, "licence": "mit", "gated": False}
+    with using("pt"), pytest.raises(ValueError) as caught:
+        _model(raw, "modelo x/y")
+    assert str(caught.value) == "modelo x/y: 'memory_gb' precisa exatamente destas chaves: float32, bfloat16."

@@ -188,7 +188,7 @@ def slowdown_note(best: Prediction, cal: Calibration) -> str | None:
     return _("On this machine ({machine}, {dtype}) no draft shape is predicted to beat model.generate by {margin}: the "
              "best, "
              "{shape}, emits {tokens} tokens per target forward, but that forward over {rows} tokens costs {verify} "
-             "one-token forwards and the drafter and the step's own work add {draft}, so it should run at {speedup} "
+             "one-token forwards and the drafter and the step's overhead add {draft}, so it should run at {speedup} "
              "of the speed of model.generate. You can still run it.",
              margin=percent(PAYS - 1, 0), machine=cal.cpu, dtype=cal.dtype, shape=best.shape.describe(),
              tokens=number(best.tokens_per_forward, 2),

@@ -88,8 +88,11 @@ def test_no_shape_paying_is_said_in_one_sentence_with_the_reason():
     assert best.vs_generate < PAYS
     note = slowdown_note(best, slow)
     assert "Test CPU" in note and "float32" in note and note.count(". ") <= 1 and note.endswith("run it.")
+    # Read 47: the step's overhead (cli calibrate's "a step's overhead") was "the step's own work" here
+    assert "the drafter and the step's overhead add" in note
     with using("pt"):
         assert "Test CPU" in slowdown_note(best, slow) and "run it" not in slowdown_note(best, slow)
+        assert "o rascunhador e a sobrecarga do passo somam" in slowdown_note(best, slow)
     assert slowdown_note(predictions(TABLE, FLAT, 0.0)[0], FLAT) is None
     # 43rd read: the margin was typed ("by 5%") beside the constant that decides it; it is now read from PAYS
     import specviz.labs.shape_choice as shape_choice

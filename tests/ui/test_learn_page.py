@@ -482,6 +482,22 @@ def test_lesson_11_sweep_caption_does_not_credit_vllm_with_a_mean_accepted_lengt
     assert re.search(r"read off vLLM's counters \(1 \+ accepted|lido nos contadores do vLLM \(1 \+ aceitos", caption)
 
 
+@pytest.mark.parametrize("lang", ["en", "pt_BR"])
+def test_lesson_11_names_the_sweeps_speedup_as_the_serving_lab_does(lang):
+    """Read 47: lesson 11's table headed the sweep's tokens/s with speculation over tokens/s without "throughput vs
+    no speculation" ("vazão vs sem especulação"), the Serving lab's chart of the same ratio "speedup (tokens/s vs no
+    speculation)": two names for one quantity, the first read as a throughput (vazão)."""
+    from specviz.core.i18n import _, using
+    from specviz.serving.results import ServingResult, find_serving_results
+    from specviz.ui.learn.runs import TEXT
+    from specviz.ui.serving.charts import speedup_figure
+
+    result = ServingResult.load(find_serving_results()[0])
+    with using(lang):
+        column, axis = _(TEXT["col_speedup"]), speedup_figure(result).layout.yaxis.title.text
+    assert column == axis and re.match(r"speedup|aceleração", column)
+
+
 @pytest.mark.slow  # over 0.7 s in make check (00:40 UTC: 3,026 tests in 61-66 s)
 def test_the_rule_sentence_never_reads_u_below_an_equal_alpha():
     """The rule widget wrote "u = 0.030 < 0.030: x is kept" (p = 0.01, q = 0.33, u = 0.03: a = 0.0303), and kept x

@@ -51,7 +51,7 @@ TEXT = {  # English messages, translated with `_()` where they are shown
     "col_streams": N_("streams"),
     "col_rate": N_("acceptance rate (accepted / drafted)"),
     "col_mal": N_("mean accepted length (drafted steps)"),
-    "col_speedup": N_("throughput vs no speculation"),
+    "col_speedup": N_("speedup (tokens/s vs no speculation)"),  # the Serving lab's name for it (read 47)
     "sweep_caption": N_("What vLLM's own counters gave (the acceptance rate, and the mean accepted length worked "
                         "out from them) and what a load "
                         "generator timed (throughput) while it raised the number of concurrent streams: {build}, "

@@ -692,3 +692,16 @@ def test_the_push_step_says_how_often_a_phone_checks_for_a_push():
         assert said in step, plan.name
         assert "live model run" in step or "execução ao vivo do modelo" in step, plan.name
         assert "couple of seconds" not in step and "poucos segundos" not in step, plan.name
+
+
+def test_the_push_step_says_a_live_run_slows_the_drawing_not_that_the_push_comes_later_on():
+    """Read 47: the push step said a push shows "later while a live model run holds the laptop's cores", and the
+    Portuguese "e mais tarde enquanto" reads as "and afterwards, while": neither says that a live run lengthens the
+    drawing time the sentence has just named."""
+    for plan, said, old in ((PLAN_EN, "the time the laptop takes to draw it, which grows while a live model run",
+                             "later while a live model run"),
+                            (PLAN_PT, "o tempo que o notebook leva para desenhá-la, que aumenta enquanto uma execução "
+                             "ao vivo do modelo", "e mais tarde enquanto")):
+        text = " ".join(plan.read_text(encoding="utf-8").split())
+        assert said in text and old not in text, plan.name
+

@@ -705,3 +705,10 @@ def test_the_push_step_says_a_live_run_slows_the_drawing_not_that_the_push_comes
         text = " ".join(plan.read_text(encoding="utf-8").split())
         assert said in text and old not in text, plan.name
 
+
+def test_lesson_3s_row_says_whom_the_target_likes_a_draft_at_least_as_much_as():
+    """Read 47: the Portuguese row said "o alvo gosta pelo menos tanto (p ≥ q)", a comparison with nothing after
+    "tanto"; the catalog and the quiz twins write "pelo menos tanto quanto o rascunho"."""
+    for plan, said in ((PLAN_EN, "likes at least as much as the draft does (p ≥ q) is always kept"),
+                       (PLAN_PT, "gosta pelo menos tanto quanto o rascunho (p ≥ q) sempre fica")):
+        assert said in plan.read_text(encoding="utf-8"), plan.name

@@ -269,3 +269,13 @@ def test_the_readme_promises_screenshots_only_of_the_pages_that_have_them(readme
     bare = [s.splitlines()[0] for s in sections if "![" not in s]
     text = " ".join(readme.read_text(encoding="utf-8").split())
     assert bare and some in text, bare  # some sections have no picture, and the README says so
+
+
+@pytest.mark.parametrize("doc", [README, README_PT, ROOT / "docs" / "teaching.md", ROOT / "docs" / "teaching.pt-BR.md"])
+def test_the_readmes_and_the_teaching_plans_wrap_their_prose_at_120_characters(doc):
+    """Read 47: the house rule keeps docs to 120 characters a line, yet edits had left prose lines of up to 209 in
+    the READMEs and 203 in the teaching plans. A table row or a picture is one line by Markdown's rules, so only
+    they may run longer."""
+    long = [f"{doc.name}:{n}" for n, line in enumerate(doc.read_text(encoding="utf-8").splitlines(), start=1)
+            if len(line) > 120 and not line.startswith(("|", "!["))]
+    assert long == []

@@ -257,9 +257,12 @@ def sweep(alpha: float, k: int, pair: ModelPair, hw: Hardware, context: float,
 
 def break_even_batch(alpha: float, k: int, pair: ModelPair, hw: Hardware, context: float,
                      max_batch: int = MAX_BATCH) -> int | None:
-    """The largest batch (1..max_batch) at which speculation still pays (speedup >= 1); 0 when it does not pay
-    even at batch 1, or when K = 0 (nothing is drafted: its speedup, 1 / v = 1 at every batch, is no gain), None
+    """The largest batch (1..max_batch) up to which speculation pays at every batch (speedup >= 1); 0 when it does
+    not pay at batch 1, or when K = 0 (nothing is drafted: its speedup, 1 / v = 1 at every batch, is no gain), None
     when it pays at every batch up to max_batch. Grows with alpha: a better draft keeps paying into larger batches.
+    The speedup need not fall from batch 1: where c falls as the batch grows (the SmolLM2 pairs, whose drafts' KV
+    caches are a smaller share of the target's than their weights), a 0 can have larger batches that pay
+    (`paying_batches`).
 
     >>> [break_even_batch(a, 4, PAIRS["qwen-7b-72b"], HARDWARE["h100"], 0) for a in (0.3, 0.6, 0.9)]
     [59, 111, 217]
@@ -270,12 +273,29 @@ def break_even_batch(alpha: float, k: int, pair: ModelPair, hw: Hardware, contex
         return 0
     tokens = theory.expected_tokens_per_step(alpha, k)
     last = 0
-    for b in range(1, max_batch + 1):  # speedup falls as the batch grows, so stop at the first loss
+    for b in range(1, max_batch + 1):  # stop at the first loss (past batch 1 the speedup may still rise)
         cost = k * draft_cost_ratio(pair, hw, b, context) + verify_cost(pair.target, hw, b, k, context)
         if tokens < cost:
             return last
         last = b
     return None
+
+
+def paying_batches(alpha: float, k: int, pair: ModelPair, hw: Hardware, context: float,
+                   max_batch: int = MAX_BATCH) -> list[int]:
+    """Every batch (1..max_batch) at which speculation pays (speedup >= 1), for a `break_even_batch` of 0: one that
+    loses at batch 1 can pay at larger batches where c falls as the batch grows.
+
+    >>> paying_batches(0.05, 1, PAIRS["smollm2-eagle"], HARDWARE["h100"], 512)[:2]
+    [32, 33]
+    >>> paying_batches(0.0, 4, PAIRS["qwen-7b-72b"], HARDWARE["h100"], 512)
+    []
+    """
+    if k == 0:
+        return []
+    tokens = theory.expected_tokens_per_step(alpha, k)
+    return [b for b in range(1, max_batch + 1)
+            if tokens >= k * draft_cost_ratio(pair, hw, b, context) + verify_cost(pair.target, hw, b, k, context)]
 
 
 # ---- what the draft costs besides time ----------------------------------------------------------------------------

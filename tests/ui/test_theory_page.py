@@ -965,3 +965,41 @@ def test_the_formula_caption_counts_the_steps_that_drafted_fewer_than_k_instead_
     at.run()
     captions = " ".join(c.value for c in at.caption)
     assert "clusters" in captions and "drafted fewer than K" not in captions and "the last step" not in captions
+
+
+@pytest.mark.slow  # the page runs once per language: over 0.7 s
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_loss_at_batch_1_does_not_claim_every_larger_batch_loses(tmp_path, monkeypatch, lang):
+    """Read 47: for the SmolLM2 pairs c falls as the batch grows (EAGLE on an H100 at 512 tokens: 0.071 at B = 1,
+    0.034 at B = 1,024), so at α = 0.05 and K = 1 the speedup is 0.98× at batch 1 and 1.02× at 1,024; the page said
+    "does not pay even at batch 1" beside that curve."""
+    pair, hw = roofline.PAIRS["smollm2-eagle"], roofline.HARDWARE["h100"]
+    assert roofline.break_even_batch(0.05, 1, pair, hw, 512) == 0
+    assert roofline.paying_batches(0.05, 1, pair, hw, 512) == list(range(32, 1025))
+    assert roofline.at_batch(0.05, 1, pair, hw, 1024, 512).speedup > 1 > roofline.at_batch(0.05, 1, pair, hw, 1,
+                                                                                              512).speedup
+    monkeypatch.setattr(theory_points, "BENCHMARKS_DIR", tmp_path / "none")
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["lang"] = lang
+    at.session_state["theory_pair"] = "smollm2-eagle"
+    at.session_state["theory_alpha"] = 0.05
+    at.session_state["theory_k"] = 1
+    at.run()
+    assert not at.exception
+    warnings = " ".join(w.value for w in at.warning)
+    assert ("não compensa nem com lote 1" if lang == "pt" else "does not pay even at batch 1") not in warnings
+    said = "mas compensa com lotes de 32 a 1.024" if lang == "pt" else "but pays at batches from 32 to 1,024"
+    assert said in warnings
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_break_even_chart_title_does_not_say_it_always_moves_up(lang):
+    """Read 47: "The break-even line moves up as the batch grows" titled a chart whose line falls for SmolLM2 + its
+    EAGLE drafter on an H100 at 512 tokens (c falls with the batch there while v stays 1)."""
+    from specviz.ui.theory import serving as theory_serving
+
+    points = roofline.sweep(0.8, 4, roofline.PAIRS["smollm2-eagle"], roofline.HARDWARE["h100"], 512)
+    assert points[-1].break_even_alpha < points[0].break_even_alpha  # 0.120 at B = 1,024 against 0.222 at B = 1
+    with using(lang):
+        title = theory_serving.break_even_figure(points, 0.8, 1).layout.title.text
+    assert title == ("α de equilíbrio conforme o lote cresce" if lang == "pt" else "Break-even α as the batch grows")

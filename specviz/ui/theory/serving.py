@@ -57,6 +57,13 @@ TEXT = {
                        "settings v climbs no higher than {v}, which the tokens each step emits still pay for."),
     "pays_never": N_("With α = {alpha} and K = {k}, the roofline model predicts that speculation does not pay even "
                      "at batch 1 on this hardware."),
+    # read 47: "does not pay even at batch 1" sat beside a curve that crossed 1× at larger batches. For the SmolLM2
+    # pairs c falls as the batch grows (c = 0.071 at B = 1, 0.034 at B = 1,024 for the EAGLE drafter on an H100 at
+    # 512 tokens), so near the break-even α speculation loses at batch 1 and pays at larger batches
+    "pays_later": N_("With α = {alpha} and K = {k}, the roofline model predicts that speculation does not pay at "
+                     "batch 1 on this hardware, but pays at batches from {first} to {last}: the draft's cost c falls "
+                     "as the batch grows, because its KV caches, which grow with the batch, are a smaller share of "
+                     "the target's than its weights are."),
     # Read 45: "barely changed" undersold a separate draft model's prefill: a 7B draft adds about a tenth of a 72B
     # target's prefill compute (7.6 / 72.7 billion parameters)
     "ttft": N_("**Time to first token: changed only by the draft's own prefill.** The first token comes from the "
@@ -173,7 +180,8 @@ def break_even_figure(points: list[BatchPoint], alpha: float, batch: int) -> go.
                                  hovertemplate=_("batch %{x}: break-even α = %{y:.3f}") + "<extra></extra>"))
     fig.update_layout(xaxis_title=_("batch size B (sequences per forward)"), yaxis_title=_("break-even α"),
                       height=360, margin=dict(l=10, r=10, t=30, b=10), showlegend=False,
-                      title=_("The break-even line moves up as the batch grows"))
+                      title=_("Break-even α as the batch grows"))  # read 47: it "moves up" for 7B-for-72B,
+    # but falls for SmolLM2 + EAGLE on an H100 (0.222 at B = 1, 0.120 at B = 1,024): c falls as the batch grows
     fig.update_layout(xaxis=_batch_axis([p.batch for p in points]), yaxis=dict(range=[0, 1.02]))
     return fig
 
@@ -254,6 +262,9 @@ def render(alpha: float, k: int) -> None:
     if even is None:
         st.success(_(TEXT["pays_always"], alpha=number(alpha), k=k, batch=number(roofline.MAX_BATCH, 0),
                      reason=_always_reason(points, ridge, context)))
+    elif even == 0 and (paying := roofline.paying_batches(alpha, k, pair, hw, context)):
+        st.warning(_(TEXT["pays_later"], alpha=number(alpha), k=k, first=number(paying[0], 0),
+                     last=number(paying[-1], 0)))
     elif even == 0:
         st.warning(_(TEXT["pays_never"], alpha=number(alpha), k=k))
     else:

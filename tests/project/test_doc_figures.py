@@ -1738,3 +1738,20 @@ def test_serving_md_times_the_sweep_only_as_its_file_and_commits_record_it():
         assert f"8bdea81, is dated {quiet} minutes after that start" in text
         assert (f"its commit came {quiet} minutes after the file's `machine.date`, on a busy one {busy_minutes} "
                 "minutes after") in text
+
+
+def test_app_md_does_not_say_the_speedup_always_falls_with_the_batch():
+    """Read 47: the tour said "the break-even α rises and the speedup falls as the batch grows" (and the Portuguese
+    twin "o α de equilíbrio sobe conforme o lote cresce") for every pair; for SmolLM2 + its EAGLE drafter on an H100 at
+    512 tokens c falls with the batch and v stays 1, so the speedup rises and the break-even α falls."""
+    from specviz.labs import roofline
+
+    points = roofline.sweep(0.8, 4, roofline.PAIRS["smollm2-eagle"], roofline.HARDWARE["h100"], 512, [1, 1024])
+    assert points[1].speedup > points[0].speedup and points[1].break_even_alpha < points[0].break_even_alpha
+    qwen = roofline.sweep(0.8, 4, roofline.PAIRS["qwen-7b-72b"], roofline.HARDWARE["h100"], 512)
+    evens = [p.break_even_alpha if math.isfinite(p.break_even_alpha) else 2.0 for p in qwen]
+    assert evens == sorted(evens) and evens[-1] == 2.0  # 7B for 72B: it rises until no α pays
+    en = " ".join((DOCS / "app.md").read_text(encoding="utf-8").split())
+    pt = " ".join((DOCS / "app.pt-BR.md").read_text(encoding="utf-8").split())
+    assert "the speedup falls as the batch grows" not in en and "for the SmolLM2 pairs c falls with the batch" in en
+    assert "para os pares SmolLM2 c cai com o lote" in pt

@@ -191,6 +191,8 @@ def check_trace_dict(data: Any) -> None:
         ids = data.get(name)
         if not isinstance(ids, list) or len(ids) > MAX_CONTEXT or not all(_whole(0, MAX_TOKEN_ID)[0](i) for i in ids):
             _fail("", _("{name} must be a list of token ids", name=name))
+    if not data["steps"]:  # every run makes at least one step (read 47: the Playground's player failed on none)
+        _fail("", _("a trace has at least one step (this one has none)"))
     for n, step in enumerate(data["steps"], start=1):
         _step(step, _("step {n}: ", n=n))
     # the output is what the steps emitted (a trace with no steps and 47 output tokens read "47 tokens from 0 target
@@ -277,6 +279,8 @@ def _check(value: Any, rule: tuple[Check, Words], name: str, where: str) -> None
 def _shown(value: Any) -> str:
     if is_whole(value) and abs(value) >= 10**30:
         return _("a number of more than 30 digits")
+    if isinstance(value, str):  # cut inside its quotes (read 47: "(got 'xxx…)." never closed the quote)
+        return repr(shortened(value, 28))
     text = repr(value) if not isinstance(value, (list, dict)) else type(value).__name__
     return text if len(text) <= 30 else text[:29] + "…"
 

@@ -204,3 +204,24 @@ def test_a_long_settings_key_is_quoted_cut_with_an_ellipsis():
     quote and nothing to say the file's key went on."""
     with pytest.raises(ValueError, match=r"settings\['x{38}…\] must be"):
         Trace.from_json(json.dumps(mutated(_set(["settings", "x" * 100], [1]))))
+
+
+@pytest.mark.parametrize("lang, says", [("en", "This trace is damaged: a trace has at least one step (this one has none)."),
+                                        ("pt", "Este traço está danificado: um traço tem pelo menos um passo (este "
+                                               "não tem nenhum).")])
+def test_a_trace_with_no_steps_is_refused_in_one_sentence(lang, says):
+    """Read 47: a trace file with no steps (and so no output) was read, and the Playground's player then failed on
+    it, "This part of the page could not be drawn just now; it tries again at the next refresh", which no refresh
+    would change. The engine's loop makes at least one step before it checks for a stop, so no run writes one."""
+    from specviz.core.i18n import using
+
+    empty = mutated(lambda d: d.update(steps=[], output_ids=[], output_text=""))
+    with using(lang), pytest.raises(ValueError) as refused:
+        Trace.from_json(json.dumps(empty))
+    assert str(refused.value) == says
+
+
+def test_a_long_text_value_is_quoted_cut_inside_its_quotes():
+    """Read 47: a token text over 30 characters was quoted "(got 'xxx…)." with the closing quote cut off."""
+    with pytest.raises(ValueError, match=r"\(got 'x{27}…'\)\.$"):
+        Trace.from_json(json.dumps(mutated(_set([*DECISION, "text"], "x" * 1000))))

@@ -427,6 +427,16 @@ def test_the_docs_say_the_retry_asks_on_the_concepts_missed_not_the_same_questio
         assert said in text and "refazer as erradas" not in text and "retry missed" not in text, name
 
 
+@pytest.mark.parametrize("blank", ["", " "])
+def test_a_link_with_an_empty_scope_quotes_it(fresh, blank):
+    """Read 47: `?scope=` (nothing after it) read "This link asks for questions from ****, which the Quiz does not
+    know": the bold marks around nothing, drawn as four asterisks."""
+    fresh.query_params["scope"] = blank
+    fresh.run()
+    (note,) = [i.value for i in fresh.info if "which the Quiz does not know" in i.value]
+    assert f'from **"{blank}"**, which' in note and "****" not in note and not fresh.exception
+
+
 @pytest.mark.parametrize("lang, said", [("en", "which the Quiz does not know"), ("pt", "que o Quiz não conhece")])
 def test_a_link_with_an_unknown_scope_says_so_and_draws_from_the_concepts_met(fresh, lang, said):
     """Read 44: `?scope=` with a value the Quiz does not know fell back to "met" without a word."""

@@ -201,6 +201,7 @@ def scope_picker(met: list[str]) -> str:
             st.session_state["quiz_scope"] = asked
         else:  # read 44: an unknown value fell back to "met" without a word
             shown = asked if len(asked) <= 40 else asked[:40] + "…"
+            shown = shown if shown.strip() else f'"{shown}"'  # read 47: `?scope=` read "questions from ****"
             st.info(_(TEXT["bad_scope"], scope="**" + escape_markdown(shown) + "**"))
     scope = st.radio(_(TEXT["scope"]), list(SCOPES), horizontal=True, key="quiz_scope", help=_(TEXT["scope_help"]),
                      format_func=lambda s: _(SCOPES[s], n=len(met)))

@@ -1372,3 +1372,20 @@ def test_a_refused_results_folder_leaves_no_folder_behind(tmp_path, capsys):
     """Read 46: `--out NEW/<300 characters>` was refused as "File name too long" with NEW made and left behind."""
     code = main(["bench", "--pair", "toy", "--proposers", "ngram", "--out", f"{tmp_path}/new/{'d' * 300}"])
     assert code == 2 and "File name too long" in capsys.readouterr().err and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("text, says", [
+    ("2:0:4:8", "--shapes 2:0:4:8: a lookup branch (LOOKUP 8) needs a tree: give NODES above 0, or LOOKUP 0."),
+    ("99:0:4:0", "--shapes 99:0:4:0: K must be a whole number from 1 to 16 (got 99)."),
+    ("3:65:4:0", "--shapes 3:65:4:0: NODES must be a whole number from 0 to 64 (got 65)."),
+    ("3:6:9:0", "--shapes 3:6:9:0: WIDTH must be a whole number from 1 to 8 (got 9)."),
+    ("3:6:4:17", "--shapes 3:6:4:17: LOOKUP must be a whole number from 0 to 16 (got 17)."),
+])
+def test_a_shape_of_whole_numbers_says_which_part_is_wrong(text, says):
+    """Read 47: `--shapes 2:0:4:8` was refused "--shapes takes K:NODES:WIDTH:LOOKUP, whole numbers in range", though
+    its four numbers are whole and in range: a lookup branch needs a tree. A number out of range is now named."""
+    from specviz.labs.bench.cli import parse_shape
+
+    with pytest.raises(ValueError) as refused:
+        parse_shape(text)
+    assert str(refused.value) == says

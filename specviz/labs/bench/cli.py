@@ -20,7 +20,8 @@ from tqdm import tqdm
 from specviz.core.paths import folders_made_for
 from specviz.core.text import shortened
 from specviz.engine.draft_shape import DraftShape
-from specviz.engine.limits import DEVICE_HELP, DTYPE_HELP, finite_float, path_arg, threads_arg
+from specviz.engine.limits import (DEVICE_HELP, DTYPE_HELP, K_RANGE, TREE_LOOKUP_RANGE, TREE_NODES_RANGE,
+                                   TREE_WIDTH_RANGE, finite_float, path_arg, threads_arg)
 from specviz.engine.proposers import registry
 from specviz.labs.bench.config import CLOCKS, DTYPES, HF_MODES, BenchConfig, prompts_run_note
 from specviz.models.catalog import recommended_for
@@ -273,10 +274,19 @@ def parse_shape(text: str) -> DraftShape:
         if not 1 <= len(parts) <= 4:
             raise ValueError
         values = [int(p) for p in parts] + [0, 4, 0][len(parts) - 1:]
-        return DraftShape(*values)
     except ValueError:
         raise ValueError("--shapes takes K:NODES:WIDTH:LOOKUP, whole numbers in range "
                          f"(got '{shortened(str(text))}').") from None
+    k, nodes, width, lookup = values
+    if lookup and not nodes:  # read 47: "whole numbers in range" for 2:0:4:8, whose numbers all are
+        raise ValueError(f"--shapes {shortened(str(text))}: a lookup branch (LOOKUP {lookup}) needs a tree: give "
+                         "NODES above 0, or LOOKUP 0.")
+    for name, value, (lo, hi) in (("K", k, K_RANGE), ("NODES", nodes, TREE_NODES_RANGE),
+                                  ("WIDTH", width, TREE_WIDTH_RANGE), ("LOOKUP", lookup, TREE_LOOKUP_RANGE)):
+        if not lo <= value <= hi:
+            raise ValueError(f"--shapes {shortened(str(text))}: {name} must be a whole number from {lo} to {hi} "
+                             f"(got {shortened(str(value))}).")
+    return DraftShape(*values)
 
 
 def check_writable(folder: str) -> None:

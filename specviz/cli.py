@@ -96,7 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
     cal.add_argument("--dtype", default=None, help=DTYPE_HELP)
     cal.add_argument("--force", action="store_true", help="measure again even if this machine's costs are cached")
     cal.add_argument("--top", type=int, default=5, help="shapes listed per temperature, best first (1..50)")
-    cal.add_argument("--lang", default=None, metavar="en|pt", help="the language of the printout")
+    cal.add_argument("--lang", default=None, metavar="en|pt",
+                     help="the language of the printout (default: from LC_ALL / LC_MESSAGES / LANG)")
     add_serve_arguments(commands.add_parser("serve",
                                             help="a local vLLM server: start, stop, status, install, load sweep"))
     return parser

@@ -441,9 +441,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--pair", default=None, help="override the profile's pair (a catalog name: default, toy, ...)")
     parser.add_argument("--device", default=None, help="override the profile's device (cuda, cpu)")
     parser.add_argument("--prompts", type=whole_arg(1), default=None,
-                        help="held-out prompts for the greedy comparisons")
+                        help=f"held-out prompts for the greedy comparisons (default: the profile's: {GPU.prompts}, "
+                             f"{REHEARSAL.prompts} with --rehearse)")
     parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=None,
-                        help="new tokens in the greedy comparisons")
+                        help=f"new tokens in the greedy comparisons (default: the profile's: {GPU.new_tokens}, "
+                             f"{REHEARSAL.new_tokens} with --rehearse)")
     return parser
 
 

@@ -85,7 +85,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--prompts", type=held_out_arg, default=8, help="the first N prompts of the held-out suite")
     parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=128,
                         help="new tokens per prompt")
-    parser.add_argument("--threads", type=threads_arg, default=None)
+    parser.add_argument("--threads", type=threads_arg, default=None,
+                        help="torch threads (default: torch's own choice on this machine)")
     parser.add_argument("--out", required=True, type=writable_file_arg,
                         help="the JSON file to write (checked before the runs: its folder must exist)")
     parser.add_argument("--merge", nargs="+", default=None, help="join these tables into --out; loads no model")

@@ -115,7 +115,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeats", type=whole_arg(*REPEATS_RANGE), default=2,
                         help="timed repeats per case (medians are reported)")
     parser.add_argument("--dtype", default=None, help=f"default: the machine's: {DEFAULT_DTYPE_RULE}")
-    parser.add_argument("--threads", type=threads_arg, default=None)
+    parser.add_argument("--threads", type=threads_arg, default=None,
+                        help="torch threads (default: torch's own choice on this machine)")
     args = parser.parse_args(argv)
     import torch
 

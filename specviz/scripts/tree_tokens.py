@@ -24,7 +24,7 @@ from dataclasses import replace
 
 from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.labs.bench.config import held_out_arg, load_suites
-from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE, TREE_NODES_RANGE,
+from specviz.engine.limits import (DEVICE_HELP, K_RANGE, MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE, TREE_NODES_RANGE,
                                    TREE_WIDTH_RANGE, number_arg, whole_arg)
 from specviz.models.pairs import load_pair
 from specviz.runs.running import run
@@ -45,7 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--proposer", default="eagle", help="who drafts")
     parser.add_argument("--dtype", default="float32",
                         help="float32, float16 or bfloat16 (default: float32; another dtype can move the counts)")
-    parser.add_argument("--device", default=None)
+    parser.add_argument("--device", default=None, help=DEVICE_HELP)
     parser.add_argument("--k", type=whole_arg(*K_RANGE), default=4, help="the chain's K and the tree's depth")
     parser.add_argument("--tree-nodes", type=whole_arg(*TREE_NODES_RANGE), default=16,
                         help="the most nodes the tree drafts (N)")

@@ -914,3 +914,24 @@ def test_calibrate_never_says_agreed_within_a_spread_over_the_threshold(tmp_path
         assert out.returncode == 0, out.stderr
         assert said[lang].format(why=why[lang]) in out.stdout
         assert "agreed within" not in out.stdout and "concordaram dentro" not in out.stdout
+
+
+def test_every_flag_left_unset_by_default_says_what_leaving_it_out_does():
+    """Read 47: the flags whose default is None were not checked: `calibrate --lang` said only "the language of the
+    printout" (its siblings: "default: from LC_ALL / LC_MESSAGES / LANG") and `--layers` gave its range but not what
+    leaving it out does (the proposer's default, a quarter of the layers, as 0 asks for)."""
+    from specviz.cli import build_parser
+    from specviz.core.cli_help import SAID
+
+    unset = [(name, action, parser) for name, action, parser in _flags(build_parser(), "specviz")
+             if action.default is None and not action.required and action.nargs != 0]
+    assert len(unset) > 20
+    # --json names a file to write (none when left out); --shapes says "in place of" the cross product
+    exempt = {"--json", "--shapes"}
+    unsaid = [f"{name} {action.option_strings[-1]}" for name, action, parser in unset
+              if action.option_strings[-1] not in exempt
+              and not SAID.search(parser._get_formatter()._expand_help(action) if action.help else "")
+              and "left out" not in (action.help or "")]
+    assert unsaid == []
+    generate = " ".join(build_parser()._subparsers._group_actions[0].choices["generate"].format_help().split())
+    assert "(0 = a quarter) (0..128; default: 0)" in generate

@@ -255,3 +255,22 @@ def test_serving_screenshots_out_help_counts_the_files_it_writes(capsys):
         module.main(["--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "folder for the two PNG files" in text and "serving-sweep.png" in module.__doc__
+
+
+@pytest.mark.parametrize("name", SCRIPTS)
+def test_every_script_flag_has_a_help_that_says_what_leaving_it_out_does(name, monkeypatch):
+    """Read 47: `shape_table --threads`, `targets_bench --threads`, `tree_sweep --device` and `tree_tokens --device`
+    printed no help at all, and `gpu_check --prompts` / `--max-new-tokens` did not say the profile sets them; the
+    check above skipped every flag whose default is None. A flag that names what to write (--out, --json, --shots)
+    writes nothing when left out, and `shape_table --merge` is a mode of its own; every other one says its default."""
+    files = {"--out", "--json", "--shots", "--merge"}
+    unsaid = []
+    for parser in _parsers(_script_parser(name, monkeypatch)):
+        for action in parser._actions:
+            if not action.option_strings or action.nargs == 0 or action.required or action.default is not None:
+                continue
+            said = parser._get_formatter()._expand_help(action) if action.help else ""
+            if not said or (action.option_strings[-1] not in files and not SAID.search(said)
+                            and "override the profile's" not in said):
+                unsaid.append(action.option_strings[-1])
+    assert unsaid == [], name

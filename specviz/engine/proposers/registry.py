@@ -235,9 +235,10 @@ def setting(name: str) -> ProposerSetting:
 def add_setting_flags(parser) -> None:
     """One flag per proposer's own setting on an argparse parser (`--layers N`), in the registry's words; the
     values are checked where they are used (RunSpec, BenchConfig), with one sentence."""
-    for own in all_settings():
+    for own in all_settings():  # left out: the proposer's default, which `unset` (layer-skip's 0) also asks for
+        default = "the proposer's own" if own.unset is None else own.unset
         parser.add_argument(own.flag, dest=own.name, type=int, default=None, metavar="N",
-                            help=f"{own.label} ({own.lo}..{own.hi})")
+                            help=f"{own.label} ({own.lo}..{own.hi}; default: {default})")
 
 
 def settings_from_args(args) -> dict[str, int]:

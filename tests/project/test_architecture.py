@@ -165,6 +165,23 @@ def test_the_shared_ui_modules_are_all_named():
     assert sorted(m for m in modules - renderers if not re.search(rf"\b{re.escape(m)}", block)) == []
 
 
+def test_the_layers_that_list_their_modules_name_every_one():
+    """Read 47: the core layer's list (paths, cache, urlvalues, text, yamlfiles, i18n) left out cli_help, the module
+    every command's --help states its defaults through; each layer whose entry lists its modules names them all."""
+    text = DOC.read_text(encoding="utf-8")
+    diagram = text[text.index("app.py, pages/"):text.index("### Page boundaries")]
+    unnamed = []
+    for layer in ("core", "engine", "models", "runs", "labs", "teach"):
+        folder = ROOT / "specviz" / layer
+        entry = diagram[diagram.index(f"\nspecviz/{layer}/") + 1:]
+        entry = entry[:entry.find("\nspecviz/") % (len(entry) + 1)]  # up to the next layer's line, or the end
+        names = {m.stem for m in folder.glob("*.py") if m.stem != "__init__"}
+        names |= {d.parent.name for d in folder.glob("*/__init__.py")}
+        assert names
+        unnamed += [f"{layer}/{n}" for n in sorted(names) if not re.search(rf"\b{n}\b", entry)]
+    assert unnamed == []
+
+
 def test_the_rewind_step_is_not_credited_to_the_papers():
     """Read 27: architecture.md said the step "runs the papers' five steps: 1. propose, 2. score, 3. verify, 4.
     rewind, 5. emit", and decoding.py "in the papers' order"; Leviathan et al.'s Algorithm 1 and Chen et al.'s

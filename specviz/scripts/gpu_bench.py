@@ -159,7 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=128,
                         help="new tokens per run")
     parser.add_argument("--temperatures", type=temperatures_arg, default=[0.0, 0.7],
-                        help="comma-separated, each from 0 to 2 and named once; 0 = greedy")
+                        help="comma-separated, each from 0 to 2 and named once; 0 = greedy (default: 0,0.7)")
     parser.add_argument("--prompts", type=int, default=len(PROMPTS), help=f"how many prompts, 1..{len(PROMPTS)}")
     parser.add_argument("--device", default=None, help=DEVICE_HELP)
     parser.add_argument("--dtype", default=None, help=DTYPE_HELP)

@@ -274,3 +274,29 @@ def test_every_script_flag_has_a_help_that_says_what_leaving_it_out_does(name, m
                             and "override the profile's" not in said):
                 unsaid.append(action.option_strings[-1])
     assert unsaid == [], name
+
+
+@pytest.mark.parametrize("name", SCRIPTS)
+def test_a_default_the_help_writes_as_a_value_reads_back_as_that_default(name, monkeypatch, tmp_path):
+    """Read 47: `gpu_bench --temperatures` takes "comma-separated" values, but its help printed "(default: 0.0
+    0.7)", which typed back is refused ("unrecognized arguments: 0.7"); it now says "(default: 0,0.7)". Every default
+    a help writes as a plain value (numbers, lists) is one the flag accepts, and it parses to the default itself."""
+    import re
+
+    parsers = list(_parsers(_script_parser(name, monkeypatch)))
+    monkeypatch.undo()  # parse for real now
+    checked = 0
+    for parser in parsers:
+        required = [arg for action in parser._actions if action.required and action.option_strings
+                    for arg in (action.option_strings[-1], str(tmp_path / "out.json"))]
+        for action in parser._actions:
+            if not action.option_strings or action.default in (None, argparse.SUPPRESS) or \
+                    isinstance(action.default, bool) or action.required:
+                continue
+            said = re.search(r"\(default: ([-0-9.,: ]+)\)", parser._get_formatter()._expand_help(action) or "")
+            if not said:
+                continue
+            parsed = parser.parse_args([*required, action.option_strings[-1], *said.group(1).split()])
+            assert getattr(parsed, action.dest) == action.default, (name, action.option_strings[-1])
+            checked += 1
+    assert checked or name != "gpu_bench"

@@ -40,10 +40,10 @@ class GenerationSettings:
 
     def __post_init__(self) -> None:
         if self.k is not None and not (is_integral(self.k) and K_RANGE[0] <= self.k <= K_RANGE[1]):
-            raise ValueError(f"K must be a whole number from {K_RANGE[0]} to {K_RANGE[1]} (got {self.k}).")
+            raise ValueError(f"K must be a whole number from {K_RANGE[0]} to {K_RANGE[1]} (got {self.k!r}).")
         lo, hi = MAX_NEW_TOKENS_RANGE
         if not (is_integral(self.max_new_tokens) and lo <= self.max_new_tokens <= hi):
-            raise ValueError(f"max_new_tokens must be a whole number from {lo} to {hi} (got {self.max_new_tokens}).")
+            raise ValueError(f"max_new_tokens must be a whole number from {lo} to {hi} (got {self.max_new_tokens!r}).")
         if not (is_integral(self.seed) and 0 <= self.seed <= MAX_SEED):  # within manual_seed's -2**63 to 2**64 - 1
             raise ValueError(f"The seed must be a whole number from 0 to {MAX_SEED} (got {self.seed!r}).")
         self.sampling  # validates temperature, top_k, top_p

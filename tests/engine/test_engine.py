@@ -2,6 +2,7 @@
 
 import inspect
 import math
+import re
 
 import pytest
 import torch
@@ -354,10 +355,22 @@ def test_unknown_proposer_and_missing_draft(toy):
 @pytest.mark.parametrize("layers", [True, 1.5, "1"])
 def test_a_layer_count_that_is_no_whole_number_is_one_sentence(toy, layers):
     """True and 1.5 reached transformers' config, whose StrictDataclassFieldValidationError quoted a field of its
-    own; "1" was a TypeError from the range check."""
-    says = f"A layer-skip draft keeps 1 layer of the target's 2, or 0 for the default: .* \\(got {layers}\\)"
+    own; "1" was a TypeError from the range check, then (read 47) a refusal that read "(got 1)", as if the number 1
+    were refused: the text is quoted as '1'."""
+    quoted = re.escape(repr(layers))
+    says = f"A layer-skip draft keeps 1 layer of the target's 2, or 0 for the default: .* \\(got {quoted}\\)"
     with pytest.raises(ValueError, match=says):
         make_proposer(toy, "layerskip", layers=layers)
+
+
+@pytest.mark.parametrize("keyword, shown", [("k", "K"), ("max_new_tokens", "max_new_tokens")])
+def test_a_count_given_as_text_is_quoted_as_text_in_its_refusal(keyword, shown):
+    """speculative_generate(k="3") was refused with "K must be a whole number from 1 to 16 (got 3)", which reads as
+    if 3 were out of range (read 47): the text is quoted as '3', as the seed's and top-k's refusals quote theirs."""
+    from specviz.engine.generation import GenerationSettings
+
+    with pytest.raises(ValueError, match=rf"^{shown} must be a whole number from 1 to \d+ \(got '3'\)\.$"):
+        GenerationSettings(**{keyword: "3"})
 
 
 def test_the_layer_range_is_true_for_every_target_size(toy):

@@ -106,10 +106,14 @@ def parser() -> argparse.ArgumentParser:
                    help="eagle3: drafting depths trained (training-time test)")
     p.add_argument("--eval-every", type=whole_arg(1), default=100,
                    help="steps between held-out evaluations (and checkpoints)")
+    # left out, each step's own loss default (read 47: the help said none, its argparse default being None)
+    eagle, draft = EagleLoss(), DraftLoss()
     p.add_argument("--kd-weight", type=number_arg(0), default=None,
-                   help="eagle, draft: weight of the distillation loss")
+                   help=f"eagle, draft: weight of the distillation loss (default: eagle {eagle.distillation:g}, "
+                        f"draft {draft.distillation:g})")
     p.add_argument("--kd-positions", type=whole_arg(1), default=None,
-                   help="eagle, draft: positions per batch in the distillation loss")
+                   help=f"eagle, draft: positions per batch in the distillation loss (default: eagle "
+                        f"{eagle.kd_positions}, draft {draft.kd_positions})")
     p.add_argument("--ttt-steps", type=whole_arg(0), default=DEFAULT_STEPS["eagle-ttt"],
                    help=f"eagle: its second stage's steps, the training-time test (default "
                         f"{DEFAULT_STEPS['eagle-ttt']}; 0: skip); eagle3 trains in one stage (--steps, --unroll)")

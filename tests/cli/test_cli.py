@@ -891,6 +891,21 @@ def test_every_flag_with_a_default_says_it_in_its_help():
     assert "CPU threads (0: torch's default) (default: 0)" in distill
 
 
+def test_the_distillation_loss_flags_say_each_steps_default():
+    """Read 47: `python -m specviz.distill --help` gave --kd-weight and --kd-positions no default (argparse's is
+    None: each step then keeps its own loss's), so a reader could not tell that eagle weighs the loss 0.5 and draft
+    1.0."""
+    from specviz.distill.cli import parser as distill_parser
+    from specviz.distill.draft import DraftLoss
+    from specviz.distill.eagle import EagleLoss
+
+    shown = " ".join(distill_parser().format_help().split())
+    eagle, draft = EagleLoss(), DraftLoss()
+    assert (f"weight of the distillation loss (default: eagle {eagle.distillation:g}, draft {draft.distillation:g})"
+            in shown)
+    assert f"in the distillation loss (default: eagle {eagle.kd_positions}, draft {draft.kd_positions})" in shown
+
+
 @pytest.mark.parametrize("spread", [math.inf, 0.5])
 def test_calibrate_never_says_agreed_within_a_spread_over_the_threshold(tmp_path, monkeypatch, spread):
     """Read 46: `calibrate --pair toy --lang pt` printed "concordaram dentro de 10.543.728.911,8%" for a busy machine;

@@ -343,7 +343,12 @@ def test_every_menu_label_starts_with_a_capital_and_eagles_phrase_does_not_in_po
             assert registry.menu_label("medusa").startswith("Cabeças de previsão")
             assert _(registry.phrase_of("eagle")).startswith("rascunhador EAGLE")
             assert _(registry.phrase_of("medusa")).startswith("cabeças de previsão")
-    assert registry.menu_label("layerskip-7") == "layerskip-7"  # a bench's own variant name, as it is
+    # read 47: a layer-skip draft's own name ("layerskip-7", a trace's or a bench's) reads as its label and layers
+    with using(lang):
+        variant, unknown = registry.menu_label("layerskip-7"), registry.menu_label("mystery-7")
+    assert variant == ("Autorrascunho pulando camadas, 7 camadas" if lang == "pt" else
+                       "Layer-skip self-draft, 7 layers")
+    assert unknown == "mystery-7"  # a name the registry does not know, as it is
 
 
 def test_the_layer_skip_default_does_not_claim_to_pay():

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from specviz.core.i18n import N_, _
+from specviz.core.i18n import N_, _, ngettext
 
 
 @dataclass(frozen=True)
@@ -177,9 +177,17 @@ def menu_label(name: str) -> str:
     label and phrase are one English message, translated once in the lower case a sentence needs ("rascunhador
     EAGLE ..."); a menu capitalises it here. A name the registry does not know is shown as it is.
 
-    >>> menu_label("draft"), menu_label("eagle"), menu_label("layerskip-7")
-    ('Draft model', 'EAGLE feature drafter (trained)', 'layerskip-7')
+    A layer-skip draft's own name, "layerskip-7" (a trace's or a bench's: `LayerSkipProposer` names itself by its
+    layers), reads as its label with its layers (read 47: the Playground's settings line said "proposer:
+    layerskip-7"); another name the registry does not know is shown as it is.
+
+    >>> menu_label("draft"), menu_label("eagle"), menu_label("layerskip-7"), menu_label("mystery")
+    ('Draft model', 'EAGLE feature drafter (trained)', 'Layer-skip self-draft, 7 layers', 'mystery')
     """
+    base, _dash, layers = name.partition("-")
+    own = _REGISTRY[base].setting_names if base in _REGISTRY else ()
+    if name not in _REGISTRY and layers.isdigit() and own == ("layers",):
+        return ngettext("{label}, {n} layer", "{label}, {n} layers", int(layers), label=menu_label(base))
     if name not in _REGISTRY:
         return name
     text = _(_REGISTRY[name].label)

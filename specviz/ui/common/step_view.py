@@ -19,6 +19,7 @@ from specviz.core.i18n import N_, _, localized, ngettext, number
 from specviz.engine import tree_verifier, verifier
 from specviz.engine.kinds import StopReason
 from specviz.engine.limits import is_whole
+from specviz.engine.proposers import registry
 from specviz.engine.trace import Decision, Step, TokenKind, Trace
 from specviz.ui.common.charts import show
 from specviz.ui.common.escaping import escape_attr, escape_label, escape_text
@@ -399,8 +400,8 @@ def settings_line(trace: Trace) -> str:
     s, m = trace.settings, trace.meta
     pair = {"default": "SmolLM2-135M-Instruct", "toy": _("toy pair")}.get(str(m.get("pair", "")),
                                                                         m.get("pair", "?"))
-    parts = [_("models: {pair}", pair=pair), _("proposer: {proposer}", proposer=s.get("proposer",
-                                                                                      m.get("proposer", "?")))]
+    proposer = str(s.get("proposer", m.get("proposer", "?")))  # its menu's name, not the key (read 47)
+    parts = [_("models: {pair}", pair=pair), _("proposer: {proposer}", proposer=registry.menu_label(proposer))]
     if s.get("k") is not None:
         parts.append(f"K = {s['k']}")
     if s.get("tree_nodes"):

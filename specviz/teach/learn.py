@@ -87,9 +87,9 @@ LESSONS: tuple[Lesson, ...] = (
             "memory-bound", "memory bandwidth"),
            ("mb-bandwidth-bound", "mb-intensity"), "bandwidth", "pages/overview.py"),
     Lesson(2, "loop", N_("The loop: guess cheaply, check in one pass"),
-           N_("Describe one round of speculative decoding: propose, verify, accept or reject, correct."),
+           N_("Describe one step of speculative decoding: propose, verify, accept or reject, correct."),
            N_("Speculative decoding adds a second, much smaller model: the **draft**. The big model whose text we "
-           "want is the **target**. Each **round** (also called a **step**) has four parts:\n\n"
+           "want is the **target**. Each **step** (also called a **round**) has four parts:\n\n"
            "1. **Propose.** The draft guesses the next **K** tokens, one after another. Its guesses are called "
            "**drafts** (or drafted tokens). The draft is small, so this is cheap.\n"
            "2. **Verify.** The target runs **one** forward pass over the text plus all K drafts. That pass is "

@@ -106,6 +106,33 @@ def test_playground_steps_forward_and_draws_token_chips(server, page):
     _shot(page, "playground.png")
 
 
+# How far each box around the page's content is scrolled, from Streamlit's main column out: [test id, scrollTop,
+# overflow-y] of every box scrolled at all.
+SCROLLED = """() => { const out = []; let e = document.querySelector('[data-testid="stMainBlockContainer"]');
+  while (e) { if (e.scrollTop) out.push([e.getAttribute('data-testid') || e.tagName, e.scrollTop,
+                                        getComputedStyle(e).overflowY]); e = e.parentElement; }
+  return out; }"""
+
+
+LIVE_TREE = ("/playground?source=live&pair=toy&proposer=draft&k=3&tree_nodes=8&tree_width=3&prompt=the+cat+sat"
+             "&chat=0&temperature=1&seed=2&max_new_tokens=20")
+
+
+def test_bringing_the_last_step_on_screen_scrolls_only_the_main_column(server, page):
+    """Read 47: the step a press reveals is scrolled to the top of the screen; the last step sits at the bottom of
+    the page, where Streamlit's main column cannot scroll that far, and scrollIntoView then scrolled the box around
+    it, whose overflow is hidden: the whole app moved up by 500 px, the bottom of the window went blank and neither
+    the wheel could bring it back. A live link on the toy pair runs to its end and shows its last step."""
+    server.open(page)  # the landing page first: a fresh server routes deep links only after st.navigation ran once
+    server.open(page, LIVE_TREE)
+    page.get_by_text("Step through it from the start").first.wait_for()
+    page.wait_for_timeout(1000)  # the scroll script runs once the step is drawn
+    scrolled = page.evaluate(SCROLLED)
+    assert [box for box in scrolled if box[2] == "hidden"] == [], scrolled
+    assert [box[0] for box in scrolled] == ["stMain"], scrolled  # the step was brought on screen, in the column
+    _no_errors(page)
+
+
 def test_race_page_draws_both_lanes(server, page):
     server.navigate(page, "Timeline & race", "race")
     page.wait_for_selector(".js-plotly-plot")

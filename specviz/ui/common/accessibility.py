@@ -386,10 +386,14 @@ _SCROLL_TO_RESULT = """<span class="sv-sr-only sv-scroll-mark" data-mark="%(mark
     // a short screen, where even with the controls at the top the result would start below the fold: the result
     if (controls && start - controls.getBoundingClientRect().top + 72 < w.innerHeight - 160) top = controls;
   }
-  top.scrollIntoView({block: "start"});
-  let box = top.parentElement;  // then clear Streamlit's header bar, which sits over the top of the page
+  // Scroll the box that scrolls (Streamlit's main column), never scrollIntoView: for a block near the page's end,
+  // which the column cannot bring to the top, scrollIntoView also scrolled the app's outer box, whose overflow is
+  // hidden, and the app moved up out of the window for good (read 47: a live link's last step)
+  let box = top.parentElement;
   while (box && !["auto", "scroll"].includes(w.getComputedStyle(box).overflowY)) box = box.parentElement;
-  (box || w.document.scrollingElement).scrollTop -= 72;
+  box = box || w.document.scrollingElement;
+  const from = box === w.document.scrollingElement ? 0 : box.getBoundingClientRect().top;
+  box.scrollTop += top.getBoundingClientRect().top - from - 72;  // 72: clear Streamlit's header bar over the top
 })();
 </script>"""
 

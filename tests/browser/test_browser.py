@@ -126,7 +126,7 @@ def test_bringing_the_last_step_on_screen_scrolls_only_the_main_column(server, p
     server.open(page)  # the landing page first: a fresh server routes deep links only after st.navigation ran once
     server.open(page, LIVE_TREE)
     page.get_by_text("Step through it from the start").first.wait_for()
-    page.wait_for_timeout(1000)  # the scroll script runs once the step is drawn
+    page.wait_for_function("() => document.querySelector('[data-testid=\"stMain\"]').scrollTop > 0")  # on screen
     scrolled = page.evaluate(SCROLLED)
     assert [box for box in scrolled if box[2] == "hidden"] == [], scrolled
     assert [box[0] for box in scrolled] == ["stMain"], scrolled  # the step was brought on screen, in the column

@@ -253,12 +253,13 @@ def run_compare(args: argparse.Namespace) -> int:
             speedup=number(speedup(baseline, spec))))
     print(measured_in(pair))  # a figure names its dtype and machine (STYLE.md)
     if is_tree(spec):  # a tree's accepted / drafted counts every node, a step keeps one path: no estimate of α
-        print(_("acceptance:   {rate} accepted/drafted (every node of a tree counts as drafted, tested or not); mean "
-                "accepted length {length} (tokens per target forward)",
-                rate=_fmt(spec.acceptance_rate), length=_fmt(spec.mean_accepted_length)))
+        print(_("acceptance:   {rate} accepted/drafted (every node of a tree counts, drafted or copied, tested or "
+                "not); mean accepted length {length} (tokens per target forward, the recovered or bonus token "
+                "included)", rate=_fmt(spec.acceptance_rate), length=_fmt(spec.mean_accepted_length)))
     else:
-        print(_("acceptance:   {rate} accepted/drafted; mean accepted length {length} (tokens per target forward)",
-                rate=_fmt(spec.acceptance_rate), length=_fmt(spec.mean_accepted_length)))
+        print(_("acceptance:   {rate} accepted/drafted; mean accepted length {length} (tokens per target forward, "
+                "the recovered or bonus token included)", rate=_fmt(spec.acceptance_rate),
+                length=_fmt(spec.mean_accepted_length)))
     if args.temperature == 0:
         if baseline.output_ids == spec.output_ids:
             print(_("greedy output identical: yes"))
@@ -562,7 +563,7 @@ def _rule_q(d: Decision, node: TreeNode | None, verdict: str) -> tuple[float, fl
 
 
 SUMMARY_LABELS = {"rate": N_("acceptance rate"), "alpha": N_("α estimate"), "length": N_("mean accepted length"),
-                  "per_position": N_("per-position accept"), "speed": N_("speed")}  # one column, padded in code
+                  "per_position": N_("acceptance by position"), "speed": N_("speed")}  # one column, padded in code
 # a tree's mean min(1, p′/q′) is not an estimate of α (Trace.mean_accept_prob), so it is not labelled as one
 TREE_ALPHA_LABEL = N_("mean min(1, p′/q′)")
 
@@ -583,8 +584,8 @@ def format_summary(trace: Trace, measured: str | None = None) -> str:
     column = max(width(label) for label in labels.values())
     counts = dict(rate=_fmt(trace.acceptance_rate), accepted=trace.num_accepted, drafted=trace.num_drafted)
     values = {
-        "rate": (_("{rate}  (accepted / drafted = {accepted} / {drafted}; every node of a tree counts as drafted, "
-                   "tested or not)", **counts) if tree else
+        "rate": (_("{rate}  (accepted / drafted = {accepted} / {drafted}; every node of a tree counts, drafted or "
+                   "copied, tested or not)", **counts) if tree else
                  _("{rate}  (accepted / drafted = {accepted} / {drafted}; drafts after a step's first rejection "
                    "count as drafted)", **counts)),
         "alpha": (_("{alpha}  (along each step's main line, the accepted path and the first child rejected below "

@@ -118,9 +118,31 @@ def test_compare_of_a_tree_says_its_accepted_over_drafted_counts_every_node():
     out = cli("compare", "--pair", "toy", "--proposer", "draft", "--prompt", "hello", "--max-new-tokens", "12",
               "--k", "2", "--tree-nodes", "6", "--tree-width", "2", "--no-warmup")
     assert out.returncode == 0, out.stderr
-    assert "a tree of 6 nodes" in out.stdout and "every node of a tree counts as drafted" in out.stdout
+    assert "a tree of 6 nodes" in out.stdout and "every node of a tree counts, drafted or copied" in out.stdout
     chain = cli("compare", "--pair", "toy", "--prompt", "hello", "--max-new-tokens", "12", "--k", "2", "--no-warmup")
     assert "every node" not in chain.stdout
+
+
+def test_compare_says_its_mean_accepted_length_counts_the_recovered_or_bonus_token_as_generate_does():
+    """Read 47: compare printed "mean accepted length 1.50 (tokens per target forward)" where generate's summary
+    says "(tokens per target forward, the recovered or bonus token included)", which STYLE.md asks for; a chain's
+    and a tree's line now say it, in both languages, in generate's words."""
+    from specviz.cli import format_summary
+    from specviz.core.i18n import using
+
+    from specviz.engine.trace import Step
+
+    steps = [Step(0, 2, 0, "target", [], [])]
+    for lang, words in (("en", "(tokens per target forward, the recovered or bonus token included)"),
+                        ("pt", "(tokens por passagem do alvo, incluído o token recuperado ou bônus)")):
+        with using(lang):
+            assert words in format_summary(Trace("speculative", {}, [1], [], steps))  # generate's words
+        for shape in ([], ["--tree-nodes", "6", "--tree-width", "2"]):
+            out = cli("compare", "--pair", "toy", "--proposer", "draft", "--prompt", "hello", "--max-new-tokens", "8",
+                      "--k", "2", *shape, "--no-warmup", "--lang", lang)
+            assert out.returncode == 0, out.stderr
+            line = next(x for x in out.stdout.splitlines() if x.startswith(("acceptance:", "aceitação:")))
+            assert line.endswith(words), (lang, shape, line)
 
 
 @pytest.mark.parametrize("args, phrase", [
@@ -259,7 +281,7 @@ def test_summary_of_a_tree_run_neither_calls_its_mean_an_alpha_estimate_nor_says
     assert tree.acceptance_rate < 0.1 and tree.mean_accepted_length == 2.0
     text = format_summary(tree)
     assert "rarely right" not in text and "α estimate" not in text
-    assert "not an estimate of α" in text and "every node of a tree counts as drafted" in text
+    assert "not an estimate of α" in text and "every node of a tree counts, drafted or copied" in text
 
 
 def test_a_tree_steps_last_token_says_where_a_tree_takes_it_from():
@@ -690,7 +712,7 @@ def test_the_summary_says_what_a_per_position_entry_counts():
     steps = [step((True, True), (True, True)), step((False, True), (False, False)), step((True, True), (False, True))]
     trace = Trace("speculative", {}, [1, 2], [9] * 3, steps)
     assert trace.per_position_acceptance == [2 / 3, 1 / 3]
-    line = next(x for x in format_summary(trace).splitlines() if "per-position" in x)
+    line = next(x for x in format_summary(trace).splitlines() if "acceptance by position" in x)
     assert "[0.67, 0.33]  (entry n: of the steps that drafted n or more, the share whose first n drafts were all " \
            "accepted)" in line, line
 
@@ -821,8 +843,30 @@ def test_the_rarely_right_hint_counts_drafts_only_not_the_lookup_branchs_copies(
     trace = Trace("speculative", {}, [1, 2], [t.token_id for s in steps for t in s.emitted], steps)
     assert (trace.num_drafted, trace.num_accepted, trace.num_copied, trace.num_copied_accepted) == (60, 1, 20, 1)
     assert trace.mean_accepted_length == 1.25
+    from specviz.core.i18n import using
+
     text = format_summary(trace)
     assert "rarely right (0 of 40 drafts kept)" in text and "1 of 60 drafts kept" not in text
+    # read 47: accepted / drafted counts the 20 copies too (Step.n_drafted), so the rate's words say "or copied"
+    assert "accepted / drafted = 1 / 60; every node of a tree counts, drafted or copied, tested or not" in text
+    with using("pt"):
+        assert "todo nó de uma árvore conta, rascunhado ou copiado, testado ou não" in format_summary(trace)
+
+
+def test_the_summary_names_acceptance_by_position_as_the_bench_and_the_speedup_lab_do():
+    """Read 47: the CLI summary labelled the list "per-position accept", where the bench summary and the Speedup lab
+    call it "acceptance by position" (one quantity, one name): the label is now the bench's own, in both languages."""
+    from specviz.cli import SUMMARY_LABELS, format_summary
+    from specviz.core.i18n import using
+    from specviz.engine.trace import EmittedToken, Step
+    from specviz.labs.bench.summary import DEFINITIONS
+
+    trace = Trace("speculative", {}, [1], [6], [Step(0, 2, 0, "target", [], [EmittedToken(6, "a", "target")])])
+    assert SUMMARY_LABELS["per_position"] == DEFINITIONS["per_position"][0]
+    for lang, name in (("en", "acceptance by position"), ("pt", "aceitação por posição")):
+        with using(lang):
+            text = format_summary(trace)
+        assert re.search(rf"^  {name} +\[", text, re.M) and "per-position" not in text, text
 
 
 def test_the_rarely_right_hint_calls_the_draft_untrained_only_after_a_layer_skip_run():

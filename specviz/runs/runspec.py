@@ -18,7 +18,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from specviz.core import urlvalues
-from specviz.core.i18n import N_, _, localized, number
+from specviz.core.i18n import N_, _, given, localized, number
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, SEED_RANGE, TEMPERATURE_RANGE,
                                    TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE, is_real)
@@ -163,7 +163,7 @@ class RunSpec:
             if value is None and name == "proposer":
                 continue
             if not setting.accepts(value):
-                raise ValueError(_must(_(setting.name), setting.rule(), value))
+                raise ValueError(_must(_(setting.name), setting.rule(), value, setting.whole))
             object.__setattr__(self, name, setting.plain(value))
         object.__setattr__(self, "proposer_settings", _own_settings(self.proposer_settings))
         if self.tree_lookup and not self.tree_nodes:  # issue 44 item 9: accepted and silently ignored before
@@ -295,7 +295,7 @@ def check_named(values: Mapping[str, Any], names: Mapping[str, str]) -> None:
             continue
         setting = setting_of(name)
         if not setting.accepts(value):
-            raise ValueError(_must(names.get(name, name), setting.rule(), value))
+            raise ValueError(_must(names.get(name, name), setting.rule(), value, setting.whole))
 
 
 def _parse(name: str, raw: str) -> Any:
@@ -347,9 +347,10 @@ def _own_settings(given: Mapping[str, Any] | tuple | list) -> tuple[tuple[str, i
     return tuple(sorted(kept.items()))
 
 
-def _must(name: str, rule: str, value: Any) -> str:
-    """The sentence that refuses one value: "K must be a whole number from 1 to 16 (got 40)." """
-    return _("{name} must be {rule} (got {value}).", name=name, rule=rule, value=_shown(value))
+def _must(name: str, rule: str, value: Any, whole: bool = True) -> str:
+    """The sentence that refuses one value: "K must be a whole number from 1 to 16 (got 40)." `whole`: the setting
+    takes whole numbers only (how `_shown` quotes a float)."""
+    return _("{name} must be {rule} (got {value}).", name=name, rule=rule, value=_shown(value, whole))
 
 
 def float_text(x: float) -> str:
@@ -369,10 +370,15 @@ def _num(x: float) -> str:
     return localized(f"{x:g}") if isinstance(x, float) else number(x, 0)
 
 
-def _shown(value: Any, limit: int = 40) -> str:
-    """The refused value as the sentence quotes it: a finite float as Python writes it, with its ".0" (3.0, so a
-    whole setting's refusal does not read "(got 3)") and the reader's decimal mark (3,0 in Portuguese, as the rule's
-    bounds are written), anything else as Python writes it."""
+def _shown(value: Any, whole: bool = True, limit: int = 40) -> str:
+    """The refused value as the sentence quotes it, with the reader's decimal mark (as the rule's bounds are
+    written): a finite float for a number setting (temperature, top-p) as typed, `given`'s way (`--top-p 0` reads
+    "(got 0)", not "(got 0.0)", read 47); one for a whole setting as Python writes it, with its ".0" (3.0, so the
+    refusal does not read "(got 3)"); anything else as Python writes it.
+
+    >>> _shown(0.0, whole=False), _shown(3.0, whole=False), _shown(1.5, whole=False), _shown(3.0), _shown("hot")
+    ('0', '3', '1.5', '3.0', "'hot'")
+    """
     finite = isinstance(value, float) and math.isfinite(value)
-    text = localized(repr(value)) if finite else repr(value)
+    text = (given(value) if not whole else localized(repr(value))) if finite else repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"

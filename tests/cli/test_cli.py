@@ -604,6 +604,22 @@ def test_a_refused_decimal_is_quoted_with_the_readers_decimal_mark(lang, said):
     assert out.returncode == 2 and out.stderr.strip().endswith(said), out.stderr
 
 
+@pytest.mark.parametrize("args, said, not_said", [
+    (["generate", "--prompt", "hi", "--top-p", "0"], "(got 0).", "got 0.0"),
+    (["generate", "--prompt", "hi", "--top-p", "0", "--lang", "pt"], "(recebido: 0).", "recebido: 0,0"),
+    (["compare", "--prompt", "hi", "--temperature", "3"], "(got 3).", "got 3.0"),
+    (["compare", "--prompt", "hi", "--temperature", "3", "--lang", "pt"], "(recebido: 3).", "recebido: 3,0"),
+    (["bench", "--temperatures", "0", "3"], "--temperatures must be numbers from 0 to 2 (got 3).", "got 3.0"),
+    (["bench", "--threshold", "2"], "--threshold must be between 0 and 1 (got 2).", "got 2.0")])
+def test_a_refused_number_is_quoted_as_typed_not_as_float_reads_it(args, said, not_said):
+    """Read 47: `--top-p 0` was refused "(got 0.0)" ("(recebido: 0,0)" in Portuguese) and `bench --temperatures 3`
+    "(got 3.0)": float()'s reading, a number never typed, where the other refusals quote what was typed since read
+    46. A number setting's refusal now quotes the number as typed; a whole setting's keeps "3.0" (its own test)."""
+    out = cli(*(args[:1] + ["--pair", "toy"] + args[1:]))
+    assert out.returncode == 2 and out.stderr.strip().endswith(said), out.stderr
+    assert not_said not in out.stderr
+
+
 @pytest.mark.parametrize("args", [["generate", "--pair", "toy", "--prompt", "hi", "--json", ""],
                                   ["bench", "--pair", "toy", "--proposers", "draft", "--k", "2", "--out", ""],
                                   ["serve", "sweep", "--out", " "]])

@@ -559,7 +559,7 @@ def test_runspec_rules_group_their_whole_bounds():
         RunSpec(max_new_tokens=5000)
     with using("pt"), pytest.raises(ValueError, match=r"de 1 a 2\.048 \(recebido: 5000\)\.$"):
         RunSpec(max_new_tokens=5000)
-    with pytest.raises(ValueError, match=r"from 0.01 to 1 \(got 2\.0\)\.$"):
+    with pytest.raises(ValueError, match=r"from 0.01 to 1 \(got 2\)\.$"):  # a number setting's 2.0 as typed (read 47)
         RunSpec(top_p=2.0)
 
 

@@ -22,6 +22,7 @@ from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, REPE
                                    TEMPERATURE_RANGE, TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE,
                                    check_threads, is_whole, whole_arg)
 from specviz.engine.proposers import registry
+from specviz.runs.runspec import float_text
 
 HF_MODES = ("all", "greedy", "none")
 CLOCKS = ("wall", "cpu")
@@ -187,7 +188,7 @@ class BenchConfig:
                                    ("--policy-temperatures", self.policy_temperatures or [])):
             for t in temperatures:
                 if isinstance(t, bool) or not (isinstance(t, (int, float)) and lo <= t <= hi):  # RunSpec's range
-                    raise ValueError(f"{flag} must be numbers from {lo:g} to {hi:g} (got {t}).")
+                    raise ValueError(f"{flag} must be numbers from {lo:g} to {hi:g} (got {_typed(t)}).")
         for name in self.policies:
             if name not in POLICIES:
                 raise ValueError(f"Unknown draft-length policy '{name}': choose one of {', '.join(POLICIES)}.")
@@ -243,7 +244,7 @@ class BenchConfig:
             raise ValueError(f"--hf must be one of {', '.join(HF_MODES)} (got {self.hf}).")
         if isinstance(self.threshold, bool) or not isinstance(self.threshold, (int, float)) \
                 or not 0 <= self.threshold <= 1:
-            raise ValueError(f"--threshold must be between 0 and 1 (got {self.threshold}).")
+            raise ValueError(f"--threshold must be between 0 and 1 (got {_typed(self.threshold)}).")
         load_suites(self.suites or None)
 
     def _plain_numbers(self) -> None:
@@ -299,3 +300,13 @@ def _whole(value, lo: int, hi: int) -> bool:
 def _shape(value) -> DraftShape:
     """A DraftShape from itself or from its dict (a config read back from results.json)."""
     return value if isinstance(value, DraftShape) else DraftShape.of(value)
+
+
+def _typed(value: object) -> str:
+    """A refused number as it was typed: `--temperatures 3` reads "(got 3)", not float()'s "3.0" (read 47); 0.1234567
+    keeps every digit (runspec.float_text). Anything else as Python writes it.
+
+    >>> _typed(3.0), _typed(2.5), _typed(0.1234567), _typed("hot")
+    ('3', '2.5', '0.1234567', 'hot')
+    """
+    return float_text(value) if isinstance(value, float) else str(value)

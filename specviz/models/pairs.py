@@ -381,9 +381,10 @@ def default_pair_proposer() -> str:
 
 def default_pair(target, tokenizer, progress: Progress | None = None) -> Pair:
     """SmolLM2 with the drafts trained for it (assets/models/): the EAGLE-3 drafter proposes by default (faster than
-    the separate draft model in every row of assets/benchmarks/default-h200-bf16, and than the Medusa heads in every
-    row of default-cpu-f32-medusa); the others are `--proposer draft` and `--proposer medusa`. Without the drafter
-    (a checkout that lacks the assets) the layer-skip self-draft stands in."""
+    the separate draft model in every row of its results.md in assets/benchmarks/default-h200-bf16, and than the
+    Medusa heads in every row of its results.md in default-cpu-f32-medusa; not in every prompt's row of their
+    results.csv, where 3 of 14 and 5 of 48 go the other way); the others are `--proposer draft` and `--proposer
+    medusa`. Without the drafter (a checkout that lacks the assets) the layer-skip self-draft stands in."""
     dtype = str(next(target.parameters()).dtype).removeprefix("torch.")
     proposer = default_pair_proposer()
     if proposer != "eagle":

@@ -81,7 +81,8 @@ def parser() -> argparse.ArgumentParser:
                    help="eagle3, eagle, draft, medusa: train on these data stages only (default: every stage "
                         "there)")
     p.add_argument("--against", type=Path, default=None,
-                   help="rank: another EAGLE drafter folder (say, a previous version from git) to rank next to the shipped one")
+                   help="rank: another EAGLE drafter folder (say, a previous version from git) to rank next to the "
+                        "shipped one in --assets (default: none, and rank ranks the shipped drafter alone)")
     p.add_argument("--format", choices=["vllm-eagle", "vllm-draft"], default="vllm-eagle",
                    help="export: the EAGLE drafter (vLLM's EAGLE-3 layout, or EAGLE-1 for an EAGLE-1 drafter) or the separate "
                         "draft (complete folder)")

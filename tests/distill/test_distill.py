@@ -497,6 +497,18 @@ def test_the_lr_help_says_eagles_second_stage_runs_at_half_of_it():
     assert "cosine decay to a tenth of it" in help_text
 
 
+def test_the_against_help_says_what_leaving_it_out_ranks():
+    """Read 47: `--against`'s help said what it adds ("to rank next to the shipped one") but not what `rank` does
+    without it: `run_rank` then ranks the shipped drafter (--assets) alone, which the help now says."""
+    import inspect
+
+    source = inspect.getsource(cli.run_rank)
+    assert "[args.assets / EAGLE_NAME, *([args.against] if args.against else [])]" in source  # the shipped one alone
+    help_text = " ".join(cli.parser().format_help().split())
+    assert "shipped one in --assets (default: none, and rank ranks the shipped drafter alone)" in help_text
+    assert "(default: None)" not in help_text
+
+
 def test_train_stages_help_names_every_step_that_reads_it():
     """--train-stages said "eagle/draft"; `training_setup` reads it for eagle3 and medusa too."""
     help_text = {a.dest: a for a in cli.parser()._actions}["train_stages"].help

@@ -187,6 +187,22 @@ def test_each_session_says_the_pushes_and_minutes_its_table_holds(plan):
 
 
 @pytest.mark.parametrize("plan", [PLAN_EN, PLAN_PT])
+def test_each_session_opens_with_its_warm_up_and_session_2s_derivations_keep_their_minutes(plan):
+    """Read 47: session 2's minutes 5-13 held lesson 6, board derivations 2 and 3, the Theory explorer and the
+    `sp-driver` warm-up, about 6 minutes for two derivations. The warm-up now closes the 0-5 recap, as session 1's
+    opens its first row, and the derivations' row pushes nothing; the heading below still names its minutes."""
+    text = plan.read_text(encoding="utf-8")
+    for rows in _sessions(text):
+        warm_ups = [i for i, row in enumerate(rows) if "round 1 only" in row[3] or "só a rodada 1" in row[3]]
+        assert warm_ups == [0], [row[3] for row in rows]
+    rows = _sessions(text)[1]
+    board = next(row for row in rows if "Board derivations 2 and 3" in row[2] or "Deduções no quadro 2 e 3" in row[2])
+    assert board[3] == "—" and "`sp-driver`" in rows[0][3], board
+    start, end = map(int, board[0].split("–"))
+    assert end - start == 8 and f"(minut{'es' if plan == PLAN_EN else 'os'} {start}–{end})" in text
+
+
+@pytest.mark.parametrize("plan", [PLAN_EN, PLAN_PT])
 def test_the_plan_is_two_50_minute_sessions_a_lecturer_can_run(plan):
     """Issue 26: two sessions of 50 minutes whose polling leaves time to teach, with objectives, prerequisites, the
     board derivations, a worked example, notes for lessons 8-10, a fallback, homework with answers and readings."""

@@ -415,3 +415,22 @@ def test_the_measured_alpha_pattern_catches_the_old_names_and_spares_measured_c(
     a run is not (the pages keep "c (measured)" beside the "α estimate")."""
     assert [text for text in old if not MEASURED_ALPHA[lang].search(text)] == []
     assert [text for text in kept if MEASURED_ALPHA[lang].search(text)] == []
+
+
+def test_every_table_calls_acceptance_by_position_by_the_bench_summarys_name():
+    """Read 47: the CLI (since leftH47), the bench summary and the Speedup lab say "acceptance by position", but each
+    results.md table, the model cards' bench tables and their generators headed the column "per-position
+    acceptance": one quantity, two names. The generators and the committed files now use the one."""
+    from specviz.distill import cards
+    from specviz.labs.bench import report
+
+    generated = [Path(report.__file__), Path(cards.__file__)]
+    written = [*sorted((ROOT / "assets" / "benchmarks").glob("*/results.md")),
+               *sorted((ROOT / "assets" / "models").glob("*/README.md")), ROOT / "assets" / "benchmarks" / "README.md"]
+    assert len(written) >= 12
+    said = [path.name for path in (*generated, *written)
+            if "| per-position acceptance |" in path.read_text(encoding="utf-8")
+            or "no per-position acceptance" in path.read_text(encoding="utf-8")]
+    assert said == []
+    assert "| acceptance by position |" in (ROOT / "assets" / "benchmarks" / "default-cpu-f32-packed" /
+                                            "results.md").read_text(encoding="utf-8")

@@ -101,3 +101,22 @@ def test_an_examples_steps_show_their_recorded_numbers_in_both_languages(name):
         if last.kind == step.correction_kind:  # the step's own token was added: its chart shows where it came from
             kind = {"recovered": "Recovered ↻", "bonus": "Bonus ★", "target": "Target •"}[last.kind.value]
             assert charts[kind]["data"][0]["y"] == [t.prob for t in step.correction_top], (name, number)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_kv_caption_says_the_grey_cell_holds_every_slot_cached_before(lang):
+    """Read 47: the KV-cache box said "one slot per token below" over a strip that draws all 84 slots the default
+    example cached before its first step as one grey cell (and a run past MAX_CELLS as one counted cell)."""
+    from specviz.ui.common.step_view import MAX_CELLS
+
+    spec, _ = load_example(EXAMPLES[0])
+    at = opened(EXAMPLES[0], 1, lang)
+    strip = next(h.proto.body for h in at.get("html") if "cached before the step" in h.proto.body
+                 or "no cache antes do passo" in h.proto.body)
+    grey = [t for t in titles(strip) if t.startswith(f"{spec.steps[0].target_cache_before} ")]
+    assert spec.steps[0].target_cache_before > 1 and len(grey) == 1, grey  # many slots, one cell
+    (caption,) = [c.value for c in at.caption if c.value.startswith(("**KV caches**", "**Caches KV**"))]
+    words = {"en": ("one slot per token below", "one grey cell stands for all the slots cached before the step"),
+             "pt": ("uma posição por token abaixo", "uma célula cinza representa todas as posições que já estavam")}
+    assert words[lang][0] not in caption and words[lang][1] in caption, caption
+    assert f"more than {MAX_CELLS} " in caption or f"mais de {MAX_CELLS} " in caption, caption

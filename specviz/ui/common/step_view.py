@@ -54,9 +54,12 @@ TEXT = {
     "plus_copied": N_("{drafted} plus {copied}"),
     "recovered": N_("recovered"),
     "bonus": N_("bonus"),
+    # read 47: "one slot per token below" over a row that draws every slot cached before the step as one grey cell
     "kv_title": N_("**KV caches** · while reading the text, a model stores two vectors per token and layer (keys and "
-                   "values) so it never computes them again: one slot per token below. Slots written for drafts the "
-                   "target did not keep are thrown away (rolled back)."),
+                   "values) so it never computes them again: one slot per token. Below, one grey cell stands for all "
+                   "the slots cached before the step, and each coloured cell for one slot the step changed (a run of "
+                   "more than {most} is one cell with its count). Slots written for drafts the target did not keep "
+                   "are thrown away (rolled back)."),
     "kv_wrote": N_("The target wrote {wrote} new entries (the last token and {drafts}) and rolled back {rolled} "
                    "for the drafts it did not keep (rejected or never tested)."),
     "kv_one": N_("The target wrote one new entry."),
@@ -297,7 +300,7 @@ def render_step(step: Step, *, key: str, stop: str = "") -> None:
 
 def _kv_box(step: Step) -> None:
     with st.container(border=True):
-        st.caption(_(TEXT["kv_title"]))
+        st.caption(_(TEXT["kv_title"], most=number(MAX_CELLS, 0)))
         st.html(kv_cache_html(step))
 
 

@@ -166,9 +166,7 @@ with tab_verify:
 
 with tab_hf:
     st.dataframe(tables.comparison_table(result, temperature), hide_index=True, width="stretch")
-    st.caption(_("transformers rows: model.generate on the target alone, and assisted generation with the same "
-                 "draft and a fixed K (prompt lookup for n-gram). Greedy identical: the same tokens as specviz's "
-                 "target-only decoding, token for token."))
+    st.caption(tables.comparison_caption(result, temperature))
 
 with tab_defs:
     view.render_definitions()

@@ -1235,3 +1235,26 @@ def test_a_run_of_one_k_says_at_k_not_at_its_best_k(monkeypatch, lang):
     assert not [t for t in first if any(w in t for w in never)], first
     assert said not in several_text and f" K = {best['k']}" in several_text
     assert (f"best {view.times(best['speedup_vs_ar'])} at K" if lang == "en" else "melhor") in several_text
+
+
+def test_the_vs_transformers_caption_says_which_transformers_rows_this_run_has():
+    """Read 47: one caption described model.generate and assisted generation rows under every run, but an EAGLE-only
+    run has no assisted row (transformers has no EAGLE drafter) and a run with --hf greedy no transformers row at
+    T = 0.7; the caption says so for the run and temperature shown, in both languages."""
+    from specviz.core.i18n import using
+
+    def committed(name):
+        return results.load_result(next(p for p in results.result_files() if results.result_name(p) == name))
+
+    packed, drafts, layerskip = committed("default-cpu-f32-packed"), committed("default-cpu-drafts"), committed(
+        "default-cpu-layerskip")
+    assert "transformers assisted generation" not in set(tables.comparison_table(packed, 0.0)["method"])
+    said = tables.comparison_caption(packed, 0.0)
+    assert "No transformers row compares with EAGLE feature drafter (trained)" in said
+    assert not any(m.startswith("transformers") for m in tables.comparison_table(drafts, 0.7)["method"])
+    assert tables.comparison_caption(drafts, 0.7).startswith("This run timed transformers at T = 0 only")
+    assert "model.generate on the target alone" not in tables.comparison_caption(drafts, 0.7)
+    assert tables.comparison_caption(layerskip, 0.0) == tables._(tables.COMPARISON_CAPTION)  # its twin ran
+    with using("pt"):
+        assert "Nenhuma linha do transformers se compara a" in tables.comparison_caption(packed, 0.0)
+        assert tables.comparison_caption(drafts, 0.7).startswith("Esta execução cronometrou o transformers só em T = 0")

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from specviz.core.i18n import _, ngettext, percent
+from specviz.core.i18n import N_, _, ngettext, percent
+from specviz.engine.proposers import registry
 from specviz.labs.bench import BenchResult
 from specviz.labs.bench.report import HF_GENERATE, TARGET_ONLY
 from specviz.ui.speedup.view import (POLICY_TEXT, label, method_text, number, policy_text, proposer_text,
@@ -112,3 +113,32 @@ def comparison_table(result: BenchResult, temperature: float) -> pd.DataFrame:
             add(hf, proposer_text(r["proposer"]), r["k"], r["tokens_per_second"] / r["speedup_vs_hf_assisted"],
                 "–" if identical is None else (_("yes") if identical else _("NO")))
     return pd.DataFrame(data)
+
+
+COMPARISON_CAPTION = N_("transformers rows: model.generate on the target alone, and assisted generation with the same "
+                        "draft and a fixed K (prompt lookup for n-gram). Greedy identical: the same tokens as "
+                        "specviz's target-only decoding, token for token.")
+
+
+def comparison_caption(result: BenchResult, temperature: float) -> str:
+    """What the vs transformers tab's rows are, for this run at `temperature`. Read 47: the one caption described
+    model.generate and assisted generation rows under every run, but a run with `--hf greedy` timed transformers at
+    T = 0 only (its T = 0.7 table has no transformers row), and transformers has no assisted generation of an EAGLE
+    drafter or Medusa heads (`registry` twin: none), so an EAGLE-only run's table has no assisted row at all."""
+    if HF_GENERATE not in result.baseline_methods(temperature):
+        timed = sorted({b["temperature"] for b in result.baselines if b["method"] == HF_GENERATE})
+        if not timed:
+            return _("This run did not time transformers: its table has specviz's rows only.")
+        return ngettext("This run timed transformers at T = {temperatures} only (its --hf): pick that temperature "
+                        "above to compare with transformers.",
+                        "This run timed transformers at T = {temperatures} only (its --hf): pick one of those "
+                        "temperatures above to compare with transformers.",
+                        len(timed), temperatures=", ".join(temperature_text(t) for t in timed))
+    text = _(COMPARISON_CAPTION)
+    proposers = {r["proposer"] for r in result.rows(temperature=temperature, policy="constant")}
+    alone = [p for p in result.proposers() if p in proposers and p in registry.names()
+             and registry.get(p).twin is None]
+    if alone:
+        text += " " + _("No transformers row compares with {proposers}: transformers' assisted generation has no "
+                        "counterpart.", proposers=", ".join(_(registry.phrase_of(p)) for p in alone))
+    return text

@@ -1255,6 +1255,11 @@ def test_the_vs_transformers_caption_says_which_transformers_rows_this_run_has()
     assert tables.comparison_caption(drafts, 0.7).startswith("This run timed transformers at T = 0 only")
     assert "model.generate on the target alone" not in tables.comparison_caption(drafts, 0.7)
     assert tables.comparison_caption(layerskip, 0.0) == tables._(tables.COMPARISON_CAPTION)  # its twin ran
+    # the column is named as its header names it, not "Greedy identical"
+    header = view.label("identical")
+    assert header in tables.comparison_table(layerskip, 0.0).columns
+    assert f" {header[0].upper()}{header[1:]}: the same tokens" in tables.comparison_caption(layerskip, 0.0)
     with using("pt"):
         assert "Nenhuma linha do transformers se compara a" in tables.comparison_caption(packed, 0.0)
         assert tables.comparison_caption(drafts, 0.7).startswith("Esta execução cronometrou o transformers só em T = 0")
+        assert " Saída gulosa idêntica: os mesmos tokens" in tables.comparison_caption(layerskip, 0.0)

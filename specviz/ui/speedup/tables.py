@@ -115,8 +115,10 @@ def comparison_table(result: BenchResult, temperature: float) -> pd.DataFrame:
     return pd.DataFrame(data)
 
 
+# the column is named as its header names it, `label("identical")` (read 47: "Greedy identical" beside the header
+# "greedy output identical")
 COMPARISON_CAPTION = N_("transformers rows: model.generate on the target alone, and assisted generation with the same "
-                        "draft and a fixed K (prompt lookup for n-gram). Greedy identical: the same tokens as "
+                        "draft and a fixed K (prompt lookup for n-gram). Greedy output identical: the same tokens as "
                         "specviz's target-only decoding, token for token.")
 
 

@@ -1261,5 +1261,6 @@ def test_the_vs_transformers_caption_says_which_transformers_rows_this_run_has()
     assert f" {header[0].upper()}{header[1:]}: the same tokens" in tables.comparison_caption(layerskip, 0.0)
     with using("pt"):
         assert "Nenhuma linha do transformers se compara a" in tables.comparison_caption(packed, 0.0)
-        assert tables.comparison_caption(drafts, 0.7).startswith("Esta execução cronometrou o transformers só em T = 0")
+        said = tables.comparison_caption(drafts, 0.7)
+        assert said.startswith("Esta execução cronometrou o transformers só em T = 0")
         assert " Saída gulosa idêntica: os mesmos tokens" in tables.comparison_caption(layerskip, 0.0)

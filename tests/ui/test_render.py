@@ -209,9 +209,10 @@ def test_one_step_panel_writes_p_q_the_ratio_and_the_chance_with_one_number_of_d
     (`fmt_apart`) and p/q its own (`fmt_chance`): a draft with p = 0.4, q = 0.8 and u = 0.50001 read "p = 0.400",
     "q = 0.800", "p/q = 0.500" and "min(1, p/q) = 0.50000" in one step panel. Every place the panel writes them (the
     chip's hover, the position's sentence, the coin-flip strip and its table, the overview's hover and table, the
-    output token's hover) now writes p, q, p/q and min(1, p/q) with one number of decimals, in both languages."""
+    output token's hover, and in the review the p-and-q chart's hover and table) now writes p, q, p/q and
+    min(1, p/q) with one number of decimals, in both languages."""
     from specviz.core.i18n import using
-    from specviz.ui.common.step_figures import accept_strip_table, verdict_overview_table
+    from specviz.ui.common.step_figures import accept_strip_table, distribution_table, verdict_overview_table
     from specviz.ui.common.step_view import _position_sentence
 
     d = Decision(0, 7, " cat", draft_prob=0.8, target_prob=0.4, ratio=0.5, accept_prob=0.5, uniform=0.50001,
@@ -225,7 +226,8 @@ def test_one_step_panel_writes_p_q_the_ratio_and_the_chance_with_one_number_of_d
                  " ".join(a.text for a in accept_strip_figure(d).layout.annotations),
                  " ".join(map(str, verdict_overview_figure(step).data[0].customdata[0])),
                  " ".join(map(str, accept_strip_table(d).iloc[:, 1])),
-                 " ".join(map(str, verdict_overview_table(step).iloc[0]))]
+                 " ".join(map(str, verdict_overview_table(step).iloc[0])),
+                 " ".join(map(str, distribution_table(d).iloc[0, 1:3]))]  # the chart's hover (read 47 review)
     for name in (r"\bp \([^)]+\)", r"\bq \([^)]+\)", r"\bp/q", r"min\(1, p/q\)"):  # each one is written somewhere
         assert any(re.search(name + " = " + figure, t) for t in texts), (name, texts)
     decimals = {len(m.group(2)) for t in texts for m in re.finditer(figure, t)}

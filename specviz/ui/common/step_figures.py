@@ -76,7 +76,9 @@ def _distribution(d: Decision, n: int) -> tuple[list[int], list[str], list[float
         # the drafted token's p and q, compared by the sentence beside the chart, are written apart: p = 0.9997
         # against q = 1 read "1.000" and "1.000" (read 46)
         row = ids.index(d.token_id)
-        shown = shown_numbers(p[d.token_id].prob, q[d.token_id].prob, None, None)
+        # with the decimals the step's sentence and hovers give them, the chance and u included (`decision_numbers`;
+        # read 47 review: p = 0.4, q = 0.8 beside u = 0.50001 read "0.400" here and "0.40000" in the sentence)
+        shown = shown_numbers(p[d.token_id].prob, q[d.token_id].prob, d.accept_prob, d.uniform if d.reached else None)
         p_hover[row], q_hover[row] = shown.p, shown.q
     return ids, labels, pv, qv, p_hover, q_hover
 

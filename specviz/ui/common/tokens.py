@@ -6,9 +6,8 @@ from `specviz.ui.common.palette`; its text, whatever a model wrote, goes through
     >>> "line-through" in chip("x", TokenKind.REJECTED)
     True
 
-Public API (other pages import it; keep it stable): `fmt`, `fmt_apart`, `fmt_chance`, `chance_apart`,
-`Shown`, `shown_numbers`, `decision_numbers` (one draft's p, q, p/q, chance and u with one number of decimals),
-`chip`, `decision_kind`, `draft_numbers`, `main_line_nodes`, `main_line_view`, `decision_tooltip`, `emitted_tooltip`,
+Public API (other pages import it; keep it stable): `fmt`, `Shown`, `shown_numbers`, `decision_numbers` (one
+draft's p, q, p/q, chance and u with one number of decimals), `chip`, `decision_kind`, `draft_numbers`, `main_line_nodes`, `main_line_view`, `decision_tooltip`, `emitted_tooltip`,
 `emitted_chips`, `decision_chips`, `TraceView`, `trace_view`, `output_html`, `stream_html`, `text_html`,
 `answer_html`. A page that draws one trace many times (the Playground's player) builds its `trace_view` once and
 reads it.
@@ -40,48 +39,6 @@ def fmt(x: float | None, digits: int = 3) -> str:
     return number(x, digits)  # the one locale-aware formatter (read 47)
 
 
-def fmt_apart(a: float | None, b: float | None, digits: int = 3) -> tuple[str, str]:
-    """Two numbers a sentence compares ("u = … < …", "p = … < q = …"), as `fmt` writes them, with more decimals (up
-    to 9) where `digits` would write two different numbers alike: the default example's u = 0.99962 against
-    min(1, p/q) = 0.9999985 read "u = 1.000 < 1.000 → accepted" (read 44).
-
-    >>> fmt_apart(0.9996243, 0.99999845), fmt_apart(0.25, 0.5), fmt_apart(1.0, 1.0), fmt_apart(None, 0.5)
-    (('0.9996', '1.0000'), ('0.250', '0.500'), ('1.000', '1.000'), ('–', '0.500'))
-    """
-    shown = fmt(a, digits), fmt(b, digits)
-    if a is None or b is None or a == b:
-        return shown
-    for more in range(digits + 1, 10):
-        if shown[0] != shown[1]:
-            break
-        shown = fmt(a, more), fmt(b, more)
-    return shown
-
-
-def fmt_chance(x: float | None, digits: int = 3) -> str:
-    """A ratio p/q or a chance to keep a draft, as `fmt` writes it, with the decimals that tell it from 1 where it is
-    below 1: the default example's first step kept a draft with p = 0.9997 < q = 1, and its hover, strip and table
-    read "min(1, p/q) = 1.000" beside the sentence's "p/q = 0.9997", as if it were always kept (read 46).
-
-    >>> fmt_chance(0.9997), fmt_chance(0.5), fmt_chance(1.0), fmt_chance(2.5), fmt_chance(None)
-    ('0.9997', '0.500', '1.000', '2.500', '–')
-    """
-    if x is None or not 0 < x < 1:
-        return fmt(x, digits)
-    return fmt_apart(x, 1.0, digits)[0]
-
-
-def chance_apart(chance: float | None, u: float | None, digits: int = 3) -> tuple[str, str]:
-    """min(1, p/q) and u as a comparison writes them (`fmt_apart`), the chance never written as 1 when it is below 1
-    (`fmt_chance`), so every place that shows one draft's chance writes it alike.
-
-    >>> chance_apart(0.99999845, 0.9996243), chance_apart(0.4, 0.6543), chance_apart(1.0, 0.5)
-    (('0.999998', '0.9996'), ('0.400', '0.654'), ('1.000', '0.500'))
-    """
-    shown, u_text = fmt_apart(chance, u, digits)
-    return max(shown, fmt_chance(chance, digits), key=len), u_text
-
-
 @dataclass(frozen=True)
 class Shown:
     """One draft's numbers as every place that shows them writes them (`shown_numbers`)."""
@@ -98,14 +55,16 @@ def shown_numbers(target_prob: float | None, draft_prob: float | None, chance: f
     """p, q, p/q, the chance to keep the draft and u, all written by `fmt` with one number of decimals: `digits`, or
     more (up to 9) where fewer would write two numbers a sentence compares alike though they differ (p and q, the
     chance and u; p/q or the chance as 1 though it is below 1: reads 44 and 46). Read 47: each was written with
-    decimals of its own (`fmt_apart`, `fmt_chance`, `chance_apart`), so one step panel read p = 0.400, q = 0.800,
-    p/q = 0.500 and min(1, p/q) = 0.50000. `draft_prob` is the q the rule used (1 for a point mass); `p_over_q`,
+    decimals of its own (three helpers, since removed), so one step panel read p = 0.400, q = 0.800, p/q = 0.500
+    and min(1, p/q) = 0.50000. `draft_prob` is the q the rule used (1 for a point mass); `p_over_q`,
     where given, the p/q to show (by default `ratio(target_prob, draft_prob)`).
 
     >>> shown_numbers(0.4, 0.8, 0.5, 0.50001)
     Shown(p='0.40000', q='0.80000', ratio='0.50000', chance='0.50000', u='0.50001')
-    >>> shown_numbers(0.9997, 1.0, 0.9997, 0.2), shown_numbers(0.3, 0.1, 1.0, None)
-    (Shown(p='0.9997', q='1.0000', ratio='0.9997', chance='0.9997', u='0.2000'), Shown(p='0.300', q='0.100', ratio='3.000', chance='1.000', u='–'))
+    >>> shown_numbers(0.9997, 1.0, 0.9997, 0.2)
+    Shown(p='0.9997', q='1.0000', ratio='0.9997', chance='0.9997', u='0.2000')
+    >>> shown_numbers(0.3, 0.1, 1.0, None)
+    Shown(p='0.300', q='0.100', ratio='3.000', chance='1.000', u='–')
     """
     r = ratio(target_prob, draft_prob) if isinstance(p_over_q, float) and math.isnan(p_over_q) else p_over_q
     pairs = [(target_prob, draft_prob), (chance, u), *((x, 1.0) for x in (r, chance) if x is not None and 0 < x < 1)]

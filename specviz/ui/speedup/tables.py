@@ -62,7 +62,8 @@ def policy_table(result: BenchResult, temperature: float) -> pd.DataFrame:
     titles = suite_titles(result)
     data = []
     for comparison in result.policy_comparisons(temperature):
-        entry = {_("category"): titles.get(comparison.suite, _("all categories")), _("proposer"): proposer_text(comparison.proposer)}
+        entry = {_("category"): titles.get(comparison.suite, _("all categories")),
+                 _("proposer"): proposer_text(comparison.proposer)}
         names = {policy: policy_column(policy, comparison.k0) for policy in comparison.speedups}
         entry.update({names[policy]: times(v) for policy, v in comparison.speedups.items()})
         entry[_("winner")] = names[comparison.winner]
@@ -106,7 +107,8 @@ def comparison_table(result: BenchResult, temperature: float) -> pd.DataFrame:
         add(method, "–", None, result.baseline_tokens_per_second(method, temperature),
             result.baseline_identical(method, temperature) or "–")
     for r in result.rows(temperature=temperature, policy="constant"):
-        add("specviz speculative", proposer_text(r["proposer"]), r["k"], r["tokens_per_second"], r["identical_count"] or "–")
+        add("specviz speculative", proposer_text(r["proposer"]), r["k"], r["tokens_per_second"],
+            r["identical_count"] or "–")
         if r["speedup_vs_hf_assisted"]:
             hf = f"transformers {result.assisted_method(r['proposer'])}"
             identical = r["hf_assisted_identical"]

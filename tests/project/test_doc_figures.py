@@ -1751,7 +1751,16 @@ def test_app_md_does_not_say_the_speedup_always_falls_with_the_batch():
     qwen = roofline.sweep(0.8, 4, roofline.PAIRS["qwen-7b-72b"], roofline.HARDWARE["h100"], 512)
     evens = [p.break_even_alpha if math.isfinite(p.break_even_alpha) else 2.0 for p in qwen]
     assert evens == sorted(evens) and evens[-1] == 2.0  # 7B for 72B: it rises until no α pays
+    # read 47 review: only at short contexts; at 2,048 tokens on an H100 α = 0.85 still pays at batch 1,024 (the
+    # cache reads keep the verify pass memory-bound), so the tour scopes "no α pays" to contexts up to 512
+    for context in (128, 512):
+        assert all(roofline.break_even_batch(0.999, 4, roofline.PAIRS["qwen-7b-72b"], hw, context) is not None
+                   for hw in roofline.hardware_presets().values())
+    assert roofline.break_even_batch(0.999, 4, roofline.PAIRS["qwen-7b-72b"], roofline.HARDWARE["h100"], 2048) is None
     en = " ".join((DOCS / "app.md").read_text(encoding="utf-8").split())
     pt = " ".join((DOCS / "app.pt-BR.md").read_text(encoding="utf-8").split())
     assert "the speedup falls as the batch grows" not in en and "for the SmolLM2 pairs c falls with the batch" in en
     assert "para os pares SmolLM2 c cai com o lote" in pt
+    assert "at contexts up to 512 tokens, reaches a batch where no α pays" in en and "until no α pays" not in en
+    assert "com contextos de até 512 tokens, chega a um lote em que nenhum α compensa" in pt
+    assert "até nenhum α compensar" not in pt

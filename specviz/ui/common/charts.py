@@ -114,8 +114,8 @@ def wrap_title(fig: go.Figure, line: int = TITLE_LINE) -> go.Figure:
         lines = title.split("<br>")
     elif not title or "<" in title or len(title) <= line:
         return fig
-    else:
-        lines = _lines(title, line)
+    else:  # "T = 0" and "K = 4" kept on one line: a break read "…, T =" over "0" (read 47)
+        lines = _lines(re.sub(r"(?<=\S) = (?=[−-]?\d)", "\u00a0=\u00a0", title), line)
     top = fig.layout.margin.t if fig.layout.margin.t is not None else 80
     need = 0
     if fig.layout.title.y is None:
@@ -155,7 +155,7 @@ def _lines(text: str, line: int) -> list[str]:
     ['p = min(p, q) +', '(1 − α)·norm(max(0, p − q))']
     """
     lines = textwrap.wrap(text, line, break_long_words=False, break_on_hyphens=False) or [""]
-    words = text.split()
+    words = [word for word in text.split(" ") if word]  # a no-break space joins, as textwrap reads it
     if len(lines) < 2 or all(_depth(" ".join(words[:i])) == 0 for i in _breaks(lines)):
         return lines
     kept, start = [], 0
@@ -171,7 +171,7 @@ def _lines(text: str, line: int) -> list[str]:
 
 def _breaks(lines: list[str]) -> list[int]:
     """The word counts at which `lines` break."""
-    counts = [len(a.split()) for a in lines]
+    counts = [len([word for word in a.split(" ") if word]) for a in lines]  # as `_lines` counts words
     return [sum(counts[:i + 1]) for i in range(len(counts) - 1)]
 
 

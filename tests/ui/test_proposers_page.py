@@ -214,8 +214,24 @@ def test_the_serving_note_reads_vllms_table_as_it_rates_the_methods(page):
     suffix low to medium at low QPS and medium at high QPS: the lookups keep their rating, EAGLE's is still higher."""
     text = " ".join(m.value for m in page.markdown)
     assert "more of their gain" not in text
-    said = "still rates model-based drafts (EAGLE, MTP) above lookups at high load (medium to high gain against medium)"
+    said = "still rates EAGLE and MTP above the lookups at high load (medium to high gain against medium)"
     assert said in text
+
+
+def test_the_serving_note_does_not_rank_a_separate_draft_model_above_the_lookups_in_both_languages(page):
+    """Read 47: the note said vLLM's table rates "model-based drafts (EAGLE, MTP) above lookups at high load", but the
+    same table rates a separate draft model, model-based too, medium at high QPS, as n-gram and suffix lookup (the
+    Theory page's serving note says so). It now names EAGLE and MTP and says the draft model is rated as the lookups."""
+    from specviz.core.i18n import _, using
+
+    text = " ".join(m.value for m in page.markdown)
+    assert "model-based drafts (EAGLE, MTP) above lookups" not in text
+    assert "though not a separate draft model (medium, as the lookups)" in text
+    with using("pt"):
+        shown = _(view.TREE_TEXT["stops"])
+    assert "rascunhos com modelo (EAGLE, MTP)" not in shown
+    assert "põe o EAGLE e o MTP acima das buscas" in shown
+    assert "mas não um modelo de rascunho separado (médio, como as buscas)" in shown
 
 
 def test_medusa_is_said_to_train_on_a_dataset_or_its_own_answers_and_head_k_to_guess_draft_k():

@@ -350,11 +350,14 @@ TREE_TEXT = {
                  "retrieval when the suffix match is long enough, else the drafter. A copied node is a point mass, tried after its drafted siblings, "
                  "so the rule above stays exact. It pays when the answer repeats itself or the prompt, which small "
                  "models often do; the default pair's recommended tree has one."),
+    # read 47: vLLM's table rates a separate draft model medium at high QPS, as n-gram and suffix lookup, so
+    # "model-based drafts (EAGLE, MTP) above lookups" overclaimed for the classic draft model
     "stops": N_("**Where speculation stops paying.** It spends idle compute to save weight reads. At large batch sizes "
                 "the target's pass is already compute-bound, so verifying K+1 positions per sequence costs more than "
                 "one, up to K+1 times as much, and rejected drafts waste it; serving engines advise speculation for "
-                "low and medium load, and vLLM's table still rates model-based drafts (EAGLE, MTP) above lookups at "
-                "high load (medium to high gain against medium). The exception is long contexts: every sequence "
+                "low and medium load, and vLLM's table still rates EAGLE and MTP above the lookups at high load "
+                "(medium to high gain against medium), though not a separate draft model (medium, as the lookups). "
+                "The exception is long contexts: every sequence "
                 "still reads its whole KV cache per token, so attention stays memory-bound and speculation pays "
                 "again (MagicDec)."),
 }

@@ -105,3 +105,16 @@ def test_the_catalogs_dtype_key_check_says_no_english_and_in_portuguese():
     with using("pt"), pytest.raises(ValueError) as caught:
         _model(raw, "modelo x/y")
     assert str(caught.value) == "modelo x/y: 'memory_gb' precisa exatamente destas chaves: float32, bfloat16."
+
+
+def test_the_medusa_examples_title_has_one_pair_of_parentheses_and_the_proposers_intro_says_do_que():
+    """Read 47 (proposers47): the Medusa example's title read "Cabeças de previsão (Medusa) (SmolLM2, T = 0)", two
+    parentheses in a row; the Proposers intro's "o que ele precisa" wants "do que" (precisar de)."""
+    from specviz.core.i18n import _
+
+    with using("pt"):
+        title = _("Medusa heads (SmolLM2, T = 0)")
+    assert title == "Cabeças de previsão Medusa (SmolLM2, T = 0)"
+    catalog = (MODELS_DIR.parent / "locale" / "pt_BR" / "LC_MESSAGES" / "specviz.po").read_text(encoding="utf-8")
+    assert "do que ele precisa, onde ganha" in catalog and "o que ele precisa, onde ganha" not in catalog.replace(
+        "do que ele precisa, onde ganha", "")

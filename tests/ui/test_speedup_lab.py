@@ -1260,7 +1260,12 @@ def test_the_vs_transformers_caption_says_which_transformers_rows_this_run_has()
     assert header in tables.comparison_table(layerskip, 0.0).columns
     assert f" {header[0].upper()}{header[1:]}: the same tokens" in tables.comparison_caption(layerskip, 0.0)
     with using("pt"):
-        assert "Nenhuma linha do transformers se compara a" in tables.comparison_caption(packed, 0.0)
+        # read 47 review: "se compara a rascunhador EAGLE ..." left out the article a name needs after "a"; the
+        # names now follow a colon, as a list reads with one or with several
+        said = tables.comparison_caption(packed, 0.0)
+        assert said.endswith("Sem linha do transformers para comparar (a geração assistida do transformers não tem "
+                             "equivalente): rascunhador EAGLE de representações (treinado)."), said
+        assert "se compara a rascunhador" not in said
         said = tables.comparison_caption(drafts, 0.7)
         assert said.startswith("Esta execução cronometrou o transformers só em T = 0")
         assert " Saída gulosa idêntica: os mesmos tokens" in tables.comparison_caption(layerskip, 0.0)

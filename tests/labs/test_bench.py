@@ -196,8 +196,9 @@ def test_cli_bad_values_end_in_one_sentence(flags, message, capsys, tmp_path):
 
 
 @pytest.mark.parametrize("flags,message", [
-    (["--temperatures", "5"], "--temperatures must be numbers from 0 to 2 (got 5)."),  # as typed, not float()'s 5.0 (read 47)
-    (["--policy-temperatures", "3"], "--policy-temperatures must be numbers from 0 to 2 (got 3)."),  # read 45; as typed (read 47)
+    # a number as typed, not float()'s 5.0 (read 47)
+    (["--temperatures", "5"], "--temperatures must be numbers from 0 to 2 (got 5)."),
+    (["--policy-temperatures", "3"], "--policy-temperatures must be numbers from 0 to 2 (got 3)."),  # read 45
     (["--suites", "poetry"], "Unknown prompt suite 'poetry'"),
     (["--repeats", "0"], "--repeats must be a whole number from 1 to 100"),
     (["--k", "0"], "--k must be whole numbers from 1 to 16 (got 0)."),

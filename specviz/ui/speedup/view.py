@@ -57,8 +57,8 @@ def suite_titles(result: BenchResult) -> dict[str, str]:
 
 
 def proposer_text(name: str) -> str:
-    """A result's proposer for a menu: the registry's label in the reader's language; a bench's own name for a
-    variant (such as "layerskip-7", the layer-skip draft of 7 layers) as it is."""
+    """A result's proposer for a menu: the registry's label in the reader's language (`registry.menu_label`); a
+    layer-skip variant's own name ("layerskip-7") as its label with its layers, any other name as it is."""
     return registry.menu_label(name)
 
 

@@ -192,6 +192,22 @@ def test_a_bar_marked_right_holds_only_answers_graded_right():
     assert both.counts == ((1, 1, 1), (0, 0, 0))
 
 
+def test_a_numeric_spread_writes_its_ranges_as_the_app_writes_numbers():
+    """Read 47: the ranges of a spread answer to "tokens per second" (about 143) read "936–1,17e+03" and "muito
+    acima: mais de 1,57e+03" on the projector, and a range below zero "menos de -9,6" with a hyphen; every other
+    number in the app is written out, with the minus sign U+2212."""
+    q = Question("n", "speedup", "numeric", "?", 142.857, "", "pages/quiz.py", tolerance=1.5)
+    answers = [143.0, 150.0, 200.0, 1000.0, 1400.0, 14.0, 7.0, 140.0, 5e6, -3000.0]
+    with using("pt"):
+        pt = distribution(q, answers, []).labels
+    en = distribution(q, answers, []).labels
+    assert "e+" not in " ".join(pt + en) and "-" not in " ".join(pt + en)
+    assert pt[0] == "muito abaixo: menos de −1.286" and pt[-1] == "muito acima: mais de 1.571"
+    assert "936–1,168" in en and "1,168–1,400" in en
+    few = distribution(q, [1430.0, 143.0], [])
+    assert few.labels == ("143", "1,430")
+
+
 def test_mastery_compares_the_rounds_per_concept(store):
     session, students = _session(store, 4)
     push = store.push(session.code, SINGLE)

@@ -8,12 +8,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from specviz.core.i18n import _, localized, number
+from specviz.core.i18n import _, number
 from specviz.teach.classroom import ClassroomError, answer_between
 from specviz.teach.classroom_paced.text import TEXT
 from specviz.teach.quiz import Question, parse_number
-from specviz.teach.quiz.grading import within_tolerance
-from specviz.teach.quiz.schema import MAX_ANSWER
+from specviz.teach.quiz.grading import within_tolerance, written_number
+from specviz.teach.quiz.schema import MAX_ANSWER, _plain
 from specviz.teach.quiz.schema import QuestionKind
 
 
@@ -106,7 +106,7 @@ def _numeric(question: Question, rounds: tuple[list, list], answered: tuple[int,
     >>> q = Question("d", "speedup", "numeric", "?", 2.0, "", "pages/quiz.py", tolerance=0.1)
     >>> d = _numeric(q, ([1e308, -1e308, 1, 2, 3, 4, 5], []), (7, 0), (1, 0))
     >>> d.counts[0], d.labels[0], d.labels[-1], d.right.index(True)
-    ((1, 1, 1, 0, 1, 1, 1, 1), 'far below: under -18', 'far above: over 22', 2)
+    ((1, 1, 1, 0, 1, 1, 1, 1), 'far below: under −18', 'far above: over 22', 2)
     """
     values = [[v for v in (_stored_number(a) for a in r) if v is not None] for r in rounds]
     target, tol = float(question.answer), question.tolerance
@@ -165,7 +165,7 @@ def _few_numbers(values: list[list[float]], target: float, tol: float, answered:
         return float(f"{v:.6g}") if _round3(v) in mixed else _round3(v)
 
     bars = sorted({key(v) for r in values for v in r} | {_round3(target)})
-    labels = tuple(localized(f"{b:.6g}") if _round3(b) in mixed and b != _round3(target) else _num(b) for b in bars)
+    labels = tuple(_num(b, 6) if _round3(b) in mixed and b != _round3(target) else _num(b) for b in bars)
     counts = tuple(tuple(sum(key(v) == b for v in r) for b in bars) for r in values)
     held = [[graded(v) for r in values for v in r if key(v) == b] for b in bars]
     right = tuple(all(h) if h else b == _round3(target) for b, h in zip(bars, held, strict=True))
@@ -189,9 +189,15 @@ def _round3(value: float) -> float:
     return rounded if math.isfinite(rounded) else value
 
 
-def _num(value: float) -> str:
-    text = f"{value:.3g}"
-    return localized(text)
+def _num(value: float, digits: int = 3) -> str:
+    """A bar's value or a range's end, to `digits` significant figures, as the app writes numbers: 1,170 (1.170 in
+    Portuguese), −9.6 with the minus sign, never 1.17e+03 (read 47: "936–1,17e+03" and "mais de -9,6" on the
+    projector).
+
+    >>> _num(1170.0), _num(-9.6), _num(0.395), _num(2.0149, 6)
+    ('1,170', '−9.6', '0.395', '2.0149')
+    """
+    return written_number(_plain(value, digits))
 
 
 def relabel(spread: Distribution, stored: Question, shown: Question) -> Distribution:

@@ -22,10 +22,11 @@ try:  # a busy or read-only database (or any refused input) is one sentence, nev
     student = view.current_student(store)
     if student is not None:
         st.title(_("Classroom"))
-        if store.is_paced(student.code):
-            paced_student.student_paced(store, student)
-        else:
-            view.student_quiz(store, student)
+        with st.container(key="classroom_student"):  # where Join lands the keyboard (accessibility.LANDINGS)
+            if store.is_paced(student.code):
+                paced_student.student_paced(store, student)
+            else:
+                view.student_quiz(store, student)
         st.stop()
 
     if st.session_state.get(teacher.PRESENTING) and teacher.is_teacher():

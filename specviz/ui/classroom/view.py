@@ -114,7 +114,7 @@ def join_form(store: ClassroomStore) -> None:
         code = st.text_input(_("Join code (from your teacher's screen)"), value=given, max_chars=12,
                              key="classroom_code")
         name = st.text_input(_("Your display name"), max_chars=NAME_MAX, key="classroom_name")
-        joined = st.form_submit_button(_("Join"), type="primary")
+        joined = st.form_submit_button(_("Join"), type="primary", key="classroom_join_submit")  # see LANDINGS
     if not joined:
         return
     try:

@@ -10,11 +10,12 @@ cannot pass to Streamlit as a parameter:
 - every Plotly chart becomes a `role="figure"` with the accessible name `specviz.ui.common.charts.show` wrote next to it;
   the drawing itself (hover-only) is hidden from screen readers, whose reader gets the table of numbers under it,
   and the toolbar's buttons leave the Tab order (they show only on a mouse hover);
-- keyboard focus: when a pressed button goes away on the rerun it started ("Check" becomes the feedback and
-  "Next"), focus moves to the button that took its place instead of dropping to `<body>`; a button that opens new
-  content ("Quiz me on all concepts") lands on it (`LANDINGS`); a page that moves the focus itself (the guided
-  path's Next lesson: `land_on_title`) says so, and the pressed button is not looked for again; the element that
-  gets the focus is scrolled into view, never focused off screen;
+- keyboard focus: when a pressed button (or Enter in a form's field, which presses its submit button) goes away on
+  the rerun it started ("Check" becomes the feedback and "Next"), focus moves to the button that took its place
+  instead of dropping to `<body>`; a button that opens new content ("Quiz me on all concepts", the Classroom's
+  Join) lands on it (`LANDINGS`); a page that moves the focus itself (the guided path's Next lesson:
+  `land_on_title`) says so, and the pressed button is not looked for again; the element that gets the focus is
+  scrolled into view, never focused off screen;
 - a visible focus ring on the navigation's links, readable text in a graded question's disabled options, and
   Plotly's toolbar off on phone-sized screens.
 
@@ -151,9 +152,13 @@ SCRIPT = r"""<script>
   };
   const rememberPress = (event) => {
     held = null;  // the visitor acts: the focus is theirs from here
-    const button = event.target.closest && event.target.closest("button");
+    let button = event.target.closest && event.target.closest("button");
+    if (!button && event.key === "Enter" && event.target.tagName === "INPUT") {  // Enter in a form's field submits it
+      const form = event.target.closest('[data-testid="stForm"]');
+      button = form && form.querySelector('[data-testid="stFormSubmitButton"] button:not([disabled])');
+    }
     const press = button && (event.type === "click" || ["Enter", " "].includes(event.key));
-    if (press) pressed = {key: keyOf(button), text: button.innerText, at: Date.now()};
+    if (press) pressed = {key: keyOf(button), text: button.innerText, at: Date.now(), from: event.target};
     else if (event.type === "click" || ["Tab", "Escape"].includes(event.key)) pressed = null;  // the visitor moved on
   };
   doc.addEventListener("click", rememberPress, true);
@@ -173,7 +178,8 @@ SCRIPT = r"""<script>
     if (doc.querySelector('[data-testid="stStatusWidget"]')) return;
     const active = doc.activeElement;
     if (active && active !== doc.body && active !== doc.documentElement) {
-      if (keyOf(active) !== pressed.key) pressed = null;  // the visitor moved on: leave the focus alone
+      // the visitor moved on: leave the focus alone (the field Enter was pressed in keeps it until the rerun)
+      if (keyOf(active) !== pressed.key && active !== pressed.from) pressed = null;
       return;
     }
     const shown = (el) => el && el.offsetParent !== null;  // not in a closed expander or a hidden tab
@@ -290,8 +296,11 @@ def script(language: str) -> str:
 
 
 # A button whose rerun replaces it with new content -> a CSS selector of the part of the page its focus lands on
-# (the first input or button in it). Constant text: the script's only inputs are these and the language code.
-LANDINGS = {"quiz_widen": '[class*="st-key-quiz_r"][class*="_question"]'}
+# (the first input or button in it). Constant text: the script's only inputs are these and the language code. The
+# Classroom's Join (pressed, or Enter in its form's fields) lands on the joined student's view: the first question's
+# choices, or the way out when there is no question yet (read 47: the focus fell to <body>, Tab began at the sidebar).
+LANDINGS = {"quiz_widen": '[class*="st-key-quiz_r"][class*="_question"]',
+            "classroom_join_submit": ".st-key-classroom_student"}
 
 
 def _texts(language: str) -> str:

@@ -257,7 +257,7 @@ def test_the_rules_table_caption_calls_its_mean_accepted_lengths_predictions():
     alpha = float(torch.minimum(p, q).sum())
     assert exact["tokens/step"] == round(theory.expected_tokens_per_step(alpha, 4), RULES_TABLE_DIGITS["tokens/step"])
     source = " ".join((ROOT / "specviz" / "ui" / "exactness" / "view.py").read_text(encoding="utf-8").split())
-    assert "Mean accepted lengths and speedups are predictions: \" \"the i.i.d. formulas" in source
+    assert "Mean accepted lengths and speedups are \" \"predictions: the i.i.d. formulas" in source
     assert "Speedups use the i.i.d. formula" not in source
 
 
@@ -417,3 +417,33 @@ def test_the_continuations_note_opens_with_a_capital_in_portuguese():
         what = _("{length}-token continuations (speculative, drafting at most {k} a step with K = {spec_k}, and "
                  "target-only)", length=2, k=1, spec_k=4)
     assert what.startswith("Continuações de 2 tokens"), what
+
+
+def test_the_rules_caption_does_not_say_every_broken_rule_buys_speed():
+    """Read 47: the rules table's caption ended "a lossy rule buys speed with drift", over a table where accept iff
+    p ≥ q (1.50×) and the top-20 rule (2.10×) predict less speed than the exact rule (2.53×). Only accept-all, and
+    at some prompts Medusa's typical acceptance, keep more drafts than α; the other broken rules never do."""
+    import torch
+
+    from specviz.core.i18n import _, using
+    from specviz.labs.exactness import RULES, one_step_distribution
+
+    more = {name: 0 for name in RULES}  # how often each rule keeps more drafts than α, over 200 random p and q
+    with torch.random.fork_rng():
+        torch.manual_seed(0)
+        pairs = [torch.distributions.Dirichlet(torch.full((30,), 0.3)).sample((2,)) for _trial in range(200)]
+    for p, q in pairs:  # 30 tokens: more than the top-20 rule's 20, so it can break
+        alpha = one_step_distribution("exact", p, q)[1]  # Σ min(p, q), in the closed forms' own float64
+        for name in RULES:
+            more[name] += one_step_distribution(name, p, q)[1] > alpha + 1e-12
+    assert more["accept_all"] == 200 and more["typical_acceptance"] > 0
+    assert all(more[name] == 0 for name in ("resample_from_target", "accept_if_p_ge_q", "target_top20_only"))
+    kept = one_step_distribution("accept_if_p_ge_q", torch.tensor([0.5, 0.3, 0.2]), torch.tensor([0.2, 0.6, 0.2]))[1]
+    assert round(kept, 6) == 0.4  # below α = 0.7: this broken rule drifts and is slower
+    with using("en"):
+        caption = _(exactness_view.RULES_CAPTION)
+        assert "a lossy rule buys speed" not in caption and "Drift does not always buy speed" in caption
+        assert "accepting every draft keeps more drafts" in caption and "keep at most as many" in caption
+    with using("pt"):
+        caption = _(exactness_view.RULES_CAPTION)
+        assert "O desvio nem sempre compra velocidade" in caption and "no máximo o mesmo tanto" in caption

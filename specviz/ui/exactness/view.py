@@ -55,6 +55,15 @@ TABLE_COLUMNS = {"rule": N_("rule"), "exact": N_("exact"), "drift (TV)": N_("dri
 # below it, they fell on the title where rotated token labels pushed it down ("token" over "especulativa: Regra exata
 # (Leviathan / Chen)" at 1400 px in Portuguese, read 44), as the Speedup lab's did (read 43)
 BELOW = dict(orientation="h", yref="container", yanchor="bottom", y=0, x=0)
+# read 47: it ended "a lossy rule buys speed with drift", beside a table where accept iff p ≥ q and the top-20 rule
+# predict less speed than the exact rule: those two, and resampling from p, never keep more drafts than α (each keeps
+# at most min(p, q) of every token), so their drift buys nothing; only accept-all (always) and Medusa's typical
+# acceptance (at some prompts) keep more
+RULES_CAPTION = N_("Every rule at this prompt, from its closed form. Mean accepted lengths and speedups are "
+                   "predictions: the i.i.d. formulas of the Theory explorer with each rule's chance of keeping a draft "
+                   "in place of α at every one of the K positions. Drift does not always buy speed: accepting every "
+                   "draft keeps more drafts than the exact rule, and so can Medusa's typical acceptance, but the other "
+                   "broken rules keep at most as many: their drift buys nothing.")
 KEPT_HEADER = N_("P(kept)")  # the kept column's narrow header: its full name shows on hovering it
 KEPT_HELP = N_("The chance that this rule keeps one draft x ~ q, from its closed form. Only under the exact rule "
                "(Leviathan / Chen) is it the acceptance probability α = Σ min(p, q), {alpha} at this prompt; under "
@@ -316,9 +325,7 @@ def render_rule_economics(rule: exactness.Rule, dists: StepDistributions, k: int
     full, short = _(TABLE_COLUMNS["kept"]), _(KEPT_HEADER)
     st.dataframe(rules_frame(p, q, k, c).rename(columns={full: short}), hide_index=True, key="exact_rules_table",
                  column_config={short: st.column_config.Column(help=kept_help)})
-    caption = _("Every rule at this prompt, from its closed form. Mean accepted lengths and speedups are predictions: "
-                "the i.i.d. formulas of the Theory explorer with each rule's chance of keeping a draft in place of α "
-                "at every one of the K positions: a lossy rule buys speed with drift.")
+    caption = _(RULES_CAPTION)
     st.caption(f"{caption} {dists.note}" if dists.note else caption)
 
 

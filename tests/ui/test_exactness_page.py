@@ -447,3 +447,15 @@ def test_the_rules_caption_does_not_say_every_broken_rule_buys_speed():
     with using("pt"):
         caption = _(exactness_view.RULES_CAPTION)
         assert "O desvio nem sempre compra velocidade" in caption and "no máximo o mesmo tanto" in caption
+
+
+def test_the_drift_metric_is_not_labelled_exact_beside_the_exact_column():
+    """Read 47: the metric read "Drift from p (exact, one step)" above a table whose "exact" column says whether a
+    rule is exact, so "accept every draft", drift 0.2526, looked like the exact rule's drift. It is the chosen
+    rule's drift, from its closed form, and now says so."""
+    from specviz.core.i18n import _, using
+
+    for lang, words in (("en", "Drift from p (closed form, one step)"), ("pt", "Desvio de p (forma fechada, um passo)")):
+        with using(lang):
+            label = _(exactness_view.DRIFT_LABEL)
+            assert label == words and _(exactness_view.TABLE_COLUMNS["exact"]) not in label.split(" (")[1], label

@@ -64,6 +64,9 @@ RULES_CAPTION = N_("Every rule at this prompt, from its closed form. Mean accept
                    "in place of α at every one of the K positions. Drift does not always buy speed: accepting every "
                    "draft keeps more drafts than the exact rule, and so can Medusa's typical acceptance, but the other "
                    "broken rules keep at most as many: their drift buys nothing.")
+# read 47: "Drift from p (exact, one step)" beside the table's "exact" column (✓ / ✗: whether a rule is exact) read as
+# the exact rule's drift, while it is the chosen rule's, computed exactly from its closed form
+DRIFT_LABEL = N_("Drift from p (closed form, one step)")
 KEPT_HEADER = N_("P(kept)")  # the kept column's narrow header: its full name shows on hovering it
 KEPT_HELP = N_("The chance that this rule keeps one draft x ~ q, from its closed form. Only under the exact rule "
                "(Leviathan / Chen) is it the acceptance probability α = Σ min(p, q), {alpha} at this prompt; under "
@@ -309,7 +312,7 @@ def render_rule_economics(rule: exactness.Rule, dists: StepDistributions, k: int
     exact_alpha = float(theory.acceptance_probability(p, q))
     speedup = theory.expected_speedup(min(1.0, kept), k, c)
     b1, b2, b3 = st.columns(3)
-    b1.metric(_("Drift from p (exact, one step)"), number(exactness.tv_distance(dist, p), 4),
+    b1.metric(_(DRIFT_LABEL), number(exactness.tv_distance(dist, p), 4),
               help=_("TV distance between what this rule emits and p, from its closed form at this prompt."))
     kept_delta, kept_arrow = signed_delta(number(kept - exact_alpha, 3))
     kept_help = _(KEPT_HELP, alpha=number(exact_alpha, 3))  # the metric's help and the table column's

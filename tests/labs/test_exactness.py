@@ -542,3 +542,20 @@ def test_a_verdicts_p_value_is_not_rounded_across_its_own_level():
     assert "Borderline (chi-square p-value 0.00996)" in borderline.verdict
     with using("pt"):
         assert "0,000996" in rare.verdict and "0,00996" in borderline.verdict
+
+
+def test_typical_acceptances_explanation_does_not_promise_longer_runs_at_every_prompt():
+    """Read 47: the rule's explanation said it keeps plausible tokens, so "longer accepted runs", but where q leans
+    on tokens below the threshold it keeps fewer drafts than the exact rule (0.5 against α = 0.6 here)."""
+    from specviz.core.i18n import _, using
+    from specviz.labs.exactness import one_step_distribution
+
+    p, q = torch.tensor([0.9, 0.05, 0.05]), torch.tensor([0.5, 0.25, 0.25])
+    kept = one_step_distribution("typical_acceptance", p, q)[1]
+    alpha = one_step_distribution("exact", p, q)[1]
+    assert round(kept, 6) == 0.5 and round(alpha, 6) == 0.6
+    for lang, words in (("en", "at some prompts it keeps fewer drafts than the exact rule"),
+                        ("pt", "em alguns prompts ela mantenha menos palpites que a regra exata")):
+        with using(lang):
+            text = _(RULES["typical_acceptance"].explanation)
+        assert words in text and "longer accepted runs, but" not in text, text

@@ -134,8 +134,9 @@ _RULE_EXPLANATIONS: dict[str, str] = {
                             "20 with p > 0 holds all of p's excess over q."),
     "typical_acceptance": N_("Medusa (Cai et al. 2024) keeps x when p(x) > min(ε, δ·exp(−H(p))) (ε = 0.09, δ = 0.3) "
                              "and emits the target's argmax after the accepted run. Plausible tokens are always kept "
-                             "and the rest replaced by the most likely one: longer accepted runs, but the output is "
-                             "not p. Lossy by design, not a bug."),
+                             "and the rest replaced by the most likely one: meant for longer accepted runs, though at "
+                             "some prompts it keeps fewer drafts than the exact rule, and the output is not p. Lossy "
+                             "by design, not a bug."),
     "exact_match": N_("Sample t from p at each position; keep the draft iff it equals t, otherwise emit t. What "
                       "transformers does for prompt lookup, which has no q. Every emitted token is a sample from p, "
                       "so it is exact, for any proposer. It keeps a draft with chance Σ p(x)q(x): for a "

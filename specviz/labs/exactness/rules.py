@@ -142,7 +142,8 @@ def typical_acceptance(
     token and unconditionally accept it", section 2.3.1) and Medusa's reference code (`generate_candidates` takes
     the argmax of the base model's logits under `medusa_generate`'s default `fast=True`).
     `fallback="sample"` samples it from p instead. Either way the output is not p: lossy by design, traded for
-    longer accepted runs."""
+    longer accepted runs, which it does not always get (read 47: where q leans on tokens below the threshold it keeps
+    fewer drafts than the exact rule, e.g. p = 0.9, 0.05, 0.05 and q = 0.5, 0.25, 0.25 keep 0.5 against α = 0.6)."""
     check_shapes(target_probs, draft_probs, draft_tokens)
     if fallback not in ("argmax", "sample"):
         raise ValueError(_("fallback must be 'argmax' or 'sample' (got {fallback}).", fallback=repr(fallback)))

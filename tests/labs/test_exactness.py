@@ -548,7 +548,6 @@ def test_typical_acceptances_explanation_does_not_promise_longer_runs_at_every_p
     """Read 47: the rule's explanation said it keeps plausible tokens, so "longer accepted runs", but where q leans
     on tokens below the threshold it keeps fewer drafts than the exact rule (0.5 against α = 0.6 here)."""
     from specviz.core.i18n import _, using
-    from specviz.labs.exactness import one_step_distribution
 
     p, q = torch.tensor([0.9, 0.05, 0.05]), torch.tensor([0.5, 0.25, 0.25])
     kept = one_step_distribution("typical_acceptance", p, q)[1]

@@ -455,7 +455,30 @@ def test_the_drift_metric_is_not_labelled_exact_beside_the_exact_column():
     rule's drift, from its closed form, and now says so."""
     from specviz.core.i18n import _, using
 
-    for lang, words in (("en", "Drift from p (closed form, one step)"), ("pt", "Desvio de p (forma fechada, um passo)")):
+    for lang, words in (("en", "Drift from p (closed form, one step)"),
+                        ("pt", "Desvio de p (forma fechada, um passo)")):
         with using(lang):
             label = _(exactness_view.DRIFT_LABEL)
             assert label == words and _(exactness_view.TABLE_COLUMNS["exact"]) not in label.split(" (")[1], label
+
+
+def test_the_tree_steps_note_says_a_fixed_guess_is_kept_with_p_prime():
+    """Read 47: the decomposition's note for a tree step said a child is kept with min(1, p′/q′), but `verify_tree`
+    tests a child that was not drawn from q (greedy trees, tokens copied from the context) as a point mass, kept
+    with p′(x): at temperature 0 the second child has q = 0 and min(1, p′/q′) is no chance at all."""
+    import torch
+
+    from specviz.core.i18n import _, using
+    from specviz.engine.tree import ROOT, DraftTree
+    from specviz.engine.tree_verifier import verify_tree
+
+    p = torch.tensor([[0.3, 0.7, 0.0], [1.0, 0.0, 0.0], [1.0, 0.0, 0.0]])  # at the root, then below each child
+    greedy = DraftTree([0, 1], [ROOT, ROOT], torch.tensor([[1.0, 0.0, 0.0], [1.0, 0.0, 0.0]]), False)
+    result = verify_tree(p, greedy, uniforms=[0.5, 0.5])  # child 0 kept with p′(0) = 0.3: u = 0.5 rejects it
+    assert [round(a, 6) for a in result.accept_probs] == [0.3, 1.0]  # then p′ = p without 0 = δ_1: p′(1) = 1
+    for lang, words in (("en", "a fixed guess (one of the draft's top tokens at temperature 0, or a token copied "
+                                "from the context) with p′(x)"),
+                        ("pt", "um palpite fixo (um dos tokens mais prováveis do rascunho na temperatura 0, ou um "
+                               "token copiado do contexto) com p′(x)")):
+        with using(lang):
+            assert words in _(exactness_view.TREE_NOTE)

@@ -77,6 +77,13 @@ UNSEEN_DRIFT = N_("This rule is not exact here: its closed form drifts TV = {dri
 # whole continuations have no closed form on the page: the rule's own registry entry says it is not exact
 UNSEEN_LOSSY = N_("This rule is not exact (its explanation above says why), but {n} samples are too few for the test "
                   "to see its drift on whole continuations. Draw more samples.")
+# read 47: it said only min(1, p′/q′), but `verify_tree` keeps a child that was not drawn from q (the draft's top tokens
+# at temperature 0, a token copied from the context) with p′(x), as a point mass
+TREE_NOTE = N_("This step drafted a tree: there a child drawn from q is kept with chance min(1, p′/q′), and a fixed "
+               "guess (one of the draft's top tokens at temperature 0, or a token copied from the context) with "
+               "p′(x), against the residual p′ the siblings tried before it left; a recovered token comes only after "
+               "every child at the node was rejected. The split shown here is the chain's rule for one draft from "
+               "this p and q.")
 SOURCES = {"prompt": N_("p and q at the prompt above"), "session": N_("the trace in this session"),
            "example": N_("an example trace")}
 
@@ -392,10 +399,7 @@ def render_decomposition(dists: StepDistributions, session_trace: object) -> Non
                      "{accept}.", token=escape_text(decision.text), token_id=decision.token_id,
                      accept=decision_numbers(decision).chance)  # as the Playground writes it (read 47)
             if trace.steps[tested[choice][0]].tree is not None:  # the tree rule, not this chain split, kept it
-                note += " " + _("This step drafted a tree: there its kept chance is min(1, p′/q′), against the "
-                                "residual p′ the siblings tried before it left, and a recovered token comes only after "
-                                "every child at the node was rejected. The split shown here is the chain's rule for "
-                                "one draft from this p and q.")
+                note += " " + _(TREE_NOTE)
     except ValueError as exc:
         st.error(str(exc))
         return

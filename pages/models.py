@@ -25,9 +25,8 @@ st.caption(models_view.machine_summary(machine))
 models_view.memory_check(entries, machine)
 
 st.subheader(_("Pair by hand"))
-st.caption(_("Any two causal language models that share a tokenizer: local Hugging Face folders or Hub ids. "
-             "specviz checks the configs, the vocabularies and the memory before it loads any weights."))
 policy = models_view.WebModelPolicy.from_env()
+st.caption(models_view.hand_caption(policy))
 hand = models_view.hand_form(policy)
 if hand is not None:
     pair = models_view.load_hand_pair(hand, policy)  # it records the pair for the Playground under the spec it loaded

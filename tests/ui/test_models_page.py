@@ -477,3 +477,27 @@ def test_each_shipped_cards_summary_says_how_many_epochs_it_trained(lang):
     with using("en"):
         eagle = json.loads((ROOT / "assets" / "models" / "smollm2-eagle" / "specviz.json").read_text())
         assert "1,300 steps (0.79 epochs) on 33,539 answers" in models_view.card_summary(eagle)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+@pytest.mark.parametrize("root", [False, True])
+def test_the_pair_by_hand_caption_offers_folders_only_where_the_server_takes_them(monkeypatch, tmp_path, lang, root):
+    """Read 47: the caption above the form said "local Hugging Face folders or Hub ids" where the operator allows Hub
+    ids only (no SPECVIZ_WEB_MODEL_ROOT), and the form below then refuses every folder."""
+    monkeypatch.setenv(ENABLE_ENV, "1")
+    if root:
+        monkeypatch.setenv(ROOT_ENV, str(tmp_path))
+    else:
+        monkeypatch.delenv(ROOT_ENV, raising=False)
+    monkeypatch.setattr(models_view, "current_machine", lambda: Machine(ram_available_bytes=16 * 10**9))
+    monkeypatch.chdir(ROOT)
+    app = AppTest.from_file(str(ROOT / "pages" / "models.py"), default_timeout=60)
+    app.query_params["lang"] = lang
+    app.run()
+    caption = next(c.value for c in app.caption if c.value.startswith(("Any two causal", "Quaisquer dois modelos")))
+    said = {(False, "en"): "given as Hugging Face Hub ids (this server loads no local folders)",
+            (False, "pt"): "informados como ids do Hugging Face Hub (este servidor não carrega pastas locais)",
+            (True, "en"): "Hugging Face Hub ids, or folders inside the models folder this server allows",
+            (True, "pt"): "ids do Hugging Face Hub, ou pastas dentro da pasta de modelos que este servidor permite"}
+    assert not app.exception and said[root, lang] in caption
+    assert "local Hugging Face folders" not in caption and "pastas locais do Hugging Face" not in caption

@@ -242,6 +242,21 @@ class HandPair:
         return ",".join(x for x in (self.target.strip(), self.draft.strip()) if x)
 
 
+def hand_caption(policy: WebModelPolicy) -> str:
+    """What the "pair by hand" form takes on this server. Read 47: it said "local Hugging Face folders or Hub ids"
+    where the operator allows Hub ids only (no SPECVIZ_WEB_MODEL_ROOT), and the form then refuses every folder."""
+    if policy.enabled and policy.root is None:
+        return _("Any two causal language models that share a tokenizer, given as Hugging Face Hub ids (this server "
+                 "loads no local folders). specviz checks the configs, the vocabularies and the memory before it "
+                 "loads any weights.")
+    if policy.enabled:
+        return _("Any two causal language models that share a tokenizer: Hugging Face Hub ids, or folders inside "
+                 "the models folder this server allows. specviz checks the configs, the vocabularies and the memory "
+                 "before it loads any weights.")
+    return _("Any two causal language models that share a tokenizer: local Hugging Face folders or Hub ids. "
+             "specviz checks the configs, the vocabularies and the memory before it loads any weights.")
+
+
 def hand_form(policy: WebModelPolicy) -> HandPair | None:
     """The "pair by hand" form, if the operator allows it; the submitted values, or None before the button is
     pressed. Remote code is never trusted from the browser. Read 45: the note read as if SPECVIZ_WEB_MODEL_ROOT

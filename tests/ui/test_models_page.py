@@ -501,3 +501,14 @@ def test_the_pair_by_hand_caption_offers_folders_only_where_the_server_takes_the
             (True, "pt"): "ids do Hugging Face Hub, ou pastas dentro da pasta de modelos que este servidor permite"}
     assert not app.exception and said[root, lang] in caption
     assert "local Hugging Face folders" not in caption and "pastas locais do Hugging Face" not in caption
+
+
+def test_the_portuguese_drafter_note_says_the_pair_drafts_not_the_target():
+    """Read 47: "os tamanhos da linha default contam só o alvo: o rascunhador EAGLE-3 com que ele rascunha" read "ele"
+    as the target, the one noun before it, so the target drafted; the English says the default pair ("it") does."""
+    from specviz.core.i18n import using
+
+    with using("pt"):
+        note = models_view.drafter_note()
+    assert "o rascunhador EAGLE-3, com que esse par rascunha por padrão, soma mais parâmetros: " in note
+    assert "com que ele rascunha" not in note

@@ -533,10 +533,13 @@ def measure_bandwidth(device: str | torch.device = "cpu", megabytes: int = 128, 
     return 2 * n * 4 / best
 
 
-def speed_from_bandwidth(weight_bytes: int, bandwidth: float) -> SpeedEstimate:
+def speed_from_bandwidth(weight_bytes: int, bandwidth: float, device_type: str = "cpu") -> SpeedEstimate:
     """The floor: one read of the target's weights per token at the measured bandwidth (bytes/s), worked out from
     the two figures as the sentence shows them (`shown`), so the time it gives is the shown size ÷ the shown
-    bandwidth, not a division of unrounded values that a reader cannot repeat.
+    bandwidth, not a division of unrounded values that a reader cannot repeat. On a GPU (`device_type` "cuda" or
+    "mps") the sentence names what keeps a small model far above that floor there, its kernel launches (read 47:
+    it named only a CPU's arithmetic, and the project's H200 runs, docs/gpu.md, took milliseconds per forward of the
+    default target, whose floor there is tens of microseconds).
 
     >>> speed_from_bandwidth(int(15.4 * GB), 7.64 * GB).sentence()[:58]
     'Speed here: plain decoding would take at least 2.0 s per t'
@@ -547,6 +550,11 @@ def speed_from_bandwidth(weight_bytes: int, bandwidth: float) -> SpeedEstimate:
     1.875
     """
     size, moved = shown(weight_bytes / GB), shown(bandwidth / GB)
+    if device_type != "cpu":
+        return SpeedEstimate(size / moved, "bandwidth", _(
+            "because each token reads all {size} of the target's weights and this GPU's memory moves {bandwidth} "
+            "GB/s (measured once by this server; launching each layer's kernels can make each token slower still, "
+            "far slower for a small model)", size=gb(weight_bytes), bandwidth=_grouped(bandwidth / GB)))
     return SpeedEstimate(size / moved, "bandwidth", _(
         "because each token reads all {size} of the target's weights and this machine's memory moves {bandwidth} "
         "GB/s (measured once by this server; a CPU's arithmetic can make each token slower still)",

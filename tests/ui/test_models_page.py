@@ -512,3 +512,24 @@ def test_the_portuguese_drafter_note_says_the_pair_drafts_not_the_target():
         note = models_view.drafter_note()
     assert "o rascunhador EAGLE-3, com que esse par rascunha por padrão, soma mais parâmetros: " in note
     assert "com que ele rascunha" not in note
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_speed_floor_on_a_gpu_names_kernel_launches_not_a_cpus_arithmetic(monkeypatch, lang):
+    """Read 47: on a GPU the floor's caveat named only "a CPU's arithmetic", yet there a small model sits far above
+    the floor for its kernel launches (the project's H200 took milliseconds per forward of the default target, whose
+    floor there is tens of microseconds: docs/gpu.md). A CPU keeps its own caveat."""
+    from specviz.core.i18n import using
+
+    monkeypatch.setattr(models_view, "_bandwidth", lambda device: 3e12)
+    monkeypatch.setattr(common_runs, "quiet_forwards", lambda: {})
+    machine = Machine(ram_available_bytes=16 * 10**9)
+    with using(lang):
+        gpu = models_view.speed_estimate(int(0.27e9), torch.device("cuda"), machine).sentence()
+        cpu = models_view.speed_estimate(int(0.27e9), torch.device("cpu"), machine).sentence()
+    kernels = {"en": "launching each layer's kernels can make each token slower still, far slower for a small model",
+               "pt": "lançar os kernels de cada camada pode deixar cada token ainda mais lento, muito mais lento num "
+                     "modelo pequeno"}[lang]
+    arithmetic = {"en": "a CPU's arithmetic", "pt": "a aritmética de uma CPU"}[lang]
+    assert kernels in gpu and arithmetic not in gpu
+    assert arithmetic in cpu and kernels not in cpu

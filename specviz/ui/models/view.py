@@ -227,7 +227,7 @@ def speed_estimate(target_bytes: int, device: torch.device, machine: Machine | N
         return speed_from_reference(target_bytes, reference_bytes, measured_ms / 1000, shown)
     with st.spinner(_("Measuring this machine's memory bandwidth...")):  # shown only while it measures (> 0.5 s)
         bandwidth = _bandwidth(str(device))
-    return speed_from_bandwidth(target_bytes, bandwidth)
+    return speed_from_bandwidth(target_bytes, bandwidth, device.type)
 
 
 @dataclass(frozen=True)

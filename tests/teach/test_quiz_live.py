@@ -263,3 +263,22 @@ def test_the_live_quiz_numbers_drafts_one_way_in_each_language():
         assert {"#1 ' Paris'", "#2 ' is'"} <= set(re.findall(r"#\d \\?'[^']*'", shown)), lang  # choices and rows
         assert re.search(r"(draft|palpite) #2\b", shown) and re.search(r"(draft|palpite) #1\b", shown), lang
         assert re.search(r"(draft|palpite) #1\b", medusa), lang
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_tiny_chance_is_written_without_an_exponent_and_no_negative_counts_as_right(lang):
+    """Read 47: for p = 0.0000123 against q = 0.5 the live quiz wrote "p = 1.23e-05" and took "anything from
+    −0.00498 to 0.00502" for min(1, p/q), a chance, so a negative answer counted as right."""
+    from specviz.core.i18n import using
+
+    step = Step(0, 5, 1, "draft", [_decision(0, " x", q=0.5, p=0.0000123, u=0.3, accepted=False)],
+                [EmittedToken(7, " y", "recovered")], "recovered")
+    trace = Trace("speculative", {"k": 1}, [1, 2, 3, 4, 5], [7], [step])
+    with using(lang):
+        ratio = next(q for q in live_questions(trace, 0, 0) if "ratio" in q.id)
+        feedback = grade(ratio, "-0.001" if lang == "en" else "-0,001").feedback
+    text = " ".join([ratio.prompt, ratio.explanation, feedback])
+    assert not re.search(r"\d[eE][-+]?\d", text) and ("p = 0.000012" in text or "p = 0,000012" in text)
+    assert ratio.answer - ratio.tolerance >= 0
+    assert not grade(ratio, "-0.001").correct
+    assert "−" not in feedback.split("(")[-1]  # the range it states starts at 0 or above

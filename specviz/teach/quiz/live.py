@@ -15,7 +15,7 @@ import re
 from specviz.core.i18n import N_, _, localized, ngettext
 from specviz.engine.kinds import TokenKind
 from specviz.engine.trace import Decision, Step, Trace
-from specviz.teach.quiz.schema import Question, QuestionKind, _accept_prob, _fmt
+from specviz.teach.quiz.schema import Question, QuestionKind, _accept_prob, _plain
 
 LIVE_LINK = "pages/playground.py"
 
@@ -94,17 +94,28 @@ def _live_verdict(step: Step, d: Decision) -> Question:
 def _live_ratio(step: Step, d: Decision) -> Question:
     p, q, _u, _a = _shown_numbers(d)
     value = _accept_prob(float(p), float(q))
-    values = {"p": _local(p), "q": _local(q), "value": _local(_fmt(value, 4))}
+    values = {"p": _local(p), "q": _local(q), "value": _local(_plain(value, 4))}
     return Question(
         id=_live_id(step, f"ratio{d.position}"), concept="accept_rule", kind=QuestionKind.NUMERIC,
         prompt=_("In step {step}, the draft proposed {token} with q = {q}; the target gives p = {p}. What is "
                  "min(1, p/q) here?", step=step.index + 1, token=_md_token(d.text), q=values["q"], p=values["p"]),
-        answer=value, tolerance=max(0.005, 0.01 * value), params={"p": float(p), "q": float(q)},
+        answer=value, tolerance=_probability_tolerance(value), params={"p": float(p), "q": float(q)},
         formula="accept_prob",
         explanation=(_("min(1, {p}/{q}) = {value}: the chance this draft is kept (p ≥ q, so it is always kept).",
                        **values) if value >= 1 else
                      _("min(1, {p}/{q}) = {value}: the chance this draft is kept.", **values)),
         link=LIVE_LINK, source="live")
+
+
+def _probability_tolerance(value: float) -> float:
+    """How far from the chance `value` an answer may be and count as right: 0.005 or 1%, whichever is larger, but
+    never so far that a negative chance would count (read 47: min(1, p/q) = 0.0000667 took "anything from −0.00493
+    to 0.00507"); a chance of exactly 0 (p = 0) takes 0 alone.
+
+    >>> _probability_tolerance(0.5), _probability_tolerance(0.002), _probability_tolerance(0.0)
+    (0.005, 0.002, 0.0)
+    """
+    return min(max(0.005, 0.01 * value), max(value, 0.0))
 
 
 def _live_next_kind(step: Step, tested: list[Decision]) -> Question:
@@ -163,13 +174,13 @@ def _shown_numbers(d: Decision) -> tuple[str, str, str, str]:
     against min(1, p/q) computed from the shown p and q, and u against the shown min(1, p/q) (at 2 digits, u = 0.4429
     and p/q = 0.4407 both read 0.44, and "u = 0.44 < 0.44" is no reason)."""
     for digits in range(2, 9):
-        p, q = _fmt(d.target_prob, digits), _fmt(d.draft_prob, digits)
+        p, q = _plain(d.target_prob, digits), _plain(d.draft_prob, digits)  # never 6.667e-05 (read 47)
         a = _accept_prob(float(p), float(q))
-        u = _fmt(d.uniform if d.uniform is not None else math.nan, digits)
-        shown_a = _fmt(a, digits)
+        u = _plain(d.uniform if d.uniform is not None else math.nan, digits)
+        shown_a = _plain(a, digits)
         if d.uniform is None or ((float(u) < a) == d.accepted and (float(u) < float(shown_a)) == d.accepted):
             return p, q, u, shown_a
-    return p, q, u, _fmt(a, 8)
+    return p, q, u, _plain(a, 8)
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")

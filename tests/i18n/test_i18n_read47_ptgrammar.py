@@ -81,7 +81,7 @@ def test_the_speedup_labs_unrecorded_machine_names_whose_file_it_is():
 
 def test_the_catalogs_size_check_gives_a_parameter_count_below_two_billion_without_a_plural():
     """Read 47: "0,135 bilhões de parâmetros" (the catalog check's sentence for a model under 2 billion parameters)
-    put a plural after a count below two; the Portuguese gives the count in units of 10⁹, which agrees with any."""
+    put a plural after a count below two; the Portuguese writes "bi" (bilhões), which agrees with any count."""
     import pytest
 
     from specviz.models.catalog import _model
@@ -90,7 +90,7 @@ def test_the_catalogs_size_check_gives_a_parameter_count_below_two_billion_witho
            "licence": "apache-2.0", "gated": False}
     with using("pt"), pytest.raises(ValueError) as caught:
         _model(raw, "modelo x/y")
-    assert "um modelo de 0,135 × 10⁹ parâmetros ocupa" in str(caught.value)
+    assert "um modelo de 0,135 bi de parâmetros ocupa" in str(caught.value)
     assert "bilhões de parâmetros" not in str(caught.value)
 
 

@@ -466,8 +466,8 @@ class SpeedEstimate:
     def sentence(self) -> str:
         """Two sentences for the fit check: the speed, saying which estimate it is, then what speculation can do.
 
-        >>> speed_from_bandwidth(16 * GB, 8 * GB).sentence()[:92]
-        'Speed here: plain decoding would take at least 2.0 s per token (0.5 tokens/s), because each '
+        >>> speed_from_bandwidth(16 * GB, 8 * GB).sentence()[:96]
+        'Speed here: plain decoding would take about 2.0 s or more per token (0.5 tokens/s), because each'
         >>> speed_from_reference(int(15.2 * GB), int(0.27 * GB), 0.0404, "SmolLM2-135M").sentence()[38:73]
         'about 2.2 s per token (0.5 tokens/s'
         """
@@ -475,7 +475,7 @@ class SpeedEstimate:
         values = {"time": duration(self.seconds_per_token), "rate": rate(1.0 / shown if shown > 0 else float("inf")),
                   "detail": self.detail}
         if self.basis == "bandwidth":
-            return _("Speed here: plain decoding would take at least {time} per token ({rate}), {detail}. "
+            return _("Speed here: plain decoding would take about {time} or more per token ({rate}), {detail}. "
                      "Speculative decoding divides that by at most the tokens each step emits (its kept drafts plus "
                      "the recovered or bonus token).", **values)
         return _("Speed here: plain decoding would take about {time} per token ({rate}), {detail}. "
@@ -541,10 +541,10 @@ def speed_from_bandwidth(weight_bytes: int, bandwidth: float, device_type: str =
     it named only a CPU's arithmetic, and the project's H200 runs, docs/gpu.md, took milliseconds per forward of the
     default target, whose floor there is tens of microseconds).
 
-    >>> speed_from_bandwidth(int(15.4 * GB), 7.64 * GB).sentence()[:58]
-    'Speed here: plain decoding would take at least 2.0 s per t'
+    >>> speed_from_bandwidth(int(15.4 * GB), 7.64 * GB).sentence()[:57]
+    'Speed here: plain decoding would take about 2.0 s or more'
     >>> estimate = speed_from_bandwidth(int(15.4 * GB), 8.04 * GB)
-    >>> estimate.detail[29:34], estimate.detail.split("moves ")[1][:8], estimate.sentence()[47:52]
+    >>> estimate.detail[36:41], estimate.detail.split("moves ")[1][:8], estimate.sentence()[44:49]
     ('15 GB', '8.0 GB/s', '1.9 s')
     >>> estimate.seconds_per_token  # 15 GB ÷ 8.0 GB/s, not 15.4 ÷ 8.04
     1.875
@@ -552,11 +552,13 @@ def speed_from_bandwidth(weight_bytes: int, bandwidth: float, device_type: str =
     size, moved = shown(weight_bytes / GB), shown(bandwidth / GB)
     if device_type != "cpu":
         return SpeedEstimate(size / moved, "bandwidth", _(
-            "because each token reads all {size} of the target's weights and this GPU's memory moves {bandwidth} "
+            "because each token reads nearly all {size} of the target's weights (an input embedding table apart from the "
+            "output layer only one row a token) and this GPU's memory moves {bandwidth} "
             "GB/s (measured once by this server; launching each layer's kernels can make each token slower still, "
             "far slower for a small model)", size=gb(weight_bytes), bandwidth=_grouped(bandwidth / GB)))
     return SpeedEstimate(size / moved, "bandwidth", _(
-        "because each token reads all {size} of the target's weights and this machine's memory moves {bandwidth} "
+        "because each token reads nearly all {size} of the target's weights (an input embedding table apart from the "
+        "output layer only one row a token) and this machine's memory moves {bandwidth} "
         "GB/s (measured once by this server; a CPU's arithmetic can make each token slower still)",
         size=gb(weight_bytes),
         bandwidth=_grouped(bandwidth / GB)))

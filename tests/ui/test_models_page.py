@@ -185,8 +185,11 @@ def test_the_fit_check_says_how_slow_a_fitting_pair_would_be_here(at, monkeypatc
     at.selectbox(key="models_check_dtype").set_value("bfloat16").run()
     assert "it fits" in at.success[0].value.replace("\\", "")
     speed = at.info[0].value.replace("\\", "")
-    assert speed.startswith("Speed here: plain decoding would take at least 1.5 s per token (0.7 tokens/s)")
+    assert speed.startswith("Speed here: plain decoding would take about 1.5 s or more per token (0.7 tokens/s)")
     assert "15 GB of the target's weights" in speed and "10 GB/s (measured once by this server" in speed
+    # read 47: Qwen2.5-7B's input embeddings (0.545 B of 7.62 B parameters) are apart from its output layer, and a
+    # token reads one row of them, so "at least" and "reads all" overstated the floor by about 7%
+    assert "at least" not in speed and "reads nearly all 15 GB" in speed
     common_runs.quiet_forwards()[("default", "cpu")] = 40.0  # a race timed SmolLM2-135M's forward at 40 ms here
     try:
         monkeypatch.setattr(models_view, "reference_dtype", lambda device, machine=None: torch.float32)
@@ -220,7 +223,7 @@ def test_the_toy_pairs_size_and_speed_are_numbers_a_reader_can_read(at, monkeypa
     fit, speed = at.success[0].value.replace("\\", ""), at.info[0].value.replace("\\", "")
     shown = fit + speed
     assert "e-0" not in shown and "inf" not in shown and "0.0 ms" not in shown, shown
-    assert " MB in float32" in fit and " µs per token (" in speed and re.search(r"\(\d{1,3}(,\d{3})+ tokens/s\)", speed)
+    assert " MB in float32" in fit and " µs or more per token (" in speed and re.search(r"\(\d{1,3}(,\d{3})+ tokens/s\)", speed)
 
 
 def test_a_missing_gpu_is_answered_with_the_pages_own_control(at, monkeypatch):

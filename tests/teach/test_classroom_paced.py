@@ -170,8 +170,9 @@ def test_numeric_answers_are_binned_and_multiple_choices_counted_per_choice():
     few = distribution(q, [2.0, 2.0, 3.0], [2.0])
     assert few.labels == ("2", "3") and few.counts == ((2, 1), (1, 0)) and few.right == (True, False)
     many = distribution(q, [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 12.0], [])
-    assert len(many.labels) == 6 and many.labels[0] == "0–2" and sum(many.counts[0]) == 8
-    assert many.right == (False, True, False, False, False, False)  # 2.0 falls in 2–4
+    assert many.labels == ("0–1.95", "1.95–2.05", "2.05–4", "4–6", "6–8", "8–10", "10–12")
+    assert many.counts[0] == (2, 1, 1, 2, 1, 0, 1)
+    assert many.right == (False, True, False, False, False, False, False)  # 2 ± 0.05 is a bar of its own
     m = Question("m", "speedup", "multiple", "?", ("a", "b"), "", "pages/quiz.py", ("a", "b", "c"))
     assert distribution(m, [["a", "b"], ["a"]], []).counts[0] == (2, 1, 0)
 
@@ -190,6 +191,30 @@ def test_a_bar_marked_right_holds_only_answers_graded_right():
     both = distribution(q, [2.0149, 2.0095, 2.0], [])
     assert both.labels == ("2", "2.0095", "2.0149") and both.right == (True, True, False)
     assert both.counts == ((1, 1, 1), (0, 0, 0))
+
+
+def test_with_many_answers_too_a_bar_marked_right_holds_only_answers_graded_right():
+    """Read 47: with many answers the ranges were six equal ones, and the one holding the right answer was marked
+    right: for mb-bandwidth-bound (142.857 ± 1.5) "✓ 7–239" held 6 answers of which 1 was graded right, while the
+    mastery table said 1 of 9. The range the grader accepts is now a bar of its own, written as the feedback writes
+    it, and the only one marked right."""
+    from specviz.teach.quiz.grading import answer_sentence
+
+    q = next(q for q in BANK.questions if q.id == "mb-bandwidth-bound")
+    answers = [7.0, 14.0, 100.0, 143.0, 140.0, 200.0, 700.0, 1000.0, 1400.0]
+    spread = distribution(q, answers, answers[3:5])
+    (shown,) = (i for i, right in enumerate(spread.right) if right)
+    for rnd, given in enumerate((answers, answers[3:5])):
+        assert spread.counts[rnd][shown] == sum(grade(q, a).correct for a in given) == 1
+    assert spread.labels[:3] == ("7–141.357", "141.357–144.357", "144.357–239") and shown == 1
+    assert "141.357" in answer_sentence(q) and "144.357" in answer_sentence(q)  # the feedback's own range
+    with using("pt"):
+        pt = distribution(q, answers, []).labels
+        assert pt[:3] == ("7–141,357", "141,357–144,357", "144,357–239") and "141,357" in answer_sentence(q)
+    exact = Question("n", "speedup", "numeric", "?", 2.0, "", "pages/quiz.py")  # no tolerance: the answer alone
+    spread = distribution(exact, [0.0, 1.0, 2.0, 2.0000001, 3.0, 4.0, 6.0, 12.0], [])
+    assert spread.labels[:3] == ("0–2", "2", "2–4") and spread.right[:3] == (False, True, False)
+    assert spread.counts[0][:3] == (2, 1, 2)
 
 
 def test_a_numeric_spread_writes_its_ranges_as_the_app_writes_numbers():

@@ -3,6 +3,7 @@ answer), round by round: what the teacher's chart and the presenter view draw.""
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -97,16 +98,20 @@ def distribution(question: Question, round_1: Sequence[Any], round_2: Sequence[A
 
 def _numeric(question: Question, rounds: tuple[list, list], answered: tuple[int, int],
              correct: tuple[int, int]) -> Distribution:
-    """Numeric answers: each distinct value its own bar when there are few, else NUMERIC_BINS equal ranges around
-    the right answer over the answers near it, with the answers far from it (more than 10 × max(|answer|, tolerance,
-    1) away: a typo, a joke, 1e15) counted apart in a bar below and a bar above, so two of them cannot squash the
-    class into one bin (issue 44 item 8). Any finite floats bin safely, even stored ones from before answers were
-    bounded (1e308 and −1e308 together): a stored value that is not a finite number is left out.
+    """Numeric answers: each distinct value its own bar when there are few, else NUMERIC_BINS equal ranges over the
+    answers near the right one, with the answers far from it (more than 10 × max(|answer|, tolerance, 1) away: a typo,
+    a joke, 1e15) counted apart in a bar below and a bar above, so two of them cannot squash the class into one bin
+    (issue 44 item 8). The range the grader accepts (answer ± tolerance, or the answer alone) is a bar of its own,
+    written as the feedback writes it, and the only one marked right: the ranges it cuts end at its bounds (read 47:
+    "✓ 7–239" held 6 answers of which 1 was graded right). Any finite floats bin safely, even stored ones from before
+    answers were bounded (1e308 and −1e308 together): a stored value that is not a finite number is left out.
 
     >>> q = Question("d", "speedup", "numeric", "?", 2.0, "", "pages/quiz.py", tolerance=0.1)
     >>> d = _numeric(q, ([1e308, -1e308, 1, 2, 3, 4, 5], []), (7, 0), (1, 0))
-    >>> d.counts[0], d.labels[0], d.labels[-1], d.right.index(True)
-    ((1, 1, 1, 0, 1, 1, 1, 1), 'far below: under −18', 'far above: over 22', 2)
+    >>> d.labels[1:4], d.counts[0], d.right.index(True)
+    (('1–1.67', '1.67–1.9', '1.9–2.1'), (1, 1, 0, 1, 0, 0, 1, 1, 1, 1), 3)
+    >>> d.labels[0], d.labels[-1]
+    ('far below: under −18', 'far above: over 22')
     """
     values = [[v for v in (_stored_number(a) for a in r) if v is not None] for r in rounds]
     target, tol = float(question.answer), question.tolerance
@@ -115,29 +120,43 @@ def _numeric(question: Question, rounds: tuple[list, list], answered: tuple[int,
         return _few_numbers(values, target, tol, answered, correct)
     reach = 10 * max(abs(target), tol, 1.0)  # farther than this from the right answer: counted apart
     low_edge, high_edge = target - reach, target + reach
-    near = [d for d in distinct if low_edge <= d <= high_edge]
+    near = [v for r in values for v in r if low_edge <= v <= high_edge]
     lo, hi = min([*near, target]), max([*near, target])
     width = hi / NUMERIC_BINS - lo / NUMERIC_BINS  # not (hi − lo) / n: hi − lo overflows for 1e308 and −1e308
     edges = [lo + i * width for i in range(NUMERIC_BINS)] + [hi]
-    labels = tuple(f"{_num(edges[i])}–{_num(edges[i + 1])}" for i in range(NUMERIC_BINS))
 
-    def bin_of(v: float) -> int:
-        if not width > 0:
-            return 0
-        place = (v / NUMERIC_BINS - lo / NUMERIC_BINS) / width * NUMERIC_BINS  # (v − lo) / width, finite
-        return min(NUMERIC_BINS - 1, max(0, math.floor(place))) if math.isfinite(place) else 0
+    def graded(v: float) -> bool:  # the grader's own rule
+        return within_tolerance(v, target, tol)
 
-    counts = tuple(tuple(sum(bin_of(v) == i for v in r if low_edge <= v <= high_edge) for i in range(NUMERIC_BINS))
+    low, high = target - tol, target + tol  # the grader's range: its own bar; the ranges it cuts end at its bounds
+    wrong = [v for v in near if not graded(v)]
+    below = [e for e in edges if e < low] or ([lo] if any(v < target for v in wrong) else [])
+    above = [e for e in edges if e > high] or ([hi] if any(v > target for v in wrong) else [])
+    below, above = [*below, low], [high, *above]
+
+    def bar_of(v: float) -> int:  # bars: those below the grader's range, the range, those above it
+        if graded(v):
+            return len(below) - 1
+        side, start = (below, 0) if v < target else (above, len(below))
+        return start + min(len(side) - 2, max(0, bisect.bisect_right(side, v) - 1))
+
+    def end(e: float) -> str:  # the grader's bounds as the feedback writes them, the other ends as ranges are
+        return _num(e, 6) if e in (low, high) else _num(e)
+
+    labels = tuple(f"{end(side[i])}–{end(side[i + 1])}" for side in (below, above) for i in range(len(side) - 1))
+    right_label = f"{_num(low, 6)}–{_num(high, 6)}" if tol > 0 else _num(target, 6)
+    labels = (*labels[:len(below) - 1], right_label, *labels[len(below) - 1:])
+    counts = tuple(tuple(sum(bar_of(v) == i for v in r if low_edge <= v <= high_edge) for i in range(len(labels)))
                    for r in values)
-    right = tuple(i == bin_of(target) for i in range(NUMERIC_BINS))
-    below = tuple(sum(v < low_edge for v in r) for r in values)
-    above = tuple(sum(v > high_edge for v in r) for r in values)
-    if any(below):
+    right = tuple(i == len(below) - 1 for i in range(len(labels)))
+    far_below = tuple(sum(v < low_edge for v in r) for r in values)
+    far_above = tuple(sum(v > high_edge for v in r) for r in values)
+    if any(far_below):
         labels, right = (_(TEXT["far_below"], value=_num(low_edge)), *labels), (False, *right)
-        counts = tuple((b, *c) for b, c in zip(below, counts, strict=True))
-    if any(above):
+        counts = tuple((b, *c) for b, c in zip(far_below, counts, strict=True))
+    if any(far_above):
         labels, right = (*labels, _(TEXT["far_above"], value=_num(high_edge))), (*right, False)
-        counts = tuple((*c, a) for a, c in zip(above, counts, strict=True))
+        counts = tuple((*c, a) for a, c in zip(far_above, counts, strict=True))
     return Distribution(labels, counts, right, answered, correct)
 
 

@@ -159,3 +159,13 @@ def app_url():
 
     with serve() as url:
         yield url
+
+
+@pytest.fixture(scope="module", params=["en", "pt"])
+def bundled_bank(request):
+    """(language, the quiz bank the app ships in that language), read without a teacher's own quiz files."""
+    from specviz.teach.quiz import PATHS_ENV, load_bank
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.delenv(PATHS_ENV, raising=False)
+        return request.param, load_bank(lang=request.param)

@@ -13,7 +13,6 @@ import pytest
 
 from specviz.core.i18n import using
 from specviz.teach.learn import BY_NUMBER, LESSONS
-from specviz.teach.quiz import PATHS_ENV, load_bank
 
 ROOT = Path(__file__).parents[2]
 RODADA = re.compile(r"\brodadas?\b", re.IGNORECASE)
@@ -39,11 +38,9 @@ def _texts(question) -> list[str]:
     return [question.prompt, *question.choices, *answer, question.explanation]
 
 
-@pytest.fixture(scope="module", params=["en", "pt"])
-def bank(request):
-    with pytest.MonkeyPatch.context() as mp:
-        mp.delenv(PATHS_ENV, raising=False)  # the bundled bank, without a teacher's files
-        return request.param, load_bank(lang=request.param)
+@pytest.fixture(scope="module")
+def bank(bundled_bank):  # tests/conftest.py, in English and Portuguese
+    return bundled_bank
 
 
 def test_no_quiz_question_calls_a_decoding_step_a_round(bank):

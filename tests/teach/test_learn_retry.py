@@ -10,7 +10,7 @@ import re
 import pytest
 
 from specviz.teach.learn import BY_NUMBER, LESSONS, _uses_later_terms, check_questions, exit_ticket, retry_question
-from specviz.teach.quiz import PATHS_ENV, load_bank
+from specviz.teach.quiz import load_bank
 
 
 @pytest.fixture(autouse=True)
@@ -19,11 +19,9 @@ def threads_for_model_size():
     yield
 
 
-@pytest.fixture(scope="module", params=["en", "pt"])
-def bank(request):
-    with pytest.MonkeyPatch.context() as mp:
-        mp.delenv(PATHS_ENV, raising=False)  # the bundled bank, without a teacher's files
-        return load_bank(lang=request.param)
+@pytest.fixture(scope="module")
+def bank(bundled_bank):  # tests/conftest.py, in English and Portuguese
+    return bundled_bank[1]
 
 
 def _asked_elsewhere(bank) -> set[str]:

@@ -10,18 +10,16 @@ import pytest
 
 from specviz.core.i18n import using
 from specviz.teach.learn import LESSONS
-from specviz.teach.quiz import PATHS_ENV, load_bank
+from specviz.teach.quiz import load_bank
 
 LONGER_BY = 1.2  # a key this much longer than every other choice stands out
 SHARE_LONGEST = 0.3  # with four choices, chance is 0.25: the key may be the longest choice about that often
 COPIED_WORDS = 7  # a key that repeats this many words in a row from its lesson's text (more than any other choice does)
 
 
-@pytest.fixture(scope="module", params=["en", "pt"])
-def bank(request):
-    with pytest.MonkeyPatch.context() as mp:
-        mp.delenv(PATHS_ENV, raising=False)  # the bundled bank, without a teacher's files
-        return request.param, load_bank(lang=request.param)
+@pytest.fixture(scope="module")
+def bank(bundled_bank):  # tests/conftest.py, in English and Portuguese
+    return bundled_bank
 
 
 def _singles(bank):

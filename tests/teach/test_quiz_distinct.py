@@ -9,16 +9,13 @@ from itertools import combinations
 
 import pytest
 
-from specviz.teach.quiz import PATHS_ENV, load_bank
 
 MOST_ALIKE = 0.8  # difflib.SequenceMatcher ratio; the closest pair on 2026-12-05 reads 0.707 (pt: kv-facts, ls-facts)
 
 
-@pytest.fixture(scope="module", params=["en", "pt"])
-def bank(request):
-    with pytest.MonkeyPatch.context() as mp:
-        mp.delenv(PATHS_ENV, raising=False)  # the bundled bank, without a teacher's files
-        return load_bank(lang=request.param)
+@pytest.fixture(scope="module")
+def bank(bundled_bank):  # tests/conftest.py, in English and Portuguese
+    return bundled_bank[1]
 
 
 def alike(a: str, b: str) -> float:

@@ -9,7 +9,7 @@ import pytest
 
 from specviz.core.i18n import number, using
 from specviz.engine.theory import expected_speedup, optimal_k
-from specviz.teach.quiz import PATHS_ENV, load_bank
+from specviz.teach.quiz import load_bank
 
 # question id -> the (α, K, c) of every speedup its prompt, choices or explanation writes out, to two decimals
 WORKED = {
@@ -35,11 +35,9 @@ BEST = {
 }
 
 
-@pytest.fixture(scope="module", params=["en", "pt"])
-def bank(request):
-    with pytest.MonkeyPatch.context() as mp:
-        mp.delenv(PATHS_ENV, raising=False)  # the bundled bank, without a teacher's files
-        return request.param, load_bank(lang=request.param).by_id()
+@pytest.fixture(scope="module")
+def bank(bundled_bank):  # tests/conftest.py, in English and Portuguese
+    return (bundled_bank[0], bundled_bank[1].by_id())
 
 
 def _text(question) -> str:

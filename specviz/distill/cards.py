@@ -471,7 +471,8 @@ def extrapolate(log: list[dict], metric: str) -> str:
 def bench_table(rows: list[dict]) -> str:
     if not rows:
         return "Not benchmarked yet: run the command under *Command*."
-    head = ["| T | draft | K | α (tree: main-line mean min(1, p′/q′)) | c | mean accepted length (recovered or bonus token incl.) | acceptance by position | speedup vs target-only | "
+    head = ["| T | draft | K | α (tree: main-line mean min(1, p′/q′)) | c | mean accepted length (recovered or bonus "
+            "token incl.) | acceptance by position | speedup vs target-only | "
             "vs model.generate | predicted (measured verify cost) |", "|---:|---|---:|---:|---:|---:|---|---:|---:|---:|"]
     body = [f"| {r['temperature']:g} | {DraftShape.of(r).label()} | {r['k']} | "
             f"{r['alpha']:.3f}{'†' if r.get('tree_nodes') else ''} | "

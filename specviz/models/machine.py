@@ -552,14 +552,12 @@ def speed_from_bandwidth(weight_bytes: int, bandwidth: float, device_type: str =
     size, moved = shown(weight_bytes / GB), shown(bandwidth / GB)
     if device_type != "cpu":
         return SpeedEstimate(size / moved, "bandwidth", _(
-            "because each token reads nearly all {size} of the target's weights (an input embedding table apart from the "
-            "output layer only one row a token) and this GPU's memory moves {bandwidth} "
-            "GB/s (measured once by this server; launching each layer's kernels can make each token slower still, "
+            "because each token reads nearly all {size} of the target's weights (an input embedding table apart "
+            "from the output layer only one row a token) and this GPU's memory moves {bandwidth} GB/s (measured once by this server; launching each layer's kernels can make each token slower still, "
             "far slower for a small model)", size=gb(weight_bytes), bandwidth=_grouped(bandwidth / GB)))
     return SpeedEstimate(size / moved, "bandwidth", _(
-        "because each token reads nearly all {size} of the target's weights (an input embedding table apart from the "
-        "output layer only one row a token) and this machine's memory moves {bandwidth} "
-        "GB/s (measured once by this server; a CPU's arithmetic can make each token slower still)",
+        "because each token reads nearly all {size} of the target's weights (an input embedding table apart from "
+        "the output layer only one row a token) and this machine's memory moves {bandwidth} GB/s (measured once by this server; a CPU's arithmetic can make each token slower still)",
         size=gb(weight_bytes),
         bandwidth=_grouped(bandwidth / GB)))
 

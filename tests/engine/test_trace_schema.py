@@ -206,7 +206,8 @@ def test_a_long_settings_key_is_quoted_cut_with_an_ellipsis():
         Trace.from_json(json.dumps(mutated(_set(["settings", "x" * 100], [1]))))
 
 
-@pytest.mark.parametrize("lang, says", [("en", "This trace is damaged: a trace has at least one step (this one has none)."),
+@pytest.mark.parametrize("lang, says", [("en", "This trace is damaged: a trace has at least one step (this one has "
+                                               "none)."),
                                         ("pt", "Este traço está danificado: um traço tem pelo menos um passo (este "
                                                "não tem nenhum).")])
 def test_a_trace_with_no_steps_is_refused_in_one_sentence(lang, says):

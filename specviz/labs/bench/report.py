@@ -428,7 +428,8 @@ def markdown_report(result: BenchResult) -> str:
     if any(r.get("tree_nodes") and r["alpha"] is not None for r in rows):
         lines += ["", TREE_ALPHA_NOTE]
     lines += ["", "## Acceptance by draft position (all suites)", "",
-              PER_POSITION_NOTE, "", "| proposer | K | tree | T | c | acceptance by position |", "|---|---|---|---|---|---|"]
+              PER_POSITION_NOTE, "", "| proposer | K | tree | T | c | acceptance by position |",
+              "|---|---|---|---|---|---|"]
     for r in rows:
         if r["policy"] == "constant":
             lines.append(f"| {r['proposer']} | {r['k']} | {DraftShape.of(r).short()} | {r['temperature']:g} | "

@@ -75,7 +75,7 @@ def test_the_catalog_and_the_memory_check_in_portuguese(models):
     at.selectbox(key="models_check_pair").set_value("default").run()  # one model, not "ambos" (Read 46)
     assert "cabe (em cpu)" in at.success[0].value.replace("\\", "")
     at.selectbox(key="models_check_pair").set_value("smollm2-135m-1.7b").run()
-    assert at.info[0].value.replace("\\", "").startswith("Velocidade aqui: a decodificação comum levaria pelo menos")
+    assert at.info[0].value.replace("\\", "").startswith("Velocidade aqui: a decodificação comum levaria cerca de")
     at.selectbox(key="models_check_device").set_value("cuda").run()  # no GPU here: one sentence
     _portuguese(at)
     assert len(at.warning) == 1 and at.warning[0].value.startswith("Esta máquina não tem GPU CUDA: escolha cpu ou auto")
@@ -160,7 +160,7 @@ def test_the_model_sentences_of_the_library_in_portuguese():
         assert str(refused.value) == "big precisa de cerca de 32 GB em float32; esta máquina tem 16 GB de RAM " \
                                      "disponíveis e nenhuma GPU."
         assert speed_from_bandwidth(16 * 10**9, 8 * 10**9).sentence().startswith(
-            "Velocidade aqui: a decodificação comum levaria pelo menos 2,0 s por token (0,5 tokens/s)")
+            "Velocidade aqui: a decodificação comum levaria cerca de 2,0 s ou mais por token (0,5 tokens/s)")
         assert models_view.machine_summary(LAPTOP) == "Esta máquina: 16 GB de RAM disponíveis, nenhuma GPU."
     assert estimate.sentence() == "a + b need about 7.3 GB in float32"  # and English outside
 

@@ -271,11 +271,9 @@ def break_even_batch(alpha: float, k: int, pair: ModelPair, hw: Hardware, contex
     """
     if k == 0:
         return 0
-    tokens = theory.expected_tokens_per_step(alpha, k)
-    last = 0
+    tokens, last = theory.expected_tokens_per_step(alpha, k), 0
     for b in range(1, max_batch + 1):  # stop at the first loss (past batch 1 the speedup may still rise)
-        cost = k * draft_cost_ratio(pair, hw, b, context) + verify_cost(pair.target, hw, b, k, context)
-        if tokens < cost:
+        if not _pays(tokens, k, pair, hw, b, context):
             return last
         last = b
     return None
@@ -294,8 +292,13 @@ def paying_batches(alpha: float, k: int, pair: ModelPair, hw: Hardware, context:
     if k == 0:
         return []
     tokens = theory.expected_tokens_per_step(alpha, k)
-    return [b for b in range(1, max_batch + 1)
-            if tokens >= k * draft_cost_ratio(pair, hw, b, context) + verify_cost(pair.target, hw, b, k, context)]
+    return [b for b in range(1, max_batch + 1) if _pays(tokens, k, pair, hw, b, context)]
+
+
+def _pays(tokens: float, k: int, pair: ModelPair, hw: Hardware, batch: int, context: float) -> bool:
+    """Whether speculation pays at `batch` (speedup >= 1): the `tokens` a step emits at least its cost, K·c + v, in
+    one-token target forwards. One test for `break_even_batch` and `paying_batches`."""
+    return tokens >= k * draft_cost_ratio(pair, hw, batch, context) + verify_cost(pair.target, hw, batch, k, context)
 
 
 # ---- what the draft costs besides time ----------------------------------------------------------------------------

@@ -30,6 +30,7 @@ def _broken_copy(tmp_path, change):
     return po, mo
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_translation_with_other_placeholders_is_caught(tmp_path):
     def add_wrong(catalog):
         catalog.add("{kept} of {drafted} kept", "{mantidos} de {drafted} mantidos")  # a renamed field

@@ -107,6 +107,7 @@ def test_eagle_objective_learns_and_the_loop_resumes(toy_records, tmp_path):
     assert ranks["top1"] <= ranks["top2"] <= ranks["top3"] <= ranks["top4"] <= 1 and ranks["top4"] > ranks["top1"]
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_draft_objective_trains_only_the_adapter_and_norm(toy_records, tmp_path):
     pair, records, _ = toy_records
     draft = draft_from_target(pair.target, shallow=1)

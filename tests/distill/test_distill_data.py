@@ -88,6 +88,7 @@ def test_chunks_keep_bfloat16_states_bit_for_bit(tmp_path):
     assert torch.equal(back[0].features, states[:, -1]) and torch.equal(back[0].aux, states[:, :-1])
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_no_prompt_the_seed_lists_or_drills_write_names_a_held_out_topic():
     """The stages whose prompts are filtered or drawn clear of the held-out topics (the follow-ups and rewrites,
     which quote earlier answers unfiltered, are not: stages' docstring)."""

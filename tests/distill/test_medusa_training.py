@@ -59,6 +59,7 @@ def test_head_k_is_scored_against_the_targets_distribution_k_tokens_ahead(toy_da
     assert losses["ce1"].item() != pytest.approx(losses["ce2"].item(), rel=1e-3)  # two different heads
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_the_heads_learn_the_loop_resumes_and_the_target_stays_frozen(toy_data, tmp_path):
     pair, records = toy_data
     torch.manual_seed(0)

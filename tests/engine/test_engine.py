@@ -107,6 +107,7 @@ def test_a_trees_per_position_acceptance_is_the_share_of_steps_whose_path_reache
     assert rates[0] == pytest.approx(sum(s.n_accepted >= 1 for s in deep) / len(deep))
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_stops_exactly_at_eos_and_max_new_tokens(toy):
     ids = toy.tokenizer("hello")["input_ids"]
     free = speculative_generate(toy.target, toy.draft, ids, k=4, max_new_tokens=200, temperature=1.0, seed=0,
@@ -123,6 +124,7 @@ def test_stops_exactly_at_eos_and_max_new_tokens(toy):
         assert all(s.k <= n - 1 for s in short.steps)  # never drafts what cannot be emitted
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_same_seed_same_trace_and_other_seed_differs(toy):
     ids = toy.tokenizer("hello there")["input_ids"]
 

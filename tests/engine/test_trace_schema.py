@@ -112,6 +112,7 @@ def test_deep_nesting_is_one_sentence():
         Trace.from_json("[" * 100_000 + "]" * 100_000)
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_every_shipped_trace_and_a_fresh_round_trip_pass(toy):
     for example in list_examples():
         for path in (example.path, example.baseline_path):

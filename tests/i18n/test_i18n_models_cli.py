@@ -58,6 +58,7 @@ def _portuguese(at: AppTest) -> None:
     assert unformatted_numbers(at) == []  # numbers drawn with a decimal point
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_the_catalog_and_the_memory_check_in_portuguese(models):
     at = models()
     ids, sizes, where, licence = (t.value for t in at.table)
@@ -175,6 +176,7 @@ def test_the_catalogs_hardware_notes_and_licence_phrases_are_all_marked_for_tran
     assert load_catalog()["toy"].hardware in SHIPPED_TEXTS
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_the_cli_speaks_portuguese_with_lang_or_LANG(capsys, monkeypatch):
     for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
         monkeypatch.delenv(var, raising=False)

@@ -103,6 +103,7 @@ def test_the_english_check_reads_every_chart_and_flags_its_english():
         "all of the drafts are kept"])
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_no_page_draws_a_decimal_or_four_digit_slider_with_st_slider():
     """The pages' AppTest checks see the sliders a page draws at its first state only; this one reads every
     `.slider(...)` call in the app's code: none gets a float or a bound of 1,000 or more (number_slider's job)."""

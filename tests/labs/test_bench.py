@@ -41,6 +41,7 @@ def test_every_case_is_measured_once_per_prompt_temperature_and_configuration(re
     assert {c["proposer"] for c in adaptive if c["policy"] == "threshold"} == {"draft"}
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_progress_counts_up_to_the_announced_total(result):
     done, total = zip(*result.progress_calls)
     assert list(done) == list(range(1, len(done) + 1)) and done[-1] == total[0] == total[-1]

@@ -162,6 +162,7 @@ def test_a_calibration_of_another_proposer_is_kept_beside_the_defaults(tmp_path,
     assert sorted(p.name.split("-")[1] for p in (tmp_path / "calibration").iterdir()) == ["float32", "ngram"]
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_measure_times_the_toy_pair(toy):
     cal = calibration.measure(toy, "draft", sizes=(1, 2, 5), rounds=2)
     assert [n for n, _ in cal.verify] == [1, 2, 5] and all(s > 0 for _, s in cal.verify)
@@ -277,6 +278,7 @@ def _generate_clock(good_rounds: set[int]):
     return clock
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_generate_round_whose_difference_is_zero_is_unusable_not_a_nanosecond(toy, monkeypatch):
     """Read 46: a busy machine's zero difference was clamped to 1e-9 s, so the spread of the repeats read about 1e8
     and the calibrate command said they "agreed within 10,543,728,911.8%"."""

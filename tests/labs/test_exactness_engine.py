@@ -83,6 +83,7 @@ def test_every_rule_runs_in_the_engine(toy):
             assert trace.num_accepted == trace.num_drafted
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_every_tree_rule_runs_in_the_engine_on_the_tree_it_judges(toy):
     """`TreeRule.verification` tells the engine how the rule's children are drafted: the draft's top tokens for the
     two top-k rules (one tree whatever the seed, its first level the top of q), samples of q for the sampled rule."""

@@ -104,6 +104,7 @@ def test_a_folder_with_a_trace_but_no_baseline(tmp_path):
         load_example("broken", tmp_path)
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_make_traces_rerecords_the_toy_example_identically(tmp_path, monkeypatch):
     monkeypatch.setattr(make_traces, "TRACES_DIR", tmp_path)
     assert make_traces.main(["toy-draft"]) == 0

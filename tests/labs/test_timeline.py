@@ -398,6 +398,7 @@ def test_alpha_note_docstring_says_below_alpha_on_average_only():
     assert "is below the α estimate" not in doc and "on average" in doc
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_recorded_examples_verdict_says_which_machine_timed_it():
     """Every recorded example's verdict names the machine its meta records, or says it records none: the n-gram
     example's "Speculation won: 2.12×" comes from a file with no machine, so it must not read as this machine's."""

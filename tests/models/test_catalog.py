@@ -217,6 +217,7 @@ def test_each_hardware_note_names_a_machine_the_fit_check_accepts():
 
 
 @pytest.mark.parametrize("raw", [b"pairs: [\xff]", b"pairs: " + b"[" * 700 + b"]" * 700])
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_catalog_of_bytes_or_nesting_yaml_cannot_hold_is_one_sentence(tmp_path, raw):
     """load_catalog's refusals are sentences of its own, but bytes that are not UTF-8 gave Python's "'utf-8' codec
     can't decode byte 0xff ..." and lists nested 700 deep a RecursionError (30th read). PyYAML composes a nested list

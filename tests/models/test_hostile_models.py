@@ -163,6 +163,7 @@ def test_a_template_that_fails_only_on_some_prompts_is_stopped_at_each_prompt(to
 
 
 @pytest.mark.skipif(not can_bound(), reason="the backtrace of a panic is kept off the console by the fork")
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_tokenizer_that_panics_is_one_sentence(toy_folder, tmp_path):
     pair = load_pair(str(_copy(toy_folder, tmp_path)), device="cpu", dtype="float32")
     pair.tokenizer.backend_tokenizer.pre_tokenizer = pre_tokenizers.Split(Regex("(a+)+$"), behavior="isolated")

@@ -436,6 +436,7 @@ def test_the_machine_docstring_makes_no_unsourced_laptop_claim():
     assert "most laptops" not in (Machine.__doc__ or "") and Machine().cpu_bf16 is False
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_the_web_loads_no_pickled_weights(tmp_path, monkeypatch):
     """The web UI loads with pickled_weights=False (ui/models/access.py: "safetensors, no remote code"): a folder
     holding only a pickled pytorch_model.bin is one sentence there and loads from the CLI; where both formats lie

@@ -46,6 +46,7 @@ def test_a_single_folder_is_a_self_drafting_pair(folders):
     assert pair.draft is None and pair.default_proposer == "layerskip"
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_draft_with_a_tail_of_extra_special_tokens_is_accepted(folders, tmp_path):
     longer = toy_tokenizer()
     longer.add_special_tokens({"additional_special_tokens": ["<tool>", "<think>"]})
@@ -109,6 +110,7 @@ def test_a_catalog_pair_is_checked_against_memory_before_any_download(monkeypatc
 # ---- the CLI ------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_cli_generates_with_two_local_folders(folders, capsys):
     code = cli_main(["generate", "--prompt", "the cat sat", "--pair", f"{folders[0]},{folders[1]}",
                      "--max-new-tokens", "8", "--quiet", "--device", "cpu"])
@@ -180,6 +182,7 @@ def offline_cache(folders, tmp_path, monkeypatch):
     return tmp_path / "hf"
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_hub_ids_load_from_the_local_cache_offline(offline_cache):
     pair = load_pair("tiny-org/Tiny-Target,tiny-org/Tiny-Draft")
     assert pair.info.estimate.names == ("Tiny-Target", "Tiny-Draft")

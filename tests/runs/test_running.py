@@ -42,6 +42,7 @@ def test_every_numeric_setting_accepts_its_own_bounds():
                 assert getattr(RunSpec(**{name: bound}, **tree), name) == bound
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_no_value_runspec_accepts_meets_an_untranslated_engine_refusal():
     """docs/architecture.md: RunSpec refuses a person's values in the reader's language, and the engine's own English
     checks are not reachable with values it accepts. Each numeric setting at each bound, every proposer with every

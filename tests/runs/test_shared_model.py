@@ -94,6 +94,7 @@ def _page(name: str, **query: str) -> AppTest:
     return at
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_every_race_lane_gets_the_same_tokens_and_its_own_time(monkeypatch):
     """Issue 42: lanes that shared one deadline let target-only decoding run 1 token while the speculative lane used
     the time. Each lane (and each warm-up lane) now runs with a deadline of its own, RUN_SECONDS from its start,

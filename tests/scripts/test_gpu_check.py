@@ -282,6 +282,7 @@ def test_a_damaged_part_is_refused_in_one_sentence(packed):
 
 @pytest.mark.parametrize("damage", ["{}", "[1]", '{"files": [{"name": "x"}]}', "not json",
                                     "../../escape", "parts-field"])
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_damaged_manifest_is_refused_in_one_sentence(packed, damage, monkeypatch):
     """31st read: transfer's docstring promises exit code 2 and one sentence for what does not match, but a carried
     manifest that was valid JSON of another shape ended `receive` in a KeyError traceback (exit code 1), and

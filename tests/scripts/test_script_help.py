@@ -169,6 +169,7 @@ def test_a_scripts_tokens_per_forward_is_the_same_only_for_the_same_dtype_and_ke
     assert "the same on any machine with the same dtype and kernels" in doc
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_tree_tokens_compares_no_sampled_outputs_as_if_greedy(capsys):
     """35th read: at T = 1 tree_tokens printed "parted at new token 3: target top-2 logit gap 1.341 (NOT a
     near-tie)" on the toy pair, as if a split that sampling makes by chance were the bug its docstring says a

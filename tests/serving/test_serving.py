@@ -615,6 +615,7 @@ def test_the_sweeps_eagle_rows_say_they_served_a_drafter_since_replaced():
     assert not at.exception and any(note == c.value for c in at.caption)
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_two_installs_at_once_take_turns_and_install_once(tmp_path, monkeypatch):
     """Two test workers (or two `make serve`) that find no .venv-vllm: one installs, the other waits at the lock and
     then finds it installed, instead of both writing one virtualenv at once."""

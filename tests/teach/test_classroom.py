@@ -595,6 +595,7 @@ def test_rotating_forwarded_headers_gives_no_new_devices(monkeypatch):
 
 
 # ---- the database under stress ---------------------------------------------------------------------------------
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_locked_database_is_one_sentence(tmp_path):
     store = ClassroomStore(tmp_path / "class.sqlite", timeout=0.1)
     session = store.create_session(QUESTIONS)

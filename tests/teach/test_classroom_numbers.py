@@ -80,6 +80,7 @@ def test_two_huge_answers_do_not_squash_the_class_into_one_bin():
     assert not any(label.startswith("far") for label in calm.labels)
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_one_student_across_two_rounds_cannot_break_the_panel_the_presenter_or_the_export(db):
     """Stored rows from before the bound (1e308 and −1e308, written straight into the database) and the bounded
     answers of today: the distribution, the presenter view, the teacher's panel and both exports still work."""

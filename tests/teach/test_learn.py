@@ -318,6 +318,7 @@ def test_the_learn_intro_promises_defined_terms_only_where_a_test_checks_them(la
                      r"posterior", intro)
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_lesson_4_says_which_cache_recomputes_in_both_languages():
     """Issue 43: lesson 4 ended "...they are exactly what plain decoding would have computed ..., so nothing is
     recomputed", of the target's and the draft's caches alike; an EAGLE drafter built its entries for the drafts from

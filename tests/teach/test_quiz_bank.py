@@ -327,6 +327,7 @@ def test_the_bundled_bank_uses_no_anchors():
 
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_every_bundled_file_uses_under_half_of_the_size_and_question_limits():
     """What specviz.teach.quiz.bank's comment on its limits says (it once quoted 17 KB and 23 questions a file, long
     after the files had grown to 25-47 KB and 22-40 questions)."""

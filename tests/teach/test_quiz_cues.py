@@ -94,6 +94,7 @@ def test_a_retry_does_not_copy_its_lessons_words_either(bank):
 
 
 @pytest.mark.parametrize("lang, ratio", [("en", "0.4"), ("pt", "0,4")])
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_worked_number_is_not_only_in_the_key(lang, ratio):
     """`ar-verdict`: only the right choice worked out p/q = 0.4, so a learner could pick it on form alone."""
     question = load_bank(lang=lang).by_id()["ar-verdict"]

@@ -153,6 +153,7 @@ def test_questions_survive_a_round_trip_through_plain_data(qid):
     assert question_from_dict(q.to_dict() | {"source": q.source}) == q
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_docstring_examples_hold():
     import doctest
 
@@ -300,6 +301,7 @@ def test_numpy_and_fraction_numbers_are_numbers():
     assert grade(Q["sp-expected-1"], np.int64(10**16)).feedback.startswith("That number is too large")
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_every_quiz_module_s_doctests_hold():
     """doctest.testmod(specviz.teach.quiz) reads only the package's own docstrings, not its modules'."""
     import doctest

@@ -341,6 +341,7 @@ def test_the_number_drift_check_sees_a_changed_figure():
     assert _number_drift("a 16-bit model (Qwen2.5-0.5B)", "um modelo de 32 bits (Qwen2.5-0.5B)") == ({32: 1}, {16: 1})
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_every_portuguese_message_keeps_the_numbers_of_its_english_one():
     """Read 32 of issue 43 compared every msgstr's numbers with its msgid's (2,244 strings, plurals counted one by
     one) and found none changed; until then only the decimal comma was checked, so a figure typed wrong in a

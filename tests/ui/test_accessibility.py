@@ -60,6 +60,7 @@ def test_the_disabled_options_contrast_figures_are_computed_from_the_colours():
     assert f"color:{shown} !important" in css
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_every_chart_on_every_page_goes_through_charts_show():
     """A chart drawn any other way would have no accessible name and no table of its numbers."""
     offenders = []
@@ -290,6 +291,7 @@ def test_the_step_charts_tables_hold_the_numbers_the_charts_show():
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_the_step_charts_tables_say_which_token_was_drafted_and_which_was_sampled(lang):
     """Issue 43: the p/q chart marks the drafted token ("✗ drafted") and the recovered/bonus chart the sampled one
     ("↻ sampled"), but their tables held only the numbers, so a reader of the table could not tell which token it
@@ -393,6 +395,7 @@ def test_a_token_outside_a_one_hot_q_reads_0_not_below_the_top_10():
     assert "below the draft's top 10" in figures.distribution_table(full)["q (draft)"].tolist()
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_draft_that_was_never_reached_can_be_looked_at_closely():
     """Picking a draft after the step's first rejection under "Look closely at draft" raised show's ValueError: its
     accept strip had no trace to read a table from (read 32)."""

@@ -253,6 +253,7 @@ def test_the_qr_link_fills_in_the_code(db):
     assert at.query_params["student"] and "code" not in at.query_params
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_the_presenter_view_shows_the_question_the_count_and_the_join_qr(db):
     store, session, (ana, *_) = _paced(db)
     push = store.push(session.code, SINGLE)
@@ -369,6 +370,7 @@ def test_only_the_teacher_can_push_open_round_two_or_reveal(db):
     assert not {"paced_push", "paced_reveal"} & _keys(student)
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_refused_round_button_speaks_the_teachers_language(db):
     """Read 47: the round buttons' callback did not speak the session's language first, so a move refused there (the
     answer revealed from another tab, then Start round 2 pressed here) kept its sentence in English on a Portuguese
@@ -386,6 +388,7 @@ def test_a_refused_round_button_speaks_the_teachers_language(db):
     assert not at.exception and said.startswith("A resposta") and [e.value for e in at.error] == [said]
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_join_address_that_gives_no_link_is_one_sentence_and_keeps_the_last_good_one(db):
     """The dashboard's join address: 'http://[::1' made urlsplit raise under reach_warning, a traceback on the
     teacher's screen; now it, and an address without http(s) or with a ?query, is refused in one sentence

@@ -228,6 +228,7 @@ def test_repeated_wrong_pins_are_slowed_down(db):
     assert "Too many wrong PINs" in at.error[0].value and "classroom_start" not in _keys(at)
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_reload_does_not_reset_the_wrong_pin_count(db, monkeypatch):
     """Five wrong PINs from one device: that browser waits, and a reload (a new browser session on the same device)
     gets one try and, if it misses, waits too; a reload with the right PIN gets in (issue 28: no one is locked out
@@ -322,6 +323,7 @@ def test_a_taken_name_is_quoted_literally_not_as_markdown(db):
                                                            "add an initial.")]
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_join_flood_is_refused_with_one_sentence(db):
     """Ten refused tries (a wrong code) use up the minute's ten: the sentence said "Too many joins" after none had
     joined, and docs/classroom.md "a device may join 10 times a minute" (44th read); both say tries now, as the
@@ -347,6 +349,7 @@ def _answer(at, question):
         at.radio(key=key).set_value(question.answer)
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_busy_database_is_one_sentence_on_the_student_page(db, monkeypatch):
     monkeypatch.setattr(classroom.store, "BUSY_TIMEOUT", 0.2)
     session = _session(db)
@@ -368,6 +371,7 @@ def test_a_busy_database_is_one_sentence_on_the_student_page(db, monkeypatch):
     assert not at.exception and not at.error and len(store.answers(student.token)) == 1
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_busy_database_is_one_sentence_on_the_teacher_page(db, monkeypatch):
     monkeypatch.setattr(classroom.store, "BUSY_TIMEOUT", 0.2)
     session = _session(db)
@@ -406,6 +410,7 @@ def test_student_names_are_escaped_everywhere(db):
     assert "classroom_start" not in _keys(teacher)  # presenter view: controls hidden
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_ending_a_session_asks_first_and_keeps_its_results(db):
     session = _session(db)
     store = ClassroomStore(db)
@@ -472,6 +477,7 @@ def test_a_link_to_an_unknown_session_says_so_and_shows_no_other_session(db, lan
     assert not [w.value for w in at.warning if "NOPE42" in w.value]
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_an_ordering_question_is_answered_by_tapping_items_in_order(db):
     bank = load_bank()
     ordering = next(q for q in bank.questions if q.kind == "ordering")
@@ -511,6 +517,7 @@ def test_the_last_answer_leads_to_the_score_not_to_a_next_question(db):
     assert [s.value for s in at.success] == ["All done! You got 1 of 1 right."]
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_the_teacher_view_survives_the_presenter_view(db):
     """Issue 27 item 1: after "Exit presenter view" the *I am* switch showed "a student", and the next click dropped
     the teacher on the join form and stripped as=teacher&session= from the URL."""

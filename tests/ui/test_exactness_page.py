@@ -65,6 +65,7 @@ def test_engine_mode_runs_the_real_loop():
     assert any("first token" in c.value for c in at.caption)
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_step_decomposition_reads_the_session_trace():
     at = AppTest.from_file(PAGE, default_timeout=120)
     at.session_state["trace"] = load_example("toy-draft")[0]
@@ -76,6 +77,7 @@ def test_step_decomposition_reads_the_session_trace():
     assert 0.0 <= lower <= upper <= 1.0
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_the_step_picker_offers_only_the_drafts_the_verifier_tested():
     """A draft after a step's first rejection was never tested: the page said it was "kept with probability" its
     min(1, p/q). toy-draft has 48 drafts, 41 of them tested."""
@@ -138,6 +140,7 @@ def test_the_tv_chart_labels_only_1_2_5_ticks_on_its_log_axes():
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_the_caption_names_the_proposer_and_ends_with_one_full_stop(monkeypatch, lang):
     # issue 27 item 11: "… renormalised.. Draft: draft." A support cut to four tokens makes the toy pair's note
     # the coverage sentence a real model gets, which ends with its own full stop.
@@ -281,6 +284,7 @@ def test_the_greedy_checks_verify_pass_is_counted_for_a_chain_and_for_a_tree():
     source = inspect.getsource(view.render_greedy_identity)
     assert "A verify pass over K + 1 tokens adds" not in source and "verify=verify_pass(GREEDY_SHAPE)" in source
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_one_child_tree_level_and_an_underflowed_p_value_read_right():
     """36th read (page states): width 1 read "One level of a draft tree with 1 children"; the broken tree rule at
     width 4 showed "chi-square p-value 0" (scipy's tail underflows; no p-value is 0)."""

@@ -48,6 +48,7 @@ def test_the_scan_finds_a_bare_fragment_in_every_spelling():
     assert bare_fragments('"""Runs in an `st.fragment`."""\nfrom specviz.ui.common.frame import live_fragment\n') == []
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_no_page_makes_a_fragment_without_the_guard():
     bare = {str(path.relative_to(ROOT)): lines for path in SCANNED if path != FRAME
             if (lines := bare_fragments(path.read_text(encoding="utf-8")))}

@@ -119,6 +119,7 @@ def test_answer_a_check_then_next_and_the_url_carries_the_progress(fresh):
     assert _heading(at).startswith(f"Lesson 1 of {LAST}") and at.success  # the graded check is still there
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_missing_every_retry_brings_back_the_question_seen_longest_ago_not_the_one_on_screen(fresh):
     """Issue 43 item 10: once lesson 1's siblings on memory_bound are all seen, "Try again" used to ask the missed
     question again with its key still on screen. Now the check seen longest ago comes back, in a new box."""
@@ -139,6 +140,7 @@ def test_missing_every_retry_brings_back_the_question_seen_longest_ago_not_the_o
     assert second.kind == "single" and not at.radio(key=key).disabled  # it comes back answerable, in a new box
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_reload_with_the_url_comes_back_to_the_same_place(fresh):
     at = _open(fresh, lesson="4", done="1,2,3", other="kept")
     assert _heading(at) == f"Lesson 4 of {LAST}: The first disagreement"
@@ -150,6 +152,7 @@ def test_a_reload_with_the_url_comes_back_to_the_same_place(fresh):
     assert at.query_params["other"] == "kept"  # another page's parameter (a language, say) is left alone
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_right_answer_after_a_reload_keeps_a_mastered_lesson_mastered(fresh):
     """31st read: a reload brings a mastered lesson back with its checks unanswered, and answering the first of them
     right turned the lesson from mastered into attempted ("1 of 3 checks right so far"). Right answers now keep it

@@ -114,6 +114,7 @@ def test_the_catalog_fits_a_phone_in_narrow_tables(at):
     assert "16 GB of RAM available, no GPU" in " ".join(c.value for c in at.caption)
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_the_memory_check_says_whether_a_pair_fits_here(at):
     at.selectbox(key="models_check_pair").set_value("qwen2.5-7b-72b").run()
     assert "need about 321 GB in float32; this machine has 16 GB of RAM available and no GPU" in at.warning[0].value \
@@ -123,6 +124,7 @@ def test_the_memory_check_says_whether_a_pair_fits_here(at):
     assert "it fits (both on cpu)" in at.success[0].value.replace("\\", "")
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_target_checked_or_loaded_alone_is_not_placed_as_both(at, folders):
     """Read 46: the default pair's fit check counts its target only and said "SmolLM2-135M-Instruct needs about
     0.27 GB in bfloat16: it fits (both on cpu)", and a target loaded by hand with no draft read "no separate draft
@@ -239,6 +241,7 @@ def test_a_missing_gpu_is_answered_with_the_pages_own_control(at, monkeypatch):
     at.selectbox(key="models_check_device").set_value("auto").run()
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_pair_by_hand_loads_and_is_stored_for_the_playground(at, folders):
     at.text_input(key="models_target").set_value(str(folders[0]))
     at.text_input(key="models_draft").set_value(str(folders[1]))
@@ -347,6 +350,7 @@ def test_without_a_models_folder_the_not_cached_sentence_offers_no_folder(monkey
     assert not app.exception and shown == [said[lang]]
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_bfloat16_on_a_cpu_without_bf16_instructions_is_said_to_be_emulated(monkeypatch):
     at = models_page(monkeypatch)  # a laptop whose CPU has no bf16 instructions
     at.selectbox(key="models_check_pair").set_value("default").run()

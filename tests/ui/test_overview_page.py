@@ -80,6 +80,7 @@ def test_overview_is_the_apps_landing_page(fast_play):
     assert at.title[0].value == TITLE
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_frames_grow_one_chip_at_a_time_and_end_with_the_whole_output():
     spec, _ = load_example(example_name())
     frames = play_frames(spec)
@@ -368,6 +369,7 @@ def test_the_first_frame_names_the_play_button_as_it_reads(lang):
     assert first.startswith(f"{'Press' if lang == 'en' else 'Aperte'} {button}: "), (first, button)
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_the_overview_quotes_the_h200s_verify_cost_instead_of_saying_it_holds_best_on_a_gpu(fast_play):
     """Read 47: the intro said "(That holds best on a GPU. On a CPU it depends ...)", but this project's two H200 runs
     measured SmolLM2's verify pass over 2 to 5 tokens at 1.09-1.16x one, dearer than two of the three CPU curves the

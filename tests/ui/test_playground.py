@@ -81,6 +81,7 @@ def test_next_previous_run_to_end_and_reset_move_the_counter():
     no_problems(at)
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_play_and_pause_toggle():
     at = page(example="toy-draft")
     at.button(key="playground_play").click().run()
@@ -103,6 +104,7 @@ def test_the_url_opens_the_same_run_and_follows_the_steps():
     assert flat == {"source": "example", "example": "toy-draft", "step": "5", "lang": "en"}  # the language stays
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_step_past_the_traces_end_opens_at_the_end_and_says_so():
     """A link's `?step=` past the trace's end opened on the last step without a word (a 30th-read report): the page
     now says which step the link asked for and how many the trace has."""
@@ -124,6 +126,7 @@ def test_bad_url_values_fall_back_with_one_warning():
     assert at.selectbox(key="playground_example").value == DEFAULT_EXAMPLE
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_out_of_range_live_values_in_the_url_never_break_the_widgets():
     at = page(source="live", pair="toy", proposer="draft", top_p="0.001", temperature="9", k="17", seed="-1",
               max_new_tokens="100000", top_k="5", chat="maybe", prompt="the cat")
@@ -158,6 +161,7 @@ def test_a_shared_live_link_runs_the_toy_pair_and_opens_on_its_answer():
     assert flat["k"] == "3" and flat["pair"] == "toy" and flat["prompt"] == "the cat sat" and flat["step"] == "1"
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_shared_live_link_with_a_step_opens_on_that_step():
     at = page(source="live", pair="toy", proposer="draft", k="3", temperature="1", seed="2", max_new_tokens="20",
               prompt="the cat sat", step="2")
@@ -204,6 +208,7 @@ def test_a_new_live_run_is_drawn_step_by_step_and_a_cached_one_is_instant(monkey
     assert drawn == [] and at.session_state["trace"].output_ids == trace.output_ids
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_run_draws_the_new_trace_in_the_same_run_of_the_page(monkeypatch):
     """Issue 45 item 4: a press of Run computes the trace and draws its chips in one run of the page, with the
     settings folded by Run's callback, not by a second run (st.rerun) after it."""
@@ -388,6 +393,7 @@ def test_uploads_are_capped_by_the_server():
     assert 1 <= config["server"]["maxUploadSize"] <= 16  # MiB; Streamlit's default is 200
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_an_uploaded_trace_renders_with_model_text_escaped():
     at = page()
     at.radio(key="playground_source").set_value("upload").run()
@@ -407,6 +413,7 @@ def test_an_uploaded_trace_renders_with_model_text_escaped():
 
 
 @pytest.mark.parametrize("field", ["target_prob", "draft_prob", "uniform"])
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_an_uploaded_trace_without_an_accepted_tokens_numbers_still_replays(field):
     """Read 45: a trace file whose accepted token had "target_prob": null (a trace the schema allows, as
     EmittedToken's default) loaded, and the token hover divided None by q: Streamlit's error box in place of the
@@ -509,6 +516,7 @@ def test_a_bad_upload_is_one_sentence():
         "This trace is damaged: step 1: draft 1: target_prob must be a number from 0 to 1 (got '[x](https://e.io)').")]
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_predict_then_reveal_scores_the_guess():
     at = page(example="toy-draft")
     spec, _ = load_example("toy-draft")
@@ -549,6 +557,7 @@ def test_the_run_it_live_help_promises_a_model_load_only_for_a_real_model():
     assert "real model loads" in page(example=real).button(key="playground_example_to_live").help
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_an_example_rerun_live_gives_the_same_trace():
     at = page(example="toy-draft")
     at.button(key="playground_example_to_live").click().run()
@@ -612,6 +621,7 @@ def test_a_pair_loaded_by_hand_puts_its_typed_name_in_the_address_bar_not_the_se
     assert not any(str(tmp_path) in str(at.query_params[k]) for k in at.query_params)
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_the_layer_skip_depth_is_a_control_and_part_of_the_shared_link():
     at = page(source="live", pair="toy", proposer="layerskip", layers="1", k="2", temperature="1", seed="4",
               max_new_tokens="12", prompt="hello there")
@@ -641,6 +651,7 @@ def test_copying_the_layer_skip_example_keeps_its_depth():
     assert at.session_state["playground_layers"] == 7
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_recorded_chat_template_draft_is_explained_where_it_is_drafted():
     """A trace recorded before n-gram lookup passed over the chat template (an upload, say) drafts <|im_start|> in
     its first step: the player says what that token is, right under the chips. (No shipped example does any more:
@@ -657,6 +668,7 @@ def test_a_recorded_chat_template_draft_is_explained_where_it_is_drafted():
     assert not any("control token of the chat template" in c.value for c in at.caption)
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_the_end_of_text_draft_is_called_what_it_is_not_a_token_the_target_never_writes():
     """Read 44: the default example's last step drafts <|im_end|>, the chat model's end of text, which the target
     keeps (p = 0.92) and the text ends on; the caption above it said "the target never writes it inside its
@@ -1113,6 +1125,7 @@ def test_a_tree_step_coming_up_counts_its_copied_tokens_apart_as_the_step_does(l
                    for m in at.markdown)
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_tree_step_with_no_node_left_to_draft_is_not_announced_as_a_tree():
     """43rd read: a tree run's last step, with one token left to write, drafts no node; the player announced it as
     "The proposer drafted a tree of 0 nodes, and the target checks them all in one forward pass: the step shows the
@@ -1263,6 +1276,7 @@ def test_a_token_that_reads_as_markdown_is_shown_as_it_is_in_the_step_tables():
     assert "\\-" in tokens and "-" not in tokens
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_live_run_cut_by_the_time_limit_is_not_what_its_link_shows_next(monkeypatch):
     """Read 46: the docs' owls link read "Step 2 of 15" for one reader and "Passo 2 de 8" for another. The same spec
     gives the same tokens in either language; a live run stops at RUN_SECONDS on a busy server, and that cut trace

@@ -27,6 +27,7 @@ def test_the_page_is_in_the_map():
     assert "pages/proposers.py" in PAGE_FILES
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_every_proposer_gets_a_section_with_costs_needs_wins_and_losses(page):
     assert not page.exception and not page.error
     headings = [h.value for h in page.subheader]

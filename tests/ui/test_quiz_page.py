@@ -159,6 +159,7 @@ def test_a_concept_at_0_percent_still_shows_its_bar(at):
     assert right["x"][zero] == 0 and right["textposition"][zero] == "outside"  # "0/1" shows beside an empty bar
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_the_right_choice_is_not_usually_the_longest():
     """Test-wise learners pick the longest choice: in the bundled bank it is the right one in at most a third of
     the single-choice questions (chance with 4 choices is a quarter), and right answers are on average less than a

@@ -390,6 +390,7 @@ def test_the_first_hint_quotes_the_committed_first_load(lang):
     assert {"en": "a second load in the same process", "pt": "uma segunda carga no mesmo processo"}[lang] in hint
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_the_playground_shows_the_tree_presets_figure():
     at = AppTest.from_file(str(ROOT / "pages" / "playground.py"), default_timeout=60)
     at.query_params["source"] = "live"

@@ -52,6 +52,7 @@ def _raced_examples():
     return [e for e in list_examples() if e.baseline_path is not None]
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_replay_shows_the_measured_speedup_of_the_example_traces(monkeypatch):
     monkeypatch.chdir(ROOT)
     examples = _raced_examples()
@@ -114,6 +115,7 @@ def test_live_toy_race_runs_both_lanes_with_the_same_settings(monkeypatch):
     assert any("settings changed" in c.value for c in at.caption)
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_link_to_a_live_race_runs_it_once(monkeypatch):
     monkeypatch.chdir(ROOT)
     at = _app(race_source="live", race_pair="toy", race_proposer="ngram", race_k="2", race_max_new="16",
@@ -253,6 +255,7 @@ def test_a_busy_machine_is_named_instead_of_a_verdict(monkeypatch):
     assert _metric(at, "Measured speedup")  # the numbers are still shown
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_first_load_leaves_no_ready_boxes_behind(monkeypatch):
     monkeypatch.chdir(ROOT)
     monkeypatch.setattr(runs, "INSTANT_PAIRS", ())  # treat the toy pair like SmolLM2: a status box while it loads
@@ -408,6 +411,7 @@ def test_the_cpu_clock_note_says_make_traces_uses_it_by_default_not_only_on_a_sh
     assert "does on a shared machine" not in source and "as `make traces` does by default, on any machine." in source
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_temperature_link_keeps_every_digit():
     """write_url wrote floats with "{:g}", so a link's race_temperature=0.1234567 came back as 0.123457: a reload
     raced another temperature than the one the link named (the race's promise: "shared or reloaded as it is")."""
@@ -552,6 +556,7 @@ def _tree_race() -> None:
                 tree_lanes=(run(tree, pair=pair),))
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_tree_race_says_whose_figures_the_headline_holds():
     """Read 45: with a tree lane the headline's "Measured speedup" and "Speculative, tokens/s" are the chain lane's
     (the tree lane is speculative too), and the page did not say so; its caption now does."""

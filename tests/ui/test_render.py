@@ -554,6 +554,7 @@ def test_an_accepted_tree_token_shows_the_chance_the_tree_rule_tested():
     assert "min(1, p′/q′)" in html and "min(1, p/q)" not in html
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_tree_step_is_explained_with_the_tree_rule_not_the_chains():
     """Issue 43, tenth read: a tree step's panel (the coin-flip strip, the overview bars, the position sentence, the
     correction chart) and its recovered/bonus tooltips spoke the chain's rule: "min(1, p/q)", "p ≥ q: always kept",
@@ -666,6 +667,7 @@ def test_a_charts_table_writes_no_point_as_a_dash_whatever_the_floats_type():
         assert [row["s"] for row in rows] == ["0.5", "–", "–"]
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_the_verdict_overview_writes_not_reached_only_up_to_8_drafts(toy):
     """verdict_overview_figure's docstring: an unreached draft gets its · glyph, and the words "not reached" only
     in a step of up to 8 drafts (it said "only 'not reached'", which a step of 9 or more does not draw)."""

@@ -69,6 +69,7 @@ def test_huge_weights_still_make_a_distribution():
     assert step.target_probs.tolist() == [0.5, 0.5] and step.alpha == pytest.approx(0.75)
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_simulated_outputs_follow_p_for_the_exact_rule_and_not_for_accept_all():
     step = sandbox_step([7, 5, 3, 2, 2, 1], [2, 7, 1, 4, 2, 4])
     exact = simulate(step, "exact", 4000, seed=3)
@@ -159,6 +160,7 @@ def test_the_editor_help_names_the_one_column_the_sandbox_refuses():
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_only_the_exact_rules_keep_rate_is_called_an_estimate_of_alpha(lang):
     """36th read (page states): at T = 0 with "accept every draft" the caption read "Drafts kept: 100.0%, an estimate
     of this rule's α" beside the metric α = Σ min(p, q) = 0.000. A broken rule's keep rate is not α."""

@@ -204,6 +204,7 @@ def test_no_results_at_all_offers_the_live_sweep(tmp_path, monkeypatch):
     assert at.button(key="speedup_lab_live_run")
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_theory_curve_is_the_formula_at_the_measured_alpha_and_c(tiny):
     fig = charts.speedup_vs_k_figure(tiny, "draft", 0.0)
     curve = next(t for t in fig.data if t.name.startswith("predicted (paper)"))
@@ -870,6 +871,7 @@ def test_the_shape_chart_wraps_each_shapes_name_into_short_lines():
             assert [tick.replace("<br>", " ") for tick in ticks] == [trees.shape_name(r) for r in rows]
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_the_best_speedup_help_says_it_is_the_best_chain_and_a_tree_can_be_faster():
     """Read 32: the "Best speedup" metric is `BenchResult.best_constant`, the fastest chain of constant K, but its help
     was only the speedup's definition; in committed runs a draft tree of the same run is faster (the sentence below
@@ -1176,6 +1178,7 @@ def test_measure_this_machine_never_shows_a_spread_it_could_not_measure(monkeypa
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_the_charts_name_a_proposer_as_the_page_does_in_titles_legends_and_tables(tiny, tree_tiny, lang):
     """Read 47: the charts' titles and the all-proposers legend showed the bench's keys ("ngram", "eagle",
     "draft") where the menu, the verdict and the rest of the page show the registry's names; the charts' tables

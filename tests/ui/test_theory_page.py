@@ -48,6 +48,7 @@ def test_page_shows_the_formulas_and_reacts_to_the_sliders(tmp_path, monkeypatch
     assert metrics(at)["Expected speedup"] == "1.00×" and not at.exception
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_best_k_above_0_and_a_lookup_pair_are_not_described_as_otherwise(tmp_path, monkeypatch):
     """36th read (page states): Best K's help said "K = 0 means speculation does not pay here" beside Best K = 8, and
     the compute help for n-gram lookup said "the draft K" scores positions (it runs no model: 1.49x = 5 / 3.36)."""
@@ -73,6 +74,7 @@ def test_a_best_k_above_0_and_a_lookup_pair_are_not_described_as_otherwise(tmp_p
     assert metrics(at)["Best K"] == "0" and "K = 0 means" in {m.label: m.proto.help for m in at.metric}["Best K"]
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_page_overlays_a_session_trace_and_benchmark_files(tmp_path, monkeypatch):
     (tmp_path / "bench.json").write_text(json.dumps({"results": [
         {"alpha": 0.7, "k": 4, "c": 0.1, "measured_speedup": 1.9, "label": "toy <b>run</b>"},
@@ -91,6 +93,7 @@ def test_page_overlays_a_session_trace_and_benchmark_files(tmp_path, monkeypatch
                                   "assets/benchmarks/, predicted at its own α, K and c.") for c in at.caption)
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_page_survives_a_trace_it_cannot_use():
     at = AppTest.from_file(PAGE, default_timeout=60)  # with whatever benchmark results the repository holds
     at.session_state["trace"] = "not a trace"
@@ -223,6 +226,7 @@ def test_heatmap_has_the_break_even_line():
     assert math.isclose(fig.data[0].customdata[0][50], 1.0)  # K = 0 row is 1x everywhere
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_the_heatmap_is_white_at_1x_and_its_caption_says_so():
     """The colour scale is symmetric in log2 around 1×: white is exactly "no change" (the K = 0 row, and the
     break-even line), blue faster, red slower."""
@@ -365,6 +369,7 @@ def test_every_hardware_preset_renders():
     assert any("The benchmark CPU is not a clean roofline" in c.value for c in at.caption)
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_the_fitted_curve_beside_the_measured_one_is_at_the_measured_context():
     # read 46: the caption drew the fitted roofline at no context (2.09 at n = 9), the fit at the run's 83 tokens
     context = json.loads((ROOT / "assets/benchmarks" / roofline.MEASURED_RUN / "results.json").read_text())[
@@ -382,6 +387,7 @@ def test_the_fitted_curve_beside_the_measured_one_is_at_the_measured_context():
     assert "the fitted roofline says " + " / ".join(f"{v:.2f}" for v in expected) + "." in fit
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_the_section_says_ttft_guidance_and_temperature():
     at = AppTest.from_file(PAGE, default_timeout=60).run()
     text = " ".join(m.value for m in at.markdown)
@@ -504,6 +510,7 @@ def test_pays_at_every_batch_gives_the_reason_that_holds_for_the_settings(hw_key
     assert said in reason and ("v climbs no higher than" in reason) == (hw_key == "a100")
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_beta_and_alpha_are_defined_once_and_apart():
     """β = Σ min(p, q) at one position (Leviathan et al.'s β); α = E[β], the number the sliders and formulas use."""
     at = AppTest.from_file(PAGE, default_timeout=60).run()
@@ -648,6 +655,7 @@ def test_the_heatmap_numbers_are_the_speedup_formula():
     assert list(table["K"]) == [str(k) for k in range(theory_points.K_MAX + 1)]
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_tree_trace_is_not_called_or_plotted_as_alpha():
     """A tree trace's mean min(1, p'/q') is not α (`Trace.mean_accept_prob`): the page names it for what it is and
     leaves it off the α axis."""
@@ -679,6 +687,7 @@ def test_the_draft_memory_help_agrees_with_the_batch():
         assert "seus caches KV para 8 sequências" in memory_help(8, "2.048", "bfloat16")
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_recorded_traces_c_estimate_says_which_machine_timed_it():
     """The c estimate comes from the session trace's step timings: a recorded example's (toy-draft records no
     machine) must not read as this machine's."""

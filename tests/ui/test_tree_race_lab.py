@@ -86,6 +86,7 @@ def test_a_race_link_without_a_tree_lane_stays_as_it_was():
 
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_tree_lanes_step_that_drafted_nothing_says_so_in_both_languages():
     """Read 45: a tree lane's last step, with one token left to write, drafts no node, and its hover read "0 nó
     rascunhado" in Portuguese (whose plural rule puts 0 in the singular); it now reads "nenhum nó rascunhado", and

@@ -115,7 +115,9 @@ if result is not None:
     st.caption(view.note_caption(result.note, dists.proposer))
     drift = exactness.tv_distance(exactness.one_step_distribution(rule, dists.target_probs, dists.draft_probs)[0],
                                   dists.target_probs)
-    view.render_samples(result, rule_label, drift if mode == "one_step" else None, exact=rule.exact)
+    # whole continuations: no drift to draw, but a rule its sampling settings make exact is not "not exact" (read 48)
+    view.render_samples(result, rule_label, drift if mode == "one_step" else None,
+                        exact=rule.exact_with_top_k(int(top_k)))
 
 st.subheader(_("Greedy: the target's own text, token for token?"))
 view.render_greedy_identity(pair_name, prompt)

@@ -558,3 +558,27 @@ def test_typical_acceptances_explanation_does_not_promise_longer_runs_at_every_p
         with using(lang):
             text = _(RULES["typical_acceptance"].explanation)
         assert words in text and "longer accepted runs, but" not in text, text
+
+
+def test_the_rules_that_top_k_makes_exact_are_the_ones_that_emit_p_under_it():
+    """Read 48: whole continuations at top-k 20 called the top-20 rule "not exact" (too few samples to see its drift),
+    beside its own explanation saying top-k <= 20 makes it exact. `Rule.exact_with_top_k` says which rules emit p under
+    a top-k: on random logits cut to their top k, a rule it calls exact emits p (closed form, K = 1), and each rule it
+    does not call exact drifts for some pair, top-k 20 included for every broken rule but the top-20 one."""
+    from specviz.engine.sampling import logits_to_probs
+
+    gen = torch.Generator().manual_seed(48)
+
+    def farthest(rule, top_k: int) -> float:
+        pairs = (logits_to_probs(3 * torch.randn(2, 40, generator=gen, dtype=torch.float64), 1.0, top_k)
+                 for _ in range(50))
+        return max(tv_distance(one_step_distribution(rule.name, p, q)[0], p) for p, q in pairs)
+
+    top20 = RULES["target_top20_only"]
+    assert top20.exact_with_top_k(20) and not top20.exact_with_top_k(21) and not top20.exact_with_top_k(0)
+    assert farthest(top20, 20) < 1e-12 and farthest(top20, 21) > 1e-4
+    for rule in RULES.values():
+        if rule.exact:
+            assert rule.exact_with_top_k(0) and rule.exact_with_top_k(20), rule.name
+        elif rule is not top20:
+            assert not rule.exact_with_top_k(20) and farthest(rule, 20) > 1e-4, rule.name

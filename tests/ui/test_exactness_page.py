@@ -486,3 +486,18 @@ def test_the_tree_steps_note_says_a_fixed_guess_is_kept_with_p_prime():
                                "token copiado do contexto) com p′(x)")):
         with using(lang):
             assert words in _(exactness_view.TREE_NOTE)
+
+
+@pytest.mark.slow  # whole continuations through the engine
+def test_whole_continuations_do_not_call_the_top20_rule_lossy_where_top_k_makes_it_exact():
+    """Read 48: at top-k 20 the green verdict for "reject outside the target's top 20" carried "This rule is not
+    exact (its explanation above says why), but 400 samples are too few for the test to see its drift", while that
+    explanation says top-k <= 20 makes it exact."""
+    at = AppTest.from_file(PAGE, default_timeout=300).run()
+    at.radio(key="exact_mode").set_value("engine").run()
+    at.selectbox(key="exact_rule").set_value("target_top20_only").run()
+    at.number_input(key="exact_top_k").set_value(20).run()
+    assert not at.exception
+    assert any(s.value.startswith("**Speculative, Broken: reject outside") for s in at.success)  # a green verdict
+    assert not [c.value for c in at.caption if "not exact" in c.value]
+    assert "It is exact when no token outside the top 20" in next(w.value for w in at.warning)

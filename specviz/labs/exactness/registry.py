@@ -96,6 +96,19 @@ class Rule:
         (the top-20 rule cannot on 20 or fewer: there it is the exact rule)."""
         return not self.exact and tokens >= self.breaks_from
 
+    def exact_with_top_k(self, top_k: int) -> bool:
+        """Whether this rule emits p at every position when sampling keeps the `top_k` most likely tokens (0 = off):
+        an exact rule always, and the top-20 rule when top-k is 1 to 20, since p then has no mass outside its top 20
+        (barring ties at the k-th logit) and the rule is `verify`. Read 48: whole continuations at top-k 20 said
+        this rule was "not exact" beside its own explanation saying it is exact there.
+
+        >>> RULES["target_top20_only"].exact_with_top_k(20), RULES["target_top20_only"].exact_with_top_k(0)
+        (True, False)
+        >>> RULES["accept_all"].exact_with_top_k(1), RULES["exact"].exact_with_top_k(0)
+        (False, True)
+        """
+        return self.exact or (self.name == "target_top20_only" and 0 < top_k <= TOP_N_ONLY)
+
 
 # One row a rule: the function that runs it, whether it is exact (its output is distributed as p), the closed form
 # of its first emitted token (K = 1, x ~ q), and its label. Then what each rule does, and why it is or is not exact.

@@ -285,8 +285,8 @@ def p_value_text(test: exactness.ChiSquareResult) -> str:
 
 def render_samples(result: LabResult, rule_label: str, drift: float | None, exact: bool = True) -> None:
     """The two verdicts, the numbers behind them, the histogram and the TV-vs-N curve. `exact`: whether the rule is
-    (its registry entry); with no `drift` (whole continuations) a green box for a lossy rule says it is still lossy
-    (read 45: Medusa's typical acceptance passed at N = 200 with nothing said)."""
+    exact at these settings (`Rule.exact_with_top_k`); with no `drift` (whole continuations) a green box for a lossy
+    rule says it is still lossy (read 45: Medusa's typical acceptance passed at N = 200 with nothing said)."""
     spec_counts, plain_counts = result.counts()
     v1, v2 = st.columns(2)
     with v1:

@@ -501,3 +501,23 @@ def test_whole_continuations_do_not_call_the_top20_rule_lossy_where_top_k_makes_
     assert any(s.value.startswith("**Speculative, Broken: reject outside") for s in at.success)  # a green verdict
     assert not [c.value for c in at.caption if "not exact" in c.value]
     assert "It is exact when no token outside the top 20" in next(w.value for w in at.warning)
+
+
+def test_the_rules_caption_says_accepting_every_draft_keeps_more_only_where_alpha_is_below_1():
+    """Read 48: the caption under the rules table said accepting every draft "keeps more drafts than the exact rule",
+    but at temperature 0, where draft and target share their top token, α = 1 and both rows read 1.0000."""
+    import torch
+
+    from specviz.core.i18n import set_language
+    from specviz.labs.exactness.lab import rules_table
+
+    point = torch.tensor([0.0, 1.0, 0.0])  # p and q at T = 0, one top token
+    kept = {row["rule"]: row["kept"] for row in rules_table(point, point, 4, 0.05)}
+    assert kept["Broken: accept every draft"] == kept["Exact rule (Leviathan / Chen)"] == 1.0
+    assert "keeps more drafts than the exact rule wherever α < 1," in exactness_view.RULES_CAPTION
+    set_language("pt")
+    try:
+        assert "mantém mais palpites que a regra exata sempre que α < 1," in exactness_view._(
+            exactness_view.RULES_CAPTION)
+    finally:
+        set_language("en")

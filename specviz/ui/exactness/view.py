@@ -58,12 +58,13 @@ BELOW = dict(orientation="h", yref="container", yanchor="bottom", y=0, x=0)
 # read 47: it ended "a lossy rule buys speed with drift", beside a table where accept iff p ≥ q and the top-20 rule
 # predict less speed than the exact rule: those two, and resampling from p, never keep more drafts than α (each keeps
 # at most min(p, q) of every token), so their drift buys nothing; only accept-all (always) and Medusa's typical
-# acceptance (at some prompts) keep more
+# acceptance (at some prompts) keep more. Read 48: accept-all keeps more only where α < 1; at temperature 0, where
+# draft and target share their top token, both keep every draft and the table shows 1.0000 twice
 RULES_CAPTION = N_("Every rule at this prompt, from its closed form. Mean accepted lengths and speedups are "
                    "predictions: the i.i.d. formulas of the Theory explorer with each rule's chance of keeping a draft "
                    "in place of α at every one of the K positions. Drift does not always buy speed: accepting every "
-                   "draft keeps more drafts than the exact rule, and so can Medusa's typical acceptance, but the other "
-                   "broken rules keep at most as many: their drift buys nothing.")
+                   "draft keeps more drafts than the exact rule wherever α < 1, and so can Medusa's typical "
+                   "acceptance, but the other broken rules keep at most as many: their drift buys nothing.")
 # read 47: "Drift from p (exact, one step)" beside the table's "exact" column (✓ / ✗: whether a rule is exact) read as
 # the exact rule's drift, while it is the chosen rule's, computed exactly from its closed form
 DRIFT_LABEL = N_("Drift from p (closed form, one step)")

@@ -343,11 +343,15 @@ def test_every_menu_label_starts_with_a_capital_and_eagles_phrase_does_not_in_po
             assert registry.menu_label("medusa").startswith("Cabeças de previsão")
             assert _(registry.phrase_of("eagle")).startswith("rascunhador EAGLE")
             assert _(registry.phrase_of("medusa")).startswith("cabeças de previsão")
-    # read 47: a layer-skip draft's own name ("layerskip-7", a trace's or a bench's) reads as its label and layers
+    # read 47: a layer-skip draft's own name ("layerskip-7", a trace's or a bench's) reads as its label and layers;
+    # Read 48: "7 layers" did not say whether the draft runs or skips them: it runs the target's first 7
     with using(lang):
         variant, unknown = registry.menu_label("layerskip-7"), registry.menu_label("mystery-7")
-    assert variant == ("Autorrascunho pulando camadas, 7 camadas" if lang == "pt" else
-                       "Layer-skip self-draft, 7 layers")
+        one = registry.menu_label("layerskip-1")
+    assert variant == ("Autorrascunho pulando camadas (as 7 primeiras camadas do alvo)" if lang == "pt" else
+                       "Layer-skip self-draft (the target's first 7 layers)")
+    assert one == ("Autorrascunho pulando camadas (a primeira camada do alvo)" if lang == "pt" else
+                   "Layer-skip self-draft (the target's first layer)")
     assert unknown == "mystery-7"  # a name the registry does not know, as it is
 
 

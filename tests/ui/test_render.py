@@ -811,8 +811,9 @@ def test_the_correction_charts_probability_axis_has_no_tick_above_1(toy):
         assert max(correction_figure(s).layout.yaxis.tickvals) == 1
 
 
-@pytest.mark.parametrize(("lang", "said"), [("en", "proposer: Layer-skip self-draft, 7 layers"),
-                                            ("pt", "proponente: Autorrascunho pulando camadas, 7 camadas")])
+@pytest.mark.parametrize(("lang", "said"), [
+    ("en", "proposer: Layer-skip self-draft (the target's first 7 layers)"),
+    ("pt", "proponente: Autorrascunho pulando camadas (as 7 primeiras camadas do alvo)")])
 def test_the_settings_line_names_the_proposer_as_its_menu_does(lang, said):
     """Read 47: the Playground's settings line wrote the proposer's key, "proposer: layerskip-7" or "proposer:
     ngram", where every menu names it ("N-gram lookup"); it names it as the menu does, a layer-skip draft with its

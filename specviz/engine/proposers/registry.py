@@ -179,15 +179,17 @@ def menu_label(name: str) -> str:
 
     A layer-skip draft's own name, "layerskip-7" (a trace's or a bench's: `LayerSkipProposer` names itself by its
     layers), reads as its label with its layers (read 47: the Playground's settings line said "proposer:
-    layerskip-7"); another name the registry does not know is shown as it is.
+    layerskip-7"), which are the target's first layers the draft runs, not the ones it skips (Read 48: "7 layers"
+    left that open); another name the registry does not know is shown as it is.
 
     >>> menu_label("draft"), menu_label("eagle"), menu_label("layerskip-7"), menu_label("mystery")
-    ('Draft model', 'EAGLE feature drafter (trained)', 'Layer-skip self-draft, 7 layers', 'mystery')
+    ('Draft model', 'EAGLE feature drafter (trained)', "Layer-skip self-draft (the target's first 7 layers)", 'mystery')
     """
     base, _dash, layers = name.partition("-")
     own = _REGISTRY[base].setting_names if base in _REGISTRY else ()
     if name not in _REGISTRY and layers.isdigit() and own == ("layers",):
-        return ngettext("{label}, {n} layer", "{label}, {n} layers", int(layers), label=menu_label(base))
+        return ngettext("{label} (the target's first layer)", "{label} (the target's first {n} layers)", int(layers),
+                        label=menu_label(base))
     if name not in _REGISTRY:
         return name
     text = _(_REGISTRY[name].label)

@@ -1087,6 +1087,23 @@ def test_the_n_gram_runs_tree_tab_does_not_send_it_to_rerun_with_tree_nodes(lang
     assert all("--tree-nodes" in text for text in others)
 
 
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_no_trees_advice_quotes_the_width_the_committed_tree_runs_used(lang):
+    """Read 48: the Chain vs tree tab's advice said `--tree-width 3` while every committed tree run drafted width 4;
+    the flags are now read from the committed runs' tree rows, so they name the widths and node budgets used."""
+    from specviz.core.i18n import using
+
+    used = {(r["tree_nodes"], r["tree_width"]) for path in results.result_files()
+            for r in results.load_result(path).cases if r.get("tree_nodes")}
+    assert used, "assets/benchmarks/ should hold committed tree runs"
+    widths = " ".join(map(str, sorted({w for _n, w in used})))
+    nodes = " ".join(map(str, sorted({0, *(n for n, _w in used)})))
+    with using(lang):
+        said = trees.no_trees_text("draft")
+    assert f"`--tree-nodes {nodes} --tree-width {widths}`" in said, said
+    assert "--tree-width 3" not in said
+
+
 def test_the_diamonds_caption_names_prompt_lookup_where_the_n_gram_run_draws_them():
     """Read 45: on the n-gram run the Speedup vs K tab said its diamonds were transformers' assisted generation "with
     the same draft and K"; for n-gram the bench runs transformers' prompt lookup (no draft model), which the caption

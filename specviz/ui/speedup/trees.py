@@ -9,6 +9,7 @@ Plain functions of a result, returning Plotly figures, pandas tables and sentenc
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -18,12 +19,13 @@ from specviz.core.i18n import _
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import is_whole
 from specviz.engine.proposers import registry
-from specviz.labs.bench import BenchResult
+from specviz.labs.bench import BenchConfig, BenchResult
 from specviz.labs.bench.report import run_kernels
 from specviz.labs.bench.summary import tokens_fed
 from specviz.labs.bench.timing import curve_repeats
 from specviz.ui.common import charts as plot
 from specviz.ui.common.palette import BLUE, GREY, VERMILLION
+from specviz.ui.speedup import results
 from specviz.ui.speedup.charts import ASSUMPTION_COLOR, _layout, _machine, dtype_style
 from specviz.ui.speedup.view import label, number, proposer_text, temperature_text, times, written
 
@@ -244,8 +246,33 @@ def no_trees_text(proposer: str) -> str:
         return _("{proposer} cannot branch, so it drafts no tree: the bench runs a tree shape for it as the chain of "
                  "its K. Pick a run of a proposer that drafts with a model to compare chains and trees.",
                  proposer=registry.menu_label(proposer))
-    return _("This result has no draft trees for this proposer and temperature; run the bench with "
-             "`--tree-nodes 0 8 16 24 --tree-width 3`.")
+    return _("This result has no draft trees for this proposer and temperature; run the bench with `{flags}`.",
+             flags=committed_tree_flags())
+
+
+def committed_tree_flags(paths: list[Path] | None = None) -> str:
+    """The bench flags that draft the trees the committed runs drafted (`paths`, default every committed result):
+    the chain (0) and every node budget their tree rows used, and every width (Read 48: the advice typed
+    `--tree-width 3`, a width no committed run used; they all used 4). Read from the rows, not typed, so the advice
+    follows the runs; with no tree row anywhere, the bench's default width and a tree of `WIDE` - 1 nodes.
+
+    >>> committed_tree_flags([])
+    '--tree-nodes 0 16 --tree-width 4'
+    """
+    nodes, widths = {0}, set()
+    for path in results.result_files() if paths is None else paths:
+        try:
+            rows = results.load_result(path).cases
+        except ValueError:  # an unreadable file is the page's to report, not this sentence's
+            continue
+        for row in rows:
+            if row.get("tree_nodes"):
+                nodes.add(int(row["tree_nodes"]))
+                widths.add(int(row.get("tree_width") or BenchConfig().tree_widths[0]))
+    if not widths:
+        nodes, widths = {0, WIDE - 1}, set(BenchConfig().tree_widths)
+    return (f"--tree-nodes {' '.join(map(str, sorted(nodes)))} "
+            f"--tree-width {' '.join(map(str, sorted(widths)))}")
 
 
 def render_chain_vs_tree(result: BenchResult, proposer: str, temperature: float) -> None:

@@ -292,6 +292,26 @@ def test_the_policy_table_names_the_winner_of_each_comparison(tiny):
         tables.policy_column(policy, 2): view.policy_text(policy) for policy in comparisons[0].speedups}
 
 
+@pytest.mark.parametrize(("lang", "said"), [("en", ["+25%", "+0.3%", "no gain", "no gain"]),
+                                            ("pt", ["+25%", "+0,3%", "sem ganho", "sem ganho"])])
+def test_a_winner_that_gains_under_half_a_percent_is_not_shown_as_plus_zero(tiny, monkeypatch, lang, said):
+    """Read 48: the policy table wrote a gain that rounds to 0% as "+0%", a signed zero that reads as a win; it now
+    shows one decimal more, and "no gain" where constant K wins or even that rounds to zero. A negative margin (never
+    one the table meets: the winner is the fastest) is written with U+2212 by the locale's formatter, not "-"."""
+    from specviz.core.i18n import _, using
+    from specviz.labs.bench.report import PolicyComparison
+
+    cases = [{"constant": 2.0, "heuristic": 2.5}, {"constant": 2.0, "heuristic": 2.006},
+             {"constant": 2.0, "heuristic": 2.0}, {"constant": 2.0, "optimal": 2.00005}]
+    monkeypatch.setattr(tiny, "policy_comparisons",
+                        lambda temperature: [PolicyComparison("all", "draft", 2, speedups) for speedups in cases])
+    with using(lang):
+        column = tables.policy_table(tiny, 0.0)[_("winner vs constant")]
+        negative = tables.margin_text(-0.12)
+    assert list(column) == said
+    assert negative == "\u221212%"
+
+
 def test_a_slowdown_is_blamed_on_what_caused_it():
     """The toy sweep that lost with α ≈ 0.61 and c = 1.17 lost because of c, not because drafts were thrown away."""
     costly_draft = verdict.slowdown_reason(0.61, 1.17, 2, 1.1, 1.9)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from specviz.core.i18n import N_, _, ngettext, percent
+from specviz.core.i18n import N_, _, ngettext, percent, signed_delta
 from specviz.engine.proposers import registry
 from specviz.labs.bench import BenchResult
 from specviz.labs.bench.report import HF_GENERATE, TARGET_ONLY
@@ -67,10 +67,27 @@ def policy_table(result: BenchResult, temperature: float) -> pd.DataFrame:
         names = {policy: policy_column(policy, comparison.k0) for policy in comparison.speedups}
         entry.update({names[policy]: times(v) for policy, v in comparison.speedups.items()})
         entry[_("winner")] = names[comparison.winner]
-        margin = comparison.margin
-        entry[_("winner vs constant")] = "–" if margin is None else ("+" if margin >= 0 else "-") + percent(abs(margin))
+        entry[_("winner vs constant")] = margin_text(comparison.margin)
         data.append(entry)
     return pd.DataFrame(data)
+
+
+def margin_text(margin: float | None) -> str:
+    """The policy table's "winner vs constant": the winner's gain over constant K as `percent` writes it, signed by
+    `signed_delta` (+12%; a negative with U+2212, as every number is written, though the winner is the fastest,
+    constant K included, so the margin is never below 0), a gain under half a percent with one decimal more (+0.3%,
+    as results.md writes it), and "no gain" where even that rounds to zero (Read 48: a signed "+0%" read as a win);
+    "–" when either speedup is unknown.
+
+    >>> margin_text(0.123), margin_text(0.003), margin_text(0.0), margin_text(-0.12), margin_text(None)
+    ('+12%', '+0.3%', 'no gain', '−12%', '–')
+    """
+    if margin is None:
+        return "–"
+    signed, direction = signed_delta(percent(margin))
+    if direction == "off":  # rounds to 0%
+        signed, direction = signed_delta(percent(margin, 1))
+    return _("no gain") if direction == "off" else signed
 
 
 def no_policies_text(result: BenchResult, temperature: float) -> str:

@@ -106,8 +106,9 @@ if trace_point is not None:
     t2.metric(_("Trace: mean accepted length (K = {k})", k=trace_point.k), number(trace_point.tokens_per_step),
               delta=_("{difference} vs formula", difference=difference) if chain else None, delta_color="off",
               delta_arrow=arrow if chain else "auto")
-    if trace_point.c is not None:
-        t3.metric(_("Trace: c estimate"), number(trace_point.c, 3),  # a recording's timings name their machine
+    if trace_point.draft_over_verify is not None:  # about c / v, not c (Read 48: its label called it c)
+        t3.metric(_("Trace: draft pass / target step (about c / v)"), number(trace_point.draft_over_verify, 3),
+                  # a recording's timings name their machine
                   help=" ".join(text for text in (_(
                       "Draft seconds per draft forward (one per drafted token in a chain, one per level in a tree) "
                       "divided by target seconds per step, from the step timings. A step's target forward scores the "

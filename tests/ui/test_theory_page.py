@@ -204,13 +204,14 @@ def test_a_k1_traces_rate_gap_is_not_blamed_on_untested_drafts(tmp_path, monkeyp
     assert "a primeira" not in pt and "aceitos / rascunhados conta os sorteios, esta média faz a média" in pt
 
 
-def test_trace_point_reads_alpha_k_and_c():
+def test_trace_point_reads_alpha_k_and_the_draft_over_verify_ratio():
     trace = load_example("toy-draft")[0]
     point = theory_points.trace_point(trace)
     assert point.k == trace.settings["k"]
     assert point.alpha == pytest.approx(trace.mean_accept_prob)
     assert point.acceptance_rate <= point.alpha + 0.1
-    assert point.c is None or point.c > 0
+    assert point.draft_over_verify is None or point.draft_over_verify > 0
+    assert not hasattr(point, "c")  # Read 48: about c / v, so not named c
     baseline = load_example("toy-draft")[1]
     with pytest.raises(ValueError, match="not a speculative"):
         theory_points.trace_point(baseline)
@@ -688,14 +689,16 @@ def test_the_draft_memory_help_agrees_with_the_batch():
 
 
 @pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
-def test_a_recorded_traces_c_estimate_says_which_machine_timed_it():
-    """The c estimate comes from the session trace's step timings: a recorded example's (toy-draft records no
-    machine) must not read as this machine's."""
+def test_a_recorded_traces_draft_over_verify_ratio_says_which_machine_timed_it():
+    """The draft / target ratio (about c / v, Read 48: its label called it "c estimate") comes from the session
+    trace's step timings: a recorded example's (toy-draft records no machine) must not read as this machine's."""
     at = AppTest.from_file(PAGE, default_timeout=60)
     at.session_state["trace"] = load_example("toy-draft")[0]
     at.run()
     assert not at.exception
-    c_help = next(m.help for m in at.metric if m.label == "Trace: c estimate")
+    labels = [m.label for m in at.metric]
+    assert not any("c estimate" in label for label in labels)  # Read 48: the metric is about c / v, not c
+    c_help = next(m.help for m in at.metric if m.label == "Trace: draft pass / target step (about c / v)")
     assert "recorded 2026-12-01 on a CPU the recording does not name, not measured on this machine" in c_help
     # the 36th read: the divisor is a verify pass over the drafts, not the one-token forward the slider's c is over
     assert "about c / v" in c_help

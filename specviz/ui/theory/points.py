@@ -130,7 +130,9 @@ class TracePoint:
     acceptance_rate: float  # accepted / drafted (lower: drafts after a rejection count as drafted)
     k: int
     tokens_per_step: float  # measured mean accepted length, recovered or bonus token included
-    c: float | None  # draft seconds per drafter pass (`_draft_passes`) / target seconds per step, from the timings
+    # draft seconds per drafter pass (`_draft_passes`) / target seconds per step, from the timings: about c / v (the
+    # step's target forward costs v one-token forwards), so not named c, the cost over one (Read 48)
+    draft_over_verify: float | None
     tree_nodes: int = 0  # > 0: the trace drafted trees of up to this many nodes (copied ones included), which the
     # chain formula does not describe
     tree_depth: int = 0  # the deepest node of those trees: past K where a lookup branch copied a longer continuation
@@ -162,15 +164,16 @@ def trace_point(trace: Any) -> TracePoint:
     if not math.isfinite(alpha):
         raise ValueError(_("The trace in this session tested no drafts, so it says nothing about α."))
     drafted = [s for s in trace.steps if s.n_drafted]
-    c = theory.cost_ratio_from_timings(sum(s.draft_seconds for s in drafted), sum(_draft_passes(s) for s in drafted),
-                                       sum(s.verify_seconds for s in drafted), len(drafted))
+    ratio = theory.cost_ratio_from_timings(sum(s.draft_seconds for s in drafted),
+                                           sum(_draft_passes(s) for s in drafted),
+                                           sum(s.verify_seconds for s in drafted), len(drafted))
     nodes = max((len(s.tree.nodes) for s in trace.steps if s.tree is not None), default=0)
     depth = max((s.draft_depth for s in trace.steps if s.tree is not None), default=0)
     statuses = [str(n.status) for s in trace.steps if s.tree is not None for n in s.tree.nodes]
     untested = statuses.count(str(NodeStatus.NOT_REACHED)) / len(statuses) if statuses else 0.0
     short = sum(1 for s in trace.steps if s.tree is None and s.n_drafted < k)
-    return TracePoint(min(1.0, max(0.0, alpha)), trace.acceptance_rate, k, trace.mean_accepted_length, c, nodes, depth,
-                      untested, short, len(trace.steps))
+    return TracePoint(min(1.0, max(0.0, alpha)), trace.acceptance_rate, k, trace.mean_accepted_length, ratio, nodes,
+                      depth, untested, short, len(trace.steps))
 
 
 @dataclass(frozen=True)

@@ -371,6 +371,8 @@ def test_k_defined_on_a_page_that_shows_trees_names_a_trees_depth():
                    and re.search(r"K\**\s*=\s*(?:drafted tokens|tokens drafted) per step", m.id)]
     assert len(definitions) == 3
     assert [d for d in definitions if "tree's depth" not in d] == []
+    # Read 48: a lookup branch grafted onto a tree (`tree.graft_copy`) reaches past K; each definition says so
+    assert [d for d in definitions if "a lookup branch copied into the tree can reach deeper" not in d] == []
 
 
 # Read 46, names: docs/benchmarks.md and docs/drafts.md headed their tables' column "mean accepted length" and quoted

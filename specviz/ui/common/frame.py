@@ -44,10 +44,11 @@ LANG_KEY = "specviz_language"
 PANEL_FAILED = N_("This part of the page could not be drawn just now; it tries again at the next refresh.")
 
 # The sidebar's one sentence.
+# Read 48: K was "a draft tree's depth", but a lookup branch grafted onto a tree (`tree.graft_copy`) can reach deeper
 LEGEND = N_("Notation: **p** = the target model's probability for a token, **q** = the draft's, **K** = tokens drafted "
-          "per step (a draft tree's depth), **α** (alpha) = the chance that the target keeps one drafted token: on "
-          "average Σ min(p, q). It is not the measured accepted / drafted, where the drafts after a step's first "
-          "rejection still count as drafted.")
+          "per step (a draft tree's depth; a lookup branch copied into the tree can reach deeper), **α** (alpha) = the "
+          "chance that the target keeps one drafted token: on average Σ min(p, q). It is not the measured accepted / "
+          "drafted, where the drafts after a step's first rejection still count as drafted.")
 
 
 def apply_language() -> str:

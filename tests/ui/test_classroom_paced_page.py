@@ -501,3 +501,25 @@ def test_the_legend_keys_wear_no_right_answer_outline_and_the_table_reads_only_t
     table = figure_table(fig)
     assert list(table.columns)[1:] == [b.name for b in bars] and table.iloc[:, 1:].values.tolist() == [["2", "3"],
                                                                                                        ["1", "0"]]
+
+
+def test_no_sliver_of_a_bar_sits_beside_the_graders_range_and_the_table_lists_the_range():
+    """Read 48: an edge of the equal ranges a hair below the grader's range (1.8999 for 2 ± 0.1) drew a bar
+    "1.9–1.9" beside "1.9–2.1", holding two wrong answers under a label that read as the right one. That edge is
+    dropped; every bar's two ends read apart, the range is a row of the chart's table (marked once revealed), and
+    each bar stays thick enough to tap and read on a 390 px phone."""
+    from specviz.ui.common.charts import figure_table
+
+    q = Question("d", "speedup", "numeric", "?", 2.0, "", "pages/quiz.py", tolerance=0.1)
+    answers = [0.0, 1.0, 1.8999, 1.89995, 2.0, 3.0, 5.0, 7.0, 9.0, 11.3994]
+    spread = distribution(q, answers, [])
+    ranges = [label.split("–") for label in spread.labels if "–" in label]
+    assert ranges and all(len(ends) == 2 and ends[0] != ends[1] for ends in ranges), spread.labels
+    assert spread.labels[spread.right.index(True)] == "1.9–2.1"
+    assert sum(spread.counts[0]) == len(answers)
+    for reveal, row in ((False, "1.9–2.1"), (True, "✓ 1.9–2.1")):
+        fig = distribution_figure(spread, 1, reveal)
+        table = figure_table(fig)
+        assert row in list(table.iloc[:, 0]) and list(table.iloc[:, 1]) == [str(c) for c in spread.counts[0]]
+        per_bar = (fig.layout.height - 80) / len(spread.labels) * (1 - fig.layout.bargap)
+        assert per_bar >= 24  # px: each bar's thickness, whatever the screen's width

@@ -103,7 +103,8 @@ def _numeric(question: Question, rounds: tuple[list, list], answered: tuple[int,
     a joke, 1e15) counted apart in a bar below and a bar above, so two of them cannot squash the class into one bin
     (issue 44 item 8). The range the grader accepts (answer ± tolerance, or the answer alone) is a bar of its own,
     written as the feedback writes it, and the only one marked right: the ranges it cuts end at its bounds (read 47:
-    "✓ 7–239" held 6 answers of which 1 was graded right). Any finite floats bin safely, even stored ones from before
+    "✓ 7–239" held 6 answers of which 1 was graded right), and a range it would cut to under a quarter of its
+    width, or to two ends written alike, joins the one beside it (read 48: "1.9–1.9" beside "✓ 1.9–2.1"). Any finite floats bin safely, even stored ones from before
     answers were bounded (1e308 and −1e308 together): a stored value that is not a finite number is left out.
 
     >>> q = Question("d", "speedup", "numeric", "?", 2.0, "", "pages/quiz.py", tolerance=0.1)
@@ -130,8 +131,13 @@ def _numeric(question: Question, rounds: tuple[list, list], answered: tuple[int,
 
     low, high = target - tol, target + tol  # the grader's range: its own bar; the ranges it cuts end at its bounds
     wrong = [v for v in near if not graded(v)]
-    below = [e for e in edges if e < low] or ([lo] if any(v < target for v in wrong) else [])
-    above = [e for e in edges if e > high] or ([hi] if any(v > target for v in wrong) else [])
+    def apart(e: float, bound: float) -> bool:  # an edge a bar's end can be: not a sliver from the grader's bound
+        return abs(e - bound) >= width / 4 and _num(e) != _num(bound, 6)
+
+    # read 48: "1.9–1.9" beside "✓ 1.9–2.1", an edge a hair from the bound; such an edge is dropped, and the bar
+    # beside the range reaches from the edge before
+    below = [e for e in edges if e < low and apart(e, low)] or ([lo] if any(v < target for v in wrong) else [])
+    above = [e for e in edges if e > high and apart(e, high)] or ([hi] if any(v > target for v in wrong) else [])
     below, above = [*below, low], [high, *above]
 
     def bar_of(v: float) -> int:  # bars: those below the grader's range, the range, those above it
@@ -140,8 +146,9 @@ def _numeric(question: Question, rounds: tuple[list, list], answered: tuple[int,
         side, start = (below, 0) if v < target else (above, len(below))
         return start + min(len(side) - 2, max(0, bisect.bisect_right(side, v) - 1))
 
-    def end(e: float) -> str:  # the grader's bounds as the feedback writes them, the other ends as ranges are
-        return _num(e, 6) if e in (low, high) else _num(e)
+    def end(e: float) -> str:  # the grader's bounds as the feedback writes them, the other ends as ranges are (an
+        # end that would read as a bound, the answers' lowest or highest a hair from it, with six figures too)
+        return _num(e, 6) if e in (low, high) or _num(e) in (_num(low, 6), _num(high, 6)) else _num(e)
 
     labels = tuple(f"{end(side[i])}–{end(side[i + 1])}" for side in (below, above) for i in range(len(side) - 1))
     right_label = f"{_num(low, 6)}–{_num(high, 6)}" if tol > 0 else _num(target, 6)

@@ -640,3 +640,20 @@ def test_an_ended_session_with_an_unreadable_answer_does_not_promise_every_answe
     assert "1 stored answer could not be read; it is left out of the charts and the exports." in shown
     assert "Its results stay here and in the CSV above: ending the session deletes no answer." in shown
     assert "every answer" not in shown
+
+
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
+def test_enter_in_the_code_field_before_the_name_costs_no_join_try(db):
+    """Read 48: Enter in a form's field presses its submit button, so Enter after the join code pressed Join with no
+    name; each such press counted against the device's ten joins a minute, and ten of them locked the phone out.
+    It says what is missing, and the join still goes through."""
+    session = _session(db)
+    at = _page()
+    at.text_input(key="classroom_code").input(session.code)
+    for _press in range(11):
+        at.form_submit_button[0].click().run()
+        assert [e.value for e in at.error] == [escape_markdown("Please enter a display name.")]
+    assert at.text_input(key="classroom_code").value == session.code  # the code typed stays in its field
+    at.text_input(key="classroom_name").input("Gus")
+    at.form_submit_button[0].click().run()
+    assert not at.exception and not at.error and at.query_params["student"]

@@ -450,3 +450,22 @@ def test_a_link_with_an_unknown_scope_says_so_and_draws_from_the_concepts_met(fr
     # read 44 review: the Portuguese note said "caminho guiado", where the page and the glossary say "trilha guiada"
     assert ("trilha guiada" if lang == "pt" else "the guided path") in notes[0] and "caminho guiado" not in notes[0]
     assert fresh.radio(key="quiz_scope").value == "met" and fresh.query_params["scope"] in ("met", ["met"])
+
+
+def _forms(node) -> list:
+    """The form blocks under `node`, in page order."""
+    found = []
+    for child in getattr(node, "children", {}).values():
+        if type(child).__name__ == "Block" and child.proto.WhichOneof("type") == "form":
+            found.append(child)
+        found += _forms(child)
+    return found
+
+
+def test_enter_in_a_sheets_number_field_does_not_grade_the_sheet(at):
+    """Read 48: Enter in a form's field presses its submit button, so Enter after the sheet's first number graded
+    every question, the ones below it unanswered and marked wrong. The sheet is graded by its button only."""
+    _configure(at, concepts=("speedup",), count=4, seed=5, mode="As a sheet")
+    assert any(q.kind == "numeric" for q in at.session_state["quiz_run"].questions)  # a field Enter could be pressed in
+    sheets = [f.proto.form for f in _forms(at.main) if f.proto.form.form_id.endswith("_sheet")]
+    assert len(sheets) == 1 and sheets[0].enter_to_submit is False

@@ -17,7 +17,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from specviz.teach.quiz.schema import QuestionKind
 from specviz.teach.classroom import (NAME_MAX, ClassroomError, ClassroomStore, RateLimit, Student, answer_between,
-                               client_id, default_db_path, in_language, shown_title)
+                               clean_name, client_id, default_db_path, in_language, shown_title)
 from specviz.core.i18n import _
 from specviz.teach.classroom_paced import PacedStore
 from specviz.teach.quiz import Question, grade
@@ -108,7 +108,10 @@ def current_student(store: ClassroomStore) -> Student | None:
 
 
 def join_form(store: ClassroomStore) -> None:
-    """Join code + display name; on success the student's token goes into the URL, so a refresh keeps them in."""
+    """Join code + display name; on success the student's token goes into the URL, so a refresh keeps them in. Enter
+    in either field presses Join (accessibility.LANDINGS counts on it); an Enter in the code field before the name
+    is typed is told to give the name and is not counted as a try against the join limit (read 48: ten such Enters
+    locked the phone out for a minute)."""
     with st.form("classroom_join"):
         given = st.query_params.get("code") or st.query_params.get("join", "")  # ?code=... from the QR code
         code = st.text_input(_("Join code (from your teacher's screen)"), value=given, max_chars=12,
@@ -118,6 +121,8 @@ def join_form(store: ClassroomStore) -> None:
     if not joined:
         return
     try:
+        if not isinstance(name, str) or not name.strip():  # nothing asked of the database: not a try
+            clean_name(name)  # the one sentence: "Please enter a display name."
         join_limit().hit(client_key())
         student = store.join(code, name)
     except ClassroomError as exc:  # it may quote the typed name ("already called ..."): shown literally

@@ -276,7 +276,7 @@ def hand_form(policy: WebModelPolicy) -> HandPair | None:
     else:
         target_label = _("Target: a Hugging Face Hub id")
         draft_label = _("Draft: a Hugging Face Hub id (empty = layer-skip or n-gram lookup only)")
-    with st.form("models_hand_form"):
+    with st.form("models_hand_form", enter_to_submit=False):  # read 48: Enter after the target loaded it, no draft
         target = st.text_input(target_label, key="models_target", max_chars=300,
                                placeholder="Qwen/Qwen2.5-1.5B-Instruct")
         draft = st.text_input(draft_label, key="models_draft", max_chars=300,

@@ -30,7 +30,7 @@ def live_sweep(base: str, speculating: bool) -> None:
     if not client.allowed(base):
         st.info(escape_markdown(str(client.not_allowed())))
         return
-    with st.form("serving_load_form"):
+    with st.form("serving_load_form", enter_to_submit=False):  # read 48: Enter in a number field ran the sweep
         a, b, c, d = st.columns(4)
         prompt = a.selectbox(_("Prompt"), list(PROMPTS), key="serving_load_prompt",
                              help=_("copy: the answer repeats the prompt; open: a question with a fresh answer."))

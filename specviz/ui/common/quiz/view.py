@@ -156,9 +156,10 @@ def one_at_a_time(run: QuizRun, bank: Bank, key: str) -> None:
 
 
 def sheet(run: QuizRun, bank: Bank, key: str) -> None:
-    """Every question on one form; one button grades them all."""
+    """Every question on one form; one button grades them all. Enter in a number's field does not press it (read 48:
+    Enter after the first number graded the whole sheet, the questions below it unanswered and marked wrong)."""
     answers: dict[str, Any] = {}
-    with st.form(f"{key}_sheet"):
+    with st.form(f"{key}_sheet", enter_to_submit=False):
         for number, question in enumerate(run.questions, start=1):
             with st.container(border=True):
                 question_header(question, bank, number, len(run.questions))

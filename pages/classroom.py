@@ -27,6 +27,7 @@ try:  # a busy or read-only database (or any refused input) is one sentence, nev
                 paced_student.student_paced(store, student)
             else:
                 view.student_quiz(store, student)
+        view.leave_control(student)  # after the view Join lands in: a second Enter must not leave (read 48)
         st.stop()
 
     if st.session_state.get(teacher.PRESENTING) and teacher.is_teacher():

@@ -503,6 +503,40 @@ def test_the_legend_keys_wear_no_right_answer_outline_and_the_table_reads_only_t
                                                                                                        ["1", "0"]]
 
 
+def _controls(block) -> list[str]:
+    """The keys of the buttons and inputs inside `block`, in page order: where Join can land the keyboard."""
+    found = []
+    for child in getattr(block, "children", {}).values():
+        if type(child).__name__ in ("Button", "TextInput", "Radio", "Checkbox", "Multiselect", "NumberInput"):
+            found.append(child.key)
+        found += _controls(child)
+    return found
+
+
+def test_joining_before_the_first_push_lands_nowhere_a_second_enter_could_leave(db):
+    """Read 48: Join lands the keyboard on the first control in the student's view (accessibility.LANDINGS); before
+    the teacher's first push that was "Not you? Leave this session", so a second Enter left at once, and the name
+    stayed taken. The way out is below that view now, and it asks first."""
+    store, session, _students = _paced(db, students=())
+    at = _page({"join": session.code})
+    at.text_input(key="classroom_name").input("Dee")
+    at.form_submit_button[0].click().run()
+    token = at.query_params["student"]
+    view_block = next(b for b in at.main.children.values() if getattr(b, "key", None) == "classroom_student")
+    assert _controls(view_block) == []  # Join lands on the view itself: its waiting text
+    assert any(lead(paced_student.TEXT["waiting"]) in i.value for i in at.info)
+    for _press in range(2):  # Enter, and Enter again, on the way out
+        at.button(key="classroom_leave").click().run()
+        assert not at.exception and at.query_params["student"] == token
+    assert any(f"Leave session {session.code}?" in w.value for w in at.warning)
+    at.button(key="classroom_leave_cancel").click().run()
+    assert at.query_params["student"] == token and "classroom_leave_confirm" not in _keys(at)
+    at.button(key="classroom_leave").click().run()
+    at.button(key="classroom_leave_confirm").click().run()
+    assert not at.exception and "student" not in at.query_params
+    assert {t.key for t in at.text_input} >= {"classroom_name"}  # back at the join form
+
+
 def test_no_sliver_of_a_bar_sits_beside_the_graders_range_and_the_table_lists_the_range():
     """Read 48: an edge of the equal ranges a hair below the grader's range (1.8999 for 2 ± 0.1) drew a bar
     "1.9–1.9" beside "1.9–2.1", holding two wrong answers under a label that read as the right one. That edge is

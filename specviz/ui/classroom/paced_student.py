@@ -46,14 +46,11 @@ SAID_KEY = "paced_student_said"  # session key: what a Submit's callback left fo
 
 
 def student_paced(store: PacedStore, student: Student) -> None:
-    """The header, the live question area, and the way out."""
+    """The header and the live question area (the way out is `view.leave_control`, drawn below)."""
     session = store.session(student.code)
     st.markdown(_(TEXT["header"], title=escape_markdown(shown_title(session.title)),
                   name=escape_markdown(student.name), code=session.code))
     live_fragment(current_question, run_every=None if session.closed else POLL_SECONDS)(store, student)
-    if st.button(_("Not you? Leave this session"), key="classroom_leave", type="tertiary"):
-        del st.query_params["student"]
-        st.rerun()
 
 
 @view.one_sentence

@@ -155,9 +155,31 @@ def student_quiz(store: ClassroomStore, student: Student) -> None:
         st.success(done)
     else:
         _ask(store, student, question, len(answers) + 1, len(order))
+
+
+CONFIRM_LEAVE = "classroom_confirm_leave"  # session key: the token of the student whose Leave asks for a yes
+
+
+def leave_control(student: Student) -> None:
+    """"Not you? Leave this session", which asks first. Drawn below the student's view (`pages/classroom.py`), not
+    in it: Join lands the keyboard on the first control in that view (accessibility.LANDINGS), and before a
+    teacher-paced session's first push that was this button, so a second Enter left the session at once (read 48);
+    the student's name stays taken there, so leaving by mistake cost them their name."""
     if st.button(_("Not you? Leave this session"), key="classroom_leave", type="tertiary"):
-        del st.query_params["student"]
-        st.rerun()
+        st.session_state[CONFIRM_LEAVE] = student.token
+    if st.session_state.get(CONFIRM_LEAVE) != student.token:
+        return
+    with st.container(border=True):
+        st.warning(_("Leave session {code}? This browser forgets that you are {name}, and the name {name} stays "
+                     "taken in this session.", code=student.code, name=escape_markdown(student.name)))
+        yes, no = st.columns(2)
+        if yes.button(_("Yes, leave"), key="classroom_leave_confirm"):
+            st.session_state.pop(CONFIRM_LEAVE, None)
+            del st.query_params["student"]
+            st.rerun()
+        if no.button(_("Stay"), key="classroom_leave_cancel", type="primary"):
+            st.session_state.pop(CONFIRM_LEAVE, None)
+            st.rerun()
 
 
 def _ask(store: ClassroomStore, student: Student, question: Question, number: int, total: int) -> None:

@@ -298,7 +298,9 @@ def script(language: str) -> str:
 # A button whose rerun replaces it with new content -> a CSS selector of the part of the page its focus lands on
 # (the first input or button in it). Constant text: the script's only inputs are these and the language code. The
 # Classroom's Join (pressed, or Enter in its form's fields) lands on the joined student's view: the first question's
-# choices, or the way out when there is no question yet (read 47: the focus fell to <body>, Tab began at the sidebar).
+# choices, or, before a teacher-paced session's first question, the view itself (read 47: the focus fell to <body>,
+# Tab began at the sidebar). The way out is drawn below the view, so Join never lands on it (read 48: it did, and a
+# second Enter left the session).
 LANDINGS = {"quiz_widen": '[class*="st-key-quiz_r"][class*="_question"]',
             "classroom_join_submit": ".st-key-classroom_student"}
 

@@ -438,3 +438,13 @@ def test_an_ended_session_with_an_unreadable_answer_promises_no_whole_csv_in_por
     assert "1 resposta guardada não pôde ser lida; ela fica fora dos gráficos e das exportações." in shown
     assert "Os resultados continuam aqui e no CSV acima: encerrar a sessão não apaga nenhuma resposta." in shown
     assert "todas as respostas" not in shown
+
+
+def test_a_damaged_class_database_is_one_portuguese_sentence_with_no_sqlite_text(db, speak_pt):
+    """Read 48: the database's catch-all sentence quoted SQLite's own English in the middle of the Portuguese one
+    ("não pode ser usado (file is not a database)"); SQLite's words go to the server's log now."""
+    db.write_bytes(b"this file is not a class database " * 64)
+    at = _pt()
+    assert [e.value for e in at.error] == [f"O banco de dados da turma em {db} não pode ser usado; o motivo está no "
+                                           "log do servidor."]
+    assert "database" not in " ".join(e.value.replace(str(db), "") for e in at.error)

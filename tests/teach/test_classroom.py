@@ -695,3 +695,15 @@ def test_a_session_whose_stored_questions_are_damaged_is_one_sentence_and_keeps_
     assert "\n" not in str(refused.value)
     assert store.answers(a.token) == {QUESTIONS[0].id: (QUESTIONS[0].answer, True)}
     assert [s.code for s in store.sessions()] == [session.code]  # the teacher's list still shows it
+
+
+def test_sqlites_own_words_go_to_the_log_not_into_the_sentence(tmp_path, caplog):
+    """Read 48: the catch-all sentence quoted SQLite's English ("file is not a database") to a student or teacher of
+    any language; the sentence is the app's own now, and SQLite's words are in the server's log."""
+    path = tmp_path / "class.sqlite"
+    path.write_bytes(b"this file is not a class database " * 64)
+    with caplog.at_level("WARNING", logger="specviz.teach.classroom.store"):
+        with pytest.raises(ClassroomError) as refused:
+            ClassroomStore(path)
+    assert str(refused.value) == f"The class database at {path} cannot be used; the server's log says why."
+    assert "not a database" in caplog.text and str(path) in caplog.text

@@ -475,16 +475,16 @@ def test_a_teacher_releases_a_name_that_joined_but_never_answered(store):
     assert store.release_name(session.code, "Nobody") is False
 
 
-def test_only_the_two_shared_sentences_live_outside_text_py():
+def test_only_the_shared_sentences_live_outside_text_py():
     """classroom_paced.text once called itself "Every sentence of the teacher-paced classroom, in one place", while
-    store.py and questions.py each raise one sentence of their own (the database's, a step not in the trace). Its
-    docstring names those two; a third one written outside TEXT would make it wrong again."""
+    store.py and questions.py each raised one sentence of their own (the database's, a step not in the trace). Its
+    docstring names what stays outside (read 48: the database's sentence is now the classroom store's own); one more
+    written outside TEXT would make it wrong again."""
     folder = Path(__file__).resolve().parents[2] / "specviz" / "teach" / "classroom_paced"
     outside = sorted(m for path in folder.glob("*.py") if path.name != "text.py"
                      for m in re.findall(r'\b(?:_|ngettext|N_)\(\s*"([^"]+)"', path.read_text(encoding="utf-8")))
     assert outside == ["Step {step} drafted K = {n} token: {drafts}. How many will the target keep (accept) and add ",
-                       "Step {step} is not in this trace, which has {n} step.",
-                       "The classroom database at {path} cannot be opened ({error})."]
+                       "Step {step} is not in this trace, which has {n} step."]
 
 
 @pytest.mark.parametrize("payload", ["{oops", "null", "[1]", "[" * 5000])

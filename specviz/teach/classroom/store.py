@@ -4,6 +4,7 @@ call), graded server-side once, and every database failure as one ClassroomError
 from __future__ import annotations
 
 import json
+import logging
 import os
 import random
 import secrets
@@ -21,6 +22,8 @@ from specviz.teach.classroom.inputs import (ClassroomError, DEFAULT_TITLES, TITL
                                             name_keys, new_code, normalize_code, shown_title)
 from specviz.teach.quiz import Grade, Question, answer_text, csv_text, grade
 
+
+log = logging.getLogger(__name__)
 
 DB_ENV, CACHE_ENV = "SPECVIZ_CLASSROOM_DB", "SPECVIZ_CACHE"
 MAX_STUDENTS = 200  # per session
@@ -129,8 +132,7 @@ class ClassroomStore:
                 if "ended_at" not in columns:  # a database made before ended sessions were kept with their time
                     conn.execute("ALTER TABLE sessions ADD COLUMN ended_at REAL")
         except (OSError, sqlite3.Error) as exc:
-            raise ClassroomError(_("The classroom database at {path} cannot be opened ({error}).",
-                                   path=self.path, error=exc)) from None
+            raise unusable_database(exc, self.path, opening=True) from None
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
@@ -408,4 +410,15 @@ def _database_error(exc: sqlite3.Error, path: Path) -> ClassroomError:
     if primary in (_IOERR, _FULL) or "disk" in text:
         return ClassroomError(_("The class database cannot be written (the disk is full or failing); please tell "
                                 "your teacher."))
-    return ClassroomError(_("The class database at {path} cannot be used ({error}).", path=path, error=exc))
+    return unusable_database(exc, path)
+
+
+def unusable_database(exc: Exception, path: Path, opening: bool = False) -> ClassroomError:
+    """One translated sentence for a database failure with no sentence of its own; SQLite's (or the system's) own
+    English message goes to the server's log, never onto the page (read 48: "(file is not a database)" quoted in
+    the middle of a Portuguese sentence)."""
+    log.warning("class database %s %s: %s", path, "not opened" if opening else "not usable", exc)
+    if opening:
+        return ClassroomError(_("The class database at {path} cannot be opened; the server's log says why.",
+                                path=path))
+    return ClassroomError(_("The class database at {path} cannot be used; the server's log says why.", path=path))

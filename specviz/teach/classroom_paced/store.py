@@ -13,7 +13,7 @@ from typing import Any
 from specviz.core.i18n import _, get_language, language_code, number
 from specviz.teach.classroom import (DEFAULT_TITLES, UNREADABLE, ClassroomError, ClassroomStore, Session, concept_name,
                                      in_language, normalize_code, read_stored, stored_answer)
-from specviz.teach.classroom.store import DAMAGED_QUESTIONS
+from specviz.teach.classroom.store import DAMAGED_QUESTIONS, unusable_database
 from specviz.teach.classroom_paced.spread import Distribution, checked_answer, distribution, relabel
 from specviz.teach.classroom_paced.text import TEXT
 from specviz.teach.quiz import Question, QuizBankError, answer_text, csv_text, grade, question_from_dict
@@ -89,8 +89,7 @@ class PacedStore(ClassroomStore):
             with self._connect() as conn:
                 conn.executescript(_SCHEMA)
         except sqlite3.Error as exc:
-            raise ClassroomError(_("The classroom database at {path} cannot be opened ({error}).",
-                                   path=self.path, error=exc)) from None
+            raise unusable_database(exc, self.path, opening=True) from None
 
     # ---- sessions ---------------------------------------------------------------------------------------------
     def create_paced_session(self, questions: Sequence[Question], title: str = "") -> Session:

@@ -1,7 +1,7 @@
 """The teacher-paced classroom's own sentences, in one place: English messages with named placeholders,
-translated with `_()` where they are raised or shown. Two sentences it shares stay as written where they are raised:
-the database's (store.py, as `specviz.teach.classroom.store` words it) and the step that is not in a trace
-(questions.py, as `specviz.teach.quiz.live` words it); and the how-many question stays in questions.py, because its
+translated with `_()` where they are raised or shown. A sentence it shares stays as written where it is raised:
+the step that is not in a trace (questions.py, as `specviz.teach.quiz.live` words it; the database's failures are
+`specviz.teach.classroom.store`'s own sentences); and the how-many question stays in questions.py, because its
 two forms (K = 1 token, K = 4 tokens) must be the literal pair of one `ngettext()` call to be extracted."""
 
 from __future__ import annotations

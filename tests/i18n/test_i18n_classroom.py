@@ -13,8 +13,8 @@ import hashlib
 
 import pytest
 from streamlit.testing.v1 import AppTest
-from tests.ui.test_classroom_page import (PAGE, PIN, _ended_with_an_unreadable_answer, _html,  # noqa: F401
-                                          db)  # db is a fixture
+from tests.ui.test_classroom_page import (PAGE, PIN, _ended_at_a_known_time,  # noqa: F401
+                                          _ended_with_an_unreadable_answer, _html, db, far_zone)  # two fixtures
 
 from specviz.core.i18n import using
 from specviz.teach.classroom import ClassroomError, ClassroomStore, in_language
@@ -448,3 +448,13 @@ def test_a_damaged_class_database_is_one_portuguese_sentence_with_no_sqlite_text
     assert [e.value for e in at.error] == [f"O banco de dados da turma em {db} não pode ser usado; o motivo está no "
                                            "log do servidor."]
     assert "database" not in " ".join(e.value.replace(str(db), "") for e in at.error)
+
+
+def test_the_teachers_times_say_utc_in_portuguese(db, far_zone, speak_pt):
+    """Read 48: "encerrada às 22:46" was the server's local clock, with no zone a teacher elsewhere could read."""
+    code = _ended_at_a_known_time(db)
+    at = _teacher_pt()
+    assert any(f"A sessão {code} foi encerrada às 01:46 UTC:" in i.value for i in at.info)
+    assert at.selectbox(key="classroom_session").format_func(code) == f"{code} · Period 3 · encerrada às 01:46 UTC"
+    students = next(d.value for d in at.dataframe if "nome" in d.value.columns)
+    assert list(students["última resposta (UTC)"]) == ["01:46:40"]

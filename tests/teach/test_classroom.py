@@ -707,3 +707,27 @@ def test_sqlites_own_words_go_to_the_log_not_into_the_sentence(tmp_path, caplog)
             ClassroomStore(path)
     assert str(refused.value) == f"The class database at {path} cannot be used; the server's log says why."
     assert "not a database" in caplog.text and str(path) in caplog.text
+
+
+def test_the_exports_write_times_in_utc_with_their_zone(store, monkeypatch):
+    """Read 48: the CSV's answered_at was the server's local clock with no zone; it is ISO 8601 in UTC now, in a
+    column that says so, whatever the server's zone."""
+    import time
+
+    monkeypatch.setenv("TZ", "America/Sao_Paulo")
+    time.tzset()
+    try:
+        session = store.create_session(QUESTIONS)
+        ana = store.join(session.code, "Ana")
+        store.record_answer(ana.token, QUESTIONS[0].id, QUESTIONS[0].answer)
+        store.close_session(session.code)
+        with sqlite3.connect(store.path) as conn:
+            conn.execute("UPDATE answers SET answered_at = 1000000000.0")
+            conn.execute("UPDATE sessions SET ended_at = 1000000000.0")
+        rows = list(csv.DictReader(io.StringIO(store.export_csv(session))))
+        label = store.sessions()[0].label()
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    assert [r["answered_at_utc"] for r in rows] == ["2001-09-09T01:46:40Z"]
+    assert label.endswith(" · ended 01:46 UTC")

@@ -260,6 +260,8 @@ def test_exports_hold_both_rounds(store):
     rounds = data["pushes"][0]["rounds"]
     assert len(rounds["1"]["answers"]) == 1 and len(rounds["2"]["answers"]) == 2
     assert rounds["2"]["distribution"][SINGLE.answer] == 2 and data["pushes"][0]["question"]["id"] == SINGLE.id
+    stamps = [r["answered_at_utc"] for r in rows] + [data["created_at"], data["pushes"][0]["pushed_at"]]
+    assert all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", t) for t in stamps), stamps  # UTC (read 48)
     assert data["mastery"][0]["round_2"] == {"correct": 2, "answered": 2}
 
 
@@ -527,16 +529,18 @@ def test_a_live_question_is_stored_in_the_language_that_pushed_it(store):
 
 def test_the_lecture_plans_list_the_csv_columns_the_export_writes(store):
     """Read 31: both lecture plans listed the CSV's columns as "push, question, concept, round, ..." (eight); the
-    export writes nine, the question's id and its text apart, and its times are the server's local clock."""
+    export writes nine, the question's id and its text apart; read 48: its times were the server's local clock, with
+    no zone, and are UTC now, in a column that says so."""
     session, _students = _session(store, 1)
     header = store.export_csv(store.session(session.code)).splitlines()[0].split(",")
     assert header == ["push", "question_id", "concept", "question", "round", "student", "answer", "correct",
-                      "answered_at"]
+                      "answered_at_utc"]
     root = Path(__file__).resolve().parents[2]
     for name, said in (("teaching.md", "push, question id, concept, question, round, student, answer, right or "
-                                       "wrong, time (the server's local clock;"),
+                                       "wrong, time (in UTC, as ISO 8601 with a Z, in the column `answered_at_utc`"),
                        ("teaching.pt-BR.md", "envio, id da pergunta, conceito, pergunta, rodada, aluno, resposta, "
-                                             "certa ou errada, horário (o relógio local do servidor;")):
+                                             "certa ou errada, horário (em UTC, no formato ISO 8601 com Z, na coluna "
+                                             "`answered_at_utc`")):
         assert said in " ".join((root / "docs" / name).read_text(encoding="utf-8").split()), name
 
 

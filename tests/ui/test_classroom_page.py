@@ -435,7 +435,7 @@ def test_ending_a_session_asks_first_and_keeps_its_results(db):
     assert "Ana" in store.export_csv(store.session(session.code))
     fresh = _as_teacher(PIN)  # another visit: the ended session is still there to pick
     assert fresh.selectbox(key="classroom_session").options == [f"{session.code} · Period 3 · ended "
-                                                                 f"{time.strftime('%H:%M', time.localtime(ended))}"]
+                                                                 f"{time.strftime('%H:%M', time.gmtime(ended))} UTC"]
 
 
 @pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
@@ -640,6 +640,45 @@ def test_an_ended_session_with_an_unreadable_answer_does_not_promise_every_answe
     assert "1 stored answer could not be read; it is left out of the charts and the exports." in shown
     assert "Its results stay here and in the CSV above: ending the session deletes no answer." in shown
     assert "every answer" not in shown
+
+
+AT = 1_000_000_000.0  # 2001-09-09 01:46:40 UTC; 22:46:40 the day before in São Paulo
+
+
+@pytest.fixture
+def far_zone(monkeypatch):
+    """The server's clock in a zone that is not UTC (São Paulo, UTC−3), as a classroom server abroad has it."""
+    monkeypatch.setenv("TZ", "America/Sao_Paulo")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def _ended_at_a_known_time(db) -> str:
+    """An ended session whose one answer and whose end were both stored at AT; its code."""
+    session = _session(db)
+    store = ClassroomStore(db)
+    ana = store.join(session.code, "Ana")
+    store.record_answer(ana.token, session.questions[0].id, session.questions[0].answer)
+    store.close_session(session.code)
+    with sqlite3.connect(store.path) as conn:
+        conn.execute("UPDATE answers SET answered_at = ?", (AT,))
+        conn.execute("UPDATE sessions SET ended_at = ?", (AT,))
+    return session.code
+
+
+def test_the_teachers_times_are_written_in_utc_and_say_so(db, far_zone):
+    """Read 48: the session's end, a student's last answer and the CSV's times were the server's local clock with no
+    zone ("ended at 22:46"), which a teacher in another zone could not read. They are UTC now, and say so."""
+    code = _ended_at_a_known_time(db)
+    at = _as_teacher(PIN)
+    assert any(f"Session {code} ended at 01:46 UTC:" in i.value for i in at.info)
+    assert at.selectbox(key="classroom_session").format_func(code) == f"{code} · Period 3 · ended 01:46 UTC"
+    students = next(d.value for d in at.dataframe if "name" in d.value.columns)
+    assert list(students["last answer (UTC)"]) == ["01:46:40"]
+    rows = ClassroomStore(db).export_csv(ClassroomStore(db).session(code)).splitlines()
+    assert rows[0].endswith(",answered_at_utc") and rows[1].endswith(",2001-09-09T01:46:40Z")
 
 
 @pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it

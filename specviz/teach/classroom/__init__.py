@@ -46,7 +46,8 @@ from specviz.teach.classroom.access import (COMMON_PINS, JOINS_PER_MINUTE, MIN_P
                                             weak_pin)
 from specviz.teach.classroom.answers import UNREADABLE, answer_between, in_language, read_stored, stored_answer
 from specviz.teach.classroom.store import (BUSY_TIMEOUT, CACHE_ENV, ClassroomStore, DB_ENV, MAX_STUDENTS, Progress,
-                                           QuestionStat, Session, SessionSummary, Student, default_db_path)
+                                           QuestionStat, Session, SessionSummary, Student, default_db_path, utc_clock,
+                                           utc_stamp)
 
 __all__ = ["ANSWER_MAX", "BUSY_TIMEOUT", "CACHE_ENV", "CODE_ALPHABET", "CODE_LENGTH", "COMMON_PINS", "ClassroomError",
            "ClassroomStore", "DB_ENV", "DEFAULT_TITLES", "JOINS_PER_MINUTE", "MAX_STUDENTS", "MIN_PIN_LENGTH",
@@ -54,4 +55,4 @@ __all__ = ["ANSWER_MAX", "BUSY_TIMEOUT", "CACHE_ENV", "CODE_ALPHABET", "CODE_LEN
            "Student", "TITLE_MAX", "TRUST_PROXY_ENV", "UNREADABLE", "answer_between", "clean_name", "clean_text",
            "client_id", "concept_name", "default_db_path", "in_language", "name_key", "name_keys", "new_code",
            "normalize_code", "pin_matches", "read_stored", "shown_title", "skeleton", "stored_answer", "teacher_pin",
-           "trust_proxy_headers", "weak_pin"]
+           "trust_proxy_headers", "utc_clock", "utc_stamp", "weak_pin"]

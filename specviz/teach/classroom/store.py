@@ -67,14 +67,13 @@ class SessionSummary:
     ended_at: float | None = None
 
     def label(self) -> str:
-        """'ABC234 · Period 3' or 'ABC234 · Period 3 · ended 14:05' (local time)."""
+        """'ABC234 · Period 3' or 'ABC234 · Period 3 · ended 14:05 UTC' (the server's zone is not the teacher's)."""
         title = shown_title(self.title)
         if not self.closed:
             return f"{self.code} · {title}"
         if not self.ended_at:
             return _("{code} · {title} · ended", code=self.code, title=title)
-        return _("{code} · {title} · ended {time}", code=self.code, title=title,
-                 time=time.strftime("%H:%M", time.localtime(self.ended_at)))
+        return _("{code} · {title} · ended {time} UTC", code=self.code, title=title, time=utc_clock(self.ended_at))
 
 
 @dataclass(frozen=True)
@@ -381,7 +380,7 @@ class ClassroomStore:
         )
         return [{"student": r["name"], "question_id": r["qid"], "concept": concepts.get(r["qid"], ""),
                  "answer": answer_text(answer), "correct": bool(r["correct"]),
-                 "answered_at": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r["at"]))} for r in rows
+                 "answered_at_utc": utc_stamp(r["at"])} for r in rows
                 if (answer := read_stored(r["answer"])) is not UNREADABLE]
 
     def unreadable_answers(self, session: Session) -> int:
@@ -392,7 +391,26 @@ class ClassroomStore:
         return sum(read_stored(r["answer"]) is UNREADABLE for r in rows)
 
     def export_csv(self, session: Session) -> str:
-        return csv_text(self.export_rows(session)) or "student,question_id,concept,answer,correct,answered_at\n"
+        return csv_text(self.export_rows(session)) or "student,question_id,concept,answer,correct,answered_at_utc\n"
+
+
+def utc_clock(at: float, seconds: bool = False) -> str:
+    """A stored time as the teacher's screens write it: hours and minutes (and `seconds`) in UTC, which the sentence
+    around it names. The server's local clock has no zone a teacher elsewhere can read (read 48).
+
+    >>> utc_clock(0.0), utc_clock(3723.0, seconds=True)
+    ('00:00', '01:02:03')
+    """
+    return time.strftime("%H:%M:%S" if seconds else "%H:%M", time.gmtime(at))
+
+
+def utc_stamp(at: float) -> str:
+    """A stored time as the exports write it: ISO 8601 in UTC, with its Z.
+
+    >>> utc_stamp(1_000_000_000.0)
+    '2001-09-09T01:46:40Z'
+    """
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(at))
 
 
 _BUSY, _LOCKED, _READONLY, _IOERR, _FULL = 5, 6, 8, 10, 13  # SQLite's primary result codes

@@ -13,7 +13,7 @@ from typing import Any
 from specviz.core.i18n import _, get_language, language_code, number
 from specviz.teach.classroom import (DEFAULT_TITLES, UNREADABLE, ClassroomError, ClassroomStore, Session, concept_name,
                                      in_language, normalize_code, read_stored, stored_answer)
-from specviz.teach.classroom.store import DAMAGED_QUESTIONS, unusable_database
+from specviz.teach.classroom.store import DAMAGED_QUESTIONS, unusable_database, utc_stamp
 from specviz.teach.classroom_paced.spread import Distribution, checked_answer, distribution, relabel
 from specviz.teach.classroom_paced.text import TEXT
 from specviz.teach.quiz import Question, QuizBankError, answer_text, csv_text, grade, question_from_dict
@@ -291,14 +291,14 @@ class PacedStore(ClassroomStore):
             return super().export_rows(session)
         return [{"push": push.number, "question_id": push.question.id, "concept": push.question.concept,
                  "question": push.question.prompt, "round": rnd, "student": name, "answer": answer_text(answer),
-                 "correct": ok, "answered_at": _when(at)}
+                 "correct": ok, "answered_at_utc": utc_stamp(at)}
                 for push in self.pushes(session.code) for rnd, name, answer, ok, at in self.round_answers(push)]
 
     def export_csv(self, session: Session) -> str:
         if not self.is_paced(session.code):
             return super().export_csv(session)
         return csv_text(self.export_rows(session)) or (
-            "push,question_id,concept,question,round,student,answer,correct,answered_at\n")
+            "push,question_id,concept,question,round,student,answer,correct,answered_at_utc\n")
 
     def export_json(self, session: Session) -> str:
         """The session as JSON: each pushed question with its right answer, its rounds' answers and
@@ -372,4 +372,5 @@ def twin_of(question: Question, other: Question) -> bool:
 
 
 def _when(at: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(at))
+    """A time in the JSON export: ISO 8601 in UTC with its Z (read 48: the server's local clock, with no zone)."""
+    return utc_stamp(at)

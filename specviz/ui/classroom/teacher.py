@@ -20,7 +20,7 @@ from typing import ParamSpec
 import streamlit as st
 
 from specviz.teach.classroom import (MIN_PIN_LENGTH, PIN_ENV, ClassroomError, ClassroomStore, PinGuard, QuestionStat,
-                               Session, concept_name, in_language, teacher_pin)
+                               Session, concept_name, in_language, teacher_pin, utc_clock)
 from specviz.core.i18n import N_, _, ngettext, percent
 from specviz.teach.classroom_paced import PacedStore
 from specviz.teach.quiz import QuizRun
@@ -222,9 +222,9 @@ def session_controls(store: ClassroomStore, session: Session, exported: bool = T
         st.info(_("Session {code} ended: students can no longer join or answer.", code=session.code))
     elif session.closed:
         if session.ended_at:
-            st.info(_("Session {code} ended at {time}: students can no longer join or answer. Its results stay here "
-                      "and in the CSV above: ending the session deletes no answer.", code=session.code,
-                      time=time.strftime("%H:%M", time.localtime(session.ended_at))))
+            st.info(_("Session {code} ended at {time} UTC: students can no longer join or answer. Its results stay "
+                      "here and in the CSV above: ending the session deletes no answer.", code=session.code,
+                      time=utc_clock(session.ended_at)))
         else:
             st.info(_("Session {code} ended: students can no longer join or answer. Its results stay here and in the "
                       "CSV above: ending the session deletes no answer.", code=session.code))
@@ -281,7 +281,7 @@ def dashboard(store: ClassroomStore, session: Session) -> None:
                      hide_index=True, key="classroom_q_table")
     st.subheader(_("Students"))
     st.dataframe([{_("name"): p.name, _("answered"): f"{p.answered}/{p.total}", _("right"): p.correct,
-                   _("last answer"): time.strftime("%H:%M:%S", time.localtime(p.last_answer_at))
+                   _("last answer (UTC)"): utc_clock(p.last_answer_at, seconds=True)
                    if p.last_answer_at else "–"} for p in progress], hide_index=True, key="classroom_s_table")
     release_form(store, session)
     unreadable_note(store, session)

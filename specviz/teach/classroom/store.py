@@ -433,10 +433,10 @@ def _database_error(exc: sqlite3.Error, path: Path) -> ClassroomError:
 
 def unusable_database(exc: Exception, path: Path, opening: bool = False) -> ClassroomError:
     """One translated sentence for a database failure with no sentence of its own; SQLite's (or the system's) own
-    English message goes to the server's log, never onto the page (read 48: "(file is not a database)" quoted in
-    the middle of a Portuguese sentence)."""
+    English message and the file's path go to the server's log, never onto a page any visitor reads (read 48:
+    "(file is not a database)" quoted in the middle of a Portuguese sentence, and the server's path shown to
+    students)."""
     log.warning("class database %s %s: %s", path, "not opened" if opening else "not usable", exc)
     if opening:
-        return ClassroomError(_("The class database at {path} cannot be opened; the server's log says why.",
-                                path=path))
-    return ClassroomError(_("The class database at {path} cannot be used; the server's log says why.", path=path))
+        return ClassroomError(_("The class database cannot be opened; the server's log names its file and says why."))
+    return ClassroomError(_("The class database cannot be used; the server's log names its file and says why."))

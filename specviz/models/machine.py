@@ -262,10 +262,12 @@ def dtype_name(dtype: torch.dtype) -> str:
 def gb(n_bytes: float) -> str:
     """Bytes as GB for a sentence: 160 GB, 3.4 GB, 0.27 GB, 1,234 GB (3,4 GB and 1.234 GB in Portuguese).
 
-    A size under 10 MB (the toy pair's 83 KB) is written in MB, not as "8.3e-05 GB".
+    A size under 10 MB (the toy pair's 83 KB) is written in MB, not as "8.3e-05 GB". Under 1 GB it keeps two
+    significant figures, a trailing zero included: the EAGLE drafter's 0.039 GB in float32 is 0.020 GB in
+    bfloat16, not "0.02 GB" beside it.
 
-    >>> gb(1234e9), gb(15.4e9), gb(83e3)
-    ('1,234 GB', '15 GB', '0.083 MB')
+    >>> gb(1234e9), gb(15.4e9), gb(83e3), gb(39.2e6), gb(19.6e6), gb(0.3e9)
+    ('1,234 GB', '15 GB', '0.083 MB', '0.039 GB', '0.020 GB', '0.30 GB')
     """
     if n_bytes < 0.01 * GB:
         return _decimal(_rounded_text(n_bytes / 1e6)) + " MB"
@@ -280,7 +282,7 @@ def _grouped(x: float) -> str:
 
 def _rounded_text(x: float) -> str:
     """A positive figure rounded as a sentence shows it: 160, 3.4, 0.27 (no decimal mark applied yet)."""
-    return f"{x:.0f}" if x >= 10 else f"{x:.1f}" if x >= 1 else f"{x:.2g}"
+    return f"{x:.0f}" if x >= 10 else f"{x:.1f}" if x >= 1 else f"{x:#.2g}"
 
 
 def shown(x: float) -> float:

@@ -93,7 +93,7 @@ def test_load_local_model_refuses_a_folder_without_weights_in_one_sentence(folde
 def test_a_pair_bigger_than_the_machine_is_refused_before_loading(folders):
     small = Machine(ram_available_bytes=100_000)
     message = _error(f"{folders[0]},{folders[1]}", machine=small)
-    assert message.startswith("target + draft need about 1.2 MB in float32; this machine has 0.1 MB of RAM")
+    assert message.startswith("target + draft need about 1.2 MB in float32; this machine has 0.10 MB of RAM")
 
 
 def test_a_catalog_pair_is_checked_against_memory_before_any_download(monkeypatch, tmp_path):

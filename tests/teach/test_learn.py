@@ -452,3 +452,21 @@ def test_lesson_5_caption_names_every_mark_of_its_chart_and_says_the_bars_differ
                      caption)
     assert re.search(r"only by chance|só por acaso", caption)
     assert not re.search(r"they match\.|eles coincidem\.", caption)
+
+
+@pytest.mark.parametrize(("lang", "word"), [("en", "renormalis"), ("pt", "renormaliz")])
+def test_a_check_says_renormalised_only_after_a_lesson_has(lang, word):
+    """Read 48: lesson 9's check tr-top-k keys "on rejection p′ loses x and is renormalised", but no English lesson
+    said the word (lesson 4 gave the residual's "rescaled to add up to 1"; only the Portuguese said renormalizado),
+    though the page promises every term of a right answer is explained before it is used. Lesson 4 now names it."""
+    from specviz.core.i18n import using
+
+    bank = load_bank([BANK_DIR], lang=lang)
+    with using(lang):
+        texts = {lesson.number: lesson.shown_text().lower() for lesson in LESSONS}
+    saying = [(lesson.number, q.id) for lesson in LESSONS for q in check_questions(bank, lesson)
+              if word in _question_text(q).lower()]
+    assert (9, "tr-top-k") in saying
+    for number, qid in saying:
+        assert any(word in texts[n] for n in range(1, number + 1)), (qid, number)
+    assert re.search(r"rescaled to add up to 1 \(renormalised\)|reescalado para somar 1 \(renormalizado\)", texts[4])

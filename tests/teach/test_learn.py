@@ -469,7 +469,8 @@ def test_a_check_says_renormalised_only_after_a_lesson_has(lang, word):
     assert (9, "tr-top-k") in saying
     for number, qid in saying:
         assert any(word in texts[n] for n in range(1, number + 1)), (qid, number)
-    assert re.search(r"rescaled to add up to 1 \(renormalised\)|reescalado para somar 1 \(renormalizado\)", texts[4])
+    assert re.search(r"rescaled to add up to 1 \(renormalised\)|multiplicado por um mesmo fator para somar 1 "
+                     r"\(renormalizado\)", texts[4])
 
 
 @pytest.mark.parametrize(("lang", "word"), [("en", "sequence"), ("pt", "sequência")])

@@ -254,14 +254,14 @@ LESSONS: tuple[Lesson, ...] = (
            N_("Name the situations where speculation gives little or makes generation slower."),
            N_("The trick spends idle arithmetic to save memory reads. When the verify pass is no longer memory-bound, "
            "scoring K+1 positions costs more than one. That happens on a server that runs large batches (many "
-           "**sequences**, the texts being written, at once) to get high **throughput** (tokens per second over all "
+           "sequences, the texts being written, at once) to get high **throughput** (tokens per second over all "
            "users): the pass is **compute-bound**, its time set "
            "by arithmetic. It can also happen on a CPU whose matrix kernels make a pass over several tokens cost "
            "clearly more than a one-token pass. Call **v** the cost of the verify "
            "pass in one-token target passes; the speedup becomes (1 − α^(K+1)) / ((1 − α)(K·c + v)). A low α, "
            "an expensive draft (c near 1) or a large v can each push it below 1: slower than the target alone. The "
            "Theory explorer shows where the **break-even** line (speedup = 1) lies."),
-           ("limits",), ("sequence", "throughput", "compute-bound", "break-even"),
+           ("limits",), ("throughput", "compute-bound", "break-even"),
            ("lm-large-batch", "lm-situations", "lm-verify-cost"), "limits", "pages/theory.py",
            anchor="when-speculation-stops-paying", section=N_("When speculation stops paying")),
     Lesson(11, "in-production", N_("Running it for real"),

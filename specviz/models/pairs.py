@@ -206,11 +206,12 @@ def _convert_gguf(gguf: Path, folder: Path) -> None:
 # ---- the toy pair ---------------------------------------------------------------------------------------------------
 
 TOY_ALPHABET = " abcdefghijklmnopqrstuvwxyz.,!?'"
+TOY_UNK_ID = 0  # what the toy tokenizer reads any other character as (a capital, a digit, a colon)
 
 
 def toy_tokenizer():
     """A character-level tokenizer over a 34-symbol vocabulary (ids 0 = <unk>, 1 = <eos>)."""
-    vocab = {"<unk>": 0, "<eos>": 1}
+    vocab = {"<unk>": TOY_UNK_ID, "<eos>": 1}
     for ch in TOY_ALPHABET:
         vocab[ch] = len(vocab)
     backend = Tokenizer(WordLevel(vocab, unk_token="<unk>"))

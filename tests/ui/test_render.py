@@ -278,6 +278,25 @@ def test_a_live_toy_runs_prompt_is_not_labelled_as_read_through_a_chat_template(
         assert prompt_label(trace) == "Prompt (as the model saw it)"
 
 
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "Prompt as the model read it, without the 3 `<unk>` tokens it read for characters outside the toy pair's "
+           "alphabet"),
+    ("pt", "Prompt como o modelo o leu, sem os 3 tokens `<unk>` que ele leu no lugar de caracteres fora do alfabeto "
+           "do par de brinquedo")])
+def test_a_toy_prompts_label_counts_the_unknown_characters_the_text_leaves_out(lang, said):
+    """Read 48: the toy pair reads a capital or a colon as <unk>, which the prompt text leaves out ("opy this"), yet
+    its expander said "as the model saw it": the model read an <unk> in each such place."""
+    from specviz.core.i18n import using
+    from specviz.runs.running import run
+    from specviz.runs.runspec import RunSpec
+    from specviz.ui.common.step_view import prompt_label
+
+    trace = run(RunSpec(pair="toy", proposer="draft", prompt="Copy: The cat", max_new_tokens=2))
+    assert trace.prompt_text == "opy he cat"  # C, the colon and T are no characters of the toy's alphabet
+    with using(lang):
+        assert prompt_label(trace) == said
+
 def test_output_html_shows_every_token_and_each_tried_rejection(toy):
     html = output_html(toy)
     n_rejected_steps = sum(any(d.reached and not d.accepted for d in s.decisions) for s in toy.steps)

@@ -21,6 +21,7 @@ from specviz.engine.kinds import StopReason
 from specviz.engine.limits import is_whole
 from specviz.engine.proposers import registry
 from specviz.engine.trace import Decision, Step, TokenKind, Trace
+from specviz.models.pairs import TOY_UNK_ID
 from specviz.ui.common.charts import show
 from specviz.ui.common.escaping import escape_attr, escape_label, escape_text
 from specviz.ui.common.palette import style
@@ -460,9 +461,17 @@ def prompt_label(trace: Trace) -> str:
     """What the prompt under the summary is. A trace's prompt text is decoded without special tokens
     (`specviz.engine.generation.TokenTexts.text`), so a chat run's shows the template's words (system, user,
     assistant) but not its control tokens (<|im_start|>, <|im_end|>), which the model did read: "as the model saw
-    it" said otherwise (read 44). A trace with no prompt text shows the prompt as typed."""
+    it" said otherwise (read 44). A trace with no prompt text shows the prompt as typed. The toy pair reads every
+    character outside its alphabet (a capital, a colon, a newline) as <unk>, a special token the text leaves out:
+    "as the model saw it" over "opy this" hid the <unk> the model read for "C" (read 48)."""
     if not trace.prompt_text:
         return _("Prompt (as typed)")
     if trace.meta.get("chat"):
         return _("Prompt as the model read it, without the chat template's control tokens")
+    unknown = trace.prompt_ids.count(TOY_UNK_ID) if trace.meta.get("pair") == "toy" else 0
+    if unknown:
+        return ngettext("Prompt as the model read it, without the {n} `<unk>` token it read for a character outside "
+                        "the toy pair's alphabet",
+                        "Prompt as the model read it, without the {n} `<unk>` tokens it read for characters outside "
+                        "the toy pair's alphabet", unknown)
     return _("Prompt (as the model saw it)")

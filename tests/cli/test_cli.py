@@ -1009,4 +1009,4 @@ def test_every_flag_left_unset_by_default_says_what_leaving_it_out_does():
               and "left out" not in (action.help or "")]
     assert unsaid == []
     generate = " ".join(build_parser()._subparsers._group_actions[0].choices["generate"].format_help().split())
-    assert "(0 = a quarter) (0..128; default: 0)" in generate
+    assert "(0 = a quarter, at least 1) (0..128; default: 0)" in generate

@@ -1353,3 +1353,20 @@ def test_the_done_line_names_no_stop_a_trace_does_not_record(lang):
     assert said[0] not in unknown and unknown.endswith("."), unknown
     assert limit.endswith(said[1]) and eos.endswith(said[2]), (limit, eos)
     assert limit.startswith(unknown), (unknown, limit)
+
+
+@pytest.mark.parametrize("lang, said", [("en", "Layers the layer-skip draft keeps (0 = a quarter, at least 1)"),
+                                        ("pt", "Camadas que o rascunho de pular camadas mantém (0 = um quarto, no "
+                                               "mínimo 1)")])
+def test_the_layer_skip_layers_box_says_its_default_keeps_at_least_one_layer(lang, said):
+    """Read 48: the box said "0 = a quarter", but the toy target has 2 layers, and its default draft keeps 1 of them
+    (a half): a quarter rounds down, and at least 1 layer is kept."""
+    from specviz.core.i18n import using
+    from specviz.engine.proposers.layerskip import default_layers
+    from specviz.models.pairs import load_pair
+
+    assert default_layers(load_pair("toy").target) == 1
+    with using(lang):
+        at = page(lang=lang, source="live", pair="toy", proposer="layerskip", k="2", max_new_tokens="4")
+    no_problems(at)
+    assert at.number_input(key="playground_layers").label == said

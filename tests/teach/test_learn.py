@@ -491,3 +491,24 @@ def test_lesson_10_says_what_a_sequence_is_before_its_check_keys_it(lang, word):
     said = {"en": "large batches (many sequences, the texts being written, at once)",
             "pt": "lotes grandes (muitas sequências, os textos sendo escritos, ao mesmo tempo)"}[lang]
     assert said in text  # each language its own: a missing translation would show the English
+# Read 48: words no lesson defines, said where a student reads them (lesson 11's "medians and tails", md-tree's
+# "top-1 guess", eg-what's "after the final norm", pr-watch's "tail latencies"); each is now said in taught words
+UNDEFINED = {"en": re.compile(r"final norm|top-1|\btails?\b(?! is enough)", re.IGNORECASE),
+             "pt": re.compile(r"norma final|normalização final|top-1|\bcaudas?\b", re.IGNORECASE)}
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_no_lesson_or_question_says_a_word_no_lesson_defines(lang):
+    from specviz.core.i18n import using
+
+    questions = list(load_bank(lang=lang))
+    with using(lang):
+        lessons = {lesson.number: lesson.shown_text() for lesson in LESSONS}
+    assert len(lessons) == 11 and {"md-tree", "eg-what", "pr-watch"} <= {q.id for q in questions}
+    assert lang == "en" or lessons[11] != BY_NUMBER[11].text  # the reader's language, not the English source
+    said = [f"lesson {n}: {m.group()}" for n, text in lessons.items() if (m := UNDEFINED[lang].search(text))]
+    said += [f"{q.id}: {m.group()}" for q in questions
+             if (m := UNDEFINED[lang].search(" ".join([_question_text(q), q.explanation])))]
+    assert said == []
+    # lesson 11 now says what it means: the median (p50) and the time the slowest one in a hundred exceed (p99)
+    assert "(p50)" in lessons[11] and "(p99)" in lessons[11]

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import unicodedata
 
+from specviz.core.i18n import _
+
 WHITESPACE = {" ": "␣", "\n": "↵", "\t": "⇥", "\r": "␍", "\u00a0": "⍽"}
 EMPTY = "∅"  # an empty token (some tokenizers decode a partial character to "")
 
@@ -82,3 +84,37 @@ def template_tokens(tokenizer) -> set[int]:
         return set()
     names = getattr(tokenizer, "all_special_tokens", [])
     return {int(i) for name, i in zip(names, getattr(tokenizer, "all_special_ids", [])) if name in template}
+
+
+def has_control(text: str) -> bool:
+    """Whether `text` holds a control character (a NUL, a line break, a tab, DEL or a C1 control): a name that
+    holds one is refused, never read as the name without it (a NUL vanishes when shown, so "\\x00" read as empty).
+
+    >>> has_control("Ada"), has_control("a\\x00b"), has_control("a\\nb"), has_control("Zoë")
+    (False, True, True, False)
+    """
+    return any(unicodedata.category(ch) == "Cc" for ch in text)
+
+
+def control_shown(text: str) -> str:
+    """`text` with its control characters written as escapes (\\x00, \\n as \\x0a), the rest as it is: how a refusal
+    quotes a name that holds one.
+
+    >>> control_shown("a\\x00b é")
+    'a\\\\x00b é'
+    """
+    return "".join(f"\\x{ord(ch):02x}" if unicodedata.category(ch) == "Cc" else ch for ch in text)
+
+
+def control_refusal(name: str) -> str | None:
+    """The one sentence that refuses a name (a model folder, a Hub id, a quiz file) holding a control character,
+    or None when it holds none.
+
+    >>> control_refusal("a\\x00b")
+    "The name 'a\\\\x00b' contains a control character (such as a NUL or a line break); please type it as plain text."
+    """
+    if not has_control(name):
+        return None
+    shown = control_shown(name)  # a long path keeps its end, the part a reader recognises
+    return _("The name '{name}' contains a control character (such as a NUL or a line break); please type it as "
+             "plain text.", name=shown if len(shown) <= 60 else "…" + shown[-59:])

@@ -44,7 +44,7 @@ from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_N
 
 from specviz.core.i18n import _, ngettext, number, percent
 from specviz.core.paths import read_json
-from specviz.core.text import shortened
+from specviz.core.text import control_refusal, shortened
 from specviz.engine.limits import is_whole
 from specviz.models.machine import (DEFAULT_CONTEXT, DTYPES, GpuInfo, Machine, MemoryEstimate, ModelLoadError,
                                     Placement, approx_parameters, check_fits, count_parameters, detect_machine,
@@ -100,6 +100,8 @@ def parse_ref(text: str, relative_folders: bool = True) -> ModelRef:
     False
     """
     text = str(text).strip()
+    if refusal := control_refusal(text):  # a NUL would vanish from "The folder '' does not exist."
+        raise ModelLoadError(refusal)
     if not text:
         raise ModelLoadError(_("A model is missing: give a local folder or a Hugging Face id for it."))
     try:  # "~nosuchuser/x" cannot be expanded (RuntimeError); a name past the system's limit cannot be looked up

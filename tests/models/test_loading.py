@@ -537,3 +537,15 @@ def test_a_pairs_load_info_reads_its_device_and_placement_from_its_plan():
     with using("pt"):
         assert info.placement == sharded.describe() != "target sharded over cuda:1, cuda:0; draft on cuda:1"
     assert {"placement", "device"}.isdisjoint(f.name for f in fields(loading.LoadInfo))
+
+
+@pytest.mark.parametrize("ref", ["\x00", "Qwen/x\x00", "/tmp/a\x00b"])
+def test_a_model_name_with_a_nul_is_refused_as_holding_a_control_character(ref):
+    """Read 48: "/tmp/a\\x00b" was "The folder '/tmp/ab' does not exist." once shown (the NUL vanishes), "\\x00"
+    "'' is neither a local folder ...": a name read as empty. It is one sentence naming the control character."""
+    from specviz.models.loading import parse_ref
+
+    with pytest.raises(ModelLoadError) as err:
+        parse_ref(ref)
+    assert "contains a control character" in str(err.value) and "\\x00" in str(err.value)
+    assert "\x00" not in str(err.value) and "does not exist" not in str(err.value)

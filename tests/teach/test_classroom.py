@@ -160,6 +160,7 @@ def test_csv_export_has_every_answer_and_defuses_formulas(store):
         ("   ", "Please enter a display name."),
         ("x" * 41, "too long"),
         ("Eve\x00", "control characters"),
+        ("\x00", "control characters"),  # read 48: a lone NUL is refused, never read as an empty name
         ("Eve\nMallory", None),  # newlines collapse to a space
         ("abc\u202eevil", "control characters"),
         (None, "Please enter a display name."),

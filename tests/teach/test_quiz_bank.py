@@ -642,3 +642,15 @@ def test_the_heuristic_schedule_is_said_to_stop_lowering_k_at_1(lang):
     said = {"en": (note.id, "shrinks by 1 otherwise"), "pt": (note.string, "diminui 1 caso contrário")}[lang]
     assert f"{said[1]}, {floor}" in said[0]
     assert "pages/speedup_lab.py" in {where for where, _line in note.locations}
+
+
+def test_a_quiz_file_name_with_a_nul_is_refused_as_holding_a_control_character(tmp_path):
+    """Read 48: a path with a NUL was "The quiz file ... does not exist." and an upload so named was read; both are
+    refused in one sentence naming the control character, written \\x00."""
+    for refuse in (lambda: load_bank([str(tmp_path / "a\x00.yaml")]),
+                   lambda: parse_bank(b"questions: []", "q\x00.yaml")):
+        with pytest.raises(QuizBankError) as refused:
+            refuse()
+        assert "contains a control character (such as a NUL" in str(refused.value)
+        assert "a\\x00.yaml'" in str(refused.value) or "'q\\x00.yaml'" in str(refused.value)
+        assert "does not exist" not in str(refused.value)

@@ -218,3 +218,16 @@ def test_the_docs_say_the_web_form_is_off_and_bounded():
     assert "off unless the app's operator turns it on" in texts["docs/app.md"]
     assert "desligado a menos que quem opera o app o ligue" in texts["docs/app.pt-BR.md"]
     assert "nor pickled `*.bin` weights" in (root / "docs" / "classroom.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(("ref", "shown"), [("\x00", "'\\x00'"), ("org/na\x00me", "'org/na\\x00me'"),
+                                            ("/srv/models/m\x00", "'/srv/models/m\\x00'")])
+def test_a_name_with_a_nul_is_refused_as_holding_a_control_character_not_as_empty(ref, shown):
+    """Read 48: a NUL read as an empty name ("Give the target: ..."); it is refused, the name quoted with the NUL
+    written \\x00, and a name over MAX_REF characters is said to be too long, not missing."""
+    with pytest.raises(ValueError) as err:
+        WebModelPolicy(True).check(ref, "target")
+    assert str(err.value) == (f"The name {shown} contains a control character (such as a NUL or a line break); "
+                              "please type it as plain text.")
+    with pytest.raises(ValueError, match="too long for a model's name: at most 300 characters"):
+        WebModelPolicy(True).check("a" * 400, "target")

@@ -25,6 +25,7 @@ import yaml
 
 from specviz.core.i18n import N_, _, number
 from specviz.core.paths import QUIZ_DIR as BANK_DIR
+from specviz.core.text import control_refusal
 from specviz.engine.limits import is_whole
 from specviz.teach.pagemap import PAGE_FILES
 from specviz.teach.quiz.schema import QuestionKind
@@ -66,7 +67,10 @@ def bank_paths(paths: Iterable[str | os.PathLike[str]] | None = None) -> list[Pa
         extra = [p for p in os.environ.get(PATHS_ENV, "").split(os.pathsep) if p.strip()]
         paths = [BANK_DIR, *extra]
     files: list[Path] = []
-    for entry in map(Path, paths):
+    for given in paths:
+        if refusal := control_refusal(os.fspath(given)):  # read 48: never "does not exist" for a name with a NUL
+            raise QuizBankError(refusal)
+        entry = Path(given)
         if entry.is_dir():
             files += sorted(p for p in entry.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
         elif entry.is_file():
@@ -126,6 +130,8 @@ def merge_banks(banks: Sequence[Bank]) -> Bank:
 
 def parse_bank(text: str | bytes, source: str) -> Bank:
     """Validate one file's text. `source` names it in error messages (a file name, or an upload's name)."""
+    if refusal := control_refusal(source):  # an upload's name: shown escaped, but refused like a path
+        raise QuizBankError(refusal)
     source = _shown(source, 60)
     data = _load_yaml(text, source)
     if isinstance(data, list):

@@ -26,7 +26,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from specviz.core.i18n import N_, _
+from specviz.core.i18n import N_, _, number
+from specviz.core.text import control_refusal
 
 ENABLE_ENV = "SPECVIZ_WEB_CUSTOM_MODELS"
 ROOT_ENV = "SPECVIZ_WEB_MODEL_ROOT"
@@ -69,8 +70,13 @@ class WebModelPolicy:
             raise ValueError(_("Loading models by hand is turned off on this server (the operator can turn it on "
                                "with {setting}=1).", setting=ENABLE_ENV))
         text = ref.strip()
-        if not text or len(text) > MAX_REF or any(ord(c) < 32 for c in text):
+        if refusal := control_refusal(text):  # read 48: a NUL read as an empty name ("Give the target")
+            raise ValueError(refusal)
+        if not text:
             raise ValueError(_(MISSING.get(what, MISSING["model"])))
+        if len(text) > MAX_REF:
+            raise ValueError(_("'{name}' is too long for a model's name: at most {limit} characters.",
+                               name=_shown(text), limit=number(MAX_REF, 0)))
         if _looks_local(text):
             return self._local(text)
         if not HUB_ID.match(text) or ".." in text:

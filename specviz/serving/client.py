@@ -7,9 +7,9 @@ stored: a URL that carries a user name or password is refused.
 
 A public classroom app must not fetch for its visitors, so every request is checked before anything leaves:
 
-- only this machine (localhost, 127.0.0.0/8, ::1) by default; another host only when whoever runs the app lists
-  it in $SPECVIZ_SERVING_HOSTS (comma-separated names or addresses; the older $SPECVIZ_SERVING_LOAD_HOSTS is read
-  too). A host name is resolved only when it is listed or is localhost, and localhost must resolve to loopback;
+- only this machine (localhost, 127.0.0.0/8 written in any form inet_aton reads, like 127.1, and ::1) by default;
+  another host only when whoever runs the app lists it in $SPECVIZ_SERVING_HOSTS (comma-separated names or
+  addresses; the older $SPECVIZ_SERVING_LOAD_HOSTS is read too). A host name is resolved only when it is listed or is localhost, and localhost must resolve to loopback;
   the connection goes to the address that was checked, so a name cannot change its answer in between;
 - redirects are never followed (a 3xx is a failure), so an allowed server cannot send a request elsewhere;
 - every request has one total deadline (connect, headers and body together: a server that drips a byte a second
@@ -33,6 +33,7 @@ import http.client
 import ipaddress
 import json
 import os
+import re
 import socket
 import ssl
 import threading
@@ -106,13 +107,34 @@ def host_of(url: str) -> str:
     return (urlsplit(url).hostname or "").lower()
 
 
+_INET_ATON = re.compile(r"[0-9a-fx.]+")  # what an IPv4 literal in inet_aton's short forms may be made of
+
+
+def _literal(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The IP address a host written as an address stands for, or None for a name; nothing is resolved. IPv4's
+    short forms count (read 48: "127.1" is 127.0.0.1 to every resolver, so it was refused as not loopback), read by
+    inet_aton on a literal made only of digits, hex letters, x and dots, never on a name.
+
+    >>> _literal("127.1"), _literal("0x7f.1"), _literal("::1"), _literal("localhost"), _literal("127.1.example")
+    (IPv4Address('127.0.0.1'), IPv4Address('127.0.0.1'), IPv6Address('::1'), None, None)
+    """
+    try:
+        return ipaddress.ip_address(host.split("%")[0])
+    except ValueError:
+        pass
+    if not _INET_ATON.fullmatch(host.lower()):
+        return None
+    try:
+        return ipaddress.IPv4Address(socket.inet_aton(host))
+    except OSError:
+        return None
+
+
 def _is_loopback_host(host: str) -> bool:
     if host == "localhost" or host.endswith(".localhost"):
         return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+    address = _literal(host)
+    return address is not None and address.is_loopback
 
 
 def is_loopback(url: str) -> bool:
@@ -148,17 +170,17 @@ def not_allowed() -> ServerError:
 def _addresses(host: str, port: int, deadline: float) -> list[tuple]:
     """The socket addresses to connect to, checked: an IP literal as it is; a name resolved (within the deadline),
     and for a name that is allowed only as loopback (localhost), only loopback answers kept."""
-    try:
-        ipaddress.ip_address(host)
-        literal = True
-    except ValueError:
-        literal = False
+    address = _literal(host)
+    literal = address is not None
     found: dict[str, object] = {}
 
     listed = host in _listed()
     # a name under .localhost is this machine by its text (RFC 6761): resolve localhost itself, never a
-    # visitor-chosen name, which would send a DNS query for it (issue 44 item 6)
+    # visitor-chosen name, which would send a DNS query for it (issue 44 item 6); a literal in a short form
+    # ("127.1") is connected to as the address it stands for, written out
     name = "localhost" if host.endswith(".localhost") and not listed else host
+    if literal and ":" not in host:
+        name = str(address)
 
     def resolve() -> None:
         try:

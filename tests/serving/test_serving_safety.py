@@ -144,8 +144,8 @@ def _answer(code: int, body: bytes = b"", headers: dict[str, str] | None = None)
 # ---- nothing leaves this machine unless the operator says so ------------------------------------------------------
 
 OUTSIDE = ["http://example.org:8000", "http://10.0.0.5:8000", "http://169.254.169.254", "http://192.168.1.1",
-           "http://[fd00::1]:8000", "http://0.0.0.0:8000", "http://127.1:8000", "http://2130706433:8000",
-           "http://0x7f000001:8000", "http://[::ffff:127.0.0.1]:8000", "http://localhost.:8000",
+           "http://[fd00::1]:8000", "http://0.0.0.0:8000", "http://10.1:8000", "http://0xa000001:8000",
+           "http://[::ffff:127.0.0.1]:8000", "http://localhost.:8000", "http://127.1.example:8000",
            "http://127.0.0.1.nip.io:8000", "http://ｌｏｃａｌｈｏｓｔ:8000", "https://metadata.google.internal"]
 
 
@@ -165,6 +165,19 @@ def test_every_other_host_is_refused_before_any_lookup_or_connection(url, no_out
         assert str(info.value) == str(client.not_allowed()) and _sentence(str(info.value))
         assert client.HOSTS_ENV in str(info.value) and client.host_of(base) not in str(info.value)
     assert no_outside.resolved == [] and no_outside.connected == []
+
+
+@pytest.mark.parametrize("host", ["127.1", "2130706433", "0x7f000001", "127.0.1"])
+def test_a_short_form_of_a_loopback_address_is_this_machine(host, no_outside, stand_in):
+    """Read 48: "127.1" (127.0.0.1 to inet_aton and every resolver) was refused as "only connects to this machine".
+    It is judged from the address it stands for, read from the text alone, and connected to written out: the one
+    lookup is of the numeric 127.0.0.1, never of the text typed (10.1 and 0xa000001 stay refused in OUTSIDE)."""
+    server = stand_in(_answer(200, recorded("ngram-idle.prom").encode()))
+    port = int(server.url.rsplit(":", 1)[1])
+    base = client.base_url(f"http://{host}:{port}")
+    assert client.allowed(base) and client.is_loopback(base)
+    assert parse_scrape(client.get_text(f"{base}/metrics"), at=0.0).speculating
+    assert server.hits == 1 and set(no_outside.resolved) == {"127.0.0.1"}
 
 
 def test_localhost_must_resolve_to_loopback(no_outside, monkeypatch, stand_in):

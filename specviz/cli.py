@@ -31,7 +31,7 @@ from specviz.core.i18n import (N_, _, drafts_kept, language_code, list_separator
 from specviz.core.text import pad, shortened, visible, width
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.kinds import StopReason
-from specviz.engine.limits import (DEVICE_HELP, DTYPE_HELP, K_RANGE, MAX_NEW_TOKENS_RANGE, PAIR_DRAFTERS,
+from specviz.engine.limits import (DEVICE_HELP, DTYPE_HELP, K_RANGE, MAX_NEW_TOKENS_RANGE, PAIR_DRAFTERS, dtype_arg,
                                    finite_float, path_arg, unwritable)
 from specviz.engine.proposers import registry
 from specviz.engine.trace import Decision, Step, TokenKind, Trace, TreeNode
@@ -93,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     cal.add_argument("--pair", default="default", help="a catalog name or TARGET[,DRAFT] (default: default)")
     cal.add_argument("--proposer", choices=registry.names(), default=None, help="who drafts (default: the pair's own)")
     cal.add_argument("--device", default=None, help=DEVICE_HELP)
-    cal.add_argument("--dtype", default=None, help=DTYPE_HELP)
+    cal.add_argument("--dtype", type=dtype_arg, default=None, help=DTYPE_HELP)
     cal.add_argument("--force", action="store_true", help="measure again even if this machine's costs are cached")
     cal.add_argument("--top", type=int, default=5, help="shapes listed per temperature, best first (1..50)")
     cal.add_argument("--lang", default=None, metavar="en|pt",
@@ -133,7 +133,7 @@ def add_generation_flags(cmd: argparse.ArgumentParser) -> None:
                           "recommended tree's, or none when --k or --tree-nodes is given)")
     cmd.add_argument("--no-chat", action="store_true", help="feed the prompt as plain text, without the chat template")
     cmd.add_argument("--device", default=None, help=DEVICE_HELP)
-    cmd.add_argument("--dtype", default=None, help=DTYPE_HELP)
+    cmd.add_argument("--dtype", type=dtype_arg, default=None, help=DTYPE_HELP)
     cmd.add_argument("--trust-remote-code", action="store_true",
                      help="let the --pair models run code from their own repositories (only for models you trust)")
     cmd.add_argument("--lang", default=None, metavar="en|pt",

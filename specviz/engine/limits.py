@@ -208,6 +208,23 @@ def path_arg(text: str) -> str:
     return text
 
 
+def dtype_arg(text: str) -> str:
+    """argparse's type for every --dtype flag: an empty value is argparse's one-line error (read 48: `--dtype ""`
+    silently ran the machine's default dtype, as if the flag were left out); a name is checked where it is used.
+
+    >>> dtype_arg("bfloat16")
+    'bfloat16'
+    """
+    import argparse
+
+    from specviz.core.i18n import _
+
+    if not text.strip():
+        raise argparse.ArgumentTypeError(_("an empty value is not a dtype: give float32, float16 or bfloat16, or leave "
+                                           "--dtype out for the machine's default"))
+    return text
+
+
 def unwritable(path: str) -> str | None:
     """Why a file could not be written at `path`, in the OS's words in the reader's language (`i18n.os_reason`: "Is
     a directory", "No such file or directory", "Permission denied"); None when it could. Asked before a long run, so

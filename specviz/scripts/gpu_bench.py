@@ -31,7 +31,7 @@ from dataclasses import replace
 
 from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.models.catalog import CatalogEntry, load_catalog
-from specviz.engine.limits import (DEVICE_HELP, DTYPE_HELP, K_RANGE, MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE,
+from specviz.engine.limits import (DEVICE_HELP, DTYPE_HELP, K_RANGE, MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE, dtype_arg,
                                    number_arg, whole_arg, writable_file_arg)
 from specviz.models.loading import detect_machine, hub_cache_dir
 from specviz.models.pairs import load_pair
@@ -162,7 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="comma-separated, each from 0 to 2 and named once; 0 = greedy (default: 0,0.7)")
     parser.add_argument("--prompts", type=int, default=len(PROMPTS), help=f"how many prompts, 1..{len(PROMPTS)}")
     parser.add_argument("--device", default=None, help=DEVICE_HELP)
-    parser.add_argument("--dtype", default=None, help=DTYPE_HELP)
+    parser.add_argument("--dtype", type=dtype_arg, default=None, help=DTYPE_HELP)
     return parser
 
 

@@ -33,7 +33,7 @@ from typing import Any
 from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.labs.bench.config import held_out_arg, load_suites
 from specviz.engine.limits import (DEFAULT_DTYPE_RULE, K_RANGE, MAX_NEW_TOKENS_RANGE, TREE_LOOKUP_RANGE,
-                                   TREE_NODES_RANGE, TREE_WIDTH_RANGE, whole_arg, writable_file_arg)
+                                   TREE_NODES_RANGE, TREE_WIDTH_RANGE, dtype_arg, whole_arg, writable_file_arg)
 from specviz.models.catalog import recommended_for
 from specviz.models.machine import dtype_name
 from specviz.models.pairs import load_pair
@@ -75,7 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      formatter_class=DefaultsHelpFormatter)
     parser.add_argument("--pair", default="default", help="a catalog name or TARGET[,DRAFT]: local folders or Hub ids")
     parser.add_argument("--proposer", default="eagle", help="who drafts")
-    parser.add_argument("--dtype", default=None, help=f"default: the machine's: {DEFAULT_DTYPE_RULE}")
+    parser.add_argument("--dtype", type=dtype_arg, default=None, help=f"default: the machine's: {DEFAULT_DTYPE_RULE}")
     parser.add_argument("--k", type=whole_arg(*K_RANGE), default=None,
                         help="default: the shape predicted fastest on this machine (python -m specviz calibrate) "
                              "when no shape flag is given; else the pair's recommended K")

@@ -31,7 +31,7 @@ from typing import Any
 
 from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.core.paths import SOURCE_ROOT, write_text_atomically
-from specviz.engine.limits import DEFAULT_DTYPE_RULE
+from specviz.engine.limits import DEFAULT_DTYPE_RULE, dtype_arg
 from specviz.scripts import recorded_command
 from specviz.runs.presets import (CHAIN_PRESETS, PRESET_PAIR, PRESET_RESULTS, PRESET_SEEDS, SCHEMA, SCHEMA_VERSION,
                                   preset_spec)
@@ -130,7 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      description=__doc__.split("\n")[0],
                                      formatter_class=DefaultsHelpFormatter)
     parser.add_argument("--pair", default=PRESET_PAIR, help="default: default (the Playground's presets set it)")
-    parser.add_argument("--dtype", default=None,
+    parser.add_argument("--dtype", type=dtype_arg, default=None,
                         help=f"default: the machine's, as the Playground: {DEFAULT_DTYPE_RULE}")
     parser.add_argument("--first-load", action="store_true",
                         help="also time the pair's first load with an empty temporary $SPECVIZ_CACHE")

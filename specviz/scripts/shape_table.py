@@ -23,8 +23,8 @@ from pathlib import Path
 
 from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.engine.draft_shape import DraftShape
-from specviz.engine.limits import (MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE, number_arg, threads_arg, whole_arg,
-                                   writable_file_arg)
+from specviz.engine.limits import (MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE, dtype_arg, number_arg, threads_arg,
+                                   whole_arg, writable_file_arg)
 from specviz.labs.bench.config import held_out_arg
 
 CHAINS = [DraftShape(k) for k in range(1, 7)]
@@ -78,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      formatter_class=DefaultsHelpFormatter)
     parser.add_argument("--pair", default="default", help="a catalog name or TARGET[,DRAFT]: local folders or Hub ids")
     parser.add_argument("--proposer", default=None, help="default: the pair's own")
-    parser.add_argument("--dtype", default="float32",
+    parser.add_argument("--dtype", type=dtype_arg, default="float32",
                         help="float32, float16 or bfloat16 (default: float32; another dtype can move the counts)")
     parser.add_argument("--temperatures", type=number_arg(*TEMPERATURE_RANGE), nargs="+", default=[0.0, 0.7],
                         help="the temperatures each shape runs at; 0 = greedy")

@@ -31,8 +31,8 @@ from pathlib import Path
 from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import (DEFAULT_DTYPE_RULE, DEVICE_HELP, K_RANGE, MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE,
-                                   TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE, number_arg, whole_arg,
-                                   writable_file_arg)
+                                   TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE, dtype_arg, number_arg,
+                                   whole_arg, writable_file_arg)
 from specviz.engine.proposers import make_proposer
 from specviz.labs.bench.config import held_out_arg, load_suites
 from specviz.labs.bench.summary import estimated_speedup, physical_limit, tokens_fed
@@ -97,7 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      formatter_class=DefaultsHelpFormatter)
     parser.add_argument("--pair", default="default", help="a catalog name or TARGET[,DRAFT]: local folders or Hub ids")
     parser.add_argument("--proposer", default=None, help="default: the pair's own")
-    parser.add_argument("--dtype", default=None, help=f"default: the machine's: {DEFAULT_DTYPE_RULE}")
+    parser.add_argument("--dtype", type=dtype_arg, default=None, help=f"default: the machine's: {DEFAULT_DTYPE_RULE}")
     parser.add_argument("--device", default=None, help=DEVICE_HELP)
     parser.add_argument("--k", type=whole_arg(*K_RANGE), nargs="+", default=[3, 4, 5],
                         help="chain lengths and tree depths")

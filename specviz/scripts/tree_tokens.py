@@ -25,7 +25,7 @@ from dataclasses import replace
 from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.labs.bench.config import held_out_arg, load_suites
 from specviz.engine.limits import (DEVICE_HELP, K_RANGE, MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE, TREE_NODES_RANGE,
-                                   TREE_WIDTH_RANGE, number_arg, whole_arg)
+                                   TREE_WIDTH_RANGE, dtype_arg, number_arg, whole_arg)
 from specviz.models.pairs import load_pair
 from specviz.runs.running import run
 from specviz.runs.runspec import RunSpec
@@ -43,7 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      formatter_class=DefaultsHelpFormatter)
     parser.add_argument("--pair", default="default", help="a catalog name or TARGET[,DRAFT]: local folders or Hub ids")
     parser.add_argument("--proposer", default="eagle", help="who drafts")
-    parser.add_argument("--dtype", default="float32",
+    parser.add_argument("--dtype", type=dtype_arg, default="float32",
                         help="float32, float16 or bfloat16 (default: float32; another dtype can move the counts)")
     parser.add_argument("--device", default=None, help=DEVICE_HELP)
     parser.add_argument("--k", type=whole_arg(*K_RANGE), default=4, help="the chain's K and the tree's depth")

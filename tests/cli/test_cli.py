@@ -1010,3 +1010,40 @@ def test_every_flag_left_unset_by_default_says_what_leaving_it_out_does():
     assert unsaid == []
     generate = " ".join(build_parser()._subparsers._group_actions[0].choices["generate"].format_help().split())
     assert "(0 = a quarter, at least 1) (0..128; default: 0)" in generate
+
+
+DTYPE_CLIS = ["specviz.scripts.gpu_bench", "specviz.scripts.targets_bench", "specviz.scripts.shape_table",
+              "specviz.scripts.preset_runs", "specviz.scripts.tree_sweep", "specviz.scripts.tree_tokens",
+              "specviz.scripts.greedy_identity"]
+
+
+@pytest.mark.parametrize("args", [["generate", "--pair", "toy", "--prompt", "hi"], ["calibrate"],
+                                  ["bench", "--pair", "toy"], *[[module] for module in DTYPE_CLIS]])
+@pytest.mark.parametrize("value", ["", " "])
+def test_an_empty_dtype_is_refused_not_read_as_the_default(args, value):
+    """Read 48: `--dtype ""` ran the machine's default dtype, as if the flag were left out, in every CLI that takes
+    it. It is argparse's one-line error now, before anything loads."""
+    import importlib
+
+    if args[0].startswith("specviz."):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), pytest.raises(SystemExit) as exited:
+            importlib.import_module(args[0]).main(["--dtype", value])
+        out = SimpleNamespace(returncode=exited.value.code, stderr=err.getvalue())
+    else:
+        out = cli(*args, "--dtype", value)
+    assert out.returncode == 2, out.stderr
+    assert ("argument --dtype: an empty value is not a dtype: give float32, float16 or bfloat16, or leave --dtype "
+            "out for the machine's default") in out.stderr.strip().splitlines()[-1], out.stderr
+
+
+def test_every_cli_that_takes_dtype_is_checked_for_an_empty_one():
+    """The list above is every module with a --dtype flag (a new CLI with one joins the test, or fails here)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    having = {str(p.relative_to(root).with_suffix("")).replace("/", ".") for p in (root / "specviz").rglob("*.py")
+              if 'add_argument("--dtype"' in p.read_text(encoding="utf-8")}
+    assert having == {"specviz.cli", "specviz.labs.bench.cli", *DTYPE_CLIS}
+    assert all('add_argument("--dtype", type=dtype_arg' in (root / (m.replace(".", "/") + ".py")).read_text()
+               for m in having)

@@ -172,3 +172,29 @@ def test_the_parameters_read_around_urlvalues_are_the_ones_its_docstring_names()
     for said in ("the language", "the quiz's scope", "the race's source", "role, session and student token",
                  "join code"):
         assert said in doc
+
+
+@pytest.mark.slow  # an AppTest of the whole app, over 0.22 s: make test runs it
+def test_an_unknown_language_in_the_link_is_said_once_in_both_languages_with_those_offered(monkeypatch):
+    """Read 48: `?lang=xx` opened in English with one English caption that named no language on offer. The sidebar
+    now says, in English and in Portuguese, that 'xx' is not offered and which are (with their ?lang= codes), once:
+    the URL then says lang=en, and the next run says nothing more."""
+    from specviz.core.i18n import _, using
+    from specviz.ui.common.frame import UNKNOWN_LANGUAGE
+
+    monkeypatch.setenv("SPECVIZ_PRELOAD", "0")  # no background model load: only the frame is looked at
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params["lang"] = "xx"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    said = [c.value for c in at.sidebar.caption if "'xx'" in c.value]
+    offered = "English (?lang=en), Português (?lang=pt)"
+    expected = []
+    for code in ("en", "pt"):
+        with using(code):
+            expected.append(_(UNKNOWN_LANGUAGE, asked="xx", offered=offered, language="English"))
+    assert said == [" · ".join(expected)] and expected[0] != expected[1]
+    assert "does not offer" in expected[0] and "não oferece" in expected[1]
+    assert at.query_params["lang"] in ("en", ["en"])  # AppTest keeps a parameter as a list
+    at.run()
+    assert not [c.value for c in at.sidebar.caption if "'xx'" in c.value]

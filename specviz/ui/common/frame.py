@@ -32,13 +32,18 @@ from typing import ParamSpec
 import streamlit as st
 from streamlit.errors import FragmentHandledException
 
-from specviz.core.i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, _, language_code, set_language
+from specviz.core.i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, _, language_code, set_language, using
+from specviz.core.text import control_shown, shortened
 from specviz.ui.common import accessibility
+from specviz.ui.common.escaping import escape_markdown
 
 P = ParamSpec("P")
 
 LANG_PARAM = "lang"
 LANG_KEY = "specviz_language"
+LANG_WARNING = "specviz_language_warning"  # the ?lang= value asked for, when specviz does not offer it
+UNKNOWN_LANGUAGE = N_("The link asks for the language '{asked}', which specviz does not offer (it offers {offered}); "
+                      "it opened in {language}.")
 
 # What a live part of a page says in its place when it fails (its traceback goes to the server's log).
 PANEL_FAILED = N_("This part of the page could not be drawn just now; it tries again at the next refresh.")
@@ -59,10 +64,28 @@ def apply_language() -> str:
         state[LANG_KEY] = (language_code(asked) or language_code(getattr(st.context, "locale", None))
                            or DEFAULT_LANGUAGE)
         if asked is not None and language_code(asked) is None:
-            state["specviz_language_warning"] = True
+            state[LANG_WARNING] = asked
     set_language(state[LANG_KEY])
     keep_language_in_url()
     return state[LANG_KEY]
+
+
+def unknown_language_note(asked: str, opened: str) -> str:
+    """What the sidebar says once when ?lang= names a language specviz does not offer: in every language it offers
+    (the visitor may read none of them well, and the one it opened in may not be theirs), with the codes to use.
+    Read 48: `?lang=xx` opened in English without a word on which languages there are. Markdown: `asked` is escaped.
+
+    >>> note = unknown_language_note("xx", "en").split(" · ")
+    >>> note[0].endswith("(it offers English (?lang=en), Português (?lang=pt)); it opened in English."), len(note)
+    (True, 2)
+    """
+    offered = ", ".join(f"{name} (?lang={code})" for code, name in LANGUAGES.items())
+    shown = escape_markdown(shortened(control_shown(asked), 20))
+    said = []
+    for code in LANGUAGES:
+        with using(code):
+            said.append(_(UNKNOWN_LANGUAGE, asked=shown, language=LANGUAGES[opened], offered=offered))
+    return " · ".join(said)
 
 
 def speak_visitors_language() -> None:
@@ -157,9 +180,9 @@ def shared_sidebar() -> None:
         accessibility.install()
         st.selectbox("Language · Idioma", list(LANGUAGES), format_func=LANGUAGES.get, key=LANG_KEY,
                      on_change=_language_changed)
-        if st.session_state.pop("specviz_language_warning", False):
-            st.caption(_("The language in the link is not one specviz speaks; it opened in {language}.",
-                         language=LANGUAGES[st.session_state[LANG_KEY]]))
+        asked = st.session_state.pop(LANG_WARNING, None)
+        if asked is not None:  # once, on the first page: the URL now says the language it opened in
+            st.caption(unknown_language_note(asked, st.session_state[LANG_KEY]))
         if runs.preload_note():  # counts on by itself, and says when the models are ready; above the legend, so
             # a 900 px window shows it; it does not watch the tab: every page has it, for a few seconds
             st.session_state[SAW_PRELOAD] = True

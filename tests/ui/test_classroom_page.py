@@ -390,8 +390,11 @@ def test_a_busy_database_is_one_sentence_on_the_teacher_page(db, monkeypatch):
 
 
 def test_a_stale_student_link_asks_to_join_again(db):
+    """Read 48: a made-up token read "not valid any more", as if it had once been valid; it is not a valid link for
+    this session, whatever it was."""
     at = _page({"student": "no-such-student-token"})
-    assert "not valid any more" in at.warning[0].value
+    assert at.warning[0].value == "This student link is not a valid link for this session; please join again " \
+                                  "with the join code."
     assert {t.label for t in at.text_input} >= {"Your display name"}
 
 

@@ -39,8 +39,9 @@ Everything public is importable from `specviz.teach.classroom` itself.
 from __future__ import annotations
 
 from specviz.teach.classroom.inputs import (ANSWER_MAX, CODE_ALPHABET, CODE_LENGTH, ClassroomError, DEFAULT_TITLES,
-                                            NAME_MAX, TITLE_MAX, clean_name, clean_text, concept_name, name_key,
-                                            name_keys, new_code, normalize_code, shown_title, skeleton)
+                                            NAME_MAX, NOT_A_STUDENT_LINK, TITLE_MAX, clean_name, clean_text,
+                                            concept_name, name_key, name_keys, new_code, normalize_code, shown_title,
+                                            skeleton)
 from specviz.teach.classroom.access import (COMMON_PINS, JOINS_PER_MINUTE, MIN_PIN_LENGTH, PIN_ENV, PinGuard, RateLimit,
                                             TRUST_PROXY_ENV, client_id, pin_matches, teacher_pin, trust_proxy_headers,
                                             weak_pin)
@@ -51,8 +52,8 @@ from specviz.teach.classroom.store import (BUSY_TIMEOUT, CACHE_ENV, ClassroomSto
 
 __all__ = ["ANSWER_MAX", "BUSY_TIMEOUT", "CACHE_ENV", "CODE_ALPHABET", "CODE_LENGTH", "COMMON_PINS", "ClassroomError",
            "ClassroomStore", "DB_ENV", "DEFAULT_TITLES", "JOINS_PER_MINUTE", "MAX_STUDENTS", "MIN_PIN_LENGTH",
-           "NAME_MAX", "PIN_ENV", "PinGuard", "Progress", "QuestionStat", "RateLimit", "Session", "SessionSummary",
-           "Student", "TITLE_MAX", "TRUST_PROXY_ENV", "UNREADABLE", "answer_between", "clean_name", "clean_text",
-           "client_id", "concept_name", "default_db_path", "in_language", "name_key", "name_keys", "new_code",
-           "normalize_code", "pin_matches", "read_stored", "shown_title", "skeleton", "stored_answer", "teacher_pin",
-           "trust_proxy_headers", "utc_clock", "utc_stamp", "weak_pin"]
+           "NAME_MAX", "NOT_A_STUDENT_LINK", "PIN_ENV", "PinGuard", "Progress", "QuestionStat", "RateLimit", "Session",
+           "SessionSummary", "Student", "TITLE_MAX", "TRUST_PROXY_ENV", "UNREADABLE", "answer_between", "clean_name",
+           "clean_text", "client_id", "concept_name", "default_db_path", "in_language", "name_key", "name_keys",
+           "new_code", "normalize_code", "pin_matches", "read_stored", "shown_title", "skeleton", "stored_answer",
+           "teacher_pin", "trust_proxy_headers", "utc_clock", "utc_stamp", "weak_pin"]

@@ -35,6 +35,10 @@ class ClassroomError(ValueError):
 # The titles of a session opened without one (self-paced, teacher-paced), stored in the teacher's language and
 # shown in the reader's (`shown_title`); English messages.
 DEFAULT_TITLES = (N_("Speculative decoding quiz"), N_("Peer instruction"))
+# a ?student= token this store does not hold: made up, mistyped, or a student since removed (read 48: "not valid any
+# more" said a made-up token had once been valid)
+NOT_A_STUDENT_LINK = N_("This student link is not a valid link for this session; please join again with the join "
+                        "code.")
 
 
 def shown_title(title: str) -> str:

@@ -18,8 +18,8 @@ from typing import Any
 
 from specviz.core.i18n import N_, _
 from specviz.teach.classroom.answers import UNREADABLE, _answer_json, _questions, read_stored, stored_answer
-from specviz.teach.classroom.inputs import (ClassroomError, DEFAULT_TITLES, TITLE_MAX, clean_name, clean_text,
-                                            name_keys, new_code, normalize_code, shown_title)
+from specviz.teach.classroom.inputs import (NOT_A_STUDENT_LINK, ClassroomError, DEFAULT_TITLES, TITLE_MAX, clean_name,
+                                            clean_text, name_keys, new_code, normalize_code, shown_title)
 from specviz.teach.quiz import Grade, Question, answer_text, csv_text, grade
 
 
@@ -303,7 +303,7 @@ class ClassroomStore:
         already answered, and then the grade is that of the first answer, which is the one that counts."""
         student = self.student(token)
         if student is None:
-            raise ClassroomError(_("This student link is not valid any more; please join again."))
+            raise ClassroomError(_(NOT_A_STUDENT_LINK))
         session = self.session(student.code)
         question = next((q for q in session.questions if q.id == question_id), None) if session else None
         if question is None:

@@ -19,7 +19,8 @@ TEXT = {
                     "pushed."),
     "ended": N_("Session {code} has ended; answers are no longer taken."),
     "no_push": N_("No question has been pushed in session {code} yet."),
-    "stale_link": N_("This student link is not valid any more; please join again."),
+    "stale_link": N_("This student link is not a valid link for this session; please join again with the join "
+                     "code."),
     "not_current": N_("That question is no longer the current one; your screen shows the new one in a moment."),
     "round_closed": N_("Round {round} is not open for answers."),
     "revealed": N_("The answer has been revealed, so this question takes no more answers."),

@@ -16,8 +16,8 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from specviz.teach.quiz.schema import QuestionKind
-from specviz.teach.classroom import (NAME_MAX, ClassroomError, ClassroomStore, RateLimit, Student, answer_between,
-                               clean_name, client_id, default_db_path, in_language, shown_title)
+from specviz.teach.classroom import (NAME_MAX, NOT_A_STUDENT_LINK, ClassroomError, ClassroomStore, RateLimit, Student,
+                                     answer_between, clean_name, client_id, default_db_path, in_language, shown_title)
 from specviz.core.i18n import _
 from specviz.teach.classroom_paced import PacedStore
 from specviz.teach.quiz import Question, grade
@@ -102,7 +102,7 @@ def current_student(store: ClassroomStore) -> Student | None:
         return None
     student = store.student(token)
     if student is None:
-        st.warning(_("This student link is not valid any more; please join again."))
+        st.warning(_(NOT_A_STUDENT_LINK))
         del st.query_params["student"]
     return student
 

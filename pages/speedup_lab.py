@@ -5,6 +5,7 @@ import streamlit as st
 from specviz.core.i18n import N_, _
 from specviz.engine.policies import PROBE_EVERY
 from specviz.ui.common import charts as plot
+from specviz.ui.common.escaping import escape_markdown
 from specviz.ui.common.frame import route_through_app
 from specviz.ui.common.runs import get_pair
 from specviz.ui.common.step_view import dtype_text
@@ -60,7 +61,7 @@ source = sources[name]
 try:
     result = live.live_result() if source == "live" else results.load_result(source)
 except ValueError as exc:
-    st.error(str(exc))
+    st.error(escape_markdown(str(exc)))  # it names the folder, whose name may hold _ or *
     st.stop()
 results.render_machine(result, shown[name])
 

@@ -956,8 +956,35 @@ def test_an_unreadable_result_file_is_one_sentence(tmp_path, text):
     limit (4300 digits) for integer string conversion ..." (30th read)."""
     path = tmp_path / "results.json"
     path.write_bytes(text.encode("utf-8", "surrogateescape"))
-    with pytest.raises(ValueError, match=r"^Cannot read a benchmark result from '.*results.json'\.$"):
+    with pytest.raises(ValueError, match=rf"^The benchmark folder '{tmp_path.name}' is incomplete: its results.json is "
+                                         r"cut short or damaged, .*; run the bench into that folder again\.$"):
         BenchResult.load(path)
+    other = tmp_path / "mine.json"  # a file not named results.json is no run's folder: it is named itself
+    other.write_bytes(text.encode("utf-8", "surrogateescape"))
+    with pytest.raises(ValueError, match=r"^Cannot read a benchmark result from '.*mine.json'\.$"):
+        BenchResult.load(other)
+
+
+@pytest.mark.parametrize("cut", ["half", "no summary"])
+def test_a_folder_a_stopped_run_left_is_named_as_incomplete_in_one_sentence(tmp_path, cut):
+    """Read 48: a run's folder whose results.json is cut short (a run stopped mid-write, a partial copy) read
+    "Cannot read a benchmark result from '<the full path>'", and one that lacks a part "This benchmark file is
+    damaged or incomplete (summary is not a list)", neither naming the folder. Both name it as incomplete now."""
+    text = (BENCHMARKS_DIR / "default-cpu-bf16-packed" / "results.json").read_text(encoding="utf-8")
+    if cut == "no summary":
+        data = json.loads(text)
+        del data["summary"]
+        text = json.dumps(data)
+    folder = tmp_path / "killed-run"
+    folder.mkdir()
+    (folder / "results.json").write_text(text[: len(text) // 2] if cut == "half" else text, encoding="utf-8")
+    with pytest.raises(ValueError) as refused:
+        BenchResult.load(folder / "results.json")
+    said = str(refused.value)
+    assert said.startswith("The benchmark folder 'killed-run' is incomplete: its results.json ")
+    assert said.endswith("; run the bench into that folder again.") and "\n" not in said
+    assert str(tmp_path) not in said
+    assert ("summary" in said) == (cut == "no summary")  # the part it lacks, when it can be read at all
 
 
 def test_the_recorded_command_cannot_carry_cost_repeats():

@@ -187,13 +187,19 @@ def test_live_sweep_without_a_k_is_one_sentence(tiny_folder):
     assert [e.value for e in at.error] == ["Pick at least one proposer, K, temperature, category and policy."]
 
 
-def test_a_damaged_result_file_is_one_sentence(tmp_path, monkeypatch):
-    (tmp_path / "broken").mkdir()
-    (tmp_path / "broken" / "results.json").write_text('{"schema": "specviz-bench", "schema_version": 1}')
+@pytest.mark.parametrize("text", ['{"schema": "specviz-bench", "schema_version": 1}', '{"schema": "specviz-bench", "cas'])
+def test_a_damaged_result_file_is_one_sentence(tmp_path, monkeypatch, text):
+    """Read 48: a folder whose results.json a stopped run or a partial copy cut short read "Cannot read a benchmark
+    result from '<the server's full path>'"; the sentence names the folder as incomplete (escaped: a_b stays a_b)."""
+    (tmp_path / "killed_run").mkdir()
+    (tmp_path / "killed_run" / "results.json").write_text(text)
     monkeypatch.setattr(bench, "BENCHMARKS_DIR", tmp_path)
     at = AppTest.from_file(PAGE, default_timeout=120).run()
     assert not at.exception
-    assert len(at.error) == 1 and "damaged or incomplete" in at.error[0].value
+    assert len(at.error) == 1, [e.value for e in at.error]
+    shown = at.error[0].value  # markdown-escaped, so a_b stays a_b when drawn
+    assert shown.startswith("The benchmark folder 'killed\\_run' is incomplete\\: its results\\.json "), shown
+    assert str(tmp_path) not in shown.replace("\\", "")
 
 
 def test_no_results_at_all_offers_the_live_sweep(tmp_path, monkeypatch):

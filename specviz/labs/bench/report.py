@@ -136,6 +136,14 @@ def _figures_damage(result: BenchResult) -> str | None:
     return None
 
 
+class DamagedResult(ValueError):
+    """A result whose parts are missing or of the wrong kinds: the one sentence, and the problem it names."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(_("This benchmark file is damaged or incomplete ({problem}).", problem=problem))
+        self.problem = problem
+
+
 @dataclass
 class BenchResult:
     """Everything one bench run measured; plain data, round-trips through JSON."""
@@ -171,20 +179,39 @@ class BenchResult:
         if missing or extra:  # Python's own TypeError named the class and its __init__ (30th read)
             problem = (_("no {field}", field=missing[0]) if missing
                        else _("an unknown field {field}", field=repr(extra[0][:40])))
-            raise ValueError(_("This benchmark file is damaged or incomplete ({problem}).", problem=problem))
+            raise DamagedResult(problem)
         result = cls(**data)
         problem = _damage(result)
         if problem:
-            raise ValueError(_("This benchmark file is damaged or incomplete ({problem}).", problem=problem))
+            raise DamagedResult(problem)
         return result
 
     @classmethod
     def load(cls, path: str | Path) -> BenchResult:
+        """A result file; every way it can be bad is a ValueError with one sentence. A run's results.json that is
+        cut short or lacks a part names its folder as incomplete (read 48: a folder a stopped run or a partial copy
+        left was "Cannot read a benchmark result from '/the/full/path/results.json'", or "This benchmark file is
+        damaged ..." without saying which folder)."""
+        path = Path(path)
+        folder = path.parent.name if path.name == "results.json" and path.parent.name else None
         try:
             data = read_json(path)
-        except (OSError, ValueError):  # ValueError: bad JSON, not UTF-8, a 5,000-digit integer, nested too deep
+        except OSError:
             raise ValueError(_("Cannot read a benchmark result from '{path}'.", path=path)) from None
-        return cls.from_dict(data)
+        except ValueError:  # bad JSON (cut short), not UTF-8, a 5,000-digit integer, nested too deep
+            if folder is None:
+                raise ValueError(_("Cannot read a benchmark result from '{path}'.", path=path)) from None
+            raise ValueError(_("The benchmark folder '{folder}' is incomplete: its results.json is cut short or "
+                               "damaged, so nothing in it can be read; run the bench into that folder again.",
+                               folder=folder)) from None
+        try:
+            return cls.from_dict(data)
+        except DamagedResult as exc:
+            if folder is None:
+                raise
+            raise ValueError(_("The benchmark folder '{folder}' is incomplete: its results.json is damaged or lacks a "
+                               "part ({problem}); run the bench into that folder again.", folder=folder,
+                               problem=exc.problem)) from None
 
     def save(self, folder: str | Path) -> dict[str, Path]:
         """Write results.json, results.csv (one row per case) and results.md into `folder`."""

@@ -257,10 +257,10 @@ def sweep(alpha: float, k: int, pair: ModelPair, hw: Hardware, context: float,
 
 def break_even_batch(alpha: float, k: int, pair: ModelPair, hw: Hardware, context: float,
                      max_batch: int = MAX_BATCH) -> int | None:
-    """The largest batch (1..max_batch) up to which speculation pays at every batch (speedup >= 1); 0 when it does
-    not pay at batch 1, or when K = 0 (nothing is drafted: its speedup, 1 / v = 1 at every batch, is no gain), None
-    when it pays at every batch up to max_batch. Grows with alpha: a better draft keeps paying into larger batches.
-    The speedup need not fall from batch 1: where c falls as the batch grows (the SmolLM2 pairs, whose drafts' KV
+    """The largest batch (1..max_batch) up to which speculation pays at every batch (`pays`: speedup >= 1, a tie
+    included); 0 when it does not pay at batch 1, or when K = 0 (nothing is drafted: its speedup, 1 / v = 1 at every
+    batch, is no gain), None when it pays at every batch up to max_batch. Grows with alpha: a better draft keeps
+    paying into larger batches. The speedup need not fall from batch 1: where c falls as the batch grows (the SmolLM2 pairs, whose drafts' KV
     caches are a smaller share of the target's than their weights), a 0 can have larger batches that pay
     (`paying_batches`).
 
@@ -281,7 +281,7 @@ def break_even_batch(alpha: float, k: int, pair: ModelPair, hw: Hardware, contex
 
 def paying_batches(alpha: float, k: int, pair: ModelPair, hw: Hardware, context: float,
                    max_batch: int = MAX_BATCH) -> list[int]:
-    """Every batch (1..max_batch) at which speculation pays (speedup >= 1), for a `break_even_batch` of 0: one that
+    """Every batch (1..max_batch) at which speculation pays (`pays`), for a `break_even_batch` of 0: one that
     loses at batch 1 can pay at larger batches where c falls as the batch grows.
 
     >>> paying_batches(0.05, 1, PAIRS["smollm2-eagle"], HARDWARE["h100"], 512)[:2]
@@ -295,10 +295,30 @@ def paying_batches(alpha: float, k: int, pair: ModelPair, hw: Hardware, context:
     return [b for b in range(1, max_batch + 1) if _pays(tokens, k, pair, hw, b, context)]
 
 
+PAYS_TOLERANCE = 1e-9  # relative: a speedup within this of 1 is a tie, and a tie is no loss
+
+
+def pays(speedup: float) -> bool:
+    """Whether a predicted speedup means speculation pays: 1 or more, where a speedup within `PAYS_TOLERANCE`
+    (one part in 10^9) below 1 counts as 1. A tie is not a loss: with α = 1 and a free draft (n-gram lookup always
+    right, c = 0) a compute-bound step verifies K + 1 tokens for the price of K + 1 one-token passes, a speedup of
+    exactly 1, which v = t(B, K + 1) / t(B, 1) in floats can put one unit in the last place below 1
+    (0.9999999999999998; Read 48: such a draft "stopped paying" at batch 305 on an H100 with no context). One part
+    in 10^9 is far above that rounding and far below the third decimal the page shows: α = 0.999 still loses where
+    the pass is compute-bound.
+
+    >>> pays(1.0), pays(1.0 - 1e-15), pays(0.999999)
+    (True, True, False)
+    """
+    return speedup >= 1.0 - PAYS_TOLERANCE
+
+
 def _pays(tokens: float, k: int, pair: ModelPair, hw: Hardware, batch: int, context: float) -> bool:
-    """Whether speculation pays at `batch` (speedup >= 1): the `tokens` a step emits at least its cost, K·c + v, in
-    one-token target forwards. One test for `break_even_batch` and `paying_batches`."""
-    return tokens >= k * draft_cost_ratio(pair, hw, batch, context) + verify_cost(pair.target, hw, batch, k, context)
+    """Whether speculation pays at `batch` (`pays`): the `tokens` a step emits over its cost, K·c + v, in one-token
+    target forwards. One test for `break_even_batch` and `paying_batches`, and through them for the Theory page and
+    the Serving lab's prediction."""
+    return pays(tokens / (k * draft_cost_ratio(pair, hw, batch, context)
+                          + verify_cost(pair.target, hw, batch, k, context)))
 
 
 # ---- what the draft costs besides time ----------------------------------------------------------------------------

@@ -85,6 +85,24 @@ def test_break_even_batch_extremes():
     assert roofline.break_even_batch(0.8, 4, QWEN, H100, 8192) is None  # long context: pays at every batch
 
 
+def test_a_free_draft_that_is_always_right_ties_or_wins_at_every_batch():
+    """Read 48: α = 1 with n-gram lookup (c = 0) makes E[tokens per step] = K + 1, and v reaches K + 1 once the pass
+    is compute-bound, a speedup of exactly 1 there; v in floats came out a unit in the last place above K + 1, so
+    the tie counted as a loss and such a draft "paid up to a batch of 305" on an H100. A draft just below α = 1
+    still loses where the pass is compute-bound."""
+    ngram = PAIRS["smollm2-ngram"]
+    assert ngram.draft is None
+    for hw in HARDWARE.values():
+        for k in (1, 2, 4, 6, 8):
+            assert roofline.break_even_batch(1.0, k, ngram, hw, 0) is None
+            assert roofline.paying_batches(1.0, k, ngram, hw, 0) == list(range(1, roofline.MAX_BATCH + 1))
+    assert roofline.at_batch(1.0, 4, ngram, H100, roofline.MAX_BATCH, 0).speedup == pytest.approx(1.0)
+    losing = roofline.break_even_batch(0.999, 4, ngram, H100, 0)
+    assert losing is not None and 1 < losing < roofline.MAX_BATCH
+    assert roofline.at_batch(0.999, 4, ngram, H100, losing + 1, 0).speedup < 1 - roofline.PAYS_TOLERANCE
+    assert roofline.pays(1.0 - 1e-15) and not roofline.pays(1.0 - 1e-6)
+
+
 def test_break_even_alpha_with_a_verify_cost():
     # K = 1, free draft, verify 1.5 one-token forwards: 1 + α = 1.5
     assert theory.break_even_alpha(1, 0.0, verify_cost=1.5) == pytest.approx(0.5)

@@ -1015,3 +1015,26 @@ def test_the_break_even_chart_title_does_not_say_it_always_moves_up(lang):
     with using(lang):
         title = theory_serving.break_even_figure(points, 0.8, 1).layout.title.text
     assert title == ("α de equilíbrio conforme o lote cresce" if lang == "pt" else "Break-even α as the batch grows")
+
+
+def test_the_speedup_chart_shades_batches_that_pay_after_a_loss_at_batch_1():
+    """Read 48: at α = 0.05 and K = 1 the SmolLM2 + EAGLE pair loses at batch 1 and pays from batch 32 on (an H100,
+    512 tokens of context), as the page's text says; the chart shaded only from batch 1 to the break-even batch, 0
+    here, so it shaded nothing, and its table of numbers did not say where it pays either."""
+    from specviz.ui.theory import serving as theory_serving
+
+    pair, hw = roofline.PAIRS["smollm2-eagle"], roofline.HARDWARE["h100"]
+    points = roofline.sweep(0.05, 1, pair, hw, 512, sorted(set(roofline.batch_grid()) | set(theory_serving.BATCHES)))
+    even, paying = (f(0.05, 1, pair, hw, 512) for f in (roofline.break_even_batch, roofline.paying_batches))
+    assert even == 0 and paying == list(range(32, roofline.MAX_BATCH + 1))
+    fig = theory_serving.speedup_vs_batch_figure(points, 4, even, paying)
+    shaded = [(s.x0, s.x1) for s in fig.layout.shapes if s.type == "rect"]
+    assert shaded == [(32, roofline.MAX_BATCH)]
+    assert "speculation pays" in [a.text for a in fig.layout.annotations]
+    assert theory_serving.paying_note(paying) == ("The chart shades the batches where the model predicts "
+                                                  "speculation pays: 32 to 1,024.")
+    assert theory_serving.paying_note([1, 2, 3, 600]).endswith("pays: 1 to 3, 600.")
+    assert theory_serving.paying_note([]).startswith("The chart shades no batch")
+    with using("pt"):
+        assert theory_serving.paying_note(paying) == ("O gráfico sombreia os lotes em que o modelo prevê que a "
+                                                      "especulação compensa: 32 a 1.024.")

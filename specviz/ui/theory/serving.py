@@ -110,18 +110,52 @@ def _always_reason(points: list[roofline.BatchPoint], ridge: float, context: int
 # ---- figures ----------------------------------------------------------------------------------------------------
 
 
-def speedup_vs_batch_figure(points: list[BatchPoint], batch: int, even_batch: int | None) -> go.Figure:
-    """Speedup against batch size (log axis), 1× drawn, the region where speculation pays shaded, the chosen batch
-    and the break-even batch marked."""
+def paying_runs(paying: list[int]) -> list[tuple[int, int]]:
+    """The batches at which speculation pays (`roofline.paying_batches`), as runs of consecutive batches, each its
+    first and last.
+
+    >>> paying_runs([1, 2, 3, 7, 8]), paying_runs([])
+    ([(1, 3), (7, 8)], [])
+    """
+    runs: list[tuple[int, int]] = []
+    for b in paying:
+        if runs and b == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], b)
+        else:
+            runs.append((b, b))
+    return runs
+
+
+def paying_note(paying: list[int]) -> str:
+    """What the speedup chart shades, in words, for the table under it (which reads only the lines)."""
+    if not paying:
+        return _("The chart shades no batch: the model predicts speculation pays at none of them.")
+    ranges = [_("{first} to {last}", first=number(a, 0), last=number(b, 0)) if a != b else number(a, 0)
+              for a, b in paying_runs(paying)]
+    return _("The chart shades the batches where the model predicts speculation pays: {ranges}.",
+             ranges=", ".join(ranges))
+
+
+def speedup_vs_batch_figure(points: list[BatchPoint], batch: int, even_batch: int | None,
+                            paying: list[int] | None = None) -> go.Figure:
+    """Speedup against batch size (log axis), 1× drawn, the batches where speculation pays shaded (`paying`, from
+    `roofline.paying_batches`; by default every batch up to `even_batch`), the chosen batch and the break-even batch
+    marked. Read 48: a draft that loses at batch 1 and pays at larger batches (`pays_later`) had no shading at all;
+    each run of paying batches is shaded wherever it lies."""
     xs, ys = [p.batch for p in points], [p.speedup for p in points]
-    last = xs[-1] if even_batch is None else even_batch
+    if paying is None:
+        last = xs[-1] if even_batch is None else even_batch
+        paying = list(range(xs[0], last + 1))
     shapes = [dict(type="line", xref="paper", x0=0, x1=1, y0=1, y1=1, line=dict(color=GREY, dash="dot"))]
     notes = []
-    if last >= 1:
-        shapes.insert(0, dict(type="rect", xref="x", yref="paper", x0=xs[0], x1=last, y0=0, y1=1, line_width=0,
+    runs = paying_runs(paying)
+    for first, last in reversed(runs):
+        shapes.insert(0, dict(type="rect", xref="x", yref="paper", x0=first, x1=last, y0=0, y1=1, line_width=0,
                               fillcolor=PAYS_FILL, layer="below"))
-        notes.append(dict(x=0.01, y=0.02, xref="paper", yref="paper", xanchor="left", yanchor="bottom",
-                          showarrow=False, text=_("speculation pays"), font=dict(color=BLUISH_GREEN)))
+    if runs:
+        notes.append(dict(x=math.log10(runs[0][0]), y=0.02, xref="x", yref="paper", xanchor="left",
+                          yanchor="bottom", showarrow=False, text=_("speculation pays"),
+                          font=dict(color=BLUISH_GREEN)))
     if even_batch:
         shapes.append(dict(type="line", xref="x", yref="paper", x0=even_batch, x1=even_batch, y0=0, y1=1,
                            line=dict(color=VERMILLION, dash="dash", width=2)))
@@ -240,6 +274,7 @@ def render(alpha: float, k: int) -> None:
     points = roofline.sweep(alpha, k, pair, hw, context, grid)
     here = next(p for p in points if p.batch == batch)
     even = roofline.break_even_batch(alpha, k, pair, hw, context)
+    paying = roofline.paying_batches(alpha, k, pair, hw, context)
     m1, m2, m3, m4 = st.columns(4)
     # the metrics are the roofline model's outputs, not measurements: each label says so, since a metric is read alone
     m1.metric(_at_batch(_("Predicted verify cost v at B = {batch}", batch=number(batch, 0))), number(here.verify_cost),
@@ -262,7 +297,7 @@ def render(alpha: float, k: int) -> None:
     if even is None:
         st.success(_(TEXT["pays_always"], alpha=number(alpha), k=k, batch=number(roofline.MAX_BATCH, 0),
                      reason=_always_reason(points, ridge, context)))
-    elif even == 0 and (paying := roofline.paying_batches(alpha, k, pair, hw, context)):
+    elif even == 0 and paying:
         st.warning(_(TEXT["pays_later"], alpha=number(alpha), k=k, first=number(paying[0], 0),
                      last=number(paying[-1], 0)))
     elif even == 0:
@@ -275,9 +310,9 @@ def render(alpha: float, k: int) -> None:
                    _(TEXT["ridge_at_one"], n=k + 1, v=number(points[0].verify_cost),
                      ridge_one=number(math.ceil(ridge_one), 0)))
     left, right = st.columns(2)
-    fig, measured = serving_roofline.on_chart(speedup_vs_batch_figure(points, batch, even), pair_key, hw,
+    fig, measured = serving_roofline.on_chart(speedup_vs_batch_figure(points, batch, even, paying), pair_key, hw,
                                             serving_roofline.committed())
-    charts.show(fig, key="theory_batch_speedup", where=left)
+    charts.show(fig, key="theory_batch_speedup", where=left, note=paying_note(paying))
     left.caption(measured)
     charts.show(break_even_figure(points, alpha, batch), key="theory_batch_even", where=right,
                 table=break_even_table(points))

@@ -1,6 +1,7 @@
 """The exact rules reproduce p and the broken ones provably do not: closed forms, chi-square tests on fixed
 seeds, and the same rules run through the real engine on the toy pair."""
 
+import dataclasses
 import doctest
 import inspect
 import re
@@ -582,3 +583,18 @@ def test_the_rules_that_top_k_makes_exact_are_the_ones_that_emit_p_under_it():
             assert rule.exact_with_top_k(0) and rule.exact_with_top_k(20), rule.name
         elif rule is not top20:
             assert not rule.exact_with_top_k(20) and farthest(rule, 20) > 1e-4, rule.name
+def test_a_deterministic_proposers_alpha_is_known_exactly():
+    """Read 48: n-gram lookup's q is a point mass on the drafted token, so α = Σ min(p, q) = p(x̂), which the
+    decision records; at T = 0.7 the Exactness lab still read a range ("0.973 to 0.977") from the top-10 lists."""
+    p = [0.975, 0.01, 0.005, 0.004, 0.003]  # the target's top list at T = 0.7; 0.003 of p is left outside it
+    decision = Decision(
+        position=0, token_id=0, text="x", draft_prob=1.0, target_prob=p[0], ratio=p[0], accept_prob=p[0],
+        uniform=0.5, accepted=True, reached=True, target_top=[TokenProb(t, str(t), v) for t, v in enumerate(p)],
+        draft_top=[TokenProb(0, "x", 1.0)])
+    assert exactness.recorded_step(decision).alpha_bounds == (pytest.approx(0.975), pytest.approx(0.975))
+    lower, upper = exactness.recorded_step(decision).alpha_bounds
+    assert lower == upper
+    sampled = dataclasses.replace(decision, draft_prob=0.9, ratio=p[0] / 0.9, accept_prob=1.0,
+                                  draft_top=[TokenProb(0, "x", 0.9), TokenProb(1, "y", 0.05)])
+    lower, upper = exactness.recorded_step(sampled).alpha_bounds  # q leaves 0.05 outside its list: still a range
+    assert lower < upper

@@ -77,6 +77,24 @@ def test_step_decomposition_reads_the_session_trace():
     assert 0.0 <= lower <= upper <= 1.0
 
 
+@pytest.mark.slow  # the page runs once per language
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_deterministic_proposers_alpha_is_one_number(lang):
+    """Read 48: n-gram lookup's q is a point mass on the drafted token, so α = p(x̂) exactly; at T = 0.7 the lab
+    read "0.973 to 0.977" and said α was "known only within bounds"."""
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params["lang"] = lang
+    at.session_state["trace"] = load_example("smollm-ngram-t07")[0]
+    at.session_state["exact_source"] = "session"
+    at.run()
+    assert not at.exception
+    alpha = next(m for m in at.metric if m.label.startswith("α"))
+    assert alpha.value == ("0,973" if lang == "pt" else "0.973")
+    captions = " ".join(c.value for c in at.caption)
+    assert ("conhecido exatamente" if lang == "pt" else "α is known exactly") in captions
+    assert ("dentro de limites" if lang == "pt" else "within bounds") not in captions
+
+
 @pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_the_step_picker_offers_only_the_drafts_the_verifier_tested():
     """A draft after a step's first rejection was never tested: the page said it was "kept with probability" its

@@ -394,11 +394,18 @@ def render_decomposition(dists: StepDistributions, session_trace: object) -> Non
             draft_probs = recorded.draft_probs
             decomposition = exactness.decompose_step(recorded.target_probs, draft_probs)
             lower, upper = recorded.alpha_bounds
-            alpha_text = _("{lower} to {upper}", lower=number(lower, 3), upper=number(upper, 3))
-            note = _("From the trace's top-10 lists only: a token missing from a list shows 0 there, so α is known "
-                     "only within bounds. The drafted token was {token} (id {token_id}), kept with probability "
-                     "{accept}.", token=escape_text(decision.text), token_id=decision.token_id,
-                     accept=decision_numbers(decision).chance)  # as the Playground writes it (read 47)
+            drafted = dict(token=escape_text(decision.text), token_id=decision.token_id,
+                           accept=decision_numbers(decision).chance)  # as the Playground writes it (read 47)
+            if lower == upper:  # Read 48: a point mass (n-gram lookup, greedy) leaves α exact, not a range
+                alpha_text = number(lower, 3)
+                note = _("From the trace's top-10 lists: one of them holds all of its distribution (a point mass, as "
+                         "a deterministic proposer's q is on its drafted token), so α is known exactly. The drafted "
+                         "token was {token} (id {token_id}), kept with probability {accept}.", **drafted)
+            else:
+                alpha_text = _("{lower} to {upper}", lower=number(lower, 3), upper=number(upper, 3))
+                note = _("From the trace's top-10 lists only: a token missing from a list shows 0 there, so α is "
+                         "known only within bounds. The drafted token was {token} (id {token_id}), kept with "
+                         "probability {accept}.", **drafted)
             if trace.steps[tested[choice][0]].tree is not None:  # the tree rule, not this chain split, kept it
                 note += " " + _(TREE_NOTE)
     except ValueError as exc:

@@ -539,3 +539,22 @@ def test_the_rules_caption_says_accepting_every_draft_keeps_more_only_where_alph
             exactness_view.RULES_CAPTION)
     finally:
         set_language("en")
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_histogram_names_p_as_the_rest_of_the_app_does(lang):
+    """Read 48: the two-token chart's marker for the target's distribution read "exact p (target)" ("p exato
+    (alvo)"); p is the target's distribution as computed at the chosen dtype, and "exact" is what a rule preserves,
+    not a property of p. It is "p (target)" as everywhere else, in the legend and on hover."""
+    import torch
+
+    from specviz.core.i18n import using
+    from specviz.labs.exactness.lab import LabResult
+
+    samples = torch.tensor([0, 1, 2, 0])
+    pair = LabResult(torch.tensor([0.5, 0.25, 0.25], dtype=torch.float64), ["ab", "ac", "(other)"], None, samples,
+                     samples, 1.0, "")
+    with using(lang):
+        fig = exactness_view.histogram_figure(pair, "exact")
+        marker = next(t for t in fig.data if t.type == "scatter")
+        named = "p (alvo)" if lang == "pt" else "p (target)"
+        assert marker.name == named and marker.hovertemplate.endswith(f"<extra>{named}</extra>")
+        assert not any("exact" in (t.name or "") or "exato" in (t.name or "") for t in fig.data if t.type == "scatter")

@@ -141,7 +141,7 @@ def engine_lab(pair: Pair, spec: RunSpec, rule: str, n: int, length: int, compar
         wanted = _wanted(firsts, p) if p.shape[0] > SPARSE_ABOVE else range(p.shape[0])
         texts = [pair.tokenizer.decode([i]) if i in wanted else "" for i in range(p.shape[0])]
         result = LabResult(p.double(), texts, list(range(p.shape[0])), firsts[0], firsts[1], runs.acceptance_rate,
-                           _("{what}, compared on their first token with the target's exact p", what=what))
+                           _("{what}, compared on their first token with p (target)", what=what))
     else:
         texts = ["".join(pair.tokenizer.decode([t]) for t in seq) for seq in truth.support]
         result = LabResult(truth.probs, texts + [_("(other)")], None,

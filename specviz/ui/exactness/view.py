@@ -173,9 +173,11 @@ def histogram_figure(result: LabResult, rule_label: str) -> go.Figure:
                          hovertemplate="%{x}: %{y:.4f}<extra>" + _("speculative") + "</extra>"))
     fig.add_trace(go.Bar(x=names, y=pick(plain), name=_("target-only decoding"), marker_color=GREY,
                          hovertemplate="%{x}: %{y:.4f}<extra>" + _("target-only") + "</extra>"))
-    fig.add_trace(go.Scatter(x=names, y=pick(result.exact_probs), mode="markers", name=_("exact p (target)"),
+    # Read 48: "exact p (target)"; p is the target's distribution as computed at the chosen dtype, and "exact" is
+    # what a rule preserves, not a property of p: named as the rest of the app names it
+    fig.add_trace(go.Scatter(x=names, y=pick(result.exact_probs), mode="markers", name=_("p (target)"),
                              marker=dict(symbol="line-ew", size=26, line=dict(width=3, color=P_COLOR)),
-                             hovertemplate="%{x}: p = %{y:.4f}<extra>" + _("exact") + "</extra>"))
+                             hovertemplate="%{x}: p = %{y:.4f}<extra>" + _("p (target)") + "</extra>"))
     fig.update_layout(barmode="group", height=440, margin=dict(l=10, r=10, t=40, b=10),
                       # a category is a token (the table's first column: "token") or a two-token continuation (read 46)
                       xaxis_title=_("token") if result.ids is not None else _("first two tokens"),

@@ -845,3 +845,19 @@ def test_the_settings_line_names_the_proposer_as_its_menu_does(lang, said):
     with using(lang):
         line = settings_line(trace)
     assert said in line and "layerskip-7" not in line
+
+
+def test_an_exact_zero_reads_the_same_in_the_chips_and_the_distribution_table():
+    """Read 48: a greedy draft the target gives p = 0 read "p (target) = 0.000" in its chip (and "min(1, p/q) =
+    0.000") but "0" in the distribution table, which writes the zeros a short top list implies as "0". Every step
+    panel now writes an exact 0 through `fmt`, as "0"."""
+    from specviz.ui.common.step_figures import distribution_table
+
+    d = Decision(0, 5, "x", 1.0, 0.0, 0.0, 0.0, 0.3, False, True, target_top=[TokenProb(7, "y", 1.0)],
+                 draft_top=[TokenProb(5, "x", 1.0)])
+    step = Step(0, 3, 0, "draft", [d], [EmittedToken(7, "y", TokenKind.RECOVERED)])
+    chips = html.unescape(decision_chips(step))
+    assert "p (target) = 0" in chips and "p/q = 0" in chips and "0.000" not in chips, chips
+    table = distribution_table(d).set_index("token")
+    assert table.loc["x", "p (target)"] == "0" and table.loc["y", "q (draft)"] == "0"
+    assert fmt(0.0) == fmt(0) == "0" and fmt(0.0004) == "4.0e-04"

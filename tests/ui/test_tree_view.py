@@ -489,14 +489,14 @@ def test_a_point_mass_node_shows_the_q_the_rule_used_in_the_hover_table_and_chip
     step = Step(0, 3, 1, "draft", decisions, [EmittedToken(2, "b", TokenKind.ACCEPTED, 1.0, 0.0, 0.4),
                                               EmittedToken(4, "d", TokenKind.BONUS)], tree=TreeRecord(nodes, [1]))
     rows = tree_rows(step.tree)
-    assert [(row["q"], row["p/q"]) for row in rows] == [("1.000 (point mass)", "0.000"), ("1.000 (point mass)", "1.000")]
+    assert [(row["q"], row["p/q"]) for row in rows] == [("1.000 (point mass)", "0"), ("1.000 (point mass)", "1.000")]
     hover = tree_figure(step).to_plotly_json()["layout"]["annotations"][2]["hovertext"]
-    assert "not drawn from q: the rule takes q as a point mass (the draft gave it q(x) = 0.000)" in hover, hover
+    assert "not drawn from q: the rule takes q as a point mass (the draft gave it q(x) = 0)" in hover, hover
     assert "p/q = 1.000" in hover and "∞" not in hover, hover
     # read 44 review: the q line called the rule's point mass the draft's, under "the draft gave it q(x) = 0.000"
     assert "q = 1.000 (point mass) · p (target) = 1.000" in hover and "q (draft) = 1.000" not in hover, hover
     chips = decision_chips(step)
-    assert "q = 1.000, a point mass (a top-k child, not drawn from q; the draft gave it q(x) = 0.000)" in chips
+    assert "q = 1.000, a point mass (a top-k child, not drawn from q; the draft gave it q(x) = 0)" in chips
     assert "p/q = ∞" not in chips
     bars = verdict_overview_figure(step).to_plotly_json()["data"][0]["customdata"][0]
     assert list(bars[1:3]) == ["1.000 (point mass)", "1.000"]

@@ -70,8 +70,8 @@ def _distribution(d: Decision, n: int) -> tuple[list[int], list[str], list[float
     qv = [q[i].prob if i in q else 0.0 for i in ids]
     below_p = _outside(d.target_top, _("below the target's top 10"))
     below_q = _outside(d.draft_top, _("below the draft's top 10"))
-    p_hover = [_prob(p[i].prob) if i in p else below_p for i in ids]
-    q_hover = [_prob(q[i].prob) if i in q else below_q for i in ids]
+    p_hover = [fmt(p[i].prob) if i in p else below_p for i in ids]
+    q_hover = [fmt(q[i].prob) if i in q else below_q for i in ids]
     if d.token_id in p and d.token_id in q and 0 < p[d.token_id].prob != q[d.token_id].prob > 0:  # an exact 0 stays 0
         # the drafted token's p and q, compared by the sentence beside the chart, are written apart: p = 0.9997
         # against q = 1 read "1.000" and "1.000" (read 46)
@@ -83,12 +83,6 @@ def _distribution(d: Decision, n: int) -> tuple[list[int], list[str], list[float
     return ids, labels, pv, qv, p_hover, q_hover
 
 
-def _prob(x: float) -> str:
-    """A stored probability as the hover writes it: `fmt`'s 3 decimals, and an exact 0 as "0", as `_outside` writes
-    the zeros a short list implies (the drafted token's p at T = 0 read "0.000" beside them)."""
-    return "0" if x == 0 else fmt(x)
-
-
 def _outside(top: list[TokenProb], below: str) -> str:
     """What a token outside a recorded top list reads: exactly 0 where the list holds fewer than TOP_N tokens, else
     `below`. A trace's top list leaves out only tokens of probability 0 (`generation.top_tokens`), so a shorter one
@@ -96,7 +90,7 @@ def _outside(top: list[TokenProb], below: str) -> str:
     Medusa head), a point mass (n-gram lookup at any temperature), a top-k under 10. A Medusa greedy step's target
     token read "below the draft's top 10" where q is 0 (issue 43). An empty list was not recorded: nothing is known.
     """
-    return "0" if 0 < len(top) < TOP_N else below
+    return fmt(0.0) if 0 < len(top) < TOP_N else below
 
 
 def distribution_figure(d: Decision, n: int = 10, number: int | None = None) -> go.Figure:

@@ -26,15 +26,20 @@ from specviz.ui.common.palette import DisplayState, Kind, style
 
 
 def fmt(x: float | None, digits: int = 3) -> str:
-    """A probability or ratio for people: 3 decimals (a decimal comma in Portuguese), ∞ for infinity, – for missing.
+    """A probability or ratio for people: 3 decimals (a decimal comma in Portuguese), ∞ for infinity, – for missing,
+    and an exact 0 as "0". The one writer of the step panels' numbers: Read 48 found an exact zero as "0.000" in the
+    chips and tables but "0" in the distribution table, which writes the zeros a short top list implies that way.
+    "0" says the value is 0, not a rounded one (a nonzero value below the last decimal is written 1.0e-06).
 
-    >>> fmt(0.123456), fmt(math.inf), fmt(None), fmt(1e-6)
-    ('0.123', '∞', '–', '1.0e-06')
+    >>> fmt(0.123456), fmt(math.inf), fmt(None), fmt(1e-6), fmt(0.0), fmt(0)
+    ('0.123', '∞', '–', '1.0e-06', '0', '0')
     """
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "–"
     if math.isinf(x):
         return "∞" if x > 0 else "−∞"
+    if x == 0:
+        return "0"
     if x != 0 and abs(x) < 10 ** -digits:
         return localized(f"{x:.1e}")
     return number(x, digits)  # the one locale-aware formatter (read 47)

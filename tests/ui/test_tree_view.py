@@ -569,3 +569,33 @@ def test_the_main_line_caption_allows_a_step_with_no_rejected_node():
     assert "the accepted path and, if one was rejected, the first node rejected below it" in _(TEXT["main_line"])
     with using("pt"):
         assert "o caminho aceito e, se algum foi rejeitado, o primeiro nó rejeitado" in _(TEXT["main_line"])
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_point_mass_drafts_distribution_chart_draws_the_q_the_rule_used(lang):
+    """Read 48: the step panel's p-and-q chart drew the draft's whole q beside a top-k child at T = 0.7, which the
+    rule tests against a point mass q′ = δ_x (kept with p′(x), not min(1, p(x)/q(x))): the orange bars read as the
+    q of min(1, p/q). For such a node q is now drawn as that point mass, 1 on the drafted token, and named so; a
+    chain draft drawn from q keeps the draft's q."""
+    from specviz.engine.trace import Decision, TokenProb
+    from specviz.ui.common.step_figures import distribution_figure, distribution_table
+
+    draft_top = [TokenProb(1, "a", 0.6), TokenProb(2, "b", 0.3), TokenProb(3, "c", 0.1)]
+    target_top = [TokenProb(1, "a", 0.2), TokenProb(2, "b", 0.7), TokenProb(3, "c", 0.1)]
+    # the second child tried, "b": the first ("a") was rejected, so the rule keeps "b" with p′(b) = 0.7 / 0.8
+    d = Decision(0, 2, "b", 0.3, 0.7, 0.7 / 0.3, 0.875, 0.5, True, True, target_top=target_top, draft_top=draft_top)
+    node = TreeNode(2, "b", ROOT, 1, 0.3, 0.7, "accepted", 0.5, 0.875, point_mass=True)
+    with using(lang):
+        name = "q como a regra o usou (uma massa pontual)" if lang == "pt" else "q as the rule used it (a point mass)"
+        bars = {t.name: dict(zip(t.y, t.x)) for t in distribution_figure(d, node=node).data}
+        assert bars[name] == {"a": 0.0, "b": 1.0, "c": 0.0}
+        table = distribution_table(d, node=node).set_index(distribution_table(d, node=node).columns[0])
+        gave = "o rascunho lhe deu q(x) = 0,300" if lang == "pt" else "the draft gave it q(x) = 0.300"
+        assert gave in table.loc["b", name] and table.loc["a", name] == "0"
+        drawn = {t.name: dict(zip(t.y, t.x)) for t in distribution_figure(d).data}  # a chain draft drawn from q
+        assert drawn["q (rascunho)" if lang == "pt" else "q (draft)"] == {"a": 0.6, "b": 0.3, "c": 0.1}
+    from specviz.labs.examples import load_example
+
+    ngram = next(d for s in load_example("smollm-ngram-t07")[0].steps for d in s.decisions if d.reached)
+    bars = {t.name: dict(zip(t.y, t.x)) for t in distribution_figure(ngram).data}["q (draft)"]
+    assert sorted(bars.values())[-2:] == [0.0, 1.0] and sum(bars.values()) == 1.0  # n-gram lookup: a point mass

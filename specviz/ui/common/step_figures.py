@@ -37,23 +37,40 @@ def _wrapped(title: str) -> tuple[str, int]:
         lines = textwrap.wrap(title, TITLE_CHARS) or [title]
     return "<br>".join(lines), 20 * (len(lines) - 1)
 
-def distribution_table(d: Decision, n: int = 10) -> pd.DataFrame:
+def _rule_point_mass(node: TreeNode | None) -> bool:
+    """Whether the rule tests this draft against a point mass q′ = δ_x whatever the draft gave it: a tree node
+    copied from the context (prompt lookup) or a child not drawn from q (a top-k or greedy tree's)."""
+    return node is not None and (node.point_mass or node.copied)
+
+
+def distribution_table(d: Decision, n: int = 10, node: TreeNode | None = None) -> pd.DataFrame:
     """The numbers of `distribution_figure`, as its hover gives them: a token outside a model's full top 10 reads
     "below the target's top 10" (or the draft's), not the 0 its bar is drawn at: the trace does not store it. Outside
     a shorter list it reads 0, which it is (`_outside`). The drafted token's row carries the chart's mark and its
-    verdict in words ("✗ drafted (rejected)"): the table did not say which token was drafted (issue 43)."""
-    ids, labels, _pv, _qv, p_hover, q_hover = _distribution(d, n)
+    verdict in words ("✗ drafted (rejected)"): the table did not say which token was drafted (issue 43). Its q
+    column is the q the rule used, named as the chart's legend names it (`_q_name`)."""
+    ids, labels, _pv, _qv, p_hover, q_hover = _distribution(d, n, node)
     s = style(decision_kind(d))
     marks = [_("{glyph} drafted ({verdict})", glyph=s.glyph, verdict=_(s.label)) if i == d.token_id else ""
              for i in ids]
-    return pd.DataFrame({_("token"): table_text(labels), _("p (target)"): p_hover, _("q (draft)"): q_hover,
+    return pd.DataFrame({_("token"): table_text(labels), _("p (target)"): p_hover, _q_name(node): q_hover,
                          _("mark"): marks})
 
 
-def _distribution(d: Decision, n: int) -> tuple[list[int], list[str], list[float], list[float], list[str], list[str]]:
-    """The tokens of `distribution_figure` (ids and unique labels), their bars' p and q, and their hover texts."""
+def _q_name(node: TreeNode | None) -> str:
+    """The q bars' name: the draft's q, or for a node the rule tests against a point mass, that point mass."""
+    return _("q as the rule used it (a point mass)") if _rule_point_mass(node) else _("q (draft)")
+
+
+def _distribution(d: Decision, n: int, node: TreeNode | None = None
+                  ) -> tuple[list[int], list[str], list[float], list[float], list[str], list[str]]:
+    """The tokens of `distribution_figure` (ids and unique labels), their bars' p and q, and their hover texts.
+    Read 48: for a node the rule tests against a point mass q′ = δ_x (`_rule_point_mass`) the bars drew the draft's
+    whole q, which the rule never used, beside a verdict min(1, p′/q′) with q′(x) = 1; its q is now that point mass
+    (1 on the drafted token, 0 elsewhere), and the drafted token's hover says what the draft gave it."""
     p = {t.token_id: t for t in d.target_top}
-    q = {t.token_id: t for t in d.draft_top}
+    point_mass = _rule_point_mass(node)
+    q = {d.token_id: TokenProb(d.token_id, d.text, 1.0)} if point_mass else {t.token_id: t for t in d.draft_top}
     p.setdefault(d.token_id, TokenProb(d.token_id, d.text, d.target_prob))
     q.setdefault(d.token_id, TokenProb(d.token_id, d.text, d.draft_prob))
     ids = sorted(set(p) | set(q), key=lambda i: -max(p[i].prob if i in p else 0, q[i].prob if i in q else 0))[:n]
@@ -80,6 +97,9 @@ def _distribution(d: Decision, n: int) -> tuple[list[int], list[str], list[float
         # read 47 review: p = 0.4, q = 0.8 beside u = 0.50001 read "0.400" here and "0.40000" in the sentence)
         shown = shown_numbers(p[d.token_id].prob, q[d.token_id].prob, d.accept_prob, d.uniform if d.reached else None)
         p_hover[row], q_hover[row] = shown.p, shown.q
+    if point_mass:
+        row = ids.index(d.token_id)
+        q_hover[row] = _("{one} (point mass; the draft gave it q(x) = {q})", one=q_hover[row], q=fmt(d.draft_prob))
     return ids, labels, pv, qv, p_hover, q_hover
 
 
@@ -93,26 +113,28 @@ def _outside(top: list[TokenProb], below: str) -> str:
     return fmt(0.0) if 0 < len(top) < TOP_N else below
 
 
-def distribution_figure(d: Decision, n: int = 10, number: int | None = None) -> go.Figure:
+def distribution_figure(d: Decision, n: int = 10, number: int | None = None, node: TreeNode | None = None
+                        ) -> go.Figure:
     """Top-n bars of p (target, blue) and q (draft, orange) side by side at one drafted position.
 
     The bars cover the union of both top-10 lists, ranked by max(p, q); a probability outside a model's top 10 is
     not stored in the trace and is drawn as 0 with "below the top 10" on hover (and in `distribution_table`), or
     with 0 where the list is shorter, since it then holds every token of probability above 0 (`_outside`). The
     drafted token is marked. `number`: the draft's number as shown (`draft_numbers`; its place in the chain when
-    None).
+    None). `node`: the draft's tree node, if any; where the rule tests it against a point mass, q is drawn as that
+    point mass and named so (`_distribution`), not as the draft's distribution.
     """
-    ids, labels, pv, qv, p_hover, q_hover = _distribution(d, n)
+    ids, labels, pv, qv, p_hover, q_hover = _distribution(d, n, node)
     # horizontal bars: the token labels sit on the y axis, one per line, so they never overlap or need rotating
     fig = go.Figure()
     fig.add_bar(y=labels, x=pv, orientation="h", name=_("p (target)"), marker_color=P_COLOR, customdata=p_hover,
                 hovertemplate="%{y}<br>p = %{customdata}<extra></extra>")
-    fig.add_bar(y=labels, x=qv, orientation="h", name=_("q (draft)"), marker_color=Q_COLOR, customdata=q_hover,
+    fig.add_bar(y=labels, x=qv, orientation="h", name=_q_name(node), marker_color=Q_COLOR, customdata=q_hover,
                 hovertemplate="%{y}<br>q = %{customdata}<extra></extra>")
     s = style(decision_kind(d))
     mark = labels[ids.index(d.token_id)]
     top = max(pv + qv + [1e-9])
-    end = max(d.target_prob, d.draft_prob)
+    end = max(pv[ids.index(d.token_id)], qv[ids.index(d.token_id)])  # the drafted token's longer bar, as drawn
     right = end > top * 0.5  # a long bar: the label goes to its left, inside the plot (a phone clipped it)
     fig.add_annotation(x=end, y=mark, text=_("{glyph} drafted", glyph=s.glyph), showarrow=True, arrowhead=2,
                        ax=-44 if right else 44, ay=-18 if right else 0, xanchor="right" if right else "left",

@@ -28,8 +28,8 @@ from specviz.ui.common.palette import style
 from specviz.ui.common.step_figures import (accept_strip_figure, accept_strip_table, correction_figure,
                                              correction_table, distribution_figure, distribution_table,
                                              verdict_overview_figure, verdict_overview_table)
-from specviz.ui.common.tokens import (decision_chips, decision_kind, decision_numbers, draft_numbers, emitted_chips,
-                                      fmt, text_html)
+from specviz.ui.common.tokens import (decision_chips, decision_kind, decision_numbers, emitted_chips,
+                                      fmt, main_line_view, text_html)
 from specviz.ui.common.tree_view import TEXT as TREE_TEXT
 from specviz.ui.common.tree_view import render_tree
 
@@ -277,7 +277,8 @@ def render_step(step: Step, *, key: str, stop: str = "") -> None:
     if step.decisions:
         shown = len(step.decisions)  # a tree's main line: its accepted path and the child rejected below it
         deciding = step.n_accepted if step.n_accepted < shown else shown - 1
-        numbers = draft_numbers(step)  # a tree's main line: its nodes' numbers in the tree, as drawn above
+        # a tree's main line: its nodes' numbers in the tree, as drawn above, and the nodes (a point mass's q)
+        numbers, nodes = main_line_view(step)
         chosen = st.segmented_control(
             _("Look closely at draft"), list(range(shown)), default=deciding, required=True,
             key=f"{key}_position_{step.index}",
@@ -287,8 +288,8 @@ def render_step(step: Step, *, key: str, stop: str = "") -> None:
         at = chosen if chosen is not None else deciding
         d = step.decisions[at]
         left, right = st.columns(2)
-        show(distribution_figure(d, number=numbers[at]), f"{key}_dist_{step.index}", left,
-             table=distribution_table(d))
+        show(distribution_figure(d, number=numbers[at], node=nodes[at]), f"{key}_dist_{step.index}", left,
+             table=distribution_table(d, node=nodes[at]))
         with right:
             show(accept_strip_figure(d, tree=drew_tree), f"{key}_strip_{step.index}",
                  table=accept_strip_table(d, tree=drew_tree))

@@ -260,9 +260,9 @@ def break_even_batch(alpha: float, k: int, pair: ModelPair, hw: Hardware, contex
     """The largest batch (1..max_batch) up to which speculation pays at every batch (`pays`: speedup >= 1, a tie
     included); 0 when it does not pay at batch 1, or when K = 0 (nothing is drafted: its speedup, 1 / v = 1 at every
     batch, is no gain), None when it pays at every batch up to max_batch. Grows with alpha: a better draft keeps
-    paying into larger batches. The speedup need not fall from batch 1: where c falls as the batch grows (the SmolLM2 pairs, whose drafts' KV
-    caches are a smaller share of the target's than their weights), a 0 can have larger batches that pay
-    (`paying_batches`).
+    paying into larger batches. The speedup need not fall from batch 1: where c falls as the batch grows (the
+    SmolLM2 pairs, whose drafts' KV caches are a smaller share of the target's than their weights), a 0 can have
+    larger batches that pay (`paying_batches`).
 
     >>> [break_even_batch(a, 4, PAIRS["qwen-7b-72b"], HARDWARE["h100"], 0) for a in (0.3, 0.6, 0.9)]
     [59, 111, 217]

@@ -133,8 +133,9 @@ def engine_lab(pair: Pair, spec: RunSpec, rule: str, n: int, length: int, compar
             truth = exact_two_token_distribution(pair.target, ids, sampling, tokenizer=pair.tokenizer)
     # the engine drafts at most one token fewer than it can still emit, so a short continuation drafts fewer than K
     most = drafts_per_step(spec.k, length)
-    what = _("{length}-token continuations (speculative, drafting at most {k} a step with K = {spec_k}, and "
-             "target-only)", length=length, k=most, spec_k=spec.k)
+    what = ngettext("{n}-token continuations (speculative, drafting at most {k} a step with K = {spec_k}, and "
+                    "target-only)", "{n}-token continuations (speculative, drafting at most {k} a step with K = "
+                    "{spec_k}, and target-only)", length, k=most, spec_k=spec.k)  # pt: "de 1 token" (read 48)
     if compare == "first":
         firsts = [torch.tensor([s[0] for s in seqs], dtype=torch.int64) for seqs in (runs.speculative,
                                                                                        runs.autoregressive)]

@@ -939,3 +939,23 @@ def test_k_is_named_a_trees_depth_wherever_a_tree_can_be_drafted(monkeypatch):
         assert _("K: drafts per step (a tree's depth)") == "K: palpites por passo (a profundidade de uma árvore)"
         assert _("K (drafts per step; the tree lane's depth)") == \
             "K (palpites por passo; a profundidade da raia da árvore)"
+
+
+@pytest.mark.slow  # the page under AppTest twice: over 0.35 s
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_lanes_tokens_and_seconds_give_the_tokens_per_second_it_shows(monkeypatch, lang):
+    """Read 48: the lanes' help rounded the run time to two decimals, so the toy example's "47 tokens in 0.06 s"
+    (783 tokens/s) stood under a metric of 738.8 and "42 tokens in 0.04 s" (1,050) under 937.8. The seconds now keep
+    three significant digits: tokens ÷ seconds gives the metric to within 1%, in both languages."""
+    monkeypatch.chdir(ROOT)
+    at = _app(lang=lang, race_example="toy-draft")
+    said = re.compile(r"^(\d+) tokens? (?:in|em) ([\d.,]+) s")
+    checked = 0
+    for metric in at.metric:
+        shown = said.match(metric.proto.help)
+        if shown:
+            seconds = float(shown[2].replace(",", ".") if lang == "pt" else shown[2])
+            rate = float(metric.value.replace(".", "").replace(",", ".") if lang == "pt" else metric.value)
+            assert abs(int(shown[1]) / seconds / rate - 1) < 0.01, (metric.label, metric.proto.help, metric.value)
+            checked += 1
+    assert checked == 2  # the speculative lane and target-only

@@ -367,9 +367,11 @@ ALPHA_TEXT = {  # the sentences of alpha_note, whole, with named values; transla
                      "the second averages their chances, min(1, p/q)."),
     "formula": N_("If every step drafts K tokens and each is kept with probability α, E[accepted] / K = "
                   "α(1 − α^K) / ((1 − α)K) = {predicted} at K = {k}."),
+    # read 48: Medusa heads draft one token each (5 shipped), so a race at K = 8 drafted 5 a step and this
+    # sentence gave none of its reasons
     "fewer": N_("Some steps of this run drafted fewer than K tokens (drafting stops at the token limit and after "
-                "a drafted end-of-text token, and a lookup drafts only what it finds), which that formula does not "
-                "model."),
+                "a drafted end-of-text token, a lookup drafts only what it finds, and Medusa heads draft one token "
+                "each, so never more than there are heads), which that formula does not model."),
 }
 
 

@@ -343,8 +343,9 @@ def test_alpha_note_says_its_formula_assumes_k_drafts_every_step():
     assert "If every step drafts K tokens and each is kept with probability α" in every
     assert "drafted fewer than K" not in every
     assert some.endswith("Some steps of this run drafted fewer than K tokens (drafting stops at the token limit and "
-                         "after a drafted end-of-text token, and a lookup drafts only what it finds), which that "
-                         "formula does not model.")
+                         "after a drafted end-of-text token, a lookup drafts only what it finds, and Medusa heads "
+                         "draft one token each, so never more than there are heads), which that formula does not "
+                         "model.")
 
 
 def test_alpha_notes_shorter_steps_are_not_blamed_on_a_lookup_in_a_draft_models_run():
@@ -577,3 +578,18 @@ def test_length_note_names_the_chain_lane_beside_a_tree_lane():
         with using("pt"):
             assert length_note(spec, base, chain=True).startswith(
                 "A saída da raia da cadeia e a saída só com o alvo têm comprimentos diferentes (2 vs 20 tokens)")
+
+
+def test_alpha_notes_shorter_steps_name_the_medusa_heads_cap():
+    """Read 48: a live race with Medusa heads at K = 8 drafted 5 tokens a step (the shipped heads are 5, one token
+    each), and the note's reasons for steps that drafted fewer than K named only the token limit, an end-of-text and
+    a lookup. The heads' cap is now among them, in both languages."""
+    from specviz.core.i18n import using
+
+    steps = [Step(i, 3 + i, 8, "medusa", [_decision(j, 0.9, j < 2, j <= 2) for j in range(5)], _tokens(3)) for i in range(2)]
+    spec = Trace("speculative", {"k": 8, "proposer": "medusa"}, [1, 2, 3], [7] * 6, steps)
+    for lang, said in (("en", "Medusa heads draft one token each, so never more than there are heads"),
+                       ("pt", "as cabeças de previsão (Medusa) rascunham um token cada, então nunca mais do que o "
+                              "número de cabeças")):
+        with using(lang):
+            assert said in timeline.alpha_note(spec)

@@ -236,10 +236,19 @@ def prefills_a_drafter(spec: Trace) -> bool:
     """Whether `spec`'s proposer runs a draft model over the prompt in the prefill (`DraftModelProposer.prefill`: a
     draft model, or layer-skip's first layers; `timed_as` "model"), so its prefill is longer than target-only's. An
     n-gram lookup reads no model, and EAGLE and Medusa only take the target's states of the prompt
-    (`SpeculativeDecoder.prefill`); an unknown name: False."""
+    (`SpeculativeDecoder.prefill`); an unknown name: False. A layer-skip trace names its proposer by its layers
+    ("layerskip-7", `LayerSkipProposer`), which read 48 found unknown here: its registry name is the part before the
+    dash.
+
+    >>> from specviz.engine.trace import Trace
+    >>> [prefills_a_drafter(Trace("speculative", {"proposer": name}, [1], [], [])) for name in ("layerskip-7", "eagle")]
+    [True, False]
+    """
     from specviz.engine.proposers import registry
 
     name = spec.settings.get("proposer") or next((step.proposer for step in spec.steps), "")
+    if name not in registry.names():
+        name = name.partition("-")[0]
     return name in registry.names() and registry.get(name).timed_as == "model"
 
 

@@ -513,14 +513,17 @@ def test_a_loss_whose_steps_paid_is_put_outside_the_steps():
 
 def test_a_lost_race_whose_steps_paid_names_a_draft_model_only_where_one_read_the_prompt():
     """Read 46 (review): "a draft model reads the prompt too" explained a longer prefill in every lane, an n-gram
-    lookup's too, which runs no model over the prompt; only a proposer that prefills a draft model says it."""
+    lookup's too, which runs no model over the prompt; only a proposer that prefills a draft model says it. Read 48:
+    a layer-skip trace names its proposer "layerskip-7" (its layers), as the shipped example and every live race
+    record it, and that name read as unknown, so a layer-skip lane's prefill went unexplained."""
     import dataclasses
 
     from specviz.core.i18n import using
 
     spec = _trace("speculative", [(0.001, 0.011, 4)] * 5, prefill=0.5, drafted=20, accepted=15)
     base = _trace("autoregressive", [(0.0, 0.004, 1)] * 20, prefill=0.05)
-    for proposer, named in (("draft", True), ("layerskip", True), ("ngram", False), ("medusa", False)):
+    for proposer, named in (("draft", True), ("layerskip", True), ("layerskip-7", True), ("ngram", False),
+                            ("medusa", False)):
         lane = dataclasses.replace(spec, settings={"proposer": proposer})
         text = explain_race(lane, base)
         assert "The steps paid for themselves" in text and ("a draft model reads the prompt too" in text) == named, text
@@ -593,3 +596,10 @@ def test_alpha_notes_shorter_steps_name_the_medusa_heads_cap():
                               "número de cabeças")):
         with using(lang):
             assert said in timeline.alpha_note(spec)
+
+
+def test_the_shipped_layer_skip_example_is_known_to_prefill_a_drafter():
+    """Read 48: the shipped layer-skip example records its proposer as "layerskip-7", and `prefills_a_drafter` read it
+    as an unknown name (False) although the draft's first layers read the prompt in the prefill."""
+    spec, _base = load_example("smollm-layerskip-t07")
+    assert spec.settings["proposer"] == "layerskip-7" and timeline.prefills_a_drafter(spec)

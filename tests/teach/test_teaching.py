@@ -728,3 +728,19 @@ def test_lesson_3s_row_says_whom_the_target_likes_a_draft_at_least_as_much_as():
     for plan, said in ((PLAN_EN, "likes at least as much as the draft does (p ≥ q) is always kept"),
                        (PLAN_PT, "gosta pelo menos tanto quanto o rascunho (p ≥ q) sempre fica")):
         assert said in plan.read_text(encoding="utf-8"), plan.name
+
+
+def test_the_lesson_11_note_names_the_per_position_counter_as_the_serving_labs_chart_does():
+    """Read 48: the lesson-11 note called the Serving lab's per-position counter "acceptance per position" (pt
+    "aceitação por posição"), a second name beside the chart the page draws, "Acceptance by draft position" ("Aceitação
+    por posição do palpite"), which lesson 11 also says ("acceptance by draft position")."""
+    from specviz.core.i18n import using
+    from specviz.ui.serving import charts
+
+    for plan, lang in ((PLAN_EN, "en"), (PLAN_PT, "pt")):
+        with using(lang):
+            title = charts.per_position_figure([0.5, 0.25]).layout.title.text
+        text = " ".join(plan.read_text(encoding="utf-8").split())
+        assert f"{title[0].lower()}{title[1:]}." in text, (plan.name, title)
+    assert "acceptance per" not in " ".join(PLAN_EN.read_text(encoding="utf-8").split())
+

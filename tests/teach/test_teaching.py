@@ -744,3 +744,19 @@ def test_the_lesson_11_note_names_the_per_position_counter_as_the_serving_labs_c
         assert f"{title[0].lower()}{title[1:]}." in text, (plan.name, title)
     assert "acceptance per" not in " ".join(PLAN_EN.read_text(encoding="utf-8").split())
 
+
+def test_the_lesson_7_row_sets_c_to_the_articles_value_before_reading_its_figures():
+    """Read 48: the lesson-7 row read the article's 7B / 70B pair (c = 0.1) off the Theory explorer's best-K staircase,
+    but the explorer's c slider opens at 0.05, where α = 0.7's best K is 6 and its speedup 2.35×, not the row's 4 and
+    1.98×; the row now has the lecturer set c to 0.1 first."""
+    from specviz.engine import theory
+    from specviz.teach.learn import ARTICLE_C
+
+    source = (ROOT / "pages" / "theory.py").read_text(encoding="utf-8")
+    opens = re.search(r'_\("Draft cost c [^"]*"\), [\d.]+, [\d.]+, ([\d.]+),', source).group(1)
+    assert theory.optimal_k(0.7, float(opens)) != theory.optimal_k(0.7, ARTICLE_C)  # the row's figures need c = 0.1
+    said = {PLAN_EN: f"set c to {ARTICLE_C} (the explorer opens at {opens}) for the article's 7B / 70B pair",
+            PLAN_PT: f"ajuste c para {str(ARTICLE_C).replace('.', ',')} (o explorador abre com {opens.replace('.', ',')})"
+                     " para o par 7B / 70B do artigo"}
+    for plan, words in said.items():
+        assert words in plan.read_text(encoding="utf-8"), plan.name

@@ -557,3 +557,21 @@ def test_no_sliver_of_a_bar_sits_beside_the_graders_range_and_the_table_lists_th
         assert row in list(table.iloc[:, 0]) and list(table.iloc[:, 1]) == [str(c) for c in spread.counts[0]]
         per_bar = (fig.layout.height - 80) / len(spread.labels) * (1 - fig.layout.bargap)
         assert per_bar >= 24  # px: each bar's thickness, whatever the screen's width
+
+
+@pytest.mark.parametrize("lang, interval, vague", [("en", "every 2 seconds", "a couple of seconds"),
+                                                   ("pt", "a cada 2 segundos", "poucos segundos")])
+def test_nothing_pushed_yet_gives_the_phones_poll_not_an_unmeasured_time(db, lang, interval, vague):
+    """Read 48: the teacher's "Nothing pushed yet" promised every screen switches "within a couple of seconds" (the
+    Portuguese "em poucos segundos"), a time nothing measures (docs/classroom.md; read 46 fixed the same promise in
+    the teaching plans). It now says a phone shows a push at its next check, every POLL_SECONDS, later while a live
+    model run keeps the server busy."""
+    store, session, _ = _paced(db, ())
+    at = AppTest.from_file(str(ROOT / "pages" / "classroom.py"), default_timeout=30)
+    at.query_params.update({"as": "teacher", "session": session.code, "lang": lang})
+    at.session_state["classroom_teacher"] = hashlib.sha256(PIN.encode()).hexdigest()  # given the PIN
+    with using(lang):  # AppTest calls the role switch's format_func (`_`) in the test's thread
+        at.run()
+    said = [i.value for i in at.info if i.value.startswith(("Nothing pushed yet", "Nada enviado ainda"))]
+    assert not at.exception and len(said) == 1
+    assert interval in said[0] and vague not in said[0] and ("model run" in said[0] or "modelo" in said[0])

@@ -2,7 +2,7 @@
 until the reveal.
 
 The question area is a live fragment (`specviz.ui.common.frame.live_fragment`) that reruns itself every POLL_SECONDS, so a
-phone switches to a newly pushed question (or to round 2, or to the reveal) within a couple of seconds with no
+phone switches to a newly pushed question (or to round 2, or to the reveal) at its next poll with no
 refresh; a widget keeps its value across those reruns because its key names the push and the round. Data and rules
 live in specviz.teach.classroom_paced; the student's own answers are shown back through specviz.ui.common.escaping.
 """

@@ -17,7 +17,8 @@ import streamlit as st
 
 from specviz.core.i18n import N_, _, get_language, percent
 from specviz.teach.classroom import ClassroomError, Session, concept_name, in_language
-from specviz.teach.classroom_paced import PacedStore, Push, search_questions
+from specviz.teach.classroom.inputs import _duration
+from specviz.teach.classroom_paced import POLL_SECONDS, PacedStore, Push, search_questions
 from specviz.teach.quiz.grading import answer_sentence
 from specviz.ui.classroom import teacher
 from specviz.ui.classroom import view
@@ -37,8 +38,11 @@ TEXT = {
     "none_found": N_("No question in this session matches “{text}”."),
     "pick": N_("Question to push ({n} found)"),
     "push": N_("Push to the class"),
-    "nothing_yet": N_("Nothing pushed yet. Pick a question above and push it: every student's screen switches to "
-                      "it within a couple of seconds."),
+    # not "within a couple of seconds", a time nothing measures (docs/classroom.md; read 46 fixed the plans): when
+    # a phone checks, and that a live model run on the server makes it later (read 48)
+    "nothing_yet": N_("Nothing pushed yet. Pick a question above and push it: every student's screen shows it at "
+                      "its next check for a push (each checks every {interval}), later while a live model run keeps "
+                      "the server busy."),
     "nothing_pushed": N_("Nothing was pushed in this session, so it has no answers to show or export."),
     "question": N_("**Question {number}** · {concept}"),
     "answered": N_("Answered"),
@@ -136,7 +140,8 @@ def live_panel(store: PacedStore, session: Session) -> None:
     """The current question, who has answered, the timer, the round buttons, the chart, mastery and the exports."""
     push = store.current(session.code)
     if push is None:  # an ended session has no picker to push from
-        st.info(_(TEXT["nothing_pushed"] if session.closed else TEXT["nothing_yet"]))
+        st.info(_(TEXT["nothing_pushed"]) if session.closed
+                else _(TEXT["nothing_yet"], interval=_duration(POLL_SECONDS)))
         return
     question = push.shown()  # the answers are counted in the pushed question's words, any language
     st.markdown(_(TEXT["question"], number=push.number, concept=concept_name(question.concept)))

@@ -346,3 +346,23 @@ def test_the_readme_lists_what_the_grader_reads_as_a_number():
     assert "just wrong" not in row and "cannot be read as a number" in TEXT["not_a_number"]
     q = Question("demo", "accept_rule", "numeric", "?", 0.4, "0.2/0.5", "pages/playground.py", tolerance=0.005)
     assert all(not grade(q, text).correct and not grade(q, text).valid for text in refused)
+
+
+@pytest.mark.parametrize("lang, said", [("en", "Not quite. The right choice is “#1 ' Paris'”."),
+                                        ("pt", "Não exatamente. A alternativa certa é “#1 ' Paris'”.")])
+def test_one_right_choice_is_not_called_the_right_choices(lang, said):
+    """Read 48: a live "which drafted tokens end up in the output?" whose step kept one draft (the common case at a
+    low α) answered "The right choices are “#1 ' Paris'”." (pt "As alternativas certas são"), a plural for one."""
+    from dataclasses import replace
+
+    from tests.teach.test_quiz_live import toy_trace
+    from specviz.core.i18n import using
+    from specviz.teach.quiz import live_quiz
+    from specviz.teach.quiz.grading import answer_sentence
+
+    with using(lang):
+        kept = next(q for q in live_quiz(toy_trace(), 3) if q.kind == "multiple")
+        assert kept.answer == ("#1 ' Paris'",)
+        assert grade(kept, []).feedback == said
+        both = replace(kept, answer=kept.choices[:2])
+        assert answer_sentence(both).startswith("The right choices are" if lang == "en" else "As alternativas certas")

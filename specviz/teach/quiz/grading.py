@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from specviz.core.i18n import N_, _, end_sentence, number, with_decimal_point
+from specviz.core.i18n import N_, _, end_sentence, ngettext, number, with_decimal_point
 from specviz.teach.quiz.schema import MAX_ANSWER, Question, _plain
 from specviz.teach.quiz.schema import QuestionKind
 
@@ -26,7 +26,6 @@ TEXT = {
     "wrong": N_("Not quite. {answer}"),
     "invalid": N_("{problem} {answer}"),
     "single": N_("The right answer is {choice}"),
-    "multiple": N_("The right choices are {choices}"),
     "ordering": N_("The right order is {items}"),
     "numeric": N_("The answer is {value}."),
     "numeric_range": N_("The answer is {value} (anything from {low} to {high} counts as right)."),
@@ -88,6 +87,9 @@ def answer_sentence(question: Question) -> str:
     ...              ("It is cut back.", "Entries go", "Nothing"))
     >>> answer_sentence(q)
     'The right choices are “It is cut back.” and “Entries go”.'
+    >>> answer_sentence(Question("one", "kv_rollback", "multiple", "?", ("Entries go",), "", "pages/quiz.py",
+    ...                          ("It is cut back.", "Entries go")))
+    'The right choice is “Entries go”.'
     """
     if question.kind == QuestionKind.NUMERIC:
         if question.tolerance > 0:  # the grader takes the whole range: the key says so (read 32: ck-best-1's "8")
@@ -99,7 +101,10 @@ def answer_sentence(question: Question) -> str:
     if question.kind == QuestionKind.MULTIPLE:
         quoted = [f"“{choice}”" for choice in question.answer]
         listed = quoted[0] if len(quoted) == 1 else _(TEXT["and"], first=", ".join(quoted[:-1]), last=quoted[-1])
-        return end_sentence(_(TEXT["multiple"], choices=listed), question.answer[-1])
+        # one right choice is "the right choice is", not "the right choices are" (read 48: a live "which drafts end up
+        # in the output?" with one draft kept, the common case, said "The right choices are “#1 ' Paris'”.")
+        return end_sentence(ngettext("The right choice is {choices}", "The right choices are {choices}", len(quoted),
+                                     choices=listed), question.answer[-1])
     quoted = "“" + str(question.answer) + "”"
     return end_sentence(_(TEXT["single"], choice=quoted), str(question.answer))
 

@@ -461,3 +461,22 @@ def test_the_residual_question_names_the_recovered_token_by_its_glossary_name():
     for lang, old in (("en", "replacement token"), ("pt", "token substituto")):
         question = load_bank(lang=lang).by_id()["rs-why"]
         assert [c for c in question.choices if old in c] == [], lang
+
+
+# "p = [0,4; 0,4; 0,2], q = [...]": two list assignments joined by a comma, where the glossary's settings lists take a
+# semicolon, as "p = 0,2; q = 0,5" beside them does
+LIST_RUN_ON = re.compile(r"\], [A-Za-zα-ω][\w′']* ?[=≈] ")
+
+
+def test_portuguese_separates_list_assignments_with_semicolons(banks):
+    """Read 48: rs-prob and rs-total asked "p = [0,4; 0,4; 0,2], q = [0,2; 0,3; 0,5]" (and the lesson plan's α
+    question "p = [0,6; 0,3; 0,1], q = ..."), the one settings list in Portuguese joined by a comma; the number-run-on
+    checks above look for a number before the comma and did not see a bracket."""
+    from specviz.scripts.i18n import read_catalog
+
+    assert LIST_RUN_ON.search("p = [0,4; 0,4; 0,2], q = [0,2]") and not LIST_RUN_ON.search("p = [0,4]; q = [0,2]")
+    texts = [(pt.id, text) for _en, pt in pairs(banks) for text in _texts(pt) if text]
+    texts += [(name, _doc(name)) for name in DOC_TWINS]
+    texts += [(str(m.id)[:40], m.string) for m in read_catalog() if m.id and isinstance(m.string, str)]
+    assert len(texts) > 1500
+    assert [(where, m.group(0)) for where, text in texts for m in LIST_RUN_ON.finditer(text)] == []

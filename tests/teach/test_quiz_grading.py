@@ -48,7 +48,12 @@ def test_numeric_within_tolerance_and_robust_to_text():
     for wrong in (3.3, "3.37", 4):
         result = grade(q, wrong)
         assert not result.correct and result.valid and "3.3616" in result.feedback
-    for junk in ("three", "", None, True, "nan", [3.3616]):
+    for blank in ("", "  ", None):  # read 48: a field left empty was told "That cannot be read as a number"
+        result = grade(q, blank)
+        assert not result.correct and not result.valid
+        assert result.feedback == "No number was given. The answer is 3.3616 (anything from 3.3566 to 3.3666 " \
+                                  "counts as right)."
+    for junk in ("three", True, "nan", [3.3616]):
         result = grade(q, junk)
         assert not result.correct and not result.valid
         assert result.feedback.startswith("That cannot be read as a number; write one like 0.25.")
@@ -366,3 +371,13 @@ def test_one_right_choice_is_not_called_the_right_choices(lang, said):
         assert grade(kept, []).feedback == said
         both = replace(kept, answer=kept.choices[:2])
         assert answer_sentence(both).startswith("The right choices are" if lang == "en" else "As alternativas certas")
+
+
+def test_a_blank_number_in_portuguese_says_no_number_was_given():
+    """Read 48: a sheet's number field left empty was told "Isso não pode ser lido como número; escreva um como
+    0,25.", as if something had been typed; a blank choice already read "Nenhuma alternativa foi escolhida."."""
+    from specviz.core.i18n import using
+
+    with using("pt"):
+        said = grade(Q["sp-expected-1"], "").feedback
+    assert said.startswith("Nenhum número foi informado. A resposta é 3,3616") and "lido como número" not in said

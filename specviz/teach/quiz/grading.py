@@ -33,6 +33,7 @@ TEXT = {
     "no_choice": N_("No choice was picked."),
     "not_a_list": N_("The answer should be a list of choices."),
     "unknown_picks": N_("Some picks are not among the choices."),
+    "no_number": N_("No number was given."),  # a sheet's field left empty, as "No choice was picked." (read 48)
     "not_a_number": N_("That cannot be read as a number; write one like {example}."),  # "2/5", "forty"
     "too_large": N_("That number is too large: no answer here is larger than {most} in size."),
     "not_an_order": N_("The answer should be the items in order."),
@@ -164,6 +165,8 @@ def within_tolerance(value: float, answer: float, tolerance: float) -> bool:
 def _grade_numeric(q: Question, answer: Any) -> tuple[bool, bool, str]:
     value = parse_number(answer)
     if value is None:
+        if answer is None or (isinstance(answer, str) and not answer.strip()):
+            return False, False, TEXT["no_number"]
         return False, False, TEXT["too_large" if _too_large(answer) else "not_a_number"]
     return within_tolerance(value, float(q.answer), q.tolerance), True, ""
 

@@ -539,6 +539,22 @@ def test_the_policy_k_help_says_what_each_policy_does_with_it():
     assert make_policy("heuristic", 2).next_k() == 2 and make_policy("heuristic", 6).next_k() == 6
 
 
+def test_the_policy_k_help_names_what_bounds_the_optimal_policy():
+    """Read 48: the help said the optimal policy picks its K "up to the largest K of the run", but its cap is
+    BenchConfig.k_max, which counts --policy-k too: `--k 2 --policies constant optimal` runs no K above 2 and lets the
+    optimal policy draft up to 4 (the default --policy-k)."""
+    import argparse
+
+    from specviz.labs.bench.cli import add_bench_arguments
+
+    parser = argparse.ArgumentParser()
+    add_bench_arguments(parser)
+    text = " ".join(next(a.help for a in parser._actions if "--policy-k" in a.option_strings).split())
+    assert BenchConfig(**{**CONFIG, "ks": [2], "policies": ["constant", "optimal"], "policy_k": 4}).k_max == 4
+    assert "up to the largest K of the run" not in text
+    assert "up to the largest of the run's K values and --policy-k" in text
+
+
 def test_results_md_does_not_say_every_policy_starts_at_the_same_k():
     """Issue 43, fourteenth read: results.md headed its policy table "all start at the same K", but the optimal policy
     ignores --policy-k (make_policy) and starts at optimal_k of its prior α and the measured c."""

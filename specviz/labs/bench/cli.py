@@ -85,7 +85,7 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
                           "probabilities: not ngram)")
     cmd.add_argument("--policy-k", type=int, default=4,
                      help="the K the heuristic policy starts at and the threshold policy's cap (the optimal policy "
-                          "picks its own K, up to the largest K of the run)")
+                          "picks its own K, up to the largest of the run's K values and --policy-k)")
     cmd.add_argument("--policy-temperatures", nargs="+", type=_listed(finite_float), default=None,
                      help="temperatures for the adaptive policies (default: all)")
     cmd.add_argument("--threshold", type=finite_float, default=0.4, help="confidence threshold of the threshold policy")

@@ -285,9 +285,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
     proposer = args.proposer or pair.default_proposer
     measuring = _("Measuring this machine (how long depends on its CPU and load; the time is printed below)…")
     cal = calibrate(pair, proposer, force=args.force, progress=lambda msg: print(measuring, file=sys.stderr))
-    print(_("This machine: {machine} ({bf16}); pair {pair} in {dtype}, linear kernels {kernels}.",
-            machine=cal.machine_words(), bf16=_("with bf16 instructions") if cal.cpu_bf16 else _("without bf16 instructions"),
-            pair=pair.name, dtype=cal.dtype, kernels=cal.kernels))
+    print(machine_heading(cal, pair.name))
     from specviz.labs.bench.timing import ISA_LIMITS
 
     limits = ", ".join(f"{name}={os.environ[name]}" for name in ISA_LIMITS if os.environ.get(name))
@@ -342,6 +340,17 @@ def run_calibrate(args: argparse.Namespace) -> int:
         note = slowdown_note(ranked[0], cal)
         print("  " + (note or _("Chosen: {shape}.", shape=ranked[0].shape.describe())))
     return 0
+
+
+def machine_heading(cal, pair_name: str) -> str:
+    """calibrate's first line: the machine, and the device its costs were timed on where that is not the CPU (read
+    48: on a GPU it named only the host CPU, and its bf16 instructions, beside the GPU's times)."""
+    values = dict(machine=cal.machine_words(), pair=pair_name, dtype=cal.dtype, kernels=cal.kernels,
+                  bf16=_("with bf16 instructions") if cal.cpu_bf16 else _("without bf16 instructions"))
+    if cal.device != "cpu":
+        return _("This machine: {machine} ({bf16}); pair {pair} in {dtype} on {device}, linear kernels {kernels}: "
+                 "the costs below were timed on {device}.", device=cal.device, **values)
+    return _("This machine: {machine} ({bf16}); pair {pair} in {dtype}, linear kernels {kernels}.", **values)
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"generate": run_generate, "compare": run_compare,

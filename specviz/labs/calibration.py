@@ -161,6 +161,19 @@ class Calibration:
         return _("a timing of model.generate came out zero or negative, so the rounds could not be compared")
 
     @property
+    def timed_on(self) -> str:
+        """What the costs were timed on, as a sentence names it: the CPU's model on a CPU, else the device
+        ("cuda:0"), whose times they are (read 48: a GPU's costs were said to be the host CPU's).
+
+        >>> cal = Calibration("p", "eagle", "bfloat16", "cuda:0", "stock", "AMD EPYC", (), True, "2", 16, ((1, 0.02),),
+        ...                   0.002, 0.03, 0.0)
+        >>> import dataclasses
+        >>> cal.timed_on, dataclasses.replace(cal, device="cpu").timed_on
+        ('cuda:0', 'AMD EPYC')
+        """
+        return self.cpu if self.device == "cpu" else self.device
+
+    @property
     def machine(self) -> str:
         """"AMD EPYC, 2 threads, avx2 avx512f avx512_bf16": the machine in one plain line (English, as the files
         targets_bench writes print it; `machine_words` is the reader's language)."""

@@ -190,7 +190,7 @@ def slowdown_note(best: Prediction, cal: Calibration) -> str | None:
              "{shape}, emits {tokens} tokens per target forward, but that forward over {rows} tokens costs {verify} "
              "one-token forwards and the drafter and the step's overhead add {draft}, so it should run at {speedup} "
              "of the speed of model.generate. You can still run it.",
-             margin=percent(PAYS - 1, 0), machine=cal.cpu, dtype=cal.dtype, shape=best.shape.describe(),
+             margin=percent(PAYS - 1, 0), machine=cal.timed_on, dtype=cal.dtype, shape=best.shape.describe(),
              tokens=number(best.tokens_per_forward, 2),
              rows=number(best.rows, 1), verify=number(best.verify_cost, 2), draft=number(best.draft_cost + best.overhead_cost, 2),
              speedup=percent(best.vs_generate))

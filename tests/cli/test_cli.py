@@ -435,6 +435,24 @@ def test_calibrate_prints_this_machines_costs_and_caches_them(tmp_path, monkeypa
     assert bad.returncode == 2 and bad.stderr == "specviz: --top must be a whole number from 1 to 50 (got 0).\n"
 
 
+def test_calibrate_says_a_gpus_costs_were_timed_on_the_gpu():
+    """Read 48: on a GPU, calibrate's first line named only the host CPU and its bf16 instructions ("This machine:
+    AMD EPYC, 16 threads, ... (with bf16 instructions); pair default in bfloat16, ..."), above costs timed on cuda:0."""
+    from specviz.cli import machine_heading
+    from specviz.core.i18n import using
+    from specviz.labs.calibration import Calibration
+
+    costs = dict(pair="default", proposer="eagle", dtype="bfloat16", device="cuda:0", kernels="stock",
+                 cpu="AMD EPYC", cpu_flags=("avx2",), cpu_bf16=True, torch="x", threads=16, drafter_seconds=0.001,
+                 generate_seconds=0.01, spread=0.0, verify=((1, 0.01), (3, 0.012)))
+    line = machine_heading(Calibration(**costs), "default")
+    assert "pair default in bfloat16 on cuda:0" in line and line.endswith("the costs below were timed on cuda:0.")
+    with using("pt"):
+        assert machine_heading(Calibration(**costs), "default").endswith("os custos abaixo foram medidos em cuda:0.")
+    on_cpu = machine_heading(Calibration(**{**costs, "device": "cpu"}), "default")
+    assert "cuda" not in on_cpu and "pair default in bfloat16, linear kernels stock." in on_cpu
+
+
 def test_calibrate_names_the_dtype_and_kernels_its_counts_were_taken_in(tmp_path, monkeypatch):
     """The predicted shapes' MAL are the shape table's counts, in its dtype and kernels, whatever the pair runs with."""
     from specviz.labs import calibration, shape_choice

@@ -102,6 +102,18 @@ def test_no_shape_paying_is_said_in_one_sentence_with_the_reason():
         assert "beat model.generate by 10%:" in slowdown_note(best, slow)
 
 
+def test_no_shape_paying_on_a_gpu_names_the_gpu_not_the_host_cpu():
+    """Read 48: the sentence said "On this machine (Test CPU, bfloat16)" beside costs timed on cuda:0, so a GPU's
+    slowdown read as the host CPU's."""
+    import dataclasses
+
+    slow = machine({1: 0.05, 5: 0.15, 9: 0.2, 25: 0.3}, generate=0.05)
+    gpu = dataclasses.replace(slow, device="cuda:0", dtype="bfloat16")
+    note = slowdown_note(predictions(TABLE, gpu, 0.7)[0], gpu)
+    assert note.startswith("On this machine (cuda:0, bfloat16)") and "Test CPU" not in note
+    assert slowdown_note(predictions(TABLE, slow, 0.7)[0], slow).startswith("On this machine (Test CPU, float32)")
+
+
 def test_calibration_round_trips_and_is_cached_per_machine_dtype_and_kernels(tmp_path, monkeypatch):
     monkeypatch.setenv("SPECVIZ_CACHE", str(tmp_path))
     cal = machine({1: 0.05, 5: 0.06})

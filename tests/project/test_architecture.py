@@ -195,6 +195,19 @@ def test_the_rewind_step_is_not_credited_to_the_papers():
     assert "in the papers' order" not in doc and "which their algorithms do not spell out" in doc
 
 
+def test_the_prefill_paragraph_names_every_proposer_that_prefills():
+    """Read 48: architecture.md said `decode` prefills "a separate draft model's" cache and that the other proposers
+    fill theirs "when they first propose", but the layer-skip draft is a DraftModelProposer: its own cache is filled
+    by the same prefill (SpeculativeDecoder.prefill), before any step."""
+    from specviz.engine.proposers.draft_model import DraftModelProposer
+    from specviz.engine.proposers.layerskip import LayerSkipProposer
+
+    assert issubclass(LayerSkipProposer, DraftModelProposer) and LayerSkipProposer.prefill is DraftModelProposer.prefill
+    text = " ".join(DOC.read_text(encoding="utf-8").split())
+    assert "when they first propose" not in text
+    assert "`decode` prefills the target's cache and a draft model's, separate or layer-skip" in text
+
+
 def test_the_serving_labs_spec_names_are_not_called_vllms_methods():
     """Read 27: charts.py called ngram, draft and eagle "vLLM's method names (`--speculative-config`)" and
     architecture.md and the registry test called server.SPECS "vLLM's methods"; they are the Serving lab's names for

@@ -37,7 +37,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m specviz.scripts.push_latency", description=__doc__.split("\n")[0],
                                      formatter_class=DefaultsHelpFormatter)
     parser.add_argument("--phones", type=int, default=2, choices=range(1, 9), metavar="1..8",
-                        help="student pages, each in its own headless Chromium")
+                        help="student pages, each in a browser context of its own (its own cookies and session) "
+                             "in the one headless Chromium the teacher's page uses")
     parser.add_argument("--pushes", type=int, default=3, choices=range(1, 11), metavar="1..10",
                         help="questions the teacher pushes, one after another")
     parser.add_argument("--timeout", type=number_arg(1, 3600), default=60.0,

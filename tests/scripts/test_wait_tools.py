@@ -24,6 +24,21 @@ def test_the_push_tool_says_its_phones_share_the_cores_as_a_class_does_not():
     assert "in a class the phones draw their pages on their own processors" in doc
 
 
+def test_the_phones_help_says_they_share_one_chromium(capsys):
+    """Read 48: --phones said "student pages, each in its own headless Chromium", but `measure` launches one
+    Chromium and opens the teacher's page and every phone in a new context of it (with CHROMIUM_ARGS' two shared
+    renderer processes), which costs the machine less than one browser per phone."""
+    import inspect
+
+    source = inspect.getsource(push_latency.measure)
+    assert source.count("pw.chromium.launch(") == 1 and "browser.new_context(viewport=PHONE" in source
+    with pytest.raises(SystemExit):
+        push_latency.parse_args(["--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "each in its own headless Chromium" not in shown
+    assert "each in a browser context of its own (its own cookies and session) in the one headless Chromium" in shown
+
+
 @pytest.mark.parametrize("argv", [["--phones", "0"], ["--pushes", "99"], ["--phones", "two"]])
 def test_bad_counts_are_one_sentence(argv, capsys):
     with pytest.raises(SystemExit) as stop:

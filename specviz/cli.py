@@ -641,6 +641,11 @@ def low_acceptance_hint(trace: Trace) -> list[str]:
                   "the default pair try --proposer eagle (trained for it), --proposer ngram on text that repeats the "
                   "prompt, or `compare` to see the cost.",
                   kept_of_drafted=drafts_kept(kept, drafted))]
+    # read 48: after an EAGLE run, "try another proposer (... --proposer eagle ...)" offered the one that just ran
+    if any(step.proposer.startswith("eagle") for step in trace.steps):
+        return [_("  note: the draft was rarely right ({kept_of_drafted}), so each step paid for drafting and still "
+                  "emitted about one token; try --proposer ngram on text that repeats the prompt, or `compare` to "
+                  "see the cost.", kept_of_drafted=drafts_kept(kept, drafted))]
     return [_("  note: the draft was rarely right ({kept_of_drafted}), so each step paid for drafting and still "
               "emitted about one token; try another proposer (with the default pair, --proposer eagle, trained for "
               "it, or --proposer ngram on text that repeats the prompt), or `compare` to see the cost.",

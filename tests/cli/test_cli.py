@@ -919,6 +919,12 @@ def test_the_rarely_right_hint_calls_the_draft_untrained_only_after_a_layer_skip
     assert "rarely right (0 of 20 drafts kept)" in skip and "rarely right (0 of 20 drafts kept)" in draft
     assert "An untrained draft (layer-skip) rarely agrees" in skip
     assert "untrained" not in draft and "try another proposer" in draft
+    # read 48: after an EAGLE run the hint offered "--proposer eagle", the proposer that had just run
+    eagle = format_summary(trace("eagle"))
+    assert "rarely right (0 of 20 drafts kept)" in eagle and "--proposer eagle" not in eagle
+    assert "try --proposer ngram on text that repeats the prompt" in eagle and "--proposer eagle" in draft
+    with using("pt"):
+        assert "--proposer eagle" not in format_summary(trace("eagle"))
     with using("pt"):
         assert "não treinado" not in format_summary(trace("draft"))
         assert "tente outro proponente" in format_summary(trace("draft"))

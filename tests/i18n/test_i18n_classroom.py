@@ -454,7 +454,7 @@ def test_the_teachers_times_say_utc_in_portuguese(db, far_zone, speak_pt):
     """Read 48: "encerrada às 22:46" was the server's local clock, with no zone a teacher elsewhere could read."""
     code = _ended_at_a_known_time(db)
     at = _teacher_pt()
-    assert any(f"A sessão {code} foi encerrada às 01:46 UTC:" in i.value for i in at.info)
-    assert at.selectbox(key="classroom_session").format_func(code) == f"{code} · Period 3 · encerrada às 01:46 UTC"
+    assert any(f"A sessão {code} foi encerrada em 2001-09-09 01:46 UTC:" in i.value for i in at.info)
+    assert at.selectbox(key="classroom_session").format_func(code) == f"{code} · Period 3 · encerrada em 2001-09-09 01:46 UTC"
     students = next(d.value for d in at.dataframe if "nome" in d.value.columns)
-    assert list(students["última resposta (UTC)"]) == ["01:46:40"]
+    assert list(students["última resposta (UTC)"]) == ["2001-09-09 01:46:40"]

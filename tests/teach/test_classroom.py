@@ -733,4 +733,4 @@ def test_the_exports_write_times_in_utc_with_their_zone(store, monkeypatch):
         monkeypatch.undo()
         time.tzset()
     assert [r["answered_at_utc"] for r in rows] == ["2001-09-09T01:46:40Z"]
-    assert label.endswith(" · ended 01:46 UTC")
+    assert label.endswith(" · ended 2001-09-09 01:46 UTC")

@@ -438,7 +438,7 @@ def test_ending_a_session_asks_first_and_keeps_its_results(db):
     assert "Ana" in store.export_csv(store.session(session.code))
     fresh = _as_teacher(PIN)  # another visit: the ended session is still there to pick
     assert fresh.selectbox(key="classroom_session").options == [f"{session.code} · Period 3 · ended "
-                                                                 f"{time.strftime('%H:%M', time.gmtime(ended))} UTC"]
+                                                                 f"{time.strftime('%Y-%m-%d %H:%M', time.gmtime(ended))} UTC"]
 
 
 @pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
@@ -676,10 +676,10 @@ def test_the_teachers_times_are_written_in_utc_and_say_so(db, far_zone):
     zone ("ended at 22:46"), which a teacher in another zone could not read. They are UTC now, and say so."""
     code = _ended_at_a_known_time(db)
     at = _as_teacher(PIN)
-    assert any(f"Session {code} ended at 01:46 UTC:" in i.value for i in at.info)
-    assert at.selectbox(key="classroom_session").format_func(code) == f"{code} · Period 3 · ended 01:46 UTC"
+    assert any(f"Session {code} ended at 2001-09-09 01:46 UTC:" in i.value for i in at.info)
+    assert at.selectbox(key="classroom_session").format_func(code) == f"{code} · Period 3 · ended 2001-09-09 01:46 UTC"
     students = next(d.value for d in at.dataframe if "name" in d.value.columns)
-    assert list(students["last answer (UTC)"]) == ["01:46:40"]
+    assert list(students["last answer (UTC)"]) == ["2001-09-09 01:46:40"]  # with its day: a session can last days
     rows = ClassroomStore(db).export_csv(ClassroomStore(db).session(code)).splitlines()
     assert rows[0].endswith(",answered_at_utc") and rows[1].endswith(",2001-09-09T01:46:40Z")
 

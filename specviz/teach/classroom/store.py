@@ -67,7 +67,7 @@ class SessionSummary:
     ended_at: float | None = None
 
     def label(self) -> str:
-        """'ABC234 · Period 3' or 'ABC234 · Period 3 · ended 14:05 UTC' (the server's zone is not the teacher's)."""
+        """'ABC234 · Period 3' or 'ABC234 · Period 3 · ended 2026-12-07 14:05 UTC' (the server's zone is not the teacher's)."""
         title = shown_title(self.title)
         if not self.closed:
             return f"{self.code} · {title}"
@@ -395,13 +395,14 @@ class ClassroomStore:
 
 
 def utc_clock(at: float, seconds: bool = False) -> str:
-    """A stored time as the teacher's screens write it: hours and minutes (and `seconds`) in UTC, which the sentence
-    around it names. The server's local clock has no zone a teacher elsewhere can read (read 48).
+    """A stored time as the teacher's screens write it: the date, hours and minutes (and `seconds`) in UTC, which the
+    sentence around it names. The server's local clock has no zone a teacher elsewhere can read, and a session kept
+    for days (homework) needs its day: "ended 14:05" three days later read as today's (read 48).
 
     >>> utc_clock(0.0), utc_clock(3723.0, seconds=True)
-    ('00:00', '01:02:03')
+    ('1970-01-01 00:00', '1970-01-01 01:02:03')
     """
-    return time.strftime("%H:%M:%S" if seconds else "%H:%M", time.gmtime(at))
+    return time.strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M", time.gmtime(at))
 
 
 def utc_stamp(at: float) -> str:

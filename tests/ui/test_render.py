@@ -656,6 +656,8 @@ def test_drafts_accepted_counts_drafts_not_the_tokens_a_lookup_branch_copied(lan
                                                           drafted=trace.num_drafted)
         help_text = headline_help(trace, "Drafts accepted")
     assert words in help_text and str(copied) in help_text
+    # read 48: "kept 1 of them" / "manteve 1 deles" after one copied token; the count alone reads for any number
+    assert help_text.endswith(f" {kept_copies}.") and "of them" not in help_text and "deles" not in help_text
 
 
 def test_escape_text_without_drawn_whitespace_starts_no_markdown_block():

@@ -385,7 +385,7 @@ def headline_help(trace: Trace, label: str) -> str | None:
         return None
     if label == "Drafts accepted" and trace.num_copied:
         copied = ngettext("{n} token", "{n} tokens", trace.num_copied)  # its own call: the extractor skips a nested one
-        return " ".join((_(help_text), _("This run's lookup branch copied {copied}; the target kept {kept} of them.",
+        return " ".join((_(help_text), _("This run's lookup branch copied {copied}; the target kept {kept}.",
                                          copied=copied, kept=number(trace.num_copied_accepted, 0))))
     return _(help_text)
 

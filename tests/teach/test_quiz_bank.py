@@ -654,3 +654,14 @@ def test_a_quiz_file_name_with_a_nul_is_refused_as_holding_a_control_character(t
         assert "contains a control character (such as a NUL" in str(refused.value)
         assert "a\\x00.yaml'" in str(refused.value) or "'q\\x00.yaml'" in str(refused.value)
         assert "does not exist" not in str(refused.value)
+
+
+@pytest.mark.parametrize("given", ["", "  "])
+def test_an_empty_quiz_path_is_refused_not_read_as_the_working_folder(given, tmp_path, monkeypatch):
+    """Read 48: an empty path string became Path("."), so every YAML file of the working folder was read as quiz files (or
+    its first bad one named as a broken quiz). It is one sentence now, with nothing read."""
+    (tmp_path / "settings.yaml").write_text("not: a quiz\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(QuizBankError) as refused:
+        load_bank([given])
+    assert str(refused.value) == "An empty quiz path names no file; give a quiz file or a folder of them."

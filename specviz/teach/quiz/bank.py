@@ -70,6 +70,8 @@ def bank_paths(paths: Iterable[str | os.PathLike[str]] | None = None) -> list[Pa
     for given in paths:
         if refusal := control_refusal(os.fspath(given)):  # read 48: never "does not exist" for a name with a NUL
             raise QuizBankError(refusal)
+        if not os.fspath(given).strip():  # read 48: Path("") is ".", which loaded every YAML file of the working folder
+            raise QuizBankError(_("An empty quiz path names no file; give a quiz file or a folder of them."))
         entry = Path(given)
         if entry.is_dir():
             files += sorted(p for p in entry.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())

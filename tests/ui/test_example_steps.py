@@ -47,8 +47,11 @@ def chart_words(spec: str) -> str:
 
 
 def shown_numbers(at: AppTest, decimal_comma: bool) -> Counter:
-    """Every number the page shows in words, charts and tables, written with a decimal point."""
-    texts = [m.value for m in at.markdown] + [c.value for c in at.caption] + [m.value for m in at.metric]
+    """Every number the page shows in words, charts and tables, written with a decimal point. Markdown is read as
+    it renders: Read 48 found the settings caption's escaped apostrophe ("the target&#x27;s first 7 layers", the
+    layer-skip menu name) counted as a number 27 the English page showed and the Portuguese one did not."""
+    texts = [html.unescape(m.value) for m in at.markdown] + [html.unescape(c.value) for c in at.caption]
+    texts += [m.value for m in at.metric]
     texts += [html.unescape(h.proto.body) for h in at.get("html") if "querySelector" not in h.proto.body]
     texts += [chart_words(c.proto.spec) for c in at.get("plotly_chart")]
     texts += [t.value.reset_index().to_csv(sep="|") for t in at.table]

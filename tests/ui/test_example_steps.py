@@ -123,3 +123,19 @@ def test_the_kv_caption_says_the_grey_cell_holds_every_slot_cached_before(lang):
              "pt": ("uma posição por token abaixo", "uma célula cinza representa todas as posições que já estavam")}
     assert words[lang][0] not in caption and words[lang][1] in caption, caption
     assert f"more than {MAX_CELLS} " in caption or f"mais de {MAX_CELLS} " in caption, caption
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_greedy_examples_comparison_says_its_target_only_run_was_recorded(lang):
+    """Read 48: under a greedy example the comparison's caption asked the reader to "Run target-only decoding with
+    the same settings to check", with no button to do it: the verdict compares the run recorded with the example."""
+    name = "smollm-eagle-greedy"
+    assert load_example(name)[1] is not None  # the recorded target-only run the caption names
+    at = opened(name, 1, lang)
+    captions = [c.value for c in at.caption]
+    ask = {"en": "Run target-only decoding with the same settings", "pt": "Rode a decodificação só com o alvo"}[lang]
+    says = {"en": "recorded together with a target-only run of the same prompt and settings",
+            "pt": "gravado junto com uma execução só com o alvo do mesmo prompt"}[lang]
+    assert not any(ask in c for c in captions), captions
+    assert sum(says in c and ".baseline.json" in c for c in captions) == 1, captions
+    assert not [b for b in at.button if b.key == "playground_compare_run"]

@@ -53,6 +53,11 @@ TEXT = {  # English messages, translated with `_()` where they are shown
                         "numerics (a near-tie that rounds the other way). Run target-only decoding with the same "
                         "settings to check, token for token."),
     "compare_button": N_("Run target-only decoding and compare"),
+    # Read 48: an example's comparison is with the target-only run recorded with it, and there is no button to run
+    "compare_recorded": N_("At temperature 0 speculative decoding writes the target's own greedy text, up to "
+                           "numerics (a near-tie that rounds the other way). This example was recorded together "
+                           "with a target-only run of the same prompt and settings (its .baseline.json file in "
+                           "assets/traces), compared here token for token."),
 }
 
 
@@ -101,13 +106,14 @@ def explain(trace: Trace, base: Trace) -> str:
 
 def render_compare(trace: Trace, baseline: Trace | None = None, spec=None, key: str = "greedy_compare") -> None:
     """For a greedy speculative trace: an expander with `explain` against target-only decoding. A recorded
-    `baseline` is used at once; with a live run's `spec`, a button runs target-only decoding first (cached)."""
+    `baseline` is used at once, and the caption says it was recorded (Read 48: it asked the reader to run target-only
+    decoding, with no button to do it); with a live run's `spec`, a button runs target-only decoding first (cached)."""
     if trace.mode != Mode.SPECULATIVE or trace.settings.get("temperature") != 0 or (baseline is None and spec is None):
         return
     from specviz.ui.common.runs import run_autoregressive
 
     with st.expander(_(TEXT["compare_title"])):
-        st.caption(_(TEXT["compare_intro"]))
+        st.caption(_(TEXT["compare_intro"] if baseline is None else TEXT["compare_recorded"]))
         if baseline is None:
             asked = st.session_state.setdefault(key, set())
             if spec not in asked and st.button(_(TEXT["compare_button"]), key=f"{key}_run"):

@@ -599,3 +599,25 @@ def test_a_point_mass_drafts_distribution_chart_draws_the_q_the_rule_used(lang):
     ngram = next(d for s in load_example("smollm-ngram-t07")[0].steps for d in s.decisions if d.reached)
     bars = {t.name: dict(zip(t.y, t.x)) for t in distribution_figure(ngram).data}["q (draft)"]
     assert sorted(bars.values())[-2:] == [0.0, 1.0] and sum(bars.values()) == 1.0  # n-gram lookup: a point mass
+
+
+def test_a_point_mass_nodes_chance_and_u_have_the_chips_decimals_everywhere():
+    """Read 48: the step's sentence, the coin-flip table and the overview table chose their decimals with the draft's
+    q(x) = 0.0421 beside p = 0.0420, where the rule (and the chip, with q = 1) needs 3: "0.0420" there, "0.042" in
+    the chip, for one copied node's chance."""
+    from specviz.engine.trace import Decision
+    from specviz.ui.common.step_figures import accept_strip_table, verdict_overview_table
+    from specviz.ui.common.step_view import _position_sentence
+    from specviz.ui.common.tokens import decision_numbers, decision_tooltip
+
+    node = TreeNode(7, "a", ROOT, 1, 0.0421, 0.0420, "accepted", 0.0123, 0.0420, copied=True)
+    d = Decision(0, 7, "a", 0.0421, 0.0420, 0.0420 / 0.0421, 0.0420, 0.0123, True, True)
+    step = Step(0, 5, 2, "ngram", [d], [EmittedToken(7, "a", TokenKind.ACCEPTED)], tree=TreeRecord([node], path=[0]))
+    shown = decision_numbers(d, node)
+    assert (shown.chance, shown.u) == ("0.042", "0.012") != (decision_numbers(d).chance, decision_numbers(d).u)
+    assert f"u = {shown.u} < {shown.chance}" in decision_tooltip(d, True, 1, node)
+    sentence = _position_sentence(d, tree=True, node=node)
+    assert f"probability {shown.chance}." in sentence and f"u = {shown.u} fell" in sentence, sentence
+    assert accept_strip_table(d, tree=True, node=node).iloc[:, 1].tolist() == [shown.chance, shown.u]
+    row = verdict_overview_table(step).iloc[0].tolist()
+    assert row[1:3] == [shown.chance, shown.u], row

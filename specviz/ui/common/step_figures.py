@@ -154,23 +154,24 @@ def distribution_figure(d: Decision, n: int = 10, number: int | None = None, nod
     return fig
 
 
-def accept_strip_table(d: Decision, tree: bool = False) -> pd.DataFrame:
+def accept_strip_table(d: Decision, tree: bool = False, node: TreeNode | None = None) -> pd.DataFrame:
     """The numbers of `accept_strip_figure`: the chance to keep the draft and u (read off the figure, the table held
-    u as a category and the diamond's height, 0.5, as its value; a draft never reached had no table at all)."""
+    u as a category and the diamond's height, 0.5, as its value; a draft never reached had no table at all). `node`:
+    the draft's tree node, whose q the rule may take as a point mass: its decimals are the chip's (Read 48)."""
     chance = "min(1, p′/q′)" if tree else "min(1, p/q)"
     drawn = d.reached and d.uniform is not None
-    shown = decision_numbers(d)  # as the step's sentence and hover write them (read 47)
+    shown = decision_numbers(d, node)  # as the step's sentence and hover write them (read 47)
     a, u = shown.chance, shown.u
     return pd.DataFrame({_("quantity"): [chance, "u"], _("value"): [a, u if drawn else _("not drawn")]})
 
 
-def accept_strip_figure(d: Decision, tree: bool = False) -> go.Figure:
+def accept_strip_figure(d: Decision, tree: bool = False, node: TreeNode | None = None) -> go.Figure:
     """The coin flip on [0, 1]: accept if u falls left of min(1, p/q) (shaded green), reject otherwise. In a `tree`
     step's main line the chance is min(1, p′/q′), against the residual the siblings tried before left (the tree rule),
-    and it is named so."""
+    and it is named so; `node` as in `accept_strip_table`."""
     a = d.accept_prob
     chance = "min(1, p′/q′)" if tree else "min(1, p/q)"
-    shown = decision_numbers(d)  # never "1.000" beside "1.000" for u < a; p/q's decimals (read 47)
+    shown = decision_numbers(d, node)  # never "1.000" beside "1.000" for u < a; p/q's decimals (read 47)
     a_text, u_text = shown.chance, shown.u
     fig = go.Figure()
     fig.add_shape(type="rect", x0=0, x1=a, y0=0, y1=1, fillcolor=ACCEPT_FILL, line_width=0)
@@ -226,7 +227,8 @@ def verdict_overview_table(step: Step) -> pd.DataFrame:
     bar is its verdict column, in words ("✓ accepted"): a table reader had to compare u with the chance (issue 43)."""
     chance = "min(1, p′/q′)" if step.tree is not None and step.tree.nodes else "min(1, p/q)"
     styles = [style(decision_kind(d)) for d in step.decisions]
-    shown = [(n.chance, n.u) for n in map(decision_numbers, step.decisions)]  # never 1.000 and 1.000; p/q's decimals
+    # never 1.000 and 1.000; p/q's decimals, with the q the rule used, as the chart's hover (`_rule_q`; Read 48)
+    shown = [(n.chance, n.u) for n in map(decision_numbers, step.decisions, main_line_view(step)[1])]
     return pd.DataFrame({_("drafted token"): table_text([f"#{n} {plot_text(d.text)}"
                                                          for d, n in zip(step.decisions, draft_numbers(step))]),
                          chance: [a if d.reached else _("not reached") for d, (a, _u) in zip(step.decisions, shown)],

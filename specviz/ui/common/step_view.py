@@ -20,7 +20,7 @@ from specviz.engine import tree_verifier, verifier
 from specviz.engine.kinds import StopReason
 from specviz.engine.limits import is_whole
 from specviz.engine.proposers import registry
-from specviz.engine.trace import Decision, Step, TokenKind, Trace
+from specviz.engine.trace import Decision, Step, TokenKind, Trace, TreeNode
 from specviz.models.pairs import TOY_UNK_ID
 from specviz.ui.common.charts import show
 from specviz.ui.common.escaping import escape_attr, escape_label, escape_text
@@ -291,9 +291,9 @@ def render_step(step: Step, *, key: str, stop: str = "") -> None:
         show(distribution_figure(d, number=numbers[at], node=nodes[at]), f"{key}_dist_{step.index}", left,
              table=distribution_table(d, node=nodes[at]))
         with right:
-            show(accept_strip_figure(d, tree=drew_tree), f"{key}_strip_{step.index}",
-                 table=accept_strip_table(d, tree=drew_tree))
-            st.markdown(_position_sentence(d, tree=drew_tree))
+            show(accept_strip_figure(d, tree=drew_tree, node=nodes[at]), f"{key}_strip_{step.index}",
+                 table=accept_strip_table(d, tree=drew_tree, node=nodes[at]))
+            st.markdown(_position_sentence(d, tree=drew_tree, node=nodes[at]))
             _kv_box(step)
     else:
         with right:
@@ -306,13 +306,15 @@ def _kv_box(step: Step) -> None:
         st.html(kv_cache_html(step))
 
 
-def _position_sentence(d: Decision, tree: bool = False) -> str:
+def _position_sentence(d: Decision, tree: bool = False, node: TreeNode | None = None) -> str:
     """What happened at one drafted position, in words (numbers only: safe as markdown). A `tree` step's main-line
-    node was tested with min(1, p′/q′) (`specviz.engine.tree_verifier`), not with the chain's min(1, p/q)."""
+    node was tested with min(1, p′/q′) (`specviz.engine.tree_verifier`), not with the chain's min(1, p/q). `node`:
+    its tree node, whose q the rule may take as a point mass; the chance and u then have the chip's decimals (Read
+    48: decimals chosen with the draft's q wrote 0.0420 here beside 0.042 in the chip)."""
     if not d.reached:
         return _("**Not reached.** An earlier draft was rejected, and every draft after a rejection is thrown away "
                  "untested: no u was drawn for this one.")
-    shown = decision_numbers(d)  # p, q, p/q, the chance and u with one number of decimals (read 47)
+    shown = decision_numbers(d, node)  # p, q, p/q, the chance and u with one number of decimals (read 47)
     chance, u = shown.chance, shown.u  # never "u = 1.000 fell inside" a chance of 1.000 read as false
     if tree:
         why = _("In a tree the target tests a node with min(1, p′/q′): p′ is what p at its parent leaves once the "

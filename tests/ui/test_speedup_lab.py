@@ -626,6 +626,24 @@ def test_the_verdict_names_the_proposer_by_its_label_and_the_best_category_as_me
     assert registry.phrase_of("layerskip-7") == "layerskip-7"  # a benchmark's own name is shown as it is
 
 
+@pytest.mark.parametrize(("lang", "named"), [
+    ("en", "Over all categories — layer-skip self-draft (the target's first 7 layers), T = 0 — "),
+    ("pt", "Com todas as categorias juntas — autorrascunho pulando camadas (as 7 primeiras camadas do alvo), "
+           "T = 0 — ")])
+def test_the_layer_skip_runs_verdict_names_its_proposer_as_the_menu_above_it_does(lang, named):
+    """Read 48: on the committed layer-skip run the Proposer menu (and the Policies and vs transformers tables) said
+    "Layer-skip self-draft (the target's first 7 layers)" but the verdict under it said "layerskip-7", the bench's own
+    name, which the page shows nowhere else. The verdict names it as the menu does, in both languages."""
+    from specviz.core.i18n import using
+
+    result = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-layerskip" / "results.json")
+    with using(lang):
+        text = verdict.verdict(result, "layerskip-7", 0.0)
+        menu = view.proposer_text("layerskip-7")
+    assert text.startswith(named) and "layerskip-7" not in text
+    assert named.split(" — ")[1].split(",")[0].lower() == menu.lower()  # the menu's words, in a sentence's case
+
+
 def test_the_portuguese_verdict_pools_the_categories_as_the_english_does():
     """Read 45: "Over all categories" (pooled) read "Em todas as categorias" in Portuguese, "in every category", so the
     n-gram run's verdict said it was slower in every category and then that Summarise / rewrite paid 2.08×."""

@@ -202,6 +202,23 @@ def phrase_of(name: str) -> str:
     return _REGISTRY[name].phrase if name in _REGISTRY else name
 
 
+def phrase_text(name: str) -> str:
+    """A proposer's name inside a sentence in the reader's language: `phrase_of` translated, and a layer-skip draft's
+    own name ("layerskip-7", a bench's) as its phrase with the target's first layers it runs, as `menu_label` names
+    it in a menu (Read 48: the Speedup lab's verdict said "layerskip-7" under a menu that said "Layer-skip self-draft
+    (the target's first 7 layers)"); another name the registry does not know is shown as it is.
+
+    >>> phrase_text("draft"), phrase_text("layerskip-7"), phrase_text("mystery")
+    ('draft model', "layer-skip self-draft (the target's first 7 layers)", 'mystery')
+    """
+    base, _dash, layers = name.partition("-")
+    own = _REGISTRY[base].setting_names if base in _REGISTRY else ()
+    if name not in _REGISTRY and layers.isdigit() and own == ("layers",):
+        return ngettext("{label} (the target's first layer)", "{label} (the target's first {n} layers)", int(layers),
+                        label=_(_REGISTRY[base].phrase))
+    return _(phrase_of(name)) if name in _REGISTRY else name
+
+
 def note_of(name: str) -> str | None:
     """The line that explains a proposer (an English message), if it has one."""
     info = _REGISTRY.get(name)

@@ -161,5 +161,5 @@ def comparison_caption(result: BenchResult, temperature: float) -> str:
              and registry.get(p).twin is None]
     if alone:
         text += " " + _("No transformers row compares with {proposers}: transformers' assisted generation has no "
-                        "counterpart.", proposers=", ".join(_(registry.phrase_of(p)) for p in alone))
+                        "counterpart.", proposers=", ".join(registry.phrase_text(p) for p in alone))
     return text

@@ -43,7 +43,7 @@ def verdict(result: BenchResult, proposer: str, temperature: float) -> str:
     alpha, s, k = best_alpha(result, proposer, temperature, best), best["speedup_vs_ar"] or 0, best["k"]
     verify = result.verify_ratio(k)
     # the proposer's phrase has no article and may hold brackets: it is named between dashes, not as a subject
-    where = dict(proposer=_(registry.phrase_of(proposer)), t=temperature_text(temperature), speedup=times(s), k=k,
+    where = dict(proposer=registry.phrase_text(proposer), t=temperature_text(temperature), speedup=times(s), k=k,
                  alpha=number(alpha))
     # a run that measured one K has no best K and no "every K" (read 47: "at its best K = 4" where K = 4 was all)
     one_k = len({r["k"] for r in result.rows(proposer=proposer, temperature=temperature, policy="constant")}) == 1

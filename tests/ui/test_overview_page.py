@@ -131,10 +131,34 @@ def test_this_machines_line_names_the_shape_of_each_prediction(monkeypatch):
     best = {0.0: SimpleNamespace(vs_generate=2.14, shape=SimpleNamespace(describe=lambda: "a tree of 8 nodes")),
             0.7: SimpleNamespace(vs_generate=1.57, shape=SimpleNamespace(describe=lambda: "a chain of K = 2"))}
     monkeypatch.setattr(this_machine, "best_here", lambda cal, temperature: best[temperature])
-    cal = SimpleNamespace(cpu="AMD EPYC", dtype="bfloat16", measured_at="2026-12-05T10:00:00Z")
+    cal = SimpleNamespace(timed_on="AMD EPYC", dtype="bfloat16", measured_at="2026-12-05T10:00:00Z")
     line = this_machine.one_line(cal)
     assert "2.14× the speed of model.generate greedy (a tree of 8 nodes)" in line
     assert "1.57× at T = 0.7 (a chain of K = 2)" in line
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_gpus_costs_are_said_to_be_the_gpus_not_the_host_cpus(monkeypatch, lang):
+    """Read 48: the This machine panel and line named the host CPU (and its bf16 instructions) above costs timed on
+    cuda:0, as `calibrate` did; both name the device the costs were timed on now, the host after it."""
+    from types import SimpleNamespace
+
+    from specviz.core.i18n import using
+    from specviz.labs.calibration import Calibration
+    from specviz.ui.common import this_machine
+
+    gpu = Calibration("default", "eagle", "bfloat16", "cuda:0", "stock", "AMD EPYC", (), True, "2.13.0", 16,
+                      ((1, 0.02),), 0.002, 0.03, 0.0, measured_at="2026-12-05T10:00:00Z")
+    cpu = Calibration("default", "eagle", "float32", "cpu", "packed", "AMD EPYC", (), True, "2.13.0", 2,
+                      ((1, 0.02),), 0.002, 0.03, 0.0, measured_at="2026-12-05T10:00:00Z")
+    monkeypatch.setattr(this_machine, "best_here", lambda cal, temperature: SimpleNamespace(
+        vs_generate=1.5, shape=SimpleNamespace(describe=lambda: "a chain of K = 2")))
+    with using(lang):
+        assert this_machine.measured_heading(gpu).startswith(
+            {"en": "Measured on **cuda:0** (host: AMD EPYC", "pt": "Medido em **cuda:0** (máquina hospedeira: AMD EPYC"}[lang])
+        assert this_machine.one_line(gpu).startswith("**This machine** (cuda:0, bfloat16" if lang == "en" else
+                                                     "**Esta máquina** (cuda:0, bfloat16")
+        assert "cuda" not in this_machine.measured_heading(cpu) and "AMD EPYC" in this_machine.measured_heading(cpu)
 
 
 def test_the_unmeasured_line_names_the_pair_the_speedup_lab_measures():

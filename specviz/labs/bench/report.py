@@ -915,7 +915,8 @@ def plain_load_note(note: str) -> str:
     return _LOAD_LIST.sub(r"\1\2\3", note)
 
 
-# --policy-k is where the heuristic policy starts and the threshold policy's cap; the optimal policy ignores it. Every
+# --policy-k is where the heuristic policy starts and the threshold policy's cap; the optimal policy picks its own K up
+# to BenchConfig.k_max, the largest K of the run's shapes and --policy-k (read 48: "ignores it" was not so). Every
 # policy other than constant drafts a chain (cases.py runs them at --policy-k with no tree), so the table compares
 # chains: its constant column is the chain of K₀ and never a tree of depth K₀ (whose row the table leaves out).
 POLICIES_HEADING = ("## Draft-length policies, chains only (speedup vs specviz target-only; K₀: where heuristic "

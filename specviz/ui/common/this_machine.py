@@ -83,11 +83,11 @@ def one_line(cal: Calibration | None) -> str:
     greedy, sampled = best_here(cal, 0.0), best_here(cal, 0.7)
     if greedy is None or sampled is None:
         return _("**This machine** ({machine}, {dtype}) was measured; its pair has no per-shape table to predict from.",
-                 machine=cal.cpu, dtype=cal.dtype)
+                 machine=cal.timed_on, dtype=cal.dtype)
     # each figure with its own shape: the best shape at T = 0.7 is often another (a chain where greedy's is a tree)
     return _("**This machine** ({machine}, {dtype}, measured {date}): predicted {greedy} the speed of model.generate "
              "greedy ({shape}) and {sampled} at T = 0.7 ({sampled_shape}). A prediction from measured costs, not a "
-             "measured speedup: the Speedup lab shows how it is made.", machine=cal.cpu, dtype=cal.dtype,
+             "measured speedup: the Speedup lab shows how it is made.", machine=cal.timed_on, dtype=cal.dtype,
              date=cal.measured_at[:10], greedy=times(greedy.vs_generate), shape=greedy.shape.describe(),
              sampled=times(sampled.vs_generate), sampled_shape=sampled.shape.describe())
 
@@ -133,11 +133,21 @@ def measure_here() -> Calibration | None:
     return cal
 
 
-def _render(cal: Calibration, key: str) -> None:
-    st.markdown(_("Measured on **{machine}** ({bf16}), pair `{pair}` in {dtype}, linear kernels {kernels}, {date}.",
-                  machine=cal.machine_words(), bf16=_("with bf16 instructions") if cal.cpu_bf16 else
+def measured_heading(cal: Calibration) -> str:
+    """The panel's first line: what the costs were timed on, the pair, dtype, kernels and date. On a GPU it names the
+    device first and the host CPU after it (read 48: a GPU's costs were shown under the host CPU's name alone, as
+    `calibrate` printed them)."""
+    values = dict(machine=cal.machine_words(), bf16=_("with bf16 instructions") if cal.cpu_bf16 else
                   _("without bf16 instructions"), pair=cal.pair, dtype=cal.dtype, kernels=cal.kernels,
-                  date=cal.measured_at[:16].replace("T", " ") + " UTC"))
+                  date=cal.measured_at[:16].replace("T", " ") + " UTC")
+    if cal.device != "cpu":
+        return _("Measured on **{device}** (host: {machine}, {bf16}), pair `{pair}` in {dtype}, linear kernels "
+                 "{kernels}, {date}.", device=cal.device, **values)
+    return _("Measured on **{machine}** ({bf16}), pair `{pair}` in {dtype}, linear kernels {kernels}, {date}.", **values)
+
+
+def _render(cal: Calibration, key: str) -> None:
+    st.markdown(measured_heading(cal))
     plot.show(cost_figure(cal), key=f"{key}_cost", table=cost_table(cal))
     st.caption(_(COST_CAPTION, one=number(cal.one * 1e3, 1), c=number(cal.c), g=number(cal.generate_ratio)))
     table = table_for(cal.pair, cal.proposer)

@@ -297,6 +297,14 @@ MEASURED_ALPHA = {"en": re.compile(r"measured\s+(?:α|alpha\b)|(?:α|\balpha)\s*
                                    r"(?:α|\balfa) e (?:o |do )?c medidos\b", re.IGNORECASE)}
 
 
+# Read 48: "acceptance by position" is the one name of the per-position share (the CLI, the bench summary, the
+# Speedup lab, every results.md column), but the Serving chart's title and every results.md section above that column
+# said "Acceptance by draft position", lesson 11 and two quiz explanations "acceptance by/per draft position", and the
+# Portuguese "aceitação por posição do palpite" beside "aceitação por posição": one quantity, two names a language.
+BY_DRAFT_POSITION = {"en": re.compile(r"acceptance\s+(?:by|per|at\s+each)\s+draft\s+positions?\b", re.IGNORECASE),
+                     "pt": re.compile(r"aceitação\s+(?:por|em\s+cada)\s+posição\s+d[oe]\s+palpite", re.IGNORECASE)}
+
+
 # Each wording no text may use, in each language, with a sentence its pattern must catch (so that a pattern broken
 # into catching nothing fails instead of passing): the key names it in the failing case's id.
 RETIRED = {
@@ -308,6 +316,8 @@ RETIRED = {
                                                            "pt": "c (custo do rascunho / custo do alvo)"}),
     "alpha_called_measured": (MEASURED_ALPHA, {"en": "the mean of the α measured at each K run",
                                                "pt": "a partir do α e do c medidos"}),
+    "acceptance_by_position_other_name": (BY_DRAFT_POSITION, {"en": "Watch acceptance by draft position too",
+                                                              "pt": "Aceitação por posição do palpite"}),
 }
 
 
@@ -432,7 +442,9 @@ def test_every_table_calls_acceptance_by_position_by_the_bench_summarys_name():
     assert len(written) >= 12
     said = [path.name for path in (*generated, *written)
             if "| per-position acceptance |" in path.read_text(encoding="utf-8")
-            or "no per-position acceptance" in path.read_text(encoding="utf-8")]
+            or "no per-position acceptance" in path.read_text(encoding="utf-8")
+            # read 48: the section above that column too
+            or "## Acceptance by draft position" in path.read_text(encoding="utf-8")]
     assert said == []
     # read 47 review: the renamed README line kept the old name's plural verb, "acceptance by position ... were"
     readme = " ".join((ROOT / "assets" / "benchmarks" / "README.md").read_text(encoding="utf-8").split())

@@ -101,7 +101,7 @@ def mean_accepted_length(folder: str, proposer: str, *, suite: str = "all", k: i
 
 def kept_through(folder: str, proposer: str, depth: int, *, k: int, temperature: float, tree_nodes: int = 0,
                  suite: str = "all", root: Path | None = None) -> Quoted:
-    """Acceptance by draft position at `depth` (1 = the first draft) of the one matching summary row: of the steps
+    """Acceptance by position at `depth` (1 = the first draft) of the one matching summary row: of the steps
     that drafted at least `depth` tokens (a tree: reached that depth), the share whose first `depth` drafts were all
     kept. A count, so it does not depend on how busy the machine was."""
     rows = _rows(folder, proposer, suite, k, "constant", temperature, tree_nodes, "per_position", root)

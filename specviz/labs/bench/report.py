@@ -39,7 +39,7 @@ Row = dict[str, Any]  # one summary row (or case, or baseline row), as in the JS
 # ---- the result ---------------------------------------------------------------------------------------------------
 
 
-# The definition under "Acceptance by draft position". Each entry has its own denominator (the steps that drafted at
+# The definition under "Acceptance by position". Each entry has its own denominator (the steps that drafted at
 # least i tokens), so the entries need not fall with i: when the steps that drafted fewer tokens (a run's last steps,
 # an n-gram lookup that found a short match) also kept fewer, a later entry reads higher than an earlier one.
 PER_POSITION_NOTE = ("Entry i: of the steps that drafted at least i tokens, the share whose first i drafts were all "
@@ -454,7 +454,7 @@ def markdown_report(result: BenchResult) -> str:
             f"{r['identical_count'] or '–'} |")
     if any(r.get("tree_nodes") and r["alpha"] is not None for r in rows):
         lines += ["", TREE_ALPHA_NOTE]
-    lines += ["", "## Acceptance by draft position (all suites)", "",
+    lines += ["", "## Acceptance by position (all suites)", "",
               PER_POSITION_NOTE, "", "| proposer | K | tree | T | c | acceptance by position |",
               "|---|---|---|---|---|---|"]
     for r in rows:

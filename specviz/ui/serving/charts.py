@@ -1,5 +1,5 @@
 """The Serving page's figures, each a plain function returning a Plotly figure: the live counters over time, the
-acceptance at each draft position, and a load sweep's throughput and latency against concurrent streams with the
+acceptance by position, and a load sweep's throughput and latency against concurrent streams with the
 points where speculation starts and stops paying marked."""
 
 from __future__ import annotations
@@ -56,13 +56,13 @@ def live_figure(deltas: list[Delta], t0: float) -> go.Figure:
 
 
 def per_position_figure(per_position: list[float]) -> go.Figure:
-    """Acceptance at each draft position: accepted there / steps with drafts (vLLM's per-position counter over its
+    """Acceptance by position: accepted at each draft position / steps with drafts (vLLM's per-position counter over its
     num_drafts, which counts verify steps, not drafted tokens)."""
     fig = go.Figure(go.Bar(x=[f"{i + 1}" for i in range(len(per_position))], y=per_position, marker_color=BLUE,
                            name=_("accepted at this position / steps with drafts")))
     fig.update_yaxes(range=[0, 1], title=_("share of steps with drafts"))
     fig.update_xaxes(title=_("draft position"))
-    return _layout(fig, _("Acceptance by draft position"))
+    return _layout(fig, _("Acceptance by position"))
 
 
 def sweep_figure(levels: list[LevelResult], prompt: str, shapes: dict[str, PayShape] | None = None) -> go.Figure:

@@ -1,5 +1,5 @@
 """The Speedup lab's figures, each a plain function of a `BenchResult` returning a Plotly figure: measured speedup
-against K over the theory's curves, acceptance by draft position, where a step's time goes, speedup per prompt
+against K over the theory's curves, acceptance by position, where a step's time goes, speedup per prompt
 category, and the verify cost that decides how much speculation can pay on this machine.
 """
 

@@ -5,14 +5,14 @@
 
 A shape's predicted speedup over `model.generate` on the same loaded model is
 
-    tokens per target forward × g / (verify cost of the rows it feeds + K drafter passes + a step's overhead)
+    tokens per target forward × g / (verify cost of the tokens it feeds + K drafter passes + a step's overhead)
 
-where the tokens per forward and the mean rows a verify forward reads are counts from the pair's committed table
-(`assets/benchmarks/shapes/<pair>.json`, `python -m specviz.scripts.shape_table`: counts in the table's dtype, the
-same on any machine with that dtype and kernels up to rounding), and the
-verify cost, a drafter pass, a step's overhead and g (one token of `model.generate`), all in one-token target
-forwards, are this machine's calibration (`specviz.labs.calibration`; the pass and the overhead as short real runs of
-a chain and a tree paid them, greedy or sampled). A chain of K and a tree of depth K both pay K drafter passes (a tree
+where the tokens per forward and the mean tokens fed to a verify forward (`mean_rows`) are counts from the pair's
+committed table (`assets/benchmarks/shapes/<pair>.json`, `python -m specviz.scripts.shape_table`: counts in the
+table's dtype, the same on any machine with that dtype and kernels up to rounding), and the verify cost, a drafter
+pass, a step's overhead and g (one token of `model.generate`), all in one-token target forwards, are this machine's
+calibration (`specviz.labs.calibration`; the pass and the overhead as short real runs of a chain and a tree paid them,
+greedy or sampled). A chain of K and a tree of depth K both pay K drafter passes (a tree
 drafts a level per pass); a lookup branch costs no pass. The table holds greedy and T = 0.7 rows: a temperature
 above 0 reads the sampled rows. A pair without a table (the toy pair, a pair given by hand) keeps its catalog
 recommendation.

@@ -3,7 +3,7 @@
     python -m specviz.scripts.shape_table --pair default --out assets/benchmarks/shapes/default.json
 
 Tokens per target forward (emitted tokens over verification forwards, pooled over the held-out prompts) and the mean
-tokens a verification forward read (`mean_rows`: a tree's copied branch is often shorter than its budget) are counts:
+tokens fed to a verification forward (`mean_rows`: a tree's copied branch is often shorter than its budget) are counts:
 the same on any machine with the same dtype and kernels and under any load (another dtype can change which drafts are
 kept, so the counts move a little). `specviz.choose_shape` divides them by this machine's measured costs (`python -m
 specviz calibrate`) to predict each shape's speedup here and pick the best.
@@ -123,7 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for shape in GRID:
             rows.append(measure_row(pair, proposer, shape, prompts, args.max_new_tokens, temperature))
             print(f"  {shape.label():<32} {rows[-1]['tokens_per_forward']:.2f} tokens per target forward, "
-                  f"{rows[-1]['mean_rows']:.1f} rows fed", flush=True)
+                  f"{rows[-1]['mean_rows']:.1f} tokens fed", flush=True)
     command = recorded_command("python -m specviz.scripts.shape_table",
                                list(argv) if argv is not None else sys.argv[1:],
                                {"--pair": args.pair, "--proposer": proposer, "--dtype": dtype_name(pair.dtype)})

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -1585,8 +1586,9 @@ def test_choosing_8_says_the_ranking_costs_come_from_an_unnamed_machine():
     """Read 46: "8 ranks first by estimated speedup" was stated bare, while the next sentence says the same sweep's
     estimates rest on costs from a machine commit f499c9c does not name; the ranking now carries that caveat."""
     text = " ".join((DOCS / "benchmarks.md").read_text(encoding="utf-8").split())
-    assert ("8 ranks first by estimated speedup over target-only decoding (more copied tokens cost more verify rows "
-            "than they keep, by costs measured on a machine commit f499c9c does not name: the estimates are not "
+    # read 48: "cost more verify rows" named the tokens fed "rows" (test_benchmarks_md_says_the_lookup_branch_...)
+    assert ("8 ranks first by estimated speedup over target-only decoding (more copied tokens feed the verify forward "
+            "more tokens than they keep, by costs measured on a machine commit f499c9c does not name: the estimates are not "
             "quoted)") in text
 
 
@@ -1693,8 +1695,11 @@ def test_benchmarks_md_says_the_lookup_branch_adds_up_to_8_rows_not_always_8():
     assert with_branch - without < 8
     flat = " ".join((DOCS / "benchmarks.md").read_text(encoding="utf-8").split())
     assert "The verify forward reads 8 more rows" not in flat and "(25 tokens fed, not 17)" not in flat
-    assert (f"reads up to 8 more rows (a copied branch is often shorter: {with_branch:.1f} rows fed on average "
+    # read 48: the same count is "tokens fed" (the glossary's "tokens fornecidos", the app, the CLI, the bench
+    # README, "(up to 25 tokens fed, not 17)" below), never "rows fed" or "rows read"
+    assert (f"is fed up to 8 more tokens (a copied branch is often shorter: {with_branch:.1f} tokens fed on average "
             f"against {without:.1f} for the same tree without it") in flat
+    assert not re.search(r"\brows (?:fed|read)\b|\b(?:more|extra|mean|its|verify) rows\b|rows each verify", flat)
     assert "(up to 25 tokens fed, not 17)" in flat
 
 

@@ -111,7 +111,7 @@ class SpecDecodeCounts:
 
     @property
     def per_position(self) -> list[float]:
-        """Acceptance at each draft position: accepted there / drafts."""
+        """Acceptance by position: accepted at each draft position / drafts."""
         return [a / self.drafts for a in self.accepted_per_position] if self.drafts > 0 else []
 
 

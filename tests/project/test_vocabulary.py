@@ -299,9 +299,11 @@ MEASURED_ALPHA = {"en": re.compile(r"measured\s+(?:α|alpha\b)|(?:α|\balpha)\s*
 
 # Read 48: "acceptance by position" is the one name of the per-position share (the CLI, the bench summary, the
 # Speedup lab, every results.md column), but the Serving chart's title and every results.md section above that column
-# said "Acceptance by draft position", lesson 11 and two quiz explanations "acceptance by/per draft position", and the
+# said "Acceptance by draft position", lesson 11 and two quiz explanations "acceptance by/per draft position",
+# teaching.md's lesson 11 notes "acceptance per position", and the
 # Portuguese "aceitação por posição do palpite" beside "aceitação por posição": one quantity, two names a language.
-BY_DRAFT_POSITION = {"en": re.compile(r"acceptance\s+(?:by|per|at\s+each)\s+draft\s+positions?\b", re.IGNORECASE),
+BY_DRAFT_POSITION = {"en": re.compile(r"acceptance\s+(?:(?:by|per|at\s+each)\s+draft\s+positions?|per\s+positions?)\b",
+                                      re.IGNORECASE),
                      "pt": re.compile(r"aceitação\s+(?:por|em\s+cada)\s+posição\s+d[oe]\s+palpite", re.IGNORECASE)}
 
 

@@ -731,9 +731,9 @@ def test_lesson_3s_row_says_whom_the_target_likes_a_draft_at_least_as_much_as():
 
 
 def test_the_lesson_11_note_names_the_per_position_counter_as_the_serving_labs_chart_does():
-    """Read 48: the lesson-11 note called the Serving lab's per-position counter "acceptance per position" (pt
-    "aceitação por posição"), a second name beside the chart the page draws, "Acceptance by draft position" ("Aceitação
-    por posição do palpite"), which lesson 11 also says ("acceptance by draft position")."""
+    """Read 48: the lesson-11 note called the Serving lab's per-position counter "acceptance per position", a second
+    name beside the chart the page draws; the note says the chart's title, "Acceptance by position" ("Aceitação por
+    posição"), the one name read 48 gave it everywhere."""
     from specviz.core.i18n import using
     from specviz.ui.serving import charts
 

@@ -621,3 +621,25 @@ def test_a_point_mass_nodes_chance_and_u_have_the_chips_decimals_everywhere():
     assert accept_strip_table(d, tree=True, node=node).iloc[:, 1].tolist() == [shown.chance, shown.u]
     row = verdict_overview_table(step).iloc[0].tolist()
     assert row[1:3] == [shown.chance, shown.u], row
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_point_mass_q_reads_0_off_the_drafted_token_beside_a_full_draft_list(lang):
+    """Read 48 review: with the q the rule used drawn as a point mass, a token the target's top 10 held but the
+    draft's full top 10 did not read "below the draft's top 10" in the hover and the table, beside a bar at 0; under
+    the point mass q′ = δ_x that q is exactly 0."""
+    from specviz.engine.trace import Decision, TokenProb
+    from specviz.ui.common.step_figures import distribution_table
+
+    draft_top = [TokenProb(i, f"d{i}", 0.1) for i in range(1, 11)]  # a full top 10: it leaves tokens out
+    target_top = [TokenProb(2, "d2", 0.5), TokenProb(20, "t20", 0.4)]
+    d = Decision(0, 2, "d2", 0.1, 0.5, 5.0, 0.5, 0.2, True, True, target_top=target_top, draft_top=draft_top)
+    node = TreeNode(2, "d2", ROOT, 1, 0.1, 0.5, "accepted", 0.2, 0.5, point_mass=True)
+    with using(lang):
+        table = distribution_table(d, node=node)
+        table = table.set_index(table.columns[0])
+        q_name = table.columns[1]
+        assert table.loc["t20", q_name] == "0", table
+        below = "abaixo dos 10 mais prováveis do rascunho" if lang == "pt" else "below the draft's top 10"
+        assert not table[q_name].str.contains(below).any()
+        assert below in distribution_table(d).set_index(table.index.name).loc["t20"].iloc[1]  # the draft's own q

@@ -86,7 +86,9 @@ def _distribution(d: Decision, n: int, node: TreeNode | None = None
     pv = [p[i].prob if i in p else 0.0 for i in ids]
     qv = [q[i].prob if i in q else 0.0 for i in ids]
     below_p = _outside(d.target_top, _("below the target's top 10"))
-    below_q = _outside(d.draft_top, _("below the draft's top 10"))
+    # a point mass q′ is exactly 0 off the drafted token, whatever the draft's own top 10 left out (Read 48 review:
+    # beside a full draft list those zero bars read "below the draft's top 10")
+    below_q = fmt(0.0) if point_mass else _outside(d.draft_top, _("below the draft's top 10"))
     p_hover = [fmt(p[i].prob) if i in p else below_p for i in ids]
     q_hover = [fmt(q[i].prob) if i in q else below_q for i in ids]
     if d.token_id in p and d.token_id in q and 0 < p[d.token_id].prob != q[d.token_id].prob > 0:  # an exact 0 stays 0

@@ -220,8 +220,9 @@ def dtype_arg(text: str) -> str:
     from specviz.core.i18n import _
 
     if not text.strip():
+        # Read 48 review: not "the machine's default": shape_table and tree_tokens default to float32
         raise argparse.ArgumentTypeError(_("an empty value is not a dtype: give float32, float16 or bfloat16, or leave "
-                                           "--dtype out for the machine's default"))
+                                           "--dtype out for its default, which --help names"))
     return text
 
 

@@ -266,8 +266,8 @@ def gb(n_bytes: float) -> str:
     significant figures, a trailing zero included: the EAGLE drafter's 0.039 GB in float32 is 0.020 GB in
     bfloat16, not "0.02 GB" beside it.
 
-    >>> gb(1234e9), gb(15.4e9), gb(83e3), gb(39.2e6), gb(19.6e6), gb(0.3e9)
-    ('1,234 GB', '15 GB', '0.083 MB', '0.039 GB', '0.020 GB', '0.30 GB')
+    >>> gb(1234e9), gb(15.4e9), gb(83e3), gb(39.2e6), gb(19.6e6), gb(0.3e9), gb(0)
+    ('1,234 GB', '15 GB', '0.083 MB', '0.039 GB', '0.020 GB', '0.30 GB', '0 MB')
     """
     if n_bytes < 0.01 * GB:
         return _decimal(_rounded_text(n_bytes / 1e6)) + " MB"
@@ -282,7 +282,8 @@ def _grouped(x: float) -> str:
 
 def _rounded_text(x: float) -> str:
     """A positive figure rounded as a sentence shows it: 160, 3.4, 0.27 (no decimal mark applied yet)."""
-    return f"{x:.0f}" if x >= 10 else f"{x:.1f}" if x >= 1 else f"{x:#.2g}"
+    # an exact 0 stays "0" (a download's first "0 MB of 3.4 GB"): "#" keeps 0.020's zero but wrote 0 as "0.0"
+    return f"{x:.0f}" if x >= 10 or x == 0 else f"{x:.1f}" if x >= 1 else f"{x:#.2g}"
 
 
 def shown(x: float) -> float:

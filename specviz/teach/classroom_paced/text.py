@@ -9,6 +9,7 @@ from __future__ import annotations
 
 
 from specviz.core.i18n import N_
+from specviz.teach.classroom.inputs import NOT_A_STUDENT_LINK
 
 
 # Every sentence a user can read from here, with named placeholders: English messages, translated with `_()` where
@@ -19,8 +20,8 @@ TEXT = {
                     "pushed."),
     "ended": N_("Session {code} has ended; answers are no longer taken."),
     "no_push": N_("No question has been pushed in session {code} yet."),
-    "stale_link": N_("This student link is not a valid link for this session; please join again with the join "
-                     "code."),
+    # Read 48 review: the self-paced store's one sentence for an unknown ?student= token, not a copy of it
+    "stale_link": NOT_A_STUDENT_LINK,
     "not_current": N_("That question is no longer the current one; your screen shows the new one in a moment."),
     "round_closed": N_("Round {round} is not open for answers."),
     "revealed": N_("The answer has been revealed, so this question takes no more answers."),

@@ -9,8 +9,9 @@ A public classroom app must not fetch for its visitors, so every request is chec
 
 - only this machine (localhost, 127.0.0.0/8 written in any form inet_aton reads, like 127.1, and ::1) by default;
   another host only when whoever runs the app lists it in $SPECVIZ_SERVING_HOSTS (comma-separated names or
-  addresses; the older $SPECVIZ_SERVING_LOAD_HOSTS is read too). A host name is resolved only when it is listed or is localhost, and localhost must resolve to loopback;
-  the connection goes to the address that was checked, so a name cannot change its answer in between;
+  addresses; the older $SPECVIZ_SERVING_LOAD_HOSTS is read too). A host name is resolved only when it is listed or
+  is localhost, and localhost must resolve to loopback; the connection goes to the address that was checked, so a
+  name cannot change its answer in between;
 - redirects are never followed (a 3xx is a failure), so an allowed server cannot send a request elsewhere;
 - every request has one total deadline (connect, headers and body together: a server that drips a byte a second
   is cut off), reads at most MAX_BODY bytes, and at most MAX_CONNECTIONS requests are open at once in the process;

@@ -104,8 +104,9 @@ def _numeric(question: Question, rounds: tuple[list, list], answered: tuple[int,
     (issue 44 item 8). The range the grader accepts (answer ± tolerance, or the answer alone) is a bar of its own,
     written as the feedback writes it, and the only one marked right: the ranges it cuts end at its bounds (read 47:
     "✓ 7–239" held 6 answers of which 1 was graded right), and a range it would cut to under a quarter of its
-    width, or to two ends written alike, joins the one beside it (read 48: "1.9–1.9" beside "✓ 1.9–2.1"). Any finite floats bin safely, even stored ones from before
-    answers were bounded (1e308 and −1e308 together): a stored value that is not a finite number is left out.
+    width, or to two ends written alike, joins the one beside it (read 48: "1.9–1.9" beside "✓ 1.9–2.1"). Any finite
+    floats bin safely, even stored ones from before answers were bounded (1e308 and −1e308 together): a stored value
+    that is not a finite number is left out.
 
     >>> q = Question("d", "speedup", "numeric", "?", 2.0, "", "pages/quiz.py", tolerance=0.1)
     >>> d = _numeric(q, ([1e308, -1e308, 1, 2, 3, 4, 5], []), (7, 0), (1, 0))

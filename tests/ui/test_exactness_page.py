@@ -433,11 +433,13 @@ def test_two_token_continuations_are_named_outcomes_not_tokens():
 def test_the_continuations_note_opens_with_a_capital_in_portuguese():
     """Read 46: the whole-continuations caption opened "continuações de 2 tokens (…)" in Portuguese, a sentence in
     lower case, where the English opens with the figure ("2-token continuations")."""
-    from specviz.core.i18n import _, using
+    from specviz.core.i18n import ngettext, using
 
+    # Read 48 review: the note is an ngettext pair since 8637f5cd ("de 1 token"), counted by {n}
     with using("pt"):
-        what = _("{length}-token continuations (speculative, drafting at most {k} a step with K = {spec_k}, and "
-                 "target-only)", length=2, k=1, spec_k=4)
+        what = ngettext("{n}-token continuations (speculative, drafting at most {k} a step with K = {spec_k}, and "
+                        "target-only)", "{n}-token continuations (speculative, drafting at most {k} a step with K = "
+                        "{spec_k}, and target-only)", 2, k=1, spec_k=4)
     assert what.startswith("Continuações de 2 tokens"), what
 
 

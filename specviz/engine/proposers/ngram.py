@@ -1,9 +1,12 @@
 """N-gram prompt lookup (Saxena 2023; transformers' `prompt_lookup_num_tokens`): no draft model at all.
 
 Find the most recent earlier occurrence of the sequence's last n tokens (n from `max_ngram` down to
-`min_ngram`) and propose the K tokens that followed it. It is deterministic, so q is a point mass on each
-proposed token and the rule accepts x with probability p(x). It shines when the output repeats the input
-(summaries, rewrites, code edits) and proposes nothing when there is no match.
+`min_ngram`) and propose up to K tokens that followed it (fewer where the sequence ends first). It is
+deterministic, so q is a point mass on each proposed token and the rule accepts x with probability p(x). It shines
+when the output repeats the input (summaries, rewrites, code edits) and proposes nothing when there is no match.
+transformers' prompt lookup (the bench's twin of "ngram", run with `max_matching_ngram_size=3`) takes the earliest
+match instead, from the left, and knows no chat markers (below), so the two can propose different tokens after the
+same text.
 
 A chat prompt ends with the template's "<|im_start|>assistant\n", whose last token also ends every earlier turn's
 header, so a plain lookup's first guess is always the next header ("<|im_start|>", "ass", ...), which no answer

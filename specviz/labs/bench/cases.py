@@ -194,9 +194,10 @@ class CaseRunner:
         return self.config.hf == "all" or (self.config.hf == "greedy" and not temperature)
 
     def has_transformers_twin(self, proposer: str) -> bool:
-        """Whether transformers has the same method (the registry's `twin`): prompt lookup for n-gram, assisted
-        generation for a draft model or an early exit; nothing for a feature drafter (EAGLE, Medusa), which needs the
-        target's hidden states."""
+        """Whether transformers has its own version of the method (the registry's `twin`): prompt lookup for n-gram
+        (which copies after the earliest match where specviz's copies after the latest: `specviz.engine.proposers.
+        ngram`), assisted generation for a draft model or an early exit; nothing for a feature drafter (EAGLE,
+        Medusa), which needs the target's hidden states."""
         return self.twins.get(proposer) is not None
 
     def count(self, temperature: float | None) -> int:

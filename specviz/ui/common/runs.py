@@ -129,7 +129,9 @@ def preload_ready_note(name: str = PRELOAD_PAIR) -> str | None:
 
 def get_pair(name: str) -> Pair:
     """The loaded pair. A slow first load runs beside a status box that counts the seconds (and says how long the
-    last load on this server took), so the wait on screen is measured, not guessed."""
+    last load on this server took), so the wait on screen is measured, not guessed. A page that asks while the
+    background load (`preload`) runs waits for that load, so its box counts from when that load started (read 48:
+    it counted from the page's request, so "loaded in" gave only the seconds this page waited)."""
     if name.partition(DTYPE_MARK)[0] in INSTANT_PAIRS or PAIRS.loaded(name) is not None:  # toy@float32 too
         return PAIRS.get(name)
     result: dict[str, object] = {}
@@ -140,10 +142,11 @@ def get_pair(name: str) -> Pair:
         except BaseException as exc:  # handed to the page's thread, which raises it
             result["error"] = exc
 
-    start = time.monotonic()
+    background = _PRELOAD.get(name) if preload_note(name) is not None else None
+    start = time.monotonic() if background is None else background
     worker = threading.Thread(target=load, name=f"specviz-load-{name}", daemon=True)
     worker.start()
-    with st.status(loading_label(name, 0.0), expanded=False) as status:
+    with st.status(loading_label(name, time.monotonic() - start), expanded=False) as status:
         st.caption(loading_note(name))
         while worker.is_alive():
             worker.join(TICK_SECONDS)

@@ -1070,6 +1070,11 @@ def test_each_measured_preset_names_the_cpu_it_was_measured_on(lang):
             assert cpu in shown and "{" not in shown and "2-core CPU" not in shown, (name, shown)
         hint = _(TEXT["first_prompt"], **first_load_figures())
         assert cpu in hint and "{" not in hint and "2-core CPU" not in TEXT["first_prompt"]
+        # read 48: "The first run loads the real model" beside the sidebar's "already loading" (the background load)
+        assert hint.startswith({"en": "Type a prompt, choose the settings and press **Run**. If the real model is not "
+                                      "ready yet, the first run waits for it to load",
+                                "pt": "Digite um prompt, escolha as configurações e aperte **Executar**. Se o modelo "
+                                      "real ainda não estiver pronto, a primeira execução espera que ele carregue"}[lang])
     assert "{cpu}" in PRESETS["tree"][1] and "{cpu}" in PRESETS["medusa"][1]
 
 

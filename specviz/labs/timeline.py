@@ -378,10 +378,19 @@ ALPHA_TEXT = {  # the sentences of alpha_note, whole, with named values; transla
                   "α(1 − α^K) / ((1 − α)K) = {predicted} at K = {k}."),
     # read 48: Medusa heads draft one token each (5 shipped), so a race at K = 8 drafted 5 a step and this
     # sentence gave none of its reasons
-    "fewer": N_("Some steps of this run drafted fewer than K tokens (drafting stops at the token limit and after "
-                "a drafted end-of-text token, a lookup drafts only what it finds, and Medusa heads draft one token "
-                "each, so never more than there are heads), which that formula does not model."),
+    "fewer": N_("Some steps of this run drafted fewer than K tokens ({reasons}), which that formula does not model."),
 }
+
+# Read 48: why a step drafts fewer than K, one message for every sentence that lists the reasons (the α note above,
+# the Theory page's trace caption, the Speedup lab's verdict); the Theory caption and the verdict had lost the heads'
+# cap that the α note gained
+SHORT_STEP_REASONS = N_("drafting stops at the token limit and after a drafted end-of-text token, a lookup drafts "
+                        "only what it finds, and Medusa heads draft one token each, so never more than there are heads")
+
+
+def short_step_reasons() -> str:
+    """The reasons a step drafts fewer than K, translated: a clause for inside parentheses."""
+    return _(SHORT_STEP_REASONS)
 
 
 def alpha_note(spec: Trace) -> str | None:
@@ -408,7 +417,7 @@ def alpha_note(spec: Trace) -> str | None:
         # 43rd read: the formula assumes K drafts every step; every committed example trace has a shorter one (its
         # last, at the token limit; the separate draft's also after a drafted end-of-text), not only lookups
         if any(len(s.decisions) < k for s in spec.steps):
-            sentences.append(_(ALPHA_TEXT["fewer"]))
+            sentences.append(_(ALPHA_TEXT["fewer"], reasons=short_step_reasons()))
     return " ".join(sentences)
 
 

@@ -1334,3 +1334,15 @@ def test_the_vs_transformers_caption_says_which_transformers_rows_this_run_has()
         said = tables.comparison_caption(drafts, 0.7)
         assert said.startswith("Esta execução cronometrou o transformers só em T = 0")
         assert " Saída gulosa idêntica: os mesmos tokens" in tables.comparison_caption(layerskip, 0.0)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_slowdowns_short_steps_name_the_medusa_heads_cap(lang):
+    """Read 48: the verdict's reasons for steps that drafted fewer than K named the token limit, an end-of-text and a
+    lookup, not the Medusa heads' cap (5 shipped heads, one token each), which the race's α note already named."""
+    from specviz.core.i18n import using
+
+    with using(lang):
+        text = verdict.slowdown_reason(0.80, 0.01, 8, 4.5, 3.2, drafted=5.0, speedup=0.7)
+    assert ("as cabeças de previsão (Medusa) rascunham um token cada, então nunca mais do que o número de cabeças"
+            if lang == "pt" else "Medusa heads draft one token each, so never more than there are heads") in text

@@ -1038,3 +1038,20 @@ def test_the_speedup_chart_shades_batches_that_pay_after_a_loss_at_batch_1():
     with using("pt"):
         assert theory_serving.paying_note(paying) == ("O gráfico sombreia os lotes em que o modelo prevê que a "
                                                       "especulação compensa: 32 a 1.024.")
+
+
+@pytest.mark.slow  # the page runs once per language: over 0.7 s
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_formula_captions_short_steps_name_the_medusa_heads_cap(lang):
+    """Read 48: the α note named the Medusa heads' cap among the reasons a step drafts fewer than K (5 shipped heads,
+    one token each, so a run at K = 8 drafts 5), and this caption still gave only the token limit, an end-of-text and
+    a lookup. The reasons are now one shared message."""
+    from specviz.ui.common.state import TRACE_KEY
+
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["lang"] = lang
+    at.session_state[TRACE_KEY] = load_example("smollm-ngram-greedy")[0]  # 2 of its 12 steps drafted fewer than K
+    at.run()
+    captions = " ".join(c.value for c in at.caption)
+    assert ("as cabeças de previsão (Medusa) rascunham um token cada, então nunca mais do que o número de cabeças"
+            if lang == "pt" else "Medusa heads draft one token each, so never more than there are heads") in captions

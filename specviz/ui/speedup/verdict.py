@@ -11,7 +11,7 @@ from specviz.core.i18n import _, ngettext
 from specviz.engine import theory
 from specviz.engine.proposers import registry
 from specviz.labs.bench import BenchResult
-from specviz.labs.timeline import WINS, speedup_band
+from specviz.labs.timeline import WINS, short_step_reasons, speedup_band
 from specviz.ui.speedup.view import number, policy_text, suite_titles, temperature_text, times
 
 
@@ -140,8 +140,8 @@ def slowdown_reason(alpha: float | None, c: float, k: int, verify: float, tokens
     costs measured alone say the step pays, and the run's steps took longer than they add up to (on the H200 run the
     draft and verify times in the loop exceed c and the verify cost measured alone). When the run's steps drafted
     fewer than K on average (`drafted`: drafting stops at the token limit, so a model drafter's steps near it draft
-    fewer too, and a lookup drafts only what it finds), K·c + `verify` is the cost of a full step
-    only, so the sentence names that and compares the tokens with what an average step cost by the measured `speedup`
+    fewer too, a lookup drafts only what it finds, and Medusa heads cap it at their count), K·c + `verify` is the
+    cost of a full step only, so the sentence names that and compares the tokens with what an average step cost by the measured `speedup`
     (tokens per step over the speedup, in one-token target forwards).
 
     >>> slowdown_reason(0.43, 0.122, 3, 1.09, 1.73)[:40]
@@ -168,10 +168,10 @@ def slowdown_reason(alpha: float | None, c: float, k: int, verify: float, tokens
         return _("α ≈ {alpha} and c = {c} would pay if checking the drafts were free, but a step that drafts all "
                  "K = {k} costs {step} one-token forwards (one target forward over {n} tokens costs {verify} a "
                  "one-token forward on the machine that measured it), and this run's steps drafted {drafted} tokens "
-                 "on average (drafting stops at the token limit and after a drafted end-of-text token, and a lookup "
-                 "drafts only what it finds): by the measured speedup an average step cost about "
+                 "on average ({reasons}): by the measured speedup an average step cost about "
                  "{cost} one-token forwards, more than the {tokens} tokens it bought (its mean accepted length)",
-                 drafted=number(drafted), cost=number(tokens_per_step / speedup), **words)
+                 drafted=number(drafted), cost=number(tokens_per_step / speedup),
+                 reasons=short_step_reasons(), **words)
     if step >= tokens_per_step:
         return _("α ≈ {alpha} and c = {c} would pay if checking the drafts were free, but one target forward over {n} "
                  "tokens costs {verify} a one-token forward on the machine that measured it, so a step's forwards (K·c plus that "

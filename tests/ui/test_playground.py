@@ -1375,3 +1375,22 @@ def test_the_layer_skip_layers_box_says_its_default_keeps_at_least_one_layer(lan
         at = page(lang=lang, source="live", pair="toy", proposer="layerskip", k="2", max_new_tokens="4")
     no_problems(at)
     assert at.number_input(key="playground_layers").label == said
+
+
+@pytest.mark.slow  # the page runs several times per language: over 0.7 s
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_k_above_the_medusa_heads_says_a_step_drafts_at_most_the_heads(lang):
+    """Read 48: the K slider goes to 16, but Medusa drafts one token per head (5 shipped), so a step at K = 8 drafts
+    5. A caption beside the slider now says so, and only past the heads."""
+    from specviz.ui.common.sliders import medusa_heads
+
+    heads = medusa_heads()
+    said = (f"O Medusa tem {heads} cabeças de previsão e cada uma rascunha um token, então um passo rascunha no "
+            f"máximo {heads}, não K = 8" if lang == "pt" else
+            f"Medusa has {heads} heads and each drafts one token, so a step drafts at most {heads}, not K = 8")
+    at = page(lang=lang, source="live", pair="default", proposer="medusa", k="8")  # a link: the default pair waits
+    assert not at.exception and at.slider(key="playground_k").value == 8
+    assert any(said in c.value for c in at.caption)
+    at = page(lang=lang, source="live", pair="default", proposer="medusa", k=str(heads))  # fresh: see the race's
+    assert not any(("cada uma rascunha um token" if lang == "pt" else "each drafts one token") in c.value
+                   for c in at.caption)

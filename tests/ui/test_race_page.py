@@ -959,3 +959,25 @@ def test_a_lanes_tokens_and_seconds_give_the_tokens_per_second_it_shows(monkeypa
             assert abs(int(shown[1]) / seconds / rate - 1) < 0.01, (metric.label, metric.proto.help, metric.value)
             checked += 1
     assert checked == 2  # the speculative lane and target-only
+
+
+@pytest.mark.slow  # the page runs twice per language: over 0.7 s
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_k_above_the_medusa_heads_says_a_step_drafts_at_most_the_heads(lang):
+    """Read 48: the K slider goes to 16, but Medusa drafts one token per head (5 shipped), so a race at K = 8
+    drafted 5 a step while the page read "K = 8". A caption beside the slider now says so, and only past the heads."""
+    from specviz.ui.common.sliders import medusa_heads
+
+    heads = medusa_heads()
+    assert heads == 5  # the shipped heads (assets/models/smollm2-medusa/specviz.json)
+    said = (f"O Medusa tem {heads} cabeças de previsão e cada uma rascunha um token, então um passo rascunha no "
+            f"máximo {heads}, não K = 8" if lang == "pt" else
+            f"Medusa has {heads} heads and each drafts one token, so a step drafts at most {heads}, not K = 8")
+    at = _app(lang=lang, race_source="live", race_pair="default", race_proposer="medusa", race_k="8")
+    assert at.slider(key="race_k").value == 8
+    assert any(said in c.value for c in at.caption)
+    # at the heads' count K is what a step drafts: no caption (a fresh page: AppTest's set_value on the Portuguese
+    # page writes the English label of the source radio back)
+    at = _app(lang=lang, race_source="live", race_pair="default", race_proposer="medusa", race_k=str(heads))
+    assert not any(("cada uma rascunha um token" if lang == "pt" else "each drafts one token") in c.value
+                   for c in at.caption)

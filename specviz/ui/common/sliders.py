@@ -13,7 +13,8 @@ from typing import Any
 
 import streamlit as st
 
-from specviz.core.i18n import number
+from specviz.core.i18n import ngettext, number
+from specviz.core.paths import MODELS_DIR, read_json_once
 
 MAX_DIGITS = 4  # the most decimals a value set through session state (a link) is written with
 
@@ -57,3 +58,31 @@ def number_slider(container: Any, label: str, lo: float, hi: float, value: float
         return container.select_slider(label, options, format_func=label_of, key=key, **kwargs)
     start = lo if value is None else min(options, key=lambda option: abs(option - value))
     return container.select_slider(label, options, value=start, format_func=label_of, key=key, **kwargs)
+
+
+# ---- K beyond the Medusa heads (read 48) ------------------------------------------------------------------------
+#
+# The K sliders go to 16, but Medusa drafts one token per head (`MedusaProposer.propose` takes the heads' first K),
+# so with the shipped 5 heads a race "at K = 8" drafted 5 a step and a formula "at K = 8" read as 8 drafts.
+
+MEDUSA_FOLDER = "smollm2-medusa"  # specviz.models.drafts.MEDUSA_NAME, not imported: that module loads torch
+
+
+def medusa_heads() -> int | None:
+    """How many trained Medusa heads are installed (their specviz.json's "heads", the count `load_medusa` builds),
+    read without loading torch; None when none are installed or the file cannot be read."""
+    try:
+        return int(read_json_once(MODELS_DIR / MEDUSA_FOLDER / "specviz.json")["heads"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def medusa_cap_note(proposer: str, k: int) -> str | None:
+    """The sentence a K slider shows when Medusa drafts and K is above its head count, else None."""
+    heads = medusa_heads() if proposer == "medusa" else None
+    if heads is None or k <= heads:
+        return None
+    return ngettext("Medusa has {n} head and each drafts one token, so a step drafts at most {n}, not K = {k} (a "
+                    "tree is at most {n} deep).",
+                    "Medusa has {n} heads and each drafts one token, so a step drafts at most {n}, not K = {k} (a "
+                    "tree is at most {n} deep).", heads, k=k)

@@ -20,6 +20,7 @@ from specviz.engine.trace import Trace
 from specviz.runs.runspec import SETTINGS, WEB_MAX_NEW_TOKENS, RunSpec
 from specviz.ui.common import state as shared
 from specviz.ui.common.escaping import escape_label
+from specviz.ui.common.sliders import medusa_cap_note
 from specviz.ui.playground.settings import (
     KEYS,
     LIVE_DEFAULTS,
@@ -70,6 +71,9 @@ def live_settings_form() -> tuple[RunSpec | str, bool]:
     c2.selectbox(_("Who drafts"), choices, format_func=registry.menu_label, key=KEYS["proposer"],
                  help=who_drafts_help(choices))
     c3.slider(_("K: drafts per step (a tree's depth)"), *SETTINGS["k"].bounds, key=KEYS["k"])
+    cap = medusa_cap_note(state[KEYS["proposer"]], state[KEYS["k"]])
+    if cap:  # read 48: Medusa drafts one token per head, so K above the heads is not what a step drafts
+        c3.caption(cap)
     note = registry.note_of(state[KEYS["proposer"]])
     if note:
         st.caption(_(note))

@@ -15,7 +15,7 @@ from specviz.labs.examples import list_examples, load_example
 from specviz.runs.running import PAIRS
 from specviz.runs.runspec import SETTINGS, WEB_MAX_NEW_TOKENS, RunSpec
 from specviz.ui.common.runs import INSTANT_PAIRS
-from specviz.ui.common.sliders import number_slider
+from specviz.ui.common.sliders import medusa_cap_note, number_slider
 from specviz.ui.race.live import race_specs
 from specviz.ui.race.settings import RACE_PAIRS, SOURCES, pair_changed, pair_proposers
 from specviz.ui.race.tree import has_tree_lane, tree_inputs
@@ -142,6 +142,9 @@ def live_settings() -> RunSpec | str:
     prompt = right.text_area(_("Prompt"), key="race_prompt", height=100)
     c1, c2, c3, c4 = st.columns(4)
     k = c1.slider(_("K (drafts per step; the tree lane's depth)"), *SETTINGS["k"].bounds, key="race_k")
+    cap = medusa_cap_note(proposer, k)
+    if cap:  # read 48: Medusa drafts one token per head, so K above the heads is not what a step drafts
+        c1.caption(cap)
     max_new = c2.slider(_("Max new tokens"), SETTINGS["max_new_tokens"].lo, WEB_MAX_NEW_TOKENS, key="race_max_new")
     temperature = number_slider(c3, _("Temperature"), *SETTINGS["temperature"].bounds, step=0.05,
                                 key="race_temperature")

@@ -101,6 +101,9 @@ with tab_k:
                  "K's own), which assumes verifying K+1 tokens costs one target forward. Dashed: the same with the "
                  "measured verify cost. The table's two predicted columns use each row's own α instead, so they can "
                  "differ a little from the curves at the same K."))
+    heads_note = charts.medusa_draft_caption(result, proposer, temperature)
+    if heads_note:  # read 48: Medusa's heads run in one pass, so K·c may overstate its drafting
+        st.caption(heads_note)
     if any(r["hf_assisted_speedup"] is not None
            for r in result.rows(proposer=proposer, temperature=temperature, policy="constant")):
         # Read 45: for n-gram the diamonds are transformers' prompt lookup, not a draft model (the bench's rule)

@@ -1346,3 +1346,24 @@ def test_a_slowdowns_short_steps_name_the_medusa_heads_cap(lang):
         text = verdict.slowdown_reason(0.80, 0.01, 8, 4.5, 3.2, drafted=5.0, speedup=0.7)
     assert ("as cabeças de previsão (Medusa) rascunham um token cada, então nunca mais do que o número de cabeças"
             if lang == "pt" else "Medusa heads draft one token each, so never more than there are heads") in text
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_medusas_speedup_vs_k_chart_says_its_draft_time_is_not_k_times_c(lang):
+    """Read 48: the curves charge K·c of drafting a step, c being one Medusa head over a target forward, but a step
+    runs the LM head once over all the heads: greedy on the CPU float32 run its draft time per step hardly moved
+    from K = 2 to K = 4 while K·c doubled, so the curves understated Medusa there. The chart's caption now quotes
+    the measured draft time per step beside K·c's, for Medusa only."""
+    from specviz.core.i18n import number, using
+
+    result = results.load_result(ROOT / "assets" / "benchmarks" / "default-cpu-f32-medusa" / "results.json")
+    rows = {r["k"]: r for r in result.rows(proposer="medusa", temperature=0.0, policy="constant")
+            if not r["tree_nodes"]}
+    one = result.costs["target_forward_seconds"] * 1e3
+    assert rows[4]["draft_ms"] < 0.6 * 4 * rows[4]["c"] * one  # the case: well below K·c at K = 4
+    with using(lang):
+        text = charts.medusa_draft_caption(result, "medusa", 0.0)
+        for k, r in rows.items():
+            assert f"K = {k}: {number(r['draft_ms'])} ms (K·c: {number(k * r['c'] * one)} ms)" in text
+        assert ("subestimam sua aceleração" if lang == "pt" else "understate its speedup") in text
+        assert charts.medusa_draft_caption(result, "eagle", 0.0) is None

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from specviz.core.i18n import _
+from specviz.core.i18n import _, list_separator
 from specviz.engine import theory
 from specviz.labs.bench import BenchResult
 from specviz.labs.bench.report import TARGET_ONLY, run_kernels
@@ -68,6 +68,26 @@ def speedup_vs_k_figure(result: BenchResult, proposer: str, temperature: float) 
     return _layout(fig, _("Speedup vs K: {proposer}, T = {t}", proposer=proposer_text(proposer),
                           t=temperature_text(temperature)),
                    _("K (drafted tokens per step)"), label("speedup_vs_ar") + " (×)")
+
+
+def medusa_draft_caption(result: BenchResult, proposer: str, temperature: float) -> str | None:
+    """For Medusa's Speedup vs K chart (read 48): the curves charge K·c of drafting a step, c being one head's block
+    and the LM head over one target forward, but a step runs the LM head once over all its heads, so the draft time
+    need not grow with K (in default-cpu-f32-medusa, greedy, it hardly moves from K = 2 to K = 4 while K·c doubles).
+    The sentence quotes this run's measured draft time per step at each K beside K·c's. None for another proposer,
+    or when the run has no Medusa chain."""
+    rows = sorted(result.rows(proposer=proposer, temperature=temperature, policy="constant"), key=lambda r: r["k"])
+    rows = [r for r in rows if not r.get("tree_nodes")]
+    if proposer != "medusa" or not rows:
+        return None
+    one = result.costs["target_forward_seconds"] * 1e3  # a target forward, ms
+    each = list_separator().join(_("K = {k}: {measured} ms (K·c: {modelled} ms)", k=r["k"],
+                                   measured=number(r["draft_ms"]), modelled=number(r["k"] * r["c"] * one))
+                                 for r in {r["k"]: r for r in rows}.values())  # one per K (rows repeat per suite)
+    return _("For Medusa, c times one head (its block and the LM head) and the curves charge K·c of drafting a step, "
+             "but a step runs every head's block and then the LM head once over all of them, so its draft time need "
+             "not grow with K. This run's draft time per step: {each}. Where it is below K·c, the curves charge "
+             "Medusa too much drafting and understate its speedup.", each=each)
 
 
 def acceptance_figure(result: BenchResult, proposer: str, temperature: float) -> go.Figure:

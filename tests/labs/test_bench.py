@@ -1437,3 +1437,67 @@ def test_a_shape_of_whole_numbers_says_which_part_is_wrong(text, says):
     with pytest.raises(ValueError) as refused:
         parse_shape(text)
     assert str(refused.value) == says
+
+
+def test_c_names_the_draft_vocabulary_rows_a_medusa_step_times(monkeypatch):
+    """Read 48: c's definition said a Medusa step is "one Medusa head (its block and the LM head)", but the bench
+    times one head's block and its product with the LM head's rows for the heads' draft vocabulary (8,192 of the
+    shipped heads' 49,152 tokens), not the whole LM head. The definition says so in both languages, and every
+    committed results.md prints the new words (the results.json files keep their runs' words)."""
+    import torch
+
+    from specviz.core.i18n import _, number, using
+    from specviz.engine.proposers import registry
+    from specviz.engine.proposers.eagle import DraftHead
+    from specviz.engine.proposers.medusa import MedusaProposer
+    from specviz.labs.bench.timing import feature_draft_timer
+
+    pair = toy_pair()
+    proposer = MedusaProposer(pair.target, pair.medusa[0], torch.tensor([3, 1, 4, 2, 5]))
+    seen = []
+    logits = DraftHead.logits
+    monkeypatch.setattr(DraftHead, "logits",
+                        lambda head, x: seen.append((x.shape, head.weight.shape)) or logits(head, x))
+    timer = feature_draft_timer(pair.target, proposer, [2, 3, 4, 5, 6, 7])
+    seen.clear()
+    timer()
+    hidden = pair.target.config.hidden_size
+    assert registry.get("medusa").timed_as == "features"
+    assert seen == [((1, hidden), (5, hidden))]  # one head's state, times the draft vocabulary's 5 rows
+
+    shipped = json.loads((Path(__file__).parents[2] / "assets/models/smollm2-medusa/specviz.json").read_text())
+    label, meaning = DEFINITIONS["c"]
+    said = (f"one Medusa head (its block and the product with the LM head's rows for the heads' draft vocabulary: "
+            f"{number(shipped['draft_vocab_size'], 0)} of the {number(shipped['vocab_size'], 0)} tokens for the "
+            "shipped heads, not the whole LM head)")
+    assert said in meaning and "its block and the LM head)" not in meaning
+    with using("pt"):
+        assert (f"uma cabeça do Medusa (seu bloco e o produto com as linhas da cabeça de LM do vocabulário de rascunho "
+                f"das cabeças: {number(shipped['draft_vocab_size'], 0)} dos {number(shipped['vocab_size'], 0)} tokens"
+                in _(meaning))
+    for path in sorted(BENCHMARKS_DIR.glob("*/results.md")):
+        text = path.read_text(encoding="utf-8")
+        assert f"- **{label}**: {meaning}" in text.splitlines() and "its block and the LM head)" not in text, path
+
+
+def test_the_assisted_speedup_says_the_ngram_twin_copies_after_another_match():
+    """Read 48: "speedup vs transformers assisted" read as implementation speed alone, but for n-gram lookup
+    transformers' prompt lookup copies after the earliest match and specviz after the latest
+    (`specviz.engine.proposers.ngram`), so the ratio also holds a different match rule. Both languages say so, and
+    every committed results.md prints the new words."""
+    from specviz.core.i18n import _, using
+
+    label, meaning = DEFINITIONS["speedup_vs_hf_assisted"]
+    assert ("For n-gram lookup the two copy after different matches (transformers' prompt lookup after the earliest, "
+            "specviz after the latest), so the ratio holds a different match rule too" in meaning)
+    with using("pt"):
+        translated = " ".join(_(meaning).split())
+    assert ("Na busca de n-gramas, os dois copiam a partir de ocorrências diferentes (a busca no prompt do "
+            "transformers, depois da mais antiga; o specviz, depois da mais recente)" in translated)
+    paths = sorted(BENCHMARKS_DIR.glob("*/results.md"))
+    assert len(paths) >= 10
+    for path in paths:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        assert f"- **{label}**: {meaning}" in lines, path
+        assert f"- **{label}**: tokens/s of specviz's speculative decoding over transformers' assisted generation / " \
+               "prompt lookup with the same K." not in lines, path

@@ -34,7 +34,7 @@ from specviz.engine.kinds import StopReason
 from specviz.engine.limits import (DEVICE_HELP, DTYPE_HELP, K_RANGE, MAX_NEW_TOKENS_RANGE, PAIR_DRAFTERS, dtype_arg,
                                    finite_float, path_arg, unwritable)
 from specviz.engine.proposers import registry
-from specviz.engine.trace import Decision, Step, TokenKind, Trace, TreeNode
+from specviz.engine.trace import Decision, Step, TokenKind, Trace, TreeNode, rule_point_mass
 from specviz.labs.bench import add_bench_arguments, run_bench_command
 from specviz.labs.bench.cli import shape_given
 from specviz.models.catalog import recommended_for
@@ -562,7 +562,7 @@ def _rule_q(d: Decision, node: TreeNode | None, verdict: str) -> tuple[float, fl
     drawn from q (a greedy or top-k tree), is tested against a point mass, q = 1, so kept with p′(x): the draft's
     own q(x) (0 for a greedy tree's second child, read 44: "q=0.000 p/q=inf") is not what decided. The line says
     which kind of node it was where that changes the q shown, and for every copied node."""
-    if node is None or not (node.point_mass or node.copied):
+    if not rule_point_mass(node):
         return d.draft_prob, d.ratio, verdict
     if not node.copied and d.draft_prob == 1.0:  # a greedy tree's first child: the draft's q is the point mass
         return 1.0, d.target_prob, verdict

@@ -109,7 +109,14 @@ class TreeNode:
     @property
     def rule_draft_prob(self) -> float:
         """The q(x) the tree rule compared this node with: 1 for a point mass, else the draft's q(x)."""
-        return 1.0 if self.point_mass or self.copied else self.draft_prob
+        return 1.0 if rule_point_mass(self) else self.draft_prob
+
+
+def rule_point_mass(node: TreeNode | None) -> bool:
+    """Whether the tree rule tests this node against a point mass q′ = δ_x whatever the draft gave it: a node copied
+    from the context (prompt lookup) or a child not drawn from q (a top-k or greedy tree's). The one test of it: the
+    CLI, the hovers, tables and figures all ask here (read 48: five copies of `point_mass or copied`)."""
+    return node is not None and (node.point_mass or node.copied)
 
 
 @dataclass

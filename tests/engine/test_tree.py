@@ -475,3 +475,22 @@ def test_the_tree_rule_says_which_nodes_it_tests_against_a_point_mass():
         tree = graft_copy(DraftTree([0], [ROOT], q, sampled=sampled), [2], vocab_size=3)
         result = verify_tree(p, tree, uniforms=[0.99, 0.0])
         assert result.point_masses == expected
+
+
+def test_one_helper_says_which_nodes_the_rule_tests_against_a_point_mass():
+    """Read 48: `point_mass or copied` was spelled in five places (the CLI, the hovers, the tables, the figures), so a
+    third kind of point mass would have had to be added to each. `rule_point_mass` is the one test; the others ask it,
+    and it keeps what each copy said: a copied node or a top-k child yes, a drafted node or no node no."""
+    from specviz.engine.trace import TreeNode, rule_point_mass
+
+    node = TreeNode(token_id=1, text="a", parent=ROOT, depth=1, draft_prob=0.25, target_prob=0.5, status="accepted")
+    kinds = {"drafted": node, "copied": TreeNode(**{**node.__dict__, "copied": True}),
+             "top-k child": TreeNode(**{**node.__dict__, "point_mass": True})}
+    assert {name: rule_point_mass(n) for name, n in kinds.items()} == {
+        "drafted": False, "copied": True, "top-k child": True}
+    assert rule_point_mass(None) is False
+    assert [n.rule_draft_prob for n in kinds.values()] == [0.25, 1.0, 1.0]
+    root = Path(__file__).resolve().parents[2] / "specviz"
+    spelled = [str(f.relative_to(root)) for f in root.rglob("*.py")
+               if any(s in f.read_text(encoding="utf-8") for s in ("point_mass or ", "copied or node", ".copied or "))]
+    assert spelled == ["engine/trace.py"]

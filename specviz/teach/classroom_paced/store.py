@@ -307,16 +307,17 @@ class PacedStore(ClassroomStore):
         for push in self.pushes(session.code):
             answers = self.round_answers(push)
             dist = self.distribution(push)
-            rounds = {str(r): {"answers": [{"student": n, "answer": a, "correct": ok, "answered_at": _when(at)}
+            rounds = {str(r): {"answers": [{"student": n, "answer": a, "correct": ok, "answered_at": utc_stamp(at)}
                                            for rnd, n, a, ok, at in answers if rnd == r],
                                "distribution": dict(zip(dist.labels, dist.counts[r - 1], strict=True))}
                       for r in ROUNDS if r <= push.round}
             pushes.append({"number": push.number, "question": push.question.to_dict(), "revealed": push.revealed,
-                           "pushed_at": _when(push.pushed_at), "rounds": rounds})
+                           "pushed_at": utc_stamp(push.pushed_at), "rounds": rounds})
         mastery = [{"concept": m.concept, "name": m.name, "questions": m.questions,
                     "round_1": {"correct": m.correct[0], "answered": m.answered[0]},
                     "round_2": {"correct": m.correct[1], "answered": m.answered[1]}} for m in self.mastery(session.code)]
-        return json.dumps({"code": session.code, "title": session.title, "created_at": _when(session.created_at),
+        return json.dumps({"code": session.code, "title": session.title,
+                           "created_at": utc_stamp(session.created_at),
                            "students": [s.name for s in self.students(session.code)], "pushes": pushes,
                            "mastery": mastery, "unreadable_answers": self.unreadable_answers(session)},
                           indent=2, ensure_ascii=False, allow_nan=False)  # strict JSON: no NaN ever written
@@ -369,8 +370,3 @@ def twin_of(question: Question, other: Question) -> bool:
     other_right = (other.answer,) if other.kind == QuestionKind.SINGLE else other.answer
     return ({question.choices.index(a) for a in right if a in question.choices}
             == {other.choices.index(a) for a in other_right if a in other.choices})
-
-
-def _when(at: float) -> str:
-    """A time in the JSON export: ISO 8601 in UTC with its Z (read 48: the server's local clock, with no zone)."""
-    return utc_stamp(at)

@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 
 from specviz.core.i18n import _
 from specviz.engine.limits import TOP_N
-from specviz.engine.trace import Decision, Step, TokenKind, TokenProb, TreeNode
+from specviz.engine.trace import Decision, Step, TokenKind, TokenProb, TreeNode, rule_point_mass
 from specviz.ui.common.escaping import plot_text, table_text
 from specviz.ui.common.palette import (ACCEPT_FILL, P_COLOR, Q_COLOR, REJECT_FILL, RESIDUAL_COLOR, U_COLOR, DisplayState,
                                 style)
@@ -37,12 +37,6 @@ def _wrapped(title: str) -> tuple[str, int]:
         lines = textwrap.wrap(title, TITLE_CHARS) or [title]
     return "<br>".join(lines), 20 * (len(lines) - 1)
 
-def _rule_point_mass(node: TreeNode | None) -> bool:
-    """Whether the rule tests this draft against a point mass q′ = δ_x whatever the draft gave it: a tree node
-    copied from the context (prompt lookup) or a child not drawn from q (a top-k or greedy tree's)."""
-    return node is not None and (node.point_mass or node.copied)
-
-
 def distribution_table(d: Decision, n: int = 10, node: TreeNode | None = None) -> pd.DataFrame:
     """The numbers of `distribution_figure`, as its hover gives them: a token outside a model's full top 10 reads
     "below the target's top 10" (or the draft's), not the 0 its bar is drawn at: the trace does not store it. Outside
@@ -59,17 +53,17 @@ def distribution_table(d: Decision, n: int = 10, node: TreeNode | None = None) -
 
 def _q_name(node: TreeNode | None) -> str:
     """The q bars' name: the draft's q, or for a node the rule tests against a point mass, that point mass."""
-    return _("q as the rule used it (a point mass)") if _rule_point_mass(node) else _("q (draft)")
+    return _("q as the rule used it (a point mass)") if rule_point_mass(node) else _("q (draft)")
 
 
 def _distribution(d: Decision, n: int, node: TreeNode | None = None
                   ) -> tuple[list[int], list[str], list[float], list[float], list[str], list[str]]:
     """The tokens of `distribution_figure` (ids and unique labels), their bars' p and q, and their hover texts.
-    Read 48: for a node the rule tests against a point mass q′ = δ_x (`_rule_point_mass`) the bars drew the draft's
+    Read 48: for a node the rule tests against a point mass q′ = δ_x (`rule_point_mass`) the bars drew the draft's
     whole q, which the rule never used, beside a verdict min(1, p′/q′) with q′(x) = 1; its q is now that point mass
     (1 on the drafted token, 0 elsewhere), and the drafted token's hover says what the draft gave it."""
     p = {t.token_id: t for t in d.target_top}
-    point_mass = _rule_point_mass(node)
+    point_mass = rule_point_mass(node)
     q = {d.token_id: TokenProb(d.token_id, d.text, 1.0)} if point_mass else {t.token_id: t for t in d.draft_top}
     p.setdefault(d.token_id, TokenProb(d.token_id, d.text, d.target_prob))
     q.setdefault(d.token_id, TokenProb(d.token_id, d.text, d.draft_prob))
@@ -218,7 +212,7 @@ def _rule_q(d: Decision, node: TreeNode | None) -> tuple[str, str, str, str, str
     context, or a child not drawn from q) has q = 1 and p/q = p, not the draft's q(x) (read 44: "q = 0.000,
     p/q = ∞"); all five with one number of decimals (`decision_numbers`, read 47)."""
     shown = decision_numbers(d, node)
-    point_mass = node is not None and (node.point_mass or node.copied)
+    point_mass = rule_point_mass(node)
     return (shown.p, _("{q} (point mass)", q=shown.q) if point_mass else shown.q, shown.ratio, shown.chance,
             shown.u if d.uniform is not None else fmt(None))
 

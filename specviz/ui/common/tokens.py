@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass
 
 from specviz.core.i18n import _, localized, number
-from specviz.engine.trace import Decision, EmittedToken, Step, TokenKind, Trace, TreeNode
+from specviz.engine.trace import Decision, EmittedToken, Step, TokenKind, Trace, TreeNode, rule_point_mass
 from specviz.ui.common.escaping import escape_attr, escape_text, visible
 from specviz.ui.common.palette import DisplayState, Kind, style
 
@@ -86,7 +86,7 @@ def _told_apart(a: float | None, b: float | None, digits: int) -> bool:
 def decision_numbers(d: Decision, node: TreeNode | None = None) -> Shown:
     """`shown_numbers` for one drafted token: q is the one the rule used (1 for a tree node it tests against a point
     mass, `pq_lines`), the chance `d.accept_prob` and u only where the verifier drew one."""
-    point_mass = node is not None and (node.point_mass or node.copied)
+    point_mass = rule_point_mass(node)
     return shown_numbers(d.target_prob, 1.0 if point_mass else d.draft_prob, d.accept_prob,
                          d.uniform if d.reached else None)
 
@@ -144,7 +144,7 @@ def pq_lines(shown: Shown, draft_prob: float | None, node: TreeNode | None) -> l
     tests against a point mass (copied from the context, or a child not drawn from q) has q = 1, whatever the draft
     gave it (`draft_prob`; read 44: a greedy tree's second child read "q (draft) = 0.000", "p/q = ∞", though the rule
     kept it with p′(x))."""
-    if node is None or not (node.point_mass or node.copied):
+    if not rule_point_mass(node):
         return [_("p (target) = {p}", p=shown.p), _("q (draft) = {q}", q=shown.q), f"p/q = {shown.ratio}"]
     why = _("copied from the context") if node.copied else _("a top-k child, not drawn from q")
     return [_("p (target) = {p}", p=shown.p), _("q = {one}, a point mass ({why}; the draft gave it q(x) = {q})",
@@ -190,7 +190,7 @@ def emitted_tooltip(t: EmittedToken, step_index: int | None = None, tree_chance:
     lines = [head]
     p_line = _("p (target) = {p}", p=fmt(t.target_prob))
     if t.kind == TokenKind.ACCEPTED and tree_chance is not None:
-        point_mass = node is not None and (node.point_mass or node.copied)
+        point_mass = rule_point_mass(node)
         shown = shown_numbers(t.target_prob, 1.0 if point_mass else t.draft_prob, tree_chance, t.uniform)
         lines += [*pq_lines(shown, t.draft_prob, node),
                   _("min(1, p′/q′) = {chance} (after the siblings tried before it)", chance=shown.chance),

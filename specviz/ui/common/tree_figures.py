@@ -27,7 +27,7 @@ import plotly.graph_objects as go
 
 from specviz.core.i18n import _, ngettext
 from specviz.engine.kinds import NodeStatus
-from specviz.engine.trace import Step, TokenKind, TreeNode, TreeRecord
+from specviz.engine.trace import Step, TokenKind, TreeNode, TreeRecord, rule_point_mass
 from specviz.engine.tree import ROOT, mask_rows
 from specviz.ui.common.escaping import escape_markdown, plot_text, shortened, table_text, visible
 from specviz.ui.common.palette import LIGHT_GREY, P_COLOR, DisplayState, Kind, style
@@ -92,7 +92,7 @@ def _shown(node: TreeNode) -> Shown:
 
 def _point_mass_q(node: TreeNode) -> str:
     """The q column of a node: q(x), or for a node the rule tests against a point mass, "1 (point mass)"."""
-    if node.point_mass or node.copied:
+    if rule_point_mass(node):
         return _("{q} (point mass)", q=_shown(node).q)
     return _shown(node).q
 
@@ -110,7 +110,7 @@ def _hover(j: int, node: TreeNode) -> str:
     # a point mass's q is the rule's, not the draft's: "q (draft) = 1.000 (point mass)" under "the draft gave it
     # q(x) = 0.000" named two values the draft's q (read 44 review)
     shown = _shown(node)  # written apart, as the chain's hover writes them: q = 1 against p = 0.9997 (read 46)
-    if node.point_mass or node.copied:
+    if rule_point_mass(node):
         q_line = _("q = {q} · p (target) = {p}", q=_point_mass_q(node), p=shown.p)
     else:
         q_line = _("q (draft) = {q} · p (target) = {p}", q=shown.q, p=shown.p)

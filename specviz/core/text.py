@@ -86,35 +86,55 @@ def template_tokens(tokenizer) -> set[int]:
     return {int(i) for name, i in zip(names, getattr(tokenizer, "all_special_ids", [])) if name in template}
 
 
+# Characters that change the direction of the text around them: embeddings, overrides and isolates (U+202A–U+202E,
+# U+2066–U+2069) and the left-to-right and right-to-left marks. In a name they make it read in another order than
+# it was typed ("txt.exe" shown as "exe.txt"), and quoted in a sentence they reorder the sentence itself.
+BIDI_CONTROLS = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def _refused(ch: str) -> bool:
+    """A control character (Cc), a lone surrogate (Cs: a byte a file name could not decode), a private-use character
+    (Co: no meaning anyone can read off it) or a text-direction control (`BIDI_CONTROLS`)."""
+    return unicodedata.category(ch) in ("Cc", "Cs", "Co") or ch in BIDI_CONTROLS
+
+
 def has_control(text: str) -> bool:
-    """Whether `text` holds a control character (a NUL, a line break, a tab, DEL or a C1 control): a name that
-    holds one is refused, never read as the name without it (a NUL vanishes when shown, so "\\x00" read as empty).
+    """Whether `text` holds a control character (a NUL, a line break, a tab, DEL or a C1 control), a lone surrogate,
+    a private-use character or a text-direction override (`_refused`): a name that holds one is refused, never read
+    as the name without it (a NUL vanishes when shown, so "\\x00" read as empty). The one check: the classroom's
+    names and answers, the model folders and Hub ids, and the quiz files all ask it (read 48: the classroom refused
+    a right-to-left override that a model folder name let through).
 
     >>> has_control("Ada"), has_control("a\\x00b"), has_control("a\\nb"), has_control("Zoë")
     (False, True, True, False)
+    >>> has_control("model\\u202egguf"), has_control("\\ue000"), has_control("a\\udcffb")
+    (True, True, True)
     """
-    return any(unicodedata.category(ch) == "Cc" for ch in text)
+    return any(_refused(ch) for ch in text)
 
 
 def control_shown(text: str) -> str:
-    """`text` with its control characters written as escapes (\\x00, \\n as \\x0a), the rest as it is: how a refusal
-    quotes a name that holds one.
+    """`text` with the characters `has_control` refuses written as escapes (\\x00, \\n as \\x0a, \\u202e), the
+    rest as it is: how a refusal quotes a name that holds one (a direction override quoted as it is would reorder
+    the sentence around it).
 
-    >>> control_shown("a\\x00b é")
-    'a\\\\x00b é'
+    >>> control_shown("a\\x00b é\\u202e")
+    'a\\\\x00b é\\\\u202e'
     """
-    return "".join(f"\\x{ord(ch):02x}" if unicodedata.category(ch) == "Cc" else ch for ch in text)
+    return "".join((f"\\x{ord(ch):02x}" if ord(ch) < 256 else f"\\u{ord(ch):04x}" if ord(ch) < 0x10000
+                     else f"\\U{ord(ch):08x}") if _refused(ch) else ch for ch in text)
 
 
 def control_refusal(name: str) -> str | None:
-    """The one sentence that refuses a name (a model folder, a Hub id, a quiz file) holding a control character,
-    or None when it holds none.
+    """The one sentence that refuses a name (a model folder, a Hub id, a quiz file) holding a character `has_control`
+    refuses, or None when it holds none.
 
-    >>> control_refusal("a\\x00b")
-    "The name 'a\\\\x00b' contains a control character (such as a NUL or a line break); please type it as plain text."
+    >>> print(control_refusal("a\\x00b"))  # doctest: +NORMALIZE_WHITESPACE
+    The name 'a\\x00b' contains a control character (such as a NUL, a line break or a text-direction override);
+    please type it as plain text.
     """
     if not has_control(name):
         return None
     shown = control_shown(name)  # a long path keeps its end, the part a reader recognises
-    return _("The name '{name}' contains a control character (such as a NUL or a line break); please type it as "
-             "plain text.", name=shown if len(shown) <= 60 else "…" + shown[-59:])
+    return _("The name '{name}' contains a control character (such as a NUL, a line break or a text-direction "
+             "override); please type it as plain text.", name=shown if len(shown) <= 60 else "…" + shown[-59:])

@@ -539,13 +539,17 @@ def test_a_pairs_load_info_reads_its_device_and_placement_from_its_plan():
     assert {"placement", "device"}.isdisjoint(f.name for f in fields(loading.LoadInfo))
 
 
-@pytest.mark.parametrize("ref", ["\x00", "Qwen/x\x00", "/tmp/a\x00b"])
-def test_a_model_name_with_a_nul_is_refused_as_holding_a_control_character(ref):
+@pytest.mark.parametrize(("ref", "char", "escaped"), [("\x00", "\x00", "\\x00"), ("Qwen/x\x00", "\x00", "\\x00"),
+                                                     ("/tmp/a\x00b", "\x00", "\\x00"),
+                                                     ("/tmp/draft\u202efnoc.json", "\u202e", "\\u202e")])
+def test_a_model_name_with_a_nul_is_refused_as_holding_a_control_character(ref, char, escaped):
     """Read 48: "/tmp/a\\x00b" was "The folder '/tmp/ab' does not exist." once shown (the NUL vanishes), "\\x00"
-    "'' is neither a local folder ...": a name read as empty. It is one sentence naming the control character."""
+    "'' is neither a local folder ...": a name read as empty. It is one sentence naming the control character.
+    A right-to-left override (U+202E), which the classroom refused but a model folder name let through (the name
+    reads in another order than it was typed), is refused in the same sentence, written \\u202e."""
     from specviz.models.loading import parse_ref
 
     with pytest.raises(ModelLoadError) as err:
         parse_ref(ref)
-    assert "contains a control character" in str(err.value) and "\\x00" in str(err.value)
-    assert "\x00" not in str(err.value) and "does not exist" not in str(err.value)
+    assert "contains a control character" in str(err.value) and escaped in str(err.value)
+    assert char not in str(err.value) and "does not exist" not in str(err.value)

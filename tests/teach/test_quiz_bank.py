@@ -644,16 +644,19 @@ def test_the_heuristic_schedule_is_said_to_stop_lowering_k_at_1(lang):
     assert "pages/speedup_lab.py" in {where for where, _line in note.locations}
 
 
-def test_a_quiz_file_name_with_a_nul_is_refused_as_holding_a_control_character(tmp_path):
+@pytest.mark.parametrize(("char", "escaped"), [("\x00", "\\x00"), ("\u202e", "\\u202e"), ("\u2066", "\\u2066")])
+def test_a_quiz_file_name_with_a_nul_is_refused_as_holding_a_control_character(tmp_path, char, escaped):
     """Read 48: a path with a NUL was "The quiz file ... does not exist." and an upload so named was read; both are
-    refused in one sentence naming the control character, written \\x00."""
-    for refuse in (lambda: load_bank([str(tmp_path / "a\x00.yaml")]),
-                   lambda: parse_bank(b"questions: []", "q\x00.yaml")):
+    refused in one sentence naming the control character, written \\x00. So is a direction override or isolate
+    (U+202E, U+2066), which the classroom refused but a quiz path let through: written \\u202e, never as itself (it
+    would turn the sentence around it right to left)."""
+    for refuse in (lambda: load_bank([str(tmp_path / f"a{char}.yaml")]),
+                   lambda: parse_bank(b"questions: []", f"q{char}.yaml")):
         with pytest.raises(QuizBankError) as refused:
             refuse()
         assert "contains a control character (such as a NUL" in str(refused.value)
-        assert "a\\x00.yaml'" in str(refused.value) or "'q\\x00.yaml'" in str(refused.value)
-        assert "does not exist" not in str(refused.value)
+        assert f"a{escaped}.yaml'" in str(refused.value) or f"'q{escaped}.yaml'" in str(refused.value)
+        assert char not in str(refused.value) and "does not exist" not in str(refused.value)
 
 
 @pytest.mark.parametrize("given", ["", "  "])

@@ -221,13 +221,22 @@ def test_the_docs_say_the_web_form_is_off_and_bounded():
 
 
 @pytest.mark.parametrize(("ref", "shown"), [("\x00", "'\\x00'"), ("org/na\x00me", "'org/na\\x00me'"),
-                                            ("/srv/models/m\x00", "'/srv/models/m\\x00'")])
+                                            ("/srv/models/m\x00", "'/srv/models/m\\x00'"),
+                                            ("/srv/models/m\u202eflog", "'/srv/models/m\\u202eflog'")])
 def test_a_name_with_a_nul_is_refused_as_holding_a_control_character_not_as_empty(ref, shown):
     """Read 48: a NUL read as an empty name ("Give the target: ..."); it is refused, the name quoted with the NUL
-    written \\x00, and a name over MAX_REF characters is said to be too long, not missing."""
+    written \\x00, and a name over MAX_REF characters is said to be too long, not missing. A folder name with a
+    right-to-left override (U+202E), which the classroom refused but this check let through, is refused in the same
+    sentence, in English and in Portuguese, the override written \\u202e (as itself it turns the sentence round)."""
+    from specviz.core.i18n import using
+
     with pytest.raises(ValueError) as err:
         WebModelPolicy(True).check(ref, "target")
-    assert str(err.value) == (f"The name {shown} contains a control character (such as a NUL or a line break); "
-                              "please type it as plain text.")
+    assert str(err.value) == (f"The name {shown} contains a control character (such as a NUL, a line break or a "
+                              "text-direction override); please type it as plain text.")
+    with using("pt"), pytest.raises(ValueError) as err:
+        WebModelPolicy(True).check(ref, "target")
+    assert str(err.value) == (f"O nome {shown} contém um caractere de controle (como um NUL, uma quebra de linha ou "
+                              "um caractere que inverte a direção do texto); digite-o como texto simples.")
     with pytest.raises(ValueError, match="too long for a model's name: at most 300 characters"):
         WebModelPolicy(True).check("a" * 400, "target")

@@ -10,7 +10,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from specviz.core.i18n import LANGUAGES, _, get_language, language_code
-from specviz.teach.classroom.inputs import ANSWER_MAX, ClassroomError, _has_control
+from specviz.core.text import has_control
+from specviz.teach.classroom.inputs import ANSWER_MAX, ClassroomError
 from specviz.teach.quiz import BANK_DIR, Question, QuizBankError, load_bank, question_from_dict
 from specviz.teach.quiz.schema import QuestionKind
 
@@ -127,6 +128,6 @@ def _answer_json(answer: Any) -> str:
         isinstance(answer, list) and all(isinstance(a, str) for a in answer))
     text = json.dumps(answer, ensure_ascii=False) if ok else ""
     texts = [answer] if isinstance(answer, str) else answer if isinstance(answer, list) else []
-    if not ok or len(text) > ANSWER_MAX or any(_has_control(t) for t in texts):
+    if not ok or len(text) > ANSWER_MAX or any(has_control(t) for t in texts):
         raise ClassroomError(_("That answer cannot be stored; please answer with the controls shown."))
     return text

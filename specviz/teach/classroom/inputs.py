@@ -14,13 +14,13 @@ from typing import Any
 
 from specviz.core.i18n import LANGUAGES, N_, _, ngettext, using
 from specviz.core.paths import CONFUSABLES_PATH
+from specviz.core.text import has_control
 from specviz.teach.quiz import CONCEPTS
 
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L: easy to read off a projector
 CODE_LENGTH = 6
 NAME_MAX, TITLE_MAX, ANSWER_MAX = 40, 80, 2000
-_BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f")
 
 
 # Characters that show nothing but are not format (Cf) characters: a combining grapheme joiner, Hangul fillers,
@@ -72,7 +72,7 @@ def clean_text(text: Any, what: str, max_length: int) -> str:
     if len(text) > 10 * max_length:  # before normalising: a megabyte sent past the form's max_chars costs nothing
         raise ClassroomError(_too_long(what, max_length))
     text = " ".join(unicodedata.normalize("NFKC", text).split())
-    if _has_control(text):
+    if has_control(text):  # the one check (specviz.core.text): also a model folder's and a quiz file's
         raise ClassroomError(_("The {what} contains control characters; please use plain text.", what=_(what)))
     text = _visible(text)
     if not text:
@@ -165,10 +165,6 @@ def new_code(rng: random.Random | None = None) -> str:
     """A random join code from CODE_ALPHABET (cryptographically random unless an `rng` is given)."""
     pick = rng.choice if rng is not None else secrets.choice
     return "".join(pick(CODE_ALPHABET) for _position in range(CODE_LENGTH))
-
-
-def _has_control(text: str) -> bool:
-    return any(unicodedata.category(ch) in ("Cc", "Cs", "Co") or ch in _BIDI for ch in text)
 
 
 def _invisible(ch: str) -> bool:

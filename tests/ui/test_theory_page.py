@@ -1000,7 +1000,8 @@ def test_a_loss_at_batch_1_does_not_claim_every_larger_batch_loses(tmp_path, mon
     assert not at.exception
     warnings = " ".join(w.value for w in at.warning)
     assert ("não compensa nem com lote 1" if lang == "pt" else "does not pay even at batch 1") not in warnings
-    said = "mas compensa com lotes de 32 a 1.024" if lang == "pt" else "but pays at batches from 32 to 1,024"
+    said = ("mas compensa com lotes maiores (32 a 1.024)" if lang == "pt" else
+            "but pays at larger batches (32 to 1,024)")
     assert said in warnings
 
 
@@ -1055,3 +1056,28 @@ def test_the_formula_captions_short_steps_name_the_medusa_heads_cap(lang):
     captions = " ".join(c.value for c in at.caption)
     assert ("as cabeças de previsão (Medusa) rascunham um token cada, então nunca mais do que o número de cabeças"
             if lang == "pt" else "Medusa heads draft one token each, so never more than there are heads") in captions
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_one_batch_paying_run_is_drawn_and_the_sentence_names_every_run(lang):
+    """Read 48: a run of paying batches one batch long was shaded by a rectangle from that batch to itself, of width
+    0, so invisible; and `pays_later` said "pays at batches from {first} to {last}", reading batches that pay in two
+    runs as one. A run too narrow to see is drawn MIN_RUN_PX pixels wide, outlined, and the sentence names each run
+    (`paying_ranges`), as the chart's note does."""
+    from specviz.core.i18n import _
+    from specviz.ui.theory import serving as theory_serving
+
+    points = roofline.sweep(0.8, 4, roofline.PAIRS["qwen-7b-72b"], roofline.HARDWARE["h100"], 512)
+    paying = [1, 2, 3, 4, 5, 6, 7, 8, 600]
+    fig = theory_serving.speedup_vs_batch_figure(points, 4, 8, paying)
+    rects = [s for s in fig.layout.shapes if s.type == "rect"]
+    assert [(s.x0, s.x1) for s in rects if s.xsizemode != "pixel"] == [(1, 8)]
+    narrow = [s for s in rects if s.xsizemode == "pixel"]
+    assert [s.xanchor for s in narrow] == [600] and narrow[0].x1 - narrow[0].x0 >= theory_serving.MIN_RUN_PX > 0
+    assert narrow[0].line.width > 0  # outlined: a faint 6-pixel strip alone is hard to see
+    with using(lang):
+        said = _(theory_serving.TEXT["pays_later"], alpha="0.05", k=1,
+                 ranges=theory_serving.paying_ranges([*range(32, 41), *range(60, 1025)]))
+    assert ("compensa com lotes maiores (32 a 40, 60 a 1.024): " if lang == "pt" else
+            "pays at larger batches (32 to 40, 60 to 1,024): ") in said
+    assert "{" not in said and ("de 32 a 1.024" if lang == "pt" else "from 32 to 1,024") not in said

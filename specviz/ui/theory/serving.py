@@ -60,10 +60,11 @@ TEXT = {
     # read 47: "does not pay even at batch 1" sat beside a curve that crossed 1× at larger batches. For the SmolLM2
     # pairs c falls as the batch grows (c = 0.071 at B = 1, 0.034 at B = 1,024 for the EAGLE drafter on an H100 at
     # 512 tokens), so near the break-even α speculation loses at batch 1 and pays at larger batches
+    # read 48: "from {first} to {last}" read the paying batches as one run; they are its runs (`paying_ranges`)
     "pays_later": N_("With α = {alpha} and K = {k}, the roofline model predicts that speculation does not pay at "
-                     "batch 1 on this hardware, but pays at batches from {first} to {last}: the draft's cost c falls "
-                     "as the batch grows, because its KV caches, which grow with the batch, are a smaller share of "
-                     "the target's than its weights are."),
+                     "batch 1 on this hardware, but pays at larger batches ({ranges}): the draft's cost c falls as "
+                     "the batch grows, because its KV caches, which grow with the batch, are a smaller share of the "
+                     "target's than its weights are."),
     # Read 45: "barely changed" undersold a separate draft model's prefill: a 7B draft adds about a tenth of a 72B
     # target's prefill compute (7.6 / 72.7 billion parameters)
     "ttft": N_("**Time to first token: changed only by the draft's own prefill.** The first token comes from the "
@@ -126,14 +127,27 @@ def paying_runs(paying: list[int]) -> list[tuple[int, int]]:
     return runs
 
 
+def paying_ranges(paying: list[int]) -> str:
+    """The paying batches in words, run by run (`paying_runs`): "32 to 1,024", "1 to 3, 600". One text for the
+    chart's note and the `pays_later` sentence, so neither reads two runs as one.
+
+    >>> paying_ranges([1, 2, 3, 600])
+    '1 to 3, 600'
+    """
+    return ", ".join(_("{first} to {last}", first=number(a, 0), last=number(b, 0)) if a != b else number(a, 0)
+                     for a, b in paying_runs(paying))
+
+
 def paying_note(paying: list[int]) -> str:
     """What the speedup chart shades, in words, for the table under it (which reads only the lines)."""
     if not paying:
         return _("The chart shades no batch: the model predicts speculation pays at none of them.")
-    ranges = [_("{first} to {last}", first=number(a, 0), last=number(b, 0)) if a != b else number(a, 0)
-              for a, b in paying_runs(paying)]
     return _("The chart shades the batches where the model predicts speculation pays: {ranges}.",
-             ranges=", ".join(ranges))
+             ranges=paying_ranges(paying))
+
+
+NARROW_RUN = 0.01  # a run of paying batches narrower than this share of the log axis is drawn MIN_RUN_PX wide
+MIN_RUN_PX = 6
 
 
 def speedup_vs_batch_figure(points: list[BatchPoint], batch: int, even_batch: int | None,
@@ -141,7 +155,8 @@ def speedup_vs_batch_figure(points: list[BatchPoint], batch: int, even_batch: in
     """Speedup against batch size (log axis), 1× drawn, the batches where speculation pays shaded (`paying`, from
     `roofline.paying_batches`; by default every batch up to `even_batch`), the chosen batch and the break-even batch
     marked. Read 48: a draft that loses at batch 1 and pays at larger batches (`pays_later`) had no shading at all;
-    each run of paying batches is shaded wherever it lies."""
+    each run of paying batches is shaded wherever it lies. A run too narrow to see on the log axis (a single batch
+    drew a rectangle of width 0) is drawn MIN_RUN_PX pixels wide about its batches, outlined."""
     xs, ys = [p.batch for p in points], [p.speedup for p in points]
     if paying is None:
         last = xs[-1] if even_batch is None else even_batch
@@ -149,9 +164,15 @@ def speedup_vs_batch_figure(points: list[BatchPoint], batch: int, even_batch: in
     shapes = [dict(type="line", xref="paper", x0=0, x1=1, y0=1, y1=1, line=dict(color=GREY, dash="dot"))]
     notes = []
     runs = paying_runs(paying)
+    span = math.log10(xs[-1] / xs[0]) or 1.0
     for first, last in reversed(runs):
-        shapes.insert(0, dict(type="rect", xref="x", yref="paper", x0=first, x1=last, y0=0, y1=1, line_width=0,
-                              fillcolor=PAYS_FILL, layer="below"))
+        if math.log10(last / first) / span >= NARROW_RUN:
+            shapes.insert(0, dict(type="rect", xref="x", yref="paper", x0=first, x1=last, y0=0, y1=1, line_width=0,
+                                  fillcolor=PAYS_FILL, layer="below"))
+        else:  # read 48: a run of one batch was a rectangle of width 0, invisible
+            shapes.insert(0, dict(type="rect", xref="x", yref="paper", xsizemode="pixel",
+                                  xanchor=math.sqrt(first * last), x0=-MIN_RUN_PX / 2, x1=MIN_RUN_PX / 2, y0=0, y1=1,
+                                  fillcolor=PAYS_FILL, line=dict(color=BLUISH_GREEN, width=1), layer="below"))
     if runs:
         notes.append(dict(x=math.log10(runs[0][0]), y=0.02, xref="x", yref="paper", xanchor="left",
                           yanchor="bottom", showarrow=False, text=_("speculation pays"),
@@ -159,7 +180,6 @@ def speedup_vs_batch_figure(points: list[BatchPoint], batch: int, even_batch: in
     if even_batch:
         shapes.append(dict(type="line", xref="x", yref="paper", x0=even_batch, x1=even_batch, y0=0, y1=1,
                            line=dict(color=VERMILLION, dash="dash", width=2)))
-        span = math.log10(xs[-1]) - math.log10(xs[0]) or 1.0
         right_half = (math.log10(even_batch) - math.log10(xs[0])) / span > 0.5  # then the words go left of the line,
         notes.append(dict(x=math.log10(even_batch), y=1, xref="x", yref="paper",  # inside the plot on a phone too
                           xanchor="right" if right_half else "left", yanchor="top", showarrow=False,
@@ -298,8 +318,7 @@ def render(alpha: float, k: int) -> None:
         st.success(_(TEXT["pays_always"], alpha=number(alpha), k=k, batch=number(roofline.MAX_BATCH, 0),
                      reason=_always_reason(points, ridge, context)))
     elif even == 0 and paying:
-        st.warning(_(TEXT["pays_later"], alpha=number(alpha), k=k, first=number(paying[0], 0),
-                     last=number(paying[-1], 0)))
+        st.warning(_(TEXT["pays_later"], alpha=number(alpha), k=k, ranges=paying_ranges(paying)))
     elif even == 0:
         st.warning(_(TEXT["pays_never"], alpha=number(alpha), k=k))
     else:

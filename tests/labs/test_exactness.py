@@ -598,3 +598,47 @@ def test_a_deterministic_proposers_alpha_is_known_exactly():
                                   draft_top=[TokenProb(0, "x", 0.9), TokenProb(1, "y", 0.05)])
     lower, upper = exactness.recorded_step(sampled).alpha_bounds  # q leaves 0.05 outside its list: still a range
     assert lower < upper
+
+
+def test_top_p_changes_neither_answer_of_exact_with_top_k():
+    """Read 48 review: `Rule.exact_with_top_k` took no top-p. Its docstring now says why it needs none, and this
+    checks both halves: under a top-k of 20 a top-p only narrows p further, so the top-20 rule still emits p; with
+    top-k off, p spread evenly over 1,000 tokens keeps 50 of them at top-p 0.05 (the lab's least), and the rule
+    drifts there."""
+    from specviz.engine.sampling import logits_to_probs
+
+    top20 = RULES["target_top20_only"]
+    gen = torch.Generator().manual_seed(48)
+    for top_p in (0.05, 0.5, 0.9):
+        pairs = [logits_to_probs(0.3 * torch.randn(2, 40, generator=gen, dtype=torch.float64), 1.0, 20, top_p)
+                 for _ in range(20)]
+        assert max(tv_distance(one_step_distribution(top20.name, p, q)[0], p) for p, q in pairs) < 1e-12
+    flat = logits_to_probs(torch.zeros(1000, dtype=torch.float64), 1.0, 0, 0.05)
+    assert int((flat > 0).sum()) == 50
+    q = logits_to_probs(torch.randn(1000, generator=gen, dtype=torch.float64), 1.0)
+    assert tv_distance(one_step_distribution(top20.name, flat, q)[0], flat) > 1e-3
+    assert top20.exact_with_top_k(20) and not top20.exact_with_top_k(0)
+    assert "p spread evenly over 1,000 tokens keeps 50 of them at top-p 0.05" in " ".join(
+        top20.exact_with_top_k.__doc__.split())
+
+
+def test_alpha_is_exact_for_a_draft_cut_to_a_few_tokens_not_only_a_point_mass():
+    """Read 48 review: the exact-α note said one list held "a point mass"; a draft that top-k cut to 3 tokens is
+    listed whole too, and with each of its tokens in the target's list α = Σ min(p, q) exactly. The note says what
+    makes α exact: every token one model could give is in both lists."""
+    p, q = [0.5, 0.2, 0.1, 0.05], [0.6, 0.3, 0.1]
+    decision = Decision(
+        position=0, token_id=1, text="1", draft_prob=q[1], target_prob=p[1], ratio=p[1] / q[1],
+        accept_prob=p[1] / q[1], uniform=0.5, accepted=True, reached=True,
+        target_top=[TokenProb(t, str(t), v) for t, v in enumerate(p)],
+        draft_top=[TokenProb(t, str(t), v) for t, v in enumerate(q)])
+    assert sum(q) < 1.0  # 0.9999999999999999: the sum rounds below 1, as float32 probabilities' sums do
+    lower, upper = exactness.recorded_step(decision).alpha_bounds
+    assert lower == upper == pytest.approx(0.5 + 0.2 + 0.1)
+    q32 = torch.tensor([2.0, 1.0, 0.5]).softmax(-1).tolist()  # a float32 top-3 draft, as a trace records it
+    cut = dataclasses.replace(decision, draft_prob=q32[1], draft_top=[TokenProb(t, str(t), v) for t, v in
+                                                                      enumerate(q32)])
+    lower, upper = exactness.recorded_step(cut).alpha_bounds
+    assert lower == upper == pytest.approx(sum(min(a, b) for a, b in zip(p, q32)))
+    source = inspect.getsource(exactness.recorded_step.__globals__["RecordedStep"])
+    assert "a point mass" in source and "cut to 10 tokens or fewer" in " ".join(source.split())

@@ -92,6 +92,9 @@ def test_a_deterministic_proposers_alpha_is_one_number(lang):
     assert alpha.value == ("0,973" if lang == "pt" else "0.973")
     captions = " ".join(c.value for c in at.caption)
     assert ("conhecido exatamente" if lang == "pt" else "α is known exactly") in captions
+    # read 48 review: what makes α exact, not only "a point mass" (a draft cut by top-k to a few tokens does too)
+    assert ("todo token que um dos modelos poderia dar está nas duas listas" if lang == "pt" else
+            "every token one model could give is in both lists") in captions
     assert ("dentro de limites" if lang == "pt" else "within bounds") not in captions
 
 

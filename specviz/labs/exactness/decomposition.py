@@ -71,10 +71,12 @@ class RecordedStep:
         1 - TV with TV at least ½ Σ |p - q| over those tokens plus, for a token known on one side only, the
         least its gap can be given the most the other list leaves a missing token (`target_cap`, `draft_cap`).
 
-        Exact (both bounds the same) where one list holds all of its distribution (it leaves no mass: a cap of 0)
-        and the other list knows each of its tokens: min(p, q) is 0 everywhere else. A deterministic proposer's q is
-        a point mass on the drafted token, whose p the decision records, so α = p(x̂) exactly (Read 48: n-gram
-        lookup at T = 0.7 read "0.973 to 0.977"), and so is a greedy step's."""
+        Exact (both bounds the same) where every token of one distribution is known in the other's list too: its
+        list holds all of it (it leaves no mass: a cap of 0) and the other list knows each of its tokens, so min(p, q)
+        is 0 everywhere else. A deterministic proposer's q is a point mass on the drafted token, whose p the decision
+        records, so α = p(x̂) exactly (Read 48: n-gram lookup at T = 0.7 read "0.973 to 0.977"), and so is a greedy
+        step's; but a draft (or target) that top-k or top-p cut to 10 tokens or fewer is listed whole too, and α is
+        exact wherever the other list holds each of those tokens (read 48 review: not only a point mass)."""
         p, q = self.target_probs[:-1], self.draft_probs[:-1]
         both = self.target_known & self.draft_known
         lower = float(torch.minimum(p, q)[both].sum())
@@ -86,6 +88,11 @@ class RecordedStep:
         gaps = gaps + torch.where(self.target_known & ~self.draft_known, (p - q_cap).clamp_min(0), 0.0)
         gaps = gaps + torch.where(self.draft_known & ~self.target_known, (q - p_cap).clamp_min(0), 0.0)
         return lower, max(lower, 1.0 - 0.5 * float(gaps.sum()))
+
+
+# what a list holding its whole distribution can still seem to leave: float32 probabilities summed (about 1e-7).
+# Missing tokens share at most this much, so α's bounds would differ by less than the third decimal shown
+ROUNDING_LEFT = 1e-6
 
 
 def recorded_step(decision) -> RecordedStep:
@@ -110,8 +117,10 @@ def recorded_step(decision) -> RecordedStep:
 
     def cap(top) -> float:
         # a missing token has at most the list's smallest entry, and at most the mass the list leaves (read 47: a
-        # greedy trace's lists hold its point masses, all of p and q, yet α read "0.000 to 0.500", not 0)
-        return min(min(t.prob for t in top), max(0.0, 1.0 - sum(t.prob for t in top)))
+        # greedy trace's lists hold its point masses, all of p and q, yet α read "0.000 to 0.500", not 0); a list
+        # whose float32 probabilities sum to 1 but for rounding (a draft top-k cut to 3 tokens) leaves none
+        left = 1.0 - sum(t.prob for t in top)
+        return min(min(t.prob for t in top), left if left > ROUNDING_LEFT else 0.0)
 
     return RecordedStep(ids, [texts[t] for t in ids], vector(p), vector(q),
                         torch.tensor([t in p for t in ids]), torch.tensor([t in q for t in ids]),

@@ -102,6 +102,11 @@ class Rule:
         (barring ties at the k-th logit) and the rule is `verify`. Read 48: whole continuations at top-k 20 said
         this rule was "not exact" beside its own explanation saying it is exact there.
 
+        Top-p changes neither answer, so it is no argument. It only drops tokens from those top-k kept, so a top-k
+        of 20 or fewer stays exact under any top-p; and alone it bounds the share of p kept, not the number of
+        tokens (p spread evenly over 1,000 tokens keeps 50 of them at top-p 0.05, the lab's least), so with top-k
+        off the top-20 rule can still drift whatever the top-p (read 48 review: "ignores top-p").
+
         >>> RULES["target_top20_only"].exact_with_top_k(20), RULES["target_top20_only"].exact_with_top_k(0)
         (True, False)
         >>> RULES["accept_all"].exact_with_top_k(1), RULES["exact"].exact_with_top_k(0)

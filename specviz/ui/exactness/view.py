@@ -398,11 +398,12 @@ def render_decomposition(dists: StepDistributions, session_trace: object) -> Non
             lower, upper = recorded.alpha_bounds
             drafted = dict(token=escape_text(decision.text), token_id=decision.token_id,
                            accept=decision_numbers(decision).chance)  # as the Playground writes it (read 47)
-            if lower == upper:  # Read 48: a point mass (n-gram lookup, greedy) leaves α exact, not a range
-                alpha_text = number(lower, 3)
-                note = _("From the trace's top-10 lists: one of them holds all of its distribution (a point mass, as "
-                         "a deterministic proposer's q is on its drafted token), so α is known exactly. The drafted "
-                         "token was {token} (id {token_id}), kept with probability {accept}.", **drafted)
+            if lower == upper:  # Read 48: a point mass (n-gram lookup, greedy) leaves α exact, not a range; so
+                alpha_text = number(lower, 3)  # does a top-k or top-p that leaves 10 tokens or fewer (read 48 review)
+                note = _("From the trace's top-10 lists: every token one model could give is in both lists (all of a "
+                         "point mass, as a deterministic proposer's q, or of a distribution top-k or top-p cut to 10 "
+                         "tokens or fewer), so α is known exactly. The drafted token was {token} (id {token_id}), "
+                         "kept with probability {accept}.", **drafted)
             else:
                 alpha_text = _("{lower} to {upper}", lower=number(lower, 3), upper=number(upper, 3))
                 note = _("From the trace's top-10 lists only: a token missing from a list shows 0 there, so α is "

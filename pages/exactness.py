@@ -117,7 +117,7 @@ if result is not None:
                                   dists.target_probs)
     # whole continuations: no drift to draw, but a rule its sampling settings make exact is not "not exact" (read 48)
     view.render_samples(result, rule_label, drift if mode == "one_step" else None,
-                        exact=rule.exact_with_top_k(int(top_k)))
+                        exact=rule.exact_with_top_k(int(top_k), temperature))
 
 st.subheader(_("Greedy: the target's own text, token for token?"))
 view.render_greedy_identity(pair_name, prompt)

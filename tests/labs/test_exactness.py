@@ -642,3 +642,22 @@ def test_alpha_is_exact_for_a_draft_cut_to_a_few_tokens_not_only_a_point_mass():
     assert lower == upper == pytest.approx(sum(min(a, b) for a, b in zip(p, q32)))
     source = inspect.getsource(exactness.recorded_step.__globals__["RecordedStep"])
     assert "a point mass" in source and "cut to 10 tokens or fewer" in " ".join(source.split())
+
+
+def test_at_temperature_0_every_rule_but_accept_all_emits_the_point_mass():
+    """Read 48 review: whole continuations at temperature 0 called the broken rules "not exact" under a green verdict,
+    while the temperature help says every rule but accepting every draft emits the target's top token there. Each
+    rule's closed form on a point-mass p, against point-mass and spread drafts, agrees with `exact_with_top_k(k, 0)`."""
+    import torch
+
+    from specviz.labs.exactness.registry import RULES, one_step_distribution
+
+    gen = torch.Generator().manual_seed(0)
+    p = torch.zeros(30)
+    p[4] = 1.0
+    drafts = [p.clone(), torch.nn.functional.one_hot(torch.tensor(9), 30).double(),
+              *(torch.softmax(torch.randn(30, generator=gen) * 3, dim=0) for _ in range(5))]
+    emitted_p = {name: all(torch.allclose(one_step_distribution(rule, p, q)[0], p.double(), atol=1e-12) for q in drafts)
+                 for name, rule in RULES.items()}
+    assert emitted_p == {name: rule.exact_with_top_k(0, 0.0) for name, rule in RULES.items()}
+    assert not emitted_p["accept_all"] and sum(emitted_p.values()) == len(RULES) - 1

@@ -96,11 +96,15 @@ class Rule:
         (the top-20 rule cannot on 20 or fewer: there it is the exact rule)."""
         return not self.exact and tokens >= self.breaks_from
 
-    def exact_with_top_k(self, top_k: int) -> bool:
-        """Whether this rule emits p at every position when sampling keeps the `top_k` most likely tokens (0 = off):
-        an exact rule always, and the top-20 rule when top-k is 1 to 20, since p then has no mass outside its top 20
-        (barring ties at the k-th logit) and the rule is `verify`. Read 48: whole continuations at top-k 20 said
-        this rule was "not exact" beside its own explanation saying it is exact there.
+    def exact_with_top_k(self, top_k: int, temperature: float = 1.0) -> bool:
+        """Whether this rule emits p at every position when sampling keeps the `top_k` most likely tokens (0 = off)
+        at `temperature`: an exact rule always, and the top-20 rule when top-k is 1 to 20, since p then has no mass
+        outside its top 20 (barring ties at the k-th logit) and the rule is `verify`. Read 48: whole continuations
+        at top-k 20 said this rule was "not exact" beside its own explanation saying it is exact there.
+
+        At temperature 0 p is a point mass on the target's top token, and every rule but accepting every draft
+        emits it (the page's temperature help says so; tests/labs/test_exactness.py checks each rule's closed form
+        on point masses): read 48 review, whole continuations at 0 called the broken rules "not exact" there.
 
         Top-p changes neither answer, so it is no argument. It only drops tokens from those top-k kept, so a top-k
         of 20 or fewer stays exact under any top-p; and alone it bounds the share of p kept, not the number of
@@ -111,7 +115,11 @@ class Rule:
         (True, False)
         >>> RULES["accept_all"].exact_with_top_k(1), RULES["exact"].exact_with_top_k(0)
         (False, True)
+        >>> RULES["accept_if_p_ge_q"].exact_with_top_k(0, 0.0), RULES["accept_all"].exact_with_top_k(0, 0.0)
+        (True, False)
         """
+        if temperature == 0:
+            return self.name != "accept_all"
         return self.exact or (self.name == "target_top20_only" and 0 < top_k <= TOP_N_ONLY)
 
 

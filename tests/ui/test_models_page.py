@@ -541,3 +541,26 @@ def test_the_speed_floor_on_a_gpu_names_kernel_launches_not_a_cpus_arithmetic(mo
     arithmetic = {"en": "a CPU's arithmetic", "pt": "a aritmética de uma CPU"}[lang]
     assert kernels in gpu and arithmetic not in gpu
     assert arithmetic in cpu and kernels not in cpu
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_missing_gpu_names_the_device_options_as_the_menu_shows_them(monkeypatch, lang):
+    """Read 48: in Portuguese the warning said "escolha cpu ou auto em Dispositivo", but the Device menu shows that
+    option as "automático" (`_choice`), so the reader was sent to an option the menu does not have."""
+    from specviz.core.i18n import using
+
+    monkeypatch.setattr(models_view, "current_machine", lambda: Machine(ram_available_bytes=32 * 10**9))
+    monkeypatch.chdir(ROOT)
+    with using(lang):  # AppTest matches a selectbox's value to its options through format_func, in this thread
+        app = AppTest.from_file(str(ROOT / "pages" / "models.py"), default_timeout=60)
+        app.query_params["lang"] = lang
+        app.run()
+        menu = app.selectbox(key="models_check_device")
+        shown = list(menu.options)
+        for device in ("cuda", "mps"):
+            menu.set_value(device).run()
+            menu = app.selectbox(key="models_check_device")
+            warned = [w.value.replace("\\", "") for w in app.warning]
+            assert not app.exception and len(warned) == 1, warned
+            pick = warned[0].split(": ", 1)[1]  # "pick cpu or auto under Device."
+            assert f" {shown[0]} " in f" {pick}" and f" {menu.label}." in pick, (pick, shown, menu.label)

@@ -1769,3 +1769,17 @@ def test_app_md_does_not_say_the_speedup_always_falls_with_the_batch():
     assert "at contexts up to 512 tokens, reaches a batch where no α pays" in en and "until no α pays" not in en
     assert "com contextos de até 512 tokens, chega a um lote em que nenhum α compensa" in pt
     assert "até nenhum α compensar" not in pt
+
+
+def test_the_catalogs_default_row_names_every_draft_trained_for_it():
+    """Read 48: the default row's comment in assets/catalog.yaml listed the drafts trained for the offline target as
+    the EAGLE-3 drafter and the separate draft; the Medusa heads shipped beside them (assets/models/smollm2-medusa)
+    went unnamed, though the Models page's catalog table names all three."""
+    from specviz.models.drafts import shipped_drafts
+
+    lines = (ROOT / "assets" / "catalog.yaml").read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip().startswith("draft: null"))
+    comment = " ".join(line.split("#", 1)[1] for line in lines[start:start + 3] if "#" in line)
+    kinds = {d["meta"]["kind"] for d in shipped_drafts()}
+    assert kinds == {"eagle3", "draft", "medusa"}
+    assert "EAGLE-3 drafter" in comment and "--proposer draft" in comment and "--proposer medusa" in comment

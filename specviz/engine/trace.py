@@ -341,6 +341,9 @@ class Trace:
         if not isinstance(data, dict) or "steps" not in data:
             raise ValueError(_("This file is not a specviz trace (no 'steps' found)."))
         version = data.get("schema_version")
+        if version is None:  # read 48: a file without the field read "(got None)", Python's word, not the file's
+            raise ValueError(_("This file names no schema version, so it is not a trace specviz wrote (specviz "
+                               "writes version {version}).", version=SCHEMA_VERSION))
         if not is_whole(version):
             raise ValueError(_("This trace's schema version must be a whole number (got {value}).",
                                value=repr(version)[:20]))

@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from specviz.core.i18n import using
 from specviz.engine.trace import Trace
 from specviz.labs.examples import TRACES_DIR, list_examples
 
@@ -227,3 +228,16 @@ def test_a_long_text_value_is_quoted_cut_inside_its_quotes():
     """Read 47: a token text over 30 characters was quoted "(got 'xxx…)." with the closing quote cut off."""
     with pytest.raises(ValueError, match=r"\(got 'x{27}…'\)\.$"):
         Trace.from_json(json.dumps(mutated(_set([*DECISION, "text"], "x" * 1000))))
+
+
+def test_a_trace_without_a_schema_version_says_so_in_words():
+    """Read 48: a file without the field was refused with "(got None)", Python's word for the missing value."""
+    data = mutated(_set(["schema_version"], 1))
+    del data["schema_version"]
+    with pytest.raises(ValueError) as err:
+        Trace.from_dict(data)
+    assert str(err.value) == "This file names no schema version, so it is not a trace specviz wrote (specviz writes " \
+                             "version 1)." and "None" not in str(err.value)
+    with using("pt"), pytest.raises(ValueError) as err:
+        Trace.from_dict(data)
+    assert str(err.value).startswith("Este arquivo não informa uma versão de esquema") and "None" not in str(err.value)

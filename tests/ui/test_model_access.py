@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from specviz.core.i18n import using
 from specviz.ui.models import access as model_access
 from specviz.ui.models.access import ENABLE_ENV, ROOT_ENV, WebModelPolicy
 
@@ -240,3 +241,18 @@ def test_a_name_with_a_nul_is_refused_as_holding_a_control_character_not_as_empt
                               "um caractere que inverte a direção do texto); digite-o como texto simples.")
     with pytest.raises(ValueError, match="too long for a model's name: at most 300 characters"):
         WebModelPolicy(True).check("a" * 400, "target")
+
+
+def test_an_empty_name_offers_a_folder_only_where_folders_are_allowed(tmp_path):
+    """Read 48: with a models folder allowed, an empty target asked only for "a Hugging Face Hub id", though the field's
+    label (and the server) take ./FOLDER too; without one, it still offers only a Hub id."""
+    with pytest.raises(ValueError) as err:
+        WebModelPolicy(True, tmp_path).check("  ", "target")
+    assert str(err.value) == ("Give the target: a Hugging Face Hub id such as Org/Model-Name, or ./FOLDER for a folder "
+                              "inside the allowed models folder.")
+    with pytest.raises(ValueError) as err:
+        WebModelPolicy(True).check("", "target")
+    assert str(err.value) == "Give the target: a Hugging Face Hub id such as Org/Model-Name."
+    with using("pt"), pytest.raises(ValueError) as err:
+        WebModelPolicy(True, tmp_path).check("", "target")
+    assert "ou ./PASTA para uma pasta dentro da pasta de modelos permitida" in str(err.value)

@@ -39,6 +39,14 @@ NOT_LOADABLE = N_("'{name}' cannot be loaded on this server: give a Hugging Face
 MISSING = {"target": N_("Give the target: a Hugging Face Hub id such as Org/Model-Name."),
            "draft": N_("Give the draft: a Hugging Face Hub id such as Org/Model-Name."),
            "model": N_("Give the model: a Hugging Face Hub id such as Org/Model-Name.")}
+# Read 48: with a models folder allowed, the empty field's sentence left out the ./FOLDER its label offers
+MISSING_OR_FOLDER = {
+    "target": N_("Give the target: a Hugging Face Hub id such as Org/Model-Name, or ./FOLDER for a folder inside "
+                 "the allowed models folder."),
+    "draft": N_("Give the draft: a Hugging Face Hub id such as Org/Model-Name, or ./FOLDER for a folder inside "
+                "the allowed models folder."),
+    "model": N_("Give the model: a Hugging Face Hub id such as Org/Model-Name, or ./FOLDER for a folder inside "
+                "the allowed models folder.")}
 
 
 @dataclass(frozen=True)
@@ -73,7 +81,8 @@ class WebModelPolicy:
         if refusal := control_refusal(text):  # read 48: a NUL read as an empty name ("Give the target")
             raise ValueError(refusal)
         if not text:
-            raise ValueError(_(MISSING.get(what, MISSING["model"])))
+            missing = MISSING if self.root is None else MISSING_OR_FOLDER
+            raise ValueError(_(missing.get(what, missing["model"])))
         if len(text) > MAX_REF:
             raise ValueError(_("'{name}' is too long for a model's name: at most {limit} characters.",
                                name=_shown(text), limit=number(MAX_REF, 0)))

@@ -240,4 +240,5 @@ def test_a_trace_without_a_schema_version_says_so_in_words():
                              "version 1)." and "None" not in str(err.value)
     with using("pt"), pytest.raises(ValueError) as err:
         Trace.from_dict(data)
-    assert str(err.value).startswith("Este arquivo não informa uma versão de esquema") and "None" not in str(err.value)
+    assert str(err.value).startswith("Este arquivo não informa uma versão de esquema")
+    assert "None" not in str(err.value)

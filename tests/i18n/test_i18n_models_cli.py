@@ -95,7 +95,8 @@ def test_a_bad_model_id_by_hand_is_one_portuguese_sentence(models):
     at.button[0].click().run()
     _portuguese(at)
     assert [e.value.replace("\\", "") for e in at.error] == [
-        "Informe o alvo: um id do Hugging Face Hub como Org/Model-Name."]
+        "Informe o alvo: um id do Hugging Face Hub como Org/Model-Name, ou ./PASTA para uma pasta dentro da pasta de "
+        "modelos permitida."]  # read 48: a models folder is allowed here, so the sentence offers one, as the label does
     labels = [t.label for t in at.text_input if t.key in ("models_target", "models_draft")]  # read 44: ./PASTA
     assert len(labels) == 2 and all("./PASTA para uma pasta dentro da pasta de modelos permitida" in x for x in labels)
 

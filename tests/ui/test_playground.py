@@ -1394,3 +1394,18 @@ def test_k_above_the_medusa_heads_says_a_step_drafts_at_most_the_heads(lang):
     at = page(lang=lang, source="live", pair="default", proposer="medusa", k=str(heads))  # fresh: see the race's
     assert not any(("cada uma rascunha um token" if lang == "pt" else "each drafts one token") in c.value
                    for c in at.caption)
+
+
+def test_every_preset_label_fits_its_button_in_both_languages():
+    """The presets sit four to a row; at 1400x900 a button shows about 26 characters of its label ("5 · Uma árvore de
+    rascunho", the longest that showed whole) and cuts a longer one to an ellipsis. Read 48 saw the Portuguese
+    seventh button read "7 · Cabeças de previsão (…" in Chromium."""
+    from specviz.core.i18n import _, using
+    from specviz.ui.playground.settings import PRESETS
+
+    for language in ("en", "pt"):
+        with using(language):
+            labels = [_(label) for label, _expect, _settings in PRESETS.values()]
+        assert len(labels) == 7 and max(map(len, labels)) <= 26, (language, labels)
+    with using("pt"):
+        assert _(PRESETS["medusa"][0]) == "7 · Cabeças de previsão"

@@ -1409,3 +1409,5 @@ def test_every_preset_label_fits_its_button_in_both_languages():
         assert len(labels) == 7 and max(map(len, labels)) <= 26, (language, labels)
     with using("pt"):
         assert _(PRESETS["medusa"][0]) == "7 · Cabeças de previsão"
+    tour = (Path(__file__).resolve().parents[2] / "docs" / "app.pt-BR.md").read_text(encoding="utf-8")
+    assert "*7 · Cabeças de previsão* do Playground" in tour  # the app tour quotes the label as shown

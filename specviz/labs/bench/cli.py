@@ -67,8 +67,9 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
                           "--k or --tree-nodes is given)")
     cmd.add_argument("--shapes", nargs="+", type=_listed(str), default=None, metavar="K:NODES:WIDTH:LOOKUP",
                      help="run exactly these draft shapes, each with its own lookup branch (e.g. 2:0:4:0 for a chain "
-                          "of K = 2, 3:6:4:8 for a tree of 6 nodes, width 4, depth 3 with a lookup branch of 8), in "
-                          "place of the --k x --tree-nodes x --tree-width cross product")
+                          "of K = 2, 3:6:4:8 for a tree of 6 nodes, width 4, depth 3 with a lookup branch of 8; "
+                          "trailing parts may be left out: 3 is a chain of K = 3), in place of the --k x --tree-nodes "
+                          "x --tree-width cross product (default: none, so that cross product runs)")
     cmd.add_argument("--verify-dtypes", nargs="*", type=_listed(str), default=[["float32", "bfloat16"]],
                      help="dtypes whose verify-cost curve is measured on a CPU (default: float32 bfloat16; the "
                           "flag alone, with no dtype after it, skips the curves)")

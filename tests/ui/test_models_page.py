@@ -92,7 +92,9 @@ def test_the_catalog_table_lists_every_pair_with_sizes_and_licences(at):
     row = sizes.loc["llama3.2-1b-3.1-8b"]
     assert row["bfloat16 GB"] == f"{(8.03 + 1.24) * 2:.2f}" and str(row["K"]) == "5"
     nbsp = "\u00a0"  # between a count and its unit, so a narrow cell breaks only at the "+"
-    assert sizes.loc["toy", "parameters"] == f"20.8{nbsp}K + 20.8{nbsp}K" and sizes.loc["default", "parameters"] == f"135{nbsp}M"
+    # read 48: "20.8 K" sat beside the K column (drafts per step): thousands are written in words
+    assert sizes.loc["toy", "parameters"] == f"20.8{nbsp}thousand + 20.8{nbsp}thousand"
+    assert sizes.loc["default", "parameters"] == f"135{nbsp}M"
     assert sizes.loc["toy", "bfloat16 GB"] == "< 0.01"  # 83 KB (2 x 20,800 parameters x 2 bytes), not "0.00"
     toy = load_catalog()["toy"]
     assert round(toy.weights_gb("bfloat16") * 1e6) == 83 and round(toy.weights_gb("float32") * 1e6) == 166

@@ -138,15 +138,16 @@ def drafter_note() -> str:
     return _(DEFAULT_DRAFTER_NOTE, params=param_count(count / 1e9), float32=gb(count * 4), bfloat16=gb(count * 2))
 
 
-PARAM_UNITS = ((1e9, N_("{x} B")), (1e6, N_("{x} M")), (1e3, N_("{x} K")))  # billions, millions, thousands
+# billions, millions, thousands: "thousand" in words, since K is the drafts per step in the same table (read 48)
+PARAM_UNITS = ((1e9, N_("{x} B")), (1e6, N_("{x} M")), (1e3, N_("{x} thousand")))
 
 
 def param_count(billions: float) -> str:
-    """A parameter count a student can read, three significant digits and a unit: "7.62 B", "135 M", "20.8 K" (in
-    Portuguese "7,62 bi", "135 mi", "20,8 mil").
+    """A parameter count a student can read, three significant digits and a unit: "7.62 B", "135 M", "20.8 thousand"
+    (in Portuguese "7,62 bi", "135 mi", "20,8 mil"); never "20.8 K", since K is the drafts per step beside it.
 
     >>> [param_count(b).replace("\\u00a0", " ") for b in (7.62, 0.135, 2.08e-05)]
-    ['7.62 B', '135 M', '20.8 K']
+    ['7.62 B', '135 M', '20.8 thousand']
     """
     count = billions * 1e9
     scale, unit = next(((s, u) for s, u in PARAM_UNITS if count >= s), PARAM_UNITS[-1])

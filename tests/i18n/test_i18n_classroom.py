@@ -455,6 +455,7 @@ def test_the_teachers_times_say_utc_in_portuguese(db, far_zone, speak_pt):
     code = _ended_at_a_known_time(db)
     at = _teacher_pt()
     assert any(f"A sessão {code} foi encerrada em 2001-09-09 01:46 UTC:" in i.value for i in at.info)
-    assert at.selectbox(key="classroom_session").format_func(code) == f"{code} · Period 3 · encerrada em 2001-09-09 01:46 UTC"
+    shown = at.selectbox(key="classroom_session").format_func(code)
+    assert shown == f"{code} · Period 3 · encerrada em 2001-09-09 01:46 UTC"
     students = next(d.value for d in at.dataframe if "nome" in d.value.columns)
     assert list(students["última resposta (UTC)"]) == ["2001-09-09 01:46:40"]

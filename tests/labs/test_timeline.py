@@ -589,7 +589,8 @@ def test_alpha_notes_shorter_steps_name_the_medusa_heads_cap():
     a lookup. The heads' cap is now among them, in both languages."""
     from specviz.core.i18n import using
 
-    steps = [Step(i, 3 + i, 8, "medusa", [_decision(j, 0.9, j < 2, j <= 2) for j in range(5)], _tokens(3)) for i in range(2)]
+    steps = [Step(i, 3 + i, 8, "medusa", [_decision(j, 0.9, j < 2, j <= 2) for j in range(5)], _tokens(3))
+             for i in range(2)]
     spec = Trace("speculative", {"k": 8, "proposer": "medusa"}, [1, 2, 3], [7] * 6, steps)
     for lang, said in (("en", "Medusa heads draft one token each, so never more than there are heads"),
                        ("pt", "as cabeças de previsão (Medusa) rascunham um token cada, então nunca mais do que o "

@@ -1588,8 +1588,8 @@ def test_choosing_8_says_the_ranking_costs_come_from_an_unnamed_machine():
     text = " ".join((DOCS / "benchmarks.md").read_text(encoding="utf-8").split())
     # read 48: "cost more verify rows" named the tokens fed "rows" (test_benchmarks_md_says_the_lookup_branch_...)
     assert ("8 ranks first by estimated speedup over target-only decoding (more copied tokens feed the verify forward "
-            "more tokens than they keep, by costs measured on a machine commit f499c9c does not name: the estimates are not "
-            "quoted)") in text
+            "more tokens than they keep, by costs measured on a machine commit f499c9c does not name: the estimates "
+            "are not quoted)") in text
 
 
 def test_benchmarks_md_quotes_the_h200_verify_cost_it_contrasts_with_the_cpu():

@@ -661,8 +661,8 @@ def test_a_quiz_file_name_with_a_nul_is_refused_as_holding_a_control_character(t
 
 @pytest.mark.parametrize("given", ["", "  "])
 def test_an_empty_quiz_path_is_refused_not_read_as_the_working_folder(given, tmp_path, monkeypatch):
-    """Read 48: an empty path string became Path("."), so every YAML file of the working folder was read as quiz files (or
-    its first bad one named as a broken quiz). It is one sentence now, with nothing read."""
+    """Read 48: an empty path string became Path("."), so every YAML file of the working folder was read as quiz
+    files (or its first bad one named as a broken quiz). It is one sentence now, with nothing read."""
     (tmp_path / "settings.yaml").write_text("not: a quiz\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     with pytest.raises(QuizBankError) as refused:

@@ -756,7 +756,7 @@ def test_the_lesson_7_row_sets_c_to_the_articles_value_before_reading_its_figure
     opens = re.search(r'_\("Draft cost c [^"]*"\), [\d.]+, [\d.]+, ([\d.]+),', source).group(1)
     assert theory.optimal_k(0.7, float(opens)) != theory.optimal_k(0.7, ARTICLE_C)  # the row's figures need c = 0.1
     said = {PLAN_EN: f"set c to {ARTICLE_C} (the explorer opens at {opens}) for the article's 7B / 70B pair",
-            PLAN_PT: f"ajuste c para {str(ARTICLE_C).replace('.', ',')} (o explorador abre com {opens.replace('.', ',')})"
-                     " para o par 7B / 70B do artigo"}
+            PLAN_PT: f"ajuste c para {str(ARTICLE_C).replace('.', ',')} (o explorador abre com "
+                     f"{opens.replace('.', ',')}) para o par 7B / 70B do artigo"}
     for plan, words in said.items():
         assert words in plan.read_text(encoding="utf-8"), plan.name

@@ -155,7 +155,8 @@ def test_a_gpus_costs_are_said_to_be_the_gpus_not_the_host_cpus(monkeypatch, lan
         vs_generate=1.5, shape=SimpleNamespace(describe=lambda: "a chain of K = 2")))
     with using(lang):
         assert this_machine.measured_heading(gpu).startswith(
-            {"en": "Measured on **cuda:0** (host: AMD EPYC", "pt": "Medido em **cuda:0** (máquina hospedeira: AMD EPYC"}[lang])
+            {"en": "Measured on **cuda:0** (host: AMD EPYC",
+             "pt": "Medido em **cuda:0** (máquina hospedeira: AMD EPYC"}[lang])
         assert this_machine.one_line(gpu).startswith("**This machine** (cuda:0, bfloat16" if lang == "en" else
                                                      "**Esta máquina** (cuda:0, bfloat16")
         assert "cuda" not in this_machine.measured_heading(cpu) and "AMD EPYC" in this_machine.measured_heading(cpu)

@@ -1074,7 +1074,8 @@ def test_each_measured_preset_names_the_cpu_it_was_measured_on(lang):
         assert hint.startswith({"en": "Type a prompt, choose the settings and press **Run**. If the real model is not "
                                       "ready yet, the first run waits for it to load",
                                 "pt": "Digite um prompt, escolha as configurações e aperte **Executar**. Se o modelo "
-                                      "real ainda não estiver pronto, a primeira execução espera que ele carregue"}[lang])
+                                      "real ainda não estiver pronto, a primeira execução espera que ele "
+                                      "carregue"}[lang])
     assert "{cpu}" in PRESETS["tree"][1] and "{cpu}" in PRESETS["medusa"][1]
 
 

@@ -187,7 +187,8 @@ def test_live_sweep_without_a_k_is_one_sentence(tiny_folder):
     assert [e.value for e in at.error] == ["Pick at least one proposer, K, temperature, category and policy."]
 
 
-@pytest.mark.parametrize("text", ['{"schema": "specviz-bench", "schema_version": 1}', '{"schema": "specviz-bench", "cas'])
+@pytest.mark.parametrize("text", ['{"schema": "specviz-bench", "schema_version": 1}',
+                                  '{"schema": "specviz-bench", "cas'])
 def test_a_damaged_result_file_is_one_sentence(tmp_path, monkeypatch, text):
     """Read 48: a folder whose results.json a stopped run or a partial copy cut short read "Cannot read a benchmark
     result from '<the server's full path>'"; the sentence names the folder as incomplete (escaped: a_b stays a_b)."""

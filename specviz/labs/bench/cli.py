@@ -95,7 +95,8 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--clock", choices=CLOCKS, default="wall",
                      help="wall: elapsed time; cpu: this process's CPU time (for a machine shared with other jobs)")
     cmd.add_argument("--device", default=None, help=DEVICE_HELP)
-    cmd.add_argument("--dtype", type=dtype_arg, choices=DTYPES, default=None, help=DTYPE_HELP + "; the baselines run in the same dtype")
+    cmd.add_argument("--dtype", type=dtype_arg, choices=DTYPES, default=None,
+                     help=DTYPE_HELP + "; the baselines run in the same dtype")
     cmd.add_argument("--no-record-overhead", action="store_true", help="skip the recorded-trace runs")
     cmd.add_argument("--seed", type=int, default=0, help="seed of the sampled runs")
     cmd.add_argument("--out", type=path_arg, default="bench-results",

@@ -67,7 +67,8 @@ class SessionSummary:
     ended_at: float | None = None
 
     def label(self) -> str:
-        """'ABC234 · Period 3' or 'ABC234 · Period 3 · ended 2026-12-07 14:05 UTC' (the server's zone is not the teacher's)."""
+        """'ABC234 · Period 3' or 'ABC234 · Period 3 · ended 2026-12-07 14:05 UTC' (the server's zone is not the
+        teacher's)."""
         title = shown_title(self.title)
         if not self.closed:
             return f"{self.code} · {title}"

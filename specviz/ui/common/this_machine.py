@@ -143,7 +143,8 @@ def measured_heading(cal: Calibration) -> str:
     if cal.device != "cpu":
         return _("Measured on **{device}** (host: {machine}, {bf16}), pair `{pair}` in {dtype}, linear kernels "
                  "{kernels}, {date}.", device=cal.device, **values)
-    return _("Measured on **{machine}** ({bf16}), pair `{pair}` in {dtype}, linear kernels {kernels}, {date}.", **values)
+    return _("Measured on **{machine}** ({bf16}), pair `{pair}` in {dtype}, linear kernels {kernels}, {date}.",
+             **values)
 
 
 def _render(cal: Calibration, key: str) -> None:

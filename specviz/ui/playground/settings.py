@@ -247,7 +247,8 @@ TEXT = {
     "running": N_("**Running:** each chip is a token as soon as the target decided it."),
     "link_waits": N_("This link asks for a live run on the shared model: press **Run** to start it."),
     "first_prompt": N_("Type a prompt, choose the settings and press **Run**. If the real model is not ready yet, the "
-                       "first run waits for it to load (a box counts the seconds). The very first load on a machine converts its weights to float32: "
+                       "first run waits for it to load (a box counts the seconds). The very first load on a machine "
+                       "converts its weights to float32: "
                        "{first} s on {cpu} at load average {load}, loading the pair in {dtype}; a second load in the "
                        "same process, reading the converted copy, took {later} s. The toy pair is instant."),
     "changed": N_("The settings above changed since this run: press **Run** to see their effect."),

@@ -141,8 +141,8 @@ def slowdown_reason(alpha: float | None, c: float, k: int, verify: float, tokens
     draft and verify times in the loop exceed c and the verify cost measured alone). When the run's steps drafted
     fewer than K on average (`drafted`: drafting stops at the token limit, so a model drafter's steps near it draft
     fewer too, a lookup drafts only what it finds, and Medusa heads cap it at their count), K·c + `verify` is the
-    cost of a full step only, so the sentence names that and compares the tokens with what an average step cost by the measured `speedup`
-    (tokens per step over the speedup, in one-token target forwards).
+    cost of a full step only, so the sentence names that and compares the tokens with what an average step cost by
+    the measured `speedup` (tokens per step over the speedup, in one-token target forwards).
 
     >>> slowdown_reason(0.43, 0.122, 3, 1.09, 1.73)[:40]
     'by α ≈ 0.43, c = 0.122 and the verify co'

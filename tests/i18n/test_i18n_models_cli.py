@@ -84,6 +84,7 @@ def test_the_catalog_and_the_memory_check_in_portuguese(models):
     assert titles and all("MiB" in t for t in titles) and any("Rascunhador EAGLE" in t for t in titles)
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_bad_model_id_by_hand_is_one_portuguese_sentence(models):
     at = models()
     at.text_input(key="models_target").set_value("not a model id!")

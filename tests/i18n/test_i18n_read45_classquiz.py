@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from specviz.core.i18n import using
 from specviz.scripts.i18n import read_catalog
 from specviz.teach.classroom_paced import distribution
@@ -15,6 +17,7 @@ from specviz.ui.common.quiz.view import mastery_table
 QUIZ_CODE = ("specviz/teach/quiz/", "specviz/teach/classroom", "specviz/ui/classroom/", "specviz/ui/common/quiz/")
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_quiz_questions_choice_has_one_portuguese_name():
     """A question's choices were "alternativas" in the quiz (the shuffle help, "Tick every right choice", the grading
     sentences, the chart caption "alunos por alternativa") but "opção/opções" on the same chart's axis beside that

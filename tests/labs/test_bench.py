@@ -47,6 +47,7 @@ def test_progress_counts_up_to_the_announced_total(result):
     assert list(done) == list(range(1, len(done) + 1)) and done[-1] == total[0] == total[-1]
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_greedy_outputs_of_all_methods_are_identical(result):
     greedy = [c for c in result.cases if c["temperature"] == 0]
     assert any(c["policy"] == "constant" for c in greedy)  # so neither check below passes on no cases

@@ -72,6 +72,7 @@ def test_exact_match_rule_through_the_engine_passes(toy):
     assert fit.dof >= 1 and fit.p_value > 1e-3
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_every_rule_runs_in_the_engine(toy):
     pair, ids = toy
     assert len(RULES) > 1 and "accept_all" in RULES

@@ -377,6 +377,7 @@ def test_the_app_preloads_the_default_pair_once_and_says_so_meanwhile(monkeypatc
     assert runs.preload_note() is None
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_page_that_waits_for_the_background_load_counts_that_loads_seconds(monkeypatch):
     """Read 48: a live run started while the background load ran waited for that load, but its box counted from the
     run's press, so it said "ready (loaded in 2 s)" of a load that had run for 30 s. It counts from the load's

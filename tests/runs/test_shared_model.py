@@ -138,6 +138,7 @@ def test_a_heavy_playground_link_waits_for_a_press(monkeypatch):
     assert any("press **Run** to start it" in i.value for i in at.info)
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_light_link_still_runs_on_open():
     at = _page("playground.py", source="live", pair="toy", proposer="ngram", k="3", max_new_tokens="8").run()
     assert not at.exception and not at.error

@@ -320,6 +320,7 @@ def test_draft_positions_are_bounded_and_ascii(position):
     assert scrape.accepted_per_position == ()  # none of these is a position below MAX_POSITIONS in ASCII digits
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_many_positions_and_bad_values_keep_the_scrape_small_and_finite():
     lines = ["vllm:spec_decode_num_drafts_total 10"]
     lines += [f'vllm:spec_decode_num_accepted_tokens_per_pos_total{{position="{i}"}} 1' for i in range(0, 100_000, 5)]

@@ -356,6 +356,7 @@ def test_fresh_browsers_are_paced_server_wide_once_many_pins_missed():
     assert guard.attempt("ip:192.0.2.9", RIGHT, RIGHT, session="session:teacher") is True
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_script_that_keeps_taking_the_paced_slots_keeps_the_teacher_out():
     """The 28th read: the package docstring said "no student can lock the teacher out" and PinGuard's that the
     teacher "waits at most" FRESH_PACE; while a script keeps opening fresh browsers, each paced slot goes to it the

@@ -110,6 +110,7 @@ def test_one_student_across_two_rounds_cannot_break_the_panel_the_presenter_or_t
     assert not at.exception and not at.error
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_panel_that_fails_is_one_sentence_and_the_page_stays(db, monkeypatch):
     store = PacedStore(db)
     session = store.create_paced_session([NUMERIC], "Numbers")

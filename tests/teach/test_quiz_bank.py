@@ -625,6 +625,7 @@ def test_the_lookup_facts_key_does_not_say_every_proposed_token_is_verified(lang
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_the_heuristic_schedule_is_said_to_stop_lowering_k_at_1(lang):
     """Read 46: pr-turn-down said transformers' "heuristic" schedule "lowers K by one" after a step with a rejection,
     and ck-adaptive that it lowers K after a rejection; transformers keeps it at least 1 (`max(1, ... - 1)`), so at

@@ -8,6 +8,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 # form -> why Enter may submit it
 ENTER_SUBMITS = {"classroom_pin_form": "one field: Enter after the PIN is the press of Unlock",
@@ -27,6 +29,7 @@ def _forms() -> dict[str, bool]:
     return found
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_only_forms_where_a_premature_enter_is_harmless_submit_on_enter():
     forms = _forms()
     assert {"classroom_join", "{key}_sheet", "models_hand_form", "serving_load_form"} <= set(forms)

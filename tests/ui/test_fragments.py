@@ -85,6 +85,7 @@ def _broken(*args, **kwargs):
     raise ValueError("cannot convert float NaN to integer")
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_player_that_fails_is_one_sentence_and_the_page_stays(monkeypatch, code):
     at = AppTest.from_file(str(ROOT / "pages" / "playground.py"), default_timeout=60)
     at.query_params["lang"] = code

@@ -262,6 +262,7 @@ def test_a_pair_by_hand_loads_and_is_stored_for_the_playground(at, folders):
     assert not at.exception and at.success[-1].value.replace("\\", "") == shown
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_pair_loaded_in_english_is_placed_in_portuguese_for_a_portuguese_reader(at, folders, monkeypatch):
     """Read 45: the loaded pair's line gave its placement as the loader wrote it, in the language of the visitor who
     loaded it first: the pair cache serves that pair to every later visitor, so a Portuguese one read "ambos em cpu"

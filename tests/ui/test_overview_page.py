@@ -311,6 +311,7 @@ def test_the_exactness_link_promises_a_comparison_not_a_proof_of_exactness(fast_
 @pytest.mark.parametrize("lang, said", [
     ("en", "not counting the pass over the prompt both make first."),
     ("pt", "sem contar a passagem sobre o prompt que as duas decodificações fazem antes.")])
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_the_done_caption_counts_passes_alike_and_says_the_prompts_pass_is_left_out(lang, said):
     """43rd read (front door): "48 tokens in 25 steps, that is 25 target forward passes instead of 48" left out the
     pass over the prompt both decodings make first (`TargetCache.prefill`; the first step feeds the prompt's last

@@ -222,6 +222,7 @@ def test_theory_curve_is_the_formula_at_the_measured_alpha_and_c(tiny):
     assert list(measured.x) == [1, 3] and list(measured.y) == [r["speedup_vs_ar"] for r in constant]
 
 
+@pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_verify_cost_figure_starts_at_one_and_covers_k_plus_one(tiny):
     fig = charts.verify_cost_figure(tiny)
     measured = fig.data[0]

@@ -46,8 +46,8 @@ from pathlib import Path
 from typing import Any
 from typing import IO
 
-__all__ = ["ASSETS", "BENCHMARKS_DIR", "CATALOG_PATH", "MODELS_DIR", "PROMPTS_DIR", "QUIZ_DIR", "SCREENSHOTS_DIR",
-           "SOURCE_ROOT", "TRACES_DIR", "cache_dir", "write_text_atomically", "writing_file", "writing_folder"]
+__all__ = ["ASSETS", "BENCHMARKS_DIR", "CATALOG_PATH", "DRAFT_NAME", "EAGLE_NAME", "MEDUSA_NAME", "MODELS_DIR",
+           "PROMPTS_DIR", "QUIZ_DIR", "SCREENSHOTS_DIR", "SOURCE_ROOT", "TRACES_DIR", "cache_dir", "write_text_atomically", "writing_file", "writing_folder"]
 
 CACHE_ENV = "SPECVIZ_CACHE"
 
@@ -100,6 +100,8 @@ TRACES_DIR = ASSETS / "traces"  # example traces: <name>.json and <name>.baselin
 QUIZ_DIR = ASSETS / "quiz"  # the bundled quiz bank, *.yaml
 PROMPTS_DIR = ASSETS / "prompts"  # bench prompt suites, *.yaml
 MODELS_DIR = ASSETS / "models"  # the trained drafts, one folder each
+# their folders' names, here and not in specviz.models.drafts (which loads torch) so a page can find them without it
+EAGLE_NAME, MEDUSA_NAME, DRAFT_NAME = "smollm2-eagle", "smollm2-medusa", "smollm2-draft"
 BENCHMARKS_DIR = ASSETS / "benchmarks"  # committed bench results, <run>/results.json
 SCREENSHOTS_DIR = ASSETS / "screenshots"
 LOCALE_DIR = ASSETS / "locale"  # gettext catalogs: <locale>/LC_MESSAGES/specviz.po and .mo

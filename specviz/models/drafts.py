@@ -30,16 +30,13 @@ from transformers import AutoConfig, AutoModelForCausalLM, LlamaForCausalLM, Pre
 from specviz.core.i18n import _, number
 from specviz.core.paths import MODELS_DIR as ASSETS
 from specviz.core.cache import build_once, damage, file_digest
-from specviz.core.paths import cache_dir, read_json, write_text_atomically
+from specviz.core.paths import DRAFT_NAME, EAGLE_NAME, MEDUSA_NAME, cache_dir, read_json, write_text_atomically
 from specviz.engine.kinds import DrafterKind
 from specviz.engine.proposers.eagle import EagleDrafter
 from specviz.engine.proposers.eagle3 import Eagle3Drafter
 from specviz.engine.proposers.medusa import MedusaHeads
 from specviz.models.loading import device_map_for
 
-EAGLE_NAME = "smollm2-eagle"
-MEDUSA_NAME = "smollm2-medusa"
-DRAFT_NAME = "smollm2-draft"
 DRAFT_MEGABYTES = 200  # an assembled float32 draft: the target's embeddings and first layers + the trained part
 
 

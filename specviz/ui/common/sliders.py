@@ -14,7 +14,7 @@ from typing import Any
 import streamlit as st
 
 from specviz.core.i18n import ngettext, number
-from specviz.core.paths import MODELS_DIR, read_json_once
+from specviz.core.paths import MEDUSA_NAME, MODELS_DIR, read_json_once
 
 MAX_DIGITS = 4  # the most decimals a value set through session state (a link) is written with
 
@@ -65,14 +65,11 @@ def number_slider(container: Any, label: str, lo: float, hi: float, value: float
 # The K sliders go to 16, but Medusa drafts one token per head (`MedusaProposer.propose` takes the heads' first K),
 # so with the shipped 5 heads a race "at K = 8" drafted 5 a step and a formula "at K = 8" read as 8 drafts.
 
-MEDUSA_FOLDER = "smollm2-medusa"  # specviz.models.drafts.MEDUSA_NAME, not imported: that module loads torch
-
-
 def medusa_heads() -> int | None:
     """How many trained Medusa heads are installed (their specviz.json's "heads", the count `load_medusa` builds),
     read without loading torch; None when none are installed or the file cannot be read."""
     try:
-        return int(read_json_once(MODELS_DIR / MEDUSA_FOLDER / "specviz.json")["heads"])
+        return int(read_json_once(MODELS_DIR / MEDUSA_NAME / "specviz.json")["heads"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
 

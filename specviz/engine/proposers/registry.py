@@ -185,15 +185,23 @@ def menu_label(name: str) -> str:
     >>> menu_label("draft"), menu_label("eagle"), menu_label("layerskip-7"), menu_label("mystery")
     ('Draft model', 'EAGLE feature drafter (trained)', "Layer-skip self-draft (the target's first 7 layers)", 'mystery')
     """
-    base, _dash, layers = name.partition("-")
-    own = _REGISTRY[base].setting_names if base in _REGISTRY else ()
-    if name not in _REGISTRY and layers.isdigit() and own == ("layers",):
-        return ngettext("{label} (the target's first layer)", "{label} (the target's first {n} layers)", int(layers),
-                        label=menu_label(base))
+    if (with_layers := _with_own_layers(name, menu_label)) is not None:
+        return with_layers
     if name not in _REGISTRY:
         return name
     text = _(_REGISTRY[name].label)
     return text[:1].upper() + text[1:]
+
+
+def _with_own_layers(name: str, named: Callable[[str], str]) -> str | None:
+    """A layer-skip draft's own name ("layerskip-7") as `named` gives its proposer, with the target's first layers
+    it runs; None for any other name. One reading for `menu_label` and `phrase_text`."""
+    base, _dash, layers = name.partition("-")
+    own = _REGISTRY[base].setting_names if base in _REGISTRY else ()
+    if name in _REGISTRY or not layers.isdigit() or own != ("layers",):
+        return None
+    return ngettext("{label} (the target's first layer)", "{label} (the target's first {n} layers)", int(layers),
+                    label=named(base))
 
 
 def phrase_of(name: str) -> str:
@@ -211,11 +219,8 @@ def phrase_text(name: str) -> str:
     >>> phrase_text("draft"), phrase_text("layerskip-7"), phrase_text("mystery")
     ('draft model', "layer-skip self-draft (the target's first 7 layers)", 'mystery')
     """
-    base, _dash, layers = name.partition("-")
-    own = _REGISTRY[base].setting_names if base in _REGISTRY else ()
-    if name not in _REGISTRY and layers.isdigit() and own == ("layers",):
-        return ngettext("{label} (the target's first layer)", "{label} (the target's first {n} layers)", int(layers),
-                        label=_(_REGISTRY[base].phrase))
+    if (with_layers := _with_own_layers(name, lambda base: _(_REGISTRY[base].phrase))) is not None:
+        return with_layers
     return _(phrase_of(name)) if name in _REGISTRY else name
 
 

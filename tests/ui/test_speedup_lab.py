@@ -178,6 +178,22 @@ def test_a_one_case_toy_sweep_says_one_case_and_no_dtype_to_add(tiny_folder):
     assert bars == ["Done: 1 prompt x temperature case measured."], bars
 
 
+@pytest.mark.slow  # an AppTest of the whole page
+def test_live_sweep_starts_its_policies_at_a_k_it_runs(tiny_folder, monkeypatch):
+    """Read 49: with K values 2 and 6 the sweep started its policies at min(4, 6) = 4, a K it never ran at constant,
+    so the Policies tab had no constant column, named the heuristic alone its winner, and said above it that the
+    policies start at the same K as constant. The policies now start at one of the K picked (the sweep is not run)."""
+    from specviz.ui.speedup import live
+
+    started = []
+    monkeypatch.setattr(live, "run_live", lambda config, pair: started.append(config))
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    at.multiselect(key="speedup_lab_live_ks").set_value([2, 6])
+    at.button(key="speedup_lab_live_run").click().run()
+    _ok(at)
+    assert [(config.ks, config.policy_k) for config in started] == [([2, 6], 2)]
+
+
 @pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_live_sweep_without_a_k_is_one_sentence(tiny_folder):
     at = AppTest.from_file(PAGE, default_timeout=120).run()

@@ -51,8 +51,21 @@ def live_sweep_form() -> BenchConfig | None:
         policies = ["constant", *policies]
     return BenchConfig(pair="toy", proposers=list(props), ks=sorted(ks), temperatures=sorted(temps),
                        suites=list(suites), prompts_per_suite=1, max_new_tokens=tokens, repeats=1, warmup=1,
-                       threads=1, policies=list(policies), policy_k=min(4, max(ks)), policy_temperatures=None,
+                       threads=1, policies=list(policies), policy_k=policy_k(ks), policy_temperatures=None,
                        hf="greedy", cost_repeats=5)
+
+
+def policy_k(ks: list[int]) -> int:
+    """The K the sweep's adaptive policies start at (the bench's --policy-k): the largest K picked up to 4, else the
+    smallest picked, so it is always one of the sweep's K and the Policies tab has constant K at it to compare with.
+    Read 49: it was min(4, largest K), which for K values 2 and 6 is 4, a K the sweep never ran at constant: the
+    table then had no constant column, named the heuristic alone its winner, and the text above it said the policies
+    start at the same K as constant.
+
+    >>> policy_k([1, 2, 4]), policy_k([2, 6]), policy_k([6, 8]), policy_k([3])
+    (4, 2, 6, 3)
+    """
+    return max((k for k in ks if k <= 4), default=min(ks))
 
 
 def run_live(config: BenchConfig, pair) -> BenchResult | None:

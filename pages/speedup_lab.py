@@ -162,6 +162,9 @@ with tab_policy:
         st.dataframe(table, hide_index=True, width="stretch",
                      column_config={column: st.column_config.Column(help=text)
                                     for column, text in tables.policy_help(table).items()})
+        unmatched = tables.no_constant_text(result, temperature)
+        if unmatched:
+            st.caption(unmatched)
 
 with tab_verify:
     plot.show(charts.verify_cost_figure(result), key="speedup_lab_verify_chart")

@@ -136,6 +136,9 @@ def test_page_shows_a_tiny_result_and_its_numbers(tiny, tiny_folder):
     # the optimal policy at K = 0 still probes (issue 43, twelfth read): the text says so, with the engine's interval
     words = " ".join(m.value for m in at.markdown)
     assert f"it still drafts one token every {PROBE_EVERY} steps" in words and "(K = 0: don't speculate)." not in words
+    # read 49: this sweep ran no constant K = 2 (--policy-k 2, --k 1 3): the table says it has no constant to compare
+    assert any(c.value.startswith("This run ran no chain of constant K = 2, where its policies start")
+               for c in at.caption)
     at.selectbox(key="speedup_lab_temperature").set_value(1.0).run()  # the policies ran greedy only
     _ok(at)
     # read 46: sent to the temperature that has them, not told to rerun the bench with flags its command has
@@ -314,6 +317,23 @@ def test_the_policy_table_names_the_winner_of_each_comparison(tiny):
     # the headers are the bench's short names, defined above the table; the longer names show on hovering
     assert {column: text for column, text in tables.policy_help(table).items()} == {
         tables.policy_column(policy, 2): view.policy_text(policy) for policy in comparisons[0].speedups}
+
+
+def test_a_policy_table_without_constant_at_its_start_says_so(tiny):
+    """Read 49: a run whose --policy-k is not among its --k (this sweep: 2, against K 1 and 3) has no constant column;
+    its table named the fastest policy the winner with "–" against constant and no word on why. A committed run that
+    ran constant K at its --policy-k gets no such sentence."""
+    from specviz.core.i18n import using
+
+    assert tables.no_constant_text(tiny, 0.0) == (
+        "This run ran no chain of constant K = 2, where its policies start (its --policy-k is not among its --k): the "
+        "table has no constant column, and its winner is the fastest of the policies alone.")
+    with using("pt"):
+        said = tables.no_constant_text(tiny, 0.0)
+    assert said.startswith("Esta execução não rodou nenhuma cadeia de K constante = 2"), said
+    assert tables.no_constant_text(tiny, 1.0) is None  # no policies at T = 1
+    drafts = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-drafts" / "results.json")
+    assert not tables.policy_table(drafts, 0.0).empty and tables.no_constant_text(drafts, 0.0) is None
 
 
 @pytest.mark.parametrize(("lang", "said"), [("en", ["+25%", "+0.3%", "no gain", "no gain"]),

@@ -90,6 +90,27 @@ def margin_text(margin: float | None) -> str:
     return _("no gain") if direction == "off" else signed
 
 
+def no_constant_text(result: BenchResult, temperature: float) -> str | None:
+    """Under the policy table: the sentence for a run that ran no chain of constant K at the K its policies start at
+    (a bench whose --policy-k is not among its --k), else None. Read 49: such a table had no constant column, named
+    the fastest adaptive policy (the heuristic alone, say) its winner with "–" against constant, and the text above
+    it, which compares each policy with constant K, did not say that this run has none to compare with.
+
+    >>> from specviz.labs.bench import BenchResult
+    >>> row = dict(suite="all", proposer="draft", temperature=0.0, tree_nodes=0, speedup_vs_ar=1.2)
+    >>> result = BenchResult(command="", created="", machine={}, config={}, costs={}, cases=[], baselines=[],
+    ...                      summary=[dict(row, policy="constant", k=2), dict(row, policy="heuristic", k=4)], suites=[])
+    >>> no_constant_text(result, 0.0)[:52]
+    'This run ran no chain of constant K = 4, where its p'
+    """
+    missing = sorted({c.k0 for c in result.policy_comparisons(temperature) if "constant" not in c.speedups})
+    if not missing:
+        return None
+    return _("This run ran no chain of constant K = {k}, where its policies start (its --policy-k is not among its "
+             "--k): the table has no constant column, and its winner is the fastest of the policies alone.",
+             k=", ".join(map(str, missing)))
+
+
 def no_policies_text(result: BenchResult, temperature: float) -> str:
     """What the Policies tab says when `policy_table` is empty at `temperature`. A run that measured its adaptive
     policies at other temperatures (`--policy-temperatures 0`: default-cpu-drafts, -layerskip, -ngram) is sent to

@@ -468,21 +468,50 @@ def extrapolate(log: list[dict], metric: str) -> str:
             "(the data step is the expensive part on a CPU) keeps a longer run from memorising.")
 
 
-def bench_table(rows: list[dict]) -> str:
+def identical_text(row: dict) -> str:
+    """A row's greedy identity count as the benchmark recorded it (`identical_count`, "4/8": of its prompts at
+    T = 0, how many came out token for token as the same run's target-only decoding), "4 of 8"; "–" where it
+    was not compared (T > 0: the two draw their random numbers differently).
+
+    >>> identical_text({"identical_count": "4/8"}), identical_text({"identical_count": None})
+    ('4 of 8', '–')
+    """
+    count = row.get("identical_count")
+    return " of ".join(str(count).split("/")) if count else "–"
+
+
+def identity_note(dtype: str) -> str:
+    """What the table's greedy identity column says, and what it can say in the run's dtype (Read 49: the EAGLE
+    card's bfloat16 table left out that its greedy outputs matched target-only decoding on 4 and 3 of 8 prompts)."""
+    if dtype == "float32":
+        why = ("In float32 the rule is exact in exact arithmetic and an identical count is what this run observed: "
+               "other rounding could still flip a near-tie between the target's two best tokens.")
+    else:
+        why = (f"In {dtype} greedy output equals target-only decoding only up to numerics: a verify pass over "
+               "several tokens (K + 1 for a chain; a tree's nodes, its lookup branch and one more) rounds "
+               "differently from a one-token pass, a near-tie between the target's two best tokens can flip, and "
+               "from there the texts part (`specviz.engine.numerics`).")
+    return ("Greedy output identical: of the prompts at T = 0, how many came out token for token as the same run's "
+            "target-only decoding (– at T > 0, where the two draw their random numbers differently). " + why)
+
+
+def bench_table(rows: list[dict], dtype: str = "float32") -> str:
     if not rows:
         return "Not benchmarked yet: run the command under *Command*."
     head = ["| T | draft | K | α (tree: main-line mean min(1, p′/q′)) | c | mean accepted length (recovered or bonus "
             "token incl.) | acceptance by position | speedup vs target-only | "
-            "vs model.generate | predicted (measured verify cost) |", "|---:|---|---:|---:|---:|---:|---|---:|---:|---:|"]
+            "vs model.generate | predicted (measured verify cost) | greedy output identical |",
+            "|---:|---|---:|---:|---:|---:|---|---:|---:|---:|---:|"]
     body = [f"| {r['temperature']:g} | {DraftShape.of(r).label()} | {r['k']} | "
             f"{r['alpha']:.3f}{'†' if r.get('tree_nodes') else ''} | "
             f"{r['c']:.3f} | {r['mat_with_bonus']:.2f} | "
             f"{' / '.join(f'{a:.2f}' for a in r['per_position'])} | {_fmt(r.get('speedup_vs_ar'))} | "
-            f"{_fmt(r.get('speedup_vs_hf_generate'))} | {_fmt(r.get('predicted_speedup_measured_verify'))} |"
+            f"{_fmt(r.get('speedup_vs_hf_generate'))} | {_fmt(r.get('predicted_speedup_measured_verify'))} | "
+            f"{identical_text(r)} |"
             for r in sorted(rows, key=lambda r: (r["temperature"], r.get("tree_nodes") or 0, r["k"]))]
     if any(r.get("tree_nodes") for r in rows):  # results.md says it too (report.TREE_ALPHA_NOTE)
         body += ["", TREE_ALPHA_MEANING + "."]
-    return "\n".join(head + body)
+    return "\n".join(head + body + ["", identity_note(dtype)])
 
 
 def _fmt(x) -> str:
@@ -649,7 +678,8 @@ def write_cards(work: Path, assets: Path, benches: dict[str, Path] | None = None
         rows = bench_rows(prefix, bench)
         settings = training_settings(meta)
         card = CARD.format(
-            title=TITLES[kind], what=WHAT[kind].format(params=parameter_count(folder)), size_mb=sum(f.stat().st_size for f in folder.glob("*.safetensors")) / 2**20,
+            title=TITLES[kind], what=WHAT[kind].format(params=parameter_count(folder)),
+            size_mb=sum(f.stat().st_size for f in folder.glob("*.safetensors")) / 2**20,
             stage_table=stage_table(data), new_tokens=data["new_tokens"], data_minutes=data["minutes"],
             held=data["held_out_prompts"], batch=settings["batch"],
             step_command=train_command(kind, log, meta["steps"], meta.get("history"), meta),
@@ -658,7 +688,8 @@ def write_cards(work: Path, assets: Path, benches: dict[str, Path] | None = None
             train_minutes=log[-1]["minutes"] if log else 0, machine=trained_on(meta),
             curve=learning_curve(log, metrics) if log else "(no log)", metric_text=METRIC_TEXT[kind],
             extrapolation=extrapolate(log, metrics[0]) if log else "", bench_command=bench_command(bench),
-            bench=bench_table(rows), targets="\n".join(target_lines(kind, meta, rows, bench)), extra=EXTRA[kind].format(**meta),
+            bench=bench_table(rows, bench_dtype(bench)), targets="\n".join(target_lines(kind, meta, rows, bench)),
+            extra=EXTRA[kind].format(**meta),
             replaced=replaced(meta, metrics), dtype=bench_dtype(bench), where=bench_where(bench),
             bench_note=bench_note(bench), rerun=bench_rerun_note(bench), made_at=made_at(meta),
             bench_scope=bench_scope(bench, data["held_out_prompts"]),

@@ -412,7 +412,8 @@ def test_the_card_marks_a_tree_rows_alpha_as_not_alpha():
     assert len(trees) == 2 and len(chains) == 2
     assert all(x.split(" | ")[3].endswith("†") for x in trees)
     assert not any(x.split(" | ")[3].endswith("†") for x in chains)
-    assert lines[-1].startswith("† A tree row's value in the α column is the mean min(1, p′/q′)")
+    # the note under the table (then, since Read 49, what its greedy identity column means)
+    assert lines[lines.index("") + 1].startswith("† A tree row's value in the α column is the mean min(1, p′/q′)")
 
 
 def test_every_card_says_which_steps_a_per_position_entry_counts():
@@ -943,3 +944,26 @@ def test_a_distillation_weight_for_a_step_without_that_loss_is_refused(step, tmp
     assert err.count("\n") == 1  # one sentence, no traceback
     assert cli.main(["eagle", "--kd-weight", "2", "--work", str(tmp_path)]) == 2  # eagle takes it: on to the data
     assert "run `python -m specviz.distill data` first" in capsys.readouterr().err
+
+
+def test_the_shipped_cards_benchmark_tables_are_the_generators_with_greedy_identity():
+    """Read 49: the EAGLE card's bfloat16 table left out the run's greedy identity (its results.json: the chain 4 of
+    8 prompts token for token as target-only decoding, the tree 3 of 8), and its rows were typed by hand ("tree 16 ×
+    4, reranked, + lookup 8", no † on a tree's α) where the generator writes `DraftShape.label()`. Both cards now hold
+    the generator's table, its identity column counted from the committed results, and say what the count means in
+    the run's dtype (bfloat16: equal only up to numerics; float32: observed, exact in exact arithmetic)."""
+    from specviz.core.paths import ASSETS
+    from specviz.distill.cards import BENCHES, bench_dtype, bench_rows, bench_table, read_bench
+
+    greedy = [c for c in read_bench(BENCHES["eagle"])["cases"] if c["temperature"] == 0.0]
+    same = {nodes: sum(c["identical"] is True for c in greedy if c["tree_nodes"] == nodes) for nodes in (0, 16)}
+    assert same == {0: 4, 16: 3} and len(greedy) == 16  # counted from the cases, not the summary's own count
+    for name, kind in (("smollm2-eagle", "eagle"), ("smollm2-draft", "draft")):
+        card = (ASSETS / "models" / name / "README.md").read_text(encoding="utf-8")
+        table = bench_table(bench_rows(kind, BENCHES[kind]), bench_dtype(BENCHES[kind]))
+        assert table in card, name
+    card = " ".join((ASSETS / "models" / "smollm2-eagle" / "README.md").read_text(encoding="utf-8").split())
+    assert "| 0 | chain K=4 | 4 | 0.534 |" in card and "| 1.45× | 4 of 8 |" in card and "| 1.86× | 3 of 8 |" in card
+    assert "In bfloat16 greedy output equals target-only decoding only up to numerics" in card
+    draft = " ".join((ASSETS / "models" / "smollm2-draft" / "README.md").read_text(encoding="utf-8").split())
+    assert "| 8 of 8 |" in draft and "In float32 the rule is exact in exact arithmetic" in draft

@@ -23,6 +23,7 @@ from specviz.labs.bench.quoted import machine_text
 from specviz.labs.bench.report import (TREE_ALPHA_MEANING, BenchResult, DtypeDefault, IsaLimits, StockKernels,
                                        SuitesDefault, current_note, is_load_note, rerun_command, rerun_differences)
 from specviz.models.drafts import DRAFT_NAME, EAGLE_NAME, read_meta
+from specviz.serving.server import DEFAULT_K as SERVE_K
 
 BENCH = BENCHMARKS_DIR / "default-cpu-drafts" / "results.json"
 # each draft's card reads the benchmark of the weights it describes: the EAGLE drafter's is the targets run
@@ -678,7 +679,7 @@ def write_cards(work: Path, assets: Path, benches: dict[str, Path] | None = None
         rows = bench_rows(prefix, bench)
         settings = training_settings(meta)
         card = CARD.format(
-            title=TITLES[kind], what=WHAT[kind].format(params=parameter_count(folder)),
+            title=TITLES[kind], what=WHAT[kind].format(params=parameter_count(folder), serve_k=SERVE_K),
             size_mb=sum(f.stat().st_size for f in folder.glob("*.safetensors")) / 2**20,
             stage_table=stage_table(data), new_tokens=data["new_tokens"], data_minutes=data["minutes"],
             held=data["held_out_prompts"], batch=settings["batch"],
@@ -707,8 +708,13 @@ WHAT = {
               "projection fuses the target's low, middle and high layers (the residual stream entering layers 2, 15 "
               "and 27 of 30, 3 × 576 → 576), the layer reads that state and the next token's embedding side by side "
               "(q, k, v 1,152 wide), and its head scores a frequency-ranked draft vocabulary (FR-Spec). To draft "
-              "further it feeds its own output back, and it was trained that way (training-time test). The layout is "
-              "vLLM's EAGLE-3 Llama drafter's, so `make serve SPEC=eagle` serves these weights as they are. It only "
+              "further it feeds its own output back, and it was trained that way (training-time test). The tensors "
+              "are laid out and named as vLLM's EAGLE-3 Llama drafter's; `make serve SPEC=eagle` exports them on "
+              "first use to a folder in the specviz cache (`specviz/serving/export.py`: the same tensors cast to "
+              "float32, the draft vocabulary written as vLLM's `d2t` and `t2d`, a config.json made from the "
+              "target's, the target's tokenizer) and starts vLLM with `--dtype bfloat16`, drafting a chain of "
+              "{serve_k} tokens a step, not a tree (`python -m specviz serve start --spec eagle --k K` for "
+              "another K). It only "
               "proposes: the output distribution stays exactly the target's in exact arithmetic "
               "(`specviz.engine.numerics` for floating point). "
               "Use: `python -m specviz generate --proposer eagle --prompt \"...\"` (the default for `--pair default`).",

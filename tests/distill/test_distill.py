@@ -967,3 +967,23 @@ def test_the_shipped_cards_benchmark_tables_are_the_generators_with_greedy_ident
     assert "In bfloat16 greedy output equals target-only decoding only up to numerics" in card
     draft = " ".join((ASSETS / "models" / "smollm2-draft" / "README.md").read_text(encoding="utf-8").split())
     assert "| 8 of 8 |" in draft and "In float32 the rule is exact in exact arithmetic" in draft
+
+
+def test_the_eagle_card_says_what_make_serve_does_with_its_weights(tmp_path):
+    """Read 49: the EAGLE card said "`make serve SPEC=eagle` serves these weights as they are" (docs/drafts.md: "serves
+    it as it is"), but `speculative_config` exports them first (`export.eagle_folder`: float32 copies, the draft
+    vocabulary as vLLM's d2t/t2d, a config and the target's tokenizer in the cache), the server runs with
+    `--dtype bfloat16`, and vLLM drafts a chain of `--k` tokens, never the card's tree."""
+    from specviz.core.paths import ASSETS
+    from specviz.distill.cards import SERVE_K, WHAT
+    from specviz.serving.server import DEFAULT_K, Server
+
+    card = " ".join((ASSETS / "models" / "smollm2-eagle" / "README.md").read_text(encoding="utf-8").split())
+    drafts = " ".join((ASSETS.parent / "docs" / "drafts.md").read_text(encoding="utf-8").split())
+    for text in (WHAT["eagle3"].format(params="9.8 M", serve_k=SERVE_K), card, drafts):
+        assert "serves these weights as they are" not in text and "serves it as it is" not in text
+        assert "`--dtype bfloat16`" in text and f"a chain of {DEFAULT_K} tokens a step, not a tree" in text
+    assert "{serve_k}" in WHAT["eagle3"] and SERVE_K == DEFAULT_K
+    assert "cast to float32, the draft vocabulary written as vLLM's `d2t` and `t2d`" in card
+    argv = Server(root=tmp_path).command(ASSETS, 8000, {"method": "eagle3"})
+    assert argv[argv.index("--dtype") + 1] == "bfloat16"  # what the card says the server is started with

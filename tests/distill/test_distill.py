@@ -987,3 +987,18 @@ def test_the_eagle_card_says_what_make_serve_does_with_its_weights(tmp_path):
     assert "cast to float32, the draft vocabulary written as vLLM's `d2t` and `t2d`" in card
     argv = Server(root=tmp_path).command(ASSETS, 8000, {"method": "eagle3"})
     assert argv[argv.index("--dtype") + 1] == "bfloat16"  # what the card says the server is started with
+
+
+def test_a_cards_learning_curve_fit_gives_no_unmeasured_figure():
+    """Read 49: the cards turned their log-linear fit into figures no run measured ("twice the compute on the same
+    data would give roughly 0.51, four times 0.58") and said more data "keeps a longer run from memorising". They
+    keep the fitted slope and say it is a fit, with no figure past the last evaluation."""
+    from specviz.core.paths import ASSETS
+    from specviz.distill.cards import extrapolate
+
+    log = [{"step": s, "agreement": a} for s, a in ((500, 0.366), (1000, 0.440))]
+    assert "roughly" not in extrapolate(log, "agreement") and "memorising" not in extrapolate(log, "agreement")
+    for name in ("smollm2-eagle", "smollm2-draft"):
+        card = " ".join((ASSETS / "models" / name / "README.md").read_text(encoding="utf-8").split())
+        assert "would give roughly" not in card and "four times" not in card and "memorising" not in card, name
+        assert "a fit, not a measured longer run, so this card gives no figure for more steps or more data" in card

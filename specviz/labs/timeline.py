@@ -600,7 +600,9 @@ def spread_sentence(rounds: RaceRounds) -> str:
     '2 rounds, lanes interleaved: –, –; no round compared the same text.'
     """
     speedups = rounds.speedups
-    shown = ", ".join(times(s) if math.isfinite(s) else "–" for s in speedups)  # "1,20×, 0,95×": the × ends each
+    # read 49: "1,20×, 0,95×" in Portuguese beside the busy note's "45; 56; 31 ms": the glossary separates a list of
+    # numbers by semicolons, × or not ("0,8; 3,09×"), and the Portuguese sentence then ends the list with a full stop
+    shown = list_separator().join(times(s) if math.isfinite(s) else "–" for s in speedups)
     if len(speedups) == 1:
         return _("One round: {shown}.", shown=shown)
     if not any(math.isfinite(s) for s in speedups):  # every round had a lane cut short: no median to give

@@ -4,6 +4,7 @@ results, a live toy sweep), and the library sentences they show come out in Port
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -94,9 +95,13 @@ def test_race_sentences_of_the_library_in_portuguese():
         return Trace(mode, {}, [1], [7], [Step(0, 1, 0, "none", [], [], verify_seconds=seconds)], wall_seconds=seconds)
 
     rounds = timeline.RaceRounds(((lane("speculative", 1.0), lane("autoregressive", 1.2)),) * 2)
+    cut = timeline.RaceRounds(((lane("speculative", 1.0), lane("autoregressive", math.nan)),) * 2)
     with using("pt"):
-        assert timeline.spread_sentence(rounds) == ("2 rodadas, raias intercaladas: 1,20×, 1,20×; mediana 1,20×, "
+        # read 49: the rounds' speedups are a list of numbers, separated by semicolons as the busy note's are
+        assert timeline.spread_sentence(rounds) == ("2 rodadas, raias intercaladas: 1,20×; 1,20×. Mediana 1,20×, "
                                                     "variação 1,20–1,20×.")
+        assert timeline.spread_sentence(cut) == ("2 rodadas, raias intercaladas: –; –. Nenhuma rodada comparou o "
+                                                 "mesmo texto.")
         assert timeline.explain_race(*rounds.rounds[0]).startswith("A especulação venceu: 1,20× mais rápida.")
         with pytest.raises(ValueError, match="prompts diferentes"):
             timeline.check_race(lane("speculative", 1.0), Trace("autoregressive", {}, [2], [7], []))

@@ -17,7 +17,7 @@ import time
 import pandas as pd
 import streamlit as st
 
-from specviz.core.i18n import _, ngettext, number, times
+from specviz.core.i18n import _, ngettext, number, times, using
 from specviz.labs.timeline import (ALPHA_ESTIMATE, ALPHA_NAME, BASELINE_NAME, RATIO_NAME, SPEEDUP_DEFINITION, RaceRounds,
                               alpha_note, busy_note, explain_race, length_note, measured_speedup, speedup_band,
                               spread_sentence)
@@ -36,16 +36,31 @@ def _tokens(trace) -> str:
     return ngettext("{n} token", "{n} tokens", trace.num_tokens)
 
 
-def seconds_text(seconds: float) -> str:
-    """A lane's run time with at least three significant digits, so its tokens ÷ these seconds gives the tokens/s the
-    metric shows (read 48: a toy lane's "47 tokens in 0.06 s" read as 783 tokens/s beside a metric of 738.8).
+def seconds_text(seconds: float, tokens: int | None = None) -> str:
+    """A lane's run time with at least three significant digits, and with `tokens` as many more as it takes for
+    tokens ÷ these seconds to give the tokens/s the metric shows, to its one decimal (read 48: a toy lane's "47
+    tokens in 0.06 s" read as 783 tokens/s beside a metric of 738.8; read 49: "0.0636 s" still gave 739.0, and the
+    Medusa example's "48 tokens in 3.01 s" 15.9 beside 16.0).
 
     >>> seconds_text(0.0636), seconds_text(0.5331), seconds_text(1.583), seconds_text(12.346)
     ('0.0636', '0.533', '1.58', '12.35')
+    >>> seconds_text(0.06361933, 47), seconds_text(3.00624, 48)  # 47 ÷ 0.06362 = 738.8; 48 ÷ 3.006 = 16.0
+    ('0.06362', '3.006')
     """
     if not (math.isfinite(seconds) and seconds > 0):
         return number(seconds)
-    return number(seconds, min(6, max(2, 2 - math.floor(math.log10(seconds)))))
+    digits = min(6, max(2, 2 - math.floor(math.log10(seconds))))
+    if tokens:
+        rate = number(tokens / seconds, 1)
+        while digits < 9 and number(tokens / _as_written(seconds, digits), 1) != rate:
+            digits += 1
+    return number(seconds, digits)
+
+
+def _as_written(seconds: float, digits: int) -> float:
+    """`seconds` as `number(seconds, digits)` writes it (its rounding), read back as a float."""
+    with using("en"):
+        return float(number(seconds, digits).replace(",", ""))
 
 
 def format_speedup(speedup: float) -> str:
@@ -93,11 +108,11 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
              if several else "")
     cols[1].metric(_("Speculative, tokens/s"), number(spec.tokens_per_second, 1),
                    help=_("{tokens} in {seconds} s, {steps} (each one target forward).", tokens=_tokens(spec),
-                          seconds=seconds_text(spec.wall_seconds),
+                          seconds=seconds_text(spec.wall_seconds, spec.num_tokens),
                           steps=ngettext("{n} step", "{n} steps", spec.num_steps)) + shown)
     cols[2].metric(_("Target only, tokens/s"), number(base.tokens_per_second, 1),
                    help=_("{tokens} in {seconds} s, one target forward per token.", tokens=_tokens(base),
-                          seconds=seconds_text(base.wall_seconds)) + shown)
+                          seconds=seconds_text(base.wall_seconds, base.num_tokens)) + shown)
     cols[3].metric(_("Mean accepted length"), number(spec.mean_accepted_length),
                    help=_("Tokens per target pass: output tokens ÷ speculative steps, recovered and bonus tokens "
                           "included. Plain decoding: 1."))

@@ -7,6 +7,7 @@ import math
 
 import pytest
 
+from specviz.core.i18n import using
 from specviz.engine.baseline import autoregressive_generate
 from specviz.engine.decoding import speculative_generate
 from specviz.engine.proposers import make_proposer
@@ -189,6 +190,17 @@ def test_length_note_only_when_outputs_differ_a_lot():
     assert length_note(_trace("speculative", [(0.0, 0.1, 4)] * 5), base) is None
     note = length_note(_trace("speculative", [(0.0, 0.1, 1)] * 2), base)
     assert note is not None and "2 vs 20 tokens" in note
+
+
+def test_length_note_gives_the_shorter_runs_measured_prefill_share():
+    """Read 49: every length note said "a short run is dominated by its prefill", over a shipped race whose shorter
+    run spent 20% of its time in the prefill. It now states that share, measured: 0.1 s of the 2-step run's 0.3 s."""
+    base = _trace("autoregressive", [(0.0, 0.1, 1)] * 20)
+    note = length_note(_trace("speculative", [(0.0, 0.1, 1)] * 2), base)
+    assert "the prefill weighs more in the shorter run (33% of its time)" in note and "dominated" not in note
+    with using("pt"):
+        note = length_note(_trace("speculative", [(0.0, 0.1, 1)] * 2), base)
+    assert "o prefill pesa mais na execução mais curta (33% do seu tempo)" in note
 
 
 def test_length_note_blames_no_random_numbers_at_temperature_0():

@@ -257,22 +257,35 @@ def tokens_per_step_distribution(alpha: float, k: int) -> list[float]:
     return [alpha ** (j - 1) * (1.0 - alpha) for j in range(1, k + 1)] + [alpha**k]
 
 
-def expected_speedup(alpha: float, k: int, c: float) -> float:
+def draft_cost(k: int, c: float, one_pass: bool = False) -> float:
+    """What drafting one step costs, in one-token target forwards: K c for a drafter that runs once per drafted
+    token (the paper's model), or c whatever K for one whose single pass drafts every token (`one_pass`: the Medusa
+    heads, whose blocks all read one hidden state before the LM head runs once over all of them; c then times that
+    pass for one head). K = 0 drafts nothing and costs 0 either way.
+
+    >>> draft_cost(4, 0.05), draft_cost(4, 0.05, one_pass=True), draft_cost(0, 0.05, one_pass=True)
+    (0.2, 0.05, 0.0)
+    """
+    k, c = _check_k(k), _check_c(c)
+    return (min(k, 1) if one_pass else k) * c
+
+
+def expected_speedup(alpha: float, k: int, c: float, one_pass: bool = False) -> float:
     """Walltime speedup over target-only decoding: E[tokens per step] / (K c + 1), Leviathan et al. 2023's
     expected improvement factor in total walltime (their Theorem 3.8, with γ = K).
 
-    One step costs K draft forwards (K c) plus one target forward (1); plain decoding gets 1 token per 1.
+    One step costs K draft forwards (K c) plus one target forward (1); plain decoding gets 1 token per 1. With
+    `one_pass` the drafting costs c whatever K (`draft_cost`): E[tokens per step] / (c + 1).
 
-    >>> round(expected_speedup(0.8, 4, 0.05), 4)
-    2.8013
+    >>> round(expected_speedup(0.8, 4, 0.05), 4), round(expected_speedup(0.8, 4, 0.05, one_pass=True), 4)
+    (2.8013, 3.2015)
     >>> expected_speedup(0.8, 0, 0.05)  # K = 0: no speculation
     1.0
     """
-    c = _check_c(c)
-    return expected_tokens_per_step(alpha, k) / (_check_k(k) * c + 1.0)
+    return expected_tokens_per_step(alpha, k) / (draft_cost(k, c, one_pass) + 1.0)
 
 
-def speedup_with_verify_cost(alpha: float, k: int, c: float, verify_cost: float) -> float:
+def speedup_with_verify_cost(alpha: float, k: int, c: float, verify_cost: float, one_pass: bool = False) -> float:
     """The speedup when one target forward over K + 1 tokens costs `verify_cost` one-token forwards instead of the
     paper's 1: E[tokens per step] / (K c + verify_cost). `verify_cost` (not the speedup) stays near 1 while that
     forward is memory-bound (a GPU at batch 1, a CPU with specviz's packed kernels over a few tokens) and grows once
@@ -286,9 +299,13 @@ def speedup_with_verify_cost(alpha: float, k: int, c: float, verify_cost: float)
     True
     >>> round(speedup_with_verify_cost(0.8, 4, 0.05, 2.0), 4)
     1.528
+    >>> round(speedup_with_verify_cost(0.8, 4, 0.05, 2.0, one_pass=True), 4)
+    1.6398
+
+    With `one_pass` the drafting costs c whatever K (`draft_cost`): E[tokens per step] / (c + verify_cost).
     """
     verify_cost = _check_verify_cost(verify_cost)
-    return expected_tokens_per_step(alpha, k) / (_check_k(k) * _check_c(c) + verify_cost)
+    return expected_tokens_per_step(alpha, k) / (draft_cost(k, c, one_pass) + verify_cost)
 
 
 def optimal_k(alpha: float, c: float, k_max: int = 16) -> int:

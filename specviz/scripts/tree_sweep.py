@@ -33,7 +33,7 @@ from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import (DEFAULT_DTYPE_RULE, DEVICE_HELP, K_RANGE, MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE,
                                    TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE, dtype_arg, number_arg,
                                    whole_arg, writable_file_arg)
-from specviz.engine.proposers import make_proposer
+from specviz.engine.proposers import make_proposer, registry
 from specviz.labs.bench.config import held_out_arg, load_suites
 from specviz.labs.bench.summary import estimated_speedup, physical_limit, tokens_fed
 from specviz.labs.bench.timing import feature_draft_timer, forward_timer, verify_curve
@@ -135,7 +135,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     found = measure(pair, proposer, shape_list, prompts, args.max_new_tokens, args.temperature)
     rows = []
     for shape, got in found.items():
-        speedup = estimated_speedup(got["tokens_per_forward"], shape.k, shape.tree_nodes, c, curve, shape.tree_lookup)
+        speedup = estimated_speedup(got["tokens_per_forward"], shape.k, shape.tree_nodes, c, curve, shape.tree_lookup,
+                                    registry.one_pass(proposer))
         limit = physical_limit(shape.k, shape.tree_nodes, curve, shape.tree_lookup)
         rows.append({"k": shape.k, "tree_nodes": shape.tree_nodes, "tree_width": shape.tree_width if shape.tree_nodes
                      else None, "tree_lookup": shape.tree_lookup, "tokens_per_forward": got["tokens_per_forward"],

@@ -388,3 +388,16 @@ def test_leviathans_numbered_results_are_cited_with_their_names():
     paper_tokens = (1 - alpha ** (k + 1)) / (1 - alpha)
     assert schema._expected_tokens(alpha, k) == pytest.approx(paper_tokens)
     assert expected_speedup(alpha, k, c) == pytest.approx(paper_tokens / (k * c + 1))
+
+
+def test_a_one_pass_drafter_is_charged_c_per_step_whatever_k():
+    """Read 49: the Medusa heads draft a step in one pass (every head's block, then the LM head once over all of
+    them), but every prediction charged them K·c. `draft_cost(one_pass=True)` charges c for any K ≥ 1 and nothing at
+    K = 0, and both speedup formulas take it."""
+    assert [theory.draft_cost(k, 0.05, one_pass=True) for k in (0, 1, 2, 5)] == [0.0, 0.05, 0.05, 0.05]
+    assert theory.draft_cost(4, 0.05) == pytest.approx(0.2)
+    tokens = theory.expected_tokens_per_step(0.3, 4)
+    assert expected_speedup(0.3, 4, 0.05, one_pass=True) == pytest.approx(tokens / 1.05)
+    assert speedup_with_verify_cost(0.3, 4, 0.05, 0.9, one_pass=True) == pytest.approx(tokens / 0.95)
+    assert expected_speedup(0.3, 0, 0.05, one_pass=True) == pytest.approx(1.0)  # K = 0: no drafting
+    assert expected_speedup(0.3, 1, 0.05, one_pass=True) == expected_speedup(0.3, 1, 0.05)

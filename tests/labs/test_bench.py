@@ -1502,3 +1502,33 @@ def test_the_assisted_speedup_says_the_ngram_twin_copies_after_another_match():
         assert f"- **{label}**: {meaning}" in lines, path
         assert f"- **{label}**: tokens/s of specviz's speculative decoding over transformers' assisted generation / " \
                "prompt lookup with the same K." not in lines, path
+
+
+def test_medusa_predictions_charge_c_per_step_in_the_bench_and_its_committed_run():
+    """Read 49: the bench's predicted columns charged the Medusa heads K·c, though a step drafts every head in one
+    pass (greedy draft time per step 5.47 and 5.27 ms at K = 2 and 4 in default-cpu-f32-medusa). `summarise` (and
+    the per-case columns) now charge c per step for a one-pass proposer, and the committed run was re-pooled from
+    its own cases and costs; EAGLE's rows keep K·c. The definitions say so, and what c times (the token pick)."""
+    from specviz.engine.proposers import registry
+    from specviz.labs.bench.summary import summarise
+
+    assert registry.one_pass("medusa") and not registry.one_pass("eagle") and not registry.one_pass("unknown")
+    result = BenchResult.load(BENCHMARKS_DIR / "default-cpu-f32-medusa" / "results.json")
+    for row in result.summary + result.cases:
+        if row["policy"] != "constant" or row.get("tree_nodes") or row["alpha"] is None:
+            continue
+        one_pass = row["proposer"] == "medusa"
+        assert row["predicted_speedup"] == pytest.approx(
+            expected_speedup(min(1.0, row["alpha"]), row["k"], row["c"], one_pass=one_pass)), row["proposer"]
+    medusa4 = next(r for r in result.summary if r["suite"] == "all" and r["proposer"] == "medusa" and r["k"] == 4
+                   and r["temperature"] == 0 and not r["tree_nodes"])
+    assert round(medusa4["predicted_speedup"], 2) == 1.32  # 1.17 with K·c
+    again = summarise(result.cases, result.baselines, result.costs)
+    assert [r["predicted_speedup_measured_verify"] for r in again] == pytest.approx(
+        [r["predicted_speedup_measured_verify"] for r in result.summary])
+    md = (BENCHMARKS_DIR / "default-cpu-f32-medusa" / "results.md").read_text()
+    assert ("| medusa | constant | 4 | chain | 0 | 0.28 | 0.10 | 1.38 | 0.38 | 21.8 | 1.44× | 1.40× | – | 1.32× | "
+            "1.45× |") in md
+    assert "c + 1 in place of K·c + 1" in DEFINITIONS["predicted_speedup"][1]
+    assert "c in place of K·c" in DEFINITIONS["predicted_speedup_measured_verify"][1]
+    assert "so it includes the token pick (an argmax; a greedy draft computes no softmax)" in DEFINITIONS["c"][1]

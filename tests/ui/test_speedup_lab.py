@@ -1387,21 +1387,42 @@ def test_a_slowdowns_short_steps_name_the_medusa_heads_cap(lang):
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
-def test_medusas_speedup_vs_k_chart_says_its_draft_time_is_not_k_times_c(lang):
-    """Read 48: the curves charge K·c of drafting a step, c being one Medusa head over a target forward, but a step
-    runs the LM head once over all the heads: greedy on the CPU float32 run its draft time per step hardly moved
-    from K = 2 to K = 4 while K·c doubled, so the curves understated Medusa there. The chart's caption now quotes
-    the measured draft time per step beside K·c's, for Medusa only."""
+def test_medusas_speedup_vs_k_charges_c_per_step_and_stops_at_its_heads(lang):
+    """Read 49: Medusa's curves, its table's predicted columns and results.json charged K·c of drafting a step though
+    greedy Medusa's draft time per step is flat in K (5.47 and 5.27 ms at K = 2 and 4 in default-cpu-f32-medusa:
+    all heads run in one pass), as the caption said; and the curves ran to K = 8 for 5 heads. Now all of them charge
+    c per step (`theory.draft_cost(one_pass=True)`), the curves stop at the head count, and the caption says what c
+    times (the token pick included) and which model the curves use."""
     from specviz.core.i18n import number, using
+    from specviz.engine import theory
+    from specviz.ui.common.sliders import medusa_heads
 
     result = results.load_result(ROOT / "assets" / "benchmarks" / "default-cpu-f32-medusa" / "results.json")
     rows = {r["k"]: r for r in result.rows(proposer="medusa", temperature=0.0, policy="constant")
             if not r["tree_nodes"]}
     one = result.costs["target_forward_seconds"] * 1e3
     assert rows[4]["draft_ms"] < 0.6 * 4 * rows[4]["c"] * one  # the case: well below K·c at K = 4
+    for k, r in rows.items():  # the committed table's predicted columns: c per step, not K·c
+        assert r["predicted_speedup"] == pytest.approx(theory.expected_speedup(r["alpha"], k, r["c"], one_pass=True))
+        assert r["predicted_speedup"] > theory.expected_speedup(r["alpha"], k, r["c"])
+    fig = charts.speedup_vs_k_figure(result, "medusa", 0.0)
+    curve = next(t for t in fig.data if t.mode == "lines" and "c =" in (t.name or ""))
+    alpha = result.mean_alpha("medusa", 0.0)
+    assert max(curve.x) == medusa_heads() == 5  # not 8
+    assert list(curve.y) == pytest.approx([theory.expected_speedup(alpha, k, rows[2]["c"], one_pass=True)
+                                           for k in curve.x])
+    eagle = next(t for t in charts.speedup_vs_k_figure(result, "eagle", 0.0).data if t.mode == "lines"
+                 and "c =" in (t.name or ""))
+    assert max(eagle.x) == 8  # a drafter run once per token keeps its K·c and its range
     with using(lang):
         text = charts.medusa_draft_caption(result, "medusa", 0.0)
         for k, r in rows.items():
-            assert f"K = {k}: {number(r['draft_ms'])} ms (K·c: {number(k * r['c'] * one)} ms)" in text
-        assert ("subestimam sua aceleração" if lang == "pt" else "understate its speedup") in text
+            assert f"K = {k}: {number(r['draft_ms'])} ms" in text
+        assert f"(c: {number(rows[2]['c'] * one)} ms)" in text and "K·c:" not in text
+        if lang == "pt":
+            assert "cobram c de rascunho por passo, qualquer que seja K, e não K·c" in text
+            assert "a escolha gulosa do token" in text and "superestimam sua aceleração" in text
+        else:
+            assert "charge c of drafting a step whatever K, not K·c" in text
+            assert "the greedy token pick" in text and "overstate its speedup" in text
         assert charts.medusa_draft_caption(result, "eagle", 0.0) is None

@@ -1081,3 +1081,19 @@ def test_a_one_batch_paying_run_is_drawn_and_the_sentence_names_every_run(lang):
     assert ("compensa com lotes maiores (32 a 40, 60 a 1.024): " if lang == "pt" else
             "pays at larger batches (32 to 40, 60 to 1,024): ") in said
     assert "{" not in said and ("de 32 a 1.024" if lang == "pt" else "from 32 to 1,024") not in said
+
+
+def test_the_theory_pages_medusa_points_are_predicted_with_c_per_step():
+    """Read 49: the predicted-vs-measured chart predicted the Medusa runs with K·c, though the heads draft a step in
+    one pass; now with c per step (as the Speedup lab and the bench's columns), and the caption says so."""
+    points = [p for p in theory_points.load_benchmark_points() if p.source.startswith("default-cpu-f32-medusa")]
+    medusa = [p for p in points if p.one_pass]
+    assert medusa and all(p.label.startswith("medusa") for p in medusa)
+    for p in medusa:
+        assert p.predicted_speedup == pytest.approx(theory.expected_speedup(p.alpha, p.k, p.c, one_pass=True))
+    eagle = [p for p in points if not p.one_pass]
+    assert eagle and all(p.predicted_speedup == theory.expected_speedup(p.alpha, p.k, p.c) for p in eagle)
+    said = "For the Medusa heads, whose one pass drafts every token of a step, the formula charges c per step"
+    assert said in theory_view.measured_caption(points) and said not in theory_view.measured_caption(eagle)
+    with using("pt"):
+        assert "a fórmula cobra c por passo no lugar de K·c" in theory_view.measured_caption(points)

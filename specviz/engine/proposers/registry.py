@@ -65,7 +65,9 @@ class ProposerInfo:
     draft model), "eagle" (a trained EAGLE drafter), "medusa" (trained Medusa heads), or None (nothing).
     `timed_as` says how the bench times one drafting step for c (`TIMED_AS`): "model" (one forward of the
     proposer's own draft model, `proposer.runner.model`), "features" (one pass of a drafter that reads the target's
-    features, after they are handed over) or "lookup" (a prompt lookup: no model runs)."""
+    features, after they are handed over) or "lookup" (a prompt lookup: no model runs). `one_pass`: a step drafts
+    every token in one pass (the Medusa heads: every head's block reads one hidden state, then the LM head runs once
+    over all of them), so the predicted speedups charge c once per step, not K·c (`theory.draft_cost`)."""
 
     name: str
     label: str
@@ -77,6 +79,7 @@ class ProposerInfo:
     settings: tuple[ProposerSetting, ...] = ()
     twin: str | Callable[..., Any] | None = None
     timed_as: str = "lookup"
+    one_pass: bool = False
 
     def __post_init__(self) -> None:
         if self.timed_as not in TIMED_AS:
@@ -235,6 +238,12 @@ def can_branch(name: str) -> bool:
     return name in _REGISTRY and _REGISTRY[name].can_branch
 
 
+def one_pass(name: str) -> bool:
+    """Whether the proposer called `name` drafts a step's tokens in one pass (`ProposerInfo.one_pass`); a name the
+    registry does not know (an old result's) drafts one pass per token, as the paper's formula charges."""
+    return name in _REGISTRY and _REGISTRY[name].one_pass
+
+
 def takes(name: str, setting: str) -> bool:
     """Whether the proposer has the setting of its own (layer-skip's "layers")."""
     return name in _REGISTRY and setting in _REGISTRY[name].setting_names
@@ -326,4 +335,5 @@ register(ProposerInfo(
     "medusa", N_("Medusa heads (trained)"), N_("Medusa heads (trained)"),
     N_("**Medusa**: extra heads, trained here, on the target's last hidden state; head k guesses draft k, the token "
        "k places after the one the target's own head predicts, without seeing the drafts before it."),
-    "specviz.engine.proposers.medusa:from_pair", can_branch=True, needs="medusa", timed_as="features"))
+    "specviz.engine.proposers.medusa:from_pair", can_branch=True, needs="medusa", timed_as="features",
+    one_pass=True))

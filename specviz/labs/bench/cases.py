@@ -348,7 +348,8 @@ class CaseRunner:
             identical=(trace.output_ids == target_only.output_ids) if greedy else None,
         )
         if config.policy == "constant" and not config.tree_nodes and math.isfinite(alpha):
-            result = replace(result, **predicted_speedups(alpha, config.k, c, self.costs))
+            result = replace(result, **predicted_speedups(alpha, config.k, c, self.costs,
+                                                          registry.one_pass(config.proposer)))
         result = replace(result, **limits(asdict(result), self.costs))
         if index in repeats.assisted:
             assisted = Timed.of_generate(repeats.assisted[index])

@@ -16,7 +16,8 @@ import math
 from collections import defaultdict
 
 from specviz.core.i18n import N_
-from specviz.engine.theory import expected_speedup, speedup_with_verify_cost
+from specviz.engine.proposers import registry
+from specviz.engine.theory import draft_cost, expected_speedup, speedup_with_verify_cost
 
 # The metrics people quote, reconciled: keys for the JSON and the CSV, labels for the JSON's definitions, the markdown
 # and the app.
@@ -54,10 +55,12 @@ DEFINITIONS: dict[str, tuple[str, str]] = {  # marked with N_(): the files stay 
     "c": (
         N_("c = draft forward / target forward"),
         N_("Measured: median time of one drafting step for one new token with a warm cache, over one target forward "
-           "for one new token. The step is the draft model's forward (LayerSkip: its early layers), one pass of the "
-           "EAGLE drafter's layer and head on the target's features, one Medusa head (its block and the product with "
-           "the LM head's rows for the heads' draft vocabulary: 8,192 of the 49,152 tokens for the shipped heads, not "
-           "the whole LM head), or the n-gram lookup (near 0).")),
+           "for one new token (its logits, no token pick). The step is the draft model's forward (LayerSkip: its "
+           "early layers; its logits, no token pick), one pass of the EAGLE drafter's layer and head on the target's "
+           "features, one Medusa head (its block and the product with the LM head's rows for the heads' draft "
+           "vocabulary: 8,192 of the 49,152 tokens for the shipped heads, not the whole LM head), or the n-gram "
+           "lookup (near 0). EAGLE's and Medusa's step is the proposer drafting one token greedily, so it includes "
+           "the token pick (an argmax; a greedy draft computes no softmax).")),
     "verify_cost": (
         N_("verify cost of n tokens"),
         N_("Time of one target forward over n new tokens (warm cache) over the time for one token. The paper's "
@@ -88,13 +91,15 @@ DEFINITIONS: dict[str, tuple[str, str]] = {  # marked with N_(): the files stay 
     "predicted_speedup": (
         N_("predicted (paper)"),
         N_("(1 − α^(K+1)) / ((1 − α)(K·c + 1)) from the α estimate and the measured c: Leviathan et al.'s "
-           "speedup, which assumes verifying K+1 tokens costs one target forward.")),
+           "speedup, which assumes verifying K+1 tokens costs one target forward. For the Medusa heads, whose one "
+           "pass drafts every token of a step, c + 1 in place of K·c + 1.")),
     "predicted_speedup_measured_verify": (
         N_("predicted (measured verify cost)"),
         N_("The same expected mean accepted length, (1 − α^(K+1)) / (1 − α), over (K·c + verify cost of K+1 "
            "tokens): the formula with the measured verify curve instead of the free-verification assumption. A tree "
            "row has no α to put in it: it shows its measured mean accepted length over (K·c + verify cost of the "
-           "tokens fed, nodes + lookup branch + 1).")),
+           "tokens fed, nodes + lookup branch + 1). For the Medusa heads, whose one pass drafts every token of a "
+           "step, c in place of K·c.")),
     "record_overhead": (
         N_("trace recording overhead"),
         N_("Per prompt: the time of one run that records the full trace (the top-10 lists of p and q at each drafted "
@@ -194,7 +199,7 @@ def summarise(cases: list[dict], baselines: list[dict], costs: dict) -> list[dic
             "physical_limit": None, "fraction_of_limit": None,
         }
         if policy == "constant" and not tree_nodes and alpha is not None:
-            row.update(predicted_speedups(alpha, k, c, costs))
+            row.update(predicted_speedups(alpha, k, c, costs, registry.one_pass(proposer)))
         row.update(limits(row, costs))
         out.append(row)
     return out
@@ -222,17 +227,21 @@ def _mean(values) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def predicted_speedups(alpha: float, k: int, c: float, costs: dict) -> dict[str, float]:
+def predicted_speedups(alpha: float, k: int, c: float, costs: dict, one_pass: bool = False) -> dict[str, float]:
     """The paper's speedup for α (capped at 1), K and c, and the same with the measured verify cost of K+1 tokens
-    (`costs["verify"]`, clamped to the longest measured) in place of the paper's free verification.
+    (`costs["verify"]`, clamped to the longest measured) in place of the paper's free verification. A proposer that
+    drafts a step in one pass (`registry.one_pass`: the Medusa heads) is charged c per step, not K·c.
 
     >>> free = {"verify": [{"n_tokens": n, "ratio": 1.0} for n in range(1, 6)]}
     >>> {name: round(v, 4) for name, v in predicted_speedups(0.8, 4, 0.05, free).items()}
     {'predicted_speedup': 2.8013, 'predicted_speedup_measured_verify': 2.8013}
+    >>> round(predicted_speedups(0.8, 4, 0.05, free, one_pass=True)["predicted_speedup"], 4)
+    3.2015
     """
     alpha = min(1.0, alpha)
-    return {"predicted_speedup": expected_speedup(alpha, k, c),
-            "predicted_speedup_measured_verify": speedup_with_verify_cost(alpha, k, c, verify_ratio(costs, k))}
+    return {"predicted_speedup": expected_speedup(alpha, k, c, one_pass),
+            "predicted_speedup_measured_verify": speedup_with_verify_cost(alpha, k, c, verify_ratio(costs, k),
+                                                                          one_pass)}
 
 
 def curve_ratio(curve: list[dict[str, float]], n_tokens: int) -> float:
@@ -267,7 +276,8 @@ def limits(row: dict, costs: dict) -> dict:
     out = {"physical_limit": limit, "fraction_of_limit": row["speedup_vs_ar"] / limit}
     if tree_nodes and row.get("mat_with_bonus"):
         out["predicted_speedup_measured_verify"] = estimated_speedup(row["mat_with_bonus"], row["k"], tree_nodes,
-                                                                     row["c"], curve, tree_lookup)
+                                                                     row["c"], curve, tree_lookup,
+                                                                     registry.one_pass(row["proposer"]))
     return out
 
 
@@ -291,15 +301,17 @@ def physical_limit(k: int, tree_nodes: int, curve: list[dict], tree_lookup: int 
 
 
 def estimated_speedup(tokens_per_forward: float, k: int, tree_nodes: int, c: float, curve: list[dict],
-                      tree_lookup: int = 0) -> float:
+                      tree_lookup: int = 0, one_pass: bool = False) -> float:
     """Tokens per target forward over what a step costs in one-token target forwards: the verify cost of the tokens
     fed (a lookup branch counted whole) plus K drafter passes of cost c (a tree drafts one pass per level, as a chain
-    does per token; a lookup costs no forward).
+    does per token; a lookup costs no forward), or one pass (`one_pass`: the Medusa heads draft every level at
+    once).
 
     >>> round(estimated_speedup(2.6, 4, 16, 0.05, [{"n_tokens": 1, "ratio": 1.0}, {"n_tokens": 17, "ratio": 1.2}]), 3)
     1.857
     """
-    return tokens_per_forward / (curve_ratio(curve, tokens_fed(k, tree_nodes, tree_lookup)) + k * c)
+    verify = curve_ratio(curve, tokens_fed(k, tree_nodes, tree_lookup))
+    return tokens_per_forward / (verify + draft_cost(k, c, one_pass))
 
 
 def verify_ratio(costs: dict, k: int) -> float:

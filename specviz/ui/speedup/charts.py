@@ -10,9 +10,11 @@ import plotly.graph_objects as go
 
 from specviz.core.i18n import _, list_separator
 from specviz.engine import theory
+from specviz.engine.proposers import registry
 from specviz.labs.bench import BenchResult
 from specviz.labs.bench.report import TARGET_ONLY, run_kernels
 from specviz.ui.common.charts import figure_table, wrap_axis_title
+from specviz.ui.common.sliders import medusa_heads
 from specviz.ui.common.palette import BLUE, BLUISH_GREEN, GREY, LIGHT_GREY, ORANGE, REDDISH_PURPLE, SKY_BLUE, VERMILLION
 from specviz.ui.speedup.view import label, number, policy_text, proposer_text, suite_titles, temperature_text
 
@@ -36,24 +38,36 @@ def at_mean_alpha(name: str) -> str:
     return _("{label}<br>at the mean α", label=name)
 
 
+def curve_ks(proposer: str, measured: list[int]) -> list[int]:
+    """The K the Speedup vs K curves are drawn at: 0 to 8, or to the largest K run if larger; for the Medusa heads
+    no further than their count (read 49: the curves ran to K = 8 for 5 heads, though a step drafts one token per
+    head), unless the run itself went further."""
+    top = max(max(measured, default=0), 8)
+    heads = medusa_heads() if proposer == "medusa" else None
+    if heads:
+        top = min(top, max(heads, max(measured, default=0)))
+    return list(range(0, top + 1))
+
+
 def speedup_vs_k_figure(result: BenchResult, proposer: str, temperature: float) -> go.Figure:
     """Measured speedup at each K (dots) over the paper's curve and the curve with the measured verify cost, both at
-    the mean α (`at_mean_alpha`)."""
+    the mean α (`at_mean_alpha`); a proposer that drafts a step in one pass (`registry.one_pass`: the Medusa heads)
+    is charged c per step, not K·c, as the bench's predicted columns are."""
     constant = result.rows(proposer=proposer, temperature=temperature, policy="constant")
     fig = go.Figure()
     if not constant:
         return _layout(fig, _("Speedup vs K"), _("K (drafted tokens per step)"), _("speedup"))
     alpha, c = result.mean_alpha(proposer, temperature), constant[0]["c"]
-    ks = list(range(0, max(max(r["k"] for r in constant), 8) + 1))
+    ks, one_pass = curve_ks(proposer, [r["k"] for r in constant]), registry.one_pass(proposer)
     fig.add_hline(y=1.0, line=dict(color=GREY, dash="dot"), annotation_text=_("target-only"),
                   annotation_position="top left")
     if alpha is not None:
         a = min(1.0, max(0.0, alpha))
-        fig.add_scatter(x=ks, y=[theory.expected_speedup(a, k, c) for k in ks], mode="lines",
+        fig.add_scatter(x=ks, y=[theory.expected_speedup(a, k, c, one_pass) for k in ks], mode="lines",
                         name=_("{label}<br>at the mean α = {alpha}, c = {c}", label=label("predicted_speedup"),
                                alpha=number(a), c=number(c, 3)), line=dict(color=SKY_BLUE))
         measured = [k for k in ks if k < len(result.costs["verify"])]  # no extrapolation beyond the verify curve
-        fig.add_scatter(x=measured, y=[theory.speedup_with_verify_cost(a, k, c, result.verify_ratio(k))
+        fig.add_scatter(x=measured, y=[theory.speedup_with_verify_cost(a, k, c, result.verify_ratio(k), one_pass)
                                        for k in measured], mode="lines",
                         name=at_mean_alpha(label("predicted_speedup_measured_verify")),
                         line=dict(color=REDDISH_PURPLE, dash="dash"))
@@ -71,23 +85,25 @@ def speedup_vs_k_figure(result: BenchResult, proposer: str, temperature: float) 
 
 
 def medusa_draft_caption(result: BenchResult, proposer: str, temperature: float) -> str | None:
-    """For Medusa's Speedup vs K chart (read 48): the curves charge K·c of drafting a step, c being one head's block
-    and the LM head over one target forward, but a step runs the LM head once over all its heads, so the draft time
-    need not grow with K (in default-cpu-f32-medusa, greedy, it hardly moves from K = 2 to K = 4 while K·c doubles).
-    The sentence quotes this run's measured draft time per step at each K beside K·c's. None for another proposer,
+    """For Medusa's Speedup vs K chart: the model its curves use. Read 48 said the curves charged K·c of drafting a
+    step though a step runs the LM head once over all its heads; read 49 made the curves and the bench's predicted
+    columns charge c per step whatever K (`registry.one_pass`), and the sentence says so, with what c times (one
+    head's block, the LM head's draft-vocabulary rows and the greedy token pick, `timing.feature_draft_timer`), and
+    quotes this run's measured draft time per step at each K beside c, so a reader sees where the model charges too
+    little (default-cpu-f32-medusa: about 5.3 ms a greedy step at K = 2 and 4, c 2.5 ms). None for another proposer,
     or when the run has no Medusa chain."""
     rows = sorted(result.rows(proposer=proposer, temperature=temperature, policy="constant"), key=lambda r: r["k"])
     rows = [r for r in rows if not r.get("tree_nodes")]
     if proposer != "medusa" or not rows:
         return None
     one = result.costs["target_forward_seconds"] * 1e3  # a target forward, ms
-    each = list_separator().join(_("K = {k}: {measured} ms (K·c: {modelled} ms)", k=r["k"],
-                                   measured=number(r["draft_ms"]), modelled=number(r["k"] * r["c"] * one))
+    each = list_separator().join(_("K = {k}: {measured} ms", k=r["k"], measured=number(r["draft_ms"]))
                                  for r in {r["k"]: r for r in rows}.values())  # one per K (rows repeat per suite)
-    return _("For Medusa, c times one head (its block and the LM head) and the curves charge K·c of drafting a step, "
-             "but a step runs every head's block and then the LM head once over all of them, so its draft time need "
-             "not grow with K. This run's draft time per step: {each}. Where it is below K·c, the curves charge "
-             "Medusa too much drafting and understate its speedup.", each=each)
+    return _("For Medusa, c times one head: its block, the LM head's rows for the heads' draft vocabulary and the "
+             "greedy token pick. A step runs every head's block and then the LM head once over all of them, so the "
+             "curves and the table's predicted columns charge c of drafting a step whatever K, not K·c. This run's "
+             "draft time per step: {each} (c: {c} ms). Where it is above c, they charge Medusa too little drafting "
+             "and overstate its speedup.", each=each, c=number(rows[0]["c"] * one))
 
 
 def acceptance_figure(result: BenchResult, proposer: str, temperature: float) -> go.Figure:

@@ -14,6 +14,7 @@ from typing import Any
 from specviz.core.i18n import _, number
 from specviz.core.paths import BENCHMARKS_DIR, read_json
 from specviz.engine import theory
+from specviz.engine.proposers import registry
 from specviz.engine.kinds import Mode, NodeStatus
 from specviz.engine.trace import Step, Trace
 from specviz.labs.bench.quoted import machine_text, run_dtype
@@ -34,10 +35,13 @@ class MeasuredPoint:
     source: str
     dtype: str | None = None
     machine: str = ""  # where it ran, as `quoted.machine_text` writes it; "" when the file does not say
+    one_pass: bool = False  # its proposer drafts a step in one pass (the Medusa heads): c per step, not K·c
 
     @property
     def predicted_speedup(self) -> float:
-        return theory.expected_speedup(self.alpha, self.k, self.c)
+        """The paper's formula at the run's α, K and c, charging c per step for a one-pass drafter (read 49: the
+        Medusa points were predicted with K·c, as the bench's own predicted columns no longer are)."""
+        return theory.expected_speedup(self.alpha, self.k, self.c, self.one_pass)
 
 
 SPEEDUP_KEYS = ("measured_speedup", "speedup_vs_ar")  # the second is what `specviz bench` writes
@@ -102,7 +106,8 @@ def load_benchmark_points(folder: Path | str | None = None) -> list[MeasuredPoin
                 continue
             if not (math.isfinite(s) and s > 0) or k > K_MAX:
                 continue
-            points.append(MeasuredPoint(alpha, k, c, s, _record_label(r, path, i, dtype), source, dtype, machine))
+            points.append(MeasuredPoint(alpha, k, c, s, _record_label(r, path, i, dtype), source, dtype, machine,
+                                        registry.one_pass(str(r.get("proposer", "")))))
     return points
 
 

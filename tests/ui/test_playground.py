@@ -843,6 +843,42 @@ def test_a_run_from_a_preset_is_compared_with_the_presets_measured_figure():
     assert not [c for c in at.caption if c.value.startswith("This run:")]
 
 
+@pytest.mark.parametrize("lang, cut, said", [
+    ("en", True, "It stopped at its time limit after 47 new tokens, so its counts cover fewer tokens than the "
+                 "preset's figures."),
+    ("pt", True, "Ela parou no seu limite de tempo depois de 47 tokens novos, então as suas contagens cobrem menos "
+                 "tokens que os números da predefinição."),
+    ("en", False, "stopped at its time limit")])
+def test_a_preset_run_cut_short_at_its_time_limit_says_so_beside_the_promise(lang, cut, said):
+    """Read 49: on a busy server the sampling preset's run stopped at its time limit after 29 tokens, and "This run:
+    11 of 54 drafts kept" stood under a promise of "15 to 21 of 75 to 96 ... with 48 new tokens", as if the drafter
+    had done worse; only the player's caption further down said the run was cut short."""
+
+    def script(lang: str, cut: bool):
+        import streamlit as st
+
+        from specviz.core.i18n import using
+        from specviz.engine.kinds import StopReason
+        from specviz.labs.examples import load_example
+        from specviz.ui.playground import live as playground_live
+
+        trace = load_example("toy-draft")[0]
+        trace.meta.update(pair="default", prompt="Explain owls using an analogy.")  # a run from the preset
+        trace.settings.update(proposer="eagle", temperature=0.7, k=3)
+        if cut:
+            trace.stop_reason = StopReason.DEADLINE
+        st.session_state["playground_preset"] = "sampling"
+        with using(lang):
+            playground_live.compare_with_preset(trace)
+
+    at = AppTest.from_function(script, args=(lang, cut), default_timeout=30)
+    at.run()
+    assert not at.exception
+    shown = at.caption[0].value
+    assert shown.startswith("This run:" if lang == "en" else "Esta execução:")
+    assert (said in shown) == cut, shown
+
+
 @pytest.mark.parametrize("layers, shown", [(0, True), (20, False)])
 def test_the_untrained_presets_run_is_compared_unless_its_layers_changed(layers, shown):
     """A layer-skip trace names its proposer "layerskip-7" (its label), never the preset's "layerskip", so the

@@ -12,9 +12,9 @@ from decimal import Decimal
 
 import streamlit as st
 
-from specviz.core.i18n import N_, _, drafts_kept, number
+from specviz.core.i18n import N_, _, drafts_kept, ngettext, number
 from specviz.engine.draft_shape import DraftShape
-from specviz.engine.kinds import Mode
+from specviz.engine.kinds import Mode, StopReason
 from specviz.engine.proposers import registry
 from specviz.engine.trace import Trace
 from specviz.runs.runspec import SETTINGS, WEB_MAX_NEW_TOKENS, RunSpec
@@ -228,6 +228,11 @@ def compare_with_preset(trace, spec: RunSpec | None = None) -> None:
     drafted, kept = trace.drafts_only()
     text = _(TEXT["this_run"], kept_of_drafted=drafts_kept(kept, drafted), per_pass=number(trace.mean_accepted_length),
              label=_(PRESETS[name][0]), expected=preset_expectation(name))
+    if trace.stop_reason == StopReason.DEADLINE:  # read 49: a busy server's cut-short run read as below the promise
+        text += " " + ngettext("It stopped at its time limit after {n} new token, so its counts cover fewer tokens "
+                               "than the preset's figures.",
+                               "It stopped at its time limit after {n} new tokens, so its counts cover fewer tokens "
+                               "than the preset's figures.", trace.num_tokens)
     why = other_prompt_reason(preset["proposer"])
     if why and str(trace.meta.get("prompt", "")).strip() != preset["prompt"].strip():
         text += " " + _(TEXT[why])

@@ -468,6 +468,10 @@ def test_the_medusa_preset_and_section_quote_both_drafters_from_one_run(lang):
         where_run = quoted.machine(MEDUSA_PRESET_RUN)
     assert all(figure in shown for figure in figures) and "{" not in shown
     assert " float32 " in shown and where_run in shown  # the dtype and the machine it ran on
+    # read 49: its speeds were timed by one thread's CPU time on that 2-core machine; the text said only "2 cores"
+    assert committed["config"]["clock"] == "cpu" and committed["machine"]["torch_threads"] == 1  # the case is real
+    timed = {"en": "timed by CPU time with 1 torch thread, ", "pt": "medido em tempo de CPU com 1 thread do torch, "}
+    assert timed[lang] in shown, shown
 
 
 def test_a_gpu_runs_flat_curve_is_put_down_to_kernel_launches_only_for_the_small_pairs():

@@ -81,9 +81,9 @@ PRESETS = {
     "medusa": (N_("7 · Medusa heads"), N_("the Medusa heads trained here, greedy, a tree of {nodes} nodes (width "
                                          "{width}, depth {k}), head d drafting depth d: measured on {prompts} "
                                          "held-out prompts in {dtype} on {cpu}, {medusa} tokens per target "
-                                         "pass against {eagle} for the EAGLE drafter's same tree; {speed} the speed "
-                                         "of model.generate there, slower than the heads' chain of {k} "
-                                         "({chain_speed})"),
+                                         "pass against {eagle} for the EAGLE drafter's same tree; timed by {clock}, "
+                                         "{speed} the speed of model.generate there, slower than the heads' chain "
+                                         "of {k} ({chain_speed})"),
                {"proposer": "medusa", "prompt": QUESTION_PROMPT, "temperature": 0.0, "k": 4, "tree_nodes": 16,
                 "tree_width": 4, "tree_lookup": 0}),
 }
@@ -131,6 +131,7 @@ def preset_figures(name: str) -> dict[str, str]:
                   for key, nodes in (("speed", settings["tree_nodes"]), ("chain_speed", 0))}
         return {"nodes": str(settings["tree_nodes"]), "width": str(settings["tree_width"]), "k": str(settings["k"]),
                 "prompts": str(prompts), "dtype": medusa.dtype, "cpu": quoted.machine(MEDUSA_PRESET_RUN),
+                "clock": speed_clock(quoted.result(MEDUSA_PRESET_RUN)),
                 "medusa": medusa.text(2), "eagle": eagle.text(2),
                 **{key: times(value.low) for key, value in speeds.items()}}
     if name in CHAIN_PRESETS:
@@ -150,6 +151,20 @@ def preset_figures(name: str) -> dict[str, str]:
             "dtype": tree.dtype, "cpu": quoted.machine(TREE_PRESET_RUN),
             "tree": tree.text(2), "chain": chain.text(2), "k": str(settings["k"]),
             "without": number(lift[0]), "with_lookup": number(lift[1]), "shape_dtype": table["dtype"]}
+
+
+def speed_clock(result: dict[str, Any]) -> str:
+    """What a committed run's speeds were timed by: its clock and torch threads (read 49: the Medusa preset quoted a
+    run timed by one thread's CPU time as measured "on AMD EPYC (2 cores, ...)", which reads as both cores).
+
+    >>> speed_clock({"config": {"clock": "cpu"}, "machine": {"torch_threads": 1}})
+    'CPU time with 1 torch thread'
+    """
+    threads = int((result.get("machine") or {}).get("torch_threads") or 0)
+    clock = _("CPU time") if (result.get("config") or {}).get("clock") == "cpu" else _("wall time")
+    if not threads:
+        return clock
+    return ngettext("{clock} with {n} torch thread", "{clock} with {n} torch threads", threads, clock=clock)
 
 
 def chain_figures(name: str) -> dict[str, str]:

@@ -194,19 +194,23 @@ def test_suffix_decoding_sizes_its_draft_by_the_match_length_not_by_past_hits():
     assert "length of the match" in suffix.how and "Oliaro et al. 2024" in suffix.how
 
 
-def test_suffix_decoding_scores_a_node_by_its_share_of_its_parents_count_in_both_languages():
+def test_suffix_decoding_scores_a_node_by_the_shares_multiplied_along_its_path_in_both_languages():
     """Read 45: the English said each node is "scored by how often it followed its parent" and the Portuguese "com um
-    peso igual ao número de vezes que veio depois do seu pai", a count. SuffixDecoding (Oliaro et al. 2024) scores a
-    node by D(N) = C(N) / C(parent(N)), the share of the parent's occurrences it followed; both now say so."""
+    peso igual ao número de vezes que veio depois do seu pai", a count. Read 49: it then said "scored by the share of
+    its parent's occurrences that it followed", one factor only. SuffixDecoding (Oliaro et al. 2024; its reference
+    code, ArcticInference's `SuffixTree::_speculate_tree`) scores a node by that share multiplied along its path from
+    the match (`item.prob * child->count / node->count`): a node at depth 2 whose share is 0.9 under a parent whose
+    own share is 0.1 scores 0.09, not 0.9."""
     from specviz.core.i18n import _, using
 
     suffix = next(p for p in view.PROPOSERS if p.key == "suffix")
-    assert "the share of its parent's occurrences that it followed, not by its own count" in suffix.how
+    assert "scored by the product of the shares along its path" in suffix.how
+    assert "the share of its parent's occurrences that it followed, not by its own count" not in suffix.how
     with using("pt"):
         shown = _(suffix.how)
     assert "número de vezes" not in shown
-    said = "peso igual à fração das ocorrências do seu pai que ele continuou, não à sua própria contagem"
-    assert said in shown
+    said = "peso igual ao produto das frações ao longo do seu caminho"
+    assert said in shown and "não à sua própria contagem" not in shown
 
 
 def test_the_serving_note_reads_vllms_table_as_it_rates_the_methods(page):

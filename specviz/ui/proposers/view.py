@@ -223,9 +223,11 @@ PROPOSERS: list[Proposer] = [
     Proposer(
         "suffix", N_("Suffix decoding"),
         how=N_("Like prompt lookup, but over a suffix tree of the prompt and of earlier outputs, across requests; it "
-               "proposes the continuations seen most often (a small tree, each node scored by the share of its "
-               "parent's occurrences that it followed, not by its own count) and sizes the draft by the length of the "
-               "match: the longer the suffix it matched, the more tokens it drafts (Oliaro et al. 2024)."),
+               "proposes the continuations seen most often (a small tree, each node scored by the product of the "
+               "shares along its path: at each node on the way, the share of its parent's occurrences that it "
+               "followed; an estimate of the chance that the whole path is right, not a count) and sizes the draft by "
+               "the length of the match: the longer the suffix it matched, the more tokens it drafts (Oliaro et al. "
+               "2024)."),
         costs=N_("A suffix tree in CPU memory, updated as outputs arrive; no model."),
         needs=N_("Repetitive workloads: agents, SQL, code, tool calls that repeat across requests."),
         wins=N_("Agentic and repeated tasks, where long spans recur (long drafts, high acceptance)."),

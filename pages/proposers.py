@@ -13,7 +13,8 @@ st.markdown(_("The verifier never changes: the target scores every draft in one 
             "recursively, child by child, with the residual after each rejection ([Tree verification](#trees), "
             "below). What changes is **who proposes**, and that sets α (how often a draft is "
             "kept) and c (what a draft costs). Each proposer below with a diagram, its costs, what it needs, where "
-            "it wins and loses, a recorded trace where specviz has it, and the quiz questions on it."))
+            "it wins and loses, a recorded trace where specviz has it, and the quiz questions on it where the quiz has "
+            "some."))
 
 for proposer in view.sections():
     view.render_proposer(proposer)

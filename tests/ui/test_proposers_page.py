@@ -474,3 +474,12 @@ def test_the_typical_charts_name_says_it_shows_the_first_token_a_step_emits(page
     names = html.unescape(" ".join(h.proto.body for h in page.get("html")))
     assert "Distribution of the first token one step emits: p, the exact rule and typical acceptance" in names
     assert "One step's output distribution" not in names
+
+
+def test_the_intro_promises_quiz_questions_only_where_the_quiz_has_some(page):
+    """Read 49: the intro said each proposer comes "with ... the quiz questions on it", but the bank has none on
+    multi-token prediction, lookahead or suffix decoding, whose sections show no quiz list."""
+    intro = page.markdown[0].value
+    quizzes = [e for e in page.expander if e.label.startswith("Quiz questions on this")]
+    assert len(quizzes) < len(view.sections())  # some sections have no questions to list
+    assert intro.endswith("and the quiz questions on it where the quiz has some.")

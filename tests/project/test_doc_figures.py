@@ -1783,3 +1783,19 @@ def test_the_catalogs_default_row_names_every_draft_trained_for_it():
     kinds = {d["meta"]["kind"] for d in shipped_drafts()}
     assert kinds == {"eagle3", "draft", "medusa"}
     assert "EAGLE-3 drafter" in comment and "--proposer draft" in comment and "--proposer medusa" in comment
+
+
+def test_the_teaching_plans_name_the_16_bit_format_of_their_2_bytes_per_parameter():
+    """Read 49: session 1's opening row said "2 FLOPs but 2 bytes per parameter, about 1 FLOP per byte" with no
+    number format; 2 bytes holds in fp16 or bfloat16 only (float32, specviz's CPU default without bfloat16
+    instructions, takes 4: half a FLOP per byte). Lesson 1, projected beside it, says fp16; so do both plans now."""
+    from specviz.teach.learn import LESSONS
+
+    assert "In **fp16** (16-bit numbers) a parameter takes 2 bytes" in LESSONS[0].text
+    for name, said in (("teaching.md", "in fp16 (16-bit numbers, as lesson 1 says), 2 FLOPs but 2 bytes per "
+                                       "parameter, about 1 FLOP per byte"),
+                       ("teaching.pt-BR.md", "em fp16 (números de 16 bits, como diz a lição 1), 2 FLOPs mas 2 bytes "
+                                             "por parâmetro, cerca de 1 FLOP por byte")):
+        text = " ".join((DOCS / name).read_text(encoding="utf-8").split())
+        assert said in text, name
+        assert text.count("2 bytes p") == 1, name  # no other unnamed "2 bytes per parameter"

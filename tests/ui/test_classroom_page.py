@@ -701,3 +701,31 @@ def test_enter_in_the_code_field_before_the_name_costs_no_join_try(db):
     at.text_input(key="classroom_name").input("Gus")
     at.form_submit_button[0].click().run()
     assert not at.exception and not at.error and at.query_params["student"]
+
+
+def test_a_class_with_one_wrong_answer_is_not_shown_right_100_percent(db):
+    """Read 49: every percentage on the teacher's screens was rounded to a whole percent, so 199 right answers of
+    200 read "Right 100%" (and, for a question, "199/200 (100%)" in the teacher-paced mastery table, or "0%" missed
+    for 1 of 200): one more digit where a whole percent would say 0% or 100% of a share that is neither."""
+    at = _as_teacher(PIN)
+    at.slider(key="classroom_count").set_value(10)
+    at.button(key="classroom_start").click().run()
+    code = at.session_state["classroom_session"]
+    store = ClassroomStore(db)
+    questions = store.session(code).questions
+    assert len(questions) == 10
+    for n in range(20):
+        student = store.join(code, f"S{n:02d}")
+        for number, question in enumerate(questions):
+            right = n or number  # one wrong answer in 200: S00's to the first question
+            store.record_answer(student.token, question.id, question.answer if right else "nope")
+    at.run()
+    assert [(m.label, m.value) for m in at.metric] == [("Students", "20"), ("Answers", "200"), ("Right", "99.5%")]
+    missed = at.dataframe[0].value["missed"]
+    assert list(missed) == ["5%"] + ["0%"] * 9  # 1 of 20 missed the first question; nobody missed the others
+    with i18n.using("pt"):
+        from specviz.ui.classroom.paced_teacher import _share
+        from specviz.ui.common.quiz.view import mastery_table
+        from specviz.teach.quiz.run import ConceptMastery
+        assert _share(199, 200) == "199/200 (99,5%)" and _share(200, 200) == "200/200 (100%)"
+        assert list(mastery_table([ConceptMastery("x", "X", 1, 300, 300)])["Fração de acertos"]) == ["0,3%"]

@@ -15,7 +15,7 @@ from typing import Any
 
 import streamlit as st
 
-from specviz.core.i18n import N_, _, get_language, percent
+from specviz.core.i18n import N_, _, get_language, percent_of
 from specviz.teach.classroom import ClassroomError, Session, concept_name, in_language
 from specviz.teach.classroom.inputs import _duration
 from specviz.teach.classroom_paced import POLL_SECONDS, PacedStore, Push, search_questions
@@ -193,4 +193,4 @@ def mastery_and_exports(store: PacedStore, session: Session) -> None:
 
 
 def _share(correct: int, answered: int) -> str:
-    return f"{correct}/{answered} ({percent(correct / answered)})" if answered else "–"
+    return f"{correct}/{answered} ({percent_of(correct, answered)})" if answered else "–"

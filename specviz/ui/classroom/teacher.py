@@ -21,7 +21,7 @@ import streamlit as st
 
 from specviz.teach.classroom import (MIN_PIN_LENGTH, PIN_ENV, ClassroomError, ClassroomStore, PinGuard, QuestionStat,
                                Session, concept_name, in_language, teacher_pin, utc_clock)
-from specviz.core.i18n import N_, _, ngettext, percent
+from specviz.core.i18n import N_, _, ngettext, percent_of
 from specviz.teach.classroom_paced import PacedStore
 from specviz.teach.quiz import QuizRun
 from specviz.ui.classroom import view
@@ -256,7 +256,7 @@ def unanswered(ended: bool) -> str:
 
 
 def _missed(stat: QuestionStat, ended: bool = False) -> str:
-    return unanswered(ended) if stat.failure_rate is None else percent(stat.failure_rate)
+    return unanswered(ended) if stat.failure_rate is None else percent_of(stat.answered - stat.correct, stat.answered)
 
 
 @view.one_sentence
@@ -272,7 +272,7 @@ def dashboard(store: ClassroomStore, session: Session) -> None:
     left, middle, right = st.columns(3)
     left.metric(_("Students"), len(progress))
     middle.metric(_("Answers"), answers)
-    right.metric(_("Right"), percent(sum(p.correct for p in progress) / answers) if answers else "–")
+    right.metric(_("Right"), percent_of(sum(p.correct for p in progress), answers) if answers else "–")
     st.subheader(_("Questions, most missed first"))
     st.html(failure_list_html(stats, ended=session.closed))
     with st.expander(_("The same as a table (sortable)")):

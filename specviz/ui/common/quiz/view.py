@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from specviz.core.i18n import N_, _, ngettext, percent
+from specviz.core.i18n import N_, _, ngettext, percent_of
 from specviz.teach.pagemap import PAGES
 from specviz.teach.quiz import Bank, ConceptMastery, Grade, Question, QuizRun, csv_text, results_json
 from specviz.teach.quiz.schema import QuestionKind
@@ -200,7 +200,7 @@ def mastery_table(rows: list[ConceptMastery]) -> pd.DataFrame:
     shown = [r for r in rows if r.answered]
     return pd.DataFrame({_("Concept"): [r.label for r in shown],
                          _("Right / answered"): [f"{r.correct}/{r.answered}" for r in shown],
-                         _("Share right"): [percent(r.share) for r in shown]})
+                         _("Share right"): [percent_of(r.correct, r.answered) for r in shown]})
 
 
 def results(run: QuizRun, bank: Bank, key: str, pool: list[Question] | None = None) -> bool:

@@ -215,7 +215,7 @@ def test_the_quiz_library_speaks_portuguese():
             "Isso não pode ser lido como número; escreva um como 0,25. A resposta é ")
         single = next(q for q in PT if q.kind == "single")
         assert grade(single, single.answer).feedback == "Correto."
-        with pytest.raises(QuizBankError, match="não tem uma lista 'questions:'"):
+        with pytest.raises(QuizBankError, match="não tem perguntas: ele precisa de uma lista 'questions:' com pelo"):
             parse_bank("concepts: {}", "turma.yaml")
         with pytest.raises(QuizBankError, match="perto da linha 2"):
             parse_bank("questions:\n  - &a {id: x}\n", "turma.yaml")

@@ -256,7 +256,8 @@ def test_an_uploads_name_is_quoted_literally_not_as_markdown(at):
     name = "[Log in](https://evil.example/x) **b**.yaml"
     at.file_uploader(key="quiz_upload").set_value((name, b"questions: 3", "application/yaml"))
     at.run()
-    assert [e.value for e in at.error] == [escape_markdown(f"Quiz file '{name}' has no 'questions:' list.")]
+    said = f"Quiz file '{name}' has no questions: it needs a 'questions:' list with at least one question."
+    assert [e.value for e in at.error] == [escape_markdown(said)]
 
 
 def test_a_teacher_upload_adds_questions(at):

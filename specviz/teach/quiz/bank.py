@@ -139,7 +139,10 @@ def parse_bank(text: str | bytes, source: str) -> Bank:
     if isinstance(data, list):
         data = {"questions": data}
     if not isinstance(data, dict) or not isinstance(data.get("questions"), list) or not data["questions"]:
-        raise QuizBankError(_("Quiz file '{source}' has no 'questions:' list.", source=source))
+        # one sentence for no list, a list of nothing and `questions: []` (read 49: "has no 'questions:' list" said
+        # of a file that had one, empty)
+        raise QuizBankError(_("Quiz file '{source}' has no questions: it needs a 'questions:' list with at least one "
+                              "question.", source=source))
     if len(data["questions"]) > MAX_QUESTIONS:
         raise QuizBankError(_("Quiz file '{source}' has {count} questions; a file may hold at most {limit} (split it "
                               "into several files).", source=source, count=number(len(data["questions"]), 0),

@@ -10,6 +10,7 @@ import json
 import math
 import re
 import shlex
+import subprocess
 from pathlib import Path
 
 from specviz.core.paths import BENCHMARKS_DIR, read_json_once
@@ -383,6 +384,27 @@ def made_at(meta: dict) -> str:
             f"today's code they train on other data: to repeat this card's run, run them on a checkout of `{commit}`.")
 
 
+# What the distill work folder (not committed: its data chunks, its training logs) gave a card, kept beside the card
+# so that `python -m specviz.distill cards` writes the committed cards again without that folder (Read 49: the cards
+# had drifted from their generator, and nothing could regenerate them to show it)
+RECORD = "card-record.json"
+FROM_WORK = ("Written by `python -m specviz.distill cards` from the distill work folder's data chunks (info.json) and "
+             "training logs (log.jsonl), which are not committed.")
+
+
+def card_inputs(work: Path, runs: list[str], folder: Path) -> dict | None:
+    """What a card is written from: {"data": the data step's summary, "log": the training log, "work": the work
+    folder}, read from `work` when it holds the training log of `runs`, and then kept in the card's folder (RECORD);
+    else what RECORD kept; None when neither (the card stays as it is)."""
+    log = stage_logs(Path(work), runs)
+    record = Path(folder) / RECORD
+    if log:
+        inputs = {"source": FROM_WORK, "work": Path(work).as_posix(), "data": data_summary(Path(work)), "log": log}
+        record.write_text(json.dumps(inputs, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        return inputs
+    return json.loads(record.read_text(encoding="utf-8")) if record.exists() else None
+
+
 def stage_logs(work: Path, runs: list[str]) -> list[dict]:
     """The evaluations of each training stage in order, with cumulative steps and minutes and the stage's number.
     A resumed run goes on from the minutes its checkpoint kept (`trainer.train_loop`); should a log's minutes ever
@@ -441,11 +463,12 @@ def stage_steps(log: list[dict], total: int) -> dict:
 
 
 CURVE_SOURCE = ("Read from each training stage's evaluation log (`log.jsonl` in its run folder under the distill "
-                "work folder, which is not committed); `training` in specviz.json keeps the last row.")
+                f"work folder, which is not committed); `{RECORD}` beside this card keeps every row as shown here, "
+                "`training` in specviz.json the last one in full.")
 
 
 def learning_curve(log: list[dict], metrics: list[str]) -> str:
-    """The held-out evaluations as a table, then where they come from (CURVE_SOURCE: the card is the only committed
+    """The held-out evaluations as a table, then where they come from (CURVE_SOURCE: RECORD is the only committed
     copy of the rows before the last)."""
     present = [m for m in metrics if any(m in r for r in log)]
     rows = ["| stage | step | epoch | minutes | " + " | ".join(present) + " |", "|---:" * (4 + len(present)) + "|"]
@@ -546,6 +569,79 @@ def chain_alpha(length: float, k: int) -> float:
     return lo
 
 
+# The run a card with a lookup branch compares with: the same benchmark without `--tree-lookup`, as the commit before
+# the branch came in (f75c49d) holds it: `git show 3e40c3f:assets/benchmarks/default-cpu-bf16-tree/results.json`
+NO_LOOKUP = {BENCHMARKS_DIR / "default-cpu-bf16-tree" / "results.json": "3e40c3f"}
+
+
+def committed_run(bench: Path) -> tuple[str, dict] | None:
+    """(commit, results) of the run without the lookup branch that NO_LOOKUP names for `bench`, read with `git show`
+    (None when it names none or git cannot show it)."""
+    commit = NO_LOOKUP.get(bench)
+    if commit is None:
+        return None
+    root = BENCHMARKS_DIR.parent.parent
+    try:
+        shown = subprocess.run(["git", "show", f"{commit}:{bench.relative_to(root).as_posix()}"], cwd=root,
+                               capture_output=True, text=True, timeout=30)
+    except OSError:
+        return None
+    return (commit, json.loads(shown.stdout)) if shown.returncode == 0 else None
+
+
+def _without_lookup(rows: list[dict], bench: Path) -> tuple[str, dict, dict[float, dict]] | None:
+    """(commit, results, {temperature: its row}) of the run without the lookup branch, its rows the trees of the
+    same nodes, width and K as the rows' best greedy tree with a lookup branch (None when there is no such tree)."""
+    tree = best([r for r in rows if r.get("tree_lookup")], 0.0)
+    run = committed_run(bench) if tree else None
+    if run is None:
+        return None
+    same = {t: r for r in run[1].get("summary", []) if r["suite"] == "all" and r["policy"] == "constant"
+            and r["proposer"] == tree["proposer"] and not r.get("tree_lookup")
+            and all(r.get(key) == tree[key] for key in ("tree_nodes", "tree_width", "k"))
+            for t in [r["temperature"]]}
+    return (run[0], run[1], same) if 0.0 in same else None
+
+
+def _command_without(command: str, *flags: str) -> str:
+    """The command without `flags` and their values (one word each)."""
+    return re.sub(r" (?:%s) \S+" % "|".join(map(re.escape, flags)), "", command)
+
+
+def lookup_note(rows: list[dict], bench: Path) -> str:
+    """What the trees' lookup branch is and what the same trees did without it, as a paragraph ("" when the rows'
+    trees have none, or the run without it cannot be read): the figures of the committed run NO_LOOKUP names."""
+    found = _without_lookup(rows, bench)
+    if found is None:
+        return ""
+    commit, run, same = found
+    tree = best([r for r in rows if r.get("tree_lookup")], 0.0)
+    shape = DraftShape.of(tree)
+    depth = shape.k  # a tree's depth is its K
+    reach = (f"; positions {depth + 1}-{shape.tree_lookup} are reached only through it"
+             if shape.tree_lookup > depth else "")
+    machine = run.get("machine") or {}
+    when = str(machine.get("date", ""))[:16].replace("T", " ")
+    command = _command_without(read_bench(bench).get("command", ""), "--tree-lookup", "--out")
+    alike = ("the same command without `--tree-lookup`" if command == _command_without(run.get("command", ""), "--out")
+             else f"`{run.get('command', '')}`")
+    path = bench.relative_to(BENCHMARKS_DIR.parent.parent).as_posix()
+
+    def figures(row: dict) -> tuple[str, str, str]:
+        return (f"{row['mat_with_bonus']:.2f}", _fmt(row.get("speedup_vs_hf_generate")), _fmt(row.get("speedup_vs_ar")))
+
+    greedy = figures(same[0.0])
+    text = (f"The trees carry a lookup branch: up to {shape.tree_lookup} tokens copied from the context (prompt "
+            f"lookup), grafted on the drafter's tree{reach}. Without it (the run of {when} UTC on "
+            f"{machine_text(machine)}, {machine.get('dtype', 'float32')} on both sides, {alike}: `git show "
+            f"{commit}:{path}`) the greedy tree emitted {greedy[0]} tokens per forward at {greedy[1]} over "
+            f"`model.generate` ({greedy[2]} over target-only)")
+    if 0.7 in same:
+        sampled = figures(same[0.7])
+        text += f", and {sampled[0]} at {sampled[1]} ({sampled[2]}) at T = 0.7"
+    return text + ".\n\n"
+
+
 def best(rows: list[dict], temperature: float, key: str = "speedup_vs_hf_generate") -> dict | None:
     rows = [r for r in rows if r["temperature"] == temperature and r.get(key)]
     return max(rows, key=lambda r: r[key]) if rows else None
@@ -568,17 +664,43 @@ def target_line(label: str, row: dict | None, key: str, target: float, unit: str
     return f"- {label}: {value:.2f}{unit}{f' at {setting(row)}' if where else ''} ({verdict(value >= target)})"
 
 
+def first_guess_line(meta: dict, target: float) -> str:
+    """The first-guess target against `python -m specviz.distill rank`'s top1 (specviz.json's `rank_held_out`: the
+    drafter in float32), with the last training evaluation's `acc1` (the learning curve's last row; matrix products
+    in bfloat16) beside it; `acc1` alone when rank was not recorded. Not the training evaluation's own top1 (0.614
+    for the shipped drafter), which the card shows nowhere (Read 49: the generator printed that figure, unnamed,
+    where the card said 0.616 by rank).
+
+    >>> print(first_guess_line({"training": {"acc1": 0.6154, "top1": 0.6139},
+    ...                         "rank_held_out": {"this": {"top1": 0.616}}}, 0.6))  # doctest: +NORMALIZE_WHITESPACE
+    - Held-out first guess ≥ 0.6: 0.616 by `python -m specviz.distill rank` (`acc1` 0.615 at the last training
+    evaluation; met)
+    >>> first_guess_line({"training": {"acc1": 0.55}}, 0.6)
+    '- Held-out first guess ≥ 0.6: `acc1` 0.550 at the last training evaluation (missed)'
+    """
+    acc1 = meta["training"]["acc1"]
+    ranked = ((meta.get("rank_held_out") or {}).get("this") or {}).get("top1")
+    if ranked is None:
+        return f"- Held-out first guess ≥ {target}: `acc1` {acc1:.3f} at the last training evaluation " \
+               f"({verdict(acc1 >= target)})"
+    return (f"- Held-out first guess ≥ {target}: {ranked:.3f} by `python -m specviz.distill rank` (`acc1` {acc1:.3f} "
+            f"at the last training evaluation; {verdict(ranked >= target)})")
+
+
 def target_lines(kind: str, meta: dict, rows: list[dict], bench: Path = BENCH) -> list[str]:
     t = TARGETS[kind]
     if kind == "eagle3":
         g, s = best(rows, 0.0), best(rows, 0.7)
-        first = meta["training"].get("top1", meta["training"].get("acc1"))
-        return [
-            f"- Held-out first guess ≥ {t['first_guess']}: {first:.3f} ({verdict(first >= t['first_guess'])})",
+        mat = target_line(f"≥ {t['mat']} tokens per target forward, greedy", g, "mat_with_bonus", t["mat"], unit="",
+                          where=False)
+        alone = _without_lookup(rows, bench) if g and g.get("tree_lookup") else None
+        if alone:  # "2.90 (met)" -> "2.90 with the lookup branch (met; 2.74 with the drafter's tree alone)"
+            mat = mat.replace(" (", " with the lookup branch (", 1)[:-1] + (
+                f"; {alone[2][0.0]['mat_with_bonus']:.2f} with the drafter's tree alone)")
+        return [first_guess_line(meta, t["first_guess"]),
             target_line(f"≥ {t['speedup_greedy']}× over `model.generate`, greedy", g, "speedup_vs_hf_generate",
                         t["speedup_greedy"]),
-            target_line(f"≥ {t['mat']} tokens per target forward, greedy", g, "mat_with_bonus", t["mat"], unit="",
-                        where=False),
+            mat,
             target_line(f"≥ {t['speedup_t07']}× over `model.generate(do_sample=True)` at T = 0.7", s,
                         "speedup_vs_hf_generate", t["speedup_t07"]),
         ]
@@ -679,28 +801,26 @@ def write_cards(work: Path, assets: Path, benches: dict[str, Path] | None = None
             (eagle_kind, EAGLE_NAME, eagle_runs, eagle_metrics[eagle_kind], "eagle", benches["eagle"]),
             ("draft", DRAFT_NAME, ["draft"], ["agreement"], "draft", benches["draft"])):
         folder = assets / name
-        log = stage_logs(work, runs)
-        if not log and (folder / "README.md").exists():
-            continue  # not trained from this work folder: its card (and learning curve) stays as it is
+        inputs = card_inputs(work, runs, folder)
+        if inputs is None and (folder / "README.md").exists():
+            continue  # not trained from this work folder, and no record of its own: its card stays as it is
         meta = read_meta(folder)
-        data = data_summary(work)
+        data, log = (inputs["data"], inputs["log"]) if inputs else (data_summary(work), [])
         rows = bench_rows(prefix, bench)
         settings = training_settings(meta)
         card = CARD.format(
             title=TITLES[kind], what=WHAT[kind].format(params=parameter_count(folder), serve_k=SERVE_K),
             size_mb=sum(f.stat().st_size for f in folder.glob("*.safetensors")) / 2**20,
-            stage_table=stage_table(data), new_tokens=data["new_tokens"], data_minutes=data["minutes"],
-            held=data["held_out_prompts"], batch=settings["batch"],
+            data=data_section(data, meta, bench_dtype(bench)), batch=settings["batch"],
             step_command=train_command(kind, log, meta["steps"], meta.get("history"), meta),
             steps=f"{meta['steps']:,}", stages=STAGES[kind].format(**{**meta, **stage_steps(log, meta["steps"]), **settings}),
-            token_limit=token_limit(data), sampled_at=sampled_at(data),
             train_minutes=log[-1]["minutes"] if log else 0, machine=trained_on(meta),
             curve=learning_curve(log, metrics) if log else "(no log)", metric_text=METRIC_TEXT[kind],
             extrapolation=extrapolate(log, metrics[0]) if log else "", bench_command=bench_command(bench),
             bench=bench_table(rows, bench_dtype(bench)), targets="\n".join(target_lines(kind, meta, rows, bench)),
             extra=EXTRA[kind].format(**meta),
             replaced=replaced(meta, metrics), dtype=bench_dtype(bench), where=bench_where(bench),
-            bench_note=bench_note(bench), rerun=bench_rerun_note(bench), made_at=made_at(meta),
+            notes=bench_note(bench) + lookup_note(rows, bench), rerun=bench_rerun_note(bench), made_at=made_at(meta),
             bench_scope=bench_scope(bench, data["held_out_prompts"]),
         )
         (folder / "README.md").write_text(card)
@@ -779,15 +899,8 @@ EXTRA = {
     "draft": "Layers: the target's first {shallow_layers} (frozen) + 1 trained adapter layer.",
 }
 
-CARD = """# {title}
-
-{what}
-
-Trained weights: {size_mb:.1f} MiB (float16). {extra}
-
-## Data
-
-The target answered every prompt itself, in bfloat16, {token_limit}, about half of the answers sampled at
+# The Data section: today's data step (its stages), from the summary `data_summary` makes
+DATA = """The target answered every prompt itself, in bfloat16, {token_limit}, about half of the answers sampled at
 {sampled_at} and the rest greedy (the table counts them; `specviz/distill/stages.py`; questions, follow-ups and rewrites
 are built from earlier stages' answers;
 no prompt is about a held-out topic, though a few seed prompts name one in passing, such as "the train was late",
@@ -803,9 +916,52 @@ and a follow-up or rewrite quotes an earlier answer, which may mention one):
   norm's output (the target's next-token distribution is recomputed from it), bfloat16, in memory-mapped chunks on
   disk (`specviz/distill/data.py`).
 - {held} held-out prompts whose topics no training prompt is about (`assets/prompts/held-out.yaml`), answered
-  greedily by the float32 target, as a float32 benchmark meets it (the one below ran in {dtype}).
+  greedily by the float32 target, {as_bench}.
 - The data step took {data_minutes:.0f} minutes ({new_tokens:,} response tokens), on a machine this card does not
-  record.
+  record."""
+# The Data section of weights made before the data step took its stages (specviz.json's `made_at`): what that
+# commit's data step logged (`prompts`, `new_tokens`, `minutes`, `shards`, `sampled_shards`, kept in RECORD), with
+# that code's batch size and temperature (MADE_AT_DATA)
+DATA_MADE_AT = """\
+- {prompts:,} training prompts made from templates × topics (that commit's `specviz/distill/prompts.py`: explain,
+  create, list, code, rewrite, math), answered by the target itself in bfloat16, up to {max_new_tokens} new tokens, in
+  batches of {batch_size} (that code's default); {sampled_shards} of {shards} batches sampled at temperature \
+{temperature:g} (that code's
+  default), the others greedy. {new_tokens:,} response tokens in all.
+- The target's last hidden state at every position (prompt included) is recorded during generation; its
+  next-token distribution is recomputed from it (softmax of the LM head).
+- {held} held-out prompts on topics no training prompt is about (`assets/prompts/held-out.yaml`; a few training
+  prompts name one in passing, such as "the train was late"), answered greedily by the
+  float32 target, {as_bench}.
+- The data step took {data_minutes:.0f} minutes, on a machine this card does not record."""
+# that commit's data-step defaults, which its `distill data` (no flags) left in place: specviz/distill/data.py
+# `GenerationPlan` batch_size 64 and temperature 0.7 (`git show 35ce4c2:specviz/distill/data.py`)
+MADE_AT_DATA = {"35ce4c2baa51c1e36a0717b51a01ef0386469d59": {"batch_size": 64, "temperature": 0.7}}
+
+
+def data_section(data: dict, meta: dict, dtype: str) -> str:
+    """The card's Data section: today's data step's stages, or for weights made at an older commit (`made_at`) what
+    that commit's data step logged."""
+    as_bench = ("as the float32 benchmark below meets it" if dtype == "float32"
+                else f"as a float32 benchmark meets it (the one below ran in {dtype})")
+    made = meta.get("made_at")
+    if made and "stages" not in data:
+        return DATA_MADE_AT.format(**data, **MADE_AT_DATA[made["commit"]], max_new_tokens=made["max_new_tokens"],
+                                   held=data["held_out_prompts"], data_minutes=data["minutes"], as_bench=as_bench)
+    return DATA.format(token_limit=token_limit(data), sampled_at=sampled_at(data), stage_table=stage_table(data),
+                       held=data["held_out_prompts"], data_minutes=data["minutes"], new_tokens=data["new_tokens"],
+                       as_bench=as_bench)
+
+
+CARD = """# {title}
+
+{what}
+
+Trained weights: {size_mb:.1f} MiB (float16). {extra}
+
+## Data
+
+{data}
 
 ## Command
 
@@ -838,7 +994,7 @@ Benchmark on {bench_scope}, {dtype} on both sides{where}{rerun}:
 
 {bench}
 
-{bench_note}The α column estimates Leviathan et al.'s acceptance probability α = E[Σ min(p, q)] by the mean of
+{notes}The α column estimates Leviathan et al.'s acceptance probability α = E[Σ min(p, q)] by the mean of
 min(1, p/q) over the drafts the target tested; a tree row shows instead the mean of min(1, p′/q′) along each step's
 main line, which is not α (a child tried after a rejected sibling meets the residual p′). c is one draft forward's
 time over one target forward. The mean accepted length is the tokens per target forward, the recovered or bonus

@@ -6,7 +6,7 @@
     python -m specviz.distill eagle    # train the EAGLE-1 feature drafter (the one shipped before)
     python -m specviz.distill draft    # train the separate draft model
     python -m specviz.distill medusa --heads 5   # train Medusa heads (the target frozen, its LM head shared)
-    python -m specviz.distill cards    # the model cards (README.md) of the drafts trained from --work
+    python -m specviz.distill cards    # the model cards (README.md): from --work's logs, else card-record.json
     python -m specviz.distill all      # data, eagle3 and draft, then the model cards (not eagle or medusa)
     python -m specviz.distill export --format vllm-eagle   # the shipped drafter in vLLM's layout (or vllm-draft)
     python -m specviz.distill rank --against OLD_FOLDER    # top-1..4 first guesses on the held-out answers, both drafters
@@ -349,7 +349,8 @@ def run_draft(args) -> None:
 
 
 def run_cards(args) -> None:
-    """Cards for the drafts trained from --work; a draft with no training log there keeps its card."""
+    """Cards for the drafts: from --work's data and training logs where it holds them, else from the record kept
+    beside each card (card-record.json); a draft with neither keeps its card."""
     from specviz.distill.medusa_card import write_medusa_card
 
     for path in [*write_cards(args.work, args.assets), write_medusa_card(args.work, args.assets)]:

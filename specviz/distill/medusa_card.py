@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from specviz.core.paths import BENCHMARKS_DIR
-from specviz.distill.cards import NOT_RECORDED, bench_command, data_summary, learning_curve, parameter_count, \
-    read_bench, sampled_at, stage_logs, stage_table, token_limit, trained_on
+from specviz.distill.cards import NOT_RECORDED, bench_command, card_inputs, learning_curve, parameter_count, \
+    read_bench, sampled_at, stage_table, token_limit, trained_on
 from specviz.distill.trainer import DEFAULT_STEPS
 from specviz.engine.draft_shape import DraftShape
 from specviz.models.catalog import recommended_for
@@ -22,13 +22,16 @@ CHAIN = ("acc1", "acc12", "acc123", "acc1234")
 
 
 def write_medusa_card(work: Path, assets: Path, bench: Path = MEDUSA_BENCH) -> Path | None:
-    """Write the card when `work` holds the heads' training log (else the card stays as it is); returns its path."""
+    """Write the card from `work` when it holds the heads' training log, else from the record beside the card
+    (`cards.card_inputs`; with neither the card stays as it is); returns its path."""
     folder = Path(assets) / MEDUSA_NAME
-    log = stage_logs(Path(work), ["medusa"])
-    if not log or not (folder / "specviz.json").exists():
+    if not (folder / "specviz.json").exists():
         return None
+    inputs = card_inputs(Path(work), ["medusa"], folder)  # the work folder's, else the record beside the card
+    if inputs is None:
+        return None
+    data, log, work = inputs["data"], inputs["log"], inputs["work"]
     meta = read_meta(folder)
-    data = data_summary(Path(work))
     heads = int(meta["heads"])
     final = meta["training"]
     eagle_folder = Path(assets) / EAGLE_NAME

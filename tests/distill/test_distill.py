@@ -541,7 +541,7 @@ def test_the_data_step_docs_count_sampled_answers_and_extra_topics_from_their_so
     from collections import Counter
 
     from specviz.core.paths import ASSETS
-    from specviz.distill.cards import CARD
+    from specviz.distill.cards import DATA
     from specviz.distill.prompts import EXTRA_TOPICS, extra_template_prompts
     from specviz.distill.stages import DataScale
 
@@ -549,7 +549,7 @@ def test_the_data_step_docs_count_sampled_answers_and_extra_topics_from_their_so
     card = " ".join((ASSETS / "models" / "smollm2-eagle" / "README.md").read_text(encoding="utf-8").split())
     answers, _, sampled = (int(x.replace(",", "")) for x in card.split(" | all | ")[1].split(" | ")[:3])
     assert f"{sampled:,} of {answers:,} sampled" in drafts and "half the answers greedy" not in drafts
-    data = " ".join(CARD.split("## Data")[1].split("{stage_table}")[0].split())
+    data = " ".join(DATA.split("{stage_table}")[0].split())  # the Data section of the template (cards.DATA)
     # the data step's token limit and temperature are the run's own (Read 44): every other word is the template's
     pieces = re.split(r"\{token_limit\}|\{sampled_at\}", data)
     assert len(pieces) == 3 and all(piece in card for piece in pieces) and "about half of the answers sampled" in data
@@ -628,13 +628,13 @@ def test_the_cards_and_drafts_md_do_not_say_every_data_prompt_avoids_held_out_to
 
     from specviz.core.paths import ASSETS
     from specviz.distill import stages
-    from specviz.distill.cards import CARD
+    from specviz.distill.cards import DATA
 
     source = inspect.getsource(stages.stage_jobs)
     follow_ups = source.split('elif stage == "follow-ups":')[1].split('elif stage == "drills"')[0]
     assert "clear_of_held_out" not in follow_ups  # why the sentence needs its exception
     card = (ASSETS / "models" / "smollm2-eagle" / "README.md").read_text(encoding="utf-8")
-    for text in (CARD, card):
+    for text in (DATA, card):  # cards.DATA: the template's Data section
         flat = " ".join(text.split())
         assert "none touches a held-out topic" not in flat
         assert "no prompt is about a held-out topic, though a few seed prompts name one in passing" in flat
@@ -685,14 +685,19 @@ def test_the_eagle_card_does_not_say_its_bfloat16_benchmark_meets_the_target_as_
     benchmark meets it"; the EAGLE card's own benchmark (cards.BENCHES, default-cpu-bf16-tree) ran bfloat16 on both
     sides. The template now names the dtype its benchmark ran in."""
     from specviz.core.paths import ASSETS
-    from specviz.distill.cards import BENCHES, CARD, bench_dtype
+    from specviz.distill.cards import BENCHES, CARD, DATA, DATA_MADE_AT, bench_dtype, data_section
 
     dtype = bench_dtype(BENCHES["eagle"])
     card = " ".join((ASSETS / "models" / "smollm2-eagle" / "README.md").read_text(encoding="utf-8").split())
     assert dtype == "bfloat16" and f"{dtype} on both sides" in card
     assert f"as a float32 benchmark meets it (the one below ran in {dtype})" in card
-    template = " ".join(CARD.split())
-    assert "as a float32 benchmark meets it (the one below ran in {dtype})" in template
+    template = " ".join((CARD + DATA + DATA_MADE_AT).split())
+    assert "{as_bench}" in DATA and "{as_bench}" in DATA_MADE_AT  # the Data sections say it as data_section words it
+    for section in (data_section({"stages": {}, "answers": 0, "new_tokens": 0, "minutes": 0, "held_out_prompts": 64,
+                                  "sampled": 0}, {}, dtype), data_section({
+            "prompts": 1, "new_tokens": 1, "minutes": 1, "held_out_prompts": 64, "shards": 1, "sampled_shards": 0},
+            {"made_at": {"commit": "35ce4c2baa51c1e36a0717b51a01ef0386469d59", "max_new_tokens": 128}}, dtype)):
+        assert f"as a float32 benchmark meets it (the one below ran in {dtype})" in " ".join(section.split())
     assert "exactly as the benchmark meets it" not in template + card
     assert "what a float32 benchmark meets" in " ".join((cli.run_data.__doc__ or "").split())
 
@@ -1002,3 +1007,86 @@ def test_a_cards_learning_curve_fit_gives_no_unmeasured_figure():
         card = " ".join((ASSETS / "models" / name / "README.md").read_text(encoding="utf-8").split())
         assert "would give roughly" not in card and "four times" not in card and "memorising" not in card, name
         assert "a fit, not a measured longer run, so this card gives no figure for more steps or more data" in card
+
+
+def _regenerated_cards(tmp_path) -> dict[str, tuple[str, str]]:
+    """`python -m specviz.distill cards` with an empty work folder, over copies of the shipped model folders (the
+    weights linked, not loaded: the card reads their sizes and tensor shapes): {name: (committed card, written)}."""
+    from specviz.core.paths import ASSETS
+
+    work, assets = tmp_path / "work", tmp_path / "assets"
+    work.mkdir()
+    for folder in sorted((ASSETS / "models").iterdir()):
+        (assets / folder.name).mkdir(parents=True)
+        for path in folder.iterdir():
+            (assets / folder.name / path.name).symlink_to(path)
+        (assets / folder.name / "README.md").unlink()  # written, not read: a fresh file, never the committed one
+    assert cli.main(["cards", "--work", str(work), "--assets", str(assets)]) == 0
+    return {folder.name: ((folder / "README.md").read_text(encoding="utf-8"),
+                          (assets / folder.name / "README.md").read_text(encoding="utf-8"))
+            for folder in sorted((ASSETS / "models").iterdir())}
+
+
+def test_the_generator_writes_the_three_committed_cards_byte_for_byte(tmp_path):
+    """Read 49: the cards had drifted from their generator (the EAGLE card's first-guess line and lookup-branch
+    paragraph, the draft card's Data section were typed by hand), and no test could tell: the generator read only
+    the distill work folder, which is not committed. What that folder gave each card is now kept beside it
+    (`card-record.json`), so the generator runs from committed files and must write each card as committed."""
+    cards = _regenerated_cards(tmp_path)
+    assert sorted(cards) == ["smollm2-draft", "smollm2-eagle", "smollm2-medusa"]
+    for name, (committed, written) in cards.items():
+        assert written == committed, name
+
+
+def test_the_eagle_cards_first_guess_target_names_rank_and_acc1_as_its_specviz_json_records():
+    """Read 49: the EAGLE card said "0.616 by `python -m specviz.distill rank` (0.615 at the last training
+    evaluation)", but its generator printed specviz.json's `training.top1` (0.614, the training evaluation's own
+    ranking pass), unnamed. The line is rank's top1 (`rank_held_out`) and the learning curve's `acc1`, each named."""
+    from specviz.core.paths import ASSETS
+    from specviz.distill.cards import first_guess_line
+
+    meta = json.loads((ASSETS / "models" / "smollm2-eagle" / "specviz.json").read_text(encoding="utf-8"))
+    assert (meta["rank_held_out"]["this"]["top1"], meta["training"]["acc1"], meta["training"]["top1"]) == \
+        (0.616, 0.6154, 0.6139)
+    line = ("- Held-out first guess ≥ 0.6: 0.616 by `python -m specviz.distill rank` (`acc1` 0.615 at the last "
+            "training evaluation; met)")
+    assert first_guess_line(meta, 0.6) == line
+    card = (ASSETS / "models" / "smollm2-eagle" / "README.md").read_text(encoding="utf-8")
+    assert line in card and "0.614" not in card
+
+
+def test_the_eagle_cards_lookup_paragraph_is_the_run_without_it_at_3e40c3f():
+    """Read 49: the EAGLE card's paragraph on its lookup branch (2.74 tokens per forward, 1.79× and 1.73× greedy;
+    2.14, 1.38× and 1.30× at T = 0.7 without it) had no generator. It is written from the run commit 3e40c3f holds
+    in assets/benchmarks/default-cpu-bf16-tree (read with `git show`), named with that command."""
+    from specviz.distill.cards import BENCHES, bench_rows, committed_run, lookup_note
+
+    commit, run = committed_run(BENCHES["eagle"])
+    assert commit == "3e40c3f" and "--tree-lookup" not in run["command"]
+    note = lookup_note(bench_rows("eagle", BENCHES["eagle"]), BENCHES["eagle"])
+    assert "positions 5-8 are reached only through it" in note
+    assert "`git show 3e40c3f:assets/benchmarks/default-cpu-bf16-tree/results.json`" in note
+    assert "the run of 2026-12-03 05:06 UTC" in note and "the same command without `--tree-lookup`" in note
+    assert ("the greedy tree emitted 2.74 tokens per forward at 1.79× over `model.generate` (1.73× over "
+            "target-only), and 2.14 at 1.38× (1.30×) at T = 0.7.") in note
+    assert lookup_note([], BENCHES["eagle"]) == ""  # no tree with a lookup branch: no paragraph
+
+
+def test_the_draft_cards_data_section_is_its_commits_data_step():
+    """Read 49: the separate draft's Data section was older text its generator did not write. It is written from
+    what commit 35ce4c2's data step logged (kept in card-record.json) and that code's defaults, each named so; it no
+    longer says the answers were made "on CPU" (that code used a GPU when it had one, and no file records which)."""
+    from specviz.core.paths import ASSETS
+    from specviz.distill.cards import data_section
+
+    folder = ASSETS / "models" / "smollm2-draft"
+    meta = json.loads((folder / "specviz.json").read_text(encoding="utf-8"))
+    data = json.loads((folder / "card-record.json").read_text(encoding="utf-8"))["data"]
+    section = data_section(data, meta, "float32")
+    assert section in (folder / "README.md").read_text(encoding="utf-8")
+    flat = " ".join(section.split())
+    assert ("3,000 training prompts made from templates × topics (that commit's `specviz/distill/prompts.py`: "
+            "explain, create, list, code, rewrite, math), answered by the target itself in bfloat16, up to 128 new "
+            "tokens, in batches of 64 (that code's default); 23 of 47 batches sampled at temperature 0.7 (that "
+            "code's default), the others greedy. 318,833 response tokens in all.") in flat
+    assert "on CPU" not in flat and "The data step took 41 minutes, on a machine this card does not record." in flat

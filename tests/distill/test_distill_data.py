@@ -187,7 +187,7 @@ def test_only_questions_follow_ups_and_rewrites_read_earlier_stages(tmp_path, mo
         stage_jobs(stage, tmp_path, CharTokenizer(), {0}, DataScale().scaled(0.002), GenerationPlan(seed=0))
     assert read == {"seed": (), "question-lists": (), "questions": ("question-lists",),
                     "follow-ups": ("seed", "questions"), "rewrites": ("seed", "questions"), "drills": ()}
-    texts = [cards.CARD, cli.__doc__, cli.parser().format_help(), stages.__doc__]
+    texts = [cards.CARD + cards.DATA, cli.__doc__, cli.parser().format_help(), stages.__doc__]
     if SOURCE_ROOT is not None:
         texts += [(SOURCE_ROOT / "docs" / "drafts.md").read_text(),
                   (SOURCE_ROOT / "assets" / "models" / "smollm2-eagle" / "README.md").read_text()]

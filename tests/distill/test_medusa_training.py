@@ -184,13 +184,13 @@ def test_the_medusa_and_draft_cards_do_not_say_the_held_out_topics_never_enter_t
     for count in (DataScale().scaled(0.2).train_prompts, 3000):  # the Medusa heads' seed slice; the draft's prompts
         named = [p.text for p in prompt_sets(count, 64, 0)[0] if pattern.search(p.text)]
         assert any("the train was late" in text for text in named), count
-    from specviz.distill.cards import CARD
+    from specviz.distill.cards import DATA, DATA_MADE_AT
     from specviz.models.drafts import EAGLE_NAME
 
-    texts = {"template": medusa_card.CARD, "cards template": CARD,
+    texts = {"template": medusa_card.CARD, "cards template": DATA, "older data step's template": DATA_MADE_AT,
              **{name: (ASSETS / name / "README.md").read_text(encoding="utf-8")
                 for name in (MEDUSA_NAME, DRAFT_NAME, EAGLE_NAME)}}
-    assert len(texts) == 5
+    assert len(texts) == 6
     for name, text in texts.items():
         flat = " ".join(text.split())
         assert "never enter training" not in flat and "no held-out topic)" not in flat, name

@@ -25,12 +25,12 @@ def test_the_eagle_card_does_not_say_held_out_topics_never_enter_training():
     """The EAGLE-3 card (and the card template) said the 64 held-out prompts' "topics never enter training", while
     the same card says a follow-up or rewrite quotes earlier answers that may mention one (203 of those stages'
     9,000 prompts do, drafts.md): the topics do enter the training text, only no training prompt is about one."""
-    from specviz.distill.cards import CARD
+    from specviz.distill.cards import DATA
 
     card = (ROOT / "assets" / "models" / "smollm2-eagle" / "README.md").read_text(encoding="utf-8")
     drafts = " ".join((DOCS / "drafts.md").read_text(encoding="utf-8").split())
     assert "203 of their 9,000 prompts do" in drafts
-    for text in (CARD, card):
+    for text in (DATA, card):  # cards.DATA: the template's Data section
         assert "never enter training" not in text
         assert "whose topics no training prompt is about" in " ".join(text.split())
 

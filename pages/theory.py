@@ -110,8 +110,9 @@ if trace_point is not None:
         t3.metric(_("Trace: draft pass / target step (about c / v)"), number(trace_point.draft_over_verify, 3),
                   # a recording's timings name their machine
                   help=" ".join(text for text in (_(
-                      "Draft seconds per draft forward (one per drafted token in a chain, one per level in a tree) "
-                      "divided by target seconds per step, from the step timings. A step's target forward scores the "
+                      "Draft seconds per draft forward (one per drafted token in a chain, one per level in a tree, "
+                      "one per step for the Medusa heads, whose one pass drafts every token of a step) divided by "
+                      "target seconds per step, from the step timings. A step's target forward scores the "
                       "drafts too: where it costs v one-token forwards (v > 1), this reads about c / v, below the c "
                       "of the slider, which is over a one-token forward."), recording_note(trace)) if text))
     if chain:

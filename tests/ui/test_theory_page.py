@@ -1097,3 +1097,28 @@ def test_the_theory_pages_medusa_points_are_predicted_with_c_per_step():
     assert said in theory_view.measured_caption(points) and said not in theory_view.measured_caption(eagle)
     with using("pt"):
         assert "a fórmula cobra c por passo no lugar de K·c" in theory_view.measured_caption(points)
+
+
+def test_a_medusa_traces_draft_over_verify_ratio_counts_one_pass_per_step():
+    """Read 49: the Medusa heads draft a step in one pass (`registry.one_pass`), but the ratio divided that pass's
+    seconds by the K tokens it drafted: the shipped smollm-medusa-greedy example (K = 4) read 0.025, a quarter of
+    its draft pass over its target step (0.098), while its help said "one per drafted token in a chain"."""
+    trace = load_example("smollm-medusa-greedy")[0]
+    drafted = [s for s in trace.steps if s.n_drafted]
+    per_step = sum(s.draft_seconds for s in drafted) / sum(s.verify_seconds for s in drafted)
+    point = theory_points.trace_point(trace)
+    assert point.k == 4 and point.draft_over_verify == pytest.approx(per_step)
+    eagle = load_example("smollm-eagle-greedy")[0]  # a drafter that runs once per drafted token keeps its division
+    drafted = [s for s in eagle.steps if s.n_drafted]
+    per_token = (sum(s.draft_seconds for s in drafted) / sum(s.n_drafted for s in drafted)
+                 / (sum(s.verify_seconds for s in drafted) / len(drafted)))
+    assert theory_points.trace_point(eagle).draft_over_verify == pytest.approx(per_token)
+    from specviz.core.i18n import _
+
+    for lang, words in (("en", "one per step for the Medusa heads"), ("pt", "uma por passo para as cabeças")):
+        with using(lang):
+            assert words in _("Draft seconds per draft forward (one per drafted token in a chain, one per level in a "
+                              "tree, one per step for the Medusa heads, whose one pass drafts every token of a step) "
+                              "divided by target seconds per step, from the step timings. A step's target forward "
+                              "scores the drafts too: where it costs v one-token forwards (v > 1), this reads about "
+                              "c / v, below the c of the slider, which is over a one-token forward.")

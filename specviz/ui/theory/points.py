@@ -151,8 +151,12 @@ class TracePoint:
         return theory.expected_tokens_per_step(self.alpha, self.k)
 
 
-def _draft_passes(step: Step) -> int:
-    """The drafter's forwards in a step: K for a chain, the deepest drafted (not copied) node for a tree."""
+def _draft_passes(step: Step, one_pass: bool = False) -> int:
+    """The drafter's forwards in a step: K for a chain, the deepest drafted (not copied) node for a tree, and one for
+    a drafter whose single pass drafts every token of the step (`one_pass`: the Medusa heads; read 49: their one
+    pass was divided by the K tokens it drafted, a quarter of its cost at K = 4)."""
+    if one_pass:
+        return 1 if step.n_drafted else 0
     if step.tree is None:
         return step.n_drafted
     return max((node.depth for node in step.tree.nodes if not node.copied), default=0)
@@ -169,8 +173,9 @@ def trace_point(trace: Any) -> TracePoint:
     if not math.isfinite(alpha):
         raise ValueError(_("The trace in this session tested no drafts, so it says nothing about α."))
     drafted = [s for s in trace.steps if s.n_drafted]
+    one_pass = registry.one_pass(str(trace.settings.get("proposer", "")))
     ratio = theory.cost_ratio_from_timings(sum(s.draft_seconds for s in drafted),
-                                           sum(_draft_passes(s) for s in drafted),
+                                           sum(_draft_passes(s, one_pass) for s in drafted),
                                            sum(s.verify_seconds for s in drafted), len(drafted))
     nodes = max((len(s.tree.nodes) for s in trace.steps if s.tree is not None), default=0)
     depth = max((s.draft_depth for s in trace.steps if s.tree is not None), default=0)

@@ -212,14 +212,14 @@ def signed_delta(shown: str) -> tuple[str, str]:
     """A change as `number` or `percent` wrote it, with its sign in front (U+2212 for a negative, as every number is
     written; "+" otherwise), and its direction for a metric's `delta_arrow`: Streamlit reads a delta's sign only
     from a leading hyphen, so the direction is passed, not guessed from the text ("off" for a change that rounds to
-    zero).
+    zero, written with no sign: read 49, the Theory explorer wrote a 0.99994× slowdown's change "+0%", a win).
 
     >>> signed_delta("−12%"), signed_delta("5%"), signed_delta("0.00")
-    (('−12%', 'down'), ('+5%', 'up'), ('+0.00', 'off'))
+    (('−12%', 'down'), ('+5%', 'up'), ('0.00', 'off'))
     """
     if shown.startswith(MINUS):
         return shown, "down"
-    return "+" + shown, "up" if _nonzero(shown) else "off"
+    return ("+" + shown, "up") if _nonzero(shown) else (shown, "off")
 
 
 _DIGITS = 27  # babel formats in a 28-digit decimal context

@@ -252,3 +252,17 @@ def test_a_plural_entrys_first_form_may_leave_out_the_count_its_english_singular
         po, mo = _broken_copy(tmp_path, lose(one, many))
         found = [line for line in catalog_tool.problems(po, mo) if "placeholders differ" in line]
         assert len(found) == 1 and "--suites" in found[0] and f"'{missing}'" in found[0], found
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_change_that_rounds_to_zero_carries_no_sign(lang):
+    """Read 49: the Theory explorer's speedup metric wrote the change of a slowdown (α = 0.2, K = 5, c = 0.05:
+    0.99994×) as "+0%", a gain; a change that rounds to zero is written with no sign and no arrow."""
+    from specviz.engine import theory
+
+    speedup = theory.expected_speedup(0.2, 5, 0.05)
+    assert speedup < 1
+    with using(lang):
+        assert i18n.signed_delta(percent(speedup - 1)) == ("0%", "off")
+        assert i18n.signed_delta(percent(0.25)) == ("+25%", "up")
+        assert i18n.signed_delta(percent(-0.25)) == ("−25%", "down")

@@ -26,3 +26,21 @@ def test_a_full_disk_says_there_is_not_enough_space_not_none(tmp_path):
         build_once(tmp_path / "thing", fills_the_disk, {"made_from": "x"}, "o modelo", 520)
     assert str(refused.value).startswith("Não há espaço livre suficiente em disco para preparar o modelo (são "
                                          "necessários cerca de 520 MB)"), str(refused.value)
+
+
+@pytest.mark.slow  # the toy pair, three runs: about 0.5 s
+def test_the_race_rounds_table_names_its_speed_columns_as_the_tree_race_does():
+    """Read 49: without a tree lane the rounds table's columns read "tokens/s especulativa" (a feminine singular
+    adjective on "tokens/s") and "tokens/s só o alvo", where the same table with a tree lane reads
+    "tokens/s (especulativa, cadeia)" and "tokens/s (só o alvo)"."""
+    from specviz.labs.timeline import RaceRounds
+    from specviz.runs.running import run, run_target_only
+    from specviz.runs.runspec import RunSpec
+    from specviz.ui.race.view import rounds_table
+
+    spec = RunSpec(pair="toy", proposer="draft", prompt="hello", k=3, max_new_tokens=8, temperature=0.0)
+    rounds = RaceRounds(((run(spec), run_target_only(spec)),))
+    with using("pt"):
+        columns = list(rounds_table(rounds)[0])
+    assert "tokens/s (especulativa)" in columns and "tokens/s (só o alvo)" in columns, columns
+    assert "tokens/s especulativa" not in columns

@@ -44,3 +44,15 @@ def test_the_race_rounds_table_names_its_speed_columns_as_the_tree_race_does():
         columns = list(rounds_table(rounds)[0])
     assert "tokens/s (especulativa)" in columns and "tokens/s (só o alvo)" in columns, columns
     assert "tokens/s especulativa" not in columns
+
+
+def test_the_gpt_fast_definition_says_kept_drafts_counted_as_accepted():
+    """Read 49: "the drafts kept after it counted as accepted too" read "os palpites aceitos depois dele também
+    contavam como aceitos", which says nothing (accepted drafts counted as accepted); the point is that drafts the
+    target kept after a kept end-of-text draft, never emitted, were counted as accepted."""
+    from specviz.labs.bench.summary import DEFINITIONS
+
+    with using("pt"):
+        said = _(DEFINITIONS["mat_without_bonus"][1])
+    assert "os palpites mantidos depois dele também contavam como aceitos" in said
+    assert "aceitos depois dele também contavam como aceitos" not in said

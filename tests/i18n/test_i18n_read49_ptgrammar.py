@@ -56,3 +56,13 @@ def test_the_gpt_fast_definition_says_kept_drafts_counted_as_accepted():
         said = _(DEFINITIONS["mat_without_bonus"][1])
     assert "os palpites mantidos depois dele também contavam como aceitos" in said
     assert "aceitos depois dele também contavam como aceitos" not in said
+
+
+def test_the_portuguese_tour_calls_a_token_chip_what_the_app_calls_it():
+    """Read 49: the Portuguese tour said "chips" for the token chips that every Portuguese page calls "fichas"
+    ("passe o mouse sobre uma ficha"), two names for one thing on screen."""
+    tour = (ROOT / "docs" / "app.pt-BR.md").read_text(encoding="utf-8")
+    assert "chips" not in tour
+    assert "as fichas do próprio passo marcam com ✓" in tour and "❐ nas suas fichas" in tour
+    with using("pt"):
+        assert "ficha" in _("Drafted (hover a chip for p, q, p/q, min(1, p/q) and u)")

@@ -1799,3 +1799,17 @@ def test_the_teaching_plans_name_the_16_bit_format_of_their_2_bytes_per_paramete
         text = " ".join((DOCS / name).read_text(encoding="utf-8").split())
         assert said in text, name
         assert text.count("2 bytes p") == 1, name  # no other unnamed "2 bytes per parameter"
+
+
+def test_the_layer_skip_runs_verify_range_is_its_own_k_plus_1_token_costs():
+    """Read 49: benchmarks.md gave v "1.4–1.9 in this float32 run" of default-cpu-layerskip, whose K = 1, 2, 4, 8
+    verify 2, 3, 5 and 9 tokens at 1.54, 1.85, 1.57 and 1.79 one-token forwards: 1.54–1.85 (the 1.43 is 4 tokens,
+    which no row verified)."""
+    run = json.loads((ROOT / "assets" / "benchmarks" / "default-cpu-layerskip" / "results.json").read_text())
+    ratio = {row["n_tokens"]: row["ratio"] for row in run["costs"]["verify"]}
+    ks = sorted({row["k"] for row in run["summary"] if row.get("k")})
+    costs = [ratio[k + 1] for k in ks]
+    counts = ", ".join(str(k + 1) for k in ks[:-1]) + f" and {ks[-1] + 1}"
+    said = f"{min(costs):.2f}–{max(costs):.2f} at this float32 run's {counts} tokens"
+    text = " ".join((DOCS / "benchmarks.md").read_text(encoding="utf-8").split())
+    assert ks == [1, 2, 4, 8] and said in text, said

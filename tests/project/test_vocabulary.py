@@ -458,3 +458,27 @@ def test_every_table_calls_acceptance_by_position_by_the_bench_summarys_name():
     assert "`results.md` leaves it blank" in readme and "results were computed before it meant" not in readme
     assert "| acceptance by position |" in (ROOT / "assets" / "benchmarks" / "default-cpu-f32-packed" /
                                             "results.md").read_text(encoding="utf-8")
+
+
+def test_the_bench_tables_call_their_alpha_the_alpha_estimate():
+    """Read 49, names: the Speedup lab's metric above the table, the CLI, the Race and the Theory explorer call the
+    bench's statistic (per prompt the mean min(1, p/q) over the drafts the verifier tested) "α estimate", but the
+    table's column and the Definitions tab said "α (mean min(1, p/q) over tested drafts)" and every results.md headed
+    its column "α (tree: ...)": a measured number under the name of the probability it estimates, two names for one
+    statistic on one page. Each says "α estimate" now, in both languages."""
+    from specviz.cli import SUMMARY_LABELS
+    from specviz.core.i18n import _catalog
+    from specviz.labs.bench import BenchResult, markdown_report
+    from specviz.labs.bench.summary import DEFINITIONS
+
+    name = SUMMARY_LABELS["alpha"]
+    assert name == "α estimate" and DEFINITIONS["alpha"][0].startswith(name + " (")
+    pt = _catalog("pt")
+    assert pt.gettext(DEFINITIONS["alpha"][0]).startswith(pt.gettext(name) + " (")  # "estimativa de α ("
+    benchmarks = ROOT / "assets" / "benchmarks"
+    assert "| T | α estimate (tree: main-line mean min(1, p′/q′)) |" in markdown_report(
+        BenchResult.load(benchmarks / "default-cpu-bf16-tree" / "results.json"))
+    written = sorted(benchmarks.glob("*/results.md"))
+    assert len(written) >= 10
+    assert [path.parent.name for path in written if "| α (" in path.read_text(encoding="utf-8")
+            or "**α (" in path.read_text(encoding="utf-8")] == []

@@ -435,9 +435,9 @@ def markdown_report(result: BenchResult) -> str:
         + (f" Linear kernels: {m['kernels']}." if m.get("kernels") else ""), "",
         *[f"- {current_note(n, m.get('cores', '?'), m.get('torch_threads'))}" for n in result.notes], "",
         "## All suites", "",
-        "| proposer | policy | K | tree | T | α (tree: main-line mean min(1, p′/q′)) | accepted/drafted | mean accepted length | "
-        "accepted/step (excl.) | tok/s | vs target-only | vs generate | transformers assisted vs generate | "
-        "predicted (paper) | predicted (measured verify) | greedy identical |",
+        "| proposer | policy | K | tree | T | α estimate (tree: main-line mean min(1, p′/q′)) | accepted/drafted | "
+        "mean accepted length | accepted/step (excl.) | tok/s | vs target-only | vs generate | "
+        "transformers assisted vs generate | predicted (paper) | predicted (measured verify) | greedy identical |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     rows = sorted((r for r in result.summary if r["suite"] == "all"),

@@ -29,7 +29,7 @@ DEFINITIONS: dict[str, tuple[str, str]] = {  # marked with N_(): the files stay 
            "every node it drafted or copied from the context, of which a step keeps one path at most, so a tree's "
            "rate is no estimate of α and α bounds it neither way.")),
     "alpha": (
-        N_("α (mean min(1, p/q) over tested drafts)"),
+        N_("α estimate (mean min(1, p/q) over tested drafts)"),
         N_("Leviathan et al.'s α: the expected chance a draft is accepted, estimated from the drafts that were "
            "tested. A row over several prompts shows the mean of the prompts' estimates, each prompt weighing the "
            "same however many drafts it tested. The theory curves use it, from chain rows only: a tree row shows the "

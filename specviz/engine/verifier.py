@@ -97,7 +97,7 @@ def replayed(uniforms: Sequence[float], i: int) -> float:
 def verify_chain(
     target_probs: torch.Tensor,  # (K+1, V)
     draft_tokens: Sequence[int],  # K ids
-    accept: Callable[[int, int], float],  # (position, token) -> acceptance probability
+    accept: Callable[[int, int], float],  # (position, token) -> the rule's chance of keeping that draft
     recover: Callable[[int], torch.Tensor],  # first rejected position -> distribution (V,) of the recovered token
     bonus: Callable[[int], torch.Tensor] | None = None,  # K -> distribution (V,) of the bonus token; default p_{K+1}
     *,
@@ -105,10 +105,10 @@ def verify_chain(
     uniforms: Sequence[float] | None = None,
 ) -> VerifyResult:
     """The loop every verification rule shares: test the drafts left to right, each with its own uniform u
-    (kept iff u < its acceptance probability); stop at the first rejection and emit a recovered token; after K
+    (kept iff u < the rule's chance of keeping it); stop at the first rejection and emit a recovered token; after K
     acceptances emit a bonus token. A rule is its three parts: `accept`, `recover` and `bonus`.
 
-    Deterministic rules give acceptance probabilities of 0 or 1; u is still drawn and recorded, so every rule fills
+    Deterministic rules keep a draft with chance 0 or 1; u is still drawn and recorded, so every rule fills
     `uniforms` alike (one per tested position) and replays from given `uniforms`.
     """
     used: list[float] = []

@@ -482,3 +482,16 @@ def test_the_bench_tables_call_their_alpha_the_alpha_estimate():
     assert len(written) >= 10
     assert [path.parent.name for path in written if "| α (" in path.read_text(encoding="utf-8")
             or "**α (" in path.read_text(encoding="utf-8")] == []
+
+
+def test_the_library_calls_only_alpha_the_acceptance_probability():
+    """Read 49, names: α = E[Σ min(p, q)] is "the acceptance probability" (STYLE.md, the glossary), but the verifier's
+    and the Exactness lab's rules named each draft's own chance, min(1, p/q) or a rule's 1-or-0, "acceptance
+    probability" too ("kept iff u < its acceptance probability", "acceptance probability 1 or 0"): one name for two
+    quantities in the docstrings a library reader follows. A sentence of the code that says "acceptance probability"
+    names α in it; a draft's chance is "the chance of keeping" it (the glossary's "chance of keeping a draft")."""
+    sources = sorted([*(ROOT / "specviz").rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "app.py"])
+    said = [(path, sentence) for path in sources for sentence in sentences(path.read_text(encoding="utf-8"))
+            if re.search(r"acceptance probabilit(?:y|ies)\b", sentence, re.IGNORECASE)]
+    assert len(said) >= 10  # it read them (theory.py, the Theory explorer, the Exactness lab, ...)
+    assert [f"{path.relative_to(ROOT)}: {sentence[:120]}" for path, sentence in said if not ALPHA.search(sentence)] == []

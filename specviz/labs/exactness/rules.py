@@ -29,7 +29,7 @@ TYPICAL_DELTA = 0.3  # Medusa's entropy-scaled threshold delta ("posterior_alpha
 TOP_N_ONLY = 20
 
 
-PerPosition = Callable[[torch.Tensor, torch.Tensor, int], float]  # (p_i, q_i, x_i) -> acceptance probability
+PerPosition = Callable[[torch.Tensor, torch.Tensor, int], float]  # (p_i, q_i, x_i) -> chance of keeping x_i
 Recover = Callable[[torch.Tensor, torch.Tensor, int], torch.Tensor]  # (p_i, q_i, x_i) -> distribution (V,)
 
 
@@ -80,7 +80,7 @@ def resample_from_target(p: torch.Tensor, q: torch.Tensor, x: int) -> float:
 
 @chain_rule(recover=_from_residual)
 def accept_if_p_ge_q(p: torch.Tensor, q: torch.Tensor, x: int) -> float:
-    """Accept x iff p(x) >= q(x) (acceptance probability 1 or 0: no coin flip decides); after a rejection sample
+    """Accept x iff p(x) >= q(x) (it keeps x with chance 1 or 0: no coin flip decides); after a rejection sample
     from the residual norm(max(0, p - q)) as usual."""
     return 1.0 if float(p[x]) >= float(q[x]) else 0.0
 
@@ -137,7 +137,7 @@ def typical_acceptance(
     fallback: str = "argmax",
 ) -> VerifyResult:
     """Medusa's typical acceptance (Cai et al. 2024, section 2.3.1): keep x iff p(x) > min(epsilon, delta exp(-H(p)))
-    (H in nats; acceptance probability 1 or 0, no coin flip decides). The token after the accepted run (after a
+    (H in nats; it keeps x with chance 1 or 0, no coin flip decides). The token after the accepted run (after a
     rejection, or after all K) is the target's argmax, as in the paper ("we apply greedy decoding for the first
     token and unconditionally accept it", section 2.3.1) and Medusa's reference code (`generate_candidates` takes
     the argmax of the base model's logits under `medusa_generate`'s default `fast=True`).

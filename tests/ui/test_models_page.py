@@ -567,3 +567,19 @@ def test_a_missing_gpu_names_the_device_options_as_the_menu_shows_them(monkeypat
             assert not app.exception and len(warned) == 1, warned
             pick = warned[0].split(": ", 1)[1]  # "pick cpu or auto under Device."
             assert f" {shown[0]} " in f" {pick}" and f" {menu.label}." in pick, (pick, shown, menu.label)
+
+
+@pytest.mark.parametrize("device", ["cuda", "mps"])
+def test_the_pair_by_hand_form_refuses_a_missing_device_in_the_pages_words(at, folders, device):
+    """Read 49: the form passed a Device this machine lacks to the loader, whose refusal names the command line's flag
+    ("CUDA was asked for but this machine has no CUDA GPU; use --device cpu."), a flag the page has no field for.
+    It now says what the fit check says: which option of the Device menu to pick."""
+    at.text_input(key="models_target").set_value(str(folders[0]))
+    at.text_input(key="models_draft").set_value(str(folders[1]))
+    at.selectbox(key="models_hand_device").set_value(device)
+    at.button[0].click().run()
+    shown = [e.value.replace("\\", "") for e in at.error]
+    assert not at.exception and len(shown) == 1 and "--device" not in shown[0]
+    assert shown[0] == ("This machine has no CUDA GPU: pick cpu or auto under Device." if device == "cuda" else
+                        "Apple MPS is not available here: pick cpu or auto under Device.")
+    assert "custom_pair" not in at.session_state

@@ -171,10 +171,9 @@ def memory_check(entries: dict[str, CatalogEntry], machine: Machine) -> None:
     device_choice = mid.selectbox(_("Device"), DEVICE_CHOICES, key="models_check_device", format_func=_choice)
     dtype_choice = right.selectbox(_("Dtype"), DTYPE_CHOICES, key="models_check_dtype", format_func=_choice)
     entry = entries[name]
-    missing = {"cuda": not machine.gpus, "mps": not machine.mps}  # the library's refusal names a CLI flag
-    if missing.get(device_choice):
-        st.warning(_("This machine has no CUDA GPU: pick cpu or auto under Device.") if device_choice == "cuda"
-                   else _("Apple MPS is not available here: pick cpu or auto under Device."))
+    missing = device_missing(device_choice, machine)
+    if missing:
+        st.warning(missing)
         return
     try:
         device = pick_device(None if device_choice == "auto" else device_choice, machine)
@@ -192,6 +191,20 @@ def memory_check(entries: dict[str, CatalogEntry], machine: Machine) -> None:
                                  k=entry.k,
                                  hardware=_(entry.hardware) if entry.hardware else "-")))
     st.info(escape_markdown(speed_estimate(estimate.weights_bytes[0], device, machine).sentence()))
+
+
+def device_missing(choice: str, machine: Machine) -> str | None:
+    """The page's sentence for a Device choice this machine lacks, else None: the library's refusal names a CLI flag
+    ("use --device cpu"), which the pair-by-hand form showed as it was (read 49).
+
+    >>> device_missing("cuda", Machine()), device_missing("cpu", Machine())
+    ('This machine has no CUDA GPU: pick cpu or auto under Device.', None)
+    """
+    if choice == "cuda" and not machine.gpus:
+        return _("This machine has no CUDA GPU: pick cpu or auto under Device.")
+    if choice == "mps" and not machine.mps:
+        return _("Apple MPS is not available here: pick cpu or auto under Device.")
+    return None
 
 
 def _choice(value: str) -> str:
@@ -332,8 +345,12 @@ def load_hand_pair(hand: HandPair, policy: WebModelPolicy) -> Pair | None:
         except (OSError, RuntimeError):  # what the file system said about a typed path: the one sentence for any
             st.error(escape_markdown(not_loadable(typed_ref)))
             return None
+    machine = current_machine()
+    missing = device_missing(hand.device, machine)
+    if missing:
+        st.error(missing)
+        return None
     if hand.dtype == "bfloat16" and hand.device in ("auto", "cpu"):
-        machine = detect_machine()
         if not machine.gpus and not machine.mps:
             note = emulated_bf16_note("cpu", "bfloat16", machine)
             if note:

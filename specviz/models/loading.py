@@ -53,12 +53,13 @@ from specviz.models.machine import (DEFAULT_CONTEXT, DTYPES, GpuInfo, Machine, M
 from specviz.models.bounded import is_panic
 from specviz.models.prompts import encode_prompt
 
-__all__ = ["DEFAULT_CONTEXT", "DTYPES", "GpuInfo", "LoadInfo", "Machine", "MemoryEstimate", "ModelLoadError",
-           "ModelRef", "NotCachedError", "Placement", "check_causal_lm", "check_download", "check_embeddings",
-           "check_fits", "check_same_vocabulary", "count_parameters", "detect_machine", "device_map_for", "dtype_name",
-           "estimate_entry", "estimate_memory", "explain_hub_error", "fetch", "gb", "hub_cache_dir", "hub_load_error",
-           "is_panic", "kv_cache_bytes", "load_models", "offline_reason", "parse_ref", "pick_device", "pick_dtype",
-           "plan_placement", "plausible_bytes", "progress_bar_class", "read_config"]
+__all__ = ["DEFAULT_CONTEXT", "DTYPES", "GpuInfo", "GpuMemoryError", "LoadInfo", "Machine", "MemoryEstimate",
+           "ModelLoadError", "ModelRef", "NotCachedError", "Placement", "RemoteCodeError", "check_causal_lm",
+           "check_download", "check_embeddings", "check_fits", "check_same_vocabulary", "count_parameters",
+           "detect_machine", "device_map_for", "dtype_name", "estimate_entry", "estimate_memory", "explain_hub_error",
+           "fetch", "gb", "hub_cache_dir", "hub_load_error", "is_panic", "kv_cache_bytes", "load_models",
+           "offline_reason", "parse_ref", "pick_device", "pick_dtype", "plan_placement", "plausible_bytes",
+           "progress_bar_class", "read_config"]
 
 Progress = Callable[[str], None]
 EXTRA_TAIL = 256  # at most this many extra special tokens at the end of one vocabulary
@@ -290,6 +291,24 @@ def _remember_main(repo_id: str, commit: str) -> None:
         pass  # best effort: the snapshot is there, only the offline lookup by branch would miss it
 
 
+class RemoteCodeError(ModelLoadError):
+    """A model whose config runs its repository's own code while trust-remote-code is off: its `name`, so a caller
+    that never turns it on (the Models page) can say so without the command line's flag (read 49)."""
+
+    def __init__(self, message: str, name: str) -> None:
+        super().__init__(message)
+        self.name = name
+
+
+class GpuMemoryError(ModelLoadError):
+    """A model that ran out of GPU memory while loading: its `name` and `dtype` (by name), so a caller with a dtype
+    menu instead of --dtype (the Models page) can name that (read 49)."""
+
+    def __init__(self, message: str, name: str, dtype: str) -> None:
+        super().__init__(message)
+        self.name, self.dtype = name, dtype
+
+
 class NotCachedError(ModelLoadError):
     """A Hub model that is not in the local cache while the Hub cannot be used: its id (`name`) and `why` the Hub
     cannot be used, so a caller that takes no folders (the Models page without SPECVIZ_WEB_MODEL_ROOT) can say it
@@ -374,8 +393,9 @@ def read_config(folder: Path, name: str, trust_remote_code: bool = False):
         raise ModelLoadError(explain_hub_error(exc, name).replace(str(folder), name)) from None
     except Exception as exc:  # noqa: BLE001 - a config.json of the wrong shape makes transformers raise anything
         if isinstance(exc, ValueError) and "trust_remote_code" in str(exc):
-            raise ModelLoadError(_("'{name}' runs its own code from its repository; turn on trust-remote-code for "
-                                   "it (--trust-remote-code) only if you trust its authors.", name=name)) from None
+            raise RemoteCodeError(_("'{name}' runs its own code from its repository; turn on trust-remote-code for "
+                                    "it (--trust-remote-code) only if you trust its authors.", name=name),
+                                  name) from None
         raise ModelLoadError(_("'{name}' has a config this version of transformers cannot read ({reason}).",
                                name=name, reason=_reason(exc, folder, name))) from None
     check_causal_lm(config, name)
@@ -741,10 +761,10 @@ def _load_weights(folder: Path, name: str, dtype: torch.dtype, placement: Placem
     except OSError as exc:
         raise ModelLoadError(explain_hub_error(exc, name)) from None
     except torch.OutOfMemoryError:  # bfloat16 halves a float32 pair; float16 and bfloat16 are the same size
-        raise ModelLoadError(_("'{name}' ran out of GPU memory while loading in float32; try --dtype bfloat16 or a "
+        raise GpuMemoryError(_("'{name}' ran out of GPU memory while loading in float32; try --dtype bfloat16 or a "
                                "smaller pair.", name=name) if dtype == torch.float32 else
                              _("'{name}' ran out of GPU memory while loading in {dtype}; try a smaller pair.",
-                               name=name, dtype=dtype_name(dtype))) from None
+                               name=name, dtype=dtype_name(dtype)), name, dtype_name(dtype)) from None
     except (RuntimeError, SafetensorError) as exc:  # a truncated weight file, shapes that do not match the config
         raise ModelLoadError(damaged(name, exc)) from None
     if "device_map" not in kwargs:

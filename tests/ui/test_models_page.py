@@ -583,3 +583,36 @@ def test_the_pair_by_hand_form_refuses_a_missing_device_in_the_pages_words(at, f
     assert shown[0] == ("This machine has no CUDA GPU: pick cpu or auto under Device." if device == "cuda" else
                         "Apple MPS is not available here: pick cpu or auto under Device.")
     assert "custom_pair" not in at.session_state
+
+
+def test_a_model_with_its_own_code_is_refused_without_offering_the_flag_the_page_lacks(at, tmp_path):
+    """Read 49: the refusal was the loader's "turn on trust-remote-code for it (--trust-remote-code) only if you trust
+    its authors", on a page that never turns it on and has no such flag."""
+    folder = tmp_path / "own_code"
+    folder.mkdir()
+    (folder / "config.json").write_text('{"model_type": "own", "auto_map": {"AutoConfig": "configuration_own.C"}}')
+    at.text_input(key="models_target").set_value(str(folder))
+    at.button[0].click().run()
+    shown = [e.value.replace("\\", "") for e in at.error]
+    assert not at.exception and shown == [
+        "'own_code' runs its own code from its repository, which this page never runs. On your own machine the "
+        "command line can, with --trust-remote-code, if you trust its authors."]
+
+
+@pytest.mark.parametrize(("dtype", "said"), [
+    ("float32", "'target' ran out of GPU memory while loading in float32: pick bfloat16 or float16 under Dtype (half "
+                "the memory), or a smaller pair."),
+    ("bfloat16", "'target' ran out of GPU memory while loading in bfloat16: pick a smaller pair.")])
+def test_running_out_of_gpu_memory_points_to_the_dtype_menu_not_a_flag(at, folders, monkeypatch, dtype, said):
+    """Read 49: the loader's "try --dtype bfloat16 or a smaller pair" reached the page, which has a Dtype menu."""
+    from specviz.models import loading
+
+    def out_of_memory(*args, **kwargs):
+        raise torch.OutOfMemoryError("CUDA out of memory")
+
+    monkeypatch.setattr(loading.AutoModelForCausalLM, "from_pretrained", out_of_memory)
+    at.text_input(key="models_target").set_value(str(folders[0]))
+    at.selectbox(key="models_hand_dtype").set_value(dtype)
+    at.button[0].click().run()
+    shown = [e.value.replace("\\", "") for e in at.error]
+    assert not at.exception and shown == [said]

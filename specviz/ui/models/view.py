@@ -21,8 +21,9 @@ if TYPE_CHECKING:  # an annotation only
 from specviz.core.i18n import N_, _, get_language, localized, number, percent
 from specviz.engine.kinds import DrafterKind
 from specviz.models.catalog import CatalogEntry, catalog_rows, load_catalog
-from specviz.models.loading import (DEFAULT_CONTEXT, Machine, ModelLoadError, NotCachedError, detect_machine,
-                             estimate_entry, gb, pick_device, pick_dtype, plan_placement)
+from specviz.models.loading import (DEFAULT_CONTEXT, GpuMemoryError, Machine, ModelLoadError, NotCachedError,
+                                    RemoteCodeError, detect_machine, estimate_entry, gb, pick_device, pick_dtype,
+                                    plan_placement)
 from specviz.models.machine import SpeedEstimate, dtype_name, emulated_bf16_note, measure_bandwidth, speed_from_bandwidth, speed_from_reference
 from specviz.models.pairs import Pair, load_pair
 from specviz.runs.running import PAIRS
@@ -373,6 +374,8 @@ def load_hand_pair(hand: HandPair, policy: WebModelPolicy) -> Pair | None:
             pair = _load(hand.spec, hand.device, hand.dtype, progress)
         except NotCachedError as exc:  # the page's own sentence: the folders it takes, the cache named once
             problem = escape_markdown(_hide_paths(not_cached(exc, folders=policy.root is not None), hand.spec, typed))
+        except (RemoteCodeError, GpuMemoryError) as exc:  # the library's sentence names a CLI flag (read 49)
+            problem = escape_markdown(_hide_paths(page_refusal(exc), hand.spec, typed))
         except ValueError as exc:  # about a folder inside the allowed root, or a Hub id: no server path in it
             problem = escape_markdown(_hide_paths(str(exc), hand.spec, typed))
         except Exception as exc:  # noqa: BLE001 - a broken weight file or config: one sentence, no traceback, no path
@@ -391,6 +394,19 @@ def load_hand_pair(hand: HandPair, policy: WebModelPolicy) -> Pair | None:
     # server's working folder, without the root's check or the web's loading rules (44th read)
     state.set_custom_pair(hand.spec, typed)
     return pair
+
+
+def page_refusal(exc: RemoteCodeError | GpuMemoryError) -> str:
+    """The loader's refusal in this page's words: it names the command line's --trust-remote-code, which the page
+    never turns on, or --dtype, where the page has a Dtype menu (read 49: both were shown as they were)."""
+    if isinstance(exc, RemoteCodeError):
+        return _("'{name}' runs its own code from its repository, which this page never runs. On your own machine "
+                 "the command line can, with --trust-remote-code, if you trust its authors.", name=exc.name)
+    if exc.dtype == "float32":
+        return _("'{name}' ran out of GPU memory while loading in float32: pick bfloat16 or float16 under Dtype "
+                 "(half the memory), or a smaller pair.", name=exc.name)
+    return _("'{name}' ran out of GPU memory while loading in {dtype}: pick a smaller pair.", name=exc.name,
+             dtype=exc.dtype)
 
 
 def not_cached(exc: NotCachedError, folders: bool) -> str:

@@ -542,7 +542,9 @@ def speed_from_bandwidth(weight_bytes: int, bandwidth: float, device_type: str =
     bandwidth, not a division of unrounded values that a reader cannot repeat. On a GPU (`device_type` "cuda" or
     "mps") the sentence names what keeps a small model far above that floor there, its kernel launches (read 47:
     it named only a CPU's arithmetic, and the project's H200 runs, docs/gpu.md, took milliseconds per forward of the
-    default target, whose floor there is tens of microseconds).
+    default target, whose floor there is tens of microseconds). On a CPU it names the arithmetic and each layer's
+    fixed cost of running its operations (read 49: the toy pair's floor is microseconds, its measured forward
+    milliseconds, and arithmetic alone does not explain that).
 
     >>> speed_from_bandwidth(int(15.4 * GB), 7.64 * GB).sentence()[:57]
     'Speed here: plain decoding would take about 2.0 s or more'
@@ -560,7 +562,9 @@ def speed_from_bandwidth(weight_bytes: int, bandwidth: float, device_type: str =
             "far slower for a small model)", size=gb(weight_bytes), bandwidth=_grouped(bandwidth / GB)))
     return SpeedEstimate(size / moved, "bandwidth", _(
         "because each token reads nearly all {size} of the target's weights (an input embedding table apart from "
-        "the output layer only one row a token) and this machine's memory moves {bandwidth} GB/s (measured once by this server; a CPU's arithmetic can make each token slower still)",
+        "the output layer only one row a token) and this machine's memory moves {bandwidth} GB/s (measured once by "
+        "this server; a CPU's arithmetic and the fixed cost of running each layer's operations can make each token "
+        "slower still, far slower for a small model)",
         size=gb(weight_bytes),
         bandwidth=_grouped(bandwidth / GB)))
 

@@ -423,10 +423,14 @@ def test_the_bandwidth_floor_says_the_arithmetic_slows_the_token_not_the_memory(
     from specviz.core.i18n import using
 
     detail = machine.speed_from_bandwidth(int(15.4 * machine.GB), 8.04 * machine.GB).detail
-    assert detail.endswith("(measured once by this server; a CPU's arithmetic can make each token slower still)")
+    # read 49: it named only the arithmetic, where a small model's forward costs far more than its floor for each
+    # layer's fixed cost of running its operations (the toy pair: a floor of microseconds, forwards of milliseconds)
+    assert detail.endswith("(measured once by this server; a CPU's arithmetic and the fixed cost of running each "
+                           "layer's operations can make each token slower still, far slower for a small model)")
     with using("pt"):
         detail = machine.speed_from_bandwidth(int(15.4 * machine.GB), 8.04 * machine.GB).detail
-    assert "deixá-la" not in detail and detail.endswith("pode deixar cada token ainda mais lento)")
+    assert "deixá-la" not in detail and detail.endswith("podem deixar cada token ainda mais lento, muito mais lento "
+                                                        "num modelo pequeno)")
     assert "(medido uma vez por este servidor; " in detail  # read 45: not "medido agora", as the page caches it
 
 

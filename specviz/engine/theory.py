@@ -225,7 +225,7 @@ def expected_tokens_per_step(alpha: float, k: int) -> float:
     alpha, k = _check_alpha(alpha), _check_k(k)
     if alpha == 1.0:
         return float(k + 1)
-    if alpha == 0.0:
+    if alpha == 0.0 or k == 0:  # K = 0 emits exactly the target's own token (read 49: the sum below gave 1 + 2e-16)
         return 1.0
     # -expm1((K+1) log alpha) = 1 - alpha^(K+1) without cancellation when alpha is close to 1
     log_alpha = math.log(alpha) if alpha < 0.5 else math.log1p(-(1.0 - alpha))

@@ -401,3 +401,14 @@ def test_a_one_pass_drafter_is_charged_c_per_step_whatever_k():
     assert speedup_with_verify_cost(0.3, 4, 0.05, 0.9, one_pass=True) == pytest.approx(tokens / 0.95)
     assert expected_speedup(0.3, 0, 0.05, one_pass=True) == pytest.approx(1.0)  # K = 0: no drafting
     assert expected_speedup(0.3, 1, 0.05, one_pass=True) == expected_speedup(0.3, 1, 0.05)
+
+
+def test_k_zero_gives_speedup_exactly_one_as_the_module_says():
+    """Read 49: the module says K = 0 gives "speedup exactly 1", but expected_speedup(0.3, 0, c) returned
+    1.0000000000000002 (1 − α^1 over 1 − α in floating point). K = 0 now emits exactly one token per step."""
+    alphas = [a / 1000 for a in range(1001)]
+    assert all(expected_tokens_per_step(a, 0) == 1.0 for a in alphas)
+    assert all(expected_speedup(a, 0, 0.05) == 1.0 for a in alphas)
+    assert all(expected_speedup(a, 0, 0.05, one_pass=True) == 1.0 for a in alphas)
+    assert all(speedup_with_verify_cost(a, 0, 0.05, 1.0) == 1.0 for a in alphas)
+    assert expected_speedup(0.3, 0, 0.05) == 1.0

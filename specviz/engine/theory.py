@@ -365,12 +365,13 @@ def optimal_k_curve(alphas: Sequence[float] | np.ndarray, c: float, k_max: int =
     return [optimal_k(a, c, k_max) for a in alphas]
 
 
-def break_even_alpha(k: int, c: float, verify_cost: float = 1.0) -> float:
+def break_even_alpha(k: int, c: float, verify_cost: float = 1.0, one_pass: bool = False) -> float:
     """The alpha at which speculation with this K and c exactly breaks even (speedup = 1); above it, it pays.
 
     Solves (1 - alpha^(K+1)) / (1 - alpha) = K c + v, where v (`verify_cost`) is what one target forward over K + 1
     tokens costs in one-token forwards (1 in the paper; more once the target is compute-bound, see
-    specviz.labs.roofline). Since the left side runs from 1 (alpha = 0) to K + 1 (alpha = 1), there is no solution when
+    specviz.labs.roofline); with `one_pass` the drafting costs c, not K c (`draft_cost`), in what follows too. Since
+    the left side runs from 1 (alpha = 0) to K + 1 (alpha = 1), there is no solution when
     K c + v > K + 1 (with v = 1: c > 1): the result is nan (speculation never pays). K c + v = K + 1 (with v = 1:
     c = 1) gives 1.0: only alpha = 1 ties, so with v = 1 speculation never pays at c >= 1. K = 0 never speculates, so
     it has no break-even point either: nan. K c + v <= 1 (e.g. c = 0, v = 1) gives 0.0 (any alpha pays, or ties).
@@ -379,9 +380,11 @@ def break_even_alpha(k: int, c: float, verify_cost: float = 1.0) -> float:
     (0.1668, 0.5)
     >>> break_even_alpha(4, 1.5), break_even_alpha(4, 0.0, verify_cost=5.0)
     (nan, 1.0)
+    >>> round(break_even_alpha(4, 0.5, one_pass=True), 4), round(break_even_alpha(4, 0.5), 4)
+    (0.3362, 0.7413)
     """
     k, c, verify_cost = _check_k(k), _check_c(c), _check_verify_cost(verify_cost)
-    target = k * c + verify_cost
+    target = draft_cost(k, c, one_pass) + verify_cost
     if k == 0 or target > k + 1.0:
         return math.nan
     if target <= 1.0:

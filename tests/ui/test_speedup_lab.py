@@ -1426,3 +1426,34 @@ def test_medusas_speedup_vs_k_charges_c_per_step_and_stops_at_its_heads(lang):
             assert "charge c of drafting a step whatever K, not K·c" in text
             assert "the greedy token pick" in text and "overstate its speedup" in text
         assert charts.medusa_draft_caption(result, "eagle", 0.0) is None
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_one_pass_drafters_slowdown_charges_c_per_step_not_k_c(lang, monkeypatch):
+    """Read 49: the bench and the curves charge the Medusa heads c per step (one pass drafts the whole step), but the
+    verdict's slowdown reason still charged K·c and took the break-even α for K·c: at α = 0.25, c = 0.1, K = 4 it
+    said the drafts were "thrown away" (break-even 0.29 with K·c), though with c per step α need only pass 0.09."""
+    from specviz.core.i18n import using
+
+    with using(lang):
+        low = verdict.slowdown_reason(0.25, 0.1, 4, 1.0, 1.2, one_pass=True)
+        assert ("descartados" if lang == "pt" else "thrown away") not in low
+        assert ("1,10" if lang == "pt" else "1.10") in low  # c + verify, not 4·0.1 + 1 = 1.40
+        bound = verdict.slowdown_reason(0.80, 0.05, 4, 3.4, 3.2, one_pass=True)
+        assert ("3,45" if lang == "pt" else "3.45") in bound and "K·c" not in bound
+        assert ("da única passagem que rascunha todos os K = 4" if lang == "pt"
+                else "for the one pass that drafts all K = 4") in bound
+        costly = verdict.slowdown_reason(0.8, 4.5, 4, 1.0, 3.2, one_pass=True)
+        assert ("não menos que K = 4" if lang == "pt" else "no less than K = 4") in costly
+        k_c = verdict.slowdown_reason(0.25, 0.1, 4, 1.0, 1.2)  # K·c: break-even 0.29
+        assert ("descartados" if lang == "pt" else "thrown away") in k_c
+    result = results.load_result(ROOT / "assets" / "benchmarks" / "default-cpu-f32-medusa" / "results.json")
+    best = dict(result.best_constant("medusa", 0.0), speedup_vs_ar=0.8, c=0.1, k=4, mat_with_bonus=1.2, mean_k=4.0)
+    monkeypatch.setattr(type(result), "best_constant", lambda self, proposer, temperature: best)
+    monkeypatch.setattr(type(result), "mean_alpha", lambda self, proposer, temperature: 0.25)
+    best["alpha"] = 0.25
+    monkeypatch.setattr(type(result), "verify_ratio", lambda self, k: 1.0)
+    with using(lang):
+        text = verdict.verdict(result, "medusa", 0.0)
+        assert ("descartados" if lang == "pt" else "thrown away") not in text
+        assert ("1,10" if lang == "pt" else "1.10") in text

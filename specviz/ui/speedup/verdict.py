@@ -65,7 +65,7 @@ def verdict(result: BenchResult, proposer: str, temperature: float) -> str:
                  "target-only decoding (best {speedup} at K = {k}, α ≈ {alpha}).", **where)
     else:
         why = slowdown_reason(alpha, best["c"], k, verify, best["mat_with_bonus"], drafted=best.get("mean_k"),
-                              speedup=s)
+                              speedup=s, one_pass=registry.one_pass(proposer))
         if one_k:
             text = _("Over all categories — {proposer}, T = {t} — speculative decoding is slower than target-only "
                      "decoding at K = {k}, the only K of this run's chains ({speedup}): {why}.", why=why, **where)
@@ -129,18 +129,20 @@ def repetition_note(result: BenchResult, tree: dict, temperature: float) -> str:
 
 
 def slowdown_reason(alpha: float | None, c: float, k: int, verify: float, tokens_per_step: float,
-                    drafted: float | None = None, speedup: float | None = None) -> str:
+                    drafted: float | None = None, speedup: float | None = None, one_pass: bool = False) -> str:
     """Why a speculative run lost to target-only decoding, naming the cause the numbers point to.
 
     A step costs K·c draft forwards plus one target forward over K + 1 tokens (`verify` one-token forwards) and emits
-    `tokens_per_step`. With c ≥ 1 the draft is the cause whatever α is; else α is the cause when it is at or below
+    `tokens_per_step`; a proposer whose one pass drafts the whole step (`one_pass`, `registry.one_pass`: the Medusa
+    heads) costs c of drafting whatever K (`theory.draft_cost`; read 49: this sentence still charged it K·c). With
+    c ≥ 1 (one pass: c ≥ K) the draft is the cause whatever α is; else α is the cause when it is at or below
     the break-even α for this K and c (Leviathan et al.; α = 0 with free drafts ties at best, it never pays); else
     the formula says the step should pay, and the cost of verifying K + 1 tokens is what it misses when
-    K·c + `verify` is at least `tokens_per_step`; when it is less, the
+    the drafting + `verify` is at least `tokens_per_step`; when it is less, the
     costs measured alone say the step pays, and the run's steps took longer than they add up to (on the H200 run the
     draft and verify times in the loop exceed c and the verify cost measured alone). When the run's steps drafted
     fewer than K on average (`drafted`: drafting stops at the token limit, so a model drafter's steps near it draft
-    fewer too, a lookup drafts only what it finds, and Medusa heads cap it at their count), K·c + `verify` is the
+    fewer too, a lookup drafts only what it finds, and Medusa heads cap it at their count), drafting + `verify` is the
     cost of a full step only, so the sentence names that and compares the tokens with what an average step cost by
     the measured `speedup` (tokens per step over the speedup, in one-token target forwards).
 
@@ -151,17 +153,22 @@ def slowdown_reason(alpha: float | None, c: float, k: int, verify: float, tokens
     >>> slowdown_reason(0.2, 0.1, 4, 1.2, 1.2)[:46]
     'at c = 0.10 a step drafting K = 4 pays only if'
     """
-    if c >= 1:
+    if one_pass and c >= k:
+        return _("one pass of the drafter costs c = {c} of a target forward, no less than K = {k}: even if every "
+                 "draft were kept, a step would cost at least the {n} target forwards plain decoding pays for the "
+                 "same {n} tokens (the acceptance probability α ≈ {alpha} is not what holds it back)",
+                 c=number(c), k=k, n=k + 1, alpha=number(alpha))
+    if c >= 1 and not one_pass:
         return _("each drafted token costs c = {c} of a target forward: the draft is no cheaper than the target, so "
                  "even if every draft were kept (K = {k}), a step would cost at least the {n} target forwards plain "
                  "decoding pays for the same {n} tokens (the acceptance probability α ≈ {alpha} is not what holds it back)",
                  c=number(c), k=k, n=k + 1, alpha=number(alpha))
-    needed = theory.break_even_alpha(k, c)
+    needed = theory.break_even_alpha(k, c, one_pass=one_pass)
     if alpha is not None and math.isfinite(needed) and alpha <= needed + 1e-9:  # at it a step only ties: no pay
         return _("at c = {c} a step drafting K = {k} pays only if α is above {needed}, and here α ≈ {alpha}: too "
                  "many drafts are thrown away for their cost", c=number(c), k=k, needed=number(needed),
                  alpha=number(alpha))
-    step = k * c + verify  # the step's forwards, in one-token target forwards
+    step = theory.draft_cost(k, c, one_pass) + verify  # the step's forwards, in one-token target forwards
     words = dict(alpha=number(alpha), c=number(c, 3), n=k + 1, verify=times(verify), k=k, step=number(step),
                  tokens=number(tokens_per_step))
     if step >= tokens_per_step and drafted is not None and drafted < k - 0.005 and speedup:  # 1.60 of K = 4 (read 46)
@@ -172,6 +179,11 @@ def slowdown_reason(alpha: float | None, c: float, k: int, verify: float, tokens
                  "{cost} one-token forwards, more than the {tokens} tokens it bought (its mean accepted length)",
                  drafted=number(drafted), cost=number(tokens_per_step / speedup),
                  reasons=short_step_reasons(), **words)
+    if step >= tokens_per_step and one_pass:
+        return _("α ≈ {alpha} and c = {c} would pay if checking the drafts were free, but one target forward over {n} "
+                 "tokens costs {verify} a one-token forward on the machine that measured it, so a step's forwards (c, "
+                 "for the one pass that drafts all K = {k}, plus that forward) cost {step} one-token forwards, more "
+                 "than the {tokens} tokens a step buys on average (its mean accepted length)", **words)
     if step >= tokens_per_step:
         return _("α ≈ {alpha} and c = {c} would pay if checking the drafts were free, but one target forward over {n} "
                  "tokens costs {verify} a one-token forward on the machine that measured it, so a step's forwards (K·c plus that "

@@ -96,11 +96,7 @@ if top:
 
 with tab_k:
     plot.show(charts.speedup_vs_k_figure(result, proposer, temperature), key="speedup_lab_k_chart")
-    st.caption(_("Dots: measured. Solid line: Leviathan et al.'s prediction from the measured c and one α for every "
-                 "K, the mean of the α estimates at each K run (the legend gives it; the α at the top is the best "
-                 "K's own), which assumes verifying K+1 tokens costs one target forward. Dashed: the same with the "
-                 "measured verify cost. The table's two predicted columns use each row's own α instead, so they can "
-                 "differ a little from the curves at the same K."))
+    st.caption(charts.speedup_vs_k_caption(proposer))
     heads_note = charts.medusa_draft_caption(result, proposer, temperature)
     if heads_note:  # read 48: Medusa's heads run in one pass, so K·c may overstate its drafting
         st.caption(heads_note)

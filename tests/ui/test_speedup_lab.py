@@ -1457,3 +1457,43 @@ def test_a_one_pass_drafters_slowdown_charges_c_per_step_not_k_c(lang, monkeypat
         text = verdict.verdict(result, "medusa", 0.0)
         assert ("descartados" if lang == "pt" else "thrown away") not in text
         assert ("1,10" if lang == "pt" else "1.10") in text
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_medusa_solid_line_is_named_for_c_per_step_not_leviathans_prediction(lang):
+    """Read 49: for the Medusa heads the Speedup vs K chart's solid line charges c of drafting per step (one pass
+    drafts the whole step), not Leviathan et al.'s K·c, but the caption called it "Leviathan et al.'s prediction" and
+    the legend and table "predicted (paper)". They now name the variant; EAGLE's keep the paper's name."""
+    from specviz.core.i18n import using
+
+    run = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-f32-medusa" / "results.json")
+    with using(lang):
+        medusa, eagle = charts.speedup_vs_k_caption("medusa"), charts.speedup_vs_k_caption("eagle")
+        solid = charts.speedup_vs_k_figure(run, "medusa", 0.0).data[0].name
+        columns = list(tables.mat_table(run, "medusa", 0.0).columns)
+        eagle_solid = charts.speedup_vs_k_figure(run, "eagle", 0.0).data[0].name
+    if lang == "pt":
+        assert "a previsão de Leviathan et al." not in medusa and "a previsão de Leviathan et al." in eagle
+        assert "c de rascunho por passo no lugar de K·c" in medusa
+        assert solid.startswith("previsto (fórmula do artigo, c por passo)<br>")
+        assert "previsto (fórmula do artigo, c por passo) com o α desta linha" in columns
+        assert eagle_solid.startswith("previsto (artigo)<br>")
+    else:
+        assert "Leviathan et al.'s prediction" not in medusa and "Leviathan et al.'s prediction" in eagle
+        assert "Solid line: Leviathan et al.'s formula with c of drafting per step instead of K·c" in medusa
+        assert solid.startswith("predicted (paper's formula, c per step)<br>at the mean α = ")
+        assert "predicted (paper's formula, c per step) at this row's α" in columns
+        assert "predicted (paper) at this row's α" not in columns
+        assert eagle_solid.startswith("predicted (paper)<br>")
+
+
+def test_the_page_names_the_medusa_solid_line_for_c_per_step():
+    """Read 49, on the page: the Medusa run's Speedup vs K tab shows the c-per-step caption, not the paper's."""
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    source = next(o for o in at.selectbox(key="speedup_lab_source").options if o.startswith("default-cpu-f32-medusa"))
+    at.selectbox(key="speedup_lab_source").set_value(source).run()
+    at.selectbox(key="speedup_lab_proposer").set_value("medusa").run()
+    _ok(at)
+    captions = " ".join(c.value for c in at.caption)
+    assert "Solid line: Leviathan et al.'s formula with c of drafting per step instead of K·c" in captions
+    assert "Solid line: Leviathan et al.'s prediction" not in captions

@@ -16,7 +16,8 @@ from specviz.labs.bench.report import TARGET_ONLY, run_kernels
 from specviz.ui.common.charts import figure_table, wrap_axis_title
 from specviz.ui.common.sliders import medusa_heads
 from specviz.ui.common.palette import BLUE, BLUISH_GREEN, GREY, LIGHT_GREY, ORANGE, REDDISH_PURPLE, SKY_BLUE, VERMILLION
-from specviz.ui.speedup.view import label, number, policy_text, proposer_text, suite_titles, temperature_text
+from specviz.ui.speedup.view import (label, number, paper_label, policy_text, proposer_text, suite_titles,
+                                    temperature_text)
 
 SERIES = [BLUE, ORANGE, BLUISH_GREEN, REDDISH_PURPLE, SKY_BLUE, VERMILLION, GREY]
 
@@ -36,6 +37,23 @@ def at_mean_alpha(name: str) -> str:
     (`tables.at_row_alpha`), and the two once shared one name (issue 43: 1.6 on the chart, 1.612 in the table).
     Two lines, so a legend entry fits a phone's width (its table reads the break as a space)."""
     return _("{label}<br>at the mean α", label=name)
+
+
+def speedup_vs_k_caption(proposer: str) -> str:
+    """The Speedup vs K chart's caption: what its dots and lines are, the solid line named as `paper_label` names
+    it."""
+    if registry.one_pass(proposer):
+        return _("Dots: measured. Solid line: Leviathan et al.'s formula with c of drafting per step instead of K·c, "
+                 "as one pass drafts the whole step, from the measured c and one α for every K, the mean of the α "
+                 "estimates at each K run (the legend gives it; the α at the top is the best K's own); like the "
+                 "paper, it assumes verifying K+1 tokens costs one target forward. Dashed: the same with the "
+                 "measured verify cost. The table's two predicted columns use each row's own α instead, so they can "
+                 "differ a little from the curves at the same K.")
+    return _("Dots: measured. Solid line: Leviathan et al.'s prediction from the measured c and one α for every "
+             "K, the mean of the α estimates at each K run (the legend gives it; the α at the top is the best "
+             "K's own), which assumes verifying K+1 tokens costs one target forward. Dashed: the same with the "
+             "measured verify cost. The table's two predicted columns use each row's own α instead, so they can "
+             "differ a little from the curves at the same K.")
 
 
 def curve_ks(proposer: str, measured: list[int]) -> list[int]:
@@ -64,7 +82,7 @@ def speedup_vs_k_figure(result: BenchResult, proposer: str, temperature: float) 
     if alpha is not None:
         a = min(1.0, max(0.0, alpha))
         fig.add_scatter(x=ks, y=[theory.expected_speedup(a, k, c, one_pass) for k in ks], mode="lines",
-                        name=_("{label}<br>at the mean α = {alpha}, c = {c}", label=label("predicted_speedup"),
+                        name=_("{label}<br>at the mean α = {alpha}, c = {c}", label=paper_label(proposer),
                                alpha=number(a), c=number(c, 3)), line=dict(color=SKY_BLUE))
         measured = [k for k in ks if k < len(result.costs["verify"])]  # no extrapolation beyond the verify curve
         fig.add_scatter(x=measured, y=[theory.speedup_with_verify_cost(a, k, c, result.verify_ratio(k), one_pass)

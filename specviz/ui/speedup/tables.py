@@ -11,8 +11,8 @@ from specviz.core.i18n import N_, _, ngettext, percent, signed_delta
 from specviz.engine.proposers import registry
 from specviz.labs.bench import BenchResult
 from specviz.labs.bench.report import HF_GENERATE, TARGET_ONLY
-from specviz.ui.speedup.view import (POLICY_TEXT, label, method_text, number, policy_text, proposer_text,
-                                    suite_titles, temperature_text, times, written)
+from specviz.ui.speedup.view import (POLICY_TEXT, label, method_text, number, paper_label, policy_text,
+                                    proposer_text, suite_titles, temperature_text, times, written)
 
 
 def at_row_alpha(name: str) -> str:
@@ -31,7 +31,7 @@ def mat_table(result: BenchResult, proposer: str, temperature: float) -> pd.Data
             label("alpha"): r["alpha"], label("acceptance_rate"): r["acceptance_rate"],
             label("mat_with_bonus"): r["mat_with_bonus"], label("mat_without_bonus"): r["mat_without_bonus"],
             label("tokens_per_second"): r["tokens_per_second"], label("speedup_vs_ar"): r["speedup_vs_ar"],
-            at_row_alpha(label("predicted_speedup")): r["predicted_speedup"],
+            at_row_alpha(paper_label(proposer)): r["predicted_speedup"],
             at_row_alpha(label("predicted_speedup_measured_verify")): r["predicted_speedup_measured_verify"],
             label("record_overhead"): r["record_overhead"], label("identical"): r["identical_count"],
         })

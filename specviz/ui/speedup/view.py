@@ -46,6 +46,14 @@ def label(key: str) -> str:
     return _(DEFINITIONS[key][0])
 
 
+def paper_label(proposer: str) -> str:
+    """The name of the paper's prediction for `proposer`: "predicted (paper)" (Leviathan et al.'s formula, K·c of
+    drafting a step), or, for a proposer whose one pass drafts the whole step (`registry.one_pass`: the Medusa
+    heads), the name of the variant its curve and table column compute, c per step (read 49: the solid line was
+    called Leviathan et al.'s prediction there too)."""
+    return _("predicted (paper's formula, c per step)") if registry.one_pass(proposer) else label("predicted_speedup")
+
+
 def policy_text(policy: str) -> str:
     """A draft-length policy's name for people, in the reader's language."""
     return _(POLICY_TEXT[policy]) if policy in POLICY_TEXT else policy

@@ -77,7 +77,9 @@ SHIPPED_TEXTS = (
        "steps keep more than one draft. On the EAGLE example's held-out prompt they emit about "
        "1.5 tokens per target forward against 1.9 for the EAGLE drafter; proposing takes no drafter pass, only "
        "small products on a state the verify pass computed (c = {medusa_c} in float32 in "
-       "assets/benchmarks/default-cpu-f32-medusa, measured on {medusa_machine})."),
+       "assets/benchmarks/default-cpu-f32-medusa, measured on {medusa_machine} and timed by {medusa_clock}; c is "
+       "the time of one head's block, its product with the LM head's rows for the heads' draft vocabulary and "
+       "the greedy token pick, over one target forward)."),
     N_("Copying text, greedy: n-gram drafts (SmolLM2, T = 0)"),
     N_("The same copying task at temperature 0. With greedy decoding a draft is accepted exactly when it is "
        "the target's top token, so every decision is a clean yes or no (p is 1 or 0)."),
@@ -108,8 +110,8 @@ def description_figures() -> dict[str, str]:
     """{placeholder: figure} for the committed runs' figures the shipped descriptions quote, read from each run's
     results.json in the reader's number format, so no description types a measured figure by hand: the EAGLE-3
     drafter's chain of 4 (greedy, float32) in default-cpu-f32-packed, the separate draft's c and its speed against
-    target-only decoding at T = 0 in default-cpu-drafts, the Medusa heads' c in default-cpu-f32-medusa ("?" for a
-    figure whose run is missing)."""
+    target-only decoding at T = 0 in default-cpu-drafts, the Medusa heads' c in default-cpu-f32-medusa and the clock
+    and torch threads that run timed it by ("?" for a figure whose run is missing)."""
     from specviz.core.i18n import number
     from specviz.labs.bench import quoted
 
@@ -125,12 +127,14 @@ def description_figures() -> dict[str, str]:
         return {"draft_c": number(quoted.draft_cost("default-cpu-drafts", "draft").low, 2),
                 "draft_low": number(speed.low, 2), "draft_high": number(speed.high, 2)}
 
-    def medusa() -> dict[str, str]:
-        return {"medusa_c": number(quoted.draft_cost("default-cpu-f32-medusa", "medusa").low, 2)}
+    def medusa() -> dict[str, str]:  # read 49: its run was timed by one thread's CPU time, which the text says
+        return {"medusa_c": number(quoted.draft_cost("default-cpu-f32-medusa", "medusa").low, 2),
+                "medusa_clock": quoted.timed_by("default-cpu-f32-medusa")}
 
     found = {}
     for part, keys in ((eagle, ("eagle_tokens", "eagle_speedup", "eagle_c")),
-                       (draft, ("draft_c", "draft_low", "draft_high")), (medusa, ("medusa_c",))):
+                       (draft, ("draft_c", "draft_low", "draft_high")),
+                       (medusa, ("medusa_c", "medusa_clock"))):
         try:
             found.update(part())
         except ValueError:

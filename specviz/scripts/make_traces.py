@@ -111,7 +111,9 @@ RECIPES = (
         "steps keep more than one draft. On the EAGLE example's held-out prompt they emit about "
         "1.5 tokens per target forward against 1.9 for the EAGLE drafter; proposing takes no drafter pass, only "
         "small products on a state the verify pass computed (c = {medusa_c} in float32 in "
-        "assets/benchmarks/default-cpu-f32-medusa, measured on {medusa_machine}).",
+        "assets/benchmarks/default-cpu-f32-medusa, measured on {medusa_machine} and timed by {medusa_clock}; c is "
+        "the time of one head's block, its product with the LM head's rows for the heads' draft vocabulary and "
+        "the greedy token pick, over one target forward).",
         _spec("default", "medusa", SPIDERS_PROMPT, True, 4, 0.0, 48),
     ),
     Recipe(

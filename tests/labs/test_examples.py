@@ -284,3 +284,23 @@ def test_the_medusa_description_says_what_its_trace_keeps():
     assert more <= len(kept) / 4 and more >= first / 2  # few steps keep two, but most that keep one keep two
     description = get_example("smollm-medusa-greedy").description
     assert "few steps keep more than one draft" in description and "rarely kept" not in description
+
+
+def test_the_medusa_description_says_how_its_c_was_timed_and_what_c_times():
+    """Read 49: the Medusa description quoted "c = 0.05 in float32 in assets/benchmarks/default-cpu-f32-medusa,
+    measured on AMD EPYC (2 cores, ...)", but that run ran --threads 1 --clock cpu (its results.json: torch_threads 1,
+    clock "cpu"), and it did not say what c times. Both now come from the run's file and the bench's timer."""
+    import json
+
+    from specviz.core.i18n import using
+    from specviz.core.paths import BENCHMARKS_DIR
+
+    run = json.loads((BENCHMARKS_DIR / "default-cpu-f32-medusa" / "results.json").read_text(encoding="utf-8"))
+    assert (run["config"]["clock"], run["machine"]["torch_threads"]) == ("cpu", 1)
+    example = get_example("smollm-medusa-greedy")
+    said = " ".join(example.shown_description.split())
+    assert "and timed by CPU time with 1 torch thread; c is the time of one head's block, its product with the LM " \
+           "head's rows for the heads' draft vocabulary and the greedy token pick, over one target forward)." in said
+    with using("pt"):
+        said = " ".join(example.shown_description.split())
+    assert "e em tempo de CPU com 1 thread do torch; c é o tempo do bloco de uma cabeça de previsão" in said

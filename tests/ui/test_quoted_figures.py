@@ -563,3 +563,28 @@ def test_a_cpu_verify_curve_is_said_to_climb_only_when_it_does(lang, climbs, zig
             sentence = verify_sentence(BenchResult.from_dict(data))
         rising = costs == tuple(sorted(costs))
         assert (climbs in sentence, zigzag in sentence) == (rising, not rising), sentence
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_proposers_sources_say_the_clock_and_threads_and_medusa_says_what_c_times(lang):
+    """Read 49: the Proposers page's Medusa section quoted c = 0.05 "here" from default-cpu-f32-medusa, named "on AMD
+    EPYC (2 cores, ...)", though that run was timed by one torch thread's CPU time (--threads 1 --clock cpu), and it
+    did not say what c times. Every source now says its clock and threads, read from its results.json, and the Medusa
+    card what c times."""
+    from specviz.core.i18n import _
+
+    figures = proposers_view.measured()
+    medusa = next(p for p in proposers_view.PROPOSERS if p.key == "medusa")
+    with using(lang):
+        source = proposers_view.source_text(figures["c_medusa"])
+        drafts = proposers_view.source_text(figures["c_draft"])
+        wins = _(medusa.wins, **proposers_view.figure_texts())
+    if lang == "pt":
+        assert source.endswith(", medido em tempo de CPU com 1 thread do torch")
+        assert drafts.endswith(", medido em tempo de relógio com 2 threads do torch")
+        assert "o tempo do bloco de uma cabeça de previsão" in wins and "escolha gulosa do token" in wins
+    else:
+        assert source.endswith(", timed by CPU time with 1 torch thread")
+        assert drafts.endswith(", timed by wall time with 2 torch threads")
+        assert "the time of one head's block, its product with the LM head's rows for the heads' draft vocabulary " \
+               "and the greedy token pick, over one target forward" in wins

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 from pathlib import Path
 
 from specviz.core.i18n import _, ngettext, number
@@ -143,6 +144,25 @@ def machine(folder: str, root: Path | None = None) -> str:
     """Where a committed run was measured, as `machine_text` writes its result's `machine` record: "AMD EPYC (2 cores,
     oneDNN packed-weight kernels)", "NVIDIA H200"; "?" when the result records no machine."""
     return machine_text(result(folder, root).get("machine") or {}) or "?"
+
+
+def timed_by(folder: str, root: Path | None = None) -> str:
+    """What a committed run's speeds and costs were timed by (`clock_text`): "CPU time with 1 torch thread"."""
+    return clock_text(result(folder, root))
+
+
+def clock_text(run: dict[str, Any]) -> str:
+    """What a run's speeds were timed by: its clock and torch threads (read 49: the Medusa preset quoted a run timed
+    by one thread's CPU time as measured "on AMD EPYC (2 cores, ...)", which reads as both cores).
+
+    >>> clock_text({"config": {"clock": "cpu"}, "machine": {"torch_threads": 1}})
+    'CPU time with 1 torch thread'
+    """
+    threads = int((run.get("machine") or {}).get("torch_threads") or 0)
+    clock = _("CPU time") if (run.get("config") or {}).get("clock") == "cpu" else _("wall time")
+    if not threads:
+        return clock
+    return ngettext("{clock} with {n} torch thread", "{clock} with {n} torch threads", threads, clock=clock)
 
 
 def machine_text(record: dict) -> str:

@@ -154,17 +154,14 @@ def preset_figures(name: str) -> dict[str, str]:
 
 
 def speed_clock(result: dict[str, Any]) -> str:
-    """What a committed run's speeds were timed by: its clock and torch threads (read 49: the Medusa preset quoted a
-    run timed by one thread's CPU time as measured "on AMD EPYC (2 cores, ...)", which reads as both cores).
+    """What a committed run's speeds were timed by: its clock and torch threads (`quoted.clock_text`; read 49: the
+    Medusa preset quoted a run timed by one thread's CPU time as measured "on AMD EPYC (2 cores, ...)", which reads
+    as both cores).
 
     >>> speed_clock({"config": {"clock": "cpu"}, "machine": {"torch_threads": 1}})
     'CPU time with 1 torch thread'
     """
-    threads = int((result.get("machine") or {}).get("torch_threads") or 0)
-    clock = _("CPU time") if (result.get("config") or {}).get("clock") == "cpu" else _("wall time")
-    if not threads:
-        return clock
-    return ngettext("{clock} with {n} torch thread", "{clock} with {n} torch threads", threads, clock=clock)
+    return quoted.clock_text(result)
 
 
 def chain_figures(name: str) -> dict[str, str]:

@@ -145,7 +145,9 @@ PROPOSERS: list[Proposer] = [
                  "chain."),
         needs=N_("Training data and the target's hidden states; for a tree of candidates, a tree attention mask in "
                  "the target's kernels (a chain of one guess per head, as in the runs quoted here, needs none)."),
-        wins=N_("No separate draft forward at all (c = {c_medusa} here): the guesses ride on the verify pass."),
+        wins=N_("No separate draft forward at all (c = {c_medusa} here: the time of one head's block, its product "
+                "with the LM head's rows for the heads' draft vocabulary and the greedy token pick, over one target "
+                "forward): the guesses ride on the verify pass."),
         loses=N_("Each head guesses blind to the tokens chosen before its position, so acceptance falls fast with "
                  "depth. Measured here on the same held-out prompts (greedy, a chain of 4), the share of steps that "
                  "kept the first draft: {medusa_pos1} with specviz's heads, {eagle_pos1} with its EAGLE drafter; "
@@ -291,8 +293,8 @@ TEXT = {
     "measured": N_("Figures marked “here” come from the committed benchmarks, each named with its dtype and the CPU "
                    "that measured it: {sources}. The Speedup lab shows these runs and the commands that reproduce "
                    "them."),
-    "source": N_("{source} on {machine}"),
-    "source_run": N_("{source}, {run}, on {machine}"),
+    "source": N_("{source} on {machine}, timed by {clock}"),
+    "source_run": N_("{source}, {run}, on {machine}, timed by {clock}"),
     "costs": N_("**Costs.** {text}"),
     "needs": N_("**Needs.** {text}"),
     "wins": N_("**Wins.** {text}"),
@@ -525,11 +527,13 @@ def render_proposer(proposer: Proposer) -> None:
 
 
 def source_text(figure: quoted.Quoted) -> str:
-    """Where a figure was measured, for the caption: its folder and dtype, the run (`RUNS`) and the machine."""
-    machine = quoted.machine(figure.folder)
+    """Where a figure was measured, for the caption: its folder and dtype, the run (`RUNS`), the machine and the
+    clock and torch threads that timed it (read 49: the Medusa, n-gram and layer-skip runs ran one torch thread timed
+    by CPU time, on a machine named with its 2 cores)."""
+    machine, clock = quoted.machine(figure.folder), quoted.timed_by(figure.folder)
     if figure.folder in RUNS:
-        return _(TEXT["source_run"], source=figure.source, run=_(RUNS[figure.folder]), machine=machine)
-    return _(TEXT["source"], source=figure.source, machine=machine)
+        return _(TEXT["source_run"], source=figure.source, run=_(RUNS[figure.folder]), machine=machine, clock=clock)
+    return _(TEXT["source"], source=figure.source, machine=machine, clock=clock)
 
 
 def quiz_list(items: list[tuple[str, str]]) -> str:

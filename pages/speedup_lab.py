@@ -97,6 +97,9 @@ if top:
 with tab_k:
     plot.show(charts.speedup_vs_k_figure(result, proposer, temperature), key="speedup_lab_k_chart")
     st.caption(charts.speedup_vs_k_caption(proposer))
+    short_note = charts.short_drafts_caption(result, proposer, temperature)
+    if short_note:  # read 49: the formula drafts K every step; n-gram lookup often drafts fewer
+        st.caption(short_note)
     heads_note = charts.medusa_draft_caption(result, proposer, temperature)
     if heads_note:  # read 48: Medusa's heads run in one pass, so K·c may overstate its drafting
         st.caption(heads_note)

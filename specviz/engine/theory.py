@@ -260,8 +260,9 @@ def tokens_per_step_distribution(alpha: float, k: int) -> list[float]:
 def draft_cost(k: int, c: float, one_pass: bool = False) -> float:
     """What drafting one step costs, in one-token target forwards: K c for a drafter that runs once per drafted
     token (the paper's model), or c whatever K for one whose single pass drafts every token (`one_pass`: the Medusa
-    heads, whose blocks all read one hidden state before the LM head runs once over all of them; c then times that
-    pass for one head). K = 0 drafts nothing and costs 0 either way.
+    heads, whose blocks all read one hidden state before the LM head runs once over all of them, c then timing that
+    pass for one head; n-gram lookup, whose one search copies every token, c timing that search). K = 0 drafts
+    nothing and costs 0 either way.
 
     >>> draft_cost(4, 0.05), draft_cost(4, 0.05, one_pass=True), draft_cost(0, 0.05, one_pass=True)
     (0.2, 0.05, 0.0)

@@ -775,10 +775,11 @@ def test_the_theory_curve_says_its_alpha_is_the_mean_over_k_not_the_headlines():
     mean, top = result.mean_alpha("ngram", 0.0), float(verdict.headline(result, "ngram", 0.0)["alpha"])
     assert abs(mean - top) > 0.01
     curve = next(t for t in charts.speedup_vs_k_figure(result, "ngram", 0.0).data
-                 if t.name.startswith("predicted (paper)"))
+                 if t.name.startswith("predicted (paper's formula, c per step)"))  # one lookup a step (read 49)
     assert f"α = {view.number(mean)}" in curve.name and f"α = {view.number(top)}" not in curve.name
-    caption = (ROOT / "pages" / "speedup_lab.py").read_text()
-    assert "the mean of the α estimates at each K run" in caption
+    caption = charts.speedup_vs_k_caption("ngram") + charts.speedup_vs_k_caption("eagle")
+    assert caption.count("the mean of the α estimates at each K run") == 2
+    assert "prediction from the measured α and c" not in caption
     assert "prediction from the measured α and c" not in caption
 
 
@@ -1497,3 +1498,31 @@ def test_the_page_names_the_medusa_solid_line_for_c_per_step():
     captions = " ".join(c.value for c in at.caption)
     assert "Solid line: Leviathan et al.'s formula with c of drafting per step instead of K·c" in captions
     assert "Solid line: Leviathan et al.'s prediction" not in captions
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_k_chart_says_where_steps_drafted_fewer_than_k(lang):
+    """Read 49: the Speedup vs K curves and the table's predicted columns take every step to draft K, but the n-gram
+    run's lookup drafted 0.45 tokens a step at K = 1 (1.60 at K = 4); a caption now says so with each K's mean, and
+    says nothing where a model drafter fell short only near the token limit (3.91 of 4)."""
+    from specviz.core.i18n import using
+
+    ngram = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-ngram" / "results.json")
+    packed = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-f32-packed" / "results.json")
+    with using(lang):
+        text = charts.short_drafts_caption(ngram, "ngram", 0.0)
+    if lang == "pt":
+        assert text.startswith("Os passos desta execução rascunharam menos que K tokens em média (K = 1: 0,45; K = 2: "
+                               "0,85; K = 4: 1,60; K = 8: 2,81)")
+        assert "contam palpites que nunca foram feitos" in text
+    else:
+        assert text.startswith("This run's steps drafted fewer than K tokens on average (K = 1: 0.45, K = 2: 0.85, "
+                               "K = 4: 1.60, K = 8: 2.81), but the curves and the table's predicted columns take "
+                               "every step to draft K")
+    assert charts.short_drafts_caption(packed, "eagle", 0.0) is None
+    assert paper_is_c_per_step("ngram")
+
+
+def paper_is_c_per_step(proposer: str) -> bool:
+    """The n-gram lookup's solid line and column are the c-per-step variant (one search drafts the whole step)."""
+    return view.paper_label(proposer) == "predicted (paper's formula, c per step)"

@@ -1093,7 +1093,8 @@ def test_the_theory_pages_medusa_points_are_predicted_with_c_per_step():
         assert p.predicted_speedup == pytest.approx(theory.expected_speedup(p.alpha, p.k, p.c, one_pass=True))
     eagle = [p for p in points if not p.one_pass]
     assert eagle and all(p.predicted_speedup == theory.expected_speedup(p.alpha, p.k, p.c) for p in eagle)
-    said = "For the Medusa heads, whose one pass drafts every token of a step, the formula charges c per step"
+    said = ("For the Medusa heads and n-gram lookup, whose one pass (for n-gram, one search) drafts every token of a "
+            "step, the formula charges c per step")
     assert said in theory_view.measured_caption(points) and said not in theory_view.measured_caption(eagle)
     with using("pt"):
         assert "a fórmula cobra c por passo no lugar de K·c" in theory_view.measured_caption(points)
@@ -1122,3 +1123,13 @@ def test_a_medusa_traces_draft_over_verify_ratio_counts_one_pass_per_step():
                               "divided by target seconds per step, from the step timings. A step's target forward "
                               "scores the drafts too: where it costs v one-token forwards (v > 1), this reads about "
                               "c / v, below the c of the slider, which is over a one-token forward.")
+
+
+def test_the_theory_pages_ngram_points_charge_one_lookup_per_step():
+    """Read 49: the n-gram run's c times one lookup, which copies every token of a step, but its points were
+    predicted with K·c (K lookups); a one-pass proposer now, as the Medusa heads."""
+    points = [p for p in theory_points.load_benchmark_points() if p.source.startswith("default-cpu-ngram")]
+    assert points and all(p.one_pass for p in points)
+    for p in points:
+        assert p.predicted_speedup == pytest.approx(theory.expected_speedup(p.alpha, p.k, p.c, one_pass=True))
+    assert "n-gram lookup, whose one pass (for n-gram, one search)" in theory_view.measured_caption(points)

@@ -67,7 +67,8 @@ class ProposerInfo:
     proposer's own draft model, `proposer.runner.model`), "features" (one pass of a drafter that reads the target's
     features, after they are handed over) or "lookup" (a prompt lookup: no model runs). `one_pass`: a step drafts
     every token in one pass (the Medusa heads: every head's block reads one hidden state, then the LM head runs once
-    over all of them), so the predicted speedups charge c once per step, not K·c (`theory.draft_cost`)."""
+    over all of them; n-gram lookup: one search copies every token, and c times that search), so the predicted
+    speedups charge c once per step, not K·c (`theory.draft_cost`; read 49: K·c charged n-gram K searches)."""
 
     name: str
     label: str
@@ -315,7 +316,8 @@ register(ProposerInfo(
     "ngram", N_("N-gram lookup (no model)"), N_("n-gram lookup (no model)"),
     N_("**N-gram lookup**: no model at all: it finds the last few tokens earlier in the text and copies what "
        "followed them. It shines when the answer repeats the prompt."),
-    "specviz.engine.proposers.ngram:from_pair", twin="specviz.engine.proposers.ngram:transformers_twin"))
+    "specviz.engine.proposers.ngram:from_pair", twin="specviz.engine.proposers.ngram:transformers_twin",
+    one_pass=True))
 register(ProposerInfo(
     "layerskip", N_("Layer-skip self-draft"), N_("layer-skip self-draft"),
     N_("**Layer-skip**: the target's own first layers guess, untrained for it, so the guesses are rarely right: a "

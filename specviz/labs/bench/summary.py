@@ -91,15 +91,18 @@ DEFINITIONS: dict[str, tuple[str, str]] = {  # marked with N_(): the files stay 
     "predicted_speedup": (
         N_("predicted (paper)"),
         N_("(1 − α^(K+1)) / ((1 − α)(K·c + 1)) from the α estimate and the measured c: Leviathan et al.'s "
-           "speedup, which assumes verifying K+1 tokens costs one target forward. For the Medusa heads, whose one "
-           "pass drafts every token of a step, c + 1 in place of K·c + 1.")),
+           "speedup, which assumes every step drafts K tokens and verifying K+1 tokens costs one target forward; "
+           "where steps draft fewer (n-gram lookup without a long enough match, steps near the token limit), it "
+           "counts drafts that were never made. For the Medusa heads and n-gram lookup, whose one pass (for n-gram, "
+           "one search) drafts every token of a step, c + 1 in place of K·c + 1: the Speedup lab calls that "
+           "predicted (paper's formula, c per step).")),
     "predicted_speedup_measured_verify": (
         N_("predicted (measured verify cost)"),
-        N_("The same expected mean accepted length, (1 − α^(K+1)) / (1 − α), over (K·c + verify cost of K+1 "
-           "tokens): the formula with the measured verify curve instead of the free-verification assumption. A tree "
-           "row has no α to put in it: it shows its measured mean accepted length over (K·c + verify cost of the "
-           "tokens fed, nodes + lookup branch + 1). For the Medusa heads, whose one pass drafts every token of a "
-           "step, c in place of K·c.")),
+        N_("The same expected mean accepted length, (1 − α^(K+1)) / (1 − α), every step drafting K, over (K·c + "
+           "verify cost of K+1 tokens): the formula with the measured verify curve instead of the free-verification "
+           "assumption. A tree row has no α to put in it: it shows its measured mean accepted length over (K·c + "
+           "verify cost of the tokens fed, nodes + lookup branch + 1). For the Medusa heads and n-gram lookup, whose "
+           "one pass drafts every token of a step, c in place of K·c.")),
     "record_overhead": (
         N_("trace recording overhead"),
         N_("Per prompt: the time of one run that records the full trace (the top-10 lists of p and q at each drafted "
@@ -230,7 +233,7 @@ def _mean(values) -> float | None:
 def predicted_speedups(alpha: float, k: int, c: float, costs: dict, one_pass: bool = False) -> dict[str, float]:
     """The paper's speedup for α (capped at 1), K and c, and the same with the measured verify cost of K+1 tokens
     (`costs["verify"]`, clamped to the longest measured) in place of the paper's free verification. A proposer that
-    drafts a step in one pass (`registry.one_pass`: the Medusa heads) is charged c per step, not K·c.
+    drafts a step in one pass (`registry.one_pass`: the Medusa heads, n-gram lookup) is charged c per step, not K·c.
 
     >>> free = {"verify": [{"n_tokens": n, "ratio": 1.0} for n in range(1, 6)]}
     >>> {name: round(v, 4) for name, v in predicted_speedups(0.8, 4, 0.05, free).items()}
@@ -304,7 +307,7 @@ def estimated_speedup(tokens_per_forward: float, k: int, tree_nodes: int, c: flo
                       tree_lookup: int = 0, one_pass: bool = False) -> float:
     """Tokens per target forward over what a step costs in one-token target forwards: the verify cost of the tokens
     fed (a lookup branch counted whole) plus K drafter passes of cost c (a tree drafts one pass per level, as a chain
-    does per token; a lookup costs no forward), or one pass (`one_pass`: the Medusa heads draft every level at
+    does per token; a lookup branch costs no forward), or one pass (`one_pass`: the Medusa heads draft every level at
     once).
 
     >>> round(estimated_speedup(2.6, 4, 16, 0.05, [{"n_tokens": 1, "ratio": 1.0}, {"n_tokens": 17, "ratio": 1.2}]), 3)

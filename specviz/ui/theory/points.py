@@ -35,7 +35,7 @@ class MeasuredPoint:
     source: str
     dtype: str | None = None
     machine: str = ""  # where it ran, as `quoted.machine_text` writes it; "" when the file does not say
-    one_pass: bool = False  # its proposer drafts a step in one pass (the Medusa heads): c per step, not K·c
+    one_pass: bool = False  # its proposer drafts a step in one pass (Medusa, n-gram lookup): c per step, not K·c
 
     @property
     def predicted_speedup(self) -> float:

@@ -204,9 +204,9 @@ def measured_caption(points: list[MeasuredPoint]) -> str:
                     "speculative decoding over tokens/s of target-only decoding in the same run (a bench run's "
                     "speedup_vs_ar), the predicted one the paper's formula, which takes a verify pass to cost one "
                     "target forward.")
-    if any(pt.one_pass for pt in points):  # read 49: the Medusa points were predicted with K·c
-        runs += " " + _("For the Medusa heads, whose one pass drafts every token of a step, the formula charges c "
-                        "per step in place of K·c.")
+    if any(pt.one_pass for pt in points):  # read 49: the Medusa (and n-gram) points were predicted with K·c
+        runs += " " + _("For the Medusa heads and n-gram lookup, whose one pass (for n-gram, one search) drafts every "
+                        "token of a step, the formula charges c per step in place of K·c.")
     if len(counts) == 1:
         return runs + " " + _("All ran in {dtype}.", dtype=next(iter(counts)))
     dtypes = ", ".join(_("{n} in {dtype}", n=n, dtype=dtype) for dtype, n in counts.items())

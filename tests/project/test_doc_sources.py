@@ -450,6 +450,25 @@ def test_the_readmes_playground_alt_texts_name_what_the_shot_shows():
                                                   "o que o passo 2 rascunhou e acrescentou"))
 
 
+def test_the_playground_shots_alt_texts_name_which_n_gram_example_they_show():
+    """Read 49: four alt texts said "step 2 of the n-gram example", but two n-gram examples ship; the shot is the one
+    the Playground opens on (T = 0.7: step 2 keeps ' between', rejects ' the', recovers ' oceans'), while the greedy
+    one's step 2 keeps all four drafts and adds a bonus token, so a reader who picked it saw another step 2."""
+    from specviz.labs.examples import DEFAULT_EXAMPLE, load_example
+
+    trace, _baseline = load_example(DEFAULT_EXAMPLE)
+    step = trace.steps[1]
+    assert DEFAULT_EXAMPLE == "smollm-ngram-t07" and trace.settings["temperature"] == 0.7
+    assert [d.accepted for d in step.decisions if d.reached] == [True, False]
+    shots = {"README.md": "playground.png", "docs/app.md": "playground.png",
+             "README.pt-BR.md": "pt-playground.png", "docs/app.pt-BR.md": "pt-playground.png"}
+    for doc, shot in shots.items():
+        (alt,) = _alt_texts(doc, shot)
+        said = ("step 2 of the n-gram example at T = 0.7, the one it opens on" if "pt-BR" not in doc
+                else "passo 2 do exemplo de n-gramas com T = 0,7, o que ele abre")
+        assert said in alt, (doc, alt)
+
+
 def test_benchmarks_md_says_greedy_identity_keeps_the_tree_for_k_alone():
     """Issue 43, 27th read: benchmarks.md said a run's `--k` without `--tree-nodes` drafts a chain (true of generate,
     compare and the bench), but `python -m specviz.scripts.greedy_identity --k 4` keeps the recommended tree at depth

@@ -32,3 +32,16 @@ def test_the_serving_help_and_doc_name_the_metrics_page_and_the_log_lines():
         shown = _(HELP)
     assert shown != HELP and "/metrics" in shown and "linhas de log" in shown
     assert "exporta os contadores, não esta média" not in shown
+
+
+def test_the_steps_help_counts_only_the_requests_that_drafted():
+    """vLLM's num_drafts grows once per request whose step carried drafts; a request in the same batched forward
+    whose n-gram lookup found no match adds nothing. The help said a forward "counts once for each of them", every
+    running request (read 49)."""
+    view = _flat((ROOT / "specviz/ui/serving/view.py").read_text(encoding="utf-8"))
+    steps = ("Verify steps that carried drafted tokens, since start, counted per request (vLLM's num_drafts: one "
+             "request's step, not a drafted token; a forward over several running requests counts once for each of "
+             "them that carried drafts).")
+    assert steps in view
+    with using("pt"):
+        assert _(steps).endswith("conta uma vez para cada uma delas que levou palpites).")

@@ -282,6 +282,8 @@ def test_the_page_shows_a_real_scrape(fake):
     # read 19: vLLM's num_drafts counts one per request in each verify step, not one per forward of the batch
     steps = next(m for m in at.metric if m.label == "Steps with drafts")
     assert "counted per request" in steps.proto.help and "counts once for each of them" in steps.proto.help
+    # read 49: not every running request drafts (n-gram lookup without a match), and num_drafts skips those
+    assert "counts once for each of them that carried drafts" in steps.proto.help
     # 43rd read: "{running} requests running" read "1 requests running" (and "1 requisições") for one request
     generated = next(m for m in at.metric if m.label == "Tokens generated")
     assert generated.proto.help == f"Requests now: {busy.running:.0f} running, {busy.waiting:.0f} waiting."

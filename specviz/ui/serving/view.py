@@ -144,7 +144,7 @@ def _live_body(base: str) -> None:
     m[2].metric(_("Steps with drafts"), number(now.drafts, 0),
                 help=_("Verify steps that carried drafted tokens, since start, counted per request (vLLM's "
                        "num_drafts: one request's step, not a drafted token; a forward over several running "
-                       "requests counts once for each of them)."))
+                       "requests counts once for each of them that carried drafts)."))
     m[3].metric(_("Tokens generated"), number(now.generation_tokens, 0),
                 # counts after a colon agree with any number: "1 requests running" (and "1 requisições") read wrong
                 help=_("Requests now: {running} running, {waiting} waiting.", running=number(now.running, 0),

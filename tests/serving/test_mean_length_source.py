@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 HELP = ("1 + accepted / steps with drafts, computed here from vLLM's counters (its /metrics page holds the counters, "
         "not this mean, which its log lines print): tokens per verify step, including the one recovered or bonus token "
         "every step emits. Steps that drafted nothing (n-gram lookup without a match) are left out, so for n-gram "
-        "lookup it reads above the tokens per target pass.")
+        "lookup it can read above the tokens per target pass, never below.")
 
 
 def _flat(text: str) -> str:
@@ -32,6 +32,10 @@ def test_the_serving_help_and_doc_name_the_metrics_page_and_the_log_lines():
         shown = _(HELP)
     assert shown != HELP and "/metrics" in shown and "linhas de log" in shown
     assert "exporta os contadores, não esta média" not in shown
+    # read 49: "it reads above" held only when some step drafted nothing (and a draft was kept); where every step
+    # drafted, both means are equal
+    assert "it reads above" not in view
+    assert "o valor pode ficar acima dos tokens por passagem do alvo, nunca abaixo" in shown
 
 
 def test_the_steps_help_counts_only_the_requests_that_drafted():

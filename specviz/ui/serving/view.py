@@ -138,9 +138,10 @@ def _live_body(base: str) -> None:
                        "after a step's first rejection count as drafted, never as accepted."))
     m[1].metric(_("Mean accepted length (drafted steps)"), "–" if mal is None else number(mal, 2),
                 help=_("1 + accepted / steps with drafts, computed here from vLLM's counters (its /metrics page "
-                       "holds the counters, not this mean, which its log lines print): tokens per verify step, including the one recovered or bonus token "
-                       "every step emits. Steps that drafted nothing (n-gram lookup without a match) are left out, so "
-                       "for n-gram lookup it reads above the tokens per target pass."))
+                       "holds the counters, not this mean, which its log lines print): tokens per verify step, "
+                       "including the one recovered or bonus token every step emits. Steps that drafted nothing "
+                       "(n-gram lookup without a match) are left out, so for n-gram lookup it can read above the "
+                       "tokens per target pass, never below."))
     m[2].metric(_("Steps with drafts"), number(now.drafts, 0),
                 help=_("Verify steps that carried drafted tokens, since start, counted per request (vLLM's "
                        "num_drafts: one request's step, not a drafted token; a forward over several running "

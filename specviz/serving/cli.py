@@ -71,7 +71,9 @@ def add_serve_arguments(cmd: argparse.ArgumentParser) -> None:
     sweep.add_argument("--prompts", nargs="+", choices=list(PROMPTS), default=list(PROMPTS),
                        help="workloads sent at each level: copy (the answer repeats the prompt), open (a question)")
     sweep.add_argument("--levels", nargs="+", type=int, default=[1, 16], help=f"among {LEVELS}")
-    sweep.add_argument("--requests", type=int, default=16, help=f"requests per level, at most {MAX_REQUESTS}")
+    sweep.add_argument("--requests", type=int, default=16,
+                       help=f"requests per level, at least one per stream (--requests 8 sends 16 at 16 streams), at "
+                            f"most {MAX_REQUESTS}")
     sweep.add_argument("--max-tokens", type=int, default=128, help=f"at most {MAX_TOKENS}")
     sweep.add_argument("--k", type=int, default=DEFAULT_K, help="drafted tokens per step")
     sweep.add_argument("--port", type=int, default=DEFAULT_PORT, help="port on 127.0.0.1")

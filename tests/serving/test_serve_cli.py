@@ -157,6 +157,23 @@ def test_the_sweep_out_help_says_the_default_writes_over_the_committed_sweep():
     assert "over the committed assets/benchmarks/serving/cpu-smollm2.json" in out.help
 
 
+def test_the_sweep_requests_help_says_a_level_sends_at_least_one_per_stream():
+    """Read 49: `serve sweep --help` said "--requests: requests per level, at most 64", but a level sends
+    max(requests, streams) (`LoadPlan.requests_at`): the committed sweep's `--requests 8` sent 16 at 16 streams, as
+    the Serving page's caption and its Requests-per-level field say."""
+    import argparse
+
+    from specviz.serving.load import LoadPlan, Prompt
+
+    parser = argparse.ArgumentParser()
+    serve_cli.add_serve_arguments(parser)
+    actions = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    requests = next(a for a in actions.choices["sweep"]._actions if "--requests" in a.option_strings)
+    assert LoadPlan(prompts=(Prompt("p", "x"),), requests=8).requests_at(16) == 16
+    assert "at least one per stream (--requests 8 sends 16 at 16 streams)" in requests.help
+    assert "at most 64" in requests.help
+
+
 def test_a_refused_timeout_is_quoted_whole_in_the_readers_number_format(stand_in, capsys, monkeypatch):
     """32nd read: `--timeout 0.5` was refused as "(recebido: 0.5)" in Portuguese (every other refused flag reads
     0,5 there), and format(..., "g") cut 0.123456789 to 0.123457: the value is now quoted as typed, with the

@@ -122,8 +122,22 @@ def test_serving_md_counts_the_screenshot_among_the_eagle_3_figures_under_vllm()
     committed screenshot's 15.8% and 1.63 for the shipped EAGLE-3 drafter under vLLM (2026-12-05)."""
     text = " ".join((DOCS / "serving.md").read_text(encoding="utf-8").split())
     assert "no figure for a later drafter under vLLM is committed" not in text
-    assert "kept 15.8% of its drafted tokens there (mean accepted length 1.63" in text
+    assert "kept 15.8% of its drafted tokens (mean accepted length 1.63" in text
     assert "The only committed figures of a later drafter under vLLM are the screenshot's above" in text
+
+
+def test_serving_md_does_not_credit_the_screenshots_counters_to_its_load_alone():
+    """Read 49: serving.md said the copy prompt at 1 and 4 streams, 16 requests each, 128 tokens a request, ran while
+    the screenshot was taken, and that the drafter "kept 15.8% of its drafted tokens there". The panel's counters
+    are totals since the server started and show 5,120 generated tokens, more than 32 requests of at most 128 tokens
+    can make, so they count other requests too."""
+    text = " ".join((DOCS / "serving.md").read_text(encoding="utf-8").split())
+    requests, most = 2 * 16, 128
+    assert requests * most == 4096 < 5120
+    assert "16 requests each, at most 128 tokens a request" in text
+    assert ("The panel's counters are totals since that server started, and they hold more than that load: 5,120 "
+            "generated tokens, where 32 requests of at most 128 tokens make at most 4,096") in text
+    assert "kept 15.8% of its drafted tokens there" not in text
 
 
 def test_gpu_md_per_prompt_target_only_speeds_come_from_the_runs_baselines():

@@ -331,6 +331,13 @@ def test_a_sweep_with_no_level_picked_says_to_pick_one(fake):
 @pytest.mark.slow  # over 1 s: make test runs it, make check stays under a minute
 def test_the_page_runs_a_small_sweep_against_the_fake_server(fake):
     at = _page(fake.url, tab="Load generator")
+    # read 49: "Tokens per request" is the requests' max_tokens; an answer that ends sooner sends fewer
+    help_text = at.number_input(key="serving_load_tokens").proto.help
+    assert help_text.startswith("At most this many tokens a request (its max_tokens)"), help_text
+    from specviz.core.i18n import _ as translated
+
+    with using("pt"):
+        assert translated(help_text).startswith("No máximo esta quantidade de tokens por requisição")
     at.multiselect(key="serving_load_levels").set_value([1, 2])
     at.number_input(key="serving_load_requests").set_value(2)
     submit = [b for b in at.button if b.label == "Run the sweep"]

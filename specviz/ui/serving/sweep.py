@@ -40,7 +40,9 @@ def live_sweep(base: str, speculating: bool) -> None:
                                   help=_("Requests sent at each level, at least one per stream: 4 requests at 16 "
                                          "concurrent streams send 16. At most {most} a level.",
                                          most=number(MAX_REQUESTS, 0)))
-        tokens = d.number_input(_("Tokens per request"), 8, 256, 64, key="serving_load_tokens")
+        tokens = d.number_input(_("Tokens per request"), 8, 256, 64, key="serving_load_tokens",
+                                help=_("At most this many tokens a request (its max_tokens): an answer that ends "
+                                       "sooner has fewer, and tokens/s counts the tokens each answer had."))
         go = st.form_submit_button(_("Run the sweep"))
     with st.expander(_("The prompt")):
         st.code(PROMPTS[prompt], language=None, wrap_lines=True)  # sent to the model as is, never translated

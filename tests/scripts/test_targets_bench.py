@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import specviz.scripts.targets_bench as script
 from specviz.core.paths import BENCHMARKS_DIR
@@ -23,8 +24,8 @@ def test_a_prediction_equal_to_its_measurement_reads_0_percent_and_every_line_is
     """Issue 43 (mend): the committed targets.txt files print "predicted 1.71x, measured 1.71x: -0%" (Python's sign
     of a change under half a percent) and "speedup vs model.generate(do_sample=True)" with no space. A change that
     rounds to none reads "0%", the sampled baseline is "model.generate (do_sample=True)", and one thread, one prompt
-    and one new token are counted in the singular. (The targets.txt files are what the measuring runs printed, with
-    predictions from their calibrations, which no committed file keeps: they stay as those runs wrote them.)"""
+    and one new token are counted in the singular. (The committed targets.txt files are reprinted in this wording:
+    test_the_committed_targets_files_read_as_the_writer_prints_them.)"""
     from specviz.labs.bench.report import BenchResult
 
     assert script.signed_percent(-0.001) == script.signed_percent(0.004) == "0%"
@@ -60,8 +61,7 @@ def test_a_calibrations_machine_line_counts_one_thread_in_the_singular():
 
 
 def test_a_change_that_rounds_to_none_is_written_without_a_sign_anywhere():
-    """Read 44: the committed targets.txt files print "-0%" (they keep the wording their runs printed: their
-    predictions came from calibrations no committed file keeps). The one signed-percent writer rounds first, then
+    """Read 44: the committed targets.txt files printed "-0%". The one signed-percent writer rounds first, then
     formats, and results.md's trace recording overhead uses it too: a -0.04% overhead read "-0.0%"."""
     from specviz.labs.bench.report import BenchResult, markdown_report
     from specviz.labs.bench.summary import signed_percent
@@ -76,3 +76,32 @@ def test_a_change_that_rounds_to_none_is_written_without_a_sign_anywhere():
     rows[1]["record_overhead"] = -0.0004
     text = markdown_report(result)
     assert "ngram K=4 T=0.7: 0.0%." in text and "-0.0%" not in text
+
+
+def test_the_committed_targets_files_read_as_the_writer_prints_them():
+    """Read 49: the committed targets.txt files still printed "predicted 1.53x, measured 1.54x: -0%" and
+    "model.generate(do_sample=True)", the wording of the writer before it was mended. They keep their runs' numbers
+    (the predictions came from calibrations no committed file keeps) in today's wording: every line but the
+    predictions is what verdicts() prints from the folder's results.json, and each prediction's change is unsigned
+    when it rounds to none and agrees, within the rounding of the two printed figures, with predicted / measured - 1."""
+    from specviz.labs.bench.report import BenchResult
+
+    folders = sorted(p.parent for p in BENCHMARKS_DIR.glob("*/targets.txt"))
+    assert len(folders) == 3
+    pattern = re.compile(r"  predicted ([\d.]+)x, measured ([\d.]+)x: (0|[+-][1-9]\d*)%, (within|OUTSIDE) 15%")
+    for folder in folders:
+        text = (folder / "targets.txt").read_text(encoding="utf-8")
+        assert "-0%" not in text and "+0%" not in text and "generate(" not in text, folder.name
+        first, blank, *lines = text.splitlines()
+        assert first.startswith("calibration: ") and blank == ""
+        predictions = [line for line in lines if line.startswith("  predicted ")]
+        assert len(predictions) == 8
+        assert [line for line in lines if line not in predictions] == \
+            script.verdicts(BenchResult.load(folder / "results.json")), folder.name
+        for line in predictions:
+            match = pattern.fullmatch(line)
+            assert match, line
+            guess, measured, percent = float(match[1]), float(match[2]), int(match[3])
+            low, high = (guess - 0.005) / (measured + 0.005) - 1, (guess + 0.005) / (measured - 0.005) - 1
+            assert round(low * 100) <= percent <= round(high * 100), line
+            assert (match[4] == "within") == (abs(percent) <= 15), line

@@ -3,9 +3,12 @@ same held-out prompts, ranked by the speedup the measured costs predict.
 
     python -m specviz.scripts.tree_sweep --k 3 4 5 --tree-nodes 0 8 16 24 --tree-width 2 3 4 --prompts 6
 
+A tree's node budget must be above its depth K: a budget is not swept at the --k values it does not exceed (the run
+prints which), and one that exceeds no --k is refused.
+
 For each shape it counts tokens per target forward (emitted tokens over verification forwards, bonus and recovered
-tokens included): a count, the same on any machine with the same dtype and kernels, and under any load. It then estimates the speedup over
-target-only decoding as
+tokens included): a count, the same on any machine with the same dtype and kernels, and under any load. It then
+estimates the speedup over target-only decoding as
 
     tokens per forward / (verify cost of the tokens fed + K · c)
 
@@ -48,7 +51,8 @@ from specviz.scripts import recorded_command
 
 def shapes(ks: Sequence[int], nodes: Sequence[int], widths: Sequence[int], lookups: Sequence[int] = (0,)
            ) -> list[DraftShape]:
-    """Every chain of K, and every tree (N > K nodes) of every width and lookup branch, for every K.
+    """Every chain of K, and every tree (N > K nodes) of every width and lookup branch, for every K (`skipped`
+    lists the budgets left out, which the run prints).
 
     >>> [s.label() for s in shapes([3], [0, 8], [2], [0, 6])]
     ['chain K=3', 'tree 8x2 depth 3', 'tree 8x2 depth 3 + lookup 6']
@@ -58,6 +62,15 @@ def shapes(ks: Sequence[int], nodes: Sequence[int], widths: Sequence[int], looku
         out += [DraftShape(k)] if 0 in nodes else []
         out += [DraftShape(k, n, w, m) for n in nodes if n > k for w in widths for m in lookups]
     return out
+
+
+def skipped(ks: Sequence[int], nodes: Sequence[int]) -> list[tuple[int, int]]:
+    """The (K, node budget) pairs `shapes` leaves out: a tree's budget must be above its depth K.
+
+    >>> skipped([3, 8], [0, 8, 16])
+    [(8, 8)]
+    """
+    return [(k, n) for k in ks for n in nodes if 0 < n <= k]
 
 
 def tokens_per_forward(traces: list) -> float:
@@ -102,7 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--k", type=whole_arg(*K_RANGE), nargs="+", default=[3, 4, 5],
                         help="chain lengths and tree depths")
     parser.add_argument("--tree-nodes", type=whole_arg(*TREE_NODES_RANGE), nargs="+", default=[0, 8, 16, 24],
-                        help="0 = the chain")
+                        help="0 = the chain; a tree's budget must be above its depth K")
     parser.add_argument("--tree-width", type=whole_arg(*TREE_WIDTH_RANGE), nargs="+", default=[2, 3, 4],
                         help="tree widths W (nodes expanded per level, children per node)")
     parser.add_argument("--tree-lookup", type=whole_arg(*TREE_LOOKUP_RANGE), nargs="+", default=[0],
@@ -116,6 +129,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     shape_list = shapes(args.k, args.tree_nodes, args.tree_width, args.tree_lookup)
     if not shape_list:  # every budget at or under every K: nothing to measure, and rows[0] below would fail
         parser.error("no shape to sweep: give --tree-nodes 0 (the chain) or a budget above the smallest --k")
+    unused = [n for n in args.tree_nodes if 0 < n <= min(args.k)]
+    if unused:  # a budget no K can use would be dropped without a word
+        parser.error(f"--tree-nodes {' '.join(map(str, unused))}: a tree's node budget must be above its depth K, "
+                     f"and {'it is' if len(unused) == 1 else 'they are'} not above any --k (the smallest is "
+                     f"{min(args.k)})")
+    left_out = skipped(args.k, args.tree_nodes)
+    if left_out:
+        print("not swept (a tree's node budget must be above its depth K): "
+              + ", ".join(f"{n} nodes at K={k}" for k, n in left_out))
     pair = load_pair(args.pair, device=args.device, dtype=args.dtype)
     proposer = args.proposer or pair.default_proposer
     from specviz.labs.bench.timing import machine_info, pair_placement

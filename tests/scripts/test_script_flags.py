@@ -71,6 +71,34 @@ def test_tree_sweep_with_no_shape_to_sweep_is_refused_before_any_model_loads(cap
                                                     "budget above the smallest --k")
 
 
+def test_tree_sweep_says_which_budgets_it_leaves_out_and_refuses_one_no_k_can_use(capsys, monkeypatch):
+    """Read 49: `tree_sweep --k 3 8 --tree-nodes 0 8` swept no tree of depth 8 (8 nodes are not above K = 8) and
+    said nothing, and `--k 3 5 --tree-nodes 0 3 8` dropped the 3-node budget at every K without a word. The first
+    prints the pair it leaves out before any model loads; the second is refused."""
+    from specviz.scripts import tree_sweep
+
+    class Loaded(Exception):
+        pass
+
+    def load(*args, **kwargs):
+        raise Loaded
+
+    monkeypatch.setattr(tree_sweep, "load_pair", load)
+    with pytest.raises(Loaded):
+        tree_sweep.main(["--k", "3", "8", "--tree-nodes", "0", "8", "--tree-width", "2"])
+    assert capsys.readouterr().out.strip() == ("not swept (a tree's node budget must be above its depth K): "
+                                               "8 nodes at K=8")
+    assert tree_sweep.skipped([3, 8], [0, 8, 16]) == [(8, 8)]
+    for flags, unused, phrase in ((["--k", "3", "5", "--tree-nodes", "0", "3", "8"], "3", "it is"),
+                                  (["--k", "4", "5", "--tree-nodes", "2", "4", "8"], "2 4", "they are")):
+        with pytest.raises(SystemExit) as exit_:
+            tree_sweep.main(flags)
+        assert exit_.value.code == 2
+        assert capsys.readouterr().err.strip().endswith(
+            f"error: --tree-nodes {unused}: a tree's node budget must be above its depth K, and {phrase} not above "
+            f"any --k (the smallest is {flags[1]})")
+
+
 @pytest.mark.parametrize("flags", [["--tree-nodes", "0"], ["--tree-nodes", "2", "--k", "4"], ["--k", "16"]])
 def test_tree_tokens_refuses_a_tree_that_cannot_reach_depth_k(flags, capsys, monkeypatch):
     """35th read: `tree_tokens --tree-nodes 2 --k 4` printed "tree 2 nodes, width 4, depth 4" (two nodes reach depth

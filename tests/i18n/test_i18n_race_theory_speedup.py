@@ -148,7 +148,7 @@ def test_theory_sentences_of_the_library_in_portuguese():
     from specviz.labs import roofline
 
     with using("pt"):
-        with pytest.raises(ValueError, match="precisa estar entre 0 e 1") as refused:
+        with pytest.raises(ValueError, match="deve estar entre 0 e 1") as refused:
             theory.expected_speedup(1.5, 4, 0.1)
         assert "1,5" in str(refused.value) and "1.5" not in str(refused.value)  # the value typed, the reader's way
         with pytest.raises(ValueError, match="^O lote e os tokens por passagem"):

@@ -14,7 +14,7 @@ def test_the_tokens_per_step_refusal_agrees_with_its_plural_subject():
 
     with using("pt"), pytest.raises(ValueError) as refused:
         tokens_per_step_frequencies([], 2)
-    assert str(refused.value) == "Os tokens por passo precisam ser uma lista não vazia de contagens de 1 ou mais."
+    assert str(refused.value) == "Os tokens por passo devem ser uma lista não vazia de contagens de 1 ou mais."
 
 
 @pytest.mark.slow  # about 0.4 s: it reads the example traces

@@ -27,7 +27,7 @@ from dataclasses import replace
 
 from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.core.i18n import (N_, _, drafts_kept, language_code, list_separator, ngettext, number, os_reason,
-                                percent, using)
+                                percent, using, with_minus)
 from specviz.core.text import pad, shortened, visible, width
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.kinds import StopReason
@@ -276,7 +276,7 @@ def run_bench(args: argparse.Namespace) -> int:
 def run_calibrate(args: argparse.Namespace) -> int:
     """`python -m specviz calibrate`: this machine's cost curve, where speculation pays, the predicted shapes."""
     if not 1 <= args.top <= 50:
-        raise ValueError(_("--top must be a whole number from 1 to 50 (got {value}).", value=args.top))
+        raise ValueError(_("--top must be a whole number from 1 to 50 (got {value}).", value=with_minus(str(args.top))))
     from specviz.labs.calibration import cache_path, calibrate, proposer_key
     from specviz.labs.shape_choice import predictions, slowdown_note, table_for, table_temperature
     from specviz.models.pairs import load_pair

@@ -196,6 +196,18 @@ def number(value: float, digits: int = 2) -> str:
     return _with_minus(format_decimal(value, format=pattern, locale=_BABEL_LOCALES[_current.get()]))
 
 
+def with_minus(text: str) -> str:
+    """A number already written (by str, repr, a format spec or `localized`) with the minus sign U+2212 in place of
+    its leading hyphen, as `number` writes every negative number: a refusal that quotes a typed -1 reads "(got −1)",
+    as one that quotes −0.5 through `given` does. A quoted text ('-1', as argparse quotes what was typed) is left
+    as it is.
+
+    >>> with_minus("-1"), with_minus("-0,5"), with_minus("3"), with_minus("'-1'")
+    ('−1', '−0,5', '3', "'-1'")
+    """
+    return MINUS + text[1:] if text.startswith("-") else text
+
+
 def _with_minus(text: str) -> str:
     """babel's "-0,159" with the minus sign; "-0,00" (a negative value rounded to zero) without any."""
     if not text.startswith("-"):

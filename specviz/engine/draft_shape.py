@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from specviz.core.i18n import _, ngettext
+from specviz.core.i18n import _, ngettext, with_minus
 from specviz.engine.limits import (K_RANGE, TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE,
                                    check_lookup_has_tree, is_whole)
 
@@ -38,7 +38,7 @@ class DraftShape:
                                ("tree_lookup", TREE_LOOKUP_RANGE)):
             value = getattr(self, name)
             if not is_whole(value) or not lo <= value <= hi:
-                raise ValueError(f"{name} must be a whole number from {lo} to {hi} (got {value!r}).")
+                raise ValueError(f"{name} must be a whole number from {lo} to {hi} (got {with_minus(repr(value))}).")
         check_lookup_has_tree(self.tree_nodes, self.tree_lookup)
 
     @property

@@ -13,7 +13,7 @@ from typing import Literal
 
 import torch
 
-from specviz.core.i18n import _, ngettext, number
+from specviz.core.i18n import _, ngettext, number, with_minus
 from specviz.engine.kinds import StopReason
 # MAX_SEED, a generation's seed: RunSpec's SEED_RANGE is narrower
 from specviz.engine.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, MAX_SEED, TOP_N, is_integral
@@ -40,12 +40,15 @@ class GenerationSettings:
 
     def __post_init__(self) -> None:
         if self.k is not None and not (is_integral(self.k) and K_RANGE[0] <= self.k <= K_RANGE[1]):
-            raise ValueError(f"K must be a whole number from {K_RANGE[0]} to {K_RANGE[1]} (got {self.k!r}).")
+            raise ValueError(f"K must be a whole number from {K_RANGE[0]} to {K_RANGE[1]} "
+                             f"(got {with_minus(repr(self.k))}).")
         lo, hi = MAX_NEW_TOKENS_RANGE
         if not (is_integral(self.max_new_tokens) and lo <= self.max_new_tokens <= hi):
-            raise ValueError(f"max_new_tokens must be a whole number from {lo} to {hi} (got {self.max_new_tokens!r}).")
+            raise ValueError(f"max_new_tokens must be a whole number from {lo} to {hi} "
+                             f"(got {with_minus(repr(self.max_new_tokens))}).")
         if not (is_integral(self.seed) and 0 <= self.seed <= MAX_SEED):  # within manual_seed's -2**63 to 2**64 - 1
-            raise ValueError(f"The seed must be a whole number from 0 to {MAX_SEED} (got {self.seed!r}).")
+            raise ValueError(f"The seed must be a whole number from 0 to {MAX_SEED} "
+                             f"(got {with_minus(repr(self.seed))}).")
         self.sampling  # validates temperature, top_k, top_p
         if self.top_k > MAX_SEED:  # any top-k past the vocabulary is off; this bound is the one a trace file keeps
             raise ValueError(f"top-k must be a whole number from 0 (off) to {MAX_SEED} (got {self.top_k!r}).")

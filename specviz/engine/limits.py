@@ -90,7 +90,9 @@ def check_threads(threads: object, flag: str = "--threads") -> int:
     """
     lo, hi = THREADS_RANGE
     if not is_whole(threads) or not lo <= threads <= hi:
-        raise ValueError(f"{flag} must be a whole number from {lo} to {hi} (got {threads}).")
+        from specviz.core.i18n import with_minus
+
+        raise ValueError(f"{flag} must be a whole number from {lo} to {hi} (got {with_minus(repr(threads))}).")
     return threads
 
 

@@ -27,7 +27,7 @@ import copy
 import math
 from typing import Protocol, runtime_checkable
 
-from specviz.core.i18n import _, localized, number
+from specviz.core.i18n import _, localized, number, with_minus
 from specviz.engine.limits import POLICIES, is_real, is_whole
 from specviz.engine.proposers.base import Proposer
 from specviz.engine.theory import optimal_k
@@ -53,10 +53,10 @@ def _shown(value: object, digits: int | None = None) -> str:
     """A refused value for a sentence: a real number as typed (or to `digits` decimals), in the reader's number
     format; a whole number as typed (20, not 20.0; more than 30 digits in words); anything else as its repr."""
     if is_whole(value):
-        return str(value) if abs(value) < 10**30 else _("a number of more than 30 digits")
+        return with_minus(str(value)) if abs(value) < 10**30 else _("a number of more than 30 digits")
     if not is_real(value):
         return repr(value)
-    return localized(repr(float(value))) if digits is None else number(value, digits)
+    return with_minus(localized(repr(float(value)))) if digits is None else number(value, digits)
 
 
 def _check_bounds(k_min: int, k_max: int) -> None:

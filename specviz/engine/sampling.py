@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import torch
 
+from specviz.core.i18n import with_minus
 from specviz.engine.limits import is_integral, is_real
 
 
@@ -25,11 +26,13 @@ class SamplingConfig:
 
     def __post_init__(self) -> None:
         if not is_real(self.temperature) or not 0 <= self.temperature < math.inf:
-            raise ValueError(f"Temperature must be a finite number, 0 or more (got {self.temperature!r}).")
+            raise ValueError(f"Temperature must be a finite number, 0 or more "
+                             f"(got {with_minus(repr(self.temperature))}).")
         if not is_integral(self.top_k) or self.top_k < 0:
-            raise ValueError(f"top-k must be 0 (off) or a positive number of tokens (got {self.top_k!r}).")
+            raise ValueError(f"top-k must be 0 (off) or a positive number of tokens "
+                             f"(got {with_minus(repr(self.top_k))}).")
         if not is_real(self.top_p) or not 0 < self.top_p <= 1:
-            raise ValueError(f"top-p must be in (0, 1] (got {self.top_p!r}).")
+            raise ValueError(f"top-p must be in (0, 1] (got {with_minus(repr(self.top_p))}).")
 
     @property
     def greedy(self) -> bool:

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from specviz.core.i18n import N_, _, given, localized, number
+from specviz.core.i18n import N_, _, given, localized, number, with_minus
 from specviz.engine.limits import MAX_SEED, is_integral, is_whole
 
 # ---- validation -------------------------------------------------------------------------------------------------
@@ -41,7 +41,7 @@ def _typed(value: float) -> str:
     >>> _typed(1.5), _typed(float("nan"))
     ('1.5', 'nan')
     """
-    return localized(repr(float(value)))
+    return with_minus(localized(repr(float(value))))
 
 
 def _boolean(value: Any) -> bool:
@@ -92,7 +92,7 @@ def _check_k(k: int, name: str = "K") -> int:
         raise ValueError(_("{name} must be a whole number of drafted tokens (got {k}).", name=_(name), k=_shown(k)))
     k = int(k)
     if k < 0:
-        raise ValueError(_("{name} must be 0 or more drafted tokens per step (got {k}).", name=_(name), k=k))
+        raise ValueError(_("{name} must be 0 or more drafted tokens per step (got {k}).", name=_(name), k=_shown_k(k)))
     if k > MAX_THEORY_K:  # optimal_k loops over every K and the distribution lists K + 1 values: 10**9 would hang
         raise ValueError(_("{name} must be at most {limit} drafted tokens per step (got {k}).", name=_(name),
                            limit=number(MAX_THEORY_K, 0), k=_shown_k(k)))

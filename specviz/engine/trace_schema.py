@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from specviz.core.i18n import N_, _, number
+from specviz.core.i18n import N_, _, number, with_minus
 from specviz.core.text import shortened
 from specviz.engine.kinds import Mode, NodeStatus, StopReason, TokenKind
 from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, MAX_SEED, TOP_N, TREE_LOOKUP_RANGE,
@@ -281,7 +281,7 @@ def _shown(value: Any) -> str:
         return _("a number of more than 30 digits")
     if isinstance(value, str):  # cut inside its quotes (read 47: "(got 'xxx…)." never closed the quote)
         return repr(shortened(value, 28))
-    text = repr(value) if not isinstance(value, (list, dict)) else type(value).__name__
+    text = with_minus(repr(value)) if not isinstance(value, (list, dict)) else type(value).__name__
     return text if len(text) <= 30 else text[:29] + "…"
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import yaml
 
-from specviz.core.i18n import N_, _, localized, number, os_reason
+from specviz.core.i18n import N_, _, localized, number, os_reason, with_minus
 from specviz.core.paths import CATALOG_PATH
 from specviz.core.yamlfiles import read_yaml
 from specviz.engine.draft_shape import DraftShape
@@ -176,7 +176,7 @@ def _entry(raw, index: int) -> CatalogEntry:
     k = raw.get("k")
     if not is_whole(k) or not 1 <= k <= 16:
         raise ValueError(_("{where}: 'k' must be a whole number from 1 to 16 (got {value}).", where=where,
-                           value=repr(k)))
+                           value=with_minus(repr(k))))
     target = _model(raw.get("target"), _("{where}, target", where=where))
     draft = None if raw.get("draft") is None else _model(raw["draft"], _("{where}, draft", where=where))
     for field in ("title", "hardware"):  # shown as written: a list or a number is a typo, not a text
@@ -215,7 +215,7 @@ def _recommended(raw, where: str) -> Recommended | None:
         value = raw.get(field, getattr(Recommended, field))
         if not is_whole(value) or not lo <= value <= hi:
             raise ValueError(_("{where}: 'recommended.{field}' must be a whole number from {lo} to {hi} (got "
-                               "{value}).", where=where, field=field, lo=lo, hi=hi, value=repr(value)))
+                               "{value}).", where=where, field=field, lo=lo, hi=hi, value=with_minus(repr(value))))
         values[field] = value
     return Recommended(**values, measured=str(raw.get("measured") or ""))
 
@@ -248,7 +248,7 @@ def _model(raw, where: str) -> CatalogModel:
     params = raw["params_billion"]
     if not isinstance(params, (int, float)) or isinstance(params, bool) or not 0 < params < math.inf:  # no nan
         raise ValueError(_("{where}: 'params_billion' must be a positive number (got {value}).", where=where,
-                           value=repr(params)))
+                           value=with_minus(repr(params))))
     if not isinstance(raw["gated"], bool):
         raise ValueError(_("{where}: 'gated' must be true or false.", where=where))
     memory = raw["memory_gb"]

@@ -18,7 +18,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from specviz.core import urlvalues
-from specviz.core.i18n import N_, _, given, localized, number
+from specviz.core.i18n import N_, _, given, localized, number, with_minus
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, SEED_RANGE, TEMPERATURE_RANGE,
                                    TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE, is_real)
@@ -374,11 +374,14 @@ def _shown(value: Any, whole: bool = True, limit: int = 40) -> str:
     """The refused value as the sentence quotes it, with the reader's decimal mark (as the rule's bounds are
     written): a finite float for a number setting (temperature, top-p) as typed, `given`'s way (`--top-p 0` reads
     "(got 0)", not "(got 0.0)", read 47); one for a whole setting as Python writes it, with its ".0" (3.0, so the
-    refusal does not read "(got 3)"); anything else as Python writes it.
+    refusal does not read "(got 3)"); anything else as Python writes it. A negative number with the minus sign
+    U+2212 (`with_minus`), as every number is written: "(got −1)" for a whole setting as for a number setting.
 
     >>> _shown(0.0, whole=False), _shown(3.0, whole=False), _shown(1.5, whole=False), _shown(3.0), _shown("hot")
     ('0', '3', '1.5', '3.0', "'hot'")
+    >>> _shown(-1), _shown(-1.0, whole=False)
+    ('−1', '−1')
     """
     finite = isinstance(value, float) and math.isfinite(value)
-    text = (given(value) if not whole else localized(repr(value))) if finite else repr(value)
+    text = with_minus((given(value) if not whole else localized(repr(value))) if finite else repr(value))
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -30,6 +30,7 @@ import torch
 from dataclasses import replace
 
 from specviz.core.cli_help import DefaultsHelpFormatter
+from specviz.core.i18n import with_minus
 from specviz.models.catalog import CatalogEntry, load_catalog
 from specviz.engine.limits import (DEVICE_HELP, DTYPE_HELP, K_RANGE, MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE, dtype_arg,
                                    number_arg, whole_arg, writable_file_arg)
@@ -170,7 +171,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     temperatures = args.temperatures
     if not 1 <= args.prompts <= len(PROMPTS):
-        print(f"gpu_bench: --prompts must be a whole number from 1 to {len(PROMPTS)} (got {args.prompts}).",
+        print(f"gpu_bench: --prompts must be a whole number from 1 to {len(PROMPTS)} "
+              f"(got {with_minus(str(args.prompts))}).",
               file=sys.stderr)
         return 2
     pairs = args.pair

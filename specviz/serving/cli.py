@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from specviz.core.i18n import _, localized, number, os_reason
+from specviz.core.i18n import _, localized, number, os_reason, with_minus
 from specviz.core.paths import folders_made_for
 from specviz.core.text import shortened
 from specviz.engine.limits import K_RANGE, finite_float, path_arg
@@ -88,13 +88,13 @@ def check_serve_args(args: argparse.Namespace) -> None:
     (a ValueError, which the CLI prints with exit code 2) for the first bad one."""
     port, k, timeout = getattr(args, "port", DEFAULT_PORT), getattr(args, "k", DEFAULT_K), getattr(args, "timeout", 1.0)
     if not 1 <= port <= 65535:
-        raise ValueError(_("--port must be a whole number from 1 to 65535 (got {value}).", value=port))
+        raise ValueError(_("--port must be a whole number from 1 to 65535 (got {value}).", value=with_minus(str(port))))
     if not K_RANGE[0] <= k <= K_RANGE[1]:
         raise ValueError(_("--k must be a whole number from {lo} to {hi} (got {value}).", lo=K_RANGE[0], hi=K_RANGE[1],
-                           value=k))
+                           value=with_minus(str(k))))
     if not (math.isfinite(timeout) and 1 <= timeout <= MAX_START_SECONDS):
         raise ValueError(_("--timeout must be a number of seconds from 1 to {most} (got {value}).",
-                           most=number(MAX_START_SECONDS, 0), value=localized(float_text(timeout))))
+                           most=number(MAX_START_SECONDS, 0), value=with_minus(localized(float_text(timeout)))))
     if args.action == "sweep":
         for flag, names in (("--specs", args.specs), ("--prompts", args.prompts)):
             twice = next((name for i, name in enumerate(names) if name in names[:i]), None)
@@ -111,13 +111,13 @@ def check_sweep_flags(args: argparse.Namespace) -> None:
     neither flag nor value."""
     if not levels_ok(list(args.levels)):
         raise ValueError(_("--levels must be among {levels}, each at most once (got {value}).",
-                           levels=", ".join(map(str, LEVELS)), value=" ".join(map(str, args.levels))))
+                           levels=", ".join(map(str, LEVELS)), value=" ".join(with_minus(str(n)) for n in args.levels)))
     if not requests_ok(args.requests):
         raise ValueError(_("--requests must be a whole number from 1 to {most} (got {value}).", most=MAX_REQUESTS,
-                           value=args.requests))
+                           value=with_minus(str(args.requests))))
     if not max_tokens_ok(args.max_tokens):
         raise ValueError(_("--max-tokens must be a whole number from 1 to {most} (got {value}).", most=MAX_TOKENS,
-                           value=args.max_tokens))
+                           value=with_minus(str(args.max_tokens))))
 
 
 def sweep_plan(args: argparse.Namespace) -> LoadPlan:

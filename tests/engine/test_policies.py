@@ -232,7 +232,7 @@ def test_a_k_that_is_no_whole_number_is_refused(make):
 @pytest.mark.parametrize("make, english, portuguese", [
     (lambda: Heuristic(start=2.5), "(got 2.5)", "(recebido: 2,5)"),
     (lambda: Heuristic(start=20), "(got 20)", "(recebido: 20)"),
-    (lambda: Heuristic(grow=-1), "(got grow = -1, shrink = 1)", "(recebido: grow = -1; shrink = 1)"),
+    (lambda: Heuristic(grow=-1), "(got grow = −1, shrink = 1)", "(recebido: grow = −1; shrink = 1)"),
     (lambda: Heuristic(grow=0.5), "(got grow = 0.5, shrink = 1)", "(recebido: grow = 0,5; shrink = 1)"),
     (lambda: Heuristic(k_min=1.5), "(got 1.5 and 16)", "(recebido: 1,5 e 16)"),
     (lambda: OptimalK(c=0.1, prior_weight=0), "(got 0 and 8)", "(recebido: 0 e 8)")])

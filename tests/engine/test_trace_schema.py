@@ -187,7 +187,7 @@ def test_too_many_steps_are_counted_in_the_readers_number_format():
     ("en", _set(["settings", "max_new_tokens"], 5000), "settings['max_new_tokens'] must be a whole number from 1 to "
                                                        "2,048 (got 5000)."),
     ("pt", _set(["settings", "max_new_tokens"], 5000), "de 1 a 2.048 (recebido: 5000)."),
-    ("en", _set(["steps", 0, "target_cache_after"], -1), "from 0 to 131,072 (got -1)."),
+    ("en", _set(["steps", 0, "target_cache_after"], -1), "from 0 to 131,072 (got −1)."),
     ("en", _set(["steps", 0, "draft_seconds"], 2e6), "draft_seconds must be a number from 0 to 1,000,000 (got"),
     ("pt", _set(["steps", 0, "draft_seconds"], 2e6), "deve ser um número de 0 a 1.000.000 (recebido:"),
 ])

@@ -29,3 +29,44 @@ def test_every_portuguese_refusal_says_deve_where_the_english_says_must(capsys):
     assert len(refusals) >= 30
     assert [m.id for m in refusals if re.search(r"\bprecisam? (?!de\b)", m.string)] == []
     assert [m.id for m in refusals if not re.search(r"\bdevem?\b", m.string)] == []
+
+
+@pytest.mark.parametrize("flags", [
+    ["generate", "--pair", "toy", "--prompt", "hi", "--k", "-1"],
+    ["generate", "--pair", "toy", "--prompt", "hi", "--temperature", "-1"],
+    ["generate", "--pair", "toy", "--prompt", "hi", "--seed", "-1"],
+    ["calibrate", "--pair", "toy", "--top", "-1"],
+    ["bench", "--repeats", "-1", "--out", "unused"],
+    ["bench", "--threshold", "-1", "--out", "unused"],
+    ["bench", "--k", "-1", "--out", "unused"],
+    ["serve", "sweep", "--requests", "-1"],
+])
+def test_a_refusal_quotes_a_typed_negative_number_with_the_minus_sign(flags, capsys):
+    """Read 49: `generate --temperature -1` was refused "(got −1)" (U+2212, `given`'s way, as every number is
+    written), while `generate --k -1`, `calibrate --top -1`, `bench --repeats -1`, `bench --threshold -1` and the
+    serving flags said "(got -1)" with a hyphen. Every refusal writes the typed number the one way: "(got −1)"."""
+    from specviz import cli
+
+    assert cli.main(flags) == 2
+    err = capsys.readouterr().err
+    assert err.endswith(" (got \u22121).\n") and "-1)" not in err, err
+
+
+def test_the_library_and_file_refusals_write_a_negative_number_the_same_way():
+    """The same sentence from the library and from a file: theory's K, the policies' bounds, the sampler's
+    temperature and DraftShape said "(got -2)", "(got -1)", "(got -0.5)"."""
+    from specviz.engine import policies, theory
+    from specviz.engine.draft_shape import DraftShape
+    from specviz.engine.sampling import SamplingConfig
+
+    refusals = []
+    for make in (lambda: theory.expected_speedup(0.5, -2, 0.1), lambda: theory.expected_speedup(-0.5, 4, 0.1),
+                 lambda: policies.Heuristic(start=4, k_max=-1), lambda: SamplingConfig(temperature=-0.5),
+                 lambda: DraftShape(-1)):
+        with pytest.raises(ValueError) as refused:
+            make()
+        refusals.append(str(refused.value))
+    assert all("\u2212" in text and not re.search(r"-\d", text) for text in refusals), refusals
+    with using("pt"), pytest.raises(ValueError) as refused:
+        theory.expected_speedup(-0.5, 4, 0.1)
+    assert str(refused.value).endswith("(recebido: \u22120,5).")

@@ -187,7 +187,7 @@ def test_cli_bench_writes_the_three_files(tmp_path, capsys):
     (["--repeats", "1000000"], "--repeats must be a whole number from 1 to 100"),  # issue 44 item 5: every number
     (["--warmup", "-1"], "--warmup must be a whole number from 0 to 100"),
     (["--prompts-per-suite", "0"], "--prompts-per-suite must be a whole number from 1"),
-    (["--seed", "-3"], "--seed must be a whole number from 0 to 4,294,967,295 (got -3)."),  # grouped (read 46)
+    (["--seed", "-3"], "--seed must be a whole number from 0 to 4,294,967,295 (got −3)."),  # grouped (read 46)
     (["--max-new-tokens", "0"], "--max-new-tokens must be a whole number from 1 to 2,048 (got 0)."),
     (["--k", "3", "--tree-lookup", "4"], "--tree-lookup needs a tree"),  # issue 44 item 9: not silently ignored
 ])

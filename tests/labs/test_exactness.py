@@ -443,7 +443,7 @@ def test_one_step_samples_refuses_a_huge_negative_count_in_one_sentence():
     range: n = -10**400 crashed instead of refusing in its sentence."""
     from specviz.labs.exactness.experiments import one_step_samples
 
-    with pytest.raises(ValueError, match=r"positive whole number \(got -1000.*…\)\.$"):
+    with pytest.raises(ValueError, match=r"positive whole number \(got −1000.*…\)\.$"):
         one_step_samples(torch.tensor([0.5, 0.5]), torch.tensor([0.5, 0.5]), "exact", -10**400, torch.Generator())
 
 

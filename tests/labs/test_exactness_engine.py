@@ -205,7 +205,7 @@ def test_continuation_count_refuses_a_huge_negative_int_in_one_sentence():
     math.isfinite on ints, which raises OverflowError past about 10**308: -10**400 crashed instead."""
     from specviz.labs.exactness.engine import continuation_samples
 
-    with pytest.raises(ValueError, match=r"positive whole number \(got -1000000.*…\)\.$"):
+    with pytest.raises(ValueError, match=r"positive whole number \(got −1000000.*…\)\.$"):
         continuation_samples(None, None, [1], n=-10**400, length=2, rule="exact")
 
 

@@ -13,7 +13,7 @@ import copy
 import torch
 from transformers import PreTrainedModel
 
-from specviz.core.i18n import _, ngettext
+from specviz.core.i18n import _, ngettext, with_minus
 from specviz.engine.limits import is_whole
 from specviz.engine.proposers.draft_model import DraftModelProposer
 
@@ -52,7 +52,7 @@ def layers_refusal(total: int, layers: object, zero: bool = True) -> str:
     >>> layers_refusal(1, 0)
     'A layer-skip draft needs a target of at least 2 layers; this one has 1 (got 0).'
     """
-    layers = repr(layers)  # "1" (a string) is quoted as '1': "(got 1)" read as if the number 1 were refused
+    layers = with_minus(repr(layers))  # "1" (a string) is quoted as '1': "(got 1)" read as if the number 1 were refused
     if total < 2:
         return _("A layer-skip draft needs a target of at least 2 layers; this one has {total} (got {layers}).",
                  total=total, layers=layers)

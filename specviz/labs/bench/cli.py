@@ -17,6 +17,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from specviz.core.i18n import with_minus
 from specviz.core.paths import folders_made_for
 from specviz.core.text import shortened
 from specviz.engine.draft_shape import DraftShape
@@ -287,7 +288,7 @@ def parse_shape(text: str) -> DraftShape:
                                   ("WIDTH", width, TREE_WIDTH_RANGE), ("LOOKUP", lookup, TREE_LOOKUP_RANGE)):
         if not lo <= value <= hi:
             raise ValueError(f"--shapes {shortened(str(text))}: {name} must be a whole number from {lo} to {hi} "
-                             f"(got {shortened(str(value))}).")
+                             f"(got {with_minus(shortened(str(value)))}).")
     return DraftShape(*values)
 
 

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
+from specviz.core.i18n import with_minus
 from specviz.core.paths import BENCHMARKS_DIR, PROMPTS_DIR
 from specviz.core.yamlfiles import read_yaml
 from specviz.engine.draft_shape import DraftShape
@@ -171,7 +172,8 @@ class BenchConfig:
         for name, value in self.proposer_settings.items():
             own = registry.setting(name)  # an unknown name: one sentence
             if not _whole(value, own.lo, own.hi):
-                raise ValueError(f"{own.flag} must be a whole number from {own.lo} to {own.hi} (got {value!r}).")
+                raise ValueError(f"{own.flag} must be a whole number from {own.lo} to {own.hi} "
+                                 f"(got {with_minus(repr(value))}).")
             # for no proposer that runs, it was dropped and still written into the recorded command (44th read)
             owners = [info.name for info in registry.proposers() if name in info.setting_names]
             if self.proposers and value != own.unset and not set(owners) & set(self.proposers):
@@ -179,10 +181,10 @@ class BenchConfig:
                                  f"({', '.join(self.proposers)}): add it to --proposers, or drop {own.flag}.")
         for k in self.ks:  # each refusal names its flag (read 45: "K must be", "Temperatures must be" did not)
             if not _whole(k, *K_RANGE):
-                raise ValueError(f"--k must be whole numbers from {K_RANGE[0]} to {K_RANGE[1]} (got {k}).")
+                raise ValueError(f"--k must be whole numbers from {K_RANGE[0]} to {K_RANGE[1]} (got {_typed(k)}).")
         k = self.policy_k
         if not _whole(k, *K_RANGE):
-            raise ValueError(f"--policy-k must be a whole number from {K_RANGE[0]} to {K_RANGE[1]} (got {k}).")
+            raise ValueError(f"--policy-k must be a whole number from {K_RANGE[0]} to {K_RANGE[1]} (got {_typed(k)}).")
         lo, hi = TEMPERATURE_RANGE
         for flag, temperatures in (("--temperatures", self.temperatures),
                                    ("--policy-temperatures", self.policy_temperatures or [])):
@@ -201,18 +203,18 @@ class BenchConfig:
         lo, hi = MAX_NEW_TOKENS_RANGE
         if not _whole(self.max_new_tokens, lo, hi):
             raise ValueError(f"--max-new-tokens must be a whole number from {lo} to {hi:,} (got "
-                             f"{self.max_new_tokens}).")
+                             f"{_typed(self.max_new_tokens)}).")
         for n in self.tree_nodes:
             if not _whole(n, *TREE_NODES_RANGE):
                 raise ValueError(f"--tree-nodes must be whole numbers from {TREE_NODES_RANGE[0]} to "
-                                 f"{TREE_NODES_RANGE[1]} (got {n}).")
+                                 f"{TREE_NODES_RANGE[1]} (got {_typed(n)}).")
         for w in self.tree_widths:
             if not _whole(w, *TREE_WIDTH_RANGE):
                 raise ValueError(f"--tree-width must be whole numbers from {TREE_WIDTH_RANGE[0]} to "
-                                 f"{TREE_WIDTH_RANGE[1]} (got {w}).")
+                                 f"{TREE_WIDTH_RANGE[1]} (got {_typed(w)}).")
         if not _whole(self.tree_lookup, *TREE_LOOKUP_RANGE):
             raise ValueError(f"--tree-lookup must be a whole number from {TREE_LOOKUP_RANGE[0]} to "
-                             f"{TREE_LOOKUP_RANGE[1]} (got {self.tree_lookup}).")
+                             f"{TREE_LOOKUP_RANGE[1]} (got {_typed(self.tree_lookup)}).")
         if self.tree_lookup and not any(self.tree_nodes) and not self.draft_shapes:  # issue 44 item 9
             raise ValueError("--tree-lookup needs a tree: give --tree-nodes above 0 too, or drop --tree-lookup (a "
                              "chain has no lookup branch).")
@@ -227,13 +229,13 @@ class BenchConfig:
         for flag, value, low in (("--prompts-per-suite", self.prompts_per_suite, 1), ("--repeats", self.repeats, lo),
                                  ("--warmup", self.warmup, 0), ("cost_repeats", self.cost_repeats, lo)):
             if not _whole(value, low, hi):
-                raise ValueError(f"{flag} must be a whole number from {low} to {hi} (got {value}).")
+                raise ValueError(f"{flag} must be a whole number from {low} to {hi} (got {_typed(value)}).")
         if self.threads is not None:
             check_threads(self.threads)
         if not _whole(self.seed, *SEED_RANGE):
             # grouped as `generate` groups its bounds (read 46: "from 0 to 4294967295" beside its "4,294,967,295")
             raise ValueError(f"--seed must be a whole number from {SEED_RANGE[0]} to {SEED_RANGE[1]:,} (got "
-                             f"{self.seed}).")
+                             f"{_typed(self.seed)}).")
         if self.clock not in CLOCKS:
             raise ValueError(f"--clock must be one of {', '.join(CLOCKS)} (got {self.clock}).")
         if self.dtype not in (None, *DTYPES):
@@ -304,9 +306,10 @@ def _shape(value) -> DraftShape:
 
 def _typed(value: object) -> str:
     """A refused number as it was typed: `--temperatures 3` reads "(got 3)", not float()'s "3.0" (read 47); 0.1234567
-    keeps every digit (runspec.float_text). Anything else as Python writes it.
+    keeps every digit (runspec.float_text); a negative one with the minus sign U+2212, as every number is written
+    (read 49: "(got -1)" here beside generate's "(got −1)"). Anything else as Python writes it.
 
-    >>> _typed(3.0), _typed(2.5), _typed(0.1234567), _typed("hot")
-    ('3', '2.5', '0.1234567', 'hot')
+    >>> _typed(3.0), _typed(2.5), _typed(0.1234567), _typed("hot"), _typed(-1), _typed(-0.5)
+    ('3', '2.5', '0.1234567', 'hot', '−1', '−0.5')
     """
-    return float_text(value) if isinstance(value, float) else str(value)
+    return with_minus(float_text(value) if isinstance(value, float) else str(value))

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import torch
 
-from specviz.core.i18n import _, ngettext, percent
+from specviz.core.i18n import _, ngettext, percent, with_minus
 from specviz.engine.generation import eos_ids
 from specviz.engine.kvcache import feature_states
 from specviz.engine.limits import is_whole
@@ -188,11 +188,12 @@ def continuation_samples(
 
     whole = is_whole(n) or (isinstance(n, float) and n.is_integer())
     if not whole or n < 1:  # an int is checked as an int: math.isfinite(10**400) raised OverflowError
-        shown = repr(n)
+        shown = with_minus(repr(n))
         raise ValueError(_("The number of continuations must be a positive whole number (got {n}).",
                            n=shown if len(shown) <= 40 else shown[:39] + "…"))
     if not is_whole(length) or not 1 <= length <= 3:  # not 2.5, True or NaN
-        raise ValueError(_("Continuations are 1 to 3 tokens long here (got {length}).", length=length))
+        raise ValueError(_("Continuations are 1 to 3 tokens long here (got {length}).",
+                           length=with_minus(repr(length))))
     fn = _verifier_of(rule)
     prompt = _prompt(input_ids)
     settings = dict(max_new_tokens=length, temperature=sampling.temperature, top_k=sampling.top_k,

@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import torch
 
-from specviz.core.i18n import _
+from specviz.core.i18n import _, with_minus
 from specviz.engine.limits import is_whole
 from specviz.labs.exactness.registry import Rule, _check_vectors, _verifier_of
 from specviz.labs.exactness.rules import VerifierFn
@@ -100,7 +100,7 @@ def one_step_samples(
     """
     whole = is_whole(n) or (isinstance(n, float) and n.is_integer())
     if not whole or n < 1:  # an int is checked as an int: math.isfinite(10**400) raised OverflowError
-        shown = repr(n)
+        shown = with_minus(repr(n))
         raise ValueError(_("The number of samples must be a positive whole number (got {n}).",
                            n=shown if len(shown) <= 40 else shown[:39] + "…"))
     p, q = (torch.as_tensor(x, dtype=torch.float32) for x in (target_probs, draft_probs))

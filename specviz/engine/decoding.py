@@ -420,7 +420,8 @@ class TreeStep:
         """A draft tree: drafted nodes to depth at most K. Greedy trees take the draft's top tokens; sampled ones draw
         children from q without replacement, unless its rule judges top tokens (`TreeVerification.top_children`:
         the Exactness lab's top-k rules). With a lookup branch, up to `lookup` tokens that followed the latest earlier
-        occurrence of the sequence's last 3 tokens (failing a match, its last 2, then its last 1) are grafted on
+        occurrence of the sequence's last 3 tokens (failing a match, its last 2, then its last 1; where fewer follow it,
+        the copy reads on into itself: `prompt_lookup(overlap=True)`) are grafted on
         (deterministic, so exact at every temperature); that branch is bounded by `lookup`, not by K, so it can
         reach deeper than the drafted nodes."""
         c, shape = self.context, self.shape

@@ -70,3 +70,46 @@ def test_the_library_and_file_refusals_write_a_negative_number_the_same_way():
     with using("pt"), pytest.raises(ValueError) as refused:
         theory.expected_speedup(-0.5, 4, 0.1)
     assert str(refused.value).endswith("(recebido: \u22120,5).")
+
+
+def test_every_description_of_the_lookup_branch_says_the_copy_reads_on_into_itself():
+    """Read 49: the README's "the lookup branch copies up to 8 tokens that followed the last earlier occurrence of the
+    text's last 3 tokens", and the same words on the Playground, the Proposers page, a tree step's legend and the
+    bench's definitions, held only where 8 tokens follow the match: the branch copies with `overlap=True`, so near
+    the text's end it reads on into what it has copied (after "4 1 2 1 2" it proposes 1 2 1 2 1, where only
+    "1 2" followed the match). Each now says so, in both languages."""
+    from pathlib import Path
+
+    from specviz.core.i18n import _
+    from specviz.engine.decoding import prompt_lookup
+    from specviz.labs.bench.summary import DEFINITIONS
+    from specviz.ui.common.tree_view import TEXT as TREE_TEXT
+    from specviz.ui.proposers.view import TREE_TEXT as PROPOSERS_TEXT
+
+    assert prompt_lookup([4, 1, 2, 1, 2], 5, overlap=True) == [1, 2, 1, 2, 1]
+    root = Path(__file__).resolve().parents[2]
+    flat = {name: " ".join((root / name).read_text(encoding="utf-8").split())
+            for name in ("README.md", "README.pt-BR.md", "docs/benchmarks.md")}
+    assert ("(failing a match, its last 2, then its last 1; where fewer than 8 follow it, the copy reads on into what "
+            "it has copied, so a repeating loop is carried on past the text's end)") in flat["README.md"]
+    assert ("onde menos de 8 vêm depois dela, a cópia continua lendo o que ela mesma já copiou, e assim um laço que se "
+            "repete segue além do fim do texto") in flat["README.pt-BR.md"]
+    assert "reads on into what it has copied, so a repeating loop is carried on" in flat["docs/benchmarks.md"]
+    sentence = ("Where fewer tokens follow that place than the branch holds, the copy reads on into what it has copied "
+                "so far, so a repeating loop is carried on past the text's end.")
+    frase = ("Onde menos tokens vêm depois desse lugar do que o ramo comporta, a cópia continua lendo o que ela mesma "
+             "já copiou, e assim um laço que se repete segue além do fim do texto.")
+    for message in (TREE_TEXT["copied"], PROPOSERS_TEXT["lookup"]):
+        assert sentence in _(message)
+        with using("pt"):
+            assert frase in _(message)
+    definition = DEFINITIONS["tree_lookup"][1]
+    assert "reading on into the copy itself where the text ends first" in _(definition)
+    with using("pt"):
+        assert "continuando a ler a própria cópia onde o texto acaba antes" in _(definition)
+    from specviz.scripts.i18n import PO, read_catalog
+
+    help_ = [m for m in read_catalog(PO) if isinstance(m.id, str)
+             and m.id.startswith("The tree also gets one branch copied from the text so far")]
+    assert len(help_) == 1 and ("specviz/ui/playground/live.py", 264) in help_[0].locations
+    assert sentence in help_[0].id and frase in help_[0].string

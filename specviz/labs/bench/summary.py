@@ -119,8 +119,8 @@ DEFINITIONS: dict[str, tuple[str, str]] = {  # marked with N_(): the files stay 
     "tree_lookup": (
         N_("lookup branch"),
         N_("Tokens a draft tree also copies from the context as one more branch (prompt lookup: what followed the "
-           "latest earlier occurrence of the last 3 tokens, failing that of the last 2, then of the last 1); "
-           "deterministic, so the tree rule treats each copied node as a point mass. 0 is no lookup branch.")),
+           "latest earlier occurrence of the last 3 tokens, failing that of the last 2, then of the last 1, reading on "
+           "into the copy itself where the text ends first); deterministic, so the tree rule treats each copied node as a point mass. 0 is no lookup branch.")),
     "physical_limit": (
         N_("physical limit"),
         N_("The speedup of a perfect, free draft of the same shape: K + 1 tokens per target forward (the lookup "

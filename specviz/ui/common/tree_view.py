@@ -29,7 +29,9 @@ TEXT = {
                     "scores every branch as if it were alone."),
     "copied": N_("**{mark} Copied from the context:** the tree's lookup branch, the tokens that followed the last "
                  "earlier place where the text's last 3 tokens appeared (failing a match, its last 2, then its last 1; "
-                 "prompt lookup). No model drafted them, so q "
+                 "prompt lookup). Where fewer tokens follow that place than the branch holds, the copy reads on into "
+                 "what it has copied so far, so a repeating loop is carried on past the text's end. No model drafted "
+                 "them, so q "
                  "is a point mass: the target keeps a copied node with probability p′(x), where p′ is p at its "
                  "parent after the siblings tried before it were rejected (the residual they left), and the output "
                  "still follows the target's distribution exactly."),

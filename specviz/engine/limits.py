@@ -35,6 +35,25 @@ DEVICE_HELP = "cpu, cuda, cuda:N, mps (default: the fastest available; the toy p
 POLICIES = ("constant", "heuristic", "threshold", "optimal")  # how K is chosen each step (specviz.engine.policies)
 
 
+PAYS_TOLERANCE = 1e-9  # relative: a speedup within this of 1 is a tie, and a tie is no loss
+
+
+def pays(speedup: float) -> bool:
+    """Whether a speedup means speculation pays: 1 or more, where a speedup within `PAYS_TOLERANCE` (one part in
+    10^9) below 1 counts as 1. A tie is not a loss: with α = 1 and a free draft (n-gram lookup always right, c = 0)
+    a compute-bound step verifies K + 1 tokens for the price of K + 1 one-token passes, a speedup of exactly 1,
+    which v = t(B, K + 1) / t(B, 1) in floats can put one unit in the last place below 1 (0.9999999999999998; Read
+    48: such a draft "stopped paying" at batch 305 on an H100 with no context). One part in 10^9 is far above that
+    rounding and far below the third decimal the page shows: α = 0.999 still loses where the pass is compute-bound.
+    The roofline's predicted curves (`specviz.labs.roofline`) and a vLLM sweep's measured levels
+    (`specviz.serving.results`: read 49, a measured speedup of exactly 1 "did not pay" there) count by this one rule.
+
+    >>> pays(1.0), pays(1.0 - 1e-15), pays(0.999999)
+    (True, True, False)
+    """
+    return speedup >= 1.0 - PAYS_TOLERANCE
+
+
 def is_whole(value: object) -> bool:
     """An int that is not a bool: True is no count, though Python's int says it is one.
 

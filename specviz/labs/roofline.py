@@ -53,6 +53,7 @@ import numpy as np
 from specviz.core.i18n import N_, _, given, number
 from specviz.core.paths import BENCHMARKS_DIR
 from specviz.engine import theory
+from specviz.engine.limits import PAYS_TOLERANCE, pays  # noqa: F401 (roofline.pays: the predicted curves' rule)
 from specviz.labs.bench.quoted import machine_text
 from specviz.labs.bench.report import (PACKING_SHIPPED, BenchResult, rerun_command,  # noqa: F401 - PACKING_SHIPPED
                                        run_kernels)  # is this module's name too
@@ -293,24 +294,6 @@ def paying_batches(alpha: float, k: int, pair: ModelPair, hw: Hardware, context:
         return []
     tokens = theory.expected_tokens_per_step(alpha, k)
     return [b for b in range(1, max_batch + 1) if _pays(tokens, k, pair, hw, b, context)]
-
-
-PAYS_TOLERANCE = 1e-9  # relative: a speedup within this of 1 is a tie, and a tie is no loss
-
-
-def pays(speedup: float) -> bool:
-    """Whether a predicted speedup means speculation pays: 1 or more, where a speedup within `PAYS_TOLERANCE`
-    (one part in 10^9) below 1 counts as 1. A tie is not a loss: with α = 1 and a free draft (n-gram lookup always
-    right, c = 0) a compute-bound step verifies K + 1 tokens for the price of K + 1 one-token passes, a speedup of
-    exactly 1, which v = t(B, K + 1) / t(B, 1) in floats can put one unit in the last place below 1
-    (0.9999999999999998; Read 48: such a draft "stopped paying" at batch 305 on an H100 with no context). One part
-    in 10^9 is far above that rounding and far below the third decimal the page shows: α = 0.999 still loses where
-    the pass is compute-bound.
-
-    >>> pays(1.0), pays(1.0 - 1e-15), pays(0.999999)
-    (True, True, False)
-    """
-    return speedup >= 1.0 - PAYS_TOLERANCE
 
 
 def _pays(tokens: float, k: int, pair: ModelPair, hw: Hardware, batch: int, context: float) -> bool:

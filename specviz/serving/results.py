@@ -14,7 +14,7 @@ from pathlib import Path
 
 from specviz.core.i18n import N_, _
 from specviz.core.paths import BENCHMARKS_DIR, read_json, write_text_atomically
-from specviz.engine.limits import K_RANGE, is_number, is_whole
+from specviz.engine.limits import K_RANGE, is_number, is_whole, pays
 from specviz.serving.load import MAX_STREAMS, LevelResult
 
 __all__ = ["EAGLE_SERVED", "LIVE_SCHEMA", "SCHEMA", "SCHEMA_VERSION", "SERVING_DIR", "PayKind", "PayShape",
@@ -49,9 +49,10 @@ class PayKind(StrEnum):
 
 @dataclass(frozen=True)
 class PayShape:
-    """Where a speculative config beat the target alone (a speedup above 1) across the levels measured with and
-    without it, lowest first, named by the curve's shape (Read 45: a curve that lost at 1 stream, paid at 4 and lost
-    from 16 read "stops paying at 16" and never said it lost at 1). `kind`:
+    """Where a speculative config paid against the target alone (a speedup of 1 or more: a tie is no loss, by
+    `limits.pays`, the roofline's rule) across the levels measured with and without it, lowest first, named by the
+    curve's shape (Read 45: a curve that lost at 1 stream, paid at 4 and lost from 16 read "stops paying at 16" and
+    never said it lost at 1). `kind`:
 
     - "unmeasured": no level has both rows; "never": it paid at no level; "always": at every level;
     - "from": it lost up to a level and paid from the next one on (`start`);
@@ -73,7 +74,7 @@ class PayShape:
     @classmethod
     def of(cls, speedups: list[tuple[int, float | None]]) -> PayShape:
         """The shape of (level, speedup) pairs; a level without a speedup (a row missing) is skipped."""
-        curve = sorted((c, s > 1.0) for c, s in speedups if s is not None)
+        curve = sorted((c, pays(s)) for c, s in speedups if s is not None)
         paid = tuple(c for c, p in curve if p)
         lost = tuple(c for c, p in curve if not p)
         # each run of paying (or losing) levels: its first level and whether it paid
@@ -128,22 +129,24 @@ class ServingResult:
         return a.throughput / b.throughput
 
     def break_even(self, spec: str, prompt: str, baseline: str = "none") -> int | None:
-        """The lowest measured concurrency from which on `spec` no longer beats the baseline's throughput, at that
-        level and every higher one measured (None: it still paid at the highest level measured). A dip under 1 that
-        a higher level recovers from is not where it stops paying, so the page's "stops paying at" stays true."""
+        """The lowest measured concurrency from which on `spec` falls below the baseline's throughput (`limits.pays`:
+        a tie is no loss), at that level and every higher one measured (None: it still paid at the highest level
+        measured). A dip under 1 that a higher level recovers from is not where it stops paying, so the page's
+        "stops paying at" stays true."""
         even = None
         for c in self.concurrencies(prompt):
             s = self.speedup(spec, prompt, c, baseline)
             if s is None:
                 continue
-            if s <= 1.0:
+            if not pays(s):
                 even = c if even is None else even
             else:
                 even = None
         return even
 
     def pay_shape(self, spec: str, prompt: str, baseline: str = "none") -> PayShape:
-        """Where `spec` beat the baseline across the levels measured, named by the curve's shape (`PayShape`)."""
+        """Where `spec` paid against the baseline (1 or more) across the levels measured, named by the curve's shape
+        (`PayShape`)."""
         return PayShape.of([(c, self.speedup(spec, prompt, c, baseline)) for c in self.concurrencies(prompt)])
 
     # ---- files -----------------------------------------------------------------------------------------------------

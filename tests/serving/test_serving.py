@@ -1241,3 +1241,29 @@ def test_the_predictions_measured_part_calls_a_one_level_sweep_one_level():
     with using("pt"):
         assert measured(one) == "compensou no único nível medido, 1 fluxo"
         assert measured(two) == "compensou em todos os níveis"
+
+
+def test_a_measured_tie_counts_as_paying_as_the_roofline_counts_a_predicted_one():
+    """Read 49: the roofline counts a predicted speedup of 1 as paying (`roofline.pays`: a tie is no loss), while the
+    Serving page's measured levels counted a speedup of exactly 1 (the same tokens/s with and without speculation)
+    as "did not pay": on one chart the predicted curve paid where the measured break-even ring sat. Both now count by
+    one rule, `limits.pays`."""
+    from specviz.engine.limits import pays
+    from specviz.labs import roofline
+    from specviz.serving.load import LevelResult, RequestRecord
+    from specviz.serving.results import PayKind, ServingResult
+    from specviz.ui.serving.sweep import verdict
+
+    assert roofline.pays is pays and pays(1.0)
+
+    def level(spec, c, tokens):  # one request of `tokens` tokens in one second: that many tokens/s
+        return LevelResult(speculative=spec, prompt="open", concurrency=c, seconds=1.0,
+                           records=[RequestRecord(latency_s=1.0, completion_tokens=tokens)])
+
+    rows = [level("none", c, 20) for c in (1, 4, 16)] + [level("ngram", c, t) for c, t in ((1, 30), (4, 20), (16, 18))]
+    sweep = ServingResult(command="", machine={}, server={}, prompts={}, levels=rows)
+    assert sweep.speedup("ngram", "open", 4) == 1.0
+    shape = sweep.pay_shape("ngram", "open")
+    assert shape.kind == PayKind.UNTIL and shape.paid == (1, 4) and shape.stop == 16
+    assert sweep.break_even("ngram", "open") == 16
+    assert verdict("ngram", "open", shape) == "ngram, open prompt: speculation stops paying at 16 concurrent streams."

@@ -66,11 +66,11 @@ def per_position_figure(per_position: list[float]) -> go.Figure:
 
 
 def sweep_figure(levels: list[LevelResult], prompt: str, shapes: dict[str, PayShape] | None = None) -> go.Figure:
-    """Throughput (all streams) and median latency against concurrent streams, one line per speculative config,
-    each named with its panel's quantity and unit (the chart's table has no panel titles); a dotted line where a
-    config starts beating the target alone and one where it stops, as its `PayShape` has them (Read 45: a curve that
-    lost, paid, then lost again was marked only where it stopped; a mixed curve or one that never or always paid gets
-    no line, and the page says why in words)."""
+    """Throughput (all streams) and median latency against concurrent streams, one line per speculative config, each
+    named with its panel's quantity and unit (the chart's table has no panel titles); a dotted line where a config
+    starts paying against the target alone (1 or more: `limits.pays`) and one where it stops, as its `PayShape` has them
+    (Read 45: a curve that lost, paid, then lost again was marked only where it stopped; a mixed curve or one that never
+    or always paid gets no line, and the page says why in words)."""
     fig = make_subplots(rows=1, cols=2, subplot_titles=(_("total tokens/s"), _("median latency (s)")))
     specs = list(dict.fromkeys(lv.speculative for lv in levels))
     for spec in specs:

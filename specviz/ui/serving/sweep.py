@@ -191,8 +191,9 @@ def _streams(levels) -> str:
 
 
 def verdict(spec: str, prompt: str, shape: PayShape) -> str:
-    """One sentence: where `spec` beat the target alone on `prompt`, true to the curve's shape (`PayShape`, Read 45:
-    a curve that lost at 1 stream, paid at 4 and lost from 16 read "stops paying at 16" and hid the loss at 1).
+    """One sentence: where `spec` paid against the target alone on `prompt` (1 or more), true to the curve's shape
+    (`PayShape`, Read 45: a curve that lost at 1 stream, paid at 4 and lost from 16 read "stops paying at 16" and hid
+    the loss at 1).
 
     >>> verdict("ngram", "open", PayShape.of([(1, 1.2), (4, 1.1), (16, 0.9)]))
     'ngram, open prompt: speculation stops paying at 16 concurrent streams.'

@@ -242,3 +242,25 @@ def test_a_trace_without_a_schema_version_says_so_in_words():
         Trace.from_dict(data)
     assert str(err.value).startswith("Este arquivo não informa uma versão de esquema")
     assert "None" not in str(err.value)
+
+
+def test_mean_accept_prob_holds_the_mean_acceptance_probability_the_glossary_calls_alpha():
+    """Read 49 asked whether the trace field `mean_accept_prob` names what it holds (the glossary: acceptance
+    probability α = E[Σ min(p, q)]; acceptance rate = accepted / drafted; mean accepted length = tokens per target
+    forward). It holds the mean of each tested draft's acceptance probability min(1, p(x)/q(x)), whose expectation
+    is Σ min(p, q): for a chain, an estimate of α, neither of the other two, so the name stays; a committed trace's
+    summary carries it under that name, and the file loads with it."""
+    import json
+
+    from specviz.core.paths import TRACES_DIR
+    from specviz.engine.trace import Trace
+
+    text = (TRACES_DIR / "smollm-draft-t07.json").read_text(encoding="utf-8")
+    trace = Trace.from_json(text)
+    assert trace.settings["temperature"] == 0.7 and not any(step.tree for step in trace.steps)
+    tested = [d for step in trace.steps for d in step.decisions if d.reached]
+    expected = sum(min(1.0, d.target_prob / d.draft_prob) for d in tested) / len(tested)
+    assert trace.mean_accept_prob == pytest.approx(expected, rel=1e-6)
+    assert json.loads(text)["summary"]["mean_accept_prob"] == pytest.approx(trace.mean_accept_prob)
+    assert abs(trace.mean_accept_prob - trace.acceptance_rate) > 0.02  # 0.499 against 0.475
+    assert trace.mean_accepted_length > 1.5  # 1.905 tokens per target forward: another quantity

@@ -72,6 +72,22 @@ class OneSentenceParser(argparse.ArgumentParser):
     def error(self, message: str):  # noqa: D102 - argparse's hook
         self.exit(2, self.format_error(message) + "\n")
 
+    def parse_args(self, args=None, namespace=None):  # noqa: D102 - argparse's, with the refusal below
+        # argparse refuses a flag no parser knew from the top parser, whose --help lists no subcommand's flags
+        # (read 49: `generate --foo` said "python -m specviz --help lists every flag"); the subcommand refuses it
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            self.chosen(parsed).error("unrecognized arguments: " + " ".join(extras))
+        return parsed
+
+    def chosen(self, parsed: argparse.Namespace) -> argparse.ArgumentParser:
+        """The deepest subcommand's parser that `parsed` went through (this parser when it has none)."""
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction) and getattr(parsed, action.dest, None) in action.choices:
+                sub = action.choices[getattr(parsed, action.dest)]
+                return sub.chosen(parsed) if isinstance(sub, OneSentenceParser) else sub
+        return self
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = OneSentenceParser(prog="python -m specviz", description="See speculative decoding, step by step.")

@@ -1073,3 +1073,19 @@ def test_every_cli_that_takes_dtype_is_checked_for_an_empty_one():
     assert having == {"specviz.cli", "specviz.labs.bench.cli", *DTYPE_CLIS}
     assert all('add_argument("--dtype", type=dtype_arg' in (root / (m.replace(".", "/") + ".py")).read_text()
                for m in having)
+
+
+@pytest.mark.parametrize("args, prog, typed", [(["generate", "--prompt", "x", "--foo"], "generate", "--foo"),
+                                               (["serve", "status", "--port", "1"], "serve status", "--port 1"),
+                                               (["bench", "--nope"], "bench", "--nope")])
+def test_an_unknown_flag_sends_the_reader_to_its_subcommands_help(args, prog, typed, capsys):
+    """Read 49: `generate --foo` was refused by the top parser, "python -m specviz --help lists every flag", a help
+    that lists only the subcommands; the subcommand that was given refuses it, and its --help lists its flags."""
+    from specviz.cli import build_parser
+
+    with pytest.raises(SystemExit) as exit_:
+        build_parser().parse_args(args)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2
+    assert err == (f"python -m specviz {prog}: unrecognized arguments: {typed} "
+                   f"(python -m specviz {prog} --help lists every flag).\n"), err

@@ -138,3 +138,22 @@ def control_refusal(name: str) -> str | None:
     shown = control_shown(name)  # a long path keeps its end, the part a reader recognises
     return _("The name '{name}' contains a control character (such as a NUL, a line break or a text-direction "
              "override); please type it as plain text.", name=shown if len(shown) <= 60 else "…" + shown[-59:])
+
+
+def prompt_refusal(text: str) -> str | None:
+    """The sentence that refuses a prompt holding a lone surrogate, or None: a prompt may hold control characters
+    (a line break, a tab), but a lone surrogate is no text a tokenizer can encode (read 49: `generate --prompt` with
+    a byte that is not UTF-8, which Python's command line reads as one, ended in a tokenizer's TypeError).
+
+    >>> prompt_refusal("a\\n\\tb") is None
+    True
+    >>> print(prompt_refusal("caf\\udce9"))  # doctest: +NORMALIZE_WHITESPACE
+    The prompt is not valid text: it holds U+DCE9, a lone surrogate (what a byte that is not UTF-8 becomes on a
+    command line); type it as plain text.
+    """
+    bad = next((ch for ch in text if unicodedata.category(ch) == "Cs"), None)
+    if bad is None:
+        return None
+    code = f"U+{ord(bad):04X}"  # outside _(): the message extractor reads an f-string in the call as a message
+    return _("The prompt is not valid text: it holds {char}, a lone surrogate (what a byte that is not UTF-8 becomes "
+             "on a command line); type it as plain text.", char=code)

@@ -7,6 +7,7 @@ hand-loaded model's template or pre-tokenizer cannot hang a page or fill the ser
 from __future__ import annotations
 
 from specviz.core.i18n import _, number
+from specviz.core.text import prompt_refusal
 from specviz.models.bounded import BoundedError, Overrun, run_bounded
 
 __all__ = ["SHIPPED", "TEMPLATE_MEGABYTES", "TEMPLATE_SECONDS", "encode_prompt"]
@@ -25,6 +26,8 @@ def encode_prompt(tokenizer, text: str, chat: bool) -> list[int]:
     or builds a gigabyte string, and a tokenizer that panics, are one sentence each."""
     if not text or not text.strip():
         raise ValueError(_("The prompt is empty: type something for the model to continue."))
+    if refusal := prompt_refusal(text):  # the prompt's fault, not the model's: refused before the tokenizer runs
+        raise ValueError(refusal)
     use_template = bool(chat and getattr(tokenizer, "chat_template", None))
 
     def encode() -> list[int]:

@@ -19,6 +19,7 @@ from typing import Any
 
 from specviz.core import urlvalues
 from specviz.core.i18n import N_, _, given, localized, number, with_minus
+from specviz.core.text import prompt_refusal
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, SEED_RANGE, TEMPERATURE_RANGE,
                                    TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE, is_real)
@@ -174,6 +175,8 @@ class RunSpec:
             raise ValueError(_("Name a pair: a catalog name such as default or toy, or TARGET[,DRAFT]."))
         if not isinstance(self.prompt, str) or not self.prompt.strip():
             raise ValueError(_("The prompt is empty: type something for the model to continue."))
+        if refusal := prompt_refusal(self.prompt):  # checked before a model loads, as every setting is
+            raise ValueError(refusal)
         if len(self.prompt) > MAX_PROMPT_CHARS:
             raise ValueError(_("The prompt has {n} characters; the limit is {limit}.", n=number(len(self.prompt), 0),
                                limit=number(MAX_PROMPT_CHARS, 0)))

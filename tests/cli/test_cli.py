@@ -147,6 +147,7 @@ def test_compare_says_its_mean_accepted_length_counts_the_recovered_or_bonus_tok
 
 @pytest.mark.parametrize("args, phrase", [
     (["--prompt", ""], "prompt is empty"),
+    (["--prompt", "caf\udce9"], "The prompt is not valid text: it holds U+DCE9, a lone surrogate"),  # read 49
     (["--prompt", "hi", "--k", "0"], "--k must be"),  # each refusal names the flag the user typed
     (["--prompt", "hi", "--k", "17"], "--k must be"),
     (["--prompt", "hi", "--max-new-tokens", "0"], "--max-new-tokens must be"),

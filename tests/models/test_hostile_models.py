@@ -171,6 +171,20 @@ def test_a_tokenizer_that_panics_is_one_sentence(toy_folder, tmp_path):
         encode_prompt(pair.tokenizer, "a" * 5000 + "b", chat=False)
 
 
+@pytest.mark.parametrize("lang, says", [
+    ("en", "The prompt is not valid text: it holds U+DCFF, a lone surrogate"),
+    ("pt", "O prompt não é um texto válido: contém U+DCFF, um substituto isolado")])
+def test_a_prompt_with_a_lone_surrogate_is_the_prompts_fault_not_the_tokenizers(lang, says):
+    """Read 49: a byte that is not UTF-8 on the command line (`--prompt $'\\xff'`) reaches the prompt as a lone
+    surrogate; a shipped tokenizer raised its TypeError, a hand-loaded one was blamed ("This model's tokenizer failed
+    on the prompt"). The prompt is refused, before any tokenizer runs, in the reader's language."""
+    from specviz.core.i18n import using
+
+    with using(lang), pytest.raises(ValueError) as refused:
+        encode_prompt(pairs.toy_tokenizer(), "caf\udcff", chat=False)
+    assert str(refused.value).startswith(says), refused.value
+
+
 def test_a_shipped_tokenizer_runs_in_process():
     tokenizer = pairs.toy_tokenizer()
     assert encode_prompt(tokenizer, "the cat", chat=False) == [int(i) for i in tokenizer("the cat")["input_ids"]]

@@ -125,7 +125,7 @@ TREE_NODE = {
 EMITTED = {"token_id": _whole(0, MAX_TOKEN_ID), "text": _text(MAX_TOKEN_TEXT), "kind": _one_of(KINDS),
            "target_prob": _optional(PROB), "draft_prob": _optional(PROB), "uniform": _optional(PROB)}
 STEP = {
-    "index": _whole(0, MAX_STEPS), "context_length": _whole(0, MAX_CONTEXT), "k": _whole(0, MAX_DRAFTS),
+    "index": _whole(0, MAX_STEPS - 1), "context_length": _whole(0, MAX_CONTEXT), "k": _whole(0, MAX_DRAFTS),
     "proposer": _text(MAX_NAME), "correction_kind": _optional(_one_of(KINDS)),
     "target_cache_before": _whole(0, MAX_CONTEXT), "target_cache_after": _whole(0, MAX_CONTEXT),
     "draft_cache_before": _optional(_whole(0, MAX_CONTEXT)), "draft_cache_after": _optional(_whole(0, MAX_CONTEXT)),

@@ -264,3 +264,14 @@ def test_mean_accept_prob_holds_the_mean_acceptance_probability_the_glossary_cal
     assert json.loads(text)["summary"]["mean_accept_prob"] == pytest.approx(trace.mean_accept_prob)
     assert abs(trace.mean_accept_prob - trace.acceptance_rate) > 0.02  # 0.499 against 0.475
     assert trace.mean_accepted_length > 1.5  # 1.905 tokens per target forward: another quantity
+
+
+@pytest.mark.parametrize("lang, index, says", [
+    ("en", 2048, "This trace is damaged: step 1: index must be a whole number from 0 to 2,047 (got 2048)."),
+    ("pt", -1, "Este traço está danificado: passo 1: index deve ser um número inteiro de 0 a 2.047 (recebido: −1).")])
+def test_a_steps_index_is_refused_with_the_last_index_a_trace_can_hold(lang, index, says):
+    """Read 49: the refusal said "index must be a whole number from 0 to 2,048", and took 2048, though a trace holds
+    at most 2,048 steps (the same module's limit), numbered from 0: the last is 2,047."""
+    with using(lang), pytest.raises(ValueError) as refused:
+        Trace.from_json(json.dumps(mutated(_set([*STEP, "index"], index))))
+    assert str(refused.value) == says

@@ -196,6 +196,24 @@ def test_a_broken_question_names_file_and_question(tmp_path, change, needle):
     _one_sentence(message)
 
 
+@pytest.mark.parametrize("lang, says", [
+    ("en", "the answer 3 does not match expected_tokens of its params, which is 1.9375."),
+    ("pt", "a resposta 3,5 não confere com expected_tokens dos seus params, que dá 1,9375.")])
+def test_an_answer_that_misses_its_formula_is_quoted_with_the_readers_decimal_mark(lang, says):
+    """Read 49: in Portuguese the refusal read "a resposta 3 não confere com expected_tokens dos seus params, que dá
+    1.9375", a point that a Portuguese reader takes for thousands (nineteen thousand); both numbers now carry the
+    reader's decimal mark."""
+    from specviz.core.i18n import using
+
+    answer = 3 if lang == "en" else 3.5
+    question = {**GOOD, "type": "numeric", "answer": answer, "params": {"alpha": 0.5, "k": 4},
+                "formula": "expected_tokens"}
+    del question["choices"]
+    with using(lang), pytest.raises(QuizBankError) as err:
+        parse_bank(_dump({"questions": [question]}), "f.yaml")
+    assert str(err.value).endswith(says), err.value
+
+
 def test_a_wrong_link_names_the_pages_it_may_be(tmp_path):
     """Read 45: the refusal said "(see specviz.teach.pagemap.PAGE_FILES)", a name in the code that a teacher
     uploading a quiz in the app cannot open; it now names every page a link may be."""

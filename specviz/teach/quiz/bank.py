@@ -23,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from specviz.core.i18n import N_, _, number
+from specviz.core.i18n import N_, _, localized, number
 from specviz.core.paths import QUIZ_DIR as BANK_DIR
 from specviz.core.text import control_refusal
 from specviz.engine.limits import is_whole
@@ -375,8 +375,9 @@ def _numeric_fields(raw: dict[str, Any], fail: Callable[[str], QuizBankError]) -
                          formula=_shown(formula)))
         value = _evaluate(formula, params, fail)
         if abs(value - answer) > tolerance:
+            # with the reader's decimal mark (read 49: pt "que dá 1.9375" reads as nineteen thousand)
             raise fail(_("the answer {answer} does not match {formula} of its params, which is {value}",
-                         answer=_fmt(float(answer), 6), formula=formula, value=_fmt(value, 6)))
+                         answer=localized(_fmt(float(answer), 6)), formula=formula, value=localized(_fmt(value, 6))))
     return {"answer": float(answer), "tolerance": float(tolerance), "unit": unit, "params": dict(params),
             "formula": formula}
 

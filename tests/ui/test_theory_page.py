@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from specviz.core.i18n import using
+from specviz.core.i18n import number, using
 from specviz.engine import theory
 from specviz.labs import roofline
 from specviz.labs.bench import quoted
@@ -1133,3 +1133,29 @@ def test_the_theory_pages_ngram_points_charge_one_lookup_per_step():
     for p in points:
         assert p.predicted_speedup == pytest.approx(theory.expected_speedup(p.alpha, p.k, p.c, one_pass=True))
     assert "n-gram lookup, whose one pass (for n-gram, one search)" in theory_view.measured_caption(points)
+
+
+@pytest.mark.slow  # an AppTest run
+def test_a_lookup_traces_ratio_is_named_lookup_seconds_per_drafted_token_not_a_draft_forward():
+    """Read 49: the n-gram example's ratio (lookup seconds per step over target seconds per step: one search a
+    step, n-gram being one-pass) was labelled "draft pass / target step" and its help said "Draft seconds per draft
+    forward", though a lookup runs no forward; a drafter that runs a model keeps that name."""
+    trace = load_example("smollm-ngram-greedy")[0]
+    assert theory_points.trace_point(trace).lookup
+    assert not theory_points.trace_point(load_example("smollm-eagle-greedy")[0]).lookup
+    for lang, label, words in (
+            ("en", "Trace: lookup per step / target step (about c / v)",
+             "Lookup seconds per step (this proposer runs no model, so there is no draft forward"),
+            ("pt", "Traço: busca por passo / passo do alvo (cerca de c / v)",
+             "Segundos da busca por passo (este proponente não roda nenhum modelo")):
+        at = AppTest.from_file(PAGE, default_timeout=60)
+        at.session_state["trace"] = trace
+        at.query_params["lang"] = lang
+        at.run()
+        assert not at.exception
+        shown = {m.label: m for m in at.metric}
+        with using(lang):
+            value = number(theory_points.trace_point(trace).draft_over_verify, 3)
+        assert label in shown and shown[label].value == value
+        assert words in shown[label].help and "per draft forward" not in shown[label].help
+        assert not any("draft pass" in m.label or "passagem do rascunho" in m.label for m in at.metric)

@@ -145,6 +145,8 @@ class TracePoint:
     short_steps: int = 0  # chain steps that drafted fewer than K (near the token limit, after a drafted end-of-text,
     # a lookup that found fewer), which the formula, K drafts every step, does not model (read 46)
     steps: int = 0  # the trace's steps
+    lookup: bool = False  # its proposer runs no model (`timed_as` "lookup"): its draft seconds are a lookup's, one
+    # search a step, with no draft forward to count (read 49: the help said "per draft forward" for n-gram)
 
     @property
     def predicted_tokens_per_step(self) -> float:
@@ -173,7 +175,8 @@ def trace_point(trace: Any) -> TracePoint:
     if not math.isfinite(alpha):
         raise ValueError(_("The trace in this session tested no drafts, so it says nothing about α."))
     drafted = [s for s in trace.steps if s.n_drafted]
-    one_pass = registry.one_pass(str(trace.settings.get("proposer", "")))
+    proposer = str(trace.settings.get("proposer", ""))
+    one_pass = registry.one_pass(proposer)
     ratio = theory.cost_ratio_from_timings(sum(s.draft_seconds for s in drafted),
                                            sum(_draft_passes(s, one_pass) for s in drafted),
                                            sum(s.verify_seconds for s in drafted), len(drafted))
@@ -182,8 +185,9 @@ def trace_point(trace: Any) -> TracePoint:
     statuses = [str(n.status) for s in trace.steps if s.tree is not None for n in s.tree.nodes]
     untested = statuses.count(str(NodeStatus.NOT_REACHED)) / len(statuses) if statuses else 0.0
     short = sum(1 for s in trace.steps if s.tree is None and s.n_drafted < k)
+    lookup = proposer in registry.names() and registry.get(proposer).timed_as == "lookup"
     return TracePoint(min(1.0, max(0.0, alpha)), trace.acceptance_rate, k, trace.mean_accepted_length, ratio, nodes,
-                      depth, untested, short, len(trace.steps))
+                      depth, untested, short, len(trace.steps), lookup)
 
 
 @dataclass(frozen=True)

@@ -431,6 +431,12 @@ def test_two_token_continuations_are_named_outcomes_not_tokens():
     assert len(nothing) == 2 and all("one outcome, and every sample is that outcome" in v for v in nothing)
     histogram = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]
     assert histogram["xaxis"]["title"]["text"] == "first two tokens"
+    # read 49: the metrics said "TV distance to p" of the target's distribution over two-token pairs
+    labels = [m.label for m in at.metric]
+    assert "TV distance to p(t₁, t₂) (speculative)" in labels and "TV distance to p(t₁, t₂) (target-only)" in labels
+    assert not any(label.startswith("TV distance to p (") for label in labels)
+    assert "if the samples' first two tokens came from p(t₁, t₂)" in next(
+        m.help for m in at.metric if m.label == "Chi-square p-value (speculative)")
 
 
 def test_the_continuations_note_opens_with_a_capital_in_portuguese():
@@ -555,11 +561,33 @@ def test_the_histogram_names_p_as_the_rest_of_the_app_does(lang):
     from specviz.labs.exactness.lab import LabResult
 
     samples = torch.tensor([0, 1, 2, 0])
-    pair = LabResult(torch.tensor([0.5, 0.25, 0.25], dtype=torch.float64), ["ab", "ac", "(other)"], None, samples,
-                     samples, 1.0, "")
+    first = LabResult(torch.tensor([0.5, 0.25, 0.25], dtype=torch.float64), ["a", "b", "c"], [0, 1, 2], samples,
+                      samples, 1.0, "")
     with using(lang):
-        fig = exactness_view.histogram_figure(pair, "exact")
+        fig = exactness_view.histogram_figure(first, "exact")
         marker = next(t for t in fig.data if t.type == "scatter")
         named = "p (alvo)" if lang == "pt" else "p (target)"
         assert marker.name == named and marker.hovertemplate.endswith(f"<extra>{named}</extra>")
         assert not any("exact" in (t.name or "") or "exato" in (t.name or "") for t in fig.data if t.type == "scatter")
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_compared_on_two_tokens_the_histogram_names_the_pair_distribution(lang):
+    """Read 49: compared on the first two tokens, the legend still said "p (target)", the target's next-token
+    distribution, but the markers are the target's distribution over two-token pairs, p(t₁, t₂)."""
+    import torch
+
+    from specviz.core.i18n import using
+    from specviz.labs.exactness.lab import LabResult
+
+    samples = torch.tensor([0, 1, 2, 0])
+    pair = LabResult(torch.tensor([0.5, 0.25, 0.25], dtype=torch.float64), ["ab", "ac", "(other)"], None, samples,
+                     samples, 1.0, "")
+    with using(lang):
+        fig = exactness_view.histogram_figure(pair, "exact")
+        tv = exactness_view.tv_figure(pair, None)
+    marker = next(t for t in fig.data if t.type == "scatter")
+    named = ("p(t₁, t₂) (alvo, sobre pares de dois tokens)" if lang == "pt" else
+             "p(t₁, t₂) (target, over two-token pairs)")
+    assert marker.name == named and marker.hovertemplate == f"%{{x}}: p(t₁, t₂) = %{{y:.4f}}<extra>{named}</extra>"
+    assert tv.layout.yaxis.title.text == ("distância TV até p(t₁, t₂)" if lang == "pt" else "TV distance to p(t₁, t₂)")

@@ -175,9 +175,12 @@ def histogram_figure(result: LabResult, rule_label: str) -> go.Figure:
                          hovertemplate="%{x}: %{y:.4f}<extra>" + _("target-only") + "</extra>"))
     # Read 48: "exact p (target)"; p is the target's distribution as computed at the chosen dtype, and "exact" is
     # what a rule preserves, not a property of p: named as the rest of the app names it
-    fig.add_trace(go.Scatter(x=names, y=pick(result.exact_probs), mode="markers", name=_("p (target)"),
+    # read 49: compared on two tokens the truth is the target's distribution over pairs, not its next-token p
+    truth = _("p (target)") if result.ids is not None else _("p(t₁, t₂) (target, over two-token pairs)")
+    fig.add_trace(go.Scatter(x=names, y=pick(result.exact_probs), mode="markers", name=truth,
                              marker=dict(symbol="line-ew", size=26, line=dict(width=3, color=P_COLOR)),
-                             hovertemplate="%{x}: p = %{y:.4f}<extra>" + _("p (target)") + "</extra>"))
+                             hovertemplate="%{x}: " + ("p" if result.ids is not None else "p(t₁, t₂)")
+                             + " = %{y:.4f}<extra>" + truth + "</extra>"))
     fig.update_layout(barmode="group", height=440, margin=dict(l=10, r=10, t=40, b=10),
                       # a category is a token (the table's first column: "token") or a two-token continuation (read 46)
                       xaxis_title=_("token") if result.ids is not None else _("first two tokens"),
@@ -204,7 +207,8 @@ def tv_figure(result: LabResult, drift: float | None) -> go.Figure:
         fig.add_hline(y=drift, line=dict(color=VERMILLION, dash="dot"),
                       annotation_text=_("this rule's drift: TV = {drift}", drift=number(drift, 3)))
     fig.update_layout(height=440, margin=dict(l=10, r=10, t=40, b=10), xaxis_title=_("samples N"),
-                      yaxis_title=_("TV distance to p"), title=_("Distance to the target as samples grow"),
+                      yaxis_title=_("TV distance to p") if result.ids is not None else _("TV distance to p(t₁, t₂)"),
+                      title=_("Distance to the target as samples grow"),
                       legend=BELOW)
     xs = [n for n in spec.ns if n > 0]
     ys = [v for v in [*spec.tv, *plain.tv, *spec.exact_reference, drift or 0.0] if v and v > 0]
@@ -302,13 +306,21 @@ def render_samples(result: LabResult, rule_label: str, drift: float | None, exac
     elif green and drift is None and not exact:
         v1.caption(_(UNSEEN_LOSSY, n=number(spec_test.n, 0)))
     m1, m2, m3 = st.columns(3)
-    m1.metric(_("Chi-square p-value (speculative)"), p_value_text(spec_test),
-              help=_("How often chance alone would produce a gap at least this large if the samples came from p; "
-                     "– where no test ran (the verdict says why)."))
-    m2.metric(_("TV distance to p (speculative)"),
-              number(exactness.tv_distance(spec_counts, result.exact_probs), 4))
-    m3.metric(_("TV distance to p (target-only)"),
-              number(exactness.tv_distance(plain_counts, result.exact_probs), 4))
+    tvs = [number(exactness.tv_distance(counts, result.exact_probs), 4) for counts in (spec_counts, plain_counts)]
+    if result.ids is not None:
+        m1.metric(_("Chi-square p-value (speculative)"), p_value_text(spec_test),
+                  help=_("How often chance alone would produce a gap at least this large if the samples came from "
+                         "p; – where no test ran (the verdict says why)."))
+        m2.metric(_("TV distance to p (speculative)"), tvs[0])
+        m3.metric(_("TV distance to p (target-only)"), tvs[1])
+    else:  # read 49: compared on two tokens, the truth is the target's distribution over pairs, not p
+        pairs = _("p(t₁, t₂) = p(t₁)·p(t₂ | t₁): the target's distribution over the first two tokens, a pair as one "
+                  "outcome.")
+        m1.metric(_("Chi-square p-value (speculative)"), p_value_text(spec_test),
+                  help=_("How often chance alone would produce a gap at least this large if the samples' first two "
+                         "tokens came from p(t₁, t₂); – where no test ran (the verdict says why).") + " " + pairs)
+        m2.metric(_("TV distance to p(t₁, t₂) (speculative)"), tvs[0], help=pairs)
+        m3.metric(_("TV distance to p(t₁, t₂) (target-only)"), tvs[1], help=pairs)
     h1, h2 = st.columns(2)
     show(histogram_figure(result, rule_label), "exact_histogram", h1)
     show(tv_figure(result, drift), "exact_tv", h2)

@@ -729,3 +729,21 @@ def test_a_class_with_one_wrong_answer_is_not_shown_right_100_percent(db):
         from specviz.teach.quiz.run import ConceptMastery
         assert _share(199, 200) == "199/200 (99,5%)" and _share(200, 200) == "200/200 (100%)"
         assert list(mastery_table([ConceptMastery("x", "X", 1, 300, 300)])["Fração de acertos"]) == ["0,3%"]
+
+
+@pytest.mark.parametrize(("lang", "says"), [
+    ("en", "This session has ended before you answered any of its 3 questions."),
+    ("pt", "Esta sessão foi encerrada antes que você respondesse a qualquer uma das suas 3 perguntas.")])
+def test_a_student_who_answered_nothing_is_not_told_they_got_0_right(db, lang, says):
+    """Read 49: a student who joined and answered nothing before the teacher ended the session read "This session
+    has ended. You got 0 of 4 right.", as if every answer had been wrong."""
+    session = _session(db)
+    store = ClassroomStore(db)
+    quiet, busy = store.join(session.code, "Quiet"), store.join(session.code, "Busy")
+    first = store.next_question(session, busy)
+    store.record_answer(busy.token, first.id, first.answer)
+    store.close_session(session.code)
+    shown = [s.value for s in _page({"student": quiet.token, "lang": lang}).success]
+    assert shown == [says]
+    ended = "This session has ended. You got 1 of 3 right."  # one who answered keeps their score
+    assert [s.value for s in _page({"student": busy.token}).success] == [ended]

@@ -18,7 +18,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from specviz.teach.quiz.schema import QuestionKind
 from specviz.teach.classroom import (NAME_MAX, NOT_A_STUDENT_LINK, ClassroomError, ClassroomStore, RateLimit, Student,
                                      answer_between, clean_name, client_id, default_db_path, in_language, shown_title)
-from specviz.core.i18n import _
+from specviz.core.i18n import _, ngettext
 from specviz.teach.classroom_paced import PacedStore
 from specviz.teach.quiz import Question, grade
 from specviz.ui.common.escaping import escape_markdown
@@ -150,8 +150,14 @@ def student_quiz(store: ClassroomStore, student: Student) -> None:
         _show_last(order, just[1], answers[just[1]][0], last=len(answers) >= len(order))
     elif (question := store.next_question(session, student)) is None or session.closed:
         right = sum(ok for _given, ok in answers.values())
-        done = (_("This session has ended. You got {right} of {total} right.", right=right, total=len(order))
-                if session.closed else _("All done! You got {right} of {total} right.", right=right, total=len(order)))
+        # read 49: "You got 0 of 4 right" to a student who answered nothing, as if all four were wrong
+        if session.closed and not answers:
+            done = ngettext("This session has ended before you answered its question.",
+                            "This session has ended before you answered any of its {n} questions.", len(order))
+        elif session.closed:
+            done = _("This session has ended. You got {right} of {total} right.", right=right, total=len(order))
+        else:
+            done = _("All done! You got {right} of {total} right.", right=right, total=len(order))
         st.success(done)
     else:
         _ask(store, student, question, len(answers) + 1, len(order))

@@ -246,6 +246,20 @@ def test_mastery_compares_the_rounds_per_concept(store):
     assert (score.share(1), score.share(2)) == (0.25, 0.75)
 
 
+def test_a_question_pushed_twice_counts_as_one_question_in_the_mastery(store):
+    """Read 49: the mastery's "questions" column counted pushes, so a question pushed twice (a warm-up pushed again
+    after the lesson) read 2 questions; it counts distinct questions, the JSON export names the pushes apart, and the
+    answers of both pushes still count."""
+    session, (ana, ben, _) = _session(store)
+    for student in (ana, ben):
+        push = store.push(session.code, SINGLE)
+        store.answer(student.token, push.id, 1, SINGLE.answer)
+    (score,) = store.mastery(session.code)
+    assert (score.questions, score.pushes, score.correct, score.answered) == (1, 2, (2, 0), (2, 0))
+    (row,) = json.loads(store.export_json(store.session(session.code)))["mastery"]
+    assert (row["questions"], row["pushes"], row["round_1"]) == (1, 2, {"correct": 2, "answered": 2})
+
+
 def test_exports_hold_both_rounds(store):
     session, (ana, ben, _) = _session(store)
     push = store.push(session.code, SINGLE)

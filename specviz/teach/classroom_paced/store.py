@@ -64,13 +64,16 @@ class Push:
 
 @dataclass(frozen=True)
 class ConceptScore:
-    """One concept over a session's pushes: right answers out of answers, in round 1 and in round 2."""
+    """One concept over a session's pushes: right answers out of answers, in round 1 and in round 2. `questions`
+    counts its distinct questions, `pushes` the times they were pushed (read 49: "questions" counted pushes, so a
+    question pushed twice counted as 2); the answers count every push's."""
 
     concept: str
     name: str
     questions: int
     correct: tuple[int, int]
     answered: tuple[int, int]
+    pushes: int = 0
 
     def share(self, round_: int) -> float | None:
         n = self.answered[round_ - 1]
@@ -273,16 +276,20 @@ class PacedStore(ClassroomStore):
                 "a.correct AS correct FROM pushes p LEFT JOIN round_answers a ON a.push_id = p.id "
                 "WHERE p.code = ? ORDER BY p.id", (code,)).fetchall()
         seen: set[int] = set()
+        questions: dict[str, set[str]] = {}  # concept -> its distinct question ids
         for r in rows:
-            concept = _question(r["question"])[0].concept
-            score = scores.setdefault(concept, [0, 0, 0, 0, 0])  # questions, right 1, answered 1, right 2, answered 2
+            question = _question(r["question"])[0]
+            score = scores.setdefault(question.concept, [0, 0, 0, 0, 0])  # pushes, right 1, answered 1, right 2,
+            # answered 2
+            questions.setdefault(question.concept, set()).add(question.id)
             if r["id"] not in seen:
                 seen.add(r["id"])
                 score[0] += 1
             if r["round"] in ROUNDS and read_stored(r["answer"]) is not UNREADABLE:
                 score[2 * r["round"] - 1] += bool(r["correct"])
                 score[2 * r["round"]] += 1
-        return [ConceptScore(c, concept_name(c), s[0], (s[1], s[3]), (s[2], s[4])) for c, s in scores.items()]
+        return [ConceptScore(c, concept_name(c), len(questions[c]), (s[1], s[3]), (s[2], s[4]), s[0])
+                for c, s in scores.items()]
 
     # ---- export -----------------------------------------------------------------------------------------------
     def export_rows(self, session: Session) -> list[dict[str, Any]]:
@@ -313,7 +320,7 @@ class PacedStore(ClassroomStore):
                       for r in ROUNDS if r <= push.round}
             pushes.append({"number": push.number, "question": push.question.to_dict(), "revealed": push.revealed,
                            "pushed_at": utc_stamp(push.pushed_at), "rounds": rounds})
-        mastery = [{"concept": m.concept, "name": m.name, "questions": m.questions,
+        mastery = [{"concept": m.concept, "name": m.name, "questions": m.questions, "pushes": m.pushes,
                     "round_1": {"correct": m.correct[0], "answered": m.answered[0]},
                     "round_2": {"correct": m.correct[1], "answered": m.answered[1]}} for m in self.mastery(session.code)]
         return json.dumps({"code": session.code, "title": session.title,

@@ -111,6 +111,31 @@ def test_forty_students_answer_at_once(store):
     assert all(p.answered == len(QUESTIONS) for p in store.progress(session))
 
 
+def test_a_typed_number_is_stored_and_exported_as_the_number_a_paced_session_keeps(store):
+    """Read 49: a self-paced numeric answer was stored and exported as typed ("1,5", "40%") where a teacher-paced
+    one is the number (1.5): both exports now write the number; a word stays as typed (graded wrong), and a row an
+    older version stored as typed is exported as its number too."""
+    from specviz.teach.classroom_paced import PacedStore
+
+    numeric = next(q for q in QUESTIONS if q.kind == "numeric")
+    session = store.create_session([numeric])
+    typed = {"Ana": "1,5", "Ben": " 40% ", "Cy": "forty", "Di": "−0,25"}
+    for name, answer in typed.items():
+        store.record_answer(store.join(session.code, name).token, numeric.id, answer)
+    legacy = store.join(session.code, "Ed")
+    with sqlite3.connect(store.path) as conn:  # as the store wrote it before
+        conn.execute("INSERT INTO answers VALUES (?, ?, '\"2,5\"', 0, 9e9)", (legacy.token, numeric.id))
+    rows = list(csv.DictReader(io.StringIO(store.export_csv(store.session(session.code)))))
+    assert {r["student"]: r["answer"] for r in rows} == {"Ana": "1.5", "Ben": "0.4", "Cy": "forty", "Di": "-0.25",
+                                                          "Ed": "2.5"}
+    paced = PacedStore(store.path)
+    class_ = paced.create_paced_session([numeric])
+    student = paced.join(class_.code, "Fay")
+    paced.answer(student.token, paced.push(class_.code, numeric).id, 1, "1,5")
+    (row,) = csv.DictReader(io.StringIO(paced.export_csv(paced.session(class_.code))))
+    assert row["answer"] == "1.5"  # the same form in both kinds of session
+
+
 def test_dashboard_orders_questions_by_failure_rate(store):
     session = store.create_session(QUESTIONS)
     a, b = store.join(session.code, "A"), store.join(session.code, "B")

@@ -20,7 +20,8 @@ from specviz.core.i18n import N_, _
 from specviz.teach.classroom.answers import UNREADABLE, _answer_json, _questions, read_stored, stored_answer
 from specviz.teach.classroom.inputs import (NOT_A_STUDENT_LINK, ClassroomError, DEFAULT_TITLES, TITLE_MAX, clean_name,
                                             clean_text, name_keys, new_code, normalize_code, shown_title)
-from specviz.teach.quiz import Grade, Question, answer_text, csv_text, grade
+from specviz.teach.quiz import Grade, Question, answer_text, csv_text, grade, parse_number
+from specviz.teach.quiz.schema import QuestionKind
 
 
 log = logging.getLogger(__name__)
@@ -312,6 +313,8 @@ class ClassroomStore:
         if session.closed:
             raise ClassroomError(_("Session {code} has ended; answers are no longer taken.", code=session.code))
         answer = stored_answer(question, answer)  # a choice picked in another language: the stored question's text
+        if question.kind == QuestionKind.NUMERIC:  # read 49: stored as typed ("1,5") where a teacher-paced one was 1.5
+            answer = as_number(answer)
         text = _answer_json(answer)
         result = grade(question, answer)
         with self._write() as conn:
@@ -374,14 +377,15 @@ class ClassroomStore:
     def export_rows(self, session: Session) -> list[dict[str, Any]]:
         """Every stored answer: who, which question, what they answered, whether it was right, when."""
         concepts = {q.id: q.concept for q in session.questions}
+        numeric = {q.id for q in session.questions if q.kind == QuestionKind.NUMERIC}
         rows = self._rows(
             "SELECT s.name AS name, a.question_id AS qid, a.answer AS answer, a.correct AS correct, "
             "a.answered_at AS at FROM answers a JOIN students s ON s.token = a.token WHERE s.code = ? "
             "ORDER BY s.joined_at, a.answered_at", (session.code,),
         )
         return [{"student": r["name"], "question_id": r["qid"], "concept": concepts.get(r["qid"], ""),
-                 "answer": answer_text(answer), "correct": bool(r["correct"]),
-                 "answered_at_utc": utc_stamp(r["at"])} for r in rows
+                 "answer": answer_text(as_number(answer) if r["qid"] in numeric else answer),
+                 "correct": bool(r["correct"]), "answered_at_utc": utc_stamp(r["at"])} for r in rows
                 if (answer := read_stored(r["answer"])) is not UNREADABLE]
 
     def unreadable_answers(self, session: Session) -> int:
@@ -393,6 +397,18 @@ class ClassroomStore:
 
     def export_csv(self, session: Session) -> str:
         return csv_text(self.export_rows(session)) or "student,question_id,concept,answer,correct,answered_at_utc\n"
+
+
+def as_number(answer: Any) -> Any:
+    """A numeric question's answer as it is stored and exported: the number it is (2.5 for "2,5", 0.4 for "40%"), as
+    a teacher-paced session keeps it (read 49: self-paced ones were kept as typed, "1,5" beside 1.5); an answer that
+    is no number (a word, graded wrong) stays as typed.
+
+    >>> as_number("2,5"), as_number(" 40% "), as_number("forty")
+    (2.5, 0.4, 'forty')
+    """
+    value = parse_number(answer)
+    return answer if value is None else value
 
 
 def utc_clock(at: float, seconds: bool = False) -> str:

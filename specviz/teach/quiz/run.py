@@ -12,6 +12,7 @@ import csv
 import io
 import json
 import random
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -237,7 +238,11 @@ def csv_text(rows: Sequence[dict[str, Any]]) -> str:
     """Rows as CSV. Cells that a spreadsheet would run as a formula get a leading apostrophe.
 
     A cell is escaped when it starts with =, +, -, @, a tab or a carriage return (CR): the OWASP list of
-    characters that start a formula in Excel, LibreOffice or Google Sheets.
+    characters that start a formula in Excel, LibreOffice or Google Sheets. A plain number ("-0.25", "1e-05") is no
+    formula and stays a number (read 49: a negative answer was exported as the text "'-0.25").
+
+    >>> csv_text([{"answer": "-0.25", "name": "-Ann", "formula": "-1+2"}]).splitlines()[1]
+    "-0.25,'-Ann,'-1+2"
     """
     out = io.StringIO()
     if rows:
@@ -247,7 +252,10 @@ def csv_text(rows: Sequence[dict[str, Any]]) -> str:
     return out.getvalue()
 
 
+_PLAIN_NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
+
+
 def _csv_safe(value: Any) -> Any:
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r") and not _PLAIN_NUMBER.fullmatch(value):
         return "'" + value
     return value

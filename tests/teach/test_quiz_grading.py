@@ -381,3 +381,25 @@ def test_a_blank_number_in_portuguese_says_no_number_was_given():
     with using("pt"):
         said = grade(Q["sp-expected-1"], "").feedback
     assert said.startswith("Nenhum número foi informado. A resposta é 3,3616") and "lido como número" not in said
+
+
+def test_the_csv_writes_a_list_answer_and_its_expected_answer_with_one_separator_no_choice_holds():
+    """Read 49: the Quiz CSV joined a multiple-choice "expected" cell with "; " and its "answer" cell with " | ",
+    and a choice may contain either ("x is always kept; y is always dropped"), so neither cell could be split back.
+    Both now write one pick per line, and a bank refuses a choice with a line break."""
+    from specviz.teach.quiz import parse_bank
+
+    choices = ("x is kept; y is dropped", "a | b", "neither")
+    question = Question("semi", "accept_rule", "multiple", "Which?", choices[:2], "", "pages/quiz.py", choices)
+    ordering = Q["ci-round-order"]
+    run = QuizRun([question, ordering], seed=0)
+    run.submit(question, list(choices[:2]))
+    run.submit(ordering, list(ordering.answer))
+    rows = list(csv.DictReader(io.StringIO(csv_text(run.results()))))
+    assert rows[0]["answer"] == rows[0]["expected"] and rows[0]["answer"].split("\n") == list(choices[:2])
+    assert rows[1]["answer"] == rows[1]["expected"] and rows[1]["expected"].split("\n") == list(ordering.answer)
+    text = ("questions:\n- id: broken\n  concept: accept_rule\n  type: multiple\n  prompt: Which?\n"
+            "  choices: [\"one\\ntwo\", three]\n  answer: [three]\n  explanation: x\n  link: pages/quiz.py\n")
+    with pytest.raises(ValueError, match="'choices' holds a text with a line break; write each text on one line"):
+        parse_bank(text, "mine.yaml")
+    assert parse_bank(text.replace("\\n", " "), "mine.yaml").questions[0].choices == ("one two", "three")

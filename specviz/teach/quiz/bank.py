@@ -414,6 +414,8 @@ def _text_list(value: Any, key: str, at_least: int, fail: Callable[[str], QuizBa
         raise fail(_("'{field}' must be a list of {least} to {most} texts of at most {limit} characters", field=key,
                      least=at_least, most=MAX_ITEMS, limit=MAX_ITEM))
     texts = [v.strip() for v in value]
+    if any(len(v.splitlines()) > 1 for v in texts):  # the exports write a list's texts one per line (read 49)
+        raise fail(_("'{field}' holds a text with a line break; write each text on one line", field=key))
     if len(set(texts)) != len(texts):
         raise fail(_("'{field}' lists the same text twice", field=key))
     return texts

@@ -179,7 +179,8 @@ class QuizRun:
         """One row per question, for the CSV and JSON downloads."""
         return [{"question_id": q.id, "concept": q.concept, "type": q.kind, "prompt": q.prompt,
                  "answer": answer_text(self.answers.get(q.id)) if q.id in self.grades else "",
-                 "expected": q.expected_text(),
+                 # the picks as the "answer" column writes them (read 49: "; " here, " | " there)
+                 "expected": answer_text(q.answer) if isinstance(q.answer, tuple) else q.expected_text(),
                  "correct": self.grades[q.id].correct if q.id in self.grades else None}
                 for q in self.questions]
 
@@ -201,19 +202,29 @@ def _carried(old: Question, new: Question, answer: Any) -> Any:
     return move(answer)
 
 
+EXPORT_SEPARATOR = "\n"  # between the picks of one answer in an export's cell: no choice or item holds a line break
+# (`bank._text_list` refuses one; a live question's labels are reprs), while "; " and " | " may occur in a choice
+
+
 def answer_text(answer: Any) -> str:
-    """An answer as one line of text (lists joined with ' | ')."""
+    """An answer (or a right answer) as an export's cell: a list's texts one per line (`EXPORT_SEPARATOR`), the same
+    in the "answer" and "expected" columns (read 49: "expected" joined with "; ", which choices contain, and
+    "answer" with " | ").
+
+    >>> answer_text(["a; b", "c | d"]), answer_text(2.5), answer_text(None)
+    ('a; b\\nc | d', '2.5', '')
+    """
     if answer is None:
         return ""
     if isinstance(answer, list | tuple):
-        return " | ".join(map(str, answer))
+        return EXPORT_SEPARATOR.join(map(str, answer))
     return str(answer)
 
 
 def shown_answer(answer: Any) -> str:
-    """An answer as a learner reads it back on a page: `answer_text`, with a number written the reader's way and with
-    no more decimals than it has (2.5, 2,5 in Portuguese; 3, not 3.0; 1,000 or 1.000), where `answer_text` writes
-    Python's 2.5 and 3.0 for the exports.
+    """An answer as a learner reads it back on a page: a list's texts joined with " | " on one line, a number written
+    the reader's way and with no more decimals than it has (2.5, 2,5 in Portuguese; 3, not 3.0; 1,000 or 1.000),
+    where `answer_text` writes Python's 2.5 and 3.0, and a list one text per line, for the exports.
 
     >>> from specviz.core.i18n import using
     >>> shown_answer(3.0), shown_answer(0.125), shown_answer(1234567.0), shown_answer(["a", "b"])
@@ -224,6 +235,8 @@ def shown_answer(answer: Any) -> str:
     ...     shown_answer(2.5), shown_answer(-0.4)
     ('2,5', '−0,4')
     """
+    if isinstance(answer, list | tuple):
+        return " | ".join(map(str, answer))
     if isinstance(answer, bool) or not isinstance(answer, int | float):
         return answer_text(answer)
     return written_number(_plain(float(answer), 12))  # 0.30000000000000004, typed as 0.3, is read back as 0.3

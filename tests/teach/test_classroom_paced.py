@@ -279,6 +279,34 @@ def test_exports_hold_both_rounds(store):
     assert data["mastery"][0]["round_2"] == {"correct": 2, "answered": 2}
 
 
+@pytest.mark.parametrize("many", [False, True])  # a bar per value, and ranges with "far" bars
+def test_the_json_export_writes_plain_numbers_and_when_the_session_ended(store, many):
+    """Read 49: the JSON export wrote a numeric distribution's labels in the reader's way ("1.000.000.000" and "−3"
+    in Portuguese) beside plain numbers, and had no ended_at. Its bars are now plain numbers, and ended_at is the
+    UTC time the session ended (null while it is open)."""
+    session = store.create_paced_session([NUMERIC], "Numbers")
+    typed = ["1000000000", "-3", "142,857"] + ([str(v) for v in range(100, 180, 9)] if many else [])
+    push = store.push(session.code, NUMERIC)
+    for i, answer in enumerate(typed):
+        store.answer(store.join(session.code, f"Student {i}").token, push.id, 1, answer)
+    assert json.loads(store.export_json(store.session(session.code)))["ended_at"] is None
+    store.close_session(session.code)
+    with using("pt"):
+        text = store.export_json(store.session(session.code))
+        shown = store.distribution(push, "pt").labels  # the screen keeps the reader's way
+    data = json.loads(text)
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", data["ended_at"])
+    bars = data["pushes"][0]["rounds"]["1"]["distribution"]
+    assert isinstance(bars, list) and sum(bar["count"] for bar in bars) == len(typed)
+    assert all(isinstance(v, float | int) or v is None for bar in bars for v in bar.values())
+    assert "1.000.000.000" not in text and "−" not in text and any("−" in label for label in shown)
+    if not many:
+        assert [(bar["value"], bar["count"]) for bar in bars] == [(-3.0, 1), (143.0, 1), (1e9, 1)]
+    else:
+        assert bars[0]["from"] == -3.0 and bars[0]["count"] == 1  # the lowest answer starts the first range
+        assert bars[-1] == {"from": pytest.approx(11 * NUMERIC.answer), "to": None, "count": 1}  # far above: 1e9
+
+
 def test_legacy_nan_and_damaged_answer_rows_are_skipped_and_counted(store):
     """Issue 44 item 7: a legacy NaN row wrote NaN into the JSON export, and one unreadable answer row hid the live
     panel and both exports. Both are skipped and counted; the JSON is strict."""

@@ -33,6 +33,10 @@ class Distribution:
     right: tuple[bool, ...]
     answered: tuple[int, int]
     correct: tuple[int, int]
+    # a numeric question's bars as plain numbers, for the JSON export (read 49: it wrote the labels, "1.000.000.000"
+    # and "−3" in Portuguese): a range's two ends (None for the open end of a "far" bar), or for a bar of one value
+    # that value twice (the value its answers round to, as its label writes it); () for the other kinds
+    bounds: tuple[tuple[float | None, float | None], ...] = ()
 
 
 def checked_answer(question: Question, answer: Any) -> Any:
@@ -152,8 +156,10 @@ def _numeric(question: Question, rounds: tuple[list, list], answered: tuple[int,
         return _num(e, 6) if e in (low, high) or _num(e) in (_num(low, 6), _num(high, 6)) else _num(e)
 
     labels = tuple(f"{end(side[i])}–{end(side[i + 1])}" for side in (below, above) for i in range(len(side) - 1))
+    bounds = tuple((side[i], side[i + 1]) for side in (below, above) for i in range(len(side) - 1))
     right_label = f"{_num(low, 6)}–{_num(high, 6)}" if tol > 0 else _num(target, 6)
     labels = (*labels[:len(below) - 1], right_label, *labels[len(below) - 1:])
+    bounds = (*bounds[:len(below) - 1], (low, high), *bounds[len(below) - 1:])
     counts = tuple(tuple(sum(bar_of(v) == i for v in r if low_edge <= v <= high_edge) for i in range(len(labels)))
                    for r in values)
     right = tuple(i == len(below) - 1 for i in range(len(labels)))
@@ -162,10 +168,12 @@ def _numeric(question: Question, rounds: tuple[list, list], answered: tuple[int,
     if any(far_below):
         labels, right = (_(TEXT["far_below"], value=_num(low_edge)), *labels), (False, *right)
         counts = tuple((b, *c) for b, c in zip(far_below, counts, strict=True))
+        bounds = ((None, low_edge), *bounds)
     if any(far_above):
         labels, right = (*labels, _(TEXT["far_above"], value=_num(high_edge))), (*right, False)
         counts = tuple((*c, a) for a, c in zip(far_above, counts, strict=True))
-    return Distribution(labels, counts, right, answered, correct)
+        bounds = (*bounds, (high_edge, None))
+    return Distribution(labels, counts, right, answered, correct, bounds)
 
 
 def _few_numbers(values: list[list[float]], target: float, tol: float, answered: tuple[int, int],
@@ -196,7 +204,7 @@ def _few_numbers(values: list[list[float]], target: float, tol: float, answered:
     counts = tuple(tuple(sum(key(v) == b for v in r) for b in bars) for r in values)
     held = [[graded(v) for r in values for v in r if key(v) == b] for b in bars]
     right = tuple(all(h) if h else b == _round3(target) for b, h in zip(bars, held, strict=True))
-    return Distribution(labels, counts, right, answered, correct)
+    return Distribution(labels, counts, right, answered, correct, tuple((b, b) for b in bars))
 
 
 def _stored_number(answer: Any) -> float | None:
@@ -235,4 +243,4 @@ def relabel(spread: Distribution, stored: Question, shown: Question) -> Distribu
         labels = tuple(" → ".join(answer_between(label.split(" → "), stored, shown)) for label in spread.labels)
     else:
         labels = tuple(answer_between(label, stored, shown) for label in spread.labels)
-    return Distribution(labels, spread.counts, spread.right, spread.answered, spread.correct)
+    return Distribution(labels, spread.counts, spread.right, spread.answered, spread.correct, spread.bounds)

@@ -316,7 +316,7 @@ class PacedStore(ClassroomStore):
             dist = self.distribution(push)
             rounds = {str(r): {"answers": [{"student": n, "answer": a, "correct": ok, "answered_at": utc_stamp(at)}
                                            for rnd, n, a, ok, at in answers if rnd == r],
-                               "distribution": dict(zip(dist.labels, dist.counts[r - 1], strict=True))}
+                               "distribution": _spread_json(dist, r)}
                       for r in ROUNDS if r <= push.round}
             pushes.append({"number": push.number, "question": push.question.to_dict(), "revealed": push.revealed,
                            "pushed_at": utc_stamp(push.pushed_at), "rounds": rounds})
@@ -325,9 +325,28 @@ class PacedStore(ClassroomStore):
                     "round_2": {"correct": m.correct[1], "answered": m.answered[1]}} for m in self.mastery(session.code)]
         return json.dumps({"code": session.code, "title": session.title,
                            "created_at": utc_stamp(session.created_at),
+                           # read 49: the CSV's teacher could not tell from the JSON when the session ended
+                           "ended_at": utc_stamp(session.ended_at) if session.ended_at is not None else None,
                            "students": [s.name for s in self.students(session.code)], "pushes": pushes,
                            "mastery": mastery, "unreadable_answers": self.unreadable_answers(session)},
                           indent=2, ensure_ascii=False, allow_nan=False)  # strict JSON: no NaN ever written
+
+
+def _spread_json(spread: Distribution, round_: int) -> dict[str, int] | list[dict[str, float | int | None]]:
+    """One round's spread for the JSON export: choice (or order) -> answers; for a numeric question a list of bars
+    with plain numbers, {"value": v, "count": n} or {"from": a, "to": b, "count": n} (None for an open end), never
+    the labels the screen writes in the reader's way (read 49: "1.000.000.000" and "−3" beside plain numbers).
+
+    >>> from specviz.teach.classroom_paced.spread import Distribution
+    >>> _spread_json(Distribution(("−3", "0–1"), ((1, 2), (0, 0)), (True, False), (3, 0), (1, 0),
+    ...                           ((-3.0, -3.0), (0.0, None))), 1)
+    [{'value': -3.0, 'count': 1}, {'from': 0.0, 'to': None, 'count': 2}]
+    """
+    counts = spread.counts[round_ - 1]
+    if not spread.bounds:
+        return dict(zip(spread.labels, counts, strict=True))
+    return [({"value": low} if low == high else {"from": low, "to": high}) | {"count": n}
+            for (low, high), n in zip(spread.bounds, counts, strict=True)]
 
 
 def display_order(push: Push) -> list[str]:

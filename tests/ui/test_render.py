@@ -250,9 +250,9 @@ def test_a_ratio_below_one_is_never_written_as_one(lang, one):
     with using(lang):
         for d in near:
             sentence = _position_sentence(d)
-            assert "over-confident" in sentence or "confiante demais" in sentence
+            assert "(a point mass" in sentence or "(uma massa pontual" in sentence  # n-gram: q = 1 (read 49)
             assert one not in sentence, sentence
-    assert "probability p/q = 0.99999." in _position_sentence(trace.steps[9].decisions[3])
+    assert "probability p/q = 0.99999, p itself." in _position_sentence(trace.steps[9].decisions[3])
 def test_the_prompts_label_says_the_chat_templates_control_tokens_are_not_shown(toy):
     """Read 44: a chat run's prompt text is decoded without special tokens ("system\\nYou are ...\\nuser\\n..."), yet
     its expander said "as the model saw it": the model read <|im_start|> and <|im_end|> too."""
@@ -863,3 +863,39 @@ def test_an_exact_zero_reads_the_same_in_the_chips_and_the_distribution_table():
     table = distribution_table(d).set_index("token")
     assert table.loc["x", "p (target)"] == "0" and table.loc["y", "q (draft)"] == "0"
     assert fmt(0.0) == fmt(0) == "0" and fmt(0.0004) == "4.0e-04"
+
+
+@pytest.mark.parametrize(("lang", "said"), [("en", "the draft gave this token all its probability (a point mass"),
+                                            ("pt", "o rascunho deu a este token toda a sua probabilidade (uma massa")])
+def test_a_point_mass_draft_is_not_called_over_confident(lang, said):
+    """Read 49: an n-gram step's sentence said "p = 0.9997 < q = 1.0000: the draft was over-confident", but a lookup's
+    q = 1 is a point mass by construction, no confidence; a draft model's q < 1 keeps the word."""
+    from specviz.core.i18n import using
+    from specviz.ui.common.step_view import _position_sentence
+
+    lookup = load_example("smollm-ngram-t07")[0].steps[0].decisions[2]
+    assert lookup.target_prob < lookup.draft_prob == 1.0
+    model = next(d for s in load_example("smollm-draft-t07")[0].steps for d in s.decisions
+                 if d.reached and 0 < d.target_prob < d.draft_prob < 1.0)
+    with using(lang):
+        sentence, other = _position_sentence(lookup), _position_sentence(model)
+    assert said in sentence and "over-confident" not in sentence and "confiante demais" not in sentence
+    assert ("p/q = 0.9997, p itself" if lang == "en" else "p/q = 0,9997, o próprio p") in sentence
+    assert ("over-confident" if lang == "en" else "confiante demais") in other
+
+
+def test_the_tree_rule_caption_says_what_rejecting_a_point_mass_child_does():
+    """Read 49: the caption said "q′ loses the rejected token" of every child, but `verify_tree` tests a child taken
+    from the draft's top tokens (or copied) as a point mass: its rejection takes x out of p′ and leaves q′ alone."""
+    import torch
+
+    from specviz.engine.tree_verifier import ROOT, DraftTree, verify_tree
+    from specviz.ui.common.step_view import TREE_RULE_CAPTION
+
+    p = torch.tensor([[0.5, 0.3, 0.2], [1.0, 0.0, 0.0], [1.0, 0.0, 0.0]])
+    q = torch.tensor([[0.1, 0.1, 0.8], [0.1, 0.1, 0.8]])  # q says nothing here: both children are point masses
+    result = verify_tree(p, DraftTree([0, 1], [ROOT, ROOT], q, sampled=False), uniforms=[0.9, 0.0])
+    assert result.accept_probs == pytest.approx([0.5, 0.6])  # p′(x), then 0.3 / 0.5 with token 0 taken out of p′
+    assert "a child taken from the draft's top tokens or copied from the context is a point mass, kept with " \
+           "probability p′(x), and its rejection only takes x out of p′" in TREE_RULE_CAPTION
+    assert "leaving q′ as it was" in TREE_RULE_CAPTION and "a child drawn from q is tested" in TREE_RULE_CAPTION

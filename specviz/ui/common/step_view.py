@@ -332,6 +332,10 @@ def _position_sentence(d: Decision, tree: bool = False, node: TreeNode | None = 
                 "kept.", p=p, q=q)
     elif d.target_prob == 0:
         why = _("p = 0: the target would never write this token, so it can never be kept.")
+    elif d.draft_prob == 1.0:  # read 49: "over-confident" of an n-gram draft, whose q = 1 is no confidence at all
+        why = _("p = {p} < q = {q}: the draft gave this token all its probability (a point mass, as every token a "
+                "lookup copies is, not a confidence), so the token survives with probability p/q = {ratio}, p "
+                "itself.", p=p, q=q, ratio=shown.ratio)
     else:
         # p/q < 1 to the decimals that tell it from 1: "p = 0.99999 < q = 1.00000 ... survives with probability
         # p/q = 1.000" read as always kept (read 46)
@@ -344,16 +348,23 @@ def _position_sentence(d: Decision, tree: bool = False, node: TreeNode | None = 
     return f"{why} {outcome}"
 
 
+# read 49: it said "q′ loses the rejected token" of every child, but a child taken from the draft's top tokens or
+# copied from the context is tested as a point mass (`verify_tree`'s `from_q`), and its rejection leaves q′ as it was
+TREE_RULE_CAPTION = N_(
+    "This trace's tree steps ran this function: a child drawn from q is tested with min(1, p′/q′), and after its "
+    "rejection p′ becomes the residual norm(max(0, p′ − q′)) and q′ loses the rejected token, for the next sibling; "
+    "a child taken from the draft's top tokens or copied from the context is a point mass, kept with probability "
+    "p′(x), and its rejection only takes x out of p′ (the rest rescaled to add up to 1), leaving q′ as it was. The "
+    "recovered token is drawn from the last p′, a bonus token from p after a kept leaf.")
+
+
 def render_verifier_source(trace: Trace | None = None) -> None:
     """An expander with the exact verification rule the loop ran (specviz.engine.verifier.verify); when `trace`
     drafted trees, the tree rule its tree steps ran (specviz.engine.tree_verifier.verify_tree) instead."""
     if trace is not None and any(s.tree is not None and s.tree.nodes for s in trace.steps):
         with st.expander(_("The rule in code: specviz.engine.tree_verifier.verify_tree")):
             st.code(inspect.getsource(tree_verifier.verify_tree), language="python")
-            st.caption(_("This trace's tree steps ran this function: each child is tested with min(1, p′/q′), and "
-                         "after a rejection p′ becomes the residual norm(max(0, p′ − q′)) and q′ loses the rejected "
-                         "token, for the next sibling; the recovered token is drawn from the last p′, a bonus token "
-                         "from p after a kept leaf."))
+            st.caption(_(TREE_RULE_CAPTION))
         return
     with st.expander(_("The rule in code: specviz.engine.verifier.verify")):
         st.code(inspect.getsource(verifier.verify), language="python")

@@ -213,8 +213,9 @@ def wrap_subplot_titles(fig: go.Figure, line: int = TITLE_LINE) -> go.Figure:
 
 def figure_table(fig: go.Figure, max_rows: int = 200) -> pd.DataFrame | None:
     """The points of a figure's line, marker and bar traces as one table: a row per x value (the category, K, α...),
-    a column per trace, values to three significant figures, a number from 1,000 up in full ("–" where a trace has
-    no point). Horizontal bars are read along their y axis. A figure with only a heatmap becomes its grid: a row per
+    a column per trace, values as the trace's hover writes them (its `%{y:.3f}`: 3 decimals, so the table never
+    reads 2.8 where the hover reads 2.801) or else to three significant figures, a number from 1,000 up in full ("–"
+    where a trace has no point). Horizontal bars are read along their y axis. A figure with only a heatmap becomes its grid: a row per
     y value, a column per x value. None when there is nothing to read. At most `max_rows` rows: past them a last row
     says how many more the chart has, so the table never passes for all of a chart it cut. Linear in the number of
     points (a numeric axis is sorted once), so a chart of a million points costs a page no more than drawing it.
@@ -242,10 +243,11 @@ def figure_table(fig: go.Figure, max_rows: int = 200) -> pd.DataFrame | None:
         while name in columns or name == x_title:
             name += " "
         column = columns.setdefault(name, {})
+        digits = _hover_digits(trace, "x" if horizontal else "y")
         for x, y in zip(xs, ys):
             label = _plain(x)
             if label not in column:
-                column[label] = _value(y)
+                column[label] = _value(y, digits)
                 if label not in order:  # the x value itself, not its label read back: "1,331" is no decimal
                     order[label] = float(x) if _is_number(x) else _number(label)
     if not columns or not order:
@@ -312,10 +314,23 @@ def _plain(value: Any) -> str:
     return " ".join(html.unescape(re.sub(r"<[^>]*>", " ", str(value))).split())  # Plotly's tags as spaces
 
 
-def _value(y: Any) -> str:
-    """A plotted value as the table writes it: "–" for no point (None, NaN or infinite, a NumPy float32's too)."""
+def _hover_digits(trace: Any, letter: str) -> int | None:
+    """The decimals a trace's hover writes its `letter` value with (`%{y:.3f}` or `%{y:,.3f}`: 3), or None when its
+    hover names no fixed-point format for it (one template for all its points, not a list)."""
+    template = trace.hovertemplate
+    if not isinstance(template, str):
+        return None
+    found = re.search(r"%\{" + letter + r":,?\.(\d+)f\}", template)
+    return int(found.group(1)) if found else None
+
+
+def _value(y: Any, digits: int | None = None) -> str:
+    """A plotted value as the table writes it: "–" for no point (None, NaN or infinite, a NumPy float32's too);
+    with `digits` decimals when given (its hover's), else three significant figures."""
     if y is None or (isinstance(y, Real) and not isinstance(y, bool) and not math.isfinite(float(y))):
         return "–"
+    if digits is not None and isinstance(y, Number) and not isinstance(y, bool):
+        return number(float(y), digits)
     if isinstance(y, Number) and not isinstance(y, bool):
         text = f"{float(y):.3g}"
         if "e+" in text:  # 1331 is "1,331" (1.331 in Portuguese), not 1.33e+03

@@ -136,10 +136,13 @@ def speedup_vs_k_figure(alpha: float, c: float, k: int) -> go.Figure:
     fig.add_trace(go.Scatter(x=ks, y=speedups, mode="lines+markers", line=dict(color=BLUE), name=_("speedup"),
                              hovertemplate="K = %{x}: %{y:.3f}×<extra></extra>"))
     fig.add_hline(y=1.0, line=dict(color=GREY, dash="dot"), annotation_text=_("no speedup (1×)"))
+    # the marks hover as the line does (3 decimals), so their table cells read as the line's: 3.092, not 3.09
     fig.add_trace(go.Scatter(x=[best], y=[speedups[best]], mode="markers", name=_("best K = {k}", k=best),
-                             marker=dict(size=14, color=ORANGE, symbol="star")))
+                             marker=dict(size=14, color=ORANGE, symbol="star"),
+                             hovertemplate="K = %{x}: %{y:.3f}×<extra></extra>"))
     fig.add_trace(go.Scatter(x=[k], y=[speedups[k]], mode="markers", name=_("your K = {k}", k=k),
-                             marker=dict(size=12, color="black", symbol="x")))
+                             marker=dict(size=12, color="black", symbol="x"),
+                             hovertemplate="K = %{x}: %{y:.3f}×<extra></extra>"))
     fig.update_layout(xaxis_title="K", yaxis_title=_("expected speedup ×"), height=360,
                       margin=dict(l=10, r=10, t=30, b=10),
                       title=_("Speedup against K (α = {alpha}, c = {c})", alpha=number(alpha), c=number(c)))

@@ -37,3 +37,36 @@ def test_a_charts_table_rounds_its_numbers_as_its_hover_does(lang, speedup, best
     assert row.iloc[1] == speedup and row.iloc[3] == speedup  # the line and "your K = 4"
     assert table[table["K"] == "8"].iloc[0].iloc[2] == best  # "best K = 8"
 
+
+def _cues(trace: dict) -> tuple:
+    """What tells a series apart from the others besides its colour: its fill pattern, its dash and its marker."""
+    mode = trace.get("mode") or "lines"
+    marker, line = trace.get("marker") or {}, trace.get("line") or {}
+    if trace["type"] == "bar":
+        return ("bar", (marker.get("pattern") or {}).get("shape") or "")
+    return ("scatter", (line.get("dash") or "solid") if "lines" in mode else "",
+            (marker.get("symbol") or "circle") if "markers" in mode else "")
+
+
+@pytest.mark.slow  # renders four pages
+@pytest.mark.parametrize("page", ["pages/speedup_lab.py", "pages/sandbox.py", "pages/exactness.py",
+                                  "pages/proposers.py"])
+def test_no_two_series_of_a_charts_legend_differ_by_colour_alone(page):
+    """Read 49: the Speedup lab's K = 2 and K = 4 lines (acceptance by position) and bars (speedup by category),
+    the Sandbox's p and q bars, the Exactness lab's speculative and target-only bars and the Proposers page's three
+    bars differed only by their colour, so a reader who cannot tell those colours apart could not match them to the
+    legend. Every two series a chart's legend names differ by a hatch, a dash or a marker too."""
+    import json
+
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / page), default_timeout=120).run()
+    assert not at.exception
+    charts = [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+    assert charts
+    for spec in charts:
+        if spec["layout"].get("showlegend") is False:
+            continue
+        named = {t["name"]: _cues(t) for t in spec["data"]
+                 if t.get("name") and t.get("showlegend") is not False and t["type"] in ("bar", "scatter")}
+        assert len(set(named.values())) == len(named), (spec["layout"].get("title"), named)

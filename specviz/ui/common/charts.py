@@ -59,6 +59,7 @@ def show(fig: go.Figure, key: str, where: Any = None, *, name: str | None = None
         raise ValueError(f"The chart '{key}' needs a name and a table of its numbers (name=..., table=...).")
     wrap_title(fig)
     wrap_subplot_titles(fig)
+    distinguish(fig)
     place = where if where is not None else st
     box = place.container()
     box.html(f'<span class="sv-sr-only {CHART_NAME_CLASS}" aria-hidden="true">'
@@ -71,6 +72,52 @@ def show(fig: go.Figure, key: str, where: Any = None, *, name: str | None = None
             st.caption(_(TABLE_SCROLLS))
         shown = table_cells(numbers)
         st.table(shown.set_index(shown.columns[0]))
+
+
+PATTERNS = ("", "/", ".", "x", "\\", "+", "-", "|")  # bar fills: the first series solid, the others hatched
+DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "x", "star", "triangle-down")
+
+
+def distinguish(fig: go.Figure) -> go.Figure:
+    """Give every series a chart's legend names a cue besides its colour: two bar series the same fill got a
+    hatch, two lines the same dash and marker got another marker (or, without markers, another dash). The Speedup
+    lab's K = 2 and K = 4 bars and lines, the Sandbox's p and q bars, the Exactness lab's samples and the race's
+    phases differed by colour alone (read 49), which a reader who cannot tell the colours apart (or a grey print)
+    could not match to their legend. A cue a series already has is kept; series of one name (one per lane) share
+    their cue.
+
+    >>> fig = distinguish(go.Figure([go.Bar(y=[1], name="K = 2"), go.Bar(y=[2], name="K = 4"),
+    ...                              go.Scatter(y=[1, 2], name="a", mode="lines+markers"),
+    ...                              go.Scatter(y=[2, 1], name="b", mode="lines+markers")]))
+    >>> [t.marker.pattern.shape for t in fig.data[:2]], [t.marker.symbol for t in fig.data[2:]]
+    ([None, '/'], [None, 'square'])
+    """
+    if fig.layout.showlegend is False:
+        return fig
+    named = [t for t in fig.data if t.name and t.showlegend is not False and t.type in ("bar", "scatter")]
+    bars = list(dict.fromkeys(t.name for t in named if t.type == "bar"))
+    if len(bars) > 1:
+        given = {t.name: t.marker.pattern.shape for t in fig.data if t.type == "bar" and t.marker.pattern.shape}
+        free = iter(shape for shape in PATTERNS if shape not in given.values())
+        shapes = {name: given[name] if name in given else next(free, "") for name in bars}
+        for t in fig.data:
+            if t.type == "bar" and t.name in shapes and not t.marker.pattern.shape and shapes[t.name]:
+                t.marker.pattern.update(shape=shapes[t.name], fillmode="overlay", solidity=0.3)
+    lines = [t for t in named if t.type == "scatter"]
+    cues: set[tuple[str, str]] = set()
+    for t in lines:
+        mode = t.mode or "lines"
+        dash = (t.line.dash or "solid") if "lines" in mode else ""
+        symbol = (t.marker.symbol or "circle") if "markers" in mode else ""
+        if (dash, symbol) in cues and "markers" in mode and not t.marker.symbol:
+            symbol = next((s for s in SYMBOLS if (dash, s) not in cues), symbol)
+            t.marker.symbol = symbol
+        elif (dash, symbol) in cues and "lines" in mode and not t.line.dash:
+            dash = next((d for d in DASHES if (d, symbol) not in cues), dash)
+            t.line.dash = dash
+        cues.add((dash, symbol))
+    return fig
 
 
 def table_cells(table: pd.DataFrame) -> pd.DataFrame:
@@ -215,10 +262,11 @@ def figure_table(fig: go.Figure, max_rows: int = 200) -> pd.DataFrame | None:
     """The points of a figure's line, marker and bar traces as one table: a row per x value (the category, K, α...),
     a column per trace, values as the trace's hover writes them (its `%{y:.3f}`: 3 decimals, so the table never
     reads 2.8 where the hover reads 2.801) or else to three significant figures, a number from 1,000 up in full ("–"
-    where a trace has no point). Horizontal bars are read along their y axis. A figure with only a heatmap becomes its grid: a row per
-    y value, a column per x value. None when there is nothing to read. At most `max_rows` rows: past them a last row
-    says how many more the chart has, so the table never passes for all of a chart it cut. Linear in the number of
-    points (a numeric axis is sorted once), so a chart of a million points costs a page no more than drawing it.
+    where a trace has no point). Horizontal bars are read along their y axis. A figure with only a heatmap becomes
+    its grid: a row per y value, a column per x value. None when there is nothing to read. At most `max_rows` rows:
+    past them a last row says how many more the chart has, so the table never passes for all of a chart it cut.
+    Linear in the number of points (a numeric axis is sorted once), so a chart of a million points costs a page no
+    more than drawing it.
 
     >>> fig = go.Figure([go.Bar(x=["a", "b"], y=[1.0, 2.5], name="bars"), go.Scatter(x=["b"], y=[0.123456],
     ...                  name="line")], layout={"xaxis_title": "kind"})

@@ -918,6 +918,21 @@ def test_the_token_lines_hover_puts_the_count_after_a_colon():
     assert {t.hovertemplate.split("<extra>")[0] for t in fig.data} == {"%{x:.3f} s · tokens de saída: %{y}"}
 
 
+def test_the_token_lines_and_their_legend_differ_by_dash_as_well_as_colour():
+    """Read 49: the race's speculative and target-only token lines were two solid lines told apart by their colour
+    alone (green, grey), in the chart and in the HTML legend above it. Each lane's line has its own dash, and the
+    legend draws each lane's swatch with it."""
+    from specviz.ui.race import figures
+
+    example = next(e for e in list_examples() if e.baseline_path is not None)
+    spec, base = load_example(example.name)
+    dashes = [t.line.dash for t in figures.tokens_figure(spec, base).data]
+    assert dashes == ["solid", "dash"]
+    legend = figures.swatches_html([("speculative", "#009E73"), ("target only", "#6B6B6B")], line=True,
+                                   dashes=dashes)
+    assert "border-top:3px solid #009E73" in legend and "border-top:3px dashed #6B6B6B" in legend
+
+
 @pytest.mark.slow  # two pages under AppTest: over 0.35 s
 def test_k_is_named_a_trees_depth_wherever_a_tree_can_be_drafted(monkeypatch):
     """Read 45, names: the sidebar's notation and the K sliders beside the tree inputs (the race's tree lane, the

@@ -150,7 +150,8 @@ def tokens_figure(spec: Trace, base: Trace, tree: Trace | None = None) -> go.Fig
     for trace, lane, color in token_lines(spec, base, tree):
         seconds, tokens = tokens_over_time(trace)
         name = _(lane)
-        fig.add_trace(go.Scatter(x=seconds, y=tokens, mode="lines", line=dict(shape="hv", color=color, width=2.5),
+        fig.add_trace(go.Scatter(x=seconds, y=tokens, mode="lines",
+                                 line=dict(shape="hv", color=color, width=2.5, dash=LANE_DASHES[lane]),
                                  name=lane_tokens(lane, trace.num_tokens),
                                  # the count after a colon: it is 0 and 1 too ("1 tokens")
                                  hovertemplate=_("%{x:.3f} s · output tokens: %{y}") + "<extra>" + name + "</extra>"))
@@ -215,16 +216,28 @@ def token_lines(spec: Trace, base: Trace, tree: Trace | None) -> list[tuple[Trac
             (base, BASE_LANE, COLORS[TokenKind.TARGET])]
 
 
+# Each lane's line has its own dash as well as its colour, so the lines differ by more than colour (read 49: the
+# speculative and target-only lines were two solid lines); the HTML legend draws the same dash (CSS's name for it).
+LANE_DASHES = {SPEC_LANE: "solid", CHAIN_LANE: "solid", TREE_LANE: "dot", BASE_LANE: "dash"}
+CSS_DASHES = {"solid": "solid", "dot": "dotted", "dash": "dashed"}
+
+
 def lane_tokens(lane: str, n: int) -> str:
     """A lane's name with its output length: "speculative (48 tokens)"."""
     return ngettext("{lane} ({n} token)", "{lane} ({n} tokens)", n, lane=_(lane))
 
 
-def swatches_html(items: list[tuple[str, str]], line: bool = False) -> str:
+def swatches_html(items: list[tuple[str, str]], line: bool = False, dashes: list[str] | None = None) -> str:
     """A chart's legend as HTML (colour, label), which wraps on a narrow screen where Plotly's legend would cover the
-    chart. Labels are specviz's own words and token counts."""
-    shape = "width:18px;height:3px" if line else "width:13px;height:13px;border-radius:2px"
+    chart. Labels are specviz's own words and token counts. Lines (`line`) are drawn with their Plotly `dashes`
+    (solid, dash, dot), one per item, so a legend line is matched by its dash, not by its colour alone."""
+    def swatch(index: int, color: str) -> str:
+        if not line:
+            return f"width:13px;height:13px;border-radius:2px;background:{color}"
+        dash = CSS_DASHES[dashes[index]] if dashes else "solid"
+        return f"width:22px;height:0;border-top:3px {dash} {color}"
+
     spans = [f'<span style="display:inline-block;margin:2px 14px 2px 0;white-space:nowrap">'
-             f'<span style="display:inline-block;{shape};vertical-align:middle;background:{color}"></span>&nbsp;'
-             f'{escape_text(label, whitespace=False)}</span>' for label, color in items]
+             f'<span style="display:inline-block;{swatch(i, color)};vertical-align:middle"></span>&nbsp;'
+             f'{escape_text(label, whitespace=False)}</span>' for i, (label, color) in enumerate(items)]
     return f'<div style="line-height:1.9;font-size:0.9rem">{"".join(spans)}</div>'

@@ -23,8 +23,8 @@ from specviz.labs.timeline import (ALPHA_ESTIMATE, ALPHA_NAME, BASELINE_NAME, RA
                               spread_sentence)
 from specviz.engine.trace import Trace
 from specviz.ui.common import charts
-from specviz.ui.race.figures import (BASE_LANE, LANES_TABLE_NOTE, PHASE_COLORS, PHASE_NAMES, SPEC_LANE, lane_tokens,
-                                     lanes_table, race_figure, swatches_html, token_lines, tokens_figure,
+from specviz.ui.race.figures import (BASE_LANE, LANE_DASHES, LANES_TABLE_NOTE, PHASE_COLORS, PHASE_NAMES, SPEC_LANE,
+                                     lane_tokens, lanes_table, race_figure, swatches_html, token_lines, tokens_figure,
                                      tokens_table)
 from specviz.ui.common.step_view import dtype_text
 from specviz.ui.race.outputs import render_outputs
@@ -183,8 +183,9 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
     charts.show(race_figure(spec, base, tree), key="race_lanes", table=lanes_table(spec, base, tree),
                 name=_("Where the time went: every step of each lane on one time axis"), note=_(LANES_TABLE_NOTE))
     st.markdown(_("**How the output grew.** Steep jumps are steps where several drafts were accepted at once."))
-    st.html(swatches_html([(lane_tokens(lane, trace.num_tokens), color)
-                           for trace, lane, color in token_lines(spec, base, tree)], line=True))
+    lines = token_lines(spec, base, tree)
+    st.html(swatches_html([(lane_tokens(lane, trace.num_tokens), color) for trace, lane, color in lines], line=True,
+                          dashes=[LANE_DASHES[lane] for _trace, lane, _color in lines]))
     charts.show(tokens_figure(spec, base, tree), key="race_tokens", table=tokens_table(spec, base, tree),
                 name=_("How the output grew: output tokens against time, one line per lane"))
     render_outputs(spec, base, tree)

@@ -153,6 +153,36 @@ def test_chart_numbers_are_readable_without_hovering(screens, base):
     page.close()
 
 
+
+# the text in the main area that runs past the right edge of the screen, where no box of its own scrolls or clips it
+# (a page whose outer box clips does not scroll sideways, so `_no_page_overflow` alone passed such text)
+PAST_THE_EDGE = """() => { const width = window.innerWidth, main = document.querySelector('[data-testid="stMain"]');
+  const out = [];
+  for (const e of main.querySelectorAll('*')) {
+    const r = e.getBoundingClientRect();
+    if (!r.width || !r.height || r.right <= width + 1) continue;
+    if (![...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim())) continue;
+    let box = e.parentElement, own = false;
+    for (; box && box !== main; box = box.parentElement)
+      if (['auto', 'scroll', 'hidden'].includes(getComputedStyle(box).overflowX)
+          && box.getBoundingClientRect().right <= width + 1) { own = true; break; }
+    if (!own) out.push(e.textContent.trim().slice(0, 60));
+  }
+  return out; }"""
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_race_legend_wraps_inside_a_phone(screens, base, lang):
+    """Read 49: the timeline's legend kept each item on one line, so "rest of the step: sampling and, when
+    speculating, the rule and the cache rewind" ran 150 px past a 390 px phone's edge, cut off after "the ru" (in
+    Portuguese two items). A long item wraps inside the screen."""
+    page = _open(screens, base, f"/race?lang={lang}")
+    legend = page.get_by_text("prefill (read the prompt)" if lang == "en" else "prefill (ler o prompt)").first
+    legend.wait_for(state="visible")
+    assert page.evaluate(PAST_THE_EDGE) == []
+    _shot(page, f"phone-race-legend-{lang}.png")
+    page.close()
+
 # the words of a table's cells that the browser broke over two lines or more (each word a Range: one line, one top)
 SPLIT_WORDS = """(table) => { const split = []; let words = 0;
   for (const cell of table.querySelectorAll('th, td')) {

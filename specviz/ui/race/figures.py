@@ -230,14 +230,17 @@ def lane_tokens(lane: str, n: int) -> str:
 def swatches_html(items: list[tuple[str, str]], line: bool = False, dashes: list[str] | None = None) -> str:
     """A chart's legend as HTML (colour, label), which wraps on a narrow screen where Plotly's legend would cover the
     chart. Labels are specviz's own words and token counts. Lines (`line`) are drawn with their Plotly `dashes`
-    (solid, dash, dot), one per item, so a legend line is matched by its dash, not by its colour alone."""
+    (solid, dash, dot), one per item, so a legend line is matched by its dash, not by its colour alone. An item is
+    one block no wider than the legend, so a label longer than a phone's line wraps inside it (read 49: "rest of the
+    step: sampling and, when speculating, the rule and the cache rewind", kept on one line, ran 150 px past a 390 px
+    phone's edge and was cut off); the swatch keeps to the label's first word (`&nbsp;`)."""
     def swatch(index: int, color: str) -> str:
         if not line:
             return f"width:13px;height:13px;border-radius:2px;background:{color}"
         dash = CSS_DASHES[dashes[index]] if dashes else "solid"
         return f"width:22px;height:0;border-top:3px {dash} {color}"
 
-    spans = [f'<span style="display:inline-block;margin:2px 14px 2px 0;white-space:nowrap">'
+    spans = [f'<span style="display:inline-block;max-width:calc(100% - 14px);margin:2px 14px 2px 0;line-height:1.5">'
              f'<span style="display:inline-block;{swatch(i, color)};vertical-align:middle"></span>&nbsp;'
              f'{escape_text(label, whitespace=False)}</span>' for i, (label, color) in enumerate(items)]
     return f'<div style="line-height:1.9;font-size:0.9rem">{"".join(spans)}</div>'

@@ -72,6 +72,21 @@ def test_play_button_plays_the_example_to_the_end(fast_play):
     assert any(c.value.startswith(done) for c in at.caption)
 
 
+def test_the_legend_draws_a_kept_draft_as_the_played_output_does(fast_play):
+    """Read 49: the legend above the player read "✓ tok accepted" while the played output's kept drafts are green
+    chips with no ✓ (the Playground's note says so; the Overview has none). The legend's accepted chip has no ✓ now;
+    the other kinds keep their marks."""
+    at = AppTest.from_file(PAGE, default_timeout=30)
+    at.run()
+    at.button(key="overview_play").click().run()
+    bodies = [h.proto.body for h in at.get("html")]
+    legend = next(b for b in bodies if "recovered</span>" in b and "sv-play" not in b)
+    played = next(b for b in bodies if "sv-play" in b)
+    shown = [re.sub(r' title="[^"]*"', "", b) for b in (legend, played)]  # what is drawn, not the hover texts
+    assert "accepted" in _kinds(played) and "✓" not in shown[1]  # the output: kept drafts unmarked
+    assert "✓" not in shown[0] and all(mark in shown[0] for mark in ("✗", "↻", "★", "•"))
+
+
 @pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_overview_is_the_apps_landing_page(fast_play):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)

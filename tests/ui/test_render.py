@@ -113,6 +113,9 @@ def test_every_kind_has_its_own_glyph_and_a_colour_blind_safe_colour():
     for kind in KINDS:
         assert style(kind).label in legend and style(kind).glyph in legend
     assert "p = target" in legend and "q = draft" in legend
+    # an output line's legend (the Overview, the race's outputs) draws a kept draft as that line does: no ✓
+    unmarked = legend_html(distributions=False, kept_mark=False)
+    assert "✓" not in unmarked and "✗" in unmarked and style("accepted").label in unmarked
 
 
 def test_chip_shows_glyph_struck_rejections_and_escaped_tooltip():

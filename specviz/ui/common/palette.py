@@ -125,19 +125,23 @@ def style(kind: Kind | str) -> KindStyle:
 
 
 def legend_html(kinds: Iterable[Kind | str] = KINDS, *, distributions: bool = True,
-                meanings: dict[Kind, str] | None = None) -> str:
+                meanings: dict[Kind, str] | None = None, kept_mark: bool = True) -> str:
     """A one-line legend: one sample chip per kind, and (optionally) the p / q colour key of the charts. `meanings`
-    (English messages by kind) replace the kinds' own hover texts, for a reader who has not met p, q or a tree yet."""
+    (English messages by kind) replace the kinds' own hover texts, for a reader who has not met p, q or a tree yet.
+    `kept_mark=False` draws the accepted chip without its ✓, as an output line draws its kept drafts (`output_html`;
+    read 49: the Overview's and the race's legends showed "✓ tok accepted" above an output whose green chips carried
+    no ✓)."""
     items = []
     for kind in kinds:
         s = style(kind)
+        glyph = "" if (not kept_mark and s.kind == TokenKind.ACCEPTED) else f"{s.glyph}&nbsp;"
         deco = "text-decoration:line-through;" if s.strike else ""
         meaning = (meanings or {}).get(s.kind, s.meaning)
         items.append(
             f'<span title="{escape_attr(_(meaning))}" style="display:inline-block;margin:2px 10px 2px 0;'
             f'white-space:nowrap"><span style="display:inline-block;padding:1px 7px;border-radius:6px;'
             f'border:2px solid {s.color};background:{s.background};color:{s.text_color};{deco}'
-            f'font-family:monospace">{s.glyph}&nbsp;tok</span>&nbsp;{escape_text(_(s.label), whitespace=False)}</span>'
+            f'font-family:monospace">{glyph}tok</span>&nbsp;{escape_text(_(s.label), whitespace=False)}</span>'
         )
     if distributions:
         for color, label in ((P_COLOR, _("p = target's probability")), (Q_COLOR, _("q = draft's probability"))):

@@ -218,7 +218,7 @@ def example_player(key: str = "overview", name: str | None = None, title: str | 
     shown = _(title) if title else get_example(name).shown_title  # a shipped example's title: no HTML allowed
     st.markdown(_("**{title}**. The prompt:", title=shown))
     st.html(text_html(str(prompt)))
-    st.html(legend_html(tuple(TokenKind), distributions=False, meanings=meanings))
+    st.html(legend_html(tuple(TokenKind), distributions=False, meanings=meanings, kept_mark=False))
     clicked = st.button(_("▶ Play the example"), key=f"{key}_play", type="primary")
     caption, box = st.empty(), st.empty()
     if clicked:

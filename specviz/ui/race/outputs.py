@@ -95,7 +95,7 @@ def render_outputs(spec: Trace, base: Trace, tree: Trace | None = None) -> None:
     lanes = [(spec, SPEC_LANE if tree is None else CHAIN_LANE), *([(tree, TREE_LANE)] if tree is not None else []),
              (base, BASE_LANE)]
     with st.expander(_(TEXT["two"] if tree is None else TEXT["three"])):
-        st.html(legend_html(tuple(TokenKind), distributions=False))
+        st.html(legend_html(tuple(TokenKind), distributions=False, kept_mark=False))
         for trace, lane in lanes:
             st.markdown(ngettext("**{lane}** ({n} token)", "**{lane}** ({n} tokens)", trace.num_tokens,
                                  lane=_(lane).capitalize()) + (f" · ⏱ {_(TEXT['lane_cut'])}" if cut_short(trace) else ""))

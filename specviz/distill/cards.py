@@ -530,8 +530,8 @@ def identity_note(dtype: str) -> str:
 def bench_table(rows: list[dict], dtype: str = "float32") -> str:
     if not rows:
         return "Not benchmarked yet: run the command under *Command*."
-    head = ["| T | draft | K | α (tree: main-line mean min(1, p′/q′)) | c | mean accepted length (recovered or bonus "
-            "token incl.) | acceptance by position | speedup vs target-only | "
+    head = ["| T | draft | K | α estimate (tree: main-line mean min(1, p′/q′)) | c | mean accepted length "
+            "(recovered or bonus token incl.) | acceptance by position | speedup vs target-only | "
             "vs model.generate | predicted (measured verify cost) | greedy output identical |",
             "|---:|---|---:|---:|---:|---:|---|---:|---:|---:|---:|"]
     body = [f"| {r['temperature']:g} | {DraftShape.of(r).label()} | {r['k']} | "
@@ -994,11 +994,11 @@ Benchmark on {bench_scope}, {dtype} on both sides{where}{rerun}:
 
 {bench}
 
-{notes}The α column estimates Leviathan et al.'s acceptance probability α = E[Σ min(p, q)] by the mean of
-min(1, p/q) over the drafts the target tested; a tree row shows instead the mean of min(1, p′/q′) along each step's
-main line, which is not α (a child tried after a rejected sibling meets the residual p′). c is one draft forward's
-time over one target forward. The mean accepted length is the tokens per target forward, the recovered or bonus
-token included. Per-position entry i: of the steps that drafted at least i tokens, the share
+{notes}The α estimate column estimates Leviathan et al.'s acceptance probability α = E[Σ min(p, q)] by the mean
+of min(1, p/q) over the drafts the target tested; a tree row shows instead the mean of min(1, p′/q′) along each
+step's main line, which is not α (a child tried after a rejected sibling meets the residual p′). c is one draft
+forward's time over one target forward. The mean accepted length is the tokens per target forward, the recovered
+or bonus token included. Per-position entry i: of the steps that drafted at least i tokens, the share
 whose first i drafts were all kept (a tree: of the steps whose tree reached depth i, the share whose accepted path
 reached it). The prediction is the speedup formula fed with that estimate of α, the measured c and this CPU's
 measured verify cost; a tree has no α for it, so its row shows its measured mean accepted length over (K·c + the

@@ -413,7 +413,7 @@ def test_the_card_marks_a_tree_rows_alpha_as_not_alpha():
     assert all(x.split(" | ")[3].endswith("†") for x in trees)
     assert not any(x.split(" | ")[3].endswith("†") for x in chains)
     # the note under the table (then, since Read 49, what its greedy identity column means)
-    assert lines[lines.index("") + 1].startswith("† A tree row's value in the α column is the mean min(1, p′/q′)")
+    assert lines[lines.index("") + 1].startswith("† A tree row's value in the α estimate column is the mean min(1, p′/q′)")
 
 
 def test_every_card_says_which_steps_a_per_position_entry_counts():
@@ -1090,3 +1090,23 @@ def test_the_draft_cards_data_section_is_its_commits_data_step():
             "tokens, in batches of 64 (that code's default); 23 of 47 batches sampled at temperature 0.7 (that "
             "code's default), the others greedy. 318,833 response tokens in all.") in flat
     assert "on CPU" not in flat and "The data step took 41 minutes, on a machine this card does not record." in flat
+
+
+def test_the_cards_head_their_alpha_column_alpha_estimate_as_every_bench_table_does():
+    """Read 49, names: every results.md and the Speedup lab head the bench's statistic "α estimate (...)" (4945c3c),
+    but the card generator's table still said "| α (tree: main-line mean min(1, p′/q′)) |", and its note and
+    the cards' text called it "the α column": the name of the probability it estimates."""
+    from specviz.core.paths import ASSETS
+    from specviz.distill.cards import BENCHES, CARD, bench_dtype, bench_rows, bench_table
+
+    table = bench_table(bench_rows("eagle", BENCHES["eagle"]), bench_dtype(BENCHES["eagle"]))
+    assert "| K | α estimate (tree: main-line mean min(1, p′/q′)) | c |" in table
+    assert "† A tree row's value in the α estimate column is the mean min(1, p′/q′)" in table
+    cards = [(ASSETS / "models" / name / "README.md").read_text(encoding="utf-8")
+             for name in ("smollm2-eagle", "smollm2-draft")]
+    for text in (CARD, *cards):
+        flat = " ".join(text.split())
+        assert "| α (" not in flat and "the α column" not in flat and "The α column" not in flat
+    for text in cards:
+        assert "| α estimate (tree: main-line mean min(1, p′/q′)) |" in text
+        assert "The α estimate column estimates Leviathan et al.'s acceptance probability" in " ".join(text.split())

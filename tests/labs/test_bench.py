@@ -410,7 +410,7 @@ def test_the_markdown_marks_a_tree_rows_alpha_column_as_not_alpha():
     assert len(trees) == 2 and len(chains) == 2
     assert all(line.split(" | ")[5].endswith("†") for line in trees)
     assert not any(line.split(" | ")[5].endswith("†") for line in chains)
-    assert "† A tree row's value in the α column is the mean min(1, p′/q′) along each step's main line" in text
+    assert "† A tree row's value in the α estimate column is the mean min(1, p′/q′) along each step's main line" in text
 
 
 def test_every_committed_results_md_marks_its_tree_rows_alpha_cells():
@@ -434,7 +434,7 @@ def test_every_committed_results_md_marks_its_tree_rows_alpha_cells():
             else:
                 assert not row[alpha].endswith("†"), (path.parent.name, row)
         if "†" in text:
-            assert "† A tree row's value in the α column is the mean min(1, p′/q′)" in text, path.parent.name
+            assert "† A tree row's value in the α estimate column is the mean min(1, p′/q′)" in text, path.parent.name
     assert trees >= 20  # six committed runs hold 30 tree rows (2026-12-05)
 
 

@@ -926,16 +926,16 @@ POLICIES_NOTE = ("Each policy sets how many tokens a chain drafts, so the table 
                  "tables above). A – marks what this run did not measure: a policy, or a chain of K₀ where the run "
                  "had only a tree of that depth.")
 # what a † on a tree row's α cell means (the model cards' bench tables say it too, specviz.distill.cards)
-TREE_ALPHA_MEANING = ("† A tree row's value in the α column is the mean min(1, p′/q′) along each step's main line (a "
-                      "child tried after a rejected sibling meets the residual p′), not α")
+TREE_ALPHA_MEANING = ("† A tree row's value in the α estimate column is the mean min(1, p′/q′) along each step's main "
+                      "line (a child tried after a rejected sibling meets the residual p′), not α")
 TREE_ALPHA_NOTE = (TREE_ALPHA_MEANING + "; its predicted speedup (measured verify) is its measured mean accepted length "
                    "over its step's measured cost (the verify cost of the tokens fed plus K·c, or plus c for the Medusa heads, "
                    "which draft a step in one pass), not the paper's formula.")
 
 
 def _alpha_cell(row: Row) -> str:
-    """The α column's cell: α for a chain; for a tree its mean min(1, p′/q′) marked † (`TREE_ALPHA_NOTE`), which is
-    another quantity (DEFINITIONS["alpha"]).
+    """The α estimate column's cell: α for a chain; for a tree its mean min(1, p′/q′) marked † (`TREE_ALPHA_NOTE`),
+    which is another quantity (DEFINITIONS["alpha"]).
 
     >>> _alpha_cell({"alpha": 0.61, "tree_nodes": 0}), _alpha_cell({"alpha": 0.72, "tree_nodes": 16})
     ('0.61', '0.72†')

@@ -98,8 +98,9 @@ if trace_point is not None:
         t1.metric(_("Trace: mean min(1, p′/q′) along the tree's main line"), number(trace_point.alpha, 3),
                   help=_("Not an estimate of α: a child tried after a rejected sibling is tested against the "
                          "residual p′ and the draft without that sibling, q′, so this mean is another quantity, and "
-                         "the chart above does not place this trace. Accepted / drafted ({rate}) counts every node "
-                         "the tree drafted or copied, and the verifier never tested {untested} of this trace's.",
+                         "the chart above does not place this trace. Its accepted / (drafted + copied), {rate}, "
+                         "counts every node the tree drafted and every token its lookup branch copied, and the "
+                         "verifier never tested {untested} of them.",
                          rate=number(trace_point.acceptance_rate, 3), untested=percent(trace_point.tree_untested)))
     off = trace_point.tokens_per_step - trace_point.predicted_tokens_per_step
     difference, arrow = signed_delta(number(off))
@@ -143,12 +144,13 @@ if trace_point is not None:
                      "easy tokens is kept whole, a hard one fails at once), so the two differ in either direction.",
                      **values))
     else:
-        # len(tree.nodes): the copied lookup branch included, so past the settings' node budget (36th read)
-        st.caption(_("This trace's trees held up to {nodes} (tokens copied from the context included), up to "
-                     "{depth} deep. The formula above is for a chain of K drafts, so it is not compared: a tree "
-                     "offers several candidates at each depth and keeps, on average, a longer prefix than a chain of "
-                     "the same depth at the same α (the Speedup lab measures trees against chains).",
-                     nodes=ngettext("{n} node", "{n} nodes", trace_point.tree_nodes),  # a 1-node tree: "1 node"
+        # len(tree.nodes): the copied lookup branch included, so past the settings' node budget (36th read); a node is
+        # a drafted token (read 49), so the count is of tokens
+        st.caption(_("This trace's trees held up to {tokens}, their nodes and the tokens copied from the context "
+                     "together, up to {depth} deep. The formula above is for a chain of K drafts, so it is not "
+                     "compared: a tree offers several candidates at each depth and keeps, on average, a longer prefix "
+                     "than a chain of the same depth at the same α (the Speedup lab measures trees against chains).",
+                     tokens=ngettext("{n} token", "{n} tokens", trace_point.tree_nodes),  # one token: "1 token"
                      depth=trace_point.tree_depth))
 if points:
     charts.show(theory_view.predicted_vs_measured_figure(points), key="theory_measured",

@@ -268,10 +268,17 @@ def run_compare(args: argparse.Namespace) -> int:
     print(_("speedup:      {speedup}x (tokens/s, speculative vs specviz's target-only decoding, same run)",
             speedup=number(speedup(baseline, spec))))
     print(measured_in(pair))  # a figure names its dtype and machine (STYLE.md)
-    if is_tree(spec):  # a tree's accepted / drafted counts every node, a step keeps one path: no estimate of α
-        print(_("acceptance:   {rate} accepted/drafted (every node of a tree counts, drafted or copied, tested or "
-                "not); mean accepted length {length} (tokens per target forward, the recovered or bonus token "
-                "included)", rate=_fmt(spec.acceptance_rate), length=_fmt(spec.mean_accepted_length)))
+    # a tree's accepted / drafted counts every node, a step keeps one path: no estimate of α. Read 49: "drafted"
+    # is what a drafter drafted, a node one drafted token; the lookup branch's copies are named apart
+    if is_tree(spec) and spec.num_copied:
+        print(_("acceptance:   {rate} accepted/(drafted + copied) (every node of the tree and every token its "
+                "lookup branch copied count, tested or not); mean accepted length {length} (tokens per target "
+                "forward, the recovered or bonus token included)", rate=_fmt(spec.acceptance_rate),
+                length=_fmt(spec.mean_accepted_length)))
+    elif is_tree(spec):
+        print(_("acceptance:   {rate} accepted/drafted (every node of a tree counts, tested or not); mean accepted "
+                "length {length} (tokens per target forward, the recovered or bonus token included)",
+                rate=_fmt(spec.acceptance_rate), length=_fmt(spec.mean_accepted_length)))
     else:
         print(_("acceptance:   {rate} accepted/drafted; mean accepted length {length} (tokens per target forward, "
                 "the recovered or bonus token included)", rate=_fmt(spec.acceptance_rate),
@@ -607,12 +614,22 @@ def format_summary(trace: Trace, measured: str | None = None) -> str:
     names = {**SUMMARY_LABELS, "alpha": TREE_ALPHA_LABEL} if tree else SUMMARY_LABELS
     labels = {key: _(label) for key, label in names.items()}
     column = max(width(label) for label in labels.values())
-    counts = dict(rate=_fmt(trace.acceptance_rate), accepted=trace.num_accepted, drafted=trace.num_drafted)
+    # read 49: a node is a drafted token; a tree's lookup branch copies, which Trace.num_drafted counts too, are
+    # named apart, so "drafted" is one count here, in the Playground's "Drafts accepted" and in the hint below
+    counts = dict(rate=_fmt(trace.acceptance_rate), accepted=trace.num_accepted,
+                  drafted=trace.num_drafted - trace.num_copied)
+    if trace.num_copied:
+        rate = _("{rate}  (accepted / (drafted + copied) = {accepted} / ({drafted} + {copied}); every node of a "
+                 "tree and every token its lookup branch copied count, tested or not)", copied=trace.num_copied,
+                 **counts)
+    elif tree:
+        rate = _("{rate}  (accepted / drafted = {accepted} / {drafted}; every node of a tree counts, tested or not)",
+                 **counts)
+    else:
+        rate = _("{rate}  (accepted / drafted = {accepted} / {drafted}; drafts after a step's first rejection "
+                 "count as drafted)", **counts)
     values = {
-        "rate": (_("{rate}  (accepted / drafted = {accepted} / {drafted}; every node of a tree counts, drafted or "
-                   "copied, tested or not)", **counts) if tree else
-                 _("{rate}  (accepted / drafted = {accepted} / {drafted}; drafts after a step's first rejection "
-                   "count as drafted)", **counts)),
+        "rate": rate,
         "alpha": (_("{alpha}  (along each step's main line, the accepted path and the first child rejected below "
                     "it; a node tried after a rejected sibling is tested against the residual p′ that sibling left, "
                     "so this is not an estimate of α)", alpha=_fmt(trace.mean_accept_prob)) if tree else

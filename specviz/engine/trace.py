@@ -171,8 +171,9 @@ class Step:
 
     @property
     def n_drafted(self) -> int:
-        """Tokens proposed for the target to check: K for a chain, every node for a tree (copied lookup tokens
-        included), whether or not the verifier reached them (a tree's `decisions` hold only its main line). A tree's
+        """Tokens proposed for the target to check: K for a chain; for a tree every node (a drafted token) and every
+        token its lookup branch copied (`n_copied`; what users read names the two apart, "drafted + copied"),
+        whether or not the verifier reached them (a tree's `decisions` hold only its main line). A tree's
         accepted / drafted therefore counts many nodes nothing tested: it is no estimate of α and need not sit
         below it (a copied lookup branch can keep tokens that the drafter's own children miss)."""
         if self.tree is not None:
@@ -235,6 +236,7 @@ class Trace:
 
     @property
     def num_drafted(self) -> int:
+        """Drafted and copied tokens over the steps (`Step.n_drafted`); `drafts_only` leaves the copies out."""
         return sum(s.n_drafted for s in self.steps)
 
     @property

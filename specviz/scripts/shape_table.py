@@ -36,7 +36,7 @@ GRID = CHAINS + TREES
 
 
 def rows_fed(step) -> int:
-    """Tokens one step's verification forward read: the root and every tree node (drafted or copied), or the last
+    """Tokens one step's verification forward read: the root, every tree node and every copied token, or the last
     token and the chain's drafts."""
     return (len(step.tree.nodes) if step.tree is not None else len(step.decisions)) + 1
 

@@ -118,7 +118,8 @@ def test_compare_of_a_tree_says_its_accepted_over_drafted_counts_every_node():
     out = cli("compare", "--pair", "toy", "--proposer", "draft", "--prompt", "hello", "--max-new-tokens", "12",
               "--k", "2", "--tree-nodes", "6", "--tree-width", "2", "--no-warmup")
     assert out.returncode == 0, out.stderr
-    assert "a tree of 6 nodes" in out.stdout and "every node of a tree counts, drafted or copied" in out.stdout
+    assert "a tree of 6 nodes" in out.stdout
+    assert "accepted/drafted (every node of a tree counts, tested or not)" in out.stdout
     chain = cli("compare", "--pair", "toy", "--prompt", "hello", "--max-new-tokens", "12", "--k", "2", "--no-warmup")
     assert "every node" not in chain.stdout
 
@@ -282,7 +283,7 @@ def test_summary_of_a_tree_run_neither_calls_its_mean_an_alpha_estimate_nor_says
     assert tree.acceptance_rate < 0.1 and tree.mean_accepted_length == 2.0
     text = format_summary(tree)
     assert "rarely right" not in text and "α estimate" not in text
-    assert "not an estimate of α" in text and "every node of a tree counts, drafted or copied" in text
+    assert "not an estimate of α" in text and "every node of a tree counts, tested or not" in text
 
 
 def test_a_tree_steps_last_token_says_where_a_tree_takes_it_from():
@@ -882,10 +883,13 @@ def test_the_rarely_right_hint_counts_drafts_only_not_the_lookup_branchs_copies(
 
     text = format_summary(trace)
     assert "rarely right (0 of 40 drafts kept)" in text and "1 of 60 drafts kept" not in text
-    # read 47: accepted / drafted counts the 20 copies too (Step.n_drafted), so the rate's words say "or copied"
-    assert "accepted / drafted = 1 / 60; every node of a tree counts, drafted or copied, tested or not" in text
+    # read 47: accepted / drafted counts the 20 copies too (Step.n_drafted); read 49: a node is a drafted token,
+    # so the copies are named apart, as the hint's "40 drafts" leaves them out
+    assert ("accepted / (drafted + copied) = 1 / (40 + 20); every node of a tree and every token its lookup branch "
+            "copied count, tested or not") in text
     with using("pt"):
-        assert "todo nó de uma árvore conta, rascunhado ou copiado, testado ou não" in format_summary(trace)
+        assert ("aceitos / (rascunhados + copiados) = 1 / (40 + 20); contam todo nó de uma árvore e todo token que o "
+                "seu ramo de busca copiou, testado ou não") in format_summary(trace)
 
 
 def test_the_summary_names_acceptance_by_position_as_the_bench_and_the_speedup_lab_do():

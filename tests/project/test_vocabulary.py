@@ -495,3 +495,39 @@ def test_the_library_calls_only_alpha_the_acceptance_probability():
             if re.search(r"acceptance probabilit(?:y|ies)\b", sentence, re.IGNORECASE)]
     assert len(said) >= 10  # it read them (theory.py, the Theory explorer, the Exactness lab, ...)
     assert [f"{path.relative_to(ROOT)}: {sentence[:120]}" for path, sentence in said if not ALPHA.search(sentence)] == []
+
+
+# a copied token called a node, or a node count said to hold copies ("every node ... drafted or copied")
+COPIED_NODE = re.compile(r"copied nodes?\b|nodes? (?:it|the tree|a tree)?\s*drafted or copied|every node of a tree "
+                         r"counts, drafted or copied|\(tokens copied from the context included\)", re.IGNORECASE)
+
+
+def test_a_node_is_a_drafted_token_and_a_copy_is_named_apart():
+    """Read 49, names: "node" meant two things. The glossary's "tokens fed = a tree's nodes + lookup branch + 1", the
+    `--tree-nodes` budget and the step heads ("tree of 6 nodes plus 5 tokens copied") count drafted tokens only,
+    but the CLI's "every node of a tree counts, drafted or copied", the bench's "every node it drafted or copied",
+    the Theory explorer's "trees held up to 9 nodes (tokens copied from the context included)" and the glossary's
+    "a copied node" counted the lookup branch's copies as nodes. A node is now a drafted token everywhere a user
+    reads; a copy is a copied token, and where a count holds both it says "drafted + copied"."""
+    from specviz.cli import format_summary
+    from specviz.engine.trace import Decision, EmittedToken, Step, Trace, TreeNode, TreeRecord
+
+    said = [f"{path}: {m.id[:100]}" for m in extracted_messages() if isinstance(m.id, str)
+            for path in [m.locations[0][0] if m.locations else "?"] if COPIED_NODE.search(" ".join(m.id.split()))]
+    docs = [ROOT / "docs" / "glossary.pt-BR.md", *DOCS_EN, ROOT / "assets" / "benchmarks" / "README.md",
+            *sorted((ROOT / "assets" / "benchmarks").glob("*/results.md"))]
+    said += [path.name for path in docs if COPIED_NODE.search(" ".join(path.read_text(encoding="utf-8").split()))]
+    assert said == []
+    glossary = (ROOT / "docs" / "glossary.pt-BR.md").read_text(encoding="utf-8")
+    assert "| node (of a draft tree) | nó | a token the drafter drafted" in glossary
+    assert "| accepted / (drafted + copied) | aceitos / (rascunhados + copiados) |" in glossary
+    # the CLI names the copies apart: "drafted" is the count the Playground's "Drafts accepted" shows
+    nodes = [TreeNode(7, "a", -1, 1, 0.5, 0.9, "accepted", 0.1, 1.0), TreeNode(5, "e", -1, 1, 0.2, 0.0, "not reached"),
+             TreeNode(7, "a", 0, 2, 1.0, 0.9, "not reached", copied=True),
+             TreeNode(8, "b", 2, 3, 1.0, 0.9, "not reached", copied=True)]
+    decisions = [Decision(0, 7, "a", 0.5, 0.9, 1.8, 1.0, 0.1, True, True)]
+    step = Step(0, 3, 1, "eagle", decisions, [EmittedToken(7, "a", "accepted"), EmittedToken(9, "c", "recovered")],
+                tree=TreeRecord(nodes, [0]))
+    trace = Trace("speculative", {}, [1, 2], [7, 9] * 3, [step] * 3)
+    assert trace.drafts_only() == (6, 3) and trace.num_copied == 6
+    assert "accepted / (drafted + copied) = 3 / (6 + 6);" in format_summary(trace)

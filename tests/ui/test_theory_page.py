@@ -775,7 +775,7 @@ def test_a_tree_traces_depth_is_measured_not_k_a_lookup_branch_goes_deeper(toy):
     # the 36th read: that count holds the copied branch too, past the 4-node budget, so the page no longer says the
     # trace "drafted" trees of that many nodes
     assert point.tree_nodes > 4 and "drafted trees of up to {nodes}" not in page
-    assert "(tokens copied from the context included)" in page
+    assert "their nodes and the tokens copied from the context" in page
 
 
 def test_a_tree_traces_untested_share_is_counted_not_called_most(toy):
@@ -895,7 +895,8 @@ def test_a_one_node_tree_trace_is_named_in_the_singular(toy):
     at.run()
     assert not at.exception
     captions = " ".join(c.value for c in at.caption)
-    assert "This trace's trees held up to 1 node (tokens copied from the context included), up to 1 deep." in captions
+    assert ("This trace's trees held up to 1 token, their nodes and the tokens copied from the context together, up "
+            "to 1 deep.") in captions
 
 
 @pytest.mark.slow  # the page runs once per language: over 0.7 s

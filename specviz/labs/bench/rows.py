@@ -44,8 +44,8 @@ class CaseResult:
     policy: str
     k: int
     mean_k: float  # drafted tokens over every step: at most K for a constant chain, below it where a step drafts
-    # fewer (an n-gram miss, the last steps' room; an adaptive policy varies K); a tree's nodes per step, copied ones
-    # included (Step.n_drafted), not its depth K
+    # fewer (an n-gram miss, the last steps' room; an adaptive policy varies K); a tree's nodes and copied tokens per
+    # step (Step.n_drafted), not its depth K
     tokens: int  # emitted tokens
     steps: int  # target forwards after the prefill
     drafted: int

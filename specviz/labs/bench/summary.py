@@ -26,8 +26,8 @@ DEFINITIONS: dict[str, tuple[str, str]] = {  # marked with N_(): the files stay 
         N_("acceptance rate (accepted / drafted)"),
         N_("Drafted tokens the target kept, over all drafted tokens. Drafts after a step's first rejection count as "
            "drafted and not accepted although they were never tested (vLLM's 'draft acceptance rate'). A tree counts "
-           "every node it drafted or copied from the context, of which a step keeps one path at most, so a tree's "
-           "rate is no estimate of α and α bounds it neither way.")),
+           "every node it drafted and every token its lookup branch copied from the context, of which a step keeps "
+           "one path at most, so a tree's rate is no estimate of α and α bounds it neither way.")),
     "alpha": (
         N_("α estimate (mean min(1, p/q) over tested drafts)"),
         N_("Leviathan et al.'s α: the expected chance a draft is accepted, estimated from the drafts that were "
@@ -120,7 +120,8 @@ DEFINITIONS: dict[str, tuple[str, str]] = {  # marked with N_(): the files stay 
         N_("lookup branch"),
         N_("Tokens a draft tree also copies from the context as one more branch (prompt lookup: what followed the "
            "latest earlier occurrence of the last 3 tokens, failing that of the last 2, then of the last 1, reading on "
-           "into the copy itself where the text ends first); deterministic, so the tree rule treats each copied node as a point mass. 0 is no lookup branch.")),
+           "into the copy itself where the text ends first); deterministic, so the tree rule treats each copied token "
+           "as a point mass. 0 is no lookup branch.")),
     "physical_limit": (
         N_("physical limit"),
         N_("The speedup of a perfect, free draft of the same shape: K + 1 tokens per target forward (the lookup "

@@ -31,8 +31,8 @@ TEXT = {
                  "earlier place where the text's last 3 tokens appeared (failing a match, its last 2, then its last 1; "
                  "prompt lookup). Where fewer tokens follow that place than the branch holds, the copy reads on into "
                  "what it has copied so far, so a repeating loop is carried on past the text's end. No model drafted "
-                 "them, so q "
-                 "is a point mass: the target keeps a copied node with probability p′(x), where p′ is p at its "
+                 "them, so q is a point mass: the target keeps a copied token with probability p′(x), where p′ is p "
+                 "at its "
                  "parent after the siblings tried before it were rejected (the residual they left), and the output "
                  "still follows the target's distribution exactly."),
     "copied_chip": N_("copied from the context (no model drafted it)"),

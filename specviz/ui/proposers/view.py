@@ -353,7 +353,8 @@ TREE_TEXT = {
                  "holds, the copy reads on into what it has copied so far, so a repeating loop is carried on past the "
                  "text's end. Fusing a retrieved branch into the drafter's tree is "
                  "RASD's idea (Quan et al. 2025); SAM-Decoding (Hu et al. 2024) instead picks one source per step, "
-                 "retrieval when the suffix match is long enough, else the drafter. A copied node is a point mass, tried after its drafted siblings, "
+                 "retrieval when the suffix match is long enough, else the drafter. A copied token is a point mass, "
+                 "tried after its drafted siblings, "
                  "so the rule above stays exact. It pays when the answer repeats itself or the prompt, which small "
                  "models often do; the default pair's recommended tree has one."),
     # read 47: vLLM's table rates a separate draft model medium at high QPS, as n-gram and suffix lookup, so

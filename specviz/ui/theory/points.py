@@ -138,10 +138,10 @@ class TracePoint:
     # draft seconds per drafter pass (`_draft_passes`) / target seconds per step, from the timings: about c / v (the
     # step's target forward costs v one-token forwards), so not named c, the cost over one (Read 48)
     draft_over_verify: float | None
-    tree_nodes: int = 0  # > 0: the trace drafted trees of up to this many nodes (copied ones included), which the
-    # chain formula does not describe
+    tree_nodes: int = 0  # > 0: the trace drafted trees of up to this many tokens (nodes and copied tokens), which
+    # the chain formula does not describe
     tree_depth: int = 0  # the deepest node of those trees: past K where a lookup branch copied a longer continuation
-    tree_untested: float = 0.0  # the share of those trees' nodes the verifier never tested (status not reached)
+    tree_untested: float = 0.0  # the share of those trees' tokens the verifier never tested (status not reached)
     short_steps: int = 0  # chain steps that drafted fewer than K (near the token limit, after a drafted end-of-text,
     # a lookup that found fewer), which the formula, K drafts every step, does not model (read 46)
     steps: int = 0  # the trace's steps

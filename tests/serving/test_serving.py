@@ -1267,3 +1267,35 @@ def test_a_measured_tie_counts_as_paying_as_the_roofline_counts_a_predicted_one(
     assert shape.kind == PayKind.UNTIL and shape.paid == (1, 4) and shape.stop == 16
     assert sweep.break_even("ngram", "open") == 16
     assert verdict("ngram", "open", shape) == "ngram, open prompt: speculation stops paying at 16 concurrent streams."
+
+
+def test_the_engine_comparison_says_where_specvizs_speculative_answer_differed(monkeypatch):
+    """Read 49: the committed sweep's `specviz` rows both record `same_tokens_as_target_only: false` (bfloat16,
+    8bdea81; the float32 sweep before it, 8dcedfa, matched), yet the page and docs/serving.md showed their 2.33× and
+    1.07× as plain speedups. Both now say the speculative answer was not the target-only one, read from the file."""
+    from dataclasses import replace
+
+    from specviz.ui.serving import sweep
+
+    result = ServingResult.load(ROOT / "assets" / "benchmarks" / "serving" / "cpu-smollm2.json")
+    assert [row["same_tokens_as_target_only"] for row in result.specviz] == [False, False]  # the file, as it is
+    captions = []
+    monkeypatch.setattr(sweep.st, "caption", lambda text, *a, **k: captions.append(text))
+    monkeypatch.setattr(sweep.st, "markdown", lambda *a, **k: None)
+    monkeypatch.setattr(sweep.st, "dataframe", lambda *a, **k: None)
+    sweep.compare_specviz(result)
+    assert ("specviz's speculative answer was not its own target-only answer on the copy prompt (2.33×), on the "
+            "open prompt (1.07×), so those speedups compare the throughput of two different answers") in captions[-1]
+    assert "only up to numerics" in captions[-1]
+    with using("pt"):
+        sweep.compare_specviz(result)
+    assert "só com o alvo no prompt copy (2,33×); no prompt open (1,07×)" in captions[-1]
+    matched = replace(result, specviz=[{**row, "same_tokens_as_target_only": True} for row in result.specviz])
+    sweep.compare_specviz(matched)
+    assert "target-only answer on" not in captions[-1]
+    one = replace(result, specviz=[result.specviz[0], {**result.specviz[1], "same_tokens_as_target_only": True}])
+    sweep.compare_specviz(one)
+    assert "answer on the copy prompt (2.33×), so that speedup compares" in captions[-1]
+    docs = " ".join((ROOT / "docs" / "serving.md").read_text(encoding="utf-8").split())
+    assert ("Both `specviz` rows record `same_tokens_as_target_only: false`: in that run specviz's speculative answer "
+            "was not its own target-only answer on either prompt, so 2.33× and 1.07× each compare") in docs

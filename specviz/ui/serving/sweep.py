@@ -9,7 +9,7 @@ import datetime as dt
 import pandas as pd
 import streamlit as st
 
-from specviz.core.i18n import _, ngettext, number, times
+from specviz.core.i18n import _, list_separator, ngettext, number, times
 from specviz.labs import roofline
 from specviz.labs.bench.quoted import kernels_words
 from specviz.labs.bench.report import ran_stock_kernels
@@ -311,10 +311,39 @@ def compare_specviz(result: ServingResult) -> None:
     vllm_dtype = result.server.get("dtype")  # a sweep file without it is told so, not given a guess
     vllm = (_("vLLM ran in {dtype} with compiled kernels", dtype=vllm_dtype) if vllm_dtype else
             _("vLLM ran with compiled kernels in a dtype this file does not record"))
-    st.caption(_("Speedups against each engine's own target-only run, in the same sweep. {vllm}; {engine}: the "
-                 "answers may differ after a few tokens (greedy decoding is lossless only up to numerics), so the "
-                 "drafts differ too. vLLM's n-gram lookup matches 4 down to 2 tokens, specviz's 3 down to 1 (more "
-                 "drafts after weaker matches, fewer kept).", vllm=vllm, engine=engine))
+    caption = _("Speedups against each engine's own target-only run, in the same sweep. {vllm}; {engine}: the "
+                "answers may differ after a few tokens (greedy decoding is lossless only up to numerics), so the "
+                "drafts differ too. vLLM's n-gram lookup matches 4 down to 2 tokens, specviz's 3 down to 1 (more "
+                "drafts after weaker matches, fewer kept).", vllm=vllm, engine=engine)
+    st.caption(" ".join(filter(None, (caption, differed_note(result)))))
+
+
+def differed_note(result: ServingResult) -> str:
+    """A sentence naming the prompts whose specviz row says its speculative answer was not its own target-only
+    answer token for token (`same_tokens_as_target_only`, which `specviz_batch1` writes), with their speedups; ""
+    where every row matched or none records it. Read 49: the committed sweep's two rows (bfloat16, 8bdea81) both
+    differed, and the table showed 2.33× and 1.07× as if each run and its baseline had written one answer.
+
+    >>> print(differed_note(ServingResult(command="", machine={}, server={}, prompts={}, specviz=[
+    ...     {"prompt": "copy", "speedup": 2.33, "same_tokens_as_target_only": False},
+    ...     {"prompt": "open", "speedup": 1.07, "same_tokens_as_target_only": True}]))[:90])
+    specviz's speculative answer was not its own target-only answer on the copy prompt (2.33×)
+    """
+    rows = [row for row in result.specviz if row.get("same_tokens_as_target_only") is False]
+    if not rows:
+        return ""
+    where = list_separator().join(
+        _("on the {prompt} prompt ({speedup})", prompt=row["prompt"],
+          speedup=times(row["speedup"]) if row.get("speedup") is not None else "–") for row in rows)
+    return ngettext("specviz's speculative answer was not its own target-only answer {where}, so that speedup "
+                    "compares the throughput of two different answers: greedy speculative decoding gives the "
+                    "target's own answer only up to numerics (a verify forward over K + 1 tokens rounds otherwise "
+                    "than one-token forwards, and in bfloat16 that flips near-ties more often), and here it did not.",
+                    "specviz's speculative answer was not its own target-only answer {where}, so those speedups "
+                    "compare the throughput of two different answers: greedy speculative decoding gives the "
+                    "target's own answer only up to numerics (a verify forward over K + 1 tokens rounds otherwise "
+                    "than one-token forwards, and in bfloat16 that flips near-ties more often), and here it did not.",
+                    len(rows), where=where)
 
 
 def predicted(result: ServingResult) -> None:

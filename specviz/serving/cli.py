@@ -74,7 +74,9 @@ def add_serve_arguments(cmd: argparse.ArgumentParser) -> None:
     sweep.add_argument("--requests", type=int, default=16,
                        help=f"requests per level, at least one per stream (--requests 8 sends 16 at 16 streams), at "
                             f"most {MAX_REQUESTS}")
-    sweep.add_argument("--max-tokens", type=int, default=128, help=f"at most {MAX_TOKENS}")
+    sweep.add_argument("--max-tokens", type=int, default=128,
+                       help=f"the most new tokens each request may generate, and specviz's own batch-1 runs too (a "
+                            f"cap: an answer that ends sooner stops sooner), 1 to {MAX_TOKENS}")
     sweep.add_argument("--k", type=int, default=DEFAULT_K, help="drafted tokens per step")
     sweep.add_argument("--port", type=int, default=DEFAULT_PORT, help="port on 127.0.0.1")
     sweep.add_argument("--no-specviz", action="store_true", help="skip specviz's own batch-1 comparison")

@@ -132,6 +132,8 @@ def test_the_serve_commands_help_names_every_action():
     one too (`serve install`: only create .venv-vllm and install the pinned vLLM build)."""
     import argparse
 
+    import argparse
+
     from specviz.cli import build_parser
 
     commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
@@ -172,6 +174,22 @@ def test_the_sweep_requests_help_says_a_level_sends_at_least_one_per_stream():
     assert LoadPlan(prompts=(Prompt("p", "x"),), requests=8).requests_at(16) == 16
     assert "at least one per stream (--requests 8 sends 16 at 16 streams)" in requests.help
     assert "at most 64" in requests.help
+
+
+def test_the_sweep_max_tokens_help_says_what_it_counts_and_its_default():
+    """Read 49: `serve sweep --help` said "--max-tokens: at most 512" (the flag's own bound), not what it counts: the
+    new tokens each request may generate (`max_tokens` in its chat request; specviz's batch-1 runs get it as
+    max_new_tokens), a cap that an answer ending sooner stays under."""
+    import argparse
+
+    from specviz.cli import build_parser
+
+    parser = build_parser()
+    serve = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices["serve"]
+    sweep = next(a for a in serve._actions if isinstance(a, argparse._SubParsersAction)).choices["sweep"]
+    text = " ".join(sweep.format_help().split())
+    assert ("--max-tokens MAX_TOKENS the most new tokens each request may generate, and specviz's own batch-1 runs "
+            "too (a cap: an answer that ends sooner stops sooner), 1 to 512 (default: 128)") in text
 
 
 def test_a_refused_timeout_is_quoted_whole_in_the_readers_number_format(stand_in, capsys, monkeypatch):
@@ -226,6 +244,8 @@ def test_the_sweep_flags_and_load_plan_refuse_the_same_values(flag, field, value
 def test_a_sweeps_recorded_command_names_its_out_unless_it_is_the_committed_file():
     """38th read: the recorded command left out --out, so a sweep written to /tmp/a b.json recorded a command that,
     typed as recorded, wrote over the committed assets/benchmarks/serving/cpu-smollm2.json."""
+    import argparse
+
     from specviz.cli import build_parser
 
     parser = build_parser()

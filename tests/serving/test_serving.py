@@ -1299,3 +1299,16 @@ def test_the_engine_comparison_says_where_specvizs_speculative_answer_differed(m
     docs = " ".join((ROOT / "docs" / "serving.md").read_text(encoding="utf-8").split())
     assert ("Both `specviz` rows record `same_tokens_as_target_only: false`: in that run specviz's speculative answer "
             "was not its own target-only answer on either prompt, so 2.33× and 1.07× each compare") in docs
+
+
+def test_the_speedup_chart_title_names_what_it_plots():
+    """Read 49: the sweep's speedup chart was titled "Where speculation stops paying" over the committed sweep, where
+    n-gram lookup pays at every level on both prompts (and the EAGLE drafter at none): nothing stops paying there.
+    The title names what the chart plots, true for any sweep."""
+    from specviz.ui.serving.charts import speedup_figure
+
+    result = ServingResult.load(ROOT / "assets" / "benchmarks" / "serving" / "cpu-smollm2.json")
+    assert {result.pay_shape("ngram", p).kind for p in result.prompt_names()} == {"always"}  # the file, as it is
+    assert speedup_figure(result).layout.title.text == "Speedup from speculation against concurrent streams"
+    with using("pt"):
+        assert speedup_figure(result).layout.title.text == "Aceleração da especulação em função dos fluxos simultâneos"

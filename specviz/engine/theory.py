@@ -257,6 +257,22 @@ def tokens_per_step_distribution(alpha: float, k: int) -> list[float]:
     return [alpha ** (j - 1) * (1.0 - alpha) for j in range(1, k + 1)] + [alpha**k]
 
 
+SHORT_DRAFTS = 0.95  # a setting whose steps drafted less than this share of K on average drafted "fewer than K"
+
+
+def drafts_short(mean_drafted: float | None, k: int) -> bool:
+    """Whether a setting's steps drafted fewer than K tokens on average, by enough to matter: the formulas here take
+    every step to draft K, so they count drafts never made (read 49: n-gram lookup drafts only what it finds,
+    default-cpu-ngram 0.45 a step at K = 1). Below `SHORT_DRAFTS` of K only: a model drafter's steps near the token
+    limit draft a few per cent fewer (3.91 of 4), which moves a prediction less than its rounding. The Speedup lab's
+    K chart and the Theory explorer's measured points both use it.
+
+    >>> drafts_short(0.45, 1), drafts_short(3.91, 4), drafts_short(None, 4)
+    (True, False, False)
+    """
+    return mean_drafted is not None and mean_drafted < SHORT_DRAFTS * k
+
+
 def draft_cost(k: int, c: float, one_pass: bool = False) -> float:
     """What drafting one step costs, in one-token target forwards: K c for a drafter that runs once per drafted
     token (the paper's model), or c whatever K for one whose single pass drafts every token (`one_pass`: the Medusa

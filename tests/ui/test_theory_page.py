@@ -1160,3 +1160,25 @@ def test_a_lookup_traces_ratio_is_named_lookup_seconds_per_drafted_token_not_a_d
         assert label in shown and shown[label].value == value
         assert words in shown[label].help and "per draft forward" not in shown[label].help
         assert not any("draft pass" in m.label or "passagem do rascunho" in m.label for m in at.metric)
+
+
+def test_the_theory_pages_measured_points_name_the_k_drafts_assumption():
+    """Read 49: the Speedup lab names the formula's assumption that every step drafts K tokens (2848e26b), but the
+    Theory explorer's measured points used the same formula silently, though default-cpu-ngram's steps drafted 0.45
+    a step at K = 1 (predicted 1.29×, measured 0.89×). Its caption now says so where a point drafted below 95% of K
+    (`theory.drafts_short`, the Speedup lab's rule too), and its table shows each point's mean K drafted."""
+    points = theory_points.load_benchmark_points()
+    ngram = next(p for p in points if p.source.startswith("default-cpu-ngram") and p.k == 1
+                 and p.label.startswith("ngram, T = 0.0"))
+    assert ngram.mean_k == pytest.approx(0.4508, abs=1e-4) and theory.drafts_short(ngram.mean_k, ngram.k)
+    short = sum(theory.drafts_short(p.mean_k, p.k) for p in points)
+    assert short == 10  # 8 n-gram settings, layer-skip at K = 8 at both temperatures (7.43 and 7.52 of 8)
+    assert ("The formula takes every step to draft K tokens, but 10 of these settings drafted fewer on average "
+            "(below 95% of K: the table's mean K drafted;") in theory_view.measured_caption(points)
+    table = theory_view.measured_table(points)
+    assert table["mean K drafted"][points.index(ngram)] == "0.45"
+    with using("pt"):
+        assert "mas 10 destas configurações rascunharam menos em média" in theory_view.measured_caption(points)
+        assert theory_view.measured_table(points)["K médio rascunhado"][points.index(ngram)] == "0,45"
+    full = [p for p in points if not theory.drafts_short(p.mean_k, p.k)]
+    assert "every step to draft K" not in theory_view.measured_caption(full)

@@ -102,18 +102,16 @@ def speedup_vs_k_figure(result: BenchResult, proposer: str, temperature: float) 
                    _("K (drafted tokens per step)"), label("speedup_vs_ar") + " (×)")
 
 
-SHORT_DRAFTS = 0.95  # a K whose steps drafted less than this share of K on average is named by short_drafts_caption
-
-
 def short_drafts_caption(result: BenchResult, proposer: str, temperature: float) -> str | None:
     """Where this run's chains drafted fewer than K tokens a step on average (`mean_k`): the curves and the table's
     predicted columns take every step to draft K, so they count drafts never made; the sentence says so with each
     such K's mean (read 49: default-cpu-ngram at K = 1 drafted 0.45 a step, predicted 1.29× against 0.89× measured).
-    Only a K whose steps drafted below `SHORT_DRAFTS` of K counts: a model drafter's steps near the token limit
-    draft a few per cent fewer (3.91 of 4), which moves the prediction less than its rounding; None when no K did."""
+    Only a K whose steps drafted below `theory.SHORT_DRAFTS` of K counts (`theory.drafts_short`, which the Theory
+    explorer's measured points use too): a model drafter's steps near the token limit draft a few per cent fewer
+    (3.91 of 4), which moves the prediction less than its rounding; None when no K did."""
     rows = sorted((r for r in result.rows(proposer=proposer, temperature=temperature, policy="constant")
-                   if not r.get("tree_nodes") and r.get("mean_k") is not None
-                   and r["mean_k"] < SHORT_DRAFTS * r["k"]), key=lambda r: r["k"])
+                   if not r.get("tree_nodes") and theory.drafts_short(r.get("mean_k"), r["k"])),
+                  key=lambda r: r["k"])
     if not rows:
         return None
     each = list_separator().join(f"K = {r['k']}: {number(r['mean_k'])}" for r in {r["k"]: r for r in rows}.values())

@@ -16,6 +16,7 @@ from specviz.core.paths import BENCHMARKS_DIR, read_json
 from specviz.engine import theory
 from specviz.engine.proposers import registry
 from specviz.engine.kinds import Mode, NodeStatus
+from specviz.engine.limits import is_number
 from specviz.engine.trace import Step, Trace
 from specviz.labs.bench.quoted import machine_text, run_dtype
 
@@ -36,6 +37,8 @@ class MeasuredPoint:
     dtype: str | None = None
     machine: str = ""  # where it ran, as `quoted.machine_text` writes it; "" when the file does not say
     one_pass: bool = False  # its proposer drafts a step in one pass (Medusa, n-gram lookup): c per step, not K·c
+    mean_k: float | None = None  # tokens its steps drafted on average (a bench row's mean_k; None: not recorded),
+    # below K where n-gram lookup found nothing long enough, which the formula (K drafts every step) does not model
 
     @property
     def predicted_speedup(self) -> float:
@@ -106,8 +109,10 @@ def load_benchmark_points(folder: Path | str | None = None) -> list[MeasuredPoin
                 continue
             if not (math.isfinite(s) and s > 0) or k > K_MAX:
                 continue
+            mean_k = r.get("mean_k")
             points.append(MeasuredPoint(alpha, k, c, s, _record_label(r, path, i, dtype), source, dtype, machine,
-                                        registry.one_pass(str(r.get("proposer", "")))))
+                                        registry.one_pass(str(r.get("proposer", ""))),
+                                        float(mean_k) if is_number(mean_k) else None))
     return points
 
 

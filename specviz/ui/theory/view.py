@@ -11,7 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from specviz.core.i18n import N_, _, list_separator, ngettext, number
+from specviz.core.i18n import N_, _, list_separator, ngettext, number, percent
 from specviz.engine import theory
 from specviz.ui.common.palette import BLUE, GREY, ORANGE, REDDISH_PURPLE, VERMILLION
 from specviz.ui.theory.points import K_MAX, MeasuredPoint, TemperatureRow, TracePoint
@@ -182,6 +182,7 @@ def measured_table(points: list[MeasuredPoint]) -> pd.DataFrame:
         "α": [number(pt.alpha, 2) for pt in points],
         "K": [str(pt.k) for pt in points],
         "c": [number(pt.c, 3) for pt in points],
+        _("mean K drafted"): [number(pt.mean_k, 2) if pt.mean_k is not None else "–" for pt in points],
         _("predicted ×"): [number(pt.predicted_speedup, 2) for pt in points],
         _("measured ×"): [number(pt.measured_speedup, 2) if pt.measured_speedup is not None else "–"
                           for pt in points],
@@ -210,6 +211,18 @@ def measured_caption(points: list[MeasuredPoint]) -> str:
     if any(pt.one_pass for pt in points):  # read 49: the Medusa (and n-gram) points were predicted with K·c
         runs += " " + _("For the Medusa heads and n-gram lookup, whose one pass (for n-gram, one search) drafts every "
                         "token of a step, the formula charges c per step in place of K·c.")
+    short = sum(theory.drafts_short(pt.mean_k, pt.k) for pt in points)
+    if short:  # read 49: the Speedup lab names the formula's K-drafts assumption (2848e26b); so does this chart
+        runs += " " + ngettext(
+            "The formula takes every step to draft K tokens, but {n} of these settings drafted fewer on average "
+            "(below {share} of K: the table's mean K drafted; n-gram lookup drafts only what it finds, and steps near "
+            "the token limit draft fewer), so its prediction counts drafts that were never made and overstates the "
+            "mean accepted length.",
+            "The formula takes every step to draft K tokens, but {n} of these settings drafted fewer on average "
+            "(below {share} of K: the table's mean K drafted; n-gram lookup drafts only what it finds, and steps near "
+            "the token limit draft fewer), so their predictions count drafts that were never made and overstate the "
+            "mean accepted length.", short,
+            share=percent(theory.SHORT_DRAFTS))
     if len(counts) == 1:
         return runs + " " + _("All ran in {dtype}.", dtype=next(iter(counts)))
     dtypes = ", ".join(_("{n} in {dtype}", n=n, dtype=dtype) for dtype, n in counts.items())

@@ -14,6 +14,7 @@ from specviz.distill.cards import NOT_RECORDED, bench_command, card_inputs, lear
     read_bench, sampled_at, stage_table, token_limit, trained_on
 from specviz.distill.trainer import DEFAULT_STEPS
 from specviz.engine.draft_shape import DraftShape
+from specviz.labs.bench.quoted import machine_text
 from specviz.models.catalog import recommended_for
 from specviz.models.drafts import EAGLE_NAME, MEDUSA_NAME, read_meta
 
@@ -75,8 +76,11 @@ def bench_section(bench: Path) -> str:
     rows = [r for r in result.get("summary", []) if r["suite"] == "all" and r["policy"] == "constant"]
     if not rows:
         return "The benchmark that runs both drafters on the same prompts has not been run yet."
-    lines = [f"`{bench_command(bench)}` ({result.get('machine', {}).get('dtype', 'float32')}, "
-             f"{result.get('machine', {}).get('cpu', '?')}):", "",
+    machine = result.get("machine") or {}
+    # read 49: the line named the CPU only; the machine as every page words it, and the clock the speeds were
+    # timed by (its --clock and torch threads), stand with the figures
+    lines = [f"`{bench_command(bench)}` ({machine.get('dtype', 'float32')}, {machine_text(machine) or '?'}; speeds "
+             f"timed by {speed_clock(result)}):", "",
              "| proposer | shape | T | mean accepted length | acceptance by position | vs target-only | "
              "vs model.generate |", "|---|---|---:|---:|---|---:|---:|"]
     for r in sorted(rows, key=lambda r: (r["temperature"], r.get("tree_nodes") or 0, r["k"], r["proposer"])):
@@ -88,23 +92,24 @@ def bench_section(bench: Path) -> str:
     lines += ["", "Acceptance by position, entry i: of the steps that drafted at least i tokens (a tree: reached "
               "depth i), the share whose first i drafts were all kept. Counts, the same on any machine with this "
               "run's dtype and kernels (another dtype can change which drafts are kept); the speeds are "
-              f"{speed_clock(result)}, the run's own ratios."]
+              "ratios of the run's own times."]
     return "\n".join(lines)
 
 
 def speed_clock(result: dict) -> str:
-    """What the run's speeds were timed on, from its results.json: "CPU time of one thread" (`--clock cpu`), or wall
-    time, with the torch threads it ran.
+    """What the run's speeds were timed by, from its results.json: the process's CPU time (`--clock cpu`,
+    `time.process_time`) or wall time, with the torch threads it ran (`machine.torch_threads`).
 
     >>> speed_clock({"config": {"clock": "cpu"}, "machine": {"torch_threads": 1}})
-    'CPU time of one thread'
+    "this process's CPU time (time.process_time) with 1 torch thread"
     >>> speed_clock({"config": {"clock": "wall"}, "machine": {"torch_threads": 2}})
-    'wall time with 2 threads'
+    'wall time with 2 torch threads'
     """
     threads = (result.get("machine") or {}).get("torch_threads")
-    count = "one thread" if threads == 1 else f"{threads if threads is not None else '?'} threads"
+    count = ("1 torch thread" if threads == 1 else
+             f"{threads if threads is not None else '?'} torch threads")
     if (result.get("config") or {}).get("clock") == "cpu":
-        return f"CPU time of {count}"
+        return f"this process's CPU time (time.process_time) with {count}"
     return f"wall time with {count}"
 
 

@@ -443,12 +443,16 @@ def test_the_medusa_cards_bench_section_says_the_clock_and_threads_its_run_had(t
     from specviz.distill.medusa_card import bench_section
 
     committed = bench_section(ASSETS / "benchmarks" / "default-cpu-f32-medusa" / "results.json")
-    assert "the speeds are CPU time of one thread" in committed
     run = json.loads((ASSETS / "benchmarks" / "default-cpu-f32-medusa" / "results.json").read_text(encoding="utf-8"))
+    assert (run["config"]["clock"], run["machine"]["torch_threads"]) == ("cpu", 1)  # the committed run, as it is
+    # read 49: the line above the table named "(float32, AMD EPYC)" only; the clock, the torch threads and the
+    # machine as every page words it now stand with the figures (the note under it said "CPU time of one thread")
+    assert ("--out assets/benchmarks/default-cpu-f32-medusa` (float32, AMD EPYC (2 cores, oneDNN packed-weight "
+            "kernels); speeds timed by this process's CPU time (time.process_time) with 1 torch thread):") in committed
     run["config"]["clock"], run["machine"]["torch_threads"] = "wall", 2
     (tmp_path / "results.json").write_text(json.dumps(run), encoding="utf-8")
     rerun = bench_section(tmp_path / "results.json")
-    assert "the speeds are wall time with 2 threads" in rerun and "CPU time" not in rerun
+    assert "speeds timed by wall time with 2 torch threads" in rerun and "CPU time" not in rerun
 
 
 def test_the_medusa_card_names_its_shapes_as_every_table_does():

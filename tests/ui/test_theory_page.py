@@ -1137,7 +1137,7 @@ def test_the_theory_pages_ngram_points_charge_one_lookup_per_step():
 
 
 @pytest.mark.slow  # an AppTest run
-def test_a_lookup_traces_ratio_is_named_lookup_seconds_per_drafted_token_not_a_draft_forward():
+def test_a_lookup_traces_ratio_is_named_lookup_seconds_per_step_not_a_draft_forward():
     """Read 49: the n-gram example's ratio (lookup seconds per step over target seconds per step: one search a
     step, n-gram being one-pass) was labelled "draft pass / target step" and its help said "Draft seconds per draft
     forward", though a lookup runs no forward; a drafter that runs a model keeps that name."""

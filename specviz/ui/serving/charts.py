@@ -109,4 +109,4 @@ def speedup_figure(result: ServingResult) -> go.Figure:
                             line=dict(color=COLORS.get(spec, ORANGE), dash=dash))
     fig.update_xaxes(type="log", tickvals=[1, 2, 4, 8, 16], title=_("concurrent streams"))
     fig.update_yaxes(title=_("speedup (tokens/s vs no speculation)"))
-    return _layout(fig, _("Speedup from speculation against concurrent streams"))
+    return _layout(fig, _("Speedup against concurrent streams"))

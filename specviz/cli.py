@@ -131,7 +131,9 @@ def add_generation_flags(cmd: argparse.ArgumentParser) -> None:
                                                          "recommended without a shape table for the proposer; "
                                                          "else the pair's "
                                                          "recommended K)")
-    cmd.add_argument("--max-new-tokens", type=int, default=64, help=f"{MAX_NEW_TOKENS_RANGE[0]}..{MAX_NEW_TOKENS_RANGE[1]}")
+    cmd.add_argument("--max-new-tokens", type=int, default=64,
+                     help="the most new tokens to generate (a cap: an answer that ends sooner stops sooner), "
+                          f"{MAX_NEW_TOKENS_RANGE[0]}..{MAX_NEW_TOKENS_RANGE[1]}")
     cmd.add_argument("--temperature", type=finite_float, default=0.0, help="0 = greedy")
     cmd.add_argument("--top-k", type=int, default=0, help="0 = off")
     cmd.add_argument("--top-p", type=finite_float, default=1.0, help="1.0 = off")

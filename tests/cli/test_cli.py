@@ -1094,3 +1094,14 @@ def test_an_unknown_flag_sends_the_reader_to_its_subcommands_help(args, prog, ty
     assert exit_.value.code == 2
     assert err == (f"python -m specviz {prog}: unrecognized arguments: {typed} "
                    f"(python -m specviz {prog} --help lists every flag).\n"), err
+
+
+def test_max_new_tokens_help_says_what_it_counts_and_that_it_is_a_cap():
+    """Read 49: `generate --max-new-tokens` said only "1..2048 (default: 64)", not that it counts new tokens and
+    caps them (an answer that ends at end-of-text stops sooner), as `serve sweep --max-tokens` now says."""
+    from specviz.cli import build_parser
+
+    generate = build_parser()._subparsers._group_actions[0].choices["generate"]
+    help_ = " ".join(generate.format_help().split())
+    assert "the most new tokens to generate (a cap: an answer that ends sooner stops sooner), 1..2048 (default: 64)" \
+        in help_

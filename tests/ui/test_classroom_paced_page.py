@@ -575,3 +575,31 @@ def test_nothing_pushed_yet_gives_the_phones_poll_not_an_unmeasured_time(db, lan
     said = [i.value for i in at.info if i.value.startswith(("Nothing pushed yet", "Nada enviado ainda"))]
     assert not at.exception and len(said) == 1
     assert interval in said[0] and vague not in said[0] and ("model run" in said[0] or "modelo" in said[0])
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_two_orders_that_differ_only_at_the_end_are_two_bars(lang):
+    """Read 49: an ordering's bar label was its items joined, cut after four lines, so the right order of
+    ci-round-order and the one with its last two items swapped read alike ("… giving p at K+1 positions. → The …"),
+    Plotly drew them as one bar (1 and 2 answers on one spot) and the table under the chart kept one row. Long items
+    are cut to their first words now, and every order of the question's items is a bar of its own."""
+    import itertools
+
+    from specviz.teach.classroom import in_language
+    from specviz.ui.common.charts import figure_table
+
+    with using(lang):
+        question = in_language(BANK.by_id()["ci-round-order"], lang)
+        right = list(question.answer)
+        swapped = right[:3] + [right[4], right[3]]
+        fig = distribution_figure(distribution(question, [right, swapped, swapped], []), 1, reveal=False)
+        (bars,) = [t for t in fig.data if t.showlegend is False]
+        assert len(set(bars.y)) == 2 and list(bars.x) == [1, 2]
+        assert figure_table(fig).iloc[:, 1].tolist() == ["1", "2"]
+        for other in ("kv-order", "ci-round-order"):
+            shown = in_language(BANK.by_id()[other], lang)
+            orders = [list(p) for p in itertools.permutations(shown.answer)]
+            for start in range(0, len(orders), 6):  # six orders a chart, as distribution() keeps
+                fig = distribution_figure(distribution(shown, orders[start:start + 6], []), 1, reveal=False)
+                labels = next(t for t in fig.data if t.showlegend is False).y
+                assert len(set(labels)) == len(labels)

@@ -31,10 +31,51 @@ WRAP, LINES = 46, 4  # characters per label line, lines per label
 INK = "#1f1f1f"  # labels dark enough for a projector (the theme's grey washes out)
 
 
-def _label(text: str, right: bool, reveal: bool) -> str:
-    lines = textwrap.wrap(text, WRAP, max_lines=LINES, placeholder=" …") or [text]
-    shown = "<br>".join(escape_text(line, whitespace=False) for line in lines)  # Plotly reads entities
+ORDER_SEP = " → "  # how `specviz.teach.classroom_paced.distribution` joins an ordering's items into one label
+ITEM_WORDS = 4  # an item of a long order is cut to its first words: at least this many, more until items differ
+
+
+def _label(text: str, right: bool, reveal: bool, lines: int | None = LINES) -> str:
+    wrapped = textwrap.wrap(text, WRAP, max_lines=lines, placeholder=" …") or [text]
+    shown = "<br>".join(escape_text(line, whitespace=False) for line in wrapped)  # Plotly reads entities
     return TEXT["right"].format(label=shown) if reveal and right else shown
+
+
+def _short_orders(labels: tuple[str, ...]) -> list[str]:
+    """Orders ("item → item → …") that do not fit LINES lines with each item cut to its first words, as few as keep
+    every two items of the question apart (at least ITEM_WORDS); other labels as they are. Cut at the end, two
+    orders of long items that differ only in their last items read alike, and Plotly drew them as one bar (read 49:
+    the right order of ci-round-order and the one with its last two items swapped, before the reveal).
+
+    >>> _short_orders(("The cache holds entries → The cache is cut back to the context", "another order"))
+    ['The cache holds entries → The cache is cut back to the context', 'another order']
+    >>> long = " ".join(f"w{i}" for i in range(60))
+    >>> _short_orders((f"{long} → w0 w1 w2 w3 w4 z", "another order"))
+    ['w0 w1 w2 w3 w4 w5… → w0 w1 w2 w3 w4 z', 'another order']
+    """
+    orders = [label.split(ORDER_SEP) for label in labels]
+    if all(len(items) < 2 or len(label) <= WRAP * LINES for items, label in zip(orders, labels, strict=True)):
+        return list(labels)
+    items = {item for order in orders if len(order) > 1 for item in order}
+    longest = max(len(item.split()) for item in items)
+    words = next((n for n in range(ITEM_WORDS, longest + 1)
+                  if len({" ".join(item.split()[:n]) for item in items}) == len(items)), longest)
+
+    def cut(item: str) -> str:
+        split = item.split()
+        return item if len(split) <= words else " ".join(split[:words]) + "…"
+
+    return [ORDER_SEP.join(cut(item) for item in order) if len(order) > 1 else label
+            for order, label in zip(orders, labels, strict=True)]
+
+
+def _labels(dist: Distribution, reveal: bool) -> list[str]:
+    """The bars' labels, wrapped, every two apart: Plotly draws two bars with one label as one, and the table under
+    the chart reads them as one row. Labels that would still read alike are written whole."""
+    texts = _short_orders(dist.labels)
+    shown = [_label(text, right, reveal) for text, right in zip(texts, dist.right, strict=True)]
+    return [_label(text, right, reveal, lines=None) if shown.count(label) > 1 else label
+            for text, right, label in zip(texts, dist.right, shown, strict=True)]
 
 
 def distribution_figure(dist: Distribution, rounds: int, reveal: bool, font_size: int = 14,
@@ -42,7 +83,7 @@ def distribution_figure(dist: Distribution, rounds: int, reveal: bool, font_size
     """Round 1 (light) and, once it has started, round 2 (dark) as grouped horizontal bars over the choices, first
     choice on top; `reveal` marks the right one. `font_size` (and `height`, default: from the number of bars) grow
     for the presenter view."""
-    labels = [_label(label, right, reveal) for label, right in zip(dist.labels, dist.right, strict=True)]
+    labels = _labels(dist, reveal)
     fig = go.Figure()
     for r in range(1, rounds + 1):
         counts = dist.counts[r - 1]

@@ -301,10 +301,24 @@ def test_the_json_export_writes_plain_numbers_and_when_the_session_ended(store, 
     assert all(isinstance(v, float | int) or v is None for bar in bars for v in bar.values())
     assert "1.000.000.000" not in text and "−" not in text and any("−" in label for label in shown)
     if not many:
-        assert [(bar["value"], bar["count"]) for bar in bars] == [(-3.0, 1), (143.0, 1), (1e9, 1)]
+        # the answer itself, 142.857, not the 143 its bar's label rounds it to (read 49)
+        assert [(bar["value"], bar["count"]) for bar in bars] == [(-3.0, 1), (142.857, 1), (1e9, 1)]
     else:
         assert bars[0]["from"] == -3.0 and bars[0]["count"] == 1  # the lowest answer starts the first range
         assert bars[-1] == {"from": pytest.approx(11 * NUMERIC.answer), "to": None, "count": 1}  # far above: 1e9
+
+
+def test_a_json_bar_of_one_value_holds_its_answers_not_its_labels_rounding(store):
+    """Read 49: a bar of one value was written {"value": 143.0} for answers 142.857, a number no student gave; it is
+    the answers' own number, or from the lowest to the highest when the bar holds answers that round alike."""
+    session = store.create_paced_session([NUMERIC], "Numbers")
+    push = store.push(session.code, NUMERIC)
+    for i, answer in enumerate(["142.6", "143.2", "7", "7"]):
+        store.answer(store.join(session.code, f"Student {i}").token, push.id, 1, answer)
+    data = json.loads(store.export_json(store.session(session.code)))
+    bars = data["pushes"][0]["rounds"]["1"]["distribution"]
+    assert store.distribution(push).labels == ("7", "143")
+    assert bars == [{"value": 7.0, "count": 2}, {"from": 142.6, "to": 143.2, "count": 2}]
 
 
 def test_legacy_nan_and_damaged_answer_rows_are_skipped_and_counted(store):

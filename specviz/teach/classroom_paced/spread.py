@@ -35,7 +35,7 @@ class Distribution:
     correct: tuple[int, int]
     # a numeric question's bars as plain numbers, for the JSON export (read 49: it wrote the labels, "1.000.000.000"
     # and "−3" in Portuguese): a range's two ends (None for the open end of a "far" bar), or for a bar of one value
-    # that value twice (the value its answers round to, as its label writes it); () for the other kinds
+    # the lowest and the highest answer in it (one value twice when its answers are equal); () for the other kinds
     bounds: tuple[tuple[float | None, float | None], ...] = ()
 
 
@@ -204,7 +204,11 @@ def _few_numbers(values: list[list[float]], target: float, tol: float, answered:
     counts = tuple(tuple(sum(key(v) == b for v in r) for b in bars) for r in values)
     held = [[graded(v) for r in values for v in r if key(v) == b] for b in bars]
     right = tuple(all(h) if h else b == _round3(target) for b, h in zip(bars, held, strict=True))
-    return Distribution(labels, counts, right, answered, correct, tuple((b, b) for b in bars))
+    # for the JSON export, the answers a bar holds (both rounds'), lowest and highest, not the rounded value its
+    # label writes (read 49: {"value": 143.0} for a class whose one answer was 142.857); a bar no one answered is
+    # the right answer's own
+    spans = [[v for r in values for v in r if key(v) == b] or [target] for b in bars]
+    return Distribution(labels, counts, right, answered, correct, tuple((min(v), max(v)) for v in spans))
 
 
 def _stored_number(answer: Any) -> float | None:

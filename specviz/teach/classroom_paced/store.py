@@ -334,8 +334,9 @@ class PacedStore(ClassroomStore):
 
 def _spread_json(spread: Distribution, round_: int) -> dict[str, int] | list[dict[str, float | int | None]]:
     """One round's spread for the JSON export: choice (or order) -> answers; for a numeric question a list of bars
-    with plain numbers, {"value": v, "count": n} or {"from": a, "to": b, "count": n} (None for an open end), never
-    the labels the screen writes in the reader's way (read 49: "1.000.000.000" and "−3" beside plain numbers).
+    with plain numbers, {"value": v, "count": n} or {"from": a, "to": b, "count": n} (None for an open end; for a
+    bar of one value, its lowest and highest answers where they differ), never the labels the screen writes in the
+    reader's way (read 49: "1.000.000.000" and "−3" beside plain numbers).
 
     >>> from specviz.teach.classroom_paced.spread import Distribution
     >>> _spread_json(Distribution(("−3", "0–1"), ((1, 2), (0, 0)), (True, False), (3, 0), (1, 0),

@@ -278,6 +278,23 @@ class FakeClock:
         return self.now
 
 
+def test_fresh_browsers_are_paced_from_the_twentieth_miss_as_the_doc_says():
+    """Read 49: docs/classroom.md said first tries from fresh browsers are paced "past 20" misses, while PinGuard
+    paces them from the 20th on (OVERALL_FREE): the 21st try, the first after 20 misses, already waits."""
+    from pathlib import Path
+
+    clock = FakeClock()
+    guard = PinGuard(clock=clock)
+    for i in range(PinGuard.OVERALL_FREE - 1):
+        assert guard.attempt(f"ip:10.0.0.{i}", WRONG, RIGHT) is False
+    assert guard.attempt("ip:10.0.1.1", WRONG, RIGHT) is False  # the 20th miss: not paced before it
+    assert guard.attempt("ip:10.0.1.2", WRONG, RIGHT) is False  # the first paced try takes the slot
+    with pytest.raises(ClassroomError, match="^Many wrong PINs have been tried on this server; please try again"):
+        guard.attempt("ip:10.0.1.3", RIGHT, RIGHT)
+    doc = " ".join((Path(__file__).resolve().parents[2] / "docs" / "classroom.md").read_text(encoding="utf-8").split())
+    assert "past 20" not in doc and "once 20 have missed, first tries from fresh browsers are also paced" in doc
+
+
 def test_pin_guard_locks_a_client_across_reloads_and_doubles_the_wait():
     clock = FakeClock()
     guard = PinGuard(clock=clock)

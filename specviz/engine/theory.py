@@ -474,9 +474,8 @@ def cost_ratio_from_timings(draft_seconds: float, drafted: int, verify_seconds: 
     target forward is the verify pass over its drafts and one token more (K + 1 for a chain; a tree's nodes, its
     lookup branch and one more), so where that costs v one-token forwards this is about c / v (c is over a one-token
     forward), and the Theory page names it so, not c (Read 48); it is c where verification is free (v = 1). The
-    Theory page passes a tree's drafter passes (one per level), and the Medusa heads' (one per step), as `drafted`.
-    None when the run drafted nothing or its
-    verify time is zero (nothing to divide by).
+    Theory page passes a tree's drafter passes (one per level), and those of the Medusa heads and n-gram lookup (one
+    per step), as `drafted`. None when the run drafted nothing or its verify time is zero (nothing to divide by).
 
     >>> round(cost_ratio_from_timings(draft_seconds=0.4, drafted=40, verify_seconds=2.0, steps=10), 6)
     0.05

@@ -160,8 +160,8 @@ class TracePoint:
 
 def _draft_passes(step: Step, one_pass: bool = False) -> int:
     """The drafter's forwards in a step: K for a chain, the deepest drafted (not copied) node for a tree, and one for
-    a drafter whose single pass drafts every token of the step (`one_pass`: the Medusa heads; read 49: their one
-    pass was divided by the K tokens it drafted, a quarter of its cost at K = 4)."""
+    a drafter whose single pass drafts every token of the step (`one_pass`: the Medusa heads, n-gram lookup's one
+    search; read 49: their one pass was divided by the K tokens it drafted, a quarter of its cost at K = 4)."""
     if one_pass:
         return 1 if step.n_drafted else 0
     if step.tree is None:

@@ -923,11 +923,10 @@ and a follow-up or rewrite quotes an earlier answer, which may mention one):
 # commit's data step logged (`prompts`, `new_tokens`, `minutes`, `shards`, `sampled_shards`, kept in RECORD), with
 # that code's batch size and temperature (MADE_AT_DATA)
 DATA_MADE_AT = """\
-- {prompts:,} training prompts made from templates × topics (that commit's `specviz/distill/prompts.py`: explain,
-  create, list, code, rewrite, math), answered by the target itself in bfloat16, up to {max_new_tokens} new tokens, in
-  batches of {batch_size} (that code's default); {sampled_shards} of {shards} batches sampled at temperature \
-{temperature:g} (that code's
-  default), the others greedy. {new_tokens:,} response tokens in all.
+- {prompts:,} training prompts made from templates × topics (commit `{commit}`'s `specviz/distill/prompts.py`:
+  explain, create, list, code, rewrite, math), answered by the target itself in bfloat16, up to {max_new_tokens} new
+  tokens, in batches of {batch_size} (that code's default); {sampled_shards} of {shards} batches sampled at
+  temperature {temperature:g} (that code's default), the others greedy. {new_tokens:,} response tokens in all.
 - The target's last hidden state at every position (prompt included) is recorded during generation; its
   next-token distribution is recomputed from it (softmax of the LM head).
 - {held} held-out prompts on topics no training prompt is about (`assets/prompts/held-out.yaml`; a few training
@@ -947,7 +946,8 @@ def data_section(data: dict, meta: dict, dtype: str) -> str:
     made = meta.get("made_at")
     if made and "stages" not in data:
         return DATA_MADE_AT.format(**data, **MADE_AT_DATA[made["commit"]], max_new_tokens=made["max_new_tokens"],
-                                   held=data["held_out_prompts"], data_minutes=data["minutes"], as_bench=as_bench)
+                                   commit=made["commit"][:12], held=data["held_out_prompts"],
+                                   data_minutes=data["minutes"], as_bench=as_bench)
     return DATA.format(token_limit=token_limit(data), sampled_at=sampled_at(data), stage_table=stage_table(data),
                        held=data["held_out_prompts"], data_minutes=data["minutes"], new_tokens=data["new_tokens"],
                        as_bench=as_bench)

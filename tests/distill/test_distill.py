@@ -1089,8 +1089,8 @@ def test_the_draft_cards_data_section_is_its_commits_data_step():
     section = data_section(data, meta, "float32")
     assert section in (folder / "README.md").read_text(encoding="utf-8")
     flat = " ".join(section.split())
-    assert ("3,000 training prompts made from templates × topics (that commit's `specviz/distill/prompts.py`: "
-            "explain, create, list, code, rewrite, math), answered by the target itself in bfloat16, up to 128 new "
+    assert ("3,000 training prompts made from templates × topics (commit `35ce4c2baa51`'s "
+            "`specviz/distill/prompts.py`: explain, create, list, code, rewrite, math), answered by the target itself in bfloat16, up to 128 new "
             "tokens, in batches of 64 (that code's default); 23 of 47 batches sampled at temperature 0.7 (that "
             "code's default), the others greedy. 318,833 response tokens in all.") in flat
     assert "on CPU" not in flat and "The data step took 41 minutes, on a machine this card does not record." in flat
@@ -1114,3 +1114,21 @@ def test_the_cards_head_their_alpha_column_alpha_estimate_as_every_bench_table_d
     for text in cards:
         assert "| α estimate (tree: main-line mean min(1, p′/q′)) |" in text
         assert "The α estimate column estimates Leviathan et al.'s acceptance probability" in " ".join(text.split())
+
+
+def test_the_cards_name_the_alpha_estimate_and_the_commit_their_data_section_means():
+    """Read 49 (review): a06fe657 named the bench tables' column "α estimate" (as the metric above them, the CLI, the
+    Race and the Theory explorer do) but left the cards' table headed "α (tree: ...)" and their note "The α column
+    estimates ..."; and the draft card's Data section said "that commit's `specviz/distill/prompts.py`" before any
+    commit was named (the Command section names it after). Both cards now say "α estimate", and the Data section
+    names the commit."""
+    from specviz.core.paths import ASSETS
+
+    for name in ("smollm2-eagle", "smollm2-draft"):
+        card = (ASSETS / "models" / name / "README.md").read_text(encoding="utf-8")
+        assert "| T | draft | K | α estimate (tree: main-line mean min(1, p′/q′)) |" in card, name
+        assert "| α (" not in card and "The α column" not in card, name
+        assert "The α estimate column estimates Leviathan et al.'s acceptance probability" in card, name
+    draft = " ".join((ASSETS / "models" / "smollm2-draft" / "README.md").read_text(encoding="utf-8").split())
+    data = draft.split("## Data")[1].split("## Command")[0]
+    assert "(commit `35ce4c2baa51`'s `specviz/distill/prompts.py`:" in data and "that commit's" not in data

@@ -427,10 +427,10 @@ def length_note(spec: Trace, baseline: Trace, *, chain: bool = False) -> str | N
     lane, so `spec` is its chain lane and the sentence names the two lanes it compares (read 47: "The two outputs"
     stood above a box of three).
 
-    Tokens/s still compares them, but the prefill weighs more in the shorter run: the sentence gives its measured share
-    of that run's time (read 49: "a short run is dominated by its prefill" stood over a run whose prefill was 20% of
-    it). Both lanes share one token
-    limit and the shorter is under three quarters of the longer, so it stopped before that limit at end-of-text: the
+    Tokens/s still compares them, but the shorter run spreads its prefill over fewer tokens: the sentence gives the
+    prefill's measured share of that run's time (read 49: "a short run is dominated by its prefill" stood over a run
+    whose prefill was 20% of it; its review: "the prefill weighs more in the shorter run" need not hold when the
+    shorter lane's steps are much slower, a layer-skip draft's, say). Both lanes share one token limit and the shorter is under three quarters of the longer, so it stopped before that limit at end-of-text: the
     sentence suggests another seed or prompt, never more tokens, which would leave it as it is (43rd read: it said
     "try more tokens"). None when a lane was cut short at its time limit (`cut_short`): `explain_race` says so.
     """
@@ -449,24 +449,24 @@ def length_note(spec: Trace, baseline: Trace, *, chain: bool = False) -> str | N
 LENGTH_TEXT = {  # length_note's sentences, whole, by (which lanes, how they decode); translated with _() where used
     ("two", "greedy"): N_(
         "The two outputs differ in length ({spec} vs {base} tokens): at temperature 0 they parted somewhere (the "
-        "outputs below say where and why), so they can stop at different places. Tokens/s still compares them, but "
-        "the prefill weighs more in the shorter run ({prefill} of its time). The shorter one stopped before the token "
-        "limit, so more tokens would not lengthen it; try another prompt."),
+        "outputs below say where and why), so they can stop at different places. Tokens/s still compares them, but the "
+        "shorter run spreads its prefill over fewer tokens (the prefill is {prefill} of its time). The shorter one "
+        "stopped before the token limit, so more tokens would not lengthen it; try another prompt."),
     ("two", "sampled"): N_(
-        "The two outputs differ in length ({spec} vs {base} tokens): at temperature > 0 the two methods draw "
-        "different random numbers, so they can stop at different places. Tokens/s still compares them, but the "
-        "prefill weighs more in the shorter run ({prefill} of its time). The shorter one stopped before the token "
-        "limit, so more tokens would not lengthen it; try another seed."),
+        "The two outputs differ in length ({spec} vs {base} tokens): at temperature > 0 the two methods draw different "
+        "random numbers, so they can stop at different places. Tokens/s still compares them, but the shorter run "
+        "spreads its prefill over fewer tokens (the prefill is {prefill} of its time). The shorter one stopped before "
+        "the token limit, so more tokens would not lengthen it; try another seed."),
     ("chain", "greedy"): N_(
-        "The chain lane's output and the target-only output differ in length ({spec} vs {base} tokens): at "
-        "temperature 0 they parted somewhere (the outputs below say where and why), so they can stop at different "
-        "places. Tokens/s still compares them, but the prefill weighs more in the shorter run ({prefill} of its "
-        "time). The shorter one stopped before the token limit, so more tokens would not lengthen it; try another "
+        "The chain lane's output and the target-only output differ in length ({spec} vs {base} tokens): at temperature "
+        "0 they parted somewhere (the outputs below say where and why), so they can stop at different places. Tokens/s "
+        "still compares them, but the shorter run spreads its prefill over fewer tokens (the prefill is {prefill} of "
+        "its time). The shorter one stopped before the token limit, so more tokens would not lengthen it; try another "
         "prompt."),
     ("chain", "sampled"): N_(
-        "The chain lane's output and the target-only output differ in length ({spec} vs {base} tokens): at "
-        "temperature > 0 the two lanes draw different random numbers, so they can stop at different places. "
-        "Tokens/s still compares them, but the prefill weighs more in the shorter run ({prefill} of its time). The "
+        "The chain lane's output and the target-only output differ in length ({spec} vs {base} tokens): at temperature "
+        "> 0 the two lanes draw different random numbers, so they can stop at different places. Tokens/s still compares"
+        " them, but the shorter run spreads its prefill over fewer tokens (the prefill is {prefill} of its time). The "
         "shorter one stopped before the token limit, so more tokens would not lengthen it; try another seed."),
 }
 

@@ -194,13 +194,22 @@ def test_length_note_only_when_outputs_differ_a_lot():
 
 def test_length_note_gives_the_shorter_runs_measured_prefill_share():
     """Read 49: every length note said "a short run is dominated by its prefill", over a shipped race whose shorter
-    run spent 20% of its time in the prefill. It now states that share, measured: 0.1 s of the 2-step run's 0.3 s."""
+    run spent 20% of its time in the prefill. It now states that share, measured: 0.1 s of the 2-step run's 0.3 s.
+    Its review: it then said "the prefill weighs more in the shorter run", which need not hold: a shorter lane whose
+    steps are much slower (a layer-skip draft, say) can give its prefill a smaller share than the longer lane does
+    (below: 0.1 s of 0.9 s against 0.1 s of 0.5 s for the longer run). It says what always holds:
+    the shorter run spreads its prefill over fewer tokens."""
     base = _trace("autoregressive", [(0.0, 0.1, 1)] * 20)
     note = length_note(_trace("speculative", [(0.0, 0.1, 1)] * 2), base)
-    assert "the prefill weighs more in the shorter run (33% of its time)" in note and "dominated" not in note
+    said = "the shorter run spreads its prefill over fewer tokens (the prefill is 33% of its time)"
+    assert said in note and "dominated" not in note and "weighs more" not in note
     with using("pt"):
         note = length_note(_trace("speculative", [(0.0, 0.1, 1)] * 2), base)
-    assert "o prefill pesa mais na execução mais curta (33% do seu tempo)" in note
+    assert "a execução mais curta divide o seu prefill entre menos tokens (o prefill é 33% do seu tempo)" in note
+    slow = _trace("speculative", [(0.3, 0.1, 1)] * 2)  # 2 tokens in 0.9 s: prefill 11%
+    fast = _trace("autoregressive", [(0.0, 0.02, 1)] * 20)  # 20 tokens in 0.5 s: prefill 20%, more than the shorter's
+    assert slow.prefill_seconds / slow.wall_seconds < fast.prefill_seconds / fast.wall_seconds
+    assert "spreads its prefill over fewer tokens (the prefill is 11% of its time)" in length_note(slow, fast)
 
 
 def test_length_note_blames_no_random_numbers_at_temperature_0():

@@ -236,7 +236,10 @@ def test_chi_square_pooling_and_impossible_tokens():
     result = chi_square_test(torch.tensor([50, 30, 19, 1, 0]), probs)
     assert result.bins == 3 and result.consistent  # the three small bins were pooled
     impossible = chi_square_test(torch.tensor([5, 5]), torch.tensor([1.0, 0.0]))
-    assert impossible.p_value == 0.0 and "probability 0" in impossible.verdict
+    assert impossible.p_value == 0.0
+    assert "5 of 10 samples are tokens the target gives probability 0." in impossible.verdict
+    pairs = chi_square_test(torch.tensor([5, 5]), torch.tensor([1.0, 0.0]), pairs=True)  # read 49
+    assert "5 of 10 samples are two-token pairs the target gives probability 0." in pairs.verdict
     greedy = chi_square_test(torch.tensor([10, 0]), torch.tensor([1.0, 0.0]))
     assert greedy.dof == 0 and greedy.consistent and greedy.verdict.startswith("Nothing to test")
     few = chi_square_test(torch.tensor([1, 1, 0, 0]), torch.full((4,), 0.25))

@@ -591,3 +591,29 @@ def test_compared_on_two_tokens_the_histogram_names_the_pair_distribution(lang):
              "p(t₁, t₂) (target, over two-token pairs)")
     assert marker.name == named and marker.hovertemplate == f"%{{x}}: p(t₁, t₂) = %{{y:.4f}}<extra>{named}</extra>"
     assert tv.layout.yaxis.title.text == ("distância TV até p(t₁, t₂)" if lang == "pt" else "TV distance to p(t₁, t₂)")
+
+
+def _render_pair_samples(lang):
+    import torch
+
+    from specviz.core.i18n import set_language
+    from specviz.labs.exactness.lab import LabResult
+    from specviz.ui.exactness import view
+
+    set_language(lang)
+    samples = torch.tensor([0, 1, 2, 0])  # one sample in "(other)", which the target gives probability 0
+    result = LabResult(torch.tensor([0.5, 0.5, 0.0], dtype=torch.float64), ["ab", "ac", "(other)"], None, samples,
+                       torch.tensor([0, 1, 0, 1]), 1.0, "")
+    view.render_samples(result, "Broken", None, exact=False)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_compared_on_two_tokens_an_impossible_sample_is_a_pair(lang):
+    """Read 49: compared on the first two tokens, the verdict said "1 of 4 samples is a token the target gives
+    probability 0", though each outcome there is a two-token pair."""
+    at = AppTest.from_function(_render_pair_samples, args=(lang,), default_timeout=60).run()
+    assert not at.exception
+    errors = [e.value for e in at.error]
+    said = ("1 de 4 amostras é um par de dois tokens a que o alvo dá probabilidade 0." if lang == "pt" else
+            "1 of 4 samples is a two-token pair the target gives probability 0.")
+    assert len(errors) == 1 and said in errors[0] and "token a que" not in errors[0] and "is a token" not in errors[0]

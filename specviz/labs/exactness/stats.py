@@ -109,6 +109,7 @@ class ChiSquareResult:
     """Pearson's goodness-of-fit test of counts against probabilities, after pooling bins with small expectations.
 
     `impossible` counts samples on tokens with probability 0: a single one refutes the distribution (p-value 0).
+    `pairs`: the outcomes are two-token pairs (the Exactness lab compared on two tokens), which the verdict names.
     `support` is the number of outcomes with positive probability; `top_expected` the count n p the most likely one
     expects, which tells a test left with one group because every outcome is rare from one left with one group
     because only the most likely is not (the others together expect fewer than `min_expected`).
@@ -123,6 +124,7 @@ class ChiSquareResult:
     support: int = 0
     top_expected: float = 0.0
     min_expected: float = 5.0
+    pairs: bool = False
 
     @property
     def consistent(self) -> bool:
@@ -132,6 +134,12 @@ class ChiSquareResult:
     @property
     def verdict(self) -> str:
         """One plain-language sentence."""
+        if self.impossible and self.pairs:  # read 49: an outcome there is a pair, not a token
+            return ngettext("Not the target distribution: {count} of {total} samples is a two-token pair the target "
+                            "gives probability 0.",
+                            "Not the target distribution: {count} of {total} samples are two-token pairs the target "
+                            "gives probability 0.", self.impossible, count=number(self.impossible, 0),
+                            total=number(self.n, 0))
         if self.impossible:
             return ngettext("Not the target distribution: {count} of {total} samples is a token the target gives "
                             "probability 0.",
@@ -161,8 +169,8 @@ class ChiSquareResult:
 
 
 def chi_square_test(counts: torch.Tensor | Sequence[int], probs: torch.Tensor | Sequence[float],
-                    min_expected: float = 5.0) -> ChiSquareResult:
-    """Test whether `counts` (V,) could be draws from `probs` (V,).
+                    min_expected: float = 5.0, pairs: bool = False) -> ChiSquareResult:
+    """Test whether `counts` (V,) could be draws from `probs` (V,); `pairs`: its outcomes are two-token pairs.
 
     Bins whose expected count n p is below `min_expected` are pooled into one bin (the chi-square approximation
     needs it); if that pool is still too small, it absorbs the smallest remaining bins until it is not.
@@ -180,7 +188,7 @@ def chi_square_test(counts: torch.Tensor | Sequence[int], probs: torch.Tensor | 
     p = p / p.sum()
     impossible, support = int(obs[p <= 0].sum()), int((p > 0).sum())
     if impossible:
-        return ChiSquareResult(math.inf, max(support - 1, 0), 0.0, n, support, impossible, support)
+        return ChiSquareResult(math.inf, max(support - 1, 0), 0.0, n, support, impossible, support, pairs=pairs)
     expected = (p * n)[p > 0].numpy()
     observed = obs[p > 0].numpy()
     order = np.argsort(expected)
@@ -195,6 +203,6 @@ def chi_square_test(counts: torch.Tensor | Sequence[int], probs: torch.Tensor | 
     exp_bins = [float(expected[j]) for j in big] + ([pool_exp] if pool_exp > 0 else [])
     obs_bins = [float(observed[j]) for j in big] + ([pool_obs] if pool_exp > 0 else [])
     if len(exp_bins) < 2:
-        return ChiSquareResult(0.0, 0, 1.0, n, len(exp_bins), 0, support, float(expected.max()), min_expected)
+        return ChiSquareResult(0.0, 0, 1.0, n, len(exp_bins), 0, support, float(expected.max()), min_expected, pairs)
     stat, p_value = scipy.stats.chisquare(obs_bins, exp_bins)
-    return ChiSquareResult(float(stat), len(exp_bins) - 1, float(p_value), n, len(exp_bins), 0, support)
+    return ChiSquareResult(float(stat), len(exp_bins) - 1, float(p_value), n, len(exp_bins), 0, support, pairs=pairs)

@@ -256,9 +256,9 @@ def decomposition_figure(labels: list[str], decomposition: exactness.StepDecompo
     return fig
 
 
-def verdict_box(title: str, counts, probs) -> exactness.ChiSquareResult:
-    """Run the chi-square test and show its plain-language verdict in a coloured box."""
-    result = exactness.chi_square_test(counts, probs)
+def verdict_box(title: str, counts, probs, pairs: bool = False) -> exactness.ChiSquareResult:
+    """Run the chi-square test and show its plain-language verdict in a coloured box (`pairs`: on two tokens)."""
+    result = exactness.chi_square_test(counts, probs, pairs=pairs)
     text = _(RULE_BOX, label=title, text=result.verdict)
     if result.impossible or result.p_value < 1e-3:
         st.error(text, icon=":material/cancel:")
@@ -296,10 +296,11 @@ def render_samples(result: LabResult, rule_label: str, drift: float | None, exac
     rule says it is still lossy (read 45: Medusa's typical acceptance passed at N = 200 with nothing said)."""
     spec_counts, plain_counts = result.counts()
     v1, v2 = st.columns(2)
+    on_pairs = result.ids is None  # compared on the first two tokens: an outcome is a pair (read 49)
     with v1:
-        spec_test = verdict_box(_("Speculative, {rule}", rule=rule_label), spec_counts, result.exact_probs)
+        spec_test = verdict_box(_("Speculative, {rule}", rule=rule_label), spec_counts, result.exact_probs, on_pairs)
     with v2:
-        verdict_box(_("Target-only decoding"), plain_counts, result.exact_probs)
+        verdict_box(_("Target-only decoding"), plain_counts, result.exact_probs, on_pairs)
     green = spec_test.dof and not spec_test.impossible and spec_test.p_value >= 1e-2  # `verdict_box`'s success
     if green and drift is not None and drift > 1e-9:  # a rule the closed form shows is not p (read 45)
         v1.caption(_(UNSEEN_DRIFT, drift=number(drift, 3), n=number(spec_test.n, 0)))

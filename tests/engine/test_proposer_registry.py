@@ -66,7 +66,7 @@ COPIES = registry.ProposerSetting("copies", "Copies the echo drafts (0 = K)", 0,
 def echo():
     info = registry.register(registry.ProposerInfo("echo", "Echo (the last token again)", "echo",
                                                    "**Echo**: repeats the last token.", echo_from_pair,
-                                                   settings=(COPIES,)))
+                                                   settings=(COPIES,), timed_as="lookup"))
     yield info
     registry.unregister("echo")
 
@@ -234,7 +234,8 @@ def test_branching_is_said_once_by_the_class_and_a_registry_line_that_disagrees_
             raise NotImplementedError
 
     assert Branchy.can_branch and not EchoProposer.can_branch  # implementing propose_tree is what makes it branch
-    registry.register(registry.ProposerInfo("liar", "Liar", "liar", "", echo_from_pair, can_branch=True))
+    registry.register(registry.ProposerInfo("liar", "Liar", "liar", "", echo_from_pair, can_branch=True,
+                                            timed_as="lookup"))
     try:
         with pytest.raises(ValueError, match="The registry says 'liar' can branch, but its class EchoProposer does not"):
             make_proposer(toy, "liar")
@@ -322,7 +323,8 @@ def test_a_registered_proposer_with_a_twin_is_timed_against_it(echo):
     info = registry.get("echo")
     registry.unregister("echo")
     registry.register(registry.ProposerInfo(info.name, info.label, info.phrase, info.note, info.factory,
-                                            twin=lambda pair, proposer: {"prompt_lookup": True}))
+                                            twin=lambda pair, proposer: {"prompt_lookup": True},
+                                            timed_as=info.timed_as))
     runner = CaseRunner(BenchConfig(pair="toy", proposers=["echo"]), None, {"echo": EchoProposer()},
                         {"echo": registry.get("echo").transformers_twin(None, EchoProposer())}, {}, None)
     assert runner.has_transformers_twin("echo")
@@ -416,3 +418,27 @@ def test_the_bench_times_it_and_names_its_twin_from_its_registry_line(echo, toy)
     features = registry.ProposerInfo("echo", "Echo", "echo", "", echo_from_pair, timed_as="features")
     with pytest.raises(ValueError, match="times 'echo' as 'features', but its class EchoProposer does not read"):
         features.make(toy)
+
+
+def test_a_proposer_that_does_not_say_how_it_is_timed_is_not_called_a_lookup(toy):
+    """Read 49: `timed_as` defaulted to "lookup", so a new proposer whose line left it out was timed as one and the
+    Theory page said its seconds were a lookup's ("runs no model"). The default is "model" now, every built-in line
+    keeps its value, and `make` refuses a "model" line whose class has no draft model to time."""
+    from specviz.labs.examples import load_example
+    from specviz.ui.theory import points as theory_points
+
+    assert registry.ProposerInfo("x", "X", "x", "", echo_from_pair).timed_as == "model"
+    assert {name: registry.get(name).timed_as for name in BUILT_IN} == {
+        "draft": "model", "ngram": "lookup", "layerskip": "model", "eagle": "features", "medusa": "features"}
+    registry.register(registry.ProposerInfo("fresh", "Fresh", "fresh", "", echo_from_pair))
+    try:
+        trace = load_example("smollm-ngram-greedy")[0]
+        assert theory_points.trace_point(trace).lookup  # n-gram's own line says "lookup"
+        trace.settings = {**trace.settings, "proposer": "fresh"}
+        assert not theory_points.trace_point(trace).lookup
+        with pytest.raises(ValueError, match=r"^The registry times 'fresh' as 'model', but its class EchoProposer has "
+                                             r"no draft model \(runner.model\); a proposer that runs none says "
+                                             r"timed_as='lookup'\.$"):
+            make_proposer(toy, "fresh")
+    finally:
+        registry.unregister("fresh")

@@ -63,9 +63,10 @@ class ProposerInfo:
     {"assistant": a model for assisted generation} or {"prompt_lookup": True}; None: transformers has no twin
     (`twin_method` names what it ran). `needs` is what the pair must bring besides its target: "draft" (a separate
     draft model), "eagle" (a trained EAGLE drafter), "medusa" (trained Medusa heads), or None (nothing).
-    `timed_as` says how the bench times one drafting step for c (`TIMED_AS`): "model" (one forward of the
-    proposer's own draft model, `proposer.runner.model`), "features" (one pass of a drafter that reads the target's
-    features, after they are handed over) or "lookup" (a prompt lookup: no model runs). `one_pass`: a step drafts
+    `timed_as` says how the bench times one drafting step for c (`TIMED_AS`): "model" (the default: one forward of
+    the proposer's own draft model, `proposer.runner.model`), "features" (one pass of a drafter that reads the
+    target's features, after they are handed over) or "lookup" (a prompt lookup: no model runs; a line says so
+    itself, so a new proposer is never called a lookup by default, read 49). `one_pass`: a step drafts
     every token in one pass (the Medusa heads: every head's block reads one hidden state, then the LM head runs once
     over all of them; n-gram lookup: one search copies every token, and c times that search), so the predicted
     speedups charge c once per step, not K·c (`theory.draft_cost`; read 49: K·c charged n-gram K searches)."""
@@ -79,7 +80,7 @@ class ProposerInfo:
     needs: str | None = None
     settings: tuple[ProposerSetting, ...] = ()
     twin: str | Callable[..., Any] | None = None
-    timed_as: str = "lookup"
+    timed_as: str = "model"
     one_pass: bool = False
 
     def __post_init__(self) -> None:
@@ -105,6 +106,9 @@ class ProposerInfo:
             raise ValueError(f"The registry times '{self.name}' as {self.timed_as!r}, but its class "
                              f"{type(proposer).__name__} does{'' if proposer.needs_target_features else ' not'} read "
                              "the target's features.")
+        if self.timed_as == "model" and getattr(getattr(proposer, "runner", None), "model", None) is None:
+            raise ValueError(f"The registry times '{self.name}' as 'model', but its class {type(proposer).__name__} "
+                             "has no draft model (runner.model); a proposer that runs none says timed_as='lookup'.")
         return proposer
 
     def transformers_twin(self, pair, proposer) -> dict | None:
@@ -317,7 +321,7 @@ register(ProposerInfo(
     N_("**N-gram lookup**: no model at all: it finds the last few tokens earlier in the text and copies what "
        "followed them. It shines when the answer repeats the prompt."),
     "specviz.engine.proposers.ngram:from_pair", twin="specviz.engine.proposers.ngram:transformers_twin",
-    one_pass=True))
+    timed_as="lookup", one_pass=True))
 register(ProposerInfo(
     "layerskip", N_("Layer-skip self-draft"), N_("layer-skip self-draft"),
     N_("**Layer-skip**: the target's own first layers guess, untrained for it, so the guesses are rarely right: a "

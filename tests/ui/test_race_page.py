@@ -933,6 +933,41 @@ def test_the_token_lines_and_their_legend_differ_by_dash_as_well_as_colour():
     assert "border-top:3px solid #009E73" in legend and "border-top:3px dashed #6B6B6B" in legend
 
 
+@pytest.mark.slow  # the page under AppTest
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_lanes_segments_and_their_legend_differ_by_pattern_as_well_as_colour(monkeypatch, lang):
+    """Read 49 (WCAG 1.4.1): the lanes chart's prefill, draft, target forward and rest-of-the-step segments differed
+    only by colour and order, and the HTML legend above it drew plain colour boxes. Each segment has its own fill
+    pattern now (the target forward solid), the legend's swatch draws the same one, and the paragraph above names
+    them with the colours."""
+    import html
+    import json
+
+    from specviz.ui.race import figures
+
+    monkeypatch.chdir(ROOT)
+    at = _app(lang=lang)
+    with using(lang):
+        names = {phase: figures._(name) for phase, name in figures.PHASE_NAMES.items()}
+    lanes = next(json.loads(c.proto.spec) for c in at.get("plotly_chart")
+                 if any(t.get("name") == names["draft"] for t in json.loads(c.proto.spec)["data"]))
+    shapes = {t["name"]: ((t["marker"].get("pattern") or {}).get("shape") or "",
+                          (t["marker"].get("pattern") or {}).get("fgcolor") or "") for t in lanes["data"]}
+    phases = {phase: shapes[name] for phase, name in names.items() if name in shapes}
+    assert {"prefill", "draft", "verify", "overhead"} <= set(phases)
+    assert len(set(s for s, _c in phases.values())) == len(phases), phases  # no two segments share a fill
+    legend = next(body for body in (html.unescape(h.proto.body) for h in at.get("html")) if names["draft"] in body)
+    for phase, name in names.items():
+        swatch = legend.split(name)[0].rsplit('<span style="display:inline-block;width:13px', 1)[1]
+        shape, color = figures.PHASE_PATTERNS[phase]
+        assert (figures.pattern_css(shape, color) in swatch) if shape else ("background-image" not in swatch), phase
+        if phase in phases:
+            assert phases[phase] == (shape, color), phase
+    said = [m.value for m in at.markdown if "orange" in m.value or "laranja" in m.value]
+    assert said and ("orange, striped drafting segment followed by one solid blue" in said[0] if lang == "en" else
+                     "laranja e listrado de rascunho seguido de uma passagem azul lisa" in said[0])
+
+
 @pytest.mark.slow  # two pages under AppTest: over 0.35 s
 def test_k_is_named_a_trees_depth_wherever_a_tree_can_be_drafted(monkeypatch):
     """Read 45, names: the sidebar's notation and the K sliders beside the tree inputs (the race's tree lane, the

@@ -20,6 +20,12 @@ from specviz.ui.race.tree import CHAIN_LANE, TREE_LANE
 SPEC_LANE, BASE_LANE = N_("speculative"), N_("target only")
 PHASE_COLORS = {"prefill": LIGHT_GREY, "draft": Q_COLOR, "verify": P_COLOR, "overhead": "#333333",
                 "untimed": "#E3E3E3"}  # pale and hatched: the prefill's grey starts a lane, this ends it
+# Each segment's fill pattern (Plotly's `marker.pattern.shape`) and the colour it is drawn in, so the segments differ
+# by more than colour and order (read 49, WCAG 1.4.1: prefill, draft, target forward and the rest of the step
+# differed by colour alone); the HTML legend draws the same pattern in its swatch (`swatches_html`). The target
+# forward stays solid: it carries the "+n" emitted count.
+PHASE_PATTERNS = {"prefill": (".", "#333333"), "draft": ("\\", "#FFFFFF"), "verify": ("", ""),
+                  "overhead": ("x", "#FFFFFF"), "untimed": ("/", GREY)}
 # read 45: the draft's name said "propose K tokens", beside a tree step's hover "6 nodes drafted" (K = 3) and a last
 # step near the token limit that drafts fewer
 PHASE_NAMES = {"prefill": N_("prefill (read the prompt)"),
@@ -38,6 +44,12 @@ LANES_TABLE_NOTE = N_("A dash (–) marks a cell that does not apply to its row:
 def _ms(seconds: float) -> str:
     """Milliseconds for a hover, in the reader's number format (up to two decimals)."""
     return number(round(1000 * seconds, 2), 2)
+
+
+def _pattern(phase: str) -> dict:
+    """A segment's `marker.pattern`: its PHASE_PATTERNS shape drawn in its colour over the segment's own fill."""
+    shape, color = PHASE_PATTERNS[phase]
+    return dict(shape=shape, fgcolor=color, fillmode="overlay", solidity=0.3) if shape else dict(shape="")
 
 
 def _lane_bars(fig: go.Figure, lane: str, bars: list[Interval], *, speculative: bool, legend: set[str],
@@ -74,7 +86,7 @@ def _lane_bars(fig: go.Figure, lane: str, bars: list[Interval], *, speculative: 
         fig.add_trace(go.Bar(
             y=[lane] * len(segs), x=[e - s for s, e, _ in segs], base=[s for s, _, _ in segs], orientation="h",
             name=names[phase], legendgroup=names[phase], showlegend=names[phase] not in legend,
-            marker=dict(color=PHASE_COLORS[phase], line=dict(color="white", width=0.6)),
+            marker=dict(color=PHASE_COLORS[phase], line=dict(color="white", width=0.6), pattern=_pattern(phase)),
             text=text, textposition="inside", insidetextanchor="middle", textfont=dict(color="white", size=11),
             hovertext=hover, hoverinfo="text",
         ))
@@ -99,7 +111,7 @@ def _untimed_bar(fig: go.Figure, lane: str, trace: Trace, legend: set[str]) -> N
     fig.add_trace(go.Bar(y=[lane], x=[gap], base=[step_intervals(trace)[-1].end], orientation="h", name=name,
                          legendgroup=name, showlegend=name not in legend,
                          marker=dict(color=PHASE_COLORS["untimed"], line=dict(color="white", width=0.6),
-                                     pattern=dict(shape="/", fgcolor=GREY)),
+                                     pattern=_pattern("untimed")),
                          hovertext=[hover], hoverinfo="text"))
     legend.add(name)
 
@@ -227,16 +239,41 @@ def lane_tokens(lane: str, n: int) -> str:
     return ngettext("{lane} ({n} token)", "{lane} ({n} tokens)", n, lane=_(lane))
 
 
-def swatches_html(items: list[tuple[str, str]], line: bool = False, dashes: list[str] | None = None) -> str:
+# A Plotly fill pattern as CSS backgrounds over a swatch (4 px apart, as Plotly's default size draws them near it)
+CSS_STRIPES = {"/": ("-45deg",), "\\": ("45deg",), "x": ("-45deg", "45deg"), "-": ("0deg",), "|": ("90deg",),
+               "+": ("0deg", "90deg")}
+
+
+def pattern_css(shape: str, color: str) -> str:
+    """The CSS that draws Plotly's fill pattern `shape` in `color` over a legend swatch ("" for a solid fill).
+
+    >>> pattern_css("/", "#fff")
+    'background-image:repeating-linear-gradient(-45deg,#fff 0 1px,transparent 1px 4px)'
+    >>> pattern_css(".", "#333"), pattern_css("", "")
+    ('background-image:radial-gradient(#333 1px,transparent 1.5px);background-size:4px 4px', '')
+    """
+    if not shape:
+        return ""
+    if shape == ".":
+        return f"background-image:radial-gradient({color} 1px,transparent 1.5px);background-size:4px 4px"
+    return "background-image:" + ",".join(f"repeating-linear-gradient({angle},{color} 0 1px,transparent 1px 4px)"
+                                          for angle in CSS_STRIPES[shape])
+
+
+def swatches_html(items: list[tuple[str, str]], line: bool = False, dashes: list[str] | None = None,
+                  patterns: list[tuple[str, str]] | None = None) -> str:
     """A chart's legend as HTML (colour, label), which wraps on a narrow screen where Plotly's legend would cover the
     chart. Labels are specviz's own words and token counts. Lines (`line`) are drawn with their Plotly `dashes`
-    (solid, dash, dot), one per item, so a legend line is matched by its dash, not by its colour alone. An item is
+    (solid, dash, dot), one per item, so a legend line is matched by its dash, not by its colour alone; boxes with
+    their bars' fill `patterns` ((shape, colour) per item, `pattern_css`), so a bar is matched by its pattern too
+    (read 49: the race's segments differed by colour alone). An item is
     one block no wider than the legend, so a label longer than a phone's line wraps inside it (read 49: "rest of the
     step: sampling and, when speculating, the rule and the cache rewind", kept on one line, ran 150 px past a 390 px
     phone's edge and was cut off); the swatch keeps to the label's first word (`&nbsp;`)."""
     def swatch(index: int, color: str) -> str:
         if not line:
-            return f"width:13px;height:13px;border-radius:2px;background:{color}"
+            fill = pattern_css(*patterns[index]) if patterns else ""
+            return f"width:13px;height:13px;border-radius:2px;background-color:{color}" + (f";{fill}" if fill else "")
         dash = CSS_DASHES[dashes[index]] if dashes else "solid"
         return f"width:22px;height:0;border-top:3px {dash} {color}"
 

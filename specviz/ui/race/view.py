@@ -23,9 +23,9 @@ from specviz.labs.timeline import (ALPHA_ESTIMATE, ALPHA_NAME, BASELINE_NAME, RA
                               spread_sentence)
 from specviz.engine.trace import Trace
 from specviz.ui.common import charts
-from specviz.ui.race.figures import (BASE_LANE, LANE_DASHES, LANES_TABLE_NOTE, PHASE_COLORS, PHASE_NAMES, SPEC_LANE,
-                                     lane_tokens, lanes_table, race_figure, swatches_html, token_lines, tokens_figure,
-                                     tokens_table)
+from specviz.ui.race.figures import (BASE_LANE, LANE_DASHES, LANES_TABLE_NOTE, PHASE_COLORS, PHASE_NAMES,
+                                     PHASE_PATTERNS, SPEC_LANE, lane_tokens, lanes_table, race_figure, swatches_html,
+                                     token_lines, tokens_figure, tokens_table)
 from specviz.ui.common.step_view import dtype_text
 from specviz.ui.race.outputs import render_outputs
 from specviz.ui.race.tree import CHAIN_LANE, render_lanes
@@ -173,13 +173,14 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
     if tree is not None:
         render_lanes(spec, tree, base)
 
-    st.markdown(_("**Where the time went.** Each speculative step is an orange drafting segment followed by one blue "
-                  "target forward that checks all the drafts; the number on it is how many tokens the step emitted. "
-                  "The bottom lane is plain decoding: one blue forward per token. A hatched grey segment at a "
-                  "lane's end is the run's time that no step's timer counted (the loop between steps), so each lane "
-                  "ends at the time its tokens/s above divides by, on the clock that timed it. Hover or tap a "
-                  "segment for its numbers."))
-    st.html(swatches_html([(_(PHASE_NAMES[p]), PHASE_COLORS[p]) for p in PHASE_NAMES]))
+    st.markdown(_("**Where the time went.** Each speculative step is an orange, striped drafting segment followed "
+                  "by one solid blue target forward that checks all the drafts; the number on it is how many tokens "
+                  "the step emitted. The bottom lane is plain decoding: one solid blue forward per token. A hatched "
+                  "grey segment at a lane's end is the run's time that no step's timer counted (the loop between "
+                  "steps), so each lane ends at the time its tokens/s above divides by, on the clock that timed it. "
+                  "Hover or tap a segment for its numbers."))
+    st.html(swatches_html([(_(PHASE_NAMES[p]), PHASE_COLORS[p]) for p in PHASE_NAMES],
+                          patterns=[PHASE_PATTERNS[p] for p in PHASE_NAMES]))
     charts.show(race_figure(spec, base, tree), key="race_lanes", table=lanes_table(spec, base, tree),
                 name=_("Where the time went: every step of each lane on one time axis"), note=_(LANES_TABLE_NOTE))
     st.markdown(_("**How the output grew.** Steep jumps are steps where several drafts were accepted at once."))

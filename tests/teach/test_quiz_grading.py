@@ -403,3 +403,18 @@ def test_the_csv_writes_a_list_answer_and_its_expected_answer_with_one_separator
     with pytest.raises(ValueError, match="'choices' holds a text with a line break; write each text on one line"):
         parse_bank(text, "mine.yaml")
     assert parse_bank(text.replace("\\n", " "), "mine.yaml").questions[0].choices == ("one two", "three")
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_csv_writes_a_numeric_expected_answer_as_a_bare_number_and_its_unit_apart(lang):
+    """Read 49: the Quiz CSV wrote a numeric question's "expected" cell with its unit ("142.857 tokens/s") beside
+    the bare number in "answer" ("142.857"), so a spreadsheet read one as text and the other as a number and could
+    not compare them. "expected" is the number now, and the unit has a column of its own."""
+    numeric = load_bank(lang=lang).by_id()["mb-bandwidth-bound"]
+    run = QuizRun([numeric, Q["ci-round-order"]], seed=0)
+    run.submit(numeric, 142.857)
+    rows = list(csv.DictReader(io.StringIO(csv_text(run.results()))))
+    assert list(rows[0]) == ["question_id", "concept", "type", "prompt", "answer", "expected", "unit", "correct"]
+    assert rows[0]["expected"] == "142.857" and float(rows[0]["answer"]) == float(rows[0]["expected"])
+    assert rows[0]["unit"] == numeric.unit and numeric.unit.startswith("tokens")
+    assert rows[1]["unit"] == ""  # not a number: no unit

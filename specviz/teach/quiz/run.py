@@ -176,13 +176,25 @@ class QuizRun:
         return sorted(rows, key=lambda m: order.index(m.concept) if m.concept in order else len(order))
 
     def results(self) -> list[dict[str, Any]]:
-        """One row per question, for the CSV and JSON downloads."""
+        """One row per question, for the CSV and JSON downloads. A numeric question's "expected" is its bare number,
+        as "answer" is, and its unit has a column of its own (read 49: "0.4 tokens" beside "0.4", which a
+        spreadsheet reads as a text and a number)."""
         return [{"question_id": q.id, "concept": q.concept, "type": q.kind, "prompt": q.prompt,
                  "answer": answer_text(self.answers.get(q.id)) if q.id in self.grades else "",
                  # the picks as the "answer" column writes them (read 49: "; " here, " | " there)
-                 "expected": answer_text(q.answer) if isinstance(q.answer, tuple) else q.expected_text(),
+                 "expected": _expected(q), "unit": q.unit if q.kind == QuestionKind.NUMERIC else "",
                  "correct": self.grades[q.id].correct if q.id in self.grades else None}
                 for q in self.questions]
+
+
+def _expected(question: Question) -> str:
+    """A question's right answer as an export's "expected" cell: a list as `answer_text` writes the "answer" cell,
+    a number with no unit (the row's "unit" cell holds it), anything else as the page writes it."""
+    if isinstance(question.answer, tuple):
+        return answer_text(question.answer)
+    if question.kind == QuestionKind.NUMERIC:
+        return _plain(float(question.answer))
+    return question.expected_text()
 
 
 def _carried(old: Question, new: Question, answer: Any) -> Any:

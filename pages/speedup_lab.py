@@ -151,14 +151,16 @@ with tab_policy:
                       "by 2 after a step whose drafts were all accepted and shrinks by 1 otherwise, never below 1 "
                       "(transformers' `num_assistant_tokens_schedule=\"heuristic\"`, an option: in transformers 5.x "
                       "the default is a constant 20 assistant tokens with an `assistant_confidence_threshold` of 0.4, "
-                      "which stops the draft early and is re-tuned as it goes when scikit-learn is installed). "
+                      "which stops the draft early and is re-tuned as it goes when scikit-learn is installed); here it "
+                      "never grows past the run's largest K (of its --k, --shapes and --policy-k). "
                       "**threshold**: at most K drafts, and the draft stops as soon as its top probability falls "
                       "below a threshold. "
-                      "**optimal**: not tied to that K, it maximises Leviathan et al.'s formula with K·c of drafting "
-                      "a step (for every proposer, n-gram lookup and the Medusa heads included) for the measured c "
-                      "and the α seen so far in the generation, starting from α = 0.5. Where the formula says K = 0 "
-                      "(don't speculate), it still drafts one token every {probe} steps so that a poor early estimate "
-                      "of α can recover: its mean K drafted is then about 1/{probe}, not 0.", probe=PROBE_EVERY))
+                      "**optimal**: not tied to that K, it maximises Leviathan et al.'s formula, which charges K·c of "
+                      "drafting a step, for the measured c and the α seen so far in the generation, starting from "
+                      "α = 0.5, up to the run's largest K too. Where the formula says K = 0 (don't speculate), "
+                      "it still drafts one token every {probe} steps so that a poor early estimate of α can recover: "
+                      "its mean K drafted is then about 1/{probe}, not 0.", probe=PROBE_EVERY) +
+                    tables.optimal_charge_text(result, temperature))
         st.dataframe(table, hide_index=True, width="stretch",
                      column_config={column: st.column_config.Column(help=text)
                                     for column, text in tables.policy_help(table).items()})

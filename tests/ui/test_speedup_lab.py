@@ -1572,3 +1572,17 @@ def test_the_policies_tab_names_the_optimal_policys_k_c_formula_and_cap():
             _ok(at)
             text = next(m.value for m in at.markdown if "**optimal**" in m.value)
             assert all(part in text for part in said), (lang, text)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_ngram_solid_line_caption_names_one_search_not_only_one_pass(lang):
+    """Read 49: under the n-gram run the Speedup vs K caption said the solid line charges c per step "as one pass
+    drafts the whole step", but n-gram lookup runs no pass (the Where the time goes caption contrasts "K drafter
+    passes" with "n-gram lookup: one search"); it names the one search, as the definitions and the Theory caption
+    do."""
+    from specviz.core.i18n import using
+
+    with using(lang):
+        caption = charts.speedup_vs_k_caption("ngram")
+    assert ("uma só passagem (na busca de n-gramas, uma só busca) rascunha o passo inteiro" if lang == "pt"
+            else "as one pass (for n-gram, one search) drafts the whole step") in caption

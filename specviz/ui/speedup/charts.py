@@ -44,8 +44,9 @@ def speedup_vs_k_caption(proposer: str) -> str:
     it."""
     if registry.one_pass(proposer):
         return _("Dots: measured. Solid line: Leviathan et al.'s formula with c of drafting per step instead of K·c, "
-                 "as one pass drafts the whole step, from the measured c and one α for every K, the mean of the α "
-                 "estimates at each K run (the legend gives it; the α at the top is the best K's own); like the "
+                 "as one pass (for n-gram, one search) drafts the whole step, from the measured c and one α for every "
+                 "K, the mean of the α estimates at each K run (the legend gives it; the α at the top is the best "
+                 "K's own); like the "
                  "paper, it assumes verifying K+1 tokens costs one target forward. Dashed: the same with the "
                  "measured verify cost. The table's two predicted columns use each row's own α instead, so they can "
                  "differ a little from the curves at the same K.")

@@ -27,6 +27,8 @@ import math
 import re
 from typing import Any
 
+from specviz.core.text import control_shown
+
 __all__ = ["MAX_LENGTH", "decimal", "echoed", "text", "whole", "whole_list"]
 
 MAX_LENGTH = 200  # characters in one value that is not free text
@@ -78,10 +80,12 @@ def text(value: Any, limit: int) -> str | None:
 
 
 def echoed(value: str, limit: int) -> str:
-    """The start of a refused value as a sentence quotes it: at most `limit` characters, a cut one ending in "…", so
-    the quote never claims a link asked for less than it did (read 45: a lesson of 5,000 nines was quoted as 20).
+    """The start of a refused value as a sentence quotes it: at most `limit` characters of it, a cut one ending in
+    "…", so the quote never claims a link asked for less than it did (read 45: a lesson of 5,000 nines was quoted
+    as 20), each character `specviz.core.text.has_control` refuses written as its escape (read 49: a NUL vanished
+    from the quote, a line break split the sentence into paragraphs and a right-to-left override reversed it).
 
-    >>> echoed("twelve", 20), echoed("9" * 5000, 6)
-    ('twelve', '99999…')
+    >>> echoed("twelve", 20), echoed("9" * 5000, 6), echoed("a\\u202eb\\x00", 20)
+    ('twelve', '99999…', 'a\\\\u202eb\\\\x00')
     """
-    return value if len(value) <= limit else value[: limit - 1] + "…"
+    return control_shown(value if len(value) <= limit else value[: limit - 1] + "…")

@@ -481,6 +481,18 @@ def test_a_link_to_an_unknown_session_says_so_and_shows_no_other_session(db, lan
     assert not [w.value for w in at.warning if "NOPE42" in w.value]
 
 
+def test_an_unknown_session_with_a_control_character_is_quoted_with_its_escape(db):
+    """Read 49: `?session=` was repeated as it was, so a right-to-left override reversed the rest of the sentence
+    and a NUL vanished from the quote; it is now written as its escape (`urlvalues.echoed`)."""
+    _session(db)
+    at = _page({"as": "teacher", "session": "NO\u202ePE\x00"})
+    at.text_input(key="classroom_pin").input(PIN)
+    at.form_submit_button[0].click().run()
+    assert not at.exception
+    assert [w.value for w in at.warning if "NO" in w.value] == [
+        "There is no session **NO\\\\u202ePE\\\\x00** on this server. Pick one of its sessions below."]
+
+
 @pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_an_ordering_question_is_answered_by_tapping_items_in_order(db):
     bank = load_bank()

@@ -198,3 +198,21 @@ def test_an_unknown_language_in_the_link_is_said_once_in_both_languages_with_tho
     assert at.query_params["lang"] in ("en", ["en"])  # AppTest keeps a parameter as a list
     at.run()
     assert not [c.value for c in at.sidebar.caption if "'xx'" in c.value]
+
+
+CONTROLS = [("a\u202eb", "a\\\\u202eb"), ("\x00Z", "\\\\x00Z"), ("x\n\n# Big", "x\\\\x0a\\\\x0a\\# Big")]
+
+
+@pytest.mark.parametrize("raw, shown", CONTROLS)
+@pytest.mark.parametrize("page, params, kind", [("learn.py", {"lesson": "{}"}, "warning"),
+                                                ("learn.py", {"lesson": "2", "done": "{}"}, "warning"),
+                                                ("quiz.py", {"scope": "{}"}, "info")])
+def test_an_echoed_control_character_is_written_as_its_escape(page, params, kind, raw, shown):
+    """Read 49: `?lesson=`, `?done=` and the Quiz's `?scope=` were repeated with their control characters as they
+    were: a NUL vanished from the quote (the link seemed to ask for "Z"), a line break split the sentence into
+    paragraphs, and a right-to-left override reversed the rest of the sentence. Each is now its escape, as the
+    language and the model folders are quoted (`specviz.core.text.control_shown`)."""
+    at = _open(page, **{key: value.format(raw) for key, value in params.items()})
+    assert not at.exception
+    (said,) = [element.value for element in getattr(at, kind) if "link" in element.value]
+    assert shown in said and not any(c in said for c in "\u202e\x00\n"), said

@@ -21,6 +21,7 @@ import streamlit as st
 
 from specviz.teach.classroom import (MIN_PIN_LENGTH, PIN_ENV, ClassroomError, ClassroomStore, PinGuard, QuestionStat,
                                Session, concept_name, in_language, teacher_pin, utc_clock)
+from specviz.core import urlvalues
 from specviz.core.i18n import N_, _, ngettext, percent_of
 from specviz.teach.classroom_paced import PacedStore
 from specviz.teach.quiz import QuizRun
@@ -201,7 +202,7 @@ def pick_session(store: ClassroomStore) -> Session | None:
     labels = {s.code: s.label() for s in sessions}
     wanted = st.session_state.get("classroom_session") or st.query_params.get(SESSION_PARAM)
     if wanted and wanted not in labels:
-        shown = wanted if len(wanted) <= MAX_SHOWN_CODE else wanted[:MAX_SHOWN_CODE] + "…"
+        shown = urlvalues.echoed(wanted, MAX_SHOWN_CODE + 1)  # read 49: a control character as its escape
         code = "**" + escape_markdown(shown) + "**"
         st.warning(_("There is no session {code} on this server. Pick one of its sessions below.", code=code))
         st.session_state["classroom_session"] = None  # no session picked: the dashboard waits for the teacher

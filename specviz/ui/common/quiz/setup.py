@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
+from specviz.core import urlvalues
 from specviz.core.i18n import N_, _, get_language, using
 from specviz.ui.common.escaping import escape_markdown
 from specviz.teach.learn import parse_progress
@@ -200,7 +201,7 @@ def scope_picker(met: list[str]) -> str:
         if asked in SCOPES:
             st.session_state["quiz_scope"] = asked
         else:  # read 44: an unknown value fell back to "met" without a word
-            shown = asked if len(asked) <= 40 else asked[:40] + "…"
+            shown = urlvalues.echoed(asked, 41)  # read 49: a NUL, line break or direction override as its escape
             shown = shown if shown.strip() else f'"{shown}"'  # read 47: `?scope=` read "questions from ****"
             st.info(_(TEXT["bad_scope"], scope="**" + escape_markdown(shown) + "**"))
     scope = st.radio(_(TEXT["scope"]), list(SCOPES), horizontal=True, key="quiz_scope", help=_(TEXT["scope_help"]),

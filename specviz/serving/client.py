@@ -119,8 +119,8 @@ def _literal(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
     >>> _literal("127.1"), _literal("0x7f.1"), _literal("::1"), _literal("localhost"), _literal("127.1.example")
     (IPv4Address('127.0.0.1'), IPv4Address('127.0.0.1'), IPv6Address('::1'), None, None)
     """
-    try:
-        return ipaddress.ip_address(host.split("%")[0])
+    try:  # a zone id ("%lo") only on an IPv6 literal (read 49: "127.0.0.1%evil.example" was taken as loopback)
+        return ipaddress.ip_address(host)
     except ValueError:
         pass
     if not _INET_ATON.fullmatch(host.lower()):

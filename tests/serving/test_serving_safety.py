@@ -146,7 +146,9 @@ def _answer(code: int, body: bytes = b"", headers: dict[str, str] | None = None)
 OUTSIDE = ["http://example.org:8000", "http://10.0.0.5:8000", "http://169.254.169.254", "http://192.168.1.1",
            "http://[fd00::1]:8000", "http://0.0.0.0:8000", "http://10.1:8000", "http://0xa000001:8000",
            "http://[::ffff:127.0.0.1]:8000", "http://localhost.:8000", "http://127.1.example:8000",
-           "http://127.0.0.1.nip.io:8000", "http://ｌｏｃａｌｈｏｓｔ:8000", "https://metadata.google.internal"]
+           "http://127.0.0.1.nip.io:8000", "http://ｌｏｃａｌｈｏｓｔ:8000", "https://metadata.google.internal",
+           # read 49: a zone id belongs to an IPv6 literal only; this one was cut at "%" and taken as 127.0.0.1
+           "http://127.0.0.1%evil.example:8000"]
 
 
 @pytest.mark.parametrize("url", OUTSIDE)

@@ -273,3 +273,24 @@ def test_the_temperature_help_says_which_tied_top_token_t_0_keeps(lang, said):
     assert tempered(torch.tensor([0.1, 0.45, 0.45]), 0.0).tolist() == [0.0, 1.0, 0.0]
     at = _page(lang)
     assert not at.exception and said in at.select_slider(key="sandbox_temperature").help
+
+
+@pytest.mark.parametrize("edits, state, box, said", [
+    (None, {"sandbox_n": 1000, "sandbox_seed": 97}, "warning", "Borderline (chi-square p-value 0.0041)"),
+    ({0: {"p (target)": "1000.5"}}, {"sandbox_rule": "accept_all"}, "info", "Too few samples to test"),
+    (None, {}, "success", "Consistent with the target distribution")])
+def test_a_borderline_or_untested_verdict_is_not_in_the_green_box(edits, state, box, said):
+    """49th read: the sandbox put every verdict with a p-value of 0.001 or more in the green success box, where the
+    Exactness lab colours the same sentences amber ("Borderline ...: suspicious but not conclusive", the exact rule
+    at N = 1,000, seed 97) and blue ("Too few samples to test", accept-every-draft with p nearly all on "the")."""
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    if edits is not None:
+        at.session_state["sandbox_table"] = {"edited_rows": edits, "added_rows": [], "deleted_rows": []}
+    for key, value in state.items():
+        at.session_state[key] = value
+    at.run()
+    assert not at.exception
+    boxes = {kind: [e.value for e in getattr(at, kind) if "chi-square" in e.value or "to test" in e.value]
+             for kind in ("success", "info", "warning", "error")}
+    assert [kind for kind, texts in boxes.items() if texts] == [box], boxes
+    assert said in boxes[box][0], boxes

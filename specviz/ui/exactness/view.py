@@ -34,6 +34,7 @@ from specviz.ui.common.escaping import escape_markdown, escape_text, plot_text
 from specviz.ui.common.palette import BLUISH_GREEN, GREY, P_COLOR, Q_COLOR, RESIDUAL_COLOR, VERMILLION
 from specviz.ui.common.runs import with_turn
 from specviz.ui.common.tokens import decision_numbers
+from specviz.ui.common.verdicts import verdict_alert
 
 PAIRS = {
     "toy": N_("Toy pair (instant; 32 characters and 2 special tokens)"),
@@ -259,15 +260,7 @@ def decomposition_figure(labels: list[str], decomposition: exactness.StepDecompo
 def verdict_box(title: str, counts, probs, pairs: bool = False) -> exactness.ChiSquareResult:
     """Run the chi-square test and show its plain-language verdict in a coloured box (`pairs`: on two tokens)."""
     result = exactness.chi_square_test(counts, probs, pairs=pairs)
-    text = _(RULE_BOX, label=title, text=result.verdict)
-    if result.impossible or result.p_value < 1e-3:
-        st.error(text, icon=":material/cancel:")
-    elif result.dof == 0:
-        st.info(text, icon=":material/info:")
-    elif result.p_value < 1e-2:
-        st.warning(text, icon=":material/warning:")
-    else:
-        st.success(text, icon=":material/check_circle:")
+    verdict_alert(result, _(RULE_BOX, label=title, text=result.verdict))
     return result
 
 

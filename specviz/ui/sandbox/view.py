@@ -18,6 +18,7 @@ from specviz.labs.exactness.sandbox import (MAX_SAMPLES, MAX_TOKENS, SandboxSamp
 from specviz.ui.common.charts import show
 from specviz.ui.common.escaping import escape_markdown, plot_text
 from specviz.ui.common.sliders import number_slider
+from specviz.ui.common.verdicts import verdict_alert
 
 TOKENS = ["the", "a", "cat", "dog", "sat", "ran"]
 DEFAULT_P = [0.35, 0.25, 0.15, 0.12, 0.08, 0.05]
@@ -186,5 +187,6 @@ def render_simulation(p: list[float], q: list[float], temperature: float, step: 
     # review of read 43: resample-from-p's rate was called "not α ..., the chance that min(1, p/q) keeps one")
     kept = "kept" if rule in ("exact", "resample_from_target") else "kept_other"
     st.caption(_(TEXT[kept], kept=percent(samples.accepted_fraction, 1), alpha=number(step.alpha, 3)))
-    verdict = samples.verdict
-    (st.success if verdict.consistent else st.error)(verdict.verdict)
+    # the Exactness lab's boxes: a borderline p-value is amber and a test that could not run blue, not green (read 49:
+    # "Borderline (chi-square p-value 0.0041): suspicious" and "Too few samples to test" sat in the success box)
+    verdict_alert(samples.verdict, samples.verdict.verdict)

@@ -1,0 +1,37 @@
+"""A chi-square verdict in its coloured box, one rule for every page that tests samples against p (the Exactness
+lab and the p/q sandbox): red where p is refuted (a sample p gives 0, or a p-value below 0.001), blue where no test
+ran (every outcome pooled into one group: "Nothing to test", "Too few samples to test"), amber for a borderline
+p-value (below 0.01), green only for a test that found nothing against p."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from specviz.labs.exactness.stats import VERDICT_LEVELS, ChiSquareResult
+
+
+def verdict_kind(result: ChiSquareResult) -> str:
+    """"error", "info", "warning" or "success": the box a verdict's sentence goes in.
+
+    >>> from specviz.labs.exactness.stats import chi_square_test
+    >>> [verdict_kind(chi_square_test(c, [0.5, 0.5])) for c in ([52, 48], [90, 10], [3, 0])]
+    ['success', 'error', 'info']
+    """
+    if result.impossible or result.p_value < VERDICT_LEVELS[0]:
+        return "error"
+    if result.dof == 0:
+        return "info"
+    return "warning" if result.p_value < VERDICT_LEVELS[1] else "success"
+
+
+ICONS = {"error": ":material/cancel:", "info": ":material/info:", "warning": ":material/warning:",
+         "success": ":material/check_circle:"}
+
+
+def verdict_alert(result: ChiSquareResult, text: str, where: Any = None) -> None:
+    """`text` (the verdict's sentence, or one with it) in the box `verdict_kind` picks, in `where` (default: the
+    page)."""
+    kind = verdict_kind(result)
+    getattr(where if where is not None else st, kind)(text, icon=ICONS[kind])

@@ -125,8 +125,19 @@ def bandwidth(lesson: Lesson) -> None:
     bw = right.select_slider(_(TEXT["bandwidth"]), [LAPTOP_TB_S, 0.1, 0.5, 1.0, 2.0, 3.35, 4.8], value=3.35,
                              key="learn_bw", format_func=_decimal)
     rate = FORMULAS["decode_tokens_per_second"](params_billion=params, bytes_per_param=size, bandwidth_tb_s=bw)
-    st.metric(_(TEXT["rate"]), number(rate, 0), help=_(TEXT["rate_help"]))
+    st.metric(_(TEXT["rate"]), rate_text(rate), help=_(TEXT["rate_help"]))
     st.caption(_(TEXT["read"], gb=number(params * size), ms=number(1000 / rate), laptop=_decimal(LAPTOP_TB_S)))
+
+
+def rate_text(rate: float) -> str:
+    """Lesson 1's bound on tokens per second: whole above 10, two decimals below, where a whole number would
+    misstate it (read 49: 70 billion fp32 parameters at the laptop's 0.07 TB/s allow 0.25 tokens per second, and
+    the metric read "at most 0"; 13 billion there allow 1.35 and it read 1).
+
+    >>> rate_text(128.8), rate_text(1.346), rate_text(0.25)
+    ('129', '1.35', '0.25')
+    """
+    return number(rate, 0 if rate >= 10 else 2)
 
 
 def rule(lesson: Lesson) -> None:

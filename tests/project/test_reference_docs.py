@@ -153,3 +153,22 @@ def test_the_tours_name_the_playgrounds_step_buttons_by_their_labels():
             in flat(doc), doc
     _tours_say(("Step / previous / play / run to end", "*Next step*, *Previous*, *Play* and *Run to end* through"),
                ("Avance, volte, toque", "*Próximo passo*, *Anterior*, *Reproduzir* e *Ir até o fim* por um traço"))
+
+
+def test_the_tours_say_the_committed_sweep_may_never_stop_paying():
+    """Read 49: both tours listed the Serving lab's committed sweep as showing "where it stops paying" ("onde ela
+    deixa de compensar"), but in that sweep n-gram lookup paid at every level and the EAGLE drafter at none, so no
+    curve stops paying (the page's chart lost the title "Where speculation stops paying" for that reason, 85aec2db);
+    the page says where it did "or that it did not"."""
+    from specviz.serving.results import PayKind, ServingResult, find_serving_results
+
+    kinds = set()
+    for path in find_serving_results():
+        result = ServingResult.load(path)
+        kinds |= {result.pay_shape(spec, prompt).kind for spec in result.specs() if spec != "none"
+                  for prompt in result.prompt_names()}
+    assert kinds and not kinds & {PayKind.UNTIL, PayKind.BETWEEN}, kinds  # nothing stops paying in any shipped sweep
+    _tours_say(("sweep with and without speculation, where it stops paying,",
+                "sweep with and without speculation, whether and where it stops paying,"),
+               ("sem especulação, onde ela deixa de compensar,", "sem especulação, se e onde ela deixa de compensar,"))
+

@@ -172,3 +172,11 @@ def test_the_tours_say_the_committed_sweep_may_never_stop_paying():
                 "sweep with and without speculation, whether and where it stops paying,"),
                ("sem especulação, onde ela deixa de compensar,", "sem especulação, se e onde ela deixa de compensar,"))
 
+
+def test_the_tour_says_the_theory_pages_temperature_tables_go_by_machine():
+    """Read 49: app.md said of the Theory explorer's α-by-temperature section "each row names its machine", but the
+    rows name their benchmark ([n]) and the machine heads each table, one per machine and dtype (51efeae2)."""
+    view = (ROOT / "specviz" / "ui" / "theory" / "view.py").read_text(encoding="utf-8")
+    assert "one table per machine and dtype ([n] is the benchmark" in " ".join(view.replace('"', " ").split())
+    assert "(most runs fall; each row names its machine)" not in flat("app.md")
+    assert "(most runs fall; one table per machine and dtype)" in flat("app.md")

@@ -681,6 +681,12 @@ def low_acceptance_hint(trace: Trace) -> list[str]:
         return [_("  note: the draft was rarely right ({kept_of_drafted}), so each step paid for drafting and still "
                   "emitted about one token; try --proposer ngram on text that repeats the prompt, or `compare` to "
                   "see the cost.", kept_of_drafted=drafts_kept(kept, drafted))]
+    # read 49: after an n-gram run it offered "--proposer ngram on text that repeats the prompt", the one that ran
+    if any(step.proposer.startswith("ngram") for step in trace.steps):
+        return [_("  note: n-gram lookup was rarely right ({kept_of_drafted}): it copies only where the text repeats "
+                  "its context, so each step still emitted about one token; try a proposer with a model (with the "
+                  "default pair, --proposer eagle, trained for it; --proposer draft where the pair has a draft "
+                  "model), or `compare` to see the cost.", kept_of_drafted=drafts_kept(kept, drafted))]
     return [_("  note: the draft was rarely right ({kept_of_drafted}), so each step paid for drafting and still "
               "emitted about one token; try another proposer (with the default pair, --proposer eagle, trained for "
               "it, or --proposer ngram on text that repeats the prompt), or `compare` to see the cost.",

@@ -933,6 +933,15 @@ def test_the_rarely_right_hint_calls_the_draft_untrained_only_after_a_layer_skip
     with using("pt"):
         assert "não treinado" not in format_summary(trace("draft"))
         assert "tente outro proponente" in format_summary(trace("draft"))
+    # read 49: after an n-gram run the hint offered "--proposer ngram on text that repeats the prompt", the proposer
+    # that had just run, and "each step paid for drafting", which a lookup does without a model pass
+    ngram = format_summary(trace("ngram"))
+    assert "n-gram lookup was rarely right (0 of 20 drafts kept)" in ngram and "--proposer ngram" not in ngram
+    assert "--proposer eagle" in ngram and "paid for drafting" not in ngram
+    with using("pt"):
+        text = format_summary(trace("ngram"))
+        assert "a busca de n-gramas raramente acertou (0 de 20 palpites mantidos)" in text
+        assert "--proposer ngram" not in text and "--proposer eagle" in text
 
 
 def _flags(parser, name):

@@ -401,17 +401,22 @@ def _prepare(args: argparse.Namespace):
     if shape["tree_lookup"] and not shape["tree_nodes"]:  # RunSpec's own sentence names settings, not flags
         raise ValueError(_("--tree-lookup {lookup} needs a draft tree: give --tree-nodes above 0 (--k without it, "
                            "or --tree-nodes 0, drafts a chain), or drop --tree-lookup.", lookup=shape["tree_lookup"]))
+    if args.tree_width is not None and not shape["tree_nodes"]:  # read 49: a chain ran, the width unused, no word
+        raise ValueError(_("--tree-width {width} shapes a draft tree: give --tree-nodes above 0 (--k without it, or "
+                           "--tree-nodes 0, drafts a chain), or drop --tree-width.", width=args.tree_width))
     spec = RunSpec(pair=args.pair, proposer=args.proposer, prompt=args.prompt, chat=not args.no_chat,
                    max_new_tokens=args.max_new_tokens, temperature=args.temperature, top_k=args.top_k,
                    top_p=args.top_p, seed=args.seed, proposer_settings=registry.settings_from_args(args),
                    **shape)
     if args.proposer is not None:
         check_own_flags(args, args.proposer)
+        check_branching(args, shape, args.proposer)
     from specviz.models.pairs import load_pair  # after the checks: it loads torch and transformers
 
     pair = load_pair(args.pair, device=args.device, dtype=args.dtype, trust_remote_code=args.trust_remote_code,
                      progress=lambda msg: print(msg, file=sys.stderr))
     check_own_flags(args, spec.proposer or pair.default_proposer)  # the pair's own is known once it loads
+    check_branching(args, shape, spec.proposer or pair.default_proposer)
     if not shape_given(args):
         spec = replace(spec, **machine_shape(pair, args.temperature, spec.proposer or pair.default_proposer))
     return spec, pair
@@ -429,6 +434,20 @@ def check_own_flags(args: argparse.Namespace, proposer: str) -> None:
         raise ValueError(_("{flag} {value} sets the {owner}, but this run drafts with the {proposer}: add --proposer "
                            "{name}, or drop {flag}.", flag=own.flag, value=value, owner=_(registry.phrase_of(owner)),
                            proposer=_(registry.phrase_of(proposer)), name=owner))
+
+
+def check_branching(args: argparse.Namespace, shape: dict[str, int], proposer: str) -> None:
+    """Refuse tree flags typed for a proposer that cannot branch (n-gram lookup): read 49, `generate --proposer ngram
+    --tree-nodes 6` drafted a chain of K without a word, as the Playground and the Race say it will. A tree that
+    comes from the pair's recommended shape, no tree flag typed, still runs as that chain."""
+    typed = [f"{flag} {getattr(args, name)}" for name, flag in (("tree_nodes", "--tree-nodes"),
+                                                                 ("tree_width", "--tree-width"),
+                                                                 ("tree_lookup", "--tree-lookup"))
+             if getattr(args, name, None)]
+    if shape["tree_nodes"] and typed and not registry.can_branch(proposer):
+        raise ValueError(_("A draft tree was asked for ({flags}), but the {proposer} cannot branch: it would draft a "
+                           "chain of K = {k}. Drop {flags}, or choose a proposer that drafts with a model.",
+                           flags=" ".join(typed), proposer=_(registry.phrase_of(proposer)), k=shape["k"]))
 
 
 # the generation flags that give a RunSpec setting, by the setting's name: a refused value is named by its flag

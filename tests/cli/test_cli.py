@@ -162,6 +162,12 @@ def test_compare_says_its_mean_accepted_length_counts_the_recovered_or_bonus_tok
     (["--prompt", "hi", "--tree-nodes", "8", "--tree-width", "0"], "--tree-width must be"),
     (["--prompt", "hi", "--tree-nodes", "8", "--tree-lookup", "99"], "--tree-lookup must be"),
     (["--prompt", "hi", "--proposer", "layerskip", "--layers", "999"], "--layers must be"),
+    # read 49: a tree flag that shaped nothing ran a chain without a word (the Playground and the Race say so)
+    (["--prompt", "hi", "--k", "3", "--tree-width", "2"], "--tree-width 2 shapes a draft tree: give --tree-nodes"),
+    (["--prompt", "hi", "--tree-width", "2"], "or drop --tree-width."),  # the toy pair recommends a chain
+    (["--prompt", "hi", "--proposer", "ngram", "--tree-nodes", "4", "--tree-lookup", "2"],
+     "A draft tree was asked for (--tree-nodes 4 --tree-lookup 2), but the n-gram lookup (no model) cannot branch: "
+     "it would draft a chain of K = 4."),
     (["--prompt", "hi", "--pair", "no-such-pair"], "no-such-pair"),
     (["--prompt", "hi", "--proposer", "hydra"], "invalid choice"),
     (["--prompt", "x" * 3000, "--pair", "toy", "--max-new-tokens", "64"], "context"),
@@ -1114,3 +1120,16 @@ def test_max_new_tokens_help_says_what_it_counts_and_that_it_is_a_cap():
     help_ = " ".join(generate.format_help().split())
     assert "the most new tokens to generate (a cap: an answer that ends sooner stops sooner), 1..2048 (default: 64)" \
         in help_
+
+
+def test_tree_flags_that_shape_nothing_are_refused_in_portuguese_too(capsys):
+    """Read 49: `--k 3 --tree-width 2` and `--proposer ngram --tree-nodes 4` ran a chain and said nothing of the flag;
+    both are refused before a model loads, in the language asked for."""
+    from specviz.cli import main
+
+    assert main(["generate", "--pair", "toy", "--prompt", "hi", "--k", "3", "--tree-width", "2", "--lang", "pt"]) == 2
+    assert "--tree-width 2 dá forma a uma árvore de rascunho: dê --tree-nodes acima de 0" in capsys.readouterr().err
+    assert main(["generate", "--pair", "toy", "--prompt", "hi", "--proposer", "ngram", "--tree-nodes", "4",
+                 "--lang", "pt"]) == 2
+    assert ("mas o proponente busca de n-gramas (sem modelo) não ramifica: ele rascunharia uma cadeia de K = 4"
+            in capsys.readouterr().err)

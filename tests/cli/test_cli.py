@@ -896,6 +896,10 @@ def test_the_rarely_right_hint_counts_drafts_only_not_the_lookup_branchs_copies(
     with using("pt"):
         assert ("aceitos / (rascunhados + copiados) = 1 / (40 + 20); contam todo nó de uma árvore e todo token que o "
                 "seu ramo de busca copiou, testado ou não") in format_summary(trace)
+    # read 49: the --json summary said "drafted": 60 beside that printout's "(40 + 20)"; it names the copies apart too
+    summary = json.loads(trace.to_json())["summary"]
+    assert (summary["drafted"], summary["copied"], summary["accepted"]) == (40, 20, 1)
+    assert summary["acceptance_rate"] == pytest.approx(1 / 60)
 
 
 def test_the_summary_names_acceptance_by_position_as_the_bench_and_the_speedup_lab_do():

@@ -430,9 +430,10 @@ def length_note(spec: Trace, baseline: Trace, *, chain: bool = False) -> str | N
     Tokens/s still compares them, but the shorter run spreads its prefill over fewer tokens: the sentence gives the
     prefill's measured share of that run's time (read 49: "a short run is dominated by its prefill" stood over a run
     whose prefill was 20% of it; its review: "the prefill weighs more in the shorter run" need not hold when the
-    shorter lane's steps are much slower, a layer-skip draft's, say). Both lanes share one token limit and the shorter is under three quarters of the longer, so it stopped before that limit at end-of-text: the
-    sentence suggests another seed or prompt, never more tokens, which would leave it as it is (43rd read: it said
-    "try more tokens"). None when a lane was cut short at its time limit (`cut_short`): `explain_race` says so.
+    shorter lane's steps are much slower, a layer-skip draft's, say). Both lanes share one token limit and the shorter
+    is under three quarters of the longer, so it stopped before that limit at end-of-text: the sentence suggests another
+    seed or prompt, never more tokens, which would leave it as it is (43rd read: it said "try more tokens"). None when a
+    lane was cut short at its time limit (`cut_short`): `explain_race` says so.
     """
     short, long_ = sorted((spec.num_tokens, baseline.num_tokens))
     # read 46: a lane cut at its time limit was blamed on random numbers with "try another seed"; the verdict's

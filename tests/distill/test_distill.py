@@ -1090,9 +1090,10 @@ def test_the_draft_cards_data_section_is_its_commits_data_step():
     assert section in (folder / "README.md").read_text(encoding="utf-8")
     flat = " ".join(section.split())
     assert ("3,000 training prompts made from templates × topics (commit `35ce4c2baa51`'s "
-            "`specviz/distill/prompts.py`: explain, create, list, code, rewrite, math), answered by the target itself in bfloat16, up to 128 new "
-            "tokens, in batches of 64 (that code's default); 23 of 47 batches sampled at temperature 0.7 (that "
-            "code's default), the others greedy. 318,833 response tokens in all.") in flat
+            "`specviz/distill/prompts.py`: explain, create, list, code, rewrite, math), answered by the target "
+            "itself in bfloat16, up to 128 new tokens, in batches of 64 (that code's default); 23 of 47 batches "
+            "sampled at temperature 0.7 (that code's default), the others greedy. 318,833 response tokens in "
+            "all.") in flat
     assert "on CPU" not in flat and "The data step took 41 minutes, on a machine this card does not record." in flat
 
 

@@ -306,8 +306,9 @@ class Trace:
     def summary(self) -> dict[str, float | int | str]:
         """The headline numbers, as printed by the CLI and shown by the app. "drafted" counts model drafts only and
         "copied" the tokens a tree's lookup branch copied, as the CLI's summary names them apart (read 49: "drafted"
-        was 33 in the --json of a run whose printout said "6 / (30 + 3)"); acceptance_rate is accepted over both."""
-        return {
+        was 33 in the --json of a run whose printout said "6 / (30 + 3)"); acceptance_rate is accepted over both.
+        "copied" is there only for a run with a lookup branch, so other traces are written as they were."""
+        summary = {
             "mode": self.mode,
             "steps": self.num_steps,
             "tokens": self.num_tokens,
@@ -321,6 +322,9 @@ class Trace:
             "tokens_per_second": self.tokens_per_second,
             "stop_reason": self.stop_reason,
         }
+        if not self.num_copied and "tree_lookup" not in self.settings:
+            del summary["copied"]
+        return summary
 
     # ---- JSON ---------------------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:

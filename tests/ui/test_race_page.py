@@ -918,6 +918,24 @@ def test_the_token_lines_hover_puts_the_count_after_a_colon():
     assert {t.hovertemplate.split("<extra>")[0] for t in fig.data} == {"%{x:.3f} s · tokens de saída: %{y}"}
 
 
+def test_the_token_lines_share_the_lanes_time_axis_and_show_the_last_count():
+    """Read 49 (a browser look): the "How the output grew" chart's axes ended at its last point, so the lane that
+    finished last rose to its count in the plot's top right corner (44 tokens: a stub half outside the plot) and its
+    seconds ran to 1.55 under the lanes chart's 1.6 with the same axis title. Both charts now end their time axis at
+    the same second, and the token axis leaves room above the longest output."""
+    from specviz.ui.race import figures
+
+    for example in [e for e in list_examples() if e.baseline_path is not None]:
+        spec, base = load_example(example.name)
+        tokens, lanes = figures.tokens_figure(spec, base), figures.race_figure(spec, base)
+        assert tokens.layout.xaxis.range == lanes.layout.xaxis.range, example.name
+        last = max(x for t in tokens.data for x in t.x)
+        assert tokens.layout.xaxis.range[1] > last, example.name  # the last jump is inside the plot, not on its edge
+        most = max(y for t in tokens.data for y in t.y)
+        assert most == max(spec.num_tokens, base.num_tokens)
+        assert tokens.layout.yaxis.range[0] == 0 and tokens.layout.yaxis.range[1] >= most * 1.05, example.name
+
+
 def test_the_token_lines_and_their_legend_differ_by_dash_as_well_as_colour():
     """Read 49: the race's speculative and target-only token lines were two solid lines told apart by their colour
     alone (green, grey), in the chart and in the HTML legend above it. Each lane's line has its own dash, and the

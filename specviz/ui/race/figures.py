@@ -146,19 +146,30 @@ def race_figure(spec: Trace, base: Trace, tree: Trace | None = None) -> go.Figur
     named = [(spec_lane, spec), (base_lane, base)] + ([(_(TREE_LANE), tree)] if tree is not None else [])
     for lane, trace in named:
         _untimed_bar(fig, lane, trace, legend)
-    end = max(lane_end(t) for t in (spec, base, tree) if t is not None)
+    end = time_axis_end(spec, base, tree)
     fig.update_layout(
         barmode="overlay", height=300 + 80 * (tree is not None), margin=dict(l=10, r=10, t=10, b=10), bargap=0.35,
-        xaxis=dict(title=_("seconds since generation started"), range=[0, end * 1.02]),
+        xaxis=dict(title=_("seconds since generation started"), range=[0, end]),
         yaxis=dict(categoryorder="array", categoryarray=lanes),
         showlegend=False, uniformtext=dict(minsize=8, mode="hide"),  # the legend is HTML above it: it wraps
     )
     return fig
 
 
+def time_axis_end(spec: Trace, base: Trace, tree: Trace | None = None) -> float:
+    """Where both race charts' time axes end: 2% past the lane that ends last (`lane_end`)."""
+    return max(lane_end(t) for t in (spec, base, tree) if t is not None) * 1.02
+
+
 def tokens_figure(spec: Trace, base: Trace, tree: Trace | None = None) -> go.Figure:
-    """Output tokens against time for every lane, as step lines: jumps of several tokens mean drafts paid off."""
+    """Output tokens against time for every lane, as step lines: jumps of several tokens mean drafts paid off.
+
+    Its time axis is the lanes chart's (`time_axis_end`), and its token axis runs 6% past the longest output. Read
+    49: both axes ended at the last point, so the lane that finished last rose to its count in the plot's corner
+    (its last jump drawn half outside, no level at its count), and the chart's seconds did not line up with the
+    lanes chart's above it under the same axis title."""
     fig = go.Figure()
+    most = max(t.num_tokens for t in (spec, base, tree) if t is not None)
     for trace, lane, color in token_lines(spec, base, tree):
         seconds, tokens = tokens_over_time(trace)
         name = _(lane)
@@ -168,7 +179,9 @@ def tokens_figure(spec: Trace, base: Trace, tree: Trace | None = None) -> go.Fig
                                  # the count after a colon: it is 0 and 1 too ("1 tokens")
                                  hovertemplate=_("%{x:.3f} s · output tokens: %{y}") + "<extra>" + name + "</extra>"))
     fig.update_layout(height=320, margin=dict(l=10, r=10, t=10, b=10), showlegend=False,
-                      xaxis_title=_("seconds since generation started"), yaxis_title=_("output tokens"))
+                      xaxis=dict(title=_("seconds since generation started"),
+                                 range=[0, time_axis_end(spec, base, tree)]),
+                      yaxis=dict(title=_("output tokens"), range=[0, max(most, 1) * 1.06]))
     return fig
 
 

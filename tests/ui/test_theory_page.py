@@ -1182,3 +1182,13 @@ def test_the_theory_pages_measured_points_name_the_k_drafts_assumption():
         assert theory_view.measured_table(points)["K médio rascunhado"][points.index(ngram)] == "0,45"
     full = [p for p in points if not theory.drafts_short(p.mean_k, p.k)]
     assert "every step to draft K" not in theory_view.measured_caption(full)
+
+
+def test_the_predicted_against_measured_chart_puts_its_legend_below_the_plot():
+    """Read 49 (a browser look at 390 px): "Does the formula predict real runs?" kept Plotly's legend at the plot's
+    right, where "measured = predicted" and "benchmark runs" took half of a phone's width and left the scatter 90 px
+    wide for its 0-2 axes. Its legend now lies in a row under the axis title, as the Speedup lab's charts' do."""
+    fig = theory_view.predicted_vs_measured_figure(theory_points.load_benchmark_points())
+    legend = fig.layout.legend
+    assert legend.orientation == "h" and legend.yref == "container" and legend.yanchor == "bottom", legend
+    assert [t.name for t in fig.data] == ["measured = predicted", "benchmark runs"]

@@ -483,3 +483,13 @@ def test_the_intro_promises_quiz_questions_only_where_the_quiz_has_some(page):
     quizzes = [e for e in page.expander if e.label.startswith("Quiz questions on this")]
     assert len(quizzes) < len(view.sections())  # some sections have no questions to list
     assert intro.endswith("and the quiz questions on it where the quiz has some.")
+
+
+def test_the_typical_acceptance_chart_keeps_its_legend_off_the_axis_title():
+    """Read 49 (a browser look at 390 px, Portuguese): the typical-acceptance chart hung its legend at -0.25 of the
+    plot's height, and its two rows ("p (alvo)", "regra exata", "aceitação típica") lay on the axis title "token".
+    The legend now sits at the figure's bottom, below the title, as the Exactness lab's do."""
+    fig = view.typical_figure(view.typical_vs_exact())
+    legend = fig.layout.legend
+    assert legend.orientation == "h" and legend.yref == "container" and legend.yanchor == "bottom", legend
+    assert legend.y == 0 and fig.layout.xaxis.title.text == "token"

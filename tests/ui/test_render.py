@@ -421,6 +421,28 @@ def test_the_kv_note_of_a_one_draft_step_says_one_draft(toy):
     assert f"(the last token and {step.n_drafted} drafts)" in kv_cache_html(step) and step.n_drafted > 1
 
 
+def test_the_kv_note_of_a_tree_step_counts_its_copies_apart_from_its_nodes():
+    """Read 49: a toy tree step of 6 nodes plus 4 tokens copied from the context (its headline's words) said "The
+    target wrote 11 new entries (the last token and 10 tree nodes)": a node is a drafted token, a copy is not."""
+    from specviz.core.i18n import using
+    from specviz.engine.trace import TreeNode, TreeRecord
+
+    drafted = [TreeNode(7, "a", -1, 1, 1.0, 1.0, "accepted", 0.5, 1.0, point_mass=True)]
+    drafted += [TreeNode(8 + j, "b", 0, 2, 1.0, 0.0, "not reached", point_mass=True) for j in range(5)]
+    copied = [TreeNode(20 + j, "c", -1 if j == 0 else 5 + j, j + 1, 1.0, 0.0, "not reached", copied=True)
+              for j in range(4)]
+    decisions = [Decision(0, 7, "a", 1.0, 1.0, 1.0, 1.0, 0.5, True, True)]
+    step = Step(0, 22, 1, "draft", decisions, [EmittedToken(7, "a", "accepted"), EmittedToken(9, "d", "bonus")],
+                target_cache_before=22, target_cache_after=24, tree=TreeRecord(drafted + copied, [0]))
+    assert step.n_drafted == 10 and step.n_copied == 4
+    said = "(the last token and 6 tree nodes plus 4 tokens copied from the context) and kept only the accepted path: 9"
+    assert escape_text(said, whitespace=False) in kv_cache_html(step)
+    with using("pt"):
+        assert "(o último token e 6 nós da árvore mais 4 tokens copiados do contexto)" in kv_cache_html(step)
+    no_copies = dataclasses.replace(step, tree=TreeRecord(drafted, [0]))
+    assert "(the last token and 6 tree nodes) and kept only" in kv_cache_html(no_copies)
+
+
 def test_a_huge_cache_jump_is_drawn_as_a_count_not_as_cells(toy):
     """A trace may say the draft's cache jumped by 100,000 entries: one cell with the count, a few KB of HTML."""
     step = dataclasses.replace(toy.steps[0], draft_cache_before=0, draft_cache_after=100_000)

@@ -174,14 +174,16 @@ def kv_cache_html(step: Step) -> str:
     then cut back to the accepted prefix: K − accepted slots are rolled back.
     """
     rows = []
-    k = step.n_drafted  # a tree writes a slot for every node
+    k = step.n_drafted  # a tree writes a slot for every node and every token its lookup branch copied
     peak = step.target_cache_before + (1 + k if step.decisions else 1)
     rows.append(_cache_row(_("Target"), step.target_cache_before, peak, step.target_cache_after))
     if step.draft_cache_before is not None and step.draft_cache_after is not None:
         rows.append(_cache_row(_("Draft"), step.draft_cache_before, None, step.draft_cache_after))
     rolled = peak - step.target_cache_after
     wrote = TEXT["kv_tree"] if step.tree is not None else TEXT["kv_wrote"]
-    counts = dict(drafts=ngettext("{n} draft", "{n} drafts", k), nodes=ngettext("{n} tree node", "{n} tree nodes", k))
+    drafted, copied = _drafted_and_copied(step)  # read 49: "the last token and 10 tree nodes" counted 4 copies
+    counts = dict(drafts=ngettext("{n} draft", "{n} drafts", k),
+                  nodes=_with_copies(ngettext("{n} tree node", "{n} tree nodes", drafted), copied))
     note = (_(wrote, wrote=peak - step.target_cache_before, rolled=rolled, **counts) if step.decisions
             else _(TEXT["kv_one"]))
     if len(rows) > 1:  # read 45: the draft's net growth was drawn as "written and kept", an EAGLE drafter's last

@@ -601,6 +601,36 @@ def test_a_point_mass_drafts_distribution_chart_draws_the_q_the_rule_used(lang):
     assert sorted(bars.values())[-2:] == [0.0, 1.0] and sum(bars.values()) == 1.0  # n-gram lookup: a point mass
 
 
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_copied_token_on_the_main_line_is_not_said_to_have_a_drafts_q(lang):
+    """Read 49: on a live toy tree with a lookup branch (K 4, 6 nodes, width 2, lookup 4, T 0, "abc abc abc abc abc
+    abc"), step 6 kept two copied tokens, and their chip hover and p-and-q chart said "a point mass (copied from the
+    context; the draft gave it q(x) = 1.000)": no drafter scored them, the 1 is `graft_copy`'s point mass. A top-k
+    child still says what the draft gave it."""
+    from specviz.runs.running import run
+    from specviz.ui.common.step_figures import distribution_table
+    from specviz.ui.common.tokens import decision_chips, main_line_view
+
+    trace = run(RunSpec(pair="toy", proposer="draft", prompt="abc abc abc abc abc abc", chat=False, k=4,
+                        temperature=0.0, tree_nodes=6, tree_width=2, tree_lookup=4, max_new_tokens=32))
+    step = next(s for s in trace.steps if s.n_copied_accepted)
+    numbers, nodes = main_line_view(step)
+    copied = next(i for i, node in enumerate(nodes) if node.copied)
+    drafted = next(i for i, node in enumerate(nodes) if not node.copied)
+    assert nodes[copied].draft_prob == 1.0  # recorded as the point mass, whatever the drafter would have said
+    with using(lang):
+        gave = "o rascunho lhe deu" if lang == "pt" else "the draft gave it"
+        none = "nenhum modelo o rascunhou" if lang == "pt" else "no model drafted it"
+        chips = decision_chips(step).split("<span")
+        said = {i: next(c for c in chips if f"#{numbers[i]}:" in c) for i in (copied, drafted)}
+        assert gave not in said[copied] and none in said[copied], said[copied]
+        assert gave in said[drafted]
+        for i, expected, absent in ((copied, none, gave), (drafted, gave, none)):
+            table = distribution_table(step.decisions[i], node=nodes[i])
+            cell = " ".join(table.iloc[:, 2].tolist())
+            assert expected in cell and absent not in cell, cell
+
+
 def test_a_point_mass_nodes_chance_and_u_have_the_chips_decimals_everywhere():
     """Read 48: the step's sentence, the coin-flip table and the overview table chose their decimals with the draft's
     q(x) = 0.0421 beside p = 0.0420, where the rule (and the chip, with q = 1) needs 3: "0.0420" there, "0.042" in

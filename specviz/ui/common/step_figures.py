@@ -95,7 +95,10 @@ def _distribution(d: Decision, n: int, node: TreeNode | None = None
         p_hover[row], q_hover[row] = shown.p, shown.q
     if point_mass:
         row = ids.index(d.token_id)
-        q_hover[row] = _("{one} (point mass; the draft gave it q(x) = {q})", one=q_hover[row], q=fmt(d.draft_prob))
+        # read 49: a copy's recorded q(x) = 1 is graft_copy's point mass, not anything a drafter gave it
+        q_hover[row] = (_("{one} (point mass; copied from the context: no model drafted it)", one=q_hover[row])
+                        if node.copied else
+                        _("{one} (point mass; the draft gave it q(x) = {q})", one=q_hover[row], q=fmt(d.draft_prob)))
     return ids, labels, pv, qv, p_hover, q_hover
 
 

@@ -146,9 +146,12 @@ def pq_lines(shown: Shown, draft_prob: float | None, node: TreeNode | None) -> l
     kept it with p′(x))."""
     if not rule_point_mass(node):
         return [_("p (target) = {p}", p=shown.p), _("q (draft) = {q}", q=shown.q), f"p/q = {shown.ratio}"]
-    why = _("copied from the context") if node.copied else _("a top-k child, not drawn from q")
-    return [_("p (target) = {p}", p=shown.p), _("q = {one}, a point mass ({why}; the draft gave it q(x) = {q})",
-                                                one=shown.q, why=why, q=fmt(draft_prob)), f"p/q = {shown.ratio}"]
+    if node.copied:  # read 49: "the draft gave it q(x) = 1.000" of a copy, which no drafter scored (graft_copy)
+        q_line = _("q = {one}, a point mass (copied from the context: no model drafted it)", one=shown.q)
+    else:
+        q_line = _("q = {one}, a point mass ({why}; the draft gave it q(x) = {q})", one=shown.q,
+                   why=_("a top-k child, not drawn from q"), q=fmt(draft_prob))
+    return [_("p (target) = {p}", p=shown.p), q_line, f"p/q = {shown.ratio}"]
 
 
 def decision_tooltip(d: Decision, tree: bool = False, number: int | None = None, node: TreeNode | None = None) -> str:

@@ -664,3 +664,20 @@ def test_at_temperature_0_every_rule_but_accept_all_emits_the_point_mass():
                  for name, rule in RULES.items()}
     assert emitted_p == {name: rule.exact_with_top_k(0, 0.0) for name, rule in RULES.items()}
     assert not emitted_p["accept_all"] and sum(emitted_p.values()) == len(RULES) - 1
+
+
+@pytest.mark.parametrize("v, n", [(2, 1), (40, 10), (40, 400), (1000, 10), (1000, 300)])
+def test_the_expected_tv_of_an_exact_sampler_is_exact_and_never_above_one(v, n):
+    """Read 49: the TV chart's "expected for exact sampling" line was the normal approximation
+    Σ sqrt(p(1 − p) / (2π n)), which over the toy pair's 1,123 two-token continuations drew 3.32 at N = 10, a TV no
+    two distributions can have. It is now E[TV] itself: ½ Σ E|X − n p| / n with X ~ Binomial(n, p), summed here
+    over every count."""
+    import numpy as np
+    import scipy.stats
+
+    p = torch.softmax(torch.randn(v, generator=torch.Generator().manual_seed(v)), 0).double()
+    p = p / p.sum()
+    k = np.arange(n + 1)
+    brute = 0.5 * sum(float(np.sum(np.abs(k - n * pi) * scipy.stats.binom.pmf(k, n, pi))) for pi in p.tolist()) / n
+    assert exactness.expected_tv_exact(p, n) == pytest.approx(brute, rel=1e-9)
+    assert exactness.expected_tv_exact(p, n) <= 1

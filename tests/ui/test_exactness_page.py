@@ -617,3 +617,22 @@ def test_compared_on_two_tokens_an_impossible_sample_is_a_pair(lang):
     said = ("1 de 4 amostras é um par de dois tokens a que o alvo dá probabilidade 0." if lang == "pt" else
             "1 of 4 samples is a two-token pair the target gives probability 0.")
     assert len(errors) == 1 and said in errors[0] and "token a que" not in errors[0] and "is a token" not in errors[0]
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_tv_charts_exact_sampling_line_is_an_expected_tv(lang):
+    """Read 49: over many outcomes (two-token continuations) the dashed "expected for exact sampling ∝ 1/√N" line
+    stood at 3.32 at N = 10, above the largest TV there is (1); the line is now the expected TV itself, and the
+    legend no longer says it is proportional to 1/√N."""
+    import torch
+
+    from specviz.core.i18n import using
+    from specviz.labs.exactness.lab import LabResult
+
+    samples = torch.arange(100) % 1000
+    pair = LabResult(torch.full((1000,), 1e-3, dtype=torch.float64), ["ab"] * 1000, None, samples, samples, 1.0, "")
+    with using(lang):
+        fig = exactness_view.tv_figure(pair, None)
+    line = next(t for t in fig.data if t.line.dash == "dash")
+    assert line.name == ("esperado para amostragem exata" if lang == "pt" else "expected for exact sampling")
+    assert 0.9 < max(line.y) <= 1

@@ -1,8 +1,8 @@
 """How far samples are from the truth: total variation distance, its curve against N, and a chi-square test.
 
 `tv_distance` compares two distributions (or counts); `tv_curve` follows it as samples accumulate, next to the
-1/√N an exact sampler would show; `chi_square_test` asks whether counts could be draws from a distribution and
-answers in one plain sentence (`ChiSquareResult.verdict`).
+TV an exact sampler is expected to show (about 1/√N); `chi_square_test` asks whether counts could be draws from a
+distribution and answers in one plain sentence (`ChiSquareResult.verdict`).
 """
 
 from __future__ import annotations
@@ -75,11 +75,22 @@ def tv_distance(a: ArrayLike, b: ArrayLike) -> float:
 
 
 def expected_tv_exact(probs: torch.Tensor | Sequence[float], n: int) -> float:
-    """About how far n exact samples of `probs` land from it: E[TV] ≈ Σ sqrt(p(1 - p) / (2π n)) (normal
-    approximation of each count), the 1/√N reference line."""
-    p = torch.as_tensor(probs, dtype=torch.float64)
+    """How far n exact samples of `probs` land from it on average: E[TV] = ½ Σ E|X − n p| / n over the outcomes,
+    each count X ~ Binomial(n, p), by de Moivre's mean absolute deviation E|X − n p| = 2 m (1 − p) P(X = m),
+    m = ⌊n p⌋ + 1. It falls like 1/√N once every likely outcome comes up many times, and is never above 1: the
+    normal approximation Σ sqrt(p(1 − p) / (2π n)) it replaced (read 49) drew 3.32 at N = 10 over the toy pair's
+    1,123 two-token continuations, a TV no two distributions can have (the exact figure is 0.95).
+
+    >>> round(expected_tv_exact([0.5, 0.5], 1), 3), expected_tv_exact([1.0, 0.0], 10)
+    (0.5, 0.0)
+    >>> expected_tv_exact([1 / 1000] * 1000, 10) <= 1
+    True
+    """
+    p = np.asarray(torch.as_tensor(probs, dtype=torch.float64), dtype=np.float64)
     p = p / p.sum()
-    return float(torch.sqrt(p * (1 - p) / (2 * math.pi * n)).sum())
+    m = np.floor(n * p) + 1
+    mean_abs = 2 * m * (1 - p) * scipy.stats.binom.pmf(m, n, p)  # E|X − n p| per outcome (0 where p is 0 or 1)
+    return float(0.5 * mean_abs.sum() / n)
 
 
 @dataclass

@@ -577,6 +577,7 @@ def test_nothing_pushed_yet_gives_the_phones_poll_not_an_unmeasured_time(db, lan
     assert interval in said[0] and vague not in said[0] and ("model run" in said[0] or "modelo" in said[0])
 
 
+@pytest.mark.slow  # 0.7-1 s a language: make test runs it, make check stays under a minute
 @pytest.mark.parametrize("lang", ["en", "pt"])
 def test_two_orders_that_differ_only_at_the_end_are_two_bars(lang):
     """Read 49: an ordering's bar label was its items joined, cut after four lines, so the right order of

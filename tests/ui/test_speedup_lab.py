@@ -1488,6 +1488,7 @@ def test_the_medusa_solid_line_is_named_for_c_per_step_not_leviathans_prediction
         assert eagle_solid.startswith("predicted (paper)<br>")
 
 
+@pytest.mark.slow  # over 1 s (an AppTest of the page): make test runs it, make check stays under a minute
 def test_the_page_names_the_medusa_solid_line_for_c_per_step():
     """Read 49, on the page: the Medusa run's Speedup vs K tab shows the c-per-step caption, not the paper's."""
     at = AppTest.from_file(PAGE, default_timeout=120).run()

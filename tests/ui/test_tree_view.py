@@ -673,3 +673,56 @@ def test_a_point_mass_q_reads_0_off_the_drafted_token_beside_a_full_draft_list(l
         below = "abaixo dos 10 mais prováveis do rascunho" if lang == "pt" else "below the draft's top 10"
         assert not table[q_name].str.contains(below).any()
         assert below in distribution_table(d).set_index(table.index.name).loc["t20"].iloc[1]  # the draft's own q
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_copied_token_on_the_main_line_is_named_a_copy_not_a_draft(lang):
+    """Read 49: a main line that ran into the lookup branch called its copies drafts: "draft #3:" in the chip hover,
+    "Draft #3: p and q, top tokens" and "✓ drafted" on the chart, "✓ drafted (accepted)" in its table, a "drafted
+    token" column, "Look closely at draft", and the player's "No mark: a draft the target kept", though a kept copy
+    is unmarked too and no model drafted it. A drafted node keeps its name."""
+    from specviz.engine.trace import Decision, Trace
+    from specviz.ui.common.step_figures import distribution_figure, distribution_table, verdict_overview_table
+    from specviz.ui.common.step_view import look_closely_label
+    from specviz.ui.common.tokens import decision_chips, main_line_view
+    from specviz.ui.playground.player import output_note
+
+    nodes = [TreeNode(1, "a", ROOT, 1, 0.5, 0.6, "accepted", 0.2, 1.0),
+             TreeNode(3, "c", ROOT, 1, 0.4, 0.2, "not reached"),
+             TreeNode(5, "e", 0, 2, 1.0, 0.7, "accepted", 0.3, 0.7, copied=True)]
+    decisions = [Decision(0, 1, "a", 0.5, 0.6, 1.2, 1.0, 0.2, True, True),
+                 Decision(1, 5, "e", 1.0, 0.7, 0.7, 0.7, 0.3, True, True)]
+    step = Step(0, 3, 3, "draft", decisions, [EmittedToken(1, "a", TokenKind.ACCEPTED),
+                                              EmittedToken(5, "e", TokenKind.ACCEPTED),
+                                              EmittedToken(7, "g", TokenKind.BONUS)],
+                correction_kind=TokenKind.BONUS, tree=TreeRecord(nodes, [0, 2]))
+    numbers, line = main_line_view(step)
+    assert numbers == [1, 3] and [n.copied for n in line] == [False, True]
+    chain = Step(0, 3, 1, "draft", decisions[:1], [EmittedToken(1, "a", TokenKind.ACCEPTED)])
+    with using(lang):
+        pt = lang == "pt"
+        copy, draft = ("token copiado #3", "palpite #1") if pt else ("copied token #3", "draft #1")
+        chips = decision_chips(step)
+        assert f"{copy}: e" in chips and f"{draft}: a" in chips and ("palpite #3" if pt else "draft #3") not in chips
+        hidden = decision_chips(step, revealed=False)
+        assert f"{copy}: e" in hidden and f"{draft}: a" in hidden
+        fig = distribution_figure(decisions[1], number=3, node=line[1]).to_plotly_json()["layout"]
+        assert fig["title"]["text"].replace("<br>", " ").startswith(
+            "Token copiado #3: p e q" if pt else "Copied token #3: p and q"), fig["title"]
+        assert [a["text"] for a in fig["annotations"]] == ["✓ copiado" if pt else "✓ copied"]
+        marks = distribution_table(decisions[1], node=line[1]).iloc[:, -1].tolist()
+        assert ("✓ copiado (aceito)" if pt else "✓ copied (accepted)") in marks, marks
+        drafted = distribution_figure(decisions[0], number=1, node=line[0]).to_plotly_json()["layout"]
+        assert [a["text"] for a in drafted["annotations"]] == ["✓ rascunhado" if pt else "✓ drafted"]
+        assert verdict_overview_table(step).columns[0] == ("token rascunhado ou copiado" if pt else
+                                                           "drafted or copied token")
+        assert verdict_overview_table(chain).columns[0] == ("token rascunhado" if pt else "drafted token")
+        assert look_closely_label(line) == ("Olhe de perto um token rascunhado ou copiado" if pt else
+                                            "Look closely at a drafted or copied token")
+        assert look_closely_label([None]) == ("Olhe de perto o palpite" if pt else "Look closely at draft")
+        copied = Trace("speculative", {}, [9], [1, 5, 7], [step])
+        plain = Trace("speculative", {}, [9], [1], [chain])
+        for done in (True, False):
+            said = output_note(copied, done)
+            assert ("token rascunhado ou copiado" if pt else "drafted or copied token") in said, said
+            assert ("copiado" if pt else "copied") not in output_note(plain, done)

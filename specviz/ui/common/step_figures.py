@@ -42,13 +42,21 @@ def distribution_table(d: Decision, n: int = 10, node: TreeNode | None = None) -
     "below the target's top 10" (or the draft's), not the 0 its bar is drawn at: the trace does not store it. Outside
     a shorter list it reads 0, which it is (`_outside`). The drafted token's row carries the chart's mark and its
     verdict in words ("✗ drafted (rejected)"): the table did not say which token was drafted (issue 43). Its q
-    column is the q the rule used, named as the chart's legend names it (`_q_name`)."""
+    column is the q the rule used, named as the chart's legend names it (`_q_name`). A token a tree's lookup branch
+    copied reads "✓ copied (accepted)": it read "drafted" (read 49)."""
     ids, labels, _pv, _qv, p_hover, q_hover = _distribution(d, n, node)
     s = style(decision_kind(d))
-    marks = [_("{glyph} drafted ({verdict})", glyph=s.glyph, verdict=_(s.label)) if i == d.token_id else ""
-             for i in ids]
+    mark = (_("{glyph} copied ({verdict})", glyph=s.glyph, verdict=_(s.label)) if _copied(node) else
+            _("{glyph} drafted ({verdict})", glyph=s.glyph, verdict=_(s.label)))
+    marks = [mark if i == d.token_id else "" for i in ids]
     return pd.DataFrame({_("token"): table_text(labels), _("p (target)"): p_hover, _q_name(node): q_hover,
                          _("mark"): marks})
+
+
+def _copied(node: TreeNode | None) -> bool:
+    """Whether a main-line token is a copy of a tree's lookup branch (no model drafted it; glossary: "copiado", never
+    a drafted token), which the charts name a copied token."""
+    return node is not None and node.copied
 
 
 def _q_name(node: TreeNode | None) -> str:
@@ -135,7 +143,8 @@ def distribution_figure(d: Decision, n: int = 10, number: int | None = None, nod
     top = max(pv + qv + [1e-9])
     end = max(pv[ids.index(d.token_id)], qv[ids.index(d.token_id)])  # the drafted token's longer bar, as drawn
     right = end > top * 0.5  # a long bar: the label goes to its left, inside the plot (a phone clipped it)
-    fig.add_annotation(x=end, y=mark, text=_("{glyph} drafted", glyph=s.glyph), showarrow=True, arrowhead=2,
+    label = _("{mark} copied", mark=s.glyph) if _copied(node) else _("{glyph} drafted", glyph=s.glyph)
+    fig.add_annotation(x=end, y=mark, text=label, showarrow=True, arrowhead=2,
                        ax=-44 if right else 44, ay=-18 if right else 0, xanchor="right" if right else "left",
                        font=dict(color=s.text_color, size=15), bgcolor="white", bordercolor=s.color)
     # the label of a long bar in the top row, raised 18 px, covered the legend above the plot ("p (target)" at
@@ -148,7 +157,9 @@ def distribution_figure(d: Decision, n: int = 10, number: int | None = None, nod
                       xaxis=dict(title=_("probability"), range=[0, top * 1.45]),
                       yaxis=dict(range=[len(ids) - 0.5, -1.0], tickfont=dict(family="monospace", size=14))
                       if headroom else dict(autorange="reversed", tickfont=dict(family="monospace", size=14)),
-                      title=dict(text=_("Draft #{n}: p and q, top tokens", n=number or d.position + 1), font=dict(size=16)),
+                      title=dict(text=_("Copied token #{n}: p and q, top tokens", n=number or d.position + 1)
+                                 if _copied(node) else _("Draft #{n}: p and q, top tokens", n=number or d.position + 1),
+                                 font=dict(size=16)),
                       legend=dict(orientation="h", x=0, y=1.0, xanchor="left", yanchor="bottom"))
     return fig
 
@@ -227,8 +238,11 @@ def verdict_overview_table(step: Step) -> pd.DataFrame:
     chance = "min(1, p′/q′)" if step.tree is not None and step.tree.nodes else "min(1, p/q)"
     styles = [style(decision_kind(d)) for d in step.decisions]
     # never 1.000 and 1.000; p/q's decimals, with the q the rule used, as the chart's hover (`_rule_q`; Read 48)
-    shown = [(n.chance, n.u) for n in map(decision_numbers, step.decisions, main_line_view(step)[1])]
-    return pd.DataFrame({_("drafted token"): table_text([f"#{n} {plot_text(d.text)}"
+    nodes = main_line_view(step)[1]
+    shown = [(n.chance, n.u) for n in map(decision_numbers, step.decisions, nodes)]
+    # read 49: a main line that runs into the lookup branch's copies headed them "drafted token"
+    head = _("drafted or copied token") if any(map(_copied, nodes)) else _("drafted token")
+    return pd.DataFrame({head: table_text([f"#{n} {plot_text(d.text)}"
                                                          for d, n in zip(step.decisions, draft_numbers(step))]),
                          chance: [a if d.reached else _("not reached") for d, (a, _u) in zip(step.decisions, shown)],
                          "u": [u if d.reached else "–" for d, (_a, u) in zip(step.decisions, shown)],

@@ -282,7 +282,7 @@ def render_step(step: Step, *, key: str, stop: str = "") -> None:
         # a tree's main line: its nodes' numbers in the tree, as drawn above, and the nodes (a point mass's q)
         numbers, nodes = main_line_view(step)
         chosen = st.segmented_control(
-            _("Look closely at draft"), list(range(shown)), default=deciding, required=True,
+            look_closely_label(nodes), list(range(shown)), default=deciding, required=True,
             key=f"{key}_position_{step.index}",
             format_func=lambda i: f"#{numbers[i]} {style(decision_kind(step.decisions[i])).glyph} "
                                   f"{escape_label(step.decisions[i].text)}",
@@ -300,6 +300,14 @@ def render_step(step: Step, *, key: str, stop: str = "") -> None:
     else:
         with right:
             _kv_box(step)
+
+
+def look_closely_label(nodes: list[TreeNode | None]) -> str:
+    """The label of the control that picks one main-line token (`main_line_nodes`) for a closer look: a main line that
+    runs into a tree's lookup branch offered its copies as drafts (read 49), though no model drafted them."""
+    if any(node is not None and node.copied for node in nodes):
+        return _("Look closely at a drafted or copied token")
+    return _("Look closely at draft")
 
 
 def _kv_box(step: Step) -> None:

@@ -164,8 +164,11 @@ def decision_tooltip(d: Decision, tree: bool = False, number: int | None = None,
     chance, u = shown.chance, shown.u
     kept = (_("min(1, p′/q′) = {chance} (after the siblings tried before it)", chance=chance) if tree
             else f"min(1, p/q) = {chance}")
-    lines = [_("draft #{n}: {text}  (id {id})", n=number or d.position + 1, text=visible(d.text), id=d.token_id),
-             *pq_lines(shown, d.draft_prob, node), kept]
+    n = number or d.position + 1  # read 49: a lookup branch's copy read "draft #7" though no model drafted it
+    head = (_("copied token #{n}: {text}  (id {id})", n=n, text=visible(d.text), id=d.token_id)
+            if node is not None and node.copied else
+            _("draft #{n}: {text}  (id {id})", n=n, text=visible(d.text), id=d.token_id))
+    lines = [head, *pq_lines(shown, d.draft_prob, node), kept]
     if not d.reached:
         lines.append(_("u: never drawn. An earlier draft was rejected, so this one was not tested."))
     else:
@@ -265,7 +268,9 @@ def decision_chips(step: Step, *, revealed: bool = True, size: str = "large") ->
     chips = []
     for d, n, node in zip(step.decisions, *main_line_view(step)):
         tip = (decision_tooltip(d, step.tree is not None, n, node) if revealed
-               else _("draft #{n}: {text} (verdict hidden)", n=n, text=visible(d.text)))
+               else _("copied token #{n}: {text} (verdict hidden)", n=n, text=visible(d.text))
+               if node is not None and node.copied else
+               _("draft #{n}: {text} (verdict hidden)", n=n, text=visible(d.text)))
         chips.append(chip(d.text, decision_kind(d, revealed), tip, size=size))
     if not chips:
         return '<span style="color:#6B6B6B">' + escape_text(

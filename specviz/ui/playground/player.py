@@ -53,6 +53,14 @@ TEXT = {
     "annotated_note": N_("No mark: a draft the target kept. ✗ struck through: a draft it rejected, followed by ↻ "
                          "its replacement. ★: a free extra token after all drafts were kept (in a tree step: after "
                          "the kept path reached a leaf)."),
+    # the two notes above, for a trace whose trees copied tokens from the context: a kept copy is unmarked too, and
+    # no model drafted it (read 49: "No mark: a draft the target kept")
+    "so_far_note_copied": N_("Drafted or copied tokens the target kept have no mark; a struck-through ✗ chip is a "
+                             "drafted or copied token the target rejected, shown where it was tried, followed by the "
+                             "token that replaced it."),
+    "annotated_note_copied": N_("No mark: a drafted or copied token the target kept. ✗ struck through: a drafted "
+                                "or copied token it rejected, followed by ↻ its replacement. ★: a free extra token "
+                                "after all drafts were kept (in a tree step: after the kept path reached a leaf)."),
     "from_start": N_("Step through it from the start"),
     "from_start_note": N_("Watch each step: what the draft guessed, which guesses the target kept, and why."),
     "legend": N_("↻ recovered: the target's own replacement for a rejected draft · ★ bonus: one extra token when "
@@ -153,7 +161,7 @@ def render_player(view: TraceView, trace_id: str, on_position=None) -> None:
             chips, coming = st.columns([3, 2], gap="medium")
         chips.markdown(_(TEXT["annotated"]) if done else _(TEXT["so_far"]))
         chips.html(view.output_html(pos, current=None if done else pos - 1))  # the chips the view holds, up to pos
-        chips.caption(_(TEXT["annotated_note"]) if done else _(TEXT["so_far_note"]))
+        chips.caption(output_note(trace, done))
         if done:
             _from_start(n)
             PREDICTOR.score(trace, trace_id)
@@ -173,6 +181,14 @@ def render_player(view: TraceView, trace_id: str, on_position=None) -> None:
             render_step(trace.steps[pos - 1], key="playground_step", stop=trace.stop_reason if pos == n else "")
 
     player()
+
+
+def output_note(trace: Trace, done: bool) -> str:
+    """The note under the output's chips (`done`: the finished trace's, else the output so far's). Where a tree's
+    lookup branch copied tokens, a kept copy is unmarked too, and no model drafted it: the note said "No mark: a
+    draft the target kept" (read 49)."""
+    note = ("annotated_note" if done else "so_far_note") + ("_copied" if trace.num_copied else "")
+    return _(TEXT[note])
 
 
 def done_text(trace: Trace) -> str:

@@ -890,8 +890,8 @@ def test_an_exact_zero_reads_the_same_in_the_chips_and_the_distribution_table():
     assert fmt(0.0) == fmt(0) == "0" and fmt(0.0004) == "4.0e-04"
 
 
-@pytest.mark.parametrize(("lang", "said"), [("en", "the draft gave this token all its probability (a point mass"),
-                                            ("pt", "o rascunho deu a este token toda a sua probabilidade (uma massa")])
+@pytest.mark.parametrize(("lang", "said"), [("en", "q puts all its probability on this token (a point mass"),
+                                            ("pt", "q põe toda a sua probabilidade neste token (uma massa")])
 def test_a_point_mass_draft_is_not_called_over_confident(lang, said):
     """Read 49: an n-gram step's sentence said "p = 0.9997 < q = 1.0000: the draft was over-confident", but a lookup's
     q = 1 is a point mass by construction, no confidence; a draft model's q < 1 keeps the word."""

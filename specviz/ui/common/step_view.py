@@ -342,8 +342,9 @@ def _position_sentence(d: Decision, tree: bool = False, node: TreeNode | None = 
                 "kept.", p=p, q=q)
     elif d.target_prob == 0:
         why = _("p = 0: the target would never write this token, so it can never be kept.")
-    elif d.draft_prob == 1.0:  # read 49: "over-confident" of an n-gram draft, whose q = 1 is no confidence at all
-        why = _("p = {p} < q = {q}: the draft gave this token all its probability (a point mass, as every token a "
+    elif d.draft_prob == 1.0:  # read 49: "over-confident" of an n-gram draft, whose q = 1 is no confidence at all,
+        # and "the draft gave" of a tree's copied token, which no draft scored
+        why = _("p = {p} < q = {q}: q puts all its probability on this token (a point mass, as every token a "
                 "lookup copies is, not a confidence), so the token survives with probability p/q = {ratio}, p "
                 "itself.", p=p, q=q, ratio=shown.ratio)
     else:

@@ -239,7 +239,9 @@ def test_chi_square_pooling_and_impossible_tokens():
     assert impossible.p_value == 0.0
     assert "5 of 10 samples are tokens the target gives probability 0." in impossible.verdict
     pairs = chi_square_test(torch.tensor([5, 5]), torch.tensor([1.0, 0.0]), pairs=True)  # read 49
-    assert "5 of 10 samples are two-token pairs the target gives probability 0." in pairs.verdict
+    # read 49 again: an end-of-sequence first token is an outcome alone, not a pair
+    assert ("5 of 10 samples are outcomes the target gives probability 0 (an outcome: the first two tokens, or an "
+            "end-of-sequence first token alone).") in pairs.verdict
     greedy = chi_square_test(torch.tensor([10, 0]), torch.tensor([1.0, 0.0]))
     assert greedy.dof == 0 and greedy.consistent and greedy.verdict.startswith("Nothing to test")
     few = chi_square_test(torch.tensor([1, 1, 0, 0]), torch.full((4,), 0.25))

@@ -430,7 +430,8 @@ def test_two_token_continuations_are_named_outcomes_not_tokens():
     nothing = [i.value for i in at.info if "Nothing to test" in i.value]
     assert len(nothing) == 2 and all("one outcome, and every sample is that outcome" in v for v in nothing)
     histogram = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]
-    assert histogram["xaxis"]["title"]["text"] == "first two tokens"
+    # read 49: an end-of-sequence first token ends the continuation, so that outcome is one token, not two
+    assert histogram["xaxis"]["title"]["text"] == "first two tokens (or an end-of-sequence first token alone)"
     # read 49: the metrics said "TV distance to p" of the target's distribution over two-token pairs
     labels = [m.label for m in at.metric]
     assert "TV distance to p(t₁, t₂) (speculative)" in labels and "TV distance to p(t₁, t₂) (target-only)" in labels
@@ -574,7 +575,9 @@ def test_the_histogram_names_p_as_the_rest_of_the_app_does(lang):
 @pytest.mark.parametrize("lang", ["en", "pt"])
 def test_compared_on_two_tokens_the_histogram_names_the_pair_distribution(lang):
     """Read 49: compared on the first two tokens, the legend still said "p (target)", the target's next-token
-    distribution, but the markers are the target's distribution over two-token pairs, p(t₁, t₂)."""
+    distribution, but the markers are the target's distribution over two-token pairs, p(t₁, t₂). Then (read 49
+    again) "over two-token pairs" named an end-of-sequence first token's bar a pair, though that outcome is the one
+    token (t₁,): the continuation ends there (`exact_two_token_distribution`)."""
     import torch
 
     from specviz.core.i18n import using
@@ -587,10 +590,13 @@ def test_compared_on_two_tokens_the_histogram_names_the_pair_distribution(lang):
         fig = exactness_view.histogram_figure(pair, "exact")
         tv = exactness_view.tv_figure(pair, None)
     marker = next(t for t in fig.data if t.type == "scatter")
-    named = ("p(t₁, t₂) (alvo, sobre pares de dois tokens)" if lang == "pt" else
-             "p(t₁, t₂) (target, over two-token pairs)")
+    named = ("p(t₁, t₂) (alvo, sobre pares de dois tokens, ou um t₁ de fim de sequência sozinho)" if lang == "pt"
+             else "p(t₁, t₂) (target, over two-token pairs, or an end-of-sequence t₁ alone)")
     assert marker.name == named and marker.hovertemplate == f"%{{x}}: p(t₁, t₂) = %{{y:.4f}}<extra>{named}</extra>"
     assert tv.layout.yaxis.title.text == ("distância TV até p(t₁, t₂)" if lang == "pt" else "TV distance to p(t₁, t₂)")
+    assert fig.layout.xaxis.title.text == ("dois primeiros tokens (ou um primeiro token de fim de sequência sozinho)"
+                                           if lang == "pt" else
+                                           "first two tokens (or an end-of-sequence first token alone)")
 
 
 def _render_pair_samples(lang):
@@ -610,13 +616,22 @@ def _render_pair_samples(lang):
 @pytest.mark.parametrize("lang", ["en", "pt"])
 def test_compared_on_two_tokens_an_impossible_sample_is_a_pair(lang):
     """Read 49: compared on the first two tokens, the verdict said "1 of 4 samples is a token the target gives
-    probability 0", though each outcome there is a two-token pair."""
+    probability 0", though each outcome there is a two-token pair; then "is a two-token pair", though an
+    end-of-sequence first token is an outcome alone (read 49 again)."""
     at = AppTest.from_function(_render_pair_samples, args=(lang,), default_timeout=60).run()
     assert not at.exception
     errors = [e.value for e in at.error]
-    said = ("1 de 4 amostras é um par de dois tokens a que o alvo dá probabilidade 0." if lang == "pt" else
-            "1 of 4 samples is a two-token pair the target gives probability 0.")
+    said = ("1 de 4 amostras é um resultado a que o alvo dá probabilidade 0 (um resultado: os dois primeiros tokens, "
+            "ou um primeiro token de fim de sequência sozinho)." if lang == "pt" else
+            "1 of 4 samples is an outcome the target gives probability 0 (an outcome: the first two tokens, or an "
+            "end-of-sequence first token alone).")
     assert len(errors) == 1 and said in errors[0] and "token a que" not in errors[0] and "is a token" not in errors[0]
+    assert "pair" not in errors[0] and "par de" not in errors[0]
+    helps = [m.help for m in at.metric if "p(t₁, t₂)" in m.label]
+    alone = ("um t₁ de fim de sequência encerra a continuação, então é um resultado sozinho, de probabilidade p(t₁)."
+             if lang == "pt" else
+             "an end-of-sequence t₁ ends the continuation, so it is an outcome alone, of probability p(t₁).")
+    assert len(helps) == 2 and all(alone in h for h in helps)
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])

@@ -120,7 +120,8 @@ class ChiSquareResult:
     """Pearson's goodness-of-fit test of counts against probabilities, after pooling bins with small expectations.
 
     `impossible` counts samples on tokens with probability 0: a single one refutes the distribution (p-value 0).
-    `pairs`: the outcomes are two-token pairs (the Exactness lab compared on two tokens), which the verdict names.
+    `pairs`: the outcomes are two-token pairs, or an end-of-sequence first token alone (the Exactness lab compared
+    on two tokens), which the verdict names.
     `support` is the number of outcomes with positive probability; `top_expected` the count n p the most likely one
     expects, which tells a test left with one group because every outcome is rare from one left with one group
     because only the most likely is not (the others together expect fewer than `min_expected`).
@@ -145,11 +146,13 @@ class ChiSquareResult:
     @property
     def verdict(self) -> str:
         """One plain-language sentence."""
-        if self.impossible and self.pairs:  # read 49: an outcome there is a pair, not a token
-            return ngettext("Not the target distribution: {count} of {total} samples is a two-token pair the target "
-                            "gives probability 0.",
-                            "Not the target distribution: {count} of {total} samples are two-token pairs the target "
-                            "gives probability 0.", self.impossible, count=number(self.impossible, 0),
+        if self.impossible and self.pairs:  # read 49: an outcome there is a pair (or end-of-sequence alone)
+            return ngettext("Not the target distribution: {count} of {total} samples is an outcome the target gives "
+                            "probability 0 (an outcome: the first two tokens, or an end-of-sequence first token "
+                            "alone).",
+                            "Not the target distribution: {count} of {total} samples are outcomes the target gives "
+                            "probability 0 (an outcome: the first two tokens, or an end-of-sequence first token "
+                            "alone).", self.impossible, count=number(self.impossible, 0),
                             total=number(self.n, 0))
         if self.impossible:
             return ngettext("Not the target distribution: {count} of {total} samples is a token the target gives "
@@ -181,7 +184,8 @@ class ChiSquareResult:
 
 def chi_square_test(counts: torch.Tensor | Sequence[int], probs: torch.Tensor | Sequence[float],
                     min_expected: float = 5.0, pairs: bool = False) -> ChiSquareResult:
-    """Test whether `counts` (V,) could be draws from `probs` (V,); `pairs`: its outcomes are two-token pairs.
+    """Test whether `counts` (V,) could be draws from `probs` (V,); `pairs`: its outcomes are two-token pairs
+    (or an end-of-sequence first token alone).
 
     Bins whose expected count n p is below `min_expected` are pooled into one bin (the chi-square approximation
     needs it); if that pool is still too small, it absorbs the smallest remaining bins until it is not.

@@ -176,15 +176,18 @@ def histogram_figure(result: LabResult, rule_label: str) -> go.Figure:
                          hovertemplate="%{x}: %{y:.4f}<extra>" + _("target-only") + "</extra>"))
     # Read 48: "exact p (target)"; p is the target's distribution as computed at the chosen dtype, and "exact" is
     # what a rule preserves, not a property of p: named as the rest of the app names it
-    # read 49: compared on two tokens the truth is the target's distribution over pairs, not its next-token p
-    truth = _("p (target)") if result.ids is not None else _("p(t₁, t₂) (target, over two-token pairs)")
+    # read 49: compared on two tokens the truth is the target's distribution over pairs, not its next-token p; an
+    # end-of-sequence first token ends the continuation, so that outcome is the one token (t₁,), not a pair
+    truth = _("p (target)") if result.ids is not None else _(
+        "p(t₁, t₂) (target, over two-token pairs, or an end-of-sequence t₁ alone)")
     fig.add_trace(go.Scatter(x=names, y=pick(result.exact_probs), mode="markers", name=truth,
                              marker=dict(symbol="line-ew", size=26, line=dict(width=3, color=P_COLOR)),
                              hovertemplate="%{x}: " + ("p" if result.ids is not None else "p(t₁, t₂)")
                              + " = %{y:.4f}<extra>" + truth + "</extra>"))
     fig.update_layout(barmode="group", height=440, margin=dict(l=10, r=10, t=40, b=10),
                       # a category is a token (the table's first column: "token") or a two-token continuation (read 46)
-                      xaxis_title=_("token") if result.ids is not None else _("first two tokens"),
+                      xaxis_title=_("token") if result.ids is not None else _(
+                          "first two tokens (or an end-of-sequence first token alone)"),
                       yaxis_title=_("frequency"),
                       legend=BELOW,
                       title=_("Samples against the exact distribution"))
@@ -310,7 +313,8 @@ def render_samples(result: LabResult, rule_label: str, drift: float | None, exac
         m3.metric(_("TV distance to p (target-only)"), tvs[1])
     else:  # read 49: compared on two tokens, the truth is the target's distribution over pairs, not p
         pairs = _("p(t₁, t₂) = p(t₁)·p(t₂ | t₁): the target's distribution over the first two tokens, a pair as one "
-                  "outcome.")
+                  "outcome; an end-of-sequence t₁ ends the continuation, so it is an outcome alone, of probability "
+                  "p(t₁).")
         m1.metric(_("Chi-square p-value (speculative)"), p_value_text(spec_test),
                   help=_("How often chance alone would produce a gap at least this large if the samples' first two "
                          "tokens came from p(t₁, t₂); – where no test ran (the verdict says why).") + " " + pairs)

@@ -1192,3 +1192,12 @@ def test_the_predicted_against_measured_chart_puts_its_legend_below_the_plot():
     legend = fig.layout.legend
     assert legend.orientation == "h" and legend.yref == "container" and legend.yanchor == "bottom", legend
     assert [t.name for t in fig.data] == ["measured = predicted", "benchmark runs"]
+
+
+def test_the_theory_charts_keep_their_legends_under_the_plot_for_a_phone():
+    """Read 49 (browser looks): at Plotly's right, a legend took half of a 390 px phone's width; the
+    predicted-vs-measured chart moved its legend under the plot, then the speedup-against-K and tokens-per-step
+    charts did too (one placement, `BELOW_PLOT`)."""
+    figures = [theory_view.speedup_vs_k_figure(0.8, 0.05, 4), theory_view.tokens_distribution_figure(0.8, 4)]
+    for fig in figures:
+        assert fig.layout.legend.orientation == "h" and fig.layout.legend.yref == "container"

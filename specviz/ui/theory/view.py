@@ -127,6 +127,11 @@ def heatmap_figure(c: float, alpha: float, k: int, points: list[MeasuredPoint] =
     return fig
 
 
+# The legend below the axis title, as the Speedup lab's and the Exactness lab's: at Plotly's right it took half of a
+# 390 px phone's width and left the plot 90 to 140 px wide (read 49, two browser looks).
+BELOW_PLOT = dict(orientation="h", yref="container", yanchor="bottom", y=0, x=0)
+
+
 def speedup_vs_k_figure(alpha: float, c: float, k: int) -> go.Figure:
     """Expected speedup against K for one alpha and c; the best K and the chosen K marked, 1× drawn."""
     ks = list(range(K_MAX + 1))
@@ -144,7 +149,7 @@ def speedup_vs_k_figure(alpha: float, c: float, k: int) -> go.Figure:
                              marker=dict(size=12, color="black", symbol="x"),
                              hovertemplate="K = %{x}: %{y:.3f}×<extra></extra>"))
     fig.update_layout(xaxis_title="K", yaxis_title=_("expected speedup ×"), height=360,
-                      margin=dict(l=10, r=10, t=30, b=10),
+                      margin=dict(l=10, r=10, t=30, b=10), legend=BELOW_PLOT,
                       title=_("Speedup against K (α = {alpha}, c = {c})", alpha=number(alpha), c=number(c)))
     return fig
 
@@ -162,7 +167,8 @@ def tokens_distribution_figure(alpha: float, k: int, simulated: np.ndarray | Non
                                  marker=dict(size=11, color=ORANGE, symbol="diamond"), customdata=counts,
                                  hovertemplate="%{customdata}: %{y:.3f}<extra>" + _("simulated") + "</extra>"))
     fig.update_layout(xaxis_title=_("tokens emitted in one step"), yaxis_title=_("probability"), height=320,
-                      margin=dict(l=10, r=10, t=30, b=10), title=_("Tokens per step: a truncated geometric"))
+                      margin=dict(l=10, r=10, t=30, b=10), title=_("Tokens per step: a truncated geometric"),
+                      legend=BELOW_PLOT)
     fig.update_xaxes(dtick=1)
     return fig
 
@@ -244,11 +250,9 @@ def predicted_vs_measured_figure(points: list[MeasuredPoint]) -> go.Figure:
         customdata=[[_where(pt), pt.alpha, pt.k, pt.c] for pt in points],
         hovertemplate="%{customdata[0]}<br>α = %{customdata[1]:.2f}, K = %{customdata[2]}, c = %{customdata[3]:.3f}"
                       "<br>" + _("predicted %{x:.2f}×, measured %{y:.2f}×") + "<extra></extra>"))
-    # the legend below the axis title, as the Speedup lab's and the Exactness lab's: at Plotly's right it took half
-    # of a 390 px phone's width and left the plot 90 px wide for its 0-2 axis (read 49, a browser look)
     fig.update_layout(xaxis_title=_("predicted speedup ×"), yaxis_title=_("measured speedup ×"), height=400,
                       margin=dict(l=10, r=10, t=30, b=10), title=_("Does the formula predict real runs?"),
-                      legend=dict(orientation="h", yref="container", yanchor="bottom", y=0, x=0))
+                      legend=BELOW_PLOT)
     return fig
 
 

@@ -257,7 +257,29 @@ def test_a_question_pushed_twice_counts_as_one_question_in_the_mastery(store):
     (score,) = store.mastery(session.code)
     assert (score.questions, score.pushes, score.correct, score.answered) == (1, 2, (2, 0), (2, 0))
     (row,) = json.loads(store.export_json(store.session(session.code)))["mastery"]
-    assert (row["questions"], row["pushes"], row["round_1"]) == (1, 2, {"correct": 2, "answered": 2})
+    assert (row["questions"], row["pushes"], row["round_1"]) == (1, 2, {"correct": 2, "answered": 2, "pushes": 2})
+
+
+def test_the_mastery_sets_round_2_beside_round_1_of_the_same_pushes(store):
+    """Read 49: round 1 counted every push's answers and round 2 only the pushes that had a round 2, so "1/4" and
+    "3/4" could be about different questions; round 1 is also counted over round 2's pushes, in the table and JSON."""
+    session, students = _session(store, 4)
+    push = store.push(session.code, SINGLE)  # round 1 only: everyone right
+    for s in students:
+        store.answer(s.token, push.id, 1, SINGLE.answer)
+    push = store.push(session.code, SINGLE)  # one right in round 1, three in round 2
+    for i, s in enumerate(students):
+        store.answer(s.token, push.id, 1, SINGLE.answer if i == 0 else _wrong(SINGLE))
+    store.start_round_2(session.code)
+    for i, s in enumerate(students):
+        store.answer(s.token, push.id, 2, SINGLE.answer if i < 3 else _wrong(SINGLE))
+    (score,) = store.mastery(session.code)
+    assert (score.correct, score.answered, score.pushes) == ((5, 3), (8, 4), 2)
+    assert (score.paired, score.paired_pushes) == ((1, 4), 1)
+    (row,) = json.loads(store.export_json(store.session(session.code)))["mastery"]
+    assert row["round_1"] == {"correct": 5, "answered": 8, "pushes": 2}
+    assert row["round_2"] == {"correct": 3, "answered": 4, "pushes": 1}
+    assert row["round_1_of_round_2_pushes"] == {"correct": 1, "answered": 4, "pushes": 1}
 
 
 def test_exports_hold_both_rounds(store):
@@ -276,7 +298,7 @@ def test_exports_hold_both_rounds(store):
     assert rounds["2"]["distribution"][SINGLE.answer] == 2 and data["pushes"][0]["question"]["id"] == SINGLE.id
     stamps = [r["answered_at_utc"] for r in rows] + [data["created_at"], data["pushes"][0]["pushed_at"]]
     assert all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", t) for t in stamps), stamps  # UTC (read 48)
-    assert data["mastery"][0]["round_2"] == {"correct": 2, "answered": 2}
+    assert data["mastery"][0]["round_2"] == {"correct": 2, "answered": 2, "pushes": 1}
 
 
 @pytest.mark.parametrize("many", [False, True])  # a bar per value, and ranges with "far" bars
@@ -343,7 +365,7 @@ def test_legacy_nan_and_damaged_answer_rows_are_skipped_and_counted(store):
 
     data = json.loads(store.export_json(shown), parse_constant=strict)
     assert data["unreadable_answers"] == 2 and len(data["pushes"][0]["rounds"]["1"]["answers"]) == 1
-    assert data["mastery"][0]["round_1"] == {"correct": 1, "answered": 1}  # as many as the answers it lists
+    assert data["mastery"][0]["round_1"] == {"correct": 1, "answered": 1, "pushes": 1}  # as the answers listed
     rows = list(csv.DictReader(io.StringIO(store.export_csv(shown))))
     assert [r["student"] for r in rows] == ["Student 0"]
     # the students whose rows are damaged see the round unanswered (not a traceback), and can answer it again

@@ -91,7 +91,10 @@ def test_the_teacher_pushes_watches_opens_round_two_and_reveals(db):
     assert {"Download both rounds (CSV)", "Download the session (JSON)"} <= {b.label for b in
                                                                            at.get("download_button")}
     mastery = next(d.value for d in at.dataframe if "concept" in d.value.columns)
-    assert mastery["round 1 right"][0] == "1/2 (50%)" and mastery["round 2 right"][0] == "1/1 (100%)"
+    # read 49: each round 1 column says which pushes it covers
+    assert list(mastery.columns) == ["concept", "questions", "round 1 right, every push",
+                                     "round 1 right, pushes with a round 2", "round 2 right"]
+    assert [mastery[c][0] for c in mastery.columns[2:]] == ["1/2 (50%)", "1/2 (50%)", "1/1 (100%)"]
     assert at.button(key="paced_round_2").disabled and at.button(key="paced_reveal").disabled
 
 

@@ -66,7 +66,9 @@ class Push:
 class ConceptScore:
     """One concept over a session's pushes: right answers out of answers, in round 1 and in round 2. `questions`
     counts its distinct questions, `pushes` the times they were pushed (read 49: "questions" counted pushes, so a
-    question pushed twice counted as 2); the answers count every push's."""
+    question pushed twice counted as 2). Round 1 counts every push's answers, round 2 only the pushes that had a
+    round 2 (`paired_pushes` of them), so the two can cover different questions; `paired` is round 1 (right,
+    answered) over those same pushes, the share to set beside round 2's (read 49)."""
 
     concept: str
     name: str
@@ -74,6 +76,8 @@ class ConceptScore:
     correct: tuple[int, int]
     answered: tuple[int, int]
     pushes: int = 0
+    paired: tuple[int, int] = (0, 0)
+    paired_pushes: int = 0
 
     def share(self, round_: int) -> float | None:
         n = self.answered[round_ - 1]
@@ -267,29 +271,35 @@ class PacedStore(ClassroomStore):
         return spread if lang is None else relabel(spread, push.question, push.shown(lang))
 
     def mastery(self, code: str) -> list[ConceptScore]:
-        """Per concept pushed in the session, in order of first push: right answers in round 1 and in round 2 (an
-        answer `read_stored` cannot read left out, as in `round_answers`)."""
+        """Per concept pushed in the session, in order of first push: right answers in round 1 (every push), in
+        round 2 (the pushes that had one) and in round 1 of those same pushes (an answer `read_stored` cannot read
+        left out, as in `round_answers`)."""
         scores: dict[str, list[int]] = {}
         with self._connect() as conn:
             rows = conn.execute(
-                "SELECT p.id AS id, p.question AS question, a.round AS round, a.answer AS answer, "
-                "a.correct AS correct FROM pushes p LEFT JOIN round_answers a ON a.push_id = p.id "
-                "WHERE p.code = ? ORDER BY p.id", (code,)).fetchall()
+                "SELECT p.id AS id, p.question AS question, p.round AS pushed_round, a.round AS round, "
+                "a.answer AS answer, a.correct AS correct FROM pushes p "
+                "LEFT JOIN round_answers a ON a.push_id = p.id WHERE p.code = ? ORDER BY p.id", (code,)).fetchall()
         seen: set[int] = set()
         questions: dict[str, set[str]] = {}  # concept -> its distinct question ids
         for r in rows:
             question = _question(r["question"])[0]
-            score = scores.setdefault(question.concept, [0, 0, 0, 0, 0])  # pushes, right 1, answered 1, right 2,
-            # answered 2
+            # pushes, right 1, answered 1, right 2, answered 2, pushes with a round 2, right 1 and answered 1 of those
+            score = scores.setdefault(question.concept, [0] * 8)
             questions.setdefault(question.concept, set()).add(question.id)
+            paired = r["pushed_round"] == 2
             if r["id"] not in seen:
                 seen.add(r["id"])
                 score[0] += 1
+                score[5] += paired
             if r["round"] in ROUNDS and read_stored(r["answer"]) is not UNREADABLE:
                 score[2 * r["round"] - 1] += bool(r["correct"])
                 score[2 * r["round"]] += 1
-        return [ConceptScore(c, concept_name(c), len(questions[c]), (s[1], s[3]), (s[2], s[4]), s[0])
-                for c, s in scores.items()]
+                if paired and r["round"] == 1:
+                    score[6] += bool(r["correct"])
+                    score[7] += 1
+        return [ConceptScore(c, concept_name(c), len(questions[c]), (s[1], s[3]), (s[2], s[4]), s[0], (s[6], s[7]),
+                             s[5]) for c, s in scores.items()]
 
     # ---- export -----------------------------------------------------------------------------------------------
     def export_rows(self, session: Session) -> list[dict[str, Any]]:
@@ -320,9 +330,14 @@ class PacedStore(ClassroomStore):
                       for r in ROUNDS if r <= push.round}
             pushes.append({"number": push.number, "question": push.question.to_dict(), "revealed": push.revealed,
                            "pushed_at": utc_stamp(push.pushed_at), "rounds": rounds})
+        # read 49: round 1 counted every push and round 2 only those with a round 2; each says its pushes, and
+        # round 1 is given again over round 2's pushes
         mastery = [{"concept": m.concept, "name": m.name, "questions": m.questions, "pushes": m.pushes,
-                    "round_1": {"correct": m.correct[0], "answered": m.answered[0]},
-                    "round_2": {"correct": m.correct[1], "answered": m.answered[1]}} for m in self.mastery(session.code)]
+                    "round_1": {"correct": m.correct[0], "answered": m.answered[0], "pushes": m.pushes},
+                    "round_2": {"correct": m.correct[1], "answered": m.answered[1], "pushes": m.paired_pushes},
+                    "round_1_of_round_2_pushes": {"correct": m.paired[0], "answered": m.paired[1],
+                                                  "pushes": m.paired_pushes}}
+                   for m in self.mastery(session.code)]
         return json.dumps({"code": session.code, "title": session.title,
                            "created_at": utc_stamp(session.created_at),
                            # read 49: the CSV's teacher could not tell from the JSON when the session ended

@@ -180,7 +180,10 @@ def mastery_and_exports(store: PacedStore, session: Session) -> None:
     if scores:
         st.subheader(_(TEXT["mastery"]))
         st.dataframe([{_("concept"): s.name, _("questions"): s.questions,
-                       _("round 1 right"): _share(s.correct[0], s.answered[0]),
+                       # read 49: round 1 counted every push, round 2 only those with a round 2; the columns say
+                       # which pushes they cover, and round 1 is given again over round 2's pushes
+                       _("round 1 right, every push"): _share(s.correct[0], s.answered[0]),
+                       _("round 1 right, pushes with a round 2"): _share(*s.paired),
                        _("round 2 right"): _share(s.correct[1], s.answered[1])} for s in scores],
                      hide_index=True, key="paced_mastery")
     teacher.release_form(store, session)

@@ -282,6 +282,26 @@ def test_the_mastery_sets_round_2_beside_round_1_of_the_same_pushes(store):
     assert row["round_1_of_round_2_pushes"] == {"correct": 1, "answered": 4, "pushes": 1}
 
 
+@pytest.mark.parametrize("doc, says", [
+    ("teaching.md", ("a multiple-choice question's counts a student once under every choice they picked, so they "
+                     "can add up to more than the answers", "`round_1_of_round_2_pushes`")),
+    ("teaching.pt-BR.md", ("as contagens de uma pergunta de múltipla escolha contam um aluno uma vez em cada opção "
+                           "que ele marcou, então podem somar mais que as respostas", "`round_1_of_round_2_pushes`"))])
+def test_the_teaching_guide_says_what_the_json_export_counts(store, doc, says):
+    """Read 49: the guide described the JSON's distributions and mastery without saying that a multiple-choice
+    question's counts add up to more than its answers (a student counts under every pick) nor which pushes each
+    round's mastery covers; both languages say so now, and the export does what they say."""
+    session, (ana, ben, _) = _session(store)
+    push = store.push(session.code, MULTIPLE)
+    for student in (ana, ben):
+        store.answer(student.token, push.id, 1, list(MULTIPLE.choices[:2]))
+    (exported,) = json.loads(store.export_json(store.session(session.code)))["pushes"]
+    round_1 = exported["rounds"]["1"]
+    assert sum(round_1["distribution"].values()) == 4 > len(round_1["answers"]) == 2
+    text = " ".join((Path(__file__).parents[2] / "docs" / doc).read_text(encoding="utf-8").split())
+    assert all(s in text for s in says)
+
+
 def test_exports_hold_both_rounds(store):
     session, (ana, ben, _) = _session(store)
     push = store.push(session.code, SINGLE)

@@ -532,3 +532,28 @@ def test_a_node_is_a_drafted_token_and_a_copy_is_named_apart():
     trace = Trace("speculative", {}, [1, 2], [7, 9] * 3, [step] * 3)
     assert trace.drafts_only() == (6, 3) and trace.num_copied == 6
     assert "accepted / (drafted + copied) = 3 / (6 + 6);" in format_summary(trace)
+
+
+def test_the_glossary_says_which_rules_kept_share_estimates_alpha():
+    """Read 49: the glossary said a rule's chance of keeping a draft "is α only under the exact rule", while the
+    Sandbox calls resample-from-p's kept share "an estimate of α": that rule runs the same test min(1, p/q), so its
+    chance is α at every p, q. The glossary names both rules, and the Sandbox's α caption goes to exactly those whose
+    closed-form chance is α at a p, q where the others' is not."""
+    import torch
+
+    from specviz.labs.exactness.registry import one_step_distribution
+    from specviz.ui.sandbox.view import sandbox_rules
+
+    glossary = (ROOT / "docs" / "glossary.pt-BR.md").read_text(encoding="utf-8")
+    row = next(line for line in glossary.splitlines() if line.startswith("| chance of keeping a draft"))
+    assert "only under the exact rule" not in row
+    assert "the exact rule and resample-from-p" in row and "with K ≥ 2, kept / drafted is the acceptance rate" in row
+    p = torch.tensor([0.5, 0.3, 0.1, 0.1], dtype=torch.float64)
+    q = torch.tensor([0.2, 0.6, 0.15, 0.05], dtype=torch.float64)
+    alpha = float(torch.minimum(p, q).sum())
+    is_alpha = {r for r in sandbox_rules() if abs(one_step_distribution(r, p, q)[1] - alpha) < 1e-12}
+    assert is_alpha == {"exact", "resample_from_target"}
+    view = (ROOT / "specviz" / "ui" / "sandbox" / "view.py").read_text(encoding="utf-8")
+    assert 'kept = "kept" if rule in ("exact", "resample_from_target") else "kept_other"' in view
+    point = torch.tensor([0.0, 1.0, 0.0, 0.0], dtype=torch.float64)  # exact match's chance is α when q is a point mass
+    assert one_step_distribution("exact_match", p, point)[1] == float(torch.minimum(p, point).sum()) == 0.3

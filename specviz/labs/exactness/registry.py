@@ -283,7 +283,8 @@ def _verifier_of(rule: str | Rule | VerifierFn) -> VerifierFn:
 def one_step_distribution(rule: str | Rule | VerifierFn, target_probs: torch.Tensor,
                           draft_probs: torch.Tensor) -> tuple[torch.Tensor, float]:
     """The closed form of the first token one step emits (K = 1, x ~ q) under `rule`, float64 (V,), and the
-    rule's chance of keeping the draft: the acceptance probability α = Σ min(p, q) under the exact rule only.
+    rule's chance of keeping the draft: the acceptance probability α = Σ min(p, q) under the rules whose accept test
+    is min(1, p/q) (the exact rule and resample-from-p), another rule's own chance otherwise.
 
     >>> import torch
     >>> p, q = torch.tensor([0.5, 0.3, 0.2]), torch.tensor([0.2, 0.6, 0.2])

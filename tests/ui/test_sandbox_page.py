@@ -175,8 +175,8 @@ def test_only_the_exact_rules_keep_rate_is_called_an_estimate_of_alpha(lang):
     alpha = next(m.value for m in at.metric if m.label == "α = Σ min(p, q)")
     kept = [c.value for c in at.caption if c.value.startswith(("Drafts kept", "Palpites mantidos"))]
     assert alpha in ("0.000", "0,000") and len(kept) == 1
-    denied = "not of α = Σ min(p, q)" if lang == "en" else "não de α = Σ min(p, q)"
-    assert denied in kept[0] and f"({alpha} " in kept[0]
+    own = "1.000 by its closed form" if lang == "en" else "1,000 pela sua forma fechada"  # accept-all keeps all
+    assert own in kept[0] and f"({alpha} " in kept[0] and "estimate of α" not in kept[0]
     at = opened("exact")
     kept = [c.value for c in at.caption if c.value.startswith(("Drafts kept", "Palpites mantidos"))]
     assert len(kept) == 1 and ("an estimate of α" if lang == "en" else "uma estimativa de α") in kept[0]
@@ -196,6 +196,27 @@ def test_an_exact_rules_own_keep_rate_does_not_call_another_rule_the_exact_one(l
     assert len(kept) == 1 and "min(1, p/q)" in kept[0], kept
     assert ("the exact rule" if lang == "en" else "a regra exata") not in kept[0], kept
 
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "Drafts kept in the simulation: 0.0%, an estimate of this rule's own chance of keeping a draft, 0.000 by "
+           "its closed form; it equals α = Σ min(p, q) (0.000 above), the chance that min(1, p/q) keeps one, only at "
+           "some p and q."),
+    ("pt", "Palpites mantidos na simulação: 0,0%, uma estimativa da própria chance desta regra de manter um palpite, "
+           "0,000 pela sua forma fechada; ela é igual a α = Σ min(p, q) (0,000 acima), a chance de min(1, p/q) manter "
+           "um, só em alguns p e q.")])
+def test_another_rules_kept_share_is_not_said_to_miss_alpha_where_the_two_meet(lang, said):
+    """Read 49: the caption said another rule's kept share estimates its own chance, "not of α", but at T = 0 on the
+    default table exact match's chance Σ p·q and α are both 0 (p and q are point masses on different tokens): the
+    share estimated α too. The caption gives the rule's closed-form chance beside α, and says they meet at some p, q."""
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["lang"] = lang
+    at.session_state["sandbox_temperature"] = 0.0
+    at.session_state["sandbox_rule"] = "exact_match"
+    at.run()
+    assert not at.exception
+    kept = [c.value for c in at.caption if c.value.startswith(("Drafts kept", "Palpites mantidos"))]
+    assert kept == [said]
 
 
 @pytest.mark.parametrize("lang, said", [("en", "(chi-square p-value 0.998)."),
@@ -259,7 +280,7 @@ def test_a_broken_rules_kept_share_estimates_its_chance_of_keeping_a_draft(lang,
     from specviz.ui.sandbox.view import TEXT
 
     with using(lang):
-        shown = _(TEXT["kept_other"], kept="40%", alpha="0.5")
+        shown = _(TEXT["kept_other"], kept="40%", alpha="0.5", chance="0.4")
     assert name in shown and other not in shown, shown
 
 

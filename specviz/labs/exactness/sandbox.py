@@ -51,6 +51,8 @@ class SandboxSamples:
     expected: torch.Tensor  # (V,) float64: what the rule emits in closed form
     accepted_fraction: float
     verdict: ChiSquareResult  # counts against p
+    kept_chance: float = float("nan")  # the rule's closed-form chance of keeping the draft, which accepted_fraction
+    # estimates (α = Σ min(p, q) under the rules that test with min(1, p/q))
 
 
 def _distribution(weights: Sequence[float] | torch.Tensor, name: str) -> torch.Tensor:
@@ -140,6 +142,6 @@ def simulate(step: SandboxStep, rule: str, n: int, seed: int = 0) -> SandboxSamp
     generator = torch.Generator().manual_seed(int(seed))
     samples = one_step_samples(step.target_probs.float(), step.draft_probs.float(), entry, int(n), generator)
     counts = torch.bincount(samples.tokens, minlength=step.target_probs.shape[0])
-    expected = one_step_distribution(entry, step.target_probs, step.draft_probs)[0]
+    expected, chance = one_step_distribution(entry, step.target_probs, step.draft_probs)
     return SandboxSamples(counts, expected, float(samples.accepted.double().mean()),
-                          chi_square_test(counts, step.target_probs))
+                          chi_square_test(counts, step.target_probs), chance)

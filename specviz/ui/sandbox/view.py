@@ -48,8 +48,10 @@ TEXT = {
     "rule_form": N_("this rule, closed form"),
     "kept": N_("Drafts kept in the simulation: {kept}, an estimate of α = Σ min(p, q) ({alpha} above): each step "
                "drafts one token, and every draft is tested."),
+    # read 49: "not of α" was false where the two meet (exact match at T = 0: both 0)
     "kept_other": N_("Drafts kept in the simulation: {kept}, an estimate of this rule's own chance of keeping a "
-                     "draft, not of α = Σ min(p, q) ({alpha} above), the chance that min(1, p/q) keeps one."),
+                     "draft, {chance} by its closed form; it equals α = Σ min(p, q) ({alpha} above), the chance that "
+                     "min(1, p/q) keeps one, only at some p and q."),
     "bad_input": N_("The table needs fixing: {reason}"),
     "probability": N_("probability"),
     "token": N_("token"),
@@ -186,7 +188,8 @@ def render_simulation(p: list[float], q: list[float], temperature: float, step: 
     # the exact rule and resample-from-p share the accept test min(1, p/q), so both keep a draft with chance α (the
     # review of read 43: resample-from-p's rate was called "not α ..., the chance that min(1, p/q) keeps one")
     kept = "kept" if rule in ("exact", "resample_from_target") else "kept_other"
-    st.caption(_(TEXT[kept], kept=percent(samples.accepted_fraction, 1), alpha=number(step.alpha, 3)))
+    st.caption(_(TEXT[kept], kept=percent(samples.accepted_fraction, 1), alpha=number(step.alpha, 3),
+                 chance=number(samples.kept_chance, 3)))
     # the Exactness lab's boxes: a borderline p-value is amber and a test that could not run blue, not green (read 49:
     # "Borderline (chi-square p-value 0.0041): suspicious" and "Too few samples to test" sat in the success box)
     verdict_alert(samples.verdict, samples.verdict.verdict)

@@ -233,14 +233,19 @@ def test_a_numeric_spread_writes_its_ranges_as_the_app_writes_numbers():
     assert few.labels == ("143", "1,430")
 
 
-def test_mastery_compares_the_rounds_per_concept(store):
-    session, students = _session(store, 4)
+def _two_rounds(store, session, students, right_1: int, right_2: int) -> None:
+    """Push SINGLE; the first `right_1` students answer round 1 right, the first `right_2` round 2."""
     push = store.push(session.code, SINGLE)
     for i, s in enumerate(students):
-        store.answer(s.token, push.id, 1, SINGLE.answer if i == 0 else _wrong(SINGLE))
+        store.answer(s.token, push.id, 1, SINGLE.answer if i < right_1 else _wrong(SINGLE))
     store.start_round_2(session.code)
     for i, s in enumerate(students):
-        store.answer(s.token, push.id, 2, SINGLE.answer if i < 3 else _wrong(SINGLE))
+        store.answer(s.token, push.id, 2, SINGLE.answer if i < right_2 else _wrong(SINGLE))
+
+
+def test_mastery_compares_the_rounds_per_concept(store):
+    session, students = _session(store, 4)
+    _two_rounds(store, session, students, 1, 3)
     (score,) = store.mastery(session.code)
     assert score.concept == SINGLE.concept and score.questions == 1
     assert (score.share(1), score.share(2)) == (0.25, 0.75)
@@ -267,12 +272,7 @@ def test_the_mastery_sets_round_2_beside_round_1_of_the_same_pushes(store):
     push = store.push(session.code, SINGLE)  # round 1 only: everyone right
     for s in students:
         store.answer(s.token, push.id, 1, SINGLE.answer)
-    push = store.push(session.code, SINGLE)  # one right in round 1, three in round 2
-    for i, s in enumerate(students):
-        store.answer(s.token, push.id, 1, SINGLE.answer if i == 0 else _wrong(SINGLE))
-    store.start_round_2(session.code)
-    for i, s in enumerate(students):
-        store.answer(s.token, push.id, 2, SINGLE.answer if i < 3 else _wrong(SINGLE))
+    _two_rounds(store, session, students, 1, 3)  # one right in round 1, three in round 2
     (score,) = store.mastery(session.code)
     assert (score.correct, score.answered, score.pushes) == ((5, 3), (8, 4), 2)
     assert (score.paired, score.paired_pushes) == ((1, 4), 1)

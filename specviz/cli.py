@@ -557,10 +557,11 @@ def _paint(text: str, kind: TokenKind, color: bool) -> str:
 
 
 def format_step(step: Step, color: bool = False) -> str:
-    """A few lines per step: each drafted token with q, p, p/q, min(1, p/q), u and the verdict, then the
-    recovered or bonus token. A chain step's head names its K; a tree step's names its drafted nodes, its lookup
-    branch's copied tokens apart (as the settings line and the Playground count them), and its deepest node's depth,
-    since the drafts listed are only its main line."""
+    """A few lines per step: each drafted token with q, p, p/q, min(1, p/q), u and the verdict (a tree child tried
+    after a rejected sibling with the q′, p′ and p′/q′ its rule used), then the recovered or bonus token. A chain
+    step's head names its K; a tree step's names its drafted nodes, its lookup branch's copied tokens apart (as the
+    settings line and the Playground count them), and its deepest node's depth, since the drafts listed are only its
+    main line."""
     times = dict(index=format(step.index + 1, ">3"), context=step.context_length,
                  draft=number(step.draft_seconds * 1e3, 0), verify=number(step.verify_seconds * 1e3, 0),
                  before=step.target_cache_before, after=step.target_cache_after)
@@ -581,17 +582,23 @@ def format_step(step: Step, color: bool = False) -> str:
         head = _("step {index}  context {context}  K={k}  draft {draft} ms  verify {verify} ms  cache target "
                  "{before}->{after}", k=step.k, **times)
     lines = [head]
-    # a tree's main line is tested against the residuals its earlier siblings left: p′ and q′, not the p and q shown
+    # a tree's main line is tested against the residuals its earlier siblings left: p′ and q′, shown where they
+    # differ from p and q (a child tried after a rejected sibling)
     accept = "min(1,p′/q′)" if step.tree is not None else "min(1,p/q)"
     line = step.main_line()
     for i, d in enumerate(step.decisions):
         verdict = ((_("accepted") if d.accepted else _("rejected")) if d.reached else
                    _("not reached (after a rejection)"))
         u = number(d.uniform, 3) if d.uniform is not None else "  -  "
-        q, ratio, verdict = _rule_q(d, step.tree.nodes[line[i]] if line else None, verdict)
+        node = step.tree.nodes[line[i]] if line else None
+        q, ratio, verdict = _rule_q(d, node, verdict)
+        p, mark = d.target_prob, ""
+        if _residual(node):  # read 49: a later child showed p/q=1.318 beside min(1,p′/q′)=0.771
+            p, q, mark = node.target_prob_used, node.draft_prob_used, "′"
+            ratio = p / q if q > 0 else math.inf
         ratio = "inf" if math.isinf(ratio) else number(ratio, 3)
         token = _paint(f"{GLYPHS[d.kind]} {visible(d.text)!r:<14}", d.kind, color)
-        lines.append(f"   {token} q={number(q, 3)} p={number(d.target_prob, 3)} p/q={ratio:<7} "
+        lines.append(f"   {token} q{mark}={number(q, 3)} p{mark}={number(p, 3)} p{mark}/q{mark}={ratio:<7} "
                      f"{accept}={number(d.accept_prob, 3)} u={u}  {verdict}")
     last = step.emitted[-1] if step.emitted else None
     if last is not None and last.kind in WHERE_FROM:
@@ -599,6 +606,13 @@ def format_step(step: Step, color: bool = False) -> str:
         where = _("{kind}, {where}", kind=_(KIND_NAMES[last.kind]), where=_(source[last.kind]))
         lines.append(f"   {_paint(f'{GLYPHS[last.kind]} {visible(last.text)!r:<14}', last.kind, color)} {where}")
     return "\n".join(lines)
+
+
+def _residual(node: TreeNode | None) -> bool:
+    """Whether a tree node was tested against residuals other than p and the rule's q: a child tried after a
+    rejected sibling, whose p′(x) and q′(x) the trace records (a trace written before read 49 does not)."""
+    return (node is not None and node.target_prob_used is not None and node.draft_prob_used is not None
+            and (node.target_prob_used, node.draft_prob_used) != (node.target_prob, node.rule_draft_prob))
 
 
 def _rule_q(d: Decision, node: TreeNode | None, verdict: str) -> tuple[float, float, str]:

@@ -80,6 +80,7 @@ class TraceRecorder:
         if tree is None:
             return None
         order = {node: i for i, node in enumerate(verdict.tested)}
+        used = verdict.used_probs  # (p'(x), q'(x)) per tested node
         nodes = []
         for j, (x, parent, depth) in enumerate(zip(tree.tokens, tree.parents, tree.depths)):
             tested = j in order
@@ -88,7 +89,9 @@ class TraceRecorder:
                 target_prob=float(target_probs[parent + 1, x]), status=verdict.status(j),
                 uniform=verdict.uniforms[order[j]] if tested else None,
                 accept_prob=verdict.accept_probs[order[j]] if tested else None, copied=tree.is_copied(j),
-                point_mass=bool(verdict.point_masses) and verdict.point_masses[j]))
+                point_mass=bool(verdict.point_masses) and verdict.point_masses[j],
+                target_prob_used=used[order[j]][0] if tested and used else None,
+                draft_prob_used=used[order[j]][1] if tested and used else None))
         return TreeRecord(nodes, list(verdict.path))
 
     def decisions(self, outcome: StepOutcome) -> list[Decision]:

@@ -105,6 +105,10 @@ class TreeNode:
     # the rule tests it against a point mass q' = δ_x (a copied node, or a child not drawn from q: a greedy or top-k
     # tree), so keeps it with p'(x); `draft_prob` stays the q(x) the draft gave x, which the rule then does not use
     point_mass: bool = False
+    # p'(x) and q'(x) that `accept_prob` compared (tested nodes only; None in traces written before read 49): the
+    # residuals the siblings tried before it left, so p(x) and `rule_draft_prob` for the first child tried
+    target_prob_used: float | None = None
+    draft_prob_used: float | None = None
 
     @property
     def rule_draft_prob(self) -> float:

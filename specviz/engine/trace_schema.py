@@ -121,6 +121,7 @@ TREE_NODE = {
     "depth": _whole(1, MAX_DRAFTS), "draft_prob": PROB, "target_prob": PROB,
     "status": _one_of(TREE_STATUSES), "uniform": _optional(PROB),
     "accept_prob": _optional(PROB), "copied": BOOL, "point_mass": BOOL,
+    "target_prob_used": _optional(PROB), "draft_prob_used": _optional(PROB),
 }
 EMITTED = {"token_id": _whole(0, MAX_TOKEN_ID), "text": _text(MAX_TOKEN_TEXT), "kind": _one_of(KINDS),
            "target_prob": _optional(PROB), "draft_prob": _optional(PROB), "uniform": _optional(PROB)}

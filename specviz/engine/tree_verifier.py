@@ -60,6 +60,9 @@ class TreeVerifyResult:
     next_kind: TokenKind  # RECOVERED or BONUS
     next_dist: torch.Tensor  # (V,)
     point_masses: list[bool] = field(default_factory=list)
+    # (p'(x), q'(x)) per tested node in test order: what its min(1, p'/q') compared, the residuals its earlier
+    # siblings left; they equal p(x) and the rule's q(x) for the first child tried
+    used_probs: list[tuple[float, float]] = field(default_factory=list)
 
     @property
     def n_accepted(self) -> int:
@@ -124,7 +127,7 @@ def verify_tree(
     if target_probs.dim() != 2 or target_probs.shape[0] != len(tree) + 1:
         raise ValueError(f"A tree verifier needs N+1 target rows for a tree of N={len(tree)} nodes.")
     with_q = tree.sampled if compare_with_q is None else compare_with_q
-    path, tested, used, accept_probs = [], [], [], []
+    path, tested, used, accept_probs, used_probs = [], [], [], [], []
     point_masses = [not with_q or tree.is_copied(j) for j in range(len(tree))]  # the `from_q` below, per node
     node, residual = ROOT, target_probs[0]
     while True:
@@ -135,7 +138,8 @@ def verify_tree(
             x = tree.tokens[child]
             from_q = with_q and not tree.is_copied(child)  # a copied node is deterministic: a point mass
             q = draft if from_q else point_mass(x, residual)
-            accept_probs.append(accept_probability(float(residual[x]), float(q[x])))
+            used_probs.append((float(residual[x]), float(q[x])))
+            accept_probs.append(accept_probability(*used_probs[-1]))
             used.append(float(replayed(uniforms, len(used))) if uniforms is not None
                         else float(torch.rand((), generator=generator)))
             tested.append(child)
@@ -147,7 +151,7 @@ def verify_tree(
         else:  # no child accepted (or none drafted): the recovered or bonus token, and the step ends
             kind = TokenKind.RECOVERED if children else TokenKind.BONUS
             return TreeVerifyResult(path, tested, used, accept_probs, sample(residual, generator), kind, residual,
-                                    point_masses)
+                                    point_masses, used_probs)
         path.append(child)
         node, residual = child, target_probs[child + 1]
 

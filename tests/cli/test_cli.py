@@ -1137,3 +1137,35 @@ def test_tree_flags_that_shape_nothing_are_refused_in_portuguese_too(capsys):
                  "--lang", "pt"]) == 2
     assert ("mas o proponente busca de n-gramas (sem modelo) não ramifica: ele rascunharia uma cadeia de K = 4"
             in capsys.readouterr().err)
+
+
+def test_a_tree_child_tried_after_a_rejected_sibling_shows_the_p_and_q_the_rule_used(tmp_path):
+    """Read 49: `generate --pair toy --k 4 --tree-nodes 8 --tree-width 3 --temperature 1 --seed 9` printed
+    "✓ 'l'  q=0.032 p=0.037 p/q=1.132  min(1,p′/q′)=0.761": a child tried after a rejected sibling is kept with
+    min(1, p′/q′) of the residuals that sibling left, so a p/q above 1 sat beside a keep chance of 0.761. Such a
+    child's line now shows p′, q′ and p′/q′ (recorded in the trace), a first child's plain p and q, and on every
+    line min(1, the ratio shown) is the keep chance shown."""
+    import re
+
+    from specviz.cli import format_step
+    from specviz.core.i18n import using
+
+    path = tmp_path / "t.json"
+    out = cli("generate", "--pair", "toy", "--prompt", "the cat sat on the mat. the cat sat on the", "--k", "4",
+              "--tree-nodes", "8", "--tree-width", "3", "--temperature", "1", "--seed", "9", "--max-new-tokens", "20",
+              "--json", str(path))
+    assert out.returncode == 0, out.stderr
+    line = next(line for line in out.stdout.splitlines() if "'l'" in line)
+    assert "q′=0.040 p′=0.031 p′/q′=0.761   min(1,p′/q′)=0.761" in line, line
+    assert "p/q=1.132" not in out.stdout
+    shown = re.findall(r" (q′?)=\S+ (p′?)=\S+ p′?/q′?=(\S+)\s+min\(1,p′/q′\)=(\S+)", out.stdout)
+    assert {("q", "p"), ("q′", "p′")} <= {s[:2] for s in shown}  # first children plain, later ones primed
+    for _q, _p, ratio, chance in shown:
+        assert abs(min(1.0, float(ratio.replace("inf", "1e9"))) - float(chance)) <= 0.002, (ratio, chance)
+    trace = Trace.from_json(path.read_text(encoding="utf-8"))
+    node = next(n for s in trace.steps for n in s.tree.nodes if n.text == "l" and n.status == "accepted")
+    assert node.target_prob_used < node.target_prob and node.draft_prob_used > node.draft_prob
+    assert round(node.target_prob_used / node.draft_prob_used, 3) == round(node.accept_prob, 3) == 0.761
+    step = next(s for s in trace.steps if any(n is node for n in s.tree.nodes))
+    with using("pt"):
+        assert "q′=0,040 p′=0,031 p′/q′=0,761   min(1,p′/q′)=0,761" in format_step(step)

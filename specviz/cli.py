@@ -34,7 +34,7 @@ from specviz.engine.kinds import StopReason
 from specviz.engine.limits import (DEVICE_HELP, DTYPE_HELP, K_RANGE, MAX_NEW_TOKENS_RANGE, PAIR_DRAFTERS, dtype_arg,
                                    finite_float, path_arg, unwritable)
 from specviz.engine.proposers import registry
-from specviz.engine.trace import Decision, Step, TokenKind, Trace, TreeNode, rule_point_mass
+from specviz.engine.trace import Decision, Step, TokenKind, Trace, TreeNode, rule_point_mass, uses_residuals
 from specviz.labs.bench import add_bench_arguments, run_bench_command
 from specviz.labs.bench.cli import shape_given
 from specviz.models.catalog import recommended_for
@@ -593,7 +593,7 @@ def format_step(step: Step, color: bool = False) -> str:
         node = step.tree.nodes[line[i]] if line else None
         q, ratio, verdict = _rule_q(d, node, verdict)
         p, mark = d.target_prob, ""
-        if _residual(node):  # read 49: a later child showed p/q=1.318 beside min(1,p′/q′)=0.771
+        if uses_residuals(node):  # read 49: a later child showed p/q=1.318 beside min(1,p′/q′)=0.771
             p, q, mark = node.target_prob_used, node.draft_prob_used, "′"
             ratio = p / q if q > 0 else math.inf
         ratio = "inf" if math.isinf(ratio) else number(ratio, 3)
@@ -606,13 +606,6 @@ def format_step(step: Step, color: bool = False) -> str:
         where = _("{kind}, {where}", kind=_(KIND_NAMES[last.kind]), where=_(source[last.kind]))
         lines.append(f"   {_paint(f'{GLYPHS[last.kind]} {visible(last.text)!r:<14}', last.kind, color)} {where}")
     return "\n".join(lines)
-
-
-def _residual(node: TreeNode | None) -> bool:
-    """Whether a tree node was tested against residuals other than p and the rule's q: a child tried after a
-    rejected sibling, whose p′(x) and q′(x) the trace records (a trace written before read 49 does not)."""
-    return (node is not None and node.target_prob_used is not None and node.draft_prob_used is not None
-            and (node.target_prob_used, node.draft_prob_used) != (node.target_prob, node.rule_draft_prob))
 
 
 def _rule_q(d: Decision, node: TreeNode | None, verdict: str) -> tuple[float, float, str]:

@@ -123,6 +123,14 @@ def rule_point_mass(node: TreeNode | None) -> bool:
     return node is not None and (node.point_mass or node.copied)
 
 
+def uses_residuals(node: TreeNode | None) -> bool:
+    """Whether the rule tested this node against p′(x), q′(x) other than p(x) and its q: a child tried after a
+    rejected sibling, whose residuals the trace records (one written before read 49 does not). The CLI's step
+    lines, the tree's hovers and table then show p′, q′ and p′/q′ (read 49: "p/q=1.318" beside a chance of 0.771)."""
+    return (node is not None and node.target_prob_used is not None and node.draft_prob_used is not None
+            and (node.target_prob_used, node.draft_prob_used) != (node.target_prob, node.rule_draft_prob))
+
+
 @dataclass
 class TreeRecord:
     """A tree step's whole draft tree (nodes parents first) and the accepted path (node indices, root first)."""

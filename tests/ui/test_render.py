@@ -924,3 +924,28 @@ def test_the_tree_rule_caption_says_what_rejecting_a_point_mass_child_does():
     assert "a child taken from the draft's top tokens or copied from the context is a point mass, kept with " \
            "probability p′(x), and its rejection only takes x out of p′" in TREE_RULE_CAPTION
     assert "leaving q′ as it was" in TREE_RULE_CAPTION and "a child drawn from q is tested" in TREE_RULE_CAPTION
+
+
+def test_a_tree_child_tried_after_a_rejected_sibling_hovers_and_tabulates_p_and_q_primed():
+    """Read 49: a child tried after a rejected sibling is kept with min(1, p′/q′) of the residuals that sibling left,
+    but its hover and the tree's table gave its plain p = 0.619, q = 0.469 and "p/q = 1.320" beside "kept with
+    0.771". They now give q′, p′ and p′/q′ (the trace's `draft_prob_used`, `target_prob_used`); the first child,
+    whose p′ and q′ are its p and q, keeps its plain labels."""
+    from specviz.core.i18n import using
+    from specviz.engine.trace import TreeNode, TreeRecord
+    from specviz.ui.common.tree_figures import _hover, tree_rows
+
+    first = TreeNode(3, "a", -1, 1, 0.4, 0.2, "rejected", uniform=0.9, accept_prob=0.5, target_prob_used=0.2,
+                     draft_prob_used=0.4)
+    later = TreeNode(4, "b", -1, 1, 0.469, 0.619, "accepted", uniform=0.2, accept_prob=0.27 / 0.35,
+                     target_prob_used=0.27, draft_prob_used=0.35)
+    hover = _hover(1, later)
+    assert "q′ = 0.350 · p′ = 0.270" in hover and "p′/q′ = 0.771" in hover and "kept with 0.771" in hover, hover
+    assert "p/q = 1.320" not in hover and "0.619" not in hover
+    assert "q (draft) = 0.400 · p (target) = 0.200" in _hover(0, first) and "p/q = 0.500" in _hover(0, first)
+    rows = tree_rows(TreeRecord([first, later], [1]))
+    assert [(r["q"], r["p"], r["p/q"], r["kept with"]) for r in rows] == [
+        ("0.400", "0.200", "0.500", "0.500"), ("q′ = 0.350", "p′ = 0.270", "p′/q′ = 0.771", "0.771")]
+    with using("pt"):
+        assert "q′ = 0,350 · p′ = 0,270 (os resíduos que os irmãos tentados antes dele deixaram)" in _hover(1, later)
+        assert tree_rows(TreeRecord([first, later], [1]))[1]["p/q"] == "p′/q′ = 0,771"

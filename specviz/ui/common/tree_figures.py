@@ -27,7 +27,7 @@ import plotly.graph_objects as go
 
 from specviz.core.i18n import _, ngettext
 from specviz.engine.kinds import NodeStatus
-from specviz.engine.trace import Step, TokenKind, TreeNode, TreeRecord, rule_point_mass
+from specviz.engine.trace import Step, TokenKind, TreeNode, TreeRecord, rule_point_mass, uses_residuals
 from specviz.engine.tree import ROOT, mask_rows
 from specviz.ui.common.escaping import escape_markdown, plot_text, shortened, table_text, visible
 from specviz.ui.common.palette import LIGHT_GREY, P_COLOR, DisplayState, Kind, style
@@ -76,18 +76,28 @@ def attention_rows(record: TreeRecord) -> list[list[int]]:
     return mask_rows([n.parent for n in record.nodes])
 
 
+def _used(node: TreeNode) -> tuple[float, float]:
+    """The p(x) and q(x) the rule compared: p′, q′ for a child tried after a rejected sibling (`uses_residuals`,
+    read 49), else p and the q the rule used (`TreeNode.rule_draft_prob`: 1 for a copied node or a child not drawn
+    from q, read 44)."""
+    if uses_residuals(node):
+        return node.target_prob_used, node.draft_prob_used
+    return node.target_prob, node.rule_draft_prob
+
+
 def _ratio(node: TreeNode) -> float | None:
-    """A node's p/q with the q the rule used (`TreeNode.rule_draft_prob`: 1 for a copied node or a child not drawn
-    from q, read 44): ∞ where q = 0 < p, None (written "–") where both are 0 (0/0 has no value; the table said ∞)."""
-    q = node.rule_draft_prob
+    """A node's p/q (p′/q′ after a rejected sibling) with the q the rule used: ∞ where q = 0 < p, None (written "–")
+    where both are 0 (0/0 has no value; the table said ∞)."""
+    p, q = _used(node)
     if q > 0:
-        return node.target_prob / q
-    return float("inf") if node.target_prob > 0 else None
+        return p / q
+    return float("inf") if p > 0 else None
 
 
 def _shown(node: TreeNode) -> Shown:
-    """A node's p, q (the rule's), p/q, chance and u with one number of decimals (`shown_numbers`, read 47)."""
-    return shown_numbers(node.target_prob, node.rule_draft_prob, node.accept_prob, node.uniform, p_over_q=_ratio(node))
+    """A node's p, q (the rule's: p′, q′ after a rejected sibling), p/q, chance and u with one number of decimals
+    (`shown_numbers`, read 47)."""
+    return shown_numbers(*_used(node), node.accept_prob, node.uniform, p_over_q=_ratio(node))
 
 
 def _point_mass_q(node: TreeNode) -> str:
@@ -110,11 +120,14 @@ def _hover(j: int, node: TreeNode) -> str:
     # a point mass's q is the rule's, not the draft's: "q (draft) = 1.000 (point mass)" under "the draft gave it
     # q(x) = 0.000" named two values the draft's q (read 44 review)
     shown = _shown(node)  # written apart, as the chain's hover writes them: q = 1 against p = 0.9997 (read 46)
-    if rule_point_mass(node):
+    if uses_residuals(node):  # read 49: "p/q = 1.318" beside "kept with 0.771"; the rule compared p′ with q′
+        q_line = _("q′ = {q} · p′ = {p} (the residuals the siblings tried before it left)", q=_point_mass_q(node),
+                   p=shown.p)
+    elif rule_point_mass(node):
         q_line = _("q = {q} · p (target) = {p}", q=_point_mass_q(node), p=shown.p)
     else:
         q_line = _("q (draft) = {q} · p (target) = {p}", q=shown.q, p=shown.p)
-    lines += [q_line, f"p/q = {shown.ratio}"]
+    lines += [q_line, f"p′/q′ = {shown.ratio}" if uses_residuals(node) else f"p/q = {shown.ratio}"]
     if node.uniform is None:
         lines.append(_("not reached: never tested, no u drawn"))
     else:
@@ -263,19 +276,22 @@ def _parent(node: TreeNode) -> str:
 
 def tree_rows(record: TreeRecord) -> list[dict[str, str]]:
     """The tree's numbers as rows (for a table next to the hover): node, parent, depth, source (drafted or copied
-    from the context), q, p, p/q, the acceptance chance used, u, verdict.
+    from the context), q, p, p/q (written q′ = …, p′ = …, p′/q′ = … for a child tried after a rejected sibling), the
+    acceptance chance used, u, verdict.
     Token text with its whitespace drawn (a table shows plain text, never HTML)."""
     rows = []
     for j, n in enumerate(record.nodes):
         s = style(node_kind(n))
         shown = _shown(n)  # a kept node never reads 1.000 and u = 1.000; one number of decimals (read 47)
         chance, u = shown.chance, shown.u
+        q, p, pq = _point_mass_q(n), shown.p, shown.ratio
+        if uses_residuals(n):  # read 49: the rule compared p′ with q′, the residuals the siblings tried before it left
+            q, p, pq = f"q′ = {q}", f"p′ = {p}", f"p′/q′ = {pq}"
         rows.append({_("node"): f"#{j + 1} {visible(n.text)}",
                      _("parent"): _parent(n),
                      _("depth"): str(n.depth),
                      _("source"): _("{mark} copied", mark=COPIED_MARK) if n.copied else _("drafted"),
-                     "q": _point_mass_q(n), "p": shown.p,
-                     "p/q": shown.ratio,
+                     "q": q, "p": p, "p/q": pq,
                      _("kept with"): chance, "u": u,
                      _("verdict"): f"{s.glyph} {_(s.label)}"})
     return rows

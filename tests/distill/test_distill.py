@@ -413,7 +413,8 @@ def test_the_card_marks_a_tree_rows_alpha_as_not_alpha():
     assert all(x.split(" | ")[3].endswith("†") for x in trees)
     assert not any(x.split(" | ")[3].endswith("†") for x in chains)
     # the note under the table (then, since Read 49, what its greedy identity column means)
-    assert lines[lines.index("") + 1].startswith("† A tree row's value in the α estimate column is the mean min(1, p′/q′)")
+    assert lines[lines.index("") + 1].startswith("† A tree row's value in the α estimate column is the mean "
+                                                 "min(1, p′/q′)")
 
 
 def test_every_card_says_which_steps_a_per_position_entry_counts():

@@ -269,10 +269,10 @@ def tree_inputs(proposer: str) -> None:
                     help=_("The tree also gets one branch copied from the text so far (prompt lookup): the tokens "
                            "that followed the last earlier place where its last 3 tokens appeared (failing a match, "
                            "its last 2, then its last 1). Where fewer tokens follow that place than the branch "
-                           "holds, the copy reads on into what it has copied so far, so a repeating loop is carried on past the "
-                           "text's end. No drafter pass "
-                           "makes them; the target scores them in the same forward as the tree. It pays off when "
-                           "the answer repeats itself or the prompt."))
+                           "holds, the copy reads on into what it has copied so far, so a repeating loop is "
+                           "carried on past the text's end. No drafter pass makes them; the target scores them in "
+                           "the same forward as the tree. It pays off when the answer repeats itself or the "
+                           "prompt."))
     if st.session_state.get(KEYS["tree_nodes"]) and not registry.can_branch(proposer):
         st.caption(_(TEXT["no_branching"]))
 

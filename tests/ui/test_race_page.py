@@ -925,7 +925,9 @@ def test_the_token_lines_share_the_lanes_time_axis_and_show_the_last_count():
     the same second, and the token axis leaves room above the longest output."""
     from specviz.ui.race import figures
 
-    for example in [e for e in list_examples() if e.baseline_path is not None]:
+    examples = [e for e in list_examples() if e.baseline_path is not None]
+    assert len(examples) >= 8  # every shipped example races
+    for example in examples:
         spec, base = load_example(example.name)
         tokens, lanes = figures.tokens_figure(spec, base), figures.race_figure(spec, base)
         assert tokens.layout.xaxis.range == lanes.layout.xaxis.range, example.name

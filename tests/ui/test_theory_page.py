@@ -1199,5 +1199,4 @@ def test_the_theory_charts_keep_their_legends_under_the_plot_for_a_phone():
     predicted-vs-measured chart moved its legend under the plot, then the speedup-against-K and tokens-per-step
     charts did too (one placement, `BELOW_PLOT`)."""
     figures = [theory_view.speedup_vs_k_figure(0.8, 0.05, 4), theory_view.tokens_distribution_figure(0.8, 4)]
-    for fig in figures:
-        assert fig.layout.legend.orientation == "h" and fig.layout.legend.yref == "container"
+    assert [(f.layout.legend.orientation, f.layout.legend.yref) for f in figures] == [("h", "container")] * 2

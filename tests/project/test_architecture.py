@@ -238,3 +238,17 @@ def test_adding_a_proposer_translates_every_message_of_its_line_and_compiles_the
     info = registry.proposers()[0]
     assert {"label", "phrase", "note"} <= set(type(info).__dataclass_fields__)
     assert {"label", "help"} <= set(registry.ProposerSetting.__dataclass_fields__)
+
+
+def test_adding_a_proposer_names_every_setting_a_registry_line_can_give():
+    """Read 50 (review): Medusa and n-gram lookup became one-pass proposers (`ProposerInfo.one_pass`: the predicted
+    speedups charge c per step, not K·c), but step 2 of "Adding a proposer" named every other field of a line and not
+    that one, so a new one-pass drafter would be charged K·c without a word."""
+    from specviz.engine.proposers import registry
+
+    text = " ".join(DOC.read_text(encoding="utf-8").split())
+    step = text[text.index("2. Register it:"):text.index("3. Run `make i18n`")]
+    fields = set(registry.ProposerInfo.__dataclass_fields__) - {"name", "label", "phrase", "note", "factory",
+                                                                "settings"}
+    assert {field for field in fields if field not in step} == set()
+    assert "`one_pass=True` says one pass drafts every token of a step" in step

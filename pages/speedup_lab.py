@@ -101,7 +101,7 @@ with tab_k:
     if short_note:  # read 49: the formula drafts K every step; n-gram lookup often drafts fewer
         st.caption(short_note)
     heads_note = charts.medusa_draft_caption(result, proposer, temperature)
-    if heads_note:  # read 48: Medusa's heads run in one pass, so K·c may overstate its drafting
+    if heads_note:  # Medusa is charged c per step (read 49); its measured draft ms per step sit beside c
         st.caption(heads_note)
     if any(r["hf_assisted_speedup"] is not None
            for r in result.rows(proposer=proposer, temperature=temperature, policy="constant")):

@@ -70,8 +70,8 @@ def curve_ks(proposer: str, measured: list[int]) -> list[int]:
 
 def speedup_vs_k_figure(result: BenchResult, proposer: str, temperature: float) -> go.Figure:
     """Measured speedup at each K (dots) over the paper's curve and the curve with the measured verify cost, both at
-    the mean α (`at_mean_alpha`); a proposer that drafts a step in one pass (`registry.one_pass`: the Medusa heads)
-    is charged c per step, not K·c, as the bench's predicted columns are."""
+    the mean α (`at_mean_alpha`); a proposer that drafts a step in one pass (`registry.one_pass`: the Medusa heads,
+    n-gram lookup) is charged c per step, not K·c, as the bench's predicted columns are."""
     constant = result.rows(proposer=proposer, temperature=temperature, policy="constant")
     fig = go.Figure()
     if not constant:

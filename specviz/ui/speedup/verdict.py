@@ -134,13 +134,13 @@ def slowdown_reason(alpha: float | None, c: float, k: int, verify: float, tokens
 
     A step costs K·c draft forwards plus one target forward over K + 1 tokens (`verify` one-token forwards) and emits
     `tokens_per_step`; a proposer whose one pass drafts the whole step (`one_pass`, `registry.one_pass`: the Medusa
-    heads) costs c of drafting whatever K (`theory.draft_cost`; read 49: this sentence still charged it K·c). With
-    c ≥ 1 (one pass: c ≥ K) the draft is the cause whatever α is; else α is the cause when it is at or below
-    the break-even α for this K and c (Leviathan et al.; α = 0 with free drafts ties at best, it never pays); else
-    the formula says the step should pay, and the cost of verifying K + 1 tokens is what it misses when
-    the drafting + `verify` is at least `tokens_per_step`; when it is less, the
-    costs measured alone say the step pays, and the run's steps took longer than they add up to (on the H200 run the
-    draft and verify times in the loop exceed c and the verify cost measured alone). When the run's steps drafted
+    heads, n-gram lookup) costs c of drafting whatever K (`theory.draft_cost`; read 49: this sentence still charged
+    it K·c). With c ≥ 1 (one pass: c ≥ K) the draft is the cause whatever α is; else α is the cause when it is at or
+    below the break-even α for this K and c (Leviathan et al.; α = 0 with free drafts ties at best, it never pays);
+    else the formula says the step should pay, and the cost of verifying K + 1 tokens is what it misses when the
+    drafting + `verify` is at least `tokens_per_step`; when it is less, the costs measured alone say the step pays,
+    and the run's steps took longer than they add up to (on the H200 run the draft and verify times in the loop
+    exceed c and the verify cost measured alone). When the run's steps drafted
     fewer than K on average (`drafted`: drafting stops at the token limit, so a model drafter's steps near it draft
     fewer too, a lookup drafts only what it finds, and Medusa heads cap it at their count), drafting + `verify` is the
     cost of a full step only, so the sentence names that and compares the tokens with what an average step cost by

@@ -49,8 +49,8 @@ def label(key: str) -> str:
 def paper_label(proposer: str) -> str:
     """The name of the paper's prediction for `proposer`: "predicted (paper)" (Leviathan et al.'s formula, K·c of
     drafting a step), or, for a proposer whose one pass drafts the whole step (`registry.one_pass`: the Medusa
-    heads), the name of the variant its curve and table column compute, c per step (read 49: the solid line was
-    called Leviathan et al.'s prediction there too)."""
+    heads, n-gram lookup), the name of the variant its curve and table column compute, c per step (read 49: the
+    solid line was called Leviathan et al.'s prediction there too)."""
     return _("predicted (paper's formula, c per step)") if registry.one_pass(proposer) else label("predicted_speedup")
 
 

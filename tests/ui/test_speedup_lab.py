@@ -1430,6 +1430,31 @@ def test_medusas_speedup_vs_k_charges_c_per_step_and_stops_at_its_heads(lang):
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_medusa_caption_says_a_step_of_k_drafts_runs_k_heads_not_every_head(lang):
+    """Read 50: the Medusa caption said a step "runs every head's block", but a step of K drafts runs the blocks of
+    heads 1 to K only (`MedusaProposer.head_logits`): at K = 2, two of the five shipped heads."""
+    from types import SimpleNamespace
+
+    import torch
+
+    from specviz.core.i18n import using
+    from specviz.engine.proposers.medusa import MedusaHeads, MedusaProposer
+
+    heads, ran = MedusaHeads(hidden=4, count=5), []
+    for i, block in enumerate(heads.blocks):
+        block.register_forward_hook(lambda _module, _args, _out, i=i: ran.append(i))
+    head = SimpleNamespace(weight=torch.zeros(1), vocab_size=3, logits=lambda states: states[:, :3])
+    proposer = SimpleNamespace(features=[torch.ones(4)] * 3, heads=heads, head=head)
+    assert MedusaProposer.head_logits(proposer, [1, 2, 3, 4], 2).shape == (2, 3) and ran == [0, 1]
+    result = results.load_result(ROOT / "assets" / "benchmarks" / "default-cpu-f32-medusa" / "results.json")
+    with using(lang):
+        text = charts.medusa_draft_caption(result, "medusa", 0.0)
+    said = {"en": ("A step of K drafts runs the blocks of heads 1 to K", "every head's block"),
+            "pt": ("Um passo de K palpites roda os blocos das cabeças 1 a K", "o bloco de cada cabeça")}[lang]
+    assert said[0] in text and said[1] not in text
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
 def test_a_one_pass_drafters_slowdown_charges_c_per_step_not_k_c(lang, monkeypatch):
     """Read 49: the bench and the curves charge the Medusa heads c per step (one pass drafts the whole step), but the
     verdict's slowdown reason still charged K·c and took the break-even α for K·c: at α = 0.25, c = 0.1, K = 4 it

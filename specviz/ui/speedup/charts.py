@@ -127,8 +127,9 @@ def medusa_draft_caption(result: BenchResult, proposer: str, temperature: float)
     columns charge c per step whatever K (`registry.one_pass`), and the sentence says so, with what c times (one
     head's block, the LM head's draft-vocabulary rows and the greedy token pick, `timing.feature_draft_timer`), and
     quotes this run's measured draft time per step at each K beside c, so a reader sees where the model charges too
-    little (default-cpu-f32-medusa: about 5.3 ms a greedy step at K = 2 and 4, c 2.5 ms). None for another proposer,
-    or when the run has no Medusa chain."""
+    little (default-cpu-f32-medusa: about 5.3 ms a greedy step at K = 2 and 4, c 2.5 ms). Read 50: it said a step
+    "runs every head's block", but a step of K drafts runs heads 1 to K only (`MedusaProposer.head_logits`: 2 of the
+    5 shipped heads at K = 2). None for another proposer, or when the run has no Medusa chain."""
     rows = sorted(result.rows(proposer=proposer, temperature=temperature, policy="constant"), key=lambda r: r["k"])
     rows = [r for r in rows if not r.get("tree_nodes")]
     if proposer != "medusa" or not rows:
@@ -137,10 +138,10 @@ def medusa_draft_caption(result: BenchResult, proposer: str, temperature: float)
     each = list_separator().join(_("K = {k}: {measured} ms", k=r["k"], measured=number(r["draft_ms"]))
                                  for r in {r["k"]: r for r in rows}.values())  # one per K (rows repeat per suite)
     return _("For Medusa, c times one head: its block, the LM head's rows for the heads' draft vocabulary and the "
-             "greedy token pick. A step runs every head's block and then the LM head once over all of them, so the "
-             "curves and the table's predicted columns charge c of drafting a step whatever K, not K·c. This run's "
-             "draft time per step: {each} (c: {c} ms). Where it is above c, they charge Medusa too little drafting "
-             "and overstate its speedup.", each=each, c=number(rows[0]["c"] * one))
+             "greedy token pick. A step of K drafts runs the blocks of heads 1 to K and then the LM head once over "
+             "all K of them, so the curves and the table's predicted columns charge c of drafting a step whatever K, "
+             "not K·c. This run's draft time per step: {each} (c: {c} ms). Where it is above c, they charge Medusa "
+             "too little drafting and overstate its speedup.", each=each, c=number(rows[0]["c"] * one))
 
 
 def acceptance_figure(result: BenchResult, proposer: str, temperature: float) -> go.Figure:

@@ -660,7 +660,8 @@ def test_the_heuristic_schedule_is_said_to_stop_lowering_k_at_1(lang):
     assert floor in " ".join(bank["ck-adaptive"].prompt.split())
     with PO.open("rb") as f:  # the policy note of pages/speedup_lab.py, in English and in Portuguese
         note = next(m for m in read_po(f) if isinstance(m.id, str) and m.id.startswith("The constant, heuristic"))
-    said = {"en": (note.id, "shrinks by 1 otherwise"), "pt": (note.string, "diminui 1 caso contrário")}[lang]
+    said = {"en": (note.id, "shrinks by 1 after one with a rejected draft"),  # read 50: not "otherwise"
+            "pt": (note.string, "diminui 1 depois de um com um palpite rejeitado")}[lang]
     assert f"{said[1]}, {floor}" in said[0]
     assert "pages/speedup_lab.py" in {where for where, _line in note.locations}
 

@@ -1600,6 +1600,36 @@ def test_the_policies_tab_names_the_optimal_policys_k_c_formula_and_cap():
             assert all(part in text for part in said), (lang, text)
 
 
+@pytest.mark.slow  # a page run in each language
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_heuristic_text_says_a_step_that_drafted_nothing_leaves_k(lang):
+    """Read 50: the Policies tab said the heuristic's K "grows by 2 after a step whose drafts were all accepted and
+    shrinks by 1 otherwise"; a step that drafted nothing (an n-gram miss: the n-gram run's K = 4 steps drafted 1.60
+    tokens on average) does neither (`Heuristic.observe`), and the text under that run says so."""
+    from specviz.core.i18n import using
+    from specviz.engine.policies import Heuristic
+
+    heuristic = Heuristic(start=4, k_max=8)
+    heuristic.observe(0, 0)  # a lookup that found no match
+    assert heuristic.next_k() == 4
+    heuristic.observe(2, 1)
+    assert heuristic.next_k() == 3
+    said = {"en": ("shrinks by 1 after one with a rejected draft, never below 1", "a step that drafted nothing (an "
+                   "n-gram lookup that found no match) leaves K as it is", "shrinks by 1 otherwise"),
+            "pt": ("diminui 1 depois de um com um palpite rejeitado, nunca abaixo de 1", "um passo que não rascunhou "
+                   "nada (uma busca de n-gramas que não encontrou coincidência) deixa K como está",
+                   "diminui 1 caso contrário")}[lang]
+    with using(lang):
+        at = AppTest.from_file(PAGE, default_timeout=120)
+        at.query_params["lang"] = lang
+        at.run()
+        source = at.selectbox(key="speedup_lab_source")
+        source.set_value(next(o for o in source.options if o.startswith("default-cpu-ngram"))).run()
+        _ok(at)
+        text = next(m.value for m in at.markdown if "**heuristic**" in m.value)
+    assert said[0] in text and said[1] in text and said[2] not in text, text
+
+
 @pytest.mark.parametrize("lang", ["en", "pt"])
 def test_the_ngram_solid_line_caption_names_one_search_not_only_one_pass(lang):
     """Read 49: under the n-gram run the Speedup vs K caption said the solid line charges c per step "as one pass

@@ -726,3 +726,65 @@ def test_a_copied_token_on_the_main_line_is_named_a_copy_not_a_draft(lang):
             said = output_note(copied, done)
             assert ("token rascunhado ou copiado" if pt else "drafted or copied token") in said, said
             assert ("copiado" if pt else "copied") not in output_note(plain, done)
+
+
+@pytest.mark.slow  # a live toy run with a tree (about 1 s)
+def test_a_main_line_child_tried_after_a_rejected_sibling_shows_p_and_q_primed_in_the_step_panel():
+    """Read 50: since read 49 the tree's hover, its table and the CLI give a child tried after a rejected sibling the
+    p′, q′ and p′/q′ its rule compared, but the step panel did not: on the toy pair at T = 0.7 (seed 3, step 2) the
+    main line's #2 'd' read "p (target) = 0.017 · q (draft) = 0.015 · p/q = 1.175" beside "min(1, p′/q′) = 0.317" in
+    its chip's hover, the kept token's hover and the overview's hover, and the step's sentence gave no p′ or q′. They
+    now give p′ = 0.013, q′ = 0.042 and p′/q′ = 0.317 (the trace's `target_prob_used`, `draft_prob_used`), the
+    sentence its p and q before too; a trace that recorded no p′, q′ keeps the plain p, q and p/q."""
+    import dataclasses
+
+    from specviz.core.i18n import _
+    from specviz.runs.running import run
+    from specviz.ui.common.step_figures import verdict_overview_figure
+    from specviz.ui.common.step_view import _position_sentence
+    from specviz.ui.common.tokens import decision_tooltip, main_line_view, step_tooltip
+    from specviz.ui.common.tree_view import TEXT
+
+    trace = run(RunSpec(pair="toy", proposer="draft", prompt="the cat sat on the mat. the cat sat on the", chat=False,
+                        k=3, tree_nodes=8, tree_width=3, max_new_tokens=16, temperature=0.7, seed=3))
+    step = trace.steps[1]
+    numbers, nodes = main_line_view(step)
+    d, node = step.decisions[0], nodes[0]
+    first = step.tree.nodes[0]  # its sibling tried first, and rejected
+    assert (numbers[0], node.text, first.status, node.status) == (2, "d", "rejected", "accepted")
+    assert node.target_prob / node.draft_prob > 1 > node.accept_prob  # p/q 1.175, but kept with 0.317
+
+    def overview(s):  # the bar's hover as Plotly writes it
+        bar = verdict_overview_figure(s).data[0]
+        text = bar.hovertemplate.replace("%{x}", bar.x[0])
+        for i, value in enumerate(bar.customdata[0]):
+            text = text.replace(f"%{{customdata[{i}]}}", str(value))
+        return text.replace("<br>", "\n")
+
+    for lang, primed, hovered, told, caption, chips in [
+            ("en", "q′ = 0.042 · p′ = 0.013 (the residuals the siblings tried before it left)\np′/q′ = 0.317\n",
+             "p′ = 0.013, q′ = 0.042\np′/q′ = 0.317\nmin(1, p′/q′) = 0.317",
+             "p′ = 0.013 and q′ = 0.042 (p = 0.017 and q = 0.015 before those rejections), so p′/q′ = 0.317 and "
+             "it was kept with probability 0.317.",
+             "Hover a node for q, p, p/q and u; a child tried after a rejected sibling is tested against p′ and q′",
+             "for a node tried after a rejected sibling, p′, q′ and p′/q′"),
+            ("pt", "q′ = 0,042 · p′ = 0,013 (os resíduos que os irmãos tentados antes dele deixaram)\np′/q′ = 0,317\n",
+             "p′ = 0,013, q′ = 0,042\np′/q′ = 0,317\nmin(1, p′/q′) = 0,317",
+             "p′ = 0,013 e q′ = 0,042 (p = 0,017 e q = 0,015 antes dessas rejeições), então p′/q′ = 0,317 e ele "
+             "foi mantido com probabilidade 0,317.",
+             "um filho tentado depois de um irmão rejeitado é testado contra p′ e q′",
+             "para um nó tentado depois de um irmão rejeitado, p′, q′ e p′/q′")]:
+        with using(lang):
+            for tip in (decision_tooltip(d, True, numbers[0], node), step_tooltip(step.emitted[0], step, 0)):
+                assert primed in tip and "1,175" not in tip and "1.175" not in tip, tip
+                assert "0.017" not in tip and "0,017" not in tip, tip
+            assert hovered in overview(step), overview(step)
+            assert told in _position_sentence(d, tree=True, node=node)
+            assert caption in _(TEXT["read_tree"]) and chips in _(TEXT["main_line"])
+    # a trace written before read 49 records no p′, q′: its numbers stay p, q and p/q
+    old = dataclasses.replace(node, target_prob_used=None, draft_prob_used=None)
+    bare = dataclasses.replace(step, tree=TreeRecord([first, old, *step.tree.nodes[2:]], step.tree.path))
+    tip = decision_tooltip(d, True, numbers[0], old)
+    assert "p (target) = 0.017\nq (draft) = 0.015\np/q = 1.175\nmin(1, p′/q′) = 0.317" in tip and "q′ =" not in tip
+    assert "p = 0.017, q = 0.015\np/q = 1.175" in overview(bare)
+    assert "p′ =" not in _position_sentence(d, tree=True, node=old)

@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 
 from specviz.core.i18n import _
 from specviz.engine.limits import TOP_N
-from specviz.engine.trace import Decision, Step, TokenKind, TokenProb, TreeNode, rule_point_mass
+from specviz.engine.trace import Decision, Step, TokenKind, TokenProb, TreeNode, rule_point_mass, uses_residuals
 from specviz.ui.common.escaping import plot_text, table_text
 from specviz.ui.common.palette import (ACCEPT_FILL, P_COLOR, Q_COLOR, REJECT_FILL, RESIDUAL_COLOR, U_COLOR, DisplayState,
                                 style)
@@ -221,14 +221,17 @@ def accept_strip_figure(d: Decision, tree: bool = False, node: TreeNode | None =
     return fig
 
 
-def _rule_q(d: Decision, node: TreeNode | None) -> tuple[str, str, str, str, str]:
-    """p, q, p/q, the chance and u as the rule used them: a tree node tested against a point mass (copied from the
-    context, or a child not drawn from q) has q = 1 and p/q = p, not the draft's q(x) (read 44: "q = 0.000,
-    p/q = ∞"); all five with one number of decimals (`decision_numbers`, read 47)."""
+def _rule_q(d: Decision, node: TreeNode | None) -> tuple[str, str, str, str, str, str, str, str]:
+    """p, q, p/q, the chance and u as the rule used them, then the names of the first three: a tree node tested
+    against a point mass (copied from the context, or a child not drawn from q) has q = 1 and p/q = p, not the
+    draft's q(x) (read 44: "q = 0.000, p/q = ∞"); a child tried after a rejected sibling has p′, q′ and p′/q′, the
+    residuals the siblings tried before it left (`rule_probs`; read 50: "p/q = 1.175" beside a bar of 0.317); all
+    five with one number of decimals (`decision_numbers`, read 47)."""
     shown = decision_numbers(d, node)
     point_mass = rule_point_mass(node)
+    names = ("p′", "q′", "p′/q′") if uses_residuals(node) else ("p", "q", "p/q")
     return (shown.p, _("{q} (point mass)", q=shown.q) if point_mass else shown.q, shown.ratio, shown.chance,
-            shown.u if d.uniform is not None else fmt(None))
+            shown.u if d.uniform is not None else fmt(None), *names)
 
 
 def verdict_overview_table(step: Step) -> pd.DataFrame:
@@ -251,7 +254,8 @@ def verdict_overview_table(step: Step) -> pd.DataFrame:
 
 def verdict_overview_figure(step: Step) -> go.Figure:
     """All drafts of a step at a glance: bar = min(1, p/q) (the chance to accept), diamond = u. The hover's q is the
-    one the rule used: 1 for a tree node it tests against a point mass (`_rule_q`).
+    one the rule used: 1 for a tree node it tests against a point mass; a child tried after a rejected sibling's
+    hover gives p′, q′ and p′/q′ (`_rule_q`).
 
     A draft is accepted when its diamond sits inside its bar; positions after the first rejection were never
     checked, so they get no bar, only their · glyph (and the words "not reached" under it in a step of up to 8
@@ -267,8 +271,9 @@ def verdict_overview_figure(step: Step) -> go.Figure:
                 marker=dict(color=[style(k).background for k in kinds], line=dict(color=[style(k).color for k in kinds],
                                                                                    width=2)),
                 customdata=[list(_rule_q(d, node)) for d, node in zip(step.decisions, nodes)],
-                hovertemplate="%{x}<br>p = %{customdata[0]}, q = %{customdata[1]}<br>p/q = %{customdata[2]}"
-                              "<br>" + chance + " = %{customdata[3]}<br>u = %{customdata[4]}<extra></extra>",
+                hovertemplate="%{x}<br>%{customdata[5]} = %{customdata[0]}, %{customdata[6]} = %{customdata[1]}"
+                              "<br>%{customdata[7]} = %{customdata[2]}<br>" + chance + " = %{customdata[3]}"
+                              "<br>u = %{customdata[4]}<extra></extra>",
                 name=chance)
     # the verdict glyph above each bar (above u's diamond, never under it), and "not reached" where there is no bar,
     # all in one layout call: adding them one by one copies the layout each time, quadratic in the number of drafts

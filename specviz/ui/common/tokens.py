@@ -7,8 +7,8 @@ from `specviz.ui.common.palette`; its text, whatever a model wrote, goes through
     True
 
 Public API (other pages import it; keep it stable): `fmt`, `Shown`, `shown_numbers`, `decision_numbers` (one
-draft's p, q, p/q, chance and u with one number of decimals), `chip`, `decision_kind`, `draft_numbers`,
-`main_line_nodes`, `main_line_view`, `decision_tooltip`, `emitted_tooltip`,
+draft's p, q, p/q, chance and u with one number of decimals), `rule_probs` (the p and q the rule compared), `chip`,
+`decision_kind`, `draft_numbers`, `main_line_nodes`, `main_line_view`, `decision_tooltip`, `emitted_tooltip`,
 `emitted_chips`, `decision_chips`, `TraceView`, `trace_view`, `output_html`, `stream_html`, `text_html`,
 `answer_html`. A page that draws one trace many times (the Playground's player) builds its `trace_view` once and
 reads it.
@@ -20,7 +20,8 @@ import math
 from dataclasses import dataclass
 
 from specviz.core.i18n import _, localized, number
-from specviz.engine.trace import Decision, EmittedToken, Step, TokenKind, Trace, TreeNode, rule_point_mass
+from specviz.engine.trace import (Decision, EmittedToken, Step, TokenKind, Trace, TreeNode, rule_point_mass,
+                                  uses_residuals)
 from specviz.ui.common.escaping import escape_attr, escape_text, visible
 from specviz.ui.common.palette import DisplayState, Kind, style
 
@@ -83,11 +84,21 @@ def _told_apart(a: float | None, b: float | None, digits: int) -> bool:
     return a is None or b is None or a == b or fmt(a, digits) != fmt(b, digits)
 
 
+def rule_probs(target_prob: float | None, draft_prob: float | None, node: TreeNode | None
+               ) -> tuple[float | None, float | None]:
+    """The p(x) and q(x) the rule compared for a drafted token: p′, q′ for a tree child tried after a rejected
+    sibling (`uses_residuals`: the residuals the siblings tried before it left, recorded per node), else p and the q
+    the rule used (1 for a tree node it tests against a point mass, `pq_lines`). Read 50: the chips, the overview's
+    hover and the step's sentence gave such a child its plain p, q and p/q (1.175) beside min(1, p′/q′) = 0.317."""
+    if uses_residuals(node):
+        return node.target_prob_used, node.draft_prob_used
+    return target_prob, 1.0 if rule_point_mass(node) else draft_prob
+
+
 def decision_numbers(d: Decision, node: TreeNode | None = None) -> Shown:
-    """`shown_numbers` for one drafted token: q is the one the rule used (1 for a tree node it tests against a point
-    mass, `pq_lines`), the chance `d.accept_prob` and u only where the verifier drew one."""
-    point_mass = rule_point_mass(node)
-    return shown_numbers(d.target_prob, 1.0 if point_mass else d.draft_prob, d.accept_prob,
+    """`shown_numbers` for one drafted token: p and q the ones the rule compared (`rule_probs`: p′, q′ after a
+    rejected sibling; q = 1 for a point mass), the chance `d.accept_prob` and u only where the verifier drew one."""
+    return shown_numbers(*rule_probs(d.target_prob, d.draft_prob, node), d.accept_prob,
                          d.uniform if d.reached else None)
 
 
@@ -143,7 +154,12 @@ def pq_lines(shown: Shown, draft_prob: float | None, node: TreeNode | None) -> l
     """The p, q and p/q lines of a hover, as `shown_numbers` wrote them, with the q the rule used: a tree node it
     tests against a point mass (copied from the context, or a child not drawn from q) has q = 1, whatever the draft
     gave it (`draft_prob`; read 44: a greedy tree's second child read "q (draft) = 0.000", "p/q = ∞", though the rule
-    kept it with p′(x))."""
+    kept it with p′(x)). A child tried after a rejected sibling (`uses_residuals`) gets q′, p′ and p′/q′, as the
+    tree's hover writes them: `shown` then holds them (`rule_probs`)."""
+    if uses_residuals(node):
+        q = _("{q} (point mass)", q=shown.q) if rule_point_mass(node) else shown.q
+        return [_("q′ = {q} · p′ = {p} (the residuals the siblings tried before it left)", q=q, p=shown.p),
+                f"p′/q′ = {shown.ratio}"]
     if not rule_point_mass(node):
         return [_("p (target) = {p}", p=shown.p), _("q (draft) = {q}", q=shown.q), f"p/q = {shown.ratio}"]
     if node.copied:  # read 49: "the draft gave it q(x) = 1.000" of a copy, which no drafter scored (graft_copy)
@@ -159,7 +175,8 @@ def decision_tooltip(d: Decision, tree: bool = False, number: int | None = None,
     line the chance it was kept is min(1, p′/q′), with the residuals the siblings tried before it left (the tree
     rule), which differs from min(1, p/q) after a rejected sibling: it is named so. `number`: the draft's number as
     shown (`draft_numbers`; its place in the chain when None). `node`: its tree node (`main_line_nodes`), whose q
-    is a point mass where the rule takes it so (`pq_lines`)."""
+    is a point mass where the rule takes it so, and whose p′, q′ and p′/q′ replace p, q and p/q after a rejected
+    sibling (`pq_lines`)."""
     shown = decision_numbers(d, node)  # p, q, p/q, the chance and u with one number of decimals (read 47)
     chance, u = shown.chance, shown.u
     kept = (_("min(1, p′/q′) = {chance} (after the siblings tried before it)", chance=chance) if tree
@@ -196,8 +213,7 @@ def emitted_tooltip(t: EmittedToken, step_index: int | None = None, tree_chance:
     lines = [head]
     p_line = _("p (target) = {p}", p=fmt(t.target_prob))
     if t.kind == TokenKind.ACCEPTED and tree_chance is not None:
-        point_mass = rule_point_mass(node)
-        shown = shown_numbers(t.target_prob, 1.0 if point_mass else t.draft_prob, tree_chance, t.uniform)
+        shown = shown_numbers(*rule_probs(t.target_prob, t.draft_prob, node), tree_chance, t.uniform)
         lines += [*pq_lines(shown, t.draft_prob, node),
                   _("min(1, p′/q′) = {chance} (after the siblings tried before it)", chance=shown.chance),
                   _("u = {u} < {a} → kept", u=shown.u, a=shown.chance)]

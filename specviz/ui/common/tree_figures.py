@@ -5,8 +5,8 @@ target forward score every branch. Plain Python (no streamlit), so the figures a
 The tree reads left to right like the text: the root (the context's last token) on the left, one column per token
 ahead, each node's children the draft's guesses for the token after it. Nodes are chips in the palette's colours
 (accepted ✓, rejected ✗, not reached ·); a node copied from the context by prompt lookup (a tree's lookup branch)
-carries COPIED_MARK after its verdict. The accepted path is a thick line. Hover a node for q, p, p/q, the acceptance
-chance the verifier used and u.
+carries COPIED_MARK after its verdict. The accepted path is a thick line. Hover a node for q, p, p/q (q′, p′, p′/q′
+for a child tried after a rejected sibling, `uses_residuals`), the acceptance chance the verifier used and u.
 
     >>> record = TreeRecord([TreeNode(7, "a", -1, 1, 0.5, 0.6, "accepted", 0.2, 1.0),
     ...                      TreeNode(8, "b", -1, 1, 0.3, 0.1, "not reached"),

@@ -185,6 +185,11 @@ def _one_sentence(message):
         ({"type": "numeric", "choices": None, "answer": "four"}, "must be a number"),
         ({"type": "numeric", "choices": None, "answer": 0.5, "params": {"p": 0.2, "q": 0.5},
           "formula": "accept_prob"}, "does not match accept_prob"),
+        # read 50: a numeric question's own field on another type loaded silently (`tolerance: nan` too)
+        ({"tolerance": float("nan")}, "only a numeric question has 'tolerance'"),
+        ({"unit": "tokens"}, "only a numeric question has 'unit'"),
+        ({"type": "ordering", "choices": None, "answer": ["A", "B"], "tolerance": 0.1},
+         "only a numeric question has 'tolerance'"),
     ],
 )
 def test_a_broken_question_names_file_and_question(tmp_path, change, needle):
@@ -279,6 +284,18 @@ def test_a_teacher_file_adds_questions_and_concepts(tmp_path, monkeypatch):
     bank = load_bank()
     assert "class-1" in bank.by_id() and len(bank) == len(load_bank([BANK_DIR])) + 1
     assert bank.label("our-topic") == "Our topic"
+
+
+@pytest.mark.parametrize("lang, says", [("en", "only a numeric question has 'tolerance'."),
+                                        ("pt", "só uma pergunta numérica tem 'tolerance'.")])
+def test_a_tolerance_on_a_choice_question_is_refused_in_the_readers_language(lang, says):
+    """Read 50: `tolerance` (like `unit`, `params`, `formula`) is read by numeric questions only; on a single-choice
+    question it was accepted and ignored, whatever it held, where `choices` on a numeric question is refused."""
+    from specviz.core.i18n import using
+
+    with using(lang), pytest.raises(QuizBankError) as err:
+        parse_bank(yaml.safe_dump({"questions": [{**GOOD, "tolerance": 0.05}]}).encode(), "upload.yaml")
+    assert str(err.value).endswith(says)
 
 
 def test_an_uploaded_text_is_parsed_with_its_name(bank):

@@ -53,6 +53,7 @@ _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")  # used with fullmatch: "id
 _KEYS = {"id", "concept", "type", "prompt", "choices", "answer", "tolerance", "unit", "explanation", "link", "faq",
          "params", "formula", "shuffle"}
 _REQUIRED = ("id", "concept", "type", "prompt", "answer", "explanation", "link")
+_NUMERIC_ONLY = ("tolerance", "unit", "params", "formula")  # the fields only a numeric question reads
 
 
 def _page_files() -> list[str]:
@@ -329,7 +330,12 @@ def _question(raw: Any, position: int, source: str, concepts: dict[str, str]) ->
 
 
 def _typed_fields(raw: dict[str, Any], kind: str, fail: Callable[[str], QuizBankError]) -> dict[str, Any]:
-    """The type-specific fields (choices, answer, tolerance, unit, params, formula), checked."""
+    """The type-specific fields (choices, answer, tolerance, unit, params, formula), checked. A numeric question's
+    own field on another type is refused, as `choices` on a numeric one is (read 50: `tolerance: nan` on a
+    single-choice question loaded without a word, and did nothing)."""
+    numeric_only = [key for key in _NUMERIC_ONLY if key in raw]
+    if kind != QuestionKind.NUMERIC and numeric_only:
+        raise fail(_("only a numeric question has '{field}'", field=numeric_only[0]))
     if kind in (QuestionKind.SINGLE, QuestionKind.MULTIPLE):
         choices = _text_list(raw.get("choices"), "choices", 2, fail)
         answer = raw["answer"]

@@ -435,12 +435,34 @@ def test_the_kv_note_of_a_tree_step_counts_its_copies_apart_from_its_nodes():
     step = Step(0, 22, 1, "draft", decisions, [EmittedToken(7, "a", "accepted"), EmittedToken(9, "d", "bonus")],
                 target_cache_before=22, target_cache_after=24, tree=TreeRecord(drafted + copied, [0]))
     assert step.n_drafted == 10 and step.n_copied == 4
-    said = "(the last token and 6 tree nodes plus 4 tokens copied from the context) and kept only the accepted path: 9"
+    said = "(the last token and 6 tree nodes plus 4 tokens copied from the context), kept 2 (the last token and the " \
+           "accepted path) and rolled back 9."
     assert escape_text(said, whitespace=False) in kv_cache_html(step)
     with using("pt"):
         assert "(o último token e 6 nós da árvore mais 4 tokens copiados do contexto)" in kv_cache_html(step)
     no_copies = dataclasses.replace(step, tree=TreeRecord(drafted, [0]))
-    assert "(the last token and 6 tree nodes) and kept only" in kv_cache_html(no_copies)
+    assert "(the last token and 6 tree nodes), kept 2" in kv_cache_html(no_copies)
+
+
+def test_the_kv_note_of_a_tree_step_counts_the_last_token_among_the_entries_kept():
+    """Read 50: a toy tree step that kept no node said "The target wrote 7 new entries (the last token and 6 tree
+    nodes) and kept only the accepted path: 6 rolled back": no path was kept, yet only 6 of the 7 were rolled back,
+    as the last token's entry stays. The note now counts what it kept, and the three numbers add up."""
+    from specviz.core.i18n import using
+    from specviz.engine.trace import TreeNode, TreeRecord
+
+    nodes = [TreeNode(7 + j, "a", -1, 1, 1.0, 0.0, "rejected", 0.5, 0.0, point_mass=True) for j in range(2)]
+    nodes += [TreeNode(9 + j, "b", j // 2, 2, 1.0, 0.0, "not reached", point_mass=True) for j in range(4)]
+    decisions = [Decision(0, 7, "a", 0.0, 1.0, 0.0, 0.0, 0.5, False, True)]
+    step = Step(0, 60, 0, "draft", decisions, [EmittedToken(3, "l", "recovered")],
+                target_cache_before=60, target_cache_after=61, tree=TreeRecord(nodes, []))
+    html = kv_cache_html(step)
+    assert "The target wrote 7 new entries (the last token and 6 tree nodes), kept 1 (the last token and the " \
+           "accepted path) and rolled back 6." in html
+    assert "kept only" not in html
+    with using("pt"):
+        assert "O alvo escreveu 7 entradas novas (o último token e 6 nós da árvore), manteve 1 (o último token e o " \
+               "caminho aceito) e reverteu 6." in kv_cache_html(step)
 
 
 def test_a_huge_cache_jump_is_drawn_as_a_count_not_as_cells(toy):

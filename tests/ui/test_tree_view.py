@@ -78,7 +78,8 @@ def test_a_tree_step_is_drawn_with_the_traces_accepted_path_highlighted():
     assert f"Drafted a tree of {len(step.tree.nodes)} nodes, {accepted_path_text(len(step.tree.path))}" in headline
     wrote = step.target_cache_after - step.target_cache_before  # the accepted path and the recovered or bonus token
     rolled = 1 + len(step.tree.nodes) - wrote
-    sentence = f"and {len(step.tree.nodes)} tree nodes) and kept only the accepted path: {rolled} rolled back"
+    sentence = (f"and {len(step.tree.nodes)} tree nodes), kept {wrote} (the last token and the accepted path) and "
+                f"rolled back {rolled}.")
     assert any(escape_text(sentence, whitespace=False) in h.proto.body for h in at.get("html"))
 
 

@@ -67,8 +67,9 @@ TEXT = {
     "kv_draft": N_("The draft's row compares only its cache's length before and after the step: the slots it wrote "
                    "while drafting and dropped again are not recorded, and after a chain step an EAGLE drafter keeps "
                    "its last drafts' slots until its next step drops them."),
-    "kv_tree": N_("The target wrote {wrote} new entries (the last token and {nodes}) and kept only the "
-                  "accepted path: {rolled} rolled back."),
+    # read 50: "kept only the accepted path: 6 rolled back" of 7 written, where the last token's entry stays too
+    "kv_tree": N_("The target wrote {wrote} new entries (the last token and {nodes}), kept {kept} (the last token "
+                  "and the accepted path) and rolled back {rolled}."),
     # {path}: `accepted_path_text`, "accepted a path of 3 tokens" or "accepted no draft token"
     "tree_step": N_("Drafted a tree of {nodes}, {path}: {new} for one target forward pass."),
     "tree_recovered": N_("Drafted a tree of {nodes}, {path}, then 1 recovered token ↻: {new} for one target forward "
@@ -184,7 +185,8 @@ def kv_cache_html(step: Step) -> str:
     drafted, copied = _drafted_and_copied(step)  # read 49: "the last token and 10 tree nodes" counted 4 copies
     counts = dict(drafts=ngettext("{n} draft", "{n} drafts", k),
                   nodes=_with_copies(ngettext("{n} tree node", "{n} tree nodes", drafted), copied))
-    note = (_(wrote, wrote=peak - step.target_cache_before, rolled=rolled, **counts) if step.decisions
+    written = peak - step.target_cache_before
+    note = (_(wrote, wrote=written, kept=written - rolled, rolled=rolled, **counts) if step.decisions
             else _(TEXT["kv_one"]))
     if len(rows) > 1:  # read 45: the draft's net growth was drawn as "written and kept", an EAGLE drafter's last
         note += " " + _(TEXT["kv_draft"])  # drafts included, which its next step drops

@@ -211,7 +211,11 @@ def _step(step: Any, where: str) -> None:
         _fail(where, _("decisions must be a list of at most {limit} drafts", limit=MAX_DRAFTS))
     if not isinstance(emitted, list) or len(emitted) > len(decisions) + 1:
         _fail(where, _("emitted must be a list of at most one token more than the drafts in decisions"))
-    before, after = step.get("target_cache_before", 0), step.get("target_cache_after", 0)
+    for name in ("target_cache_before", "target_cache_after"):  # read 50: a missing one was quoted "(0 -> 40)"
+        if name not in step:
+            _fail(where, _("{name} is missing (every step specviz writes records the target's cache length before "
+                           "and after it)", name=name))
+    before, after = step["target_cache_before"], step["target_cache_after"]
     if not 0 <= after - before <= len(decisions) + 1:  # the last token plus the accepted drafts (K+1 for a chain)
         _fail(where, _("the target's cache grows by 0 to {most} entries in a step, one more than the drafts in "
                        "decisions ({before} -> {after})",

@@ -275,3 +275,20 @@ def test_a_steps_index_is_refused_with_the_last_index_a_trace_can_hold(lang, ind
     with using(lang), pytest.raises(ValueError) as refused:
         Trace.from_json(json.dumps(mutated(_set([*STEP, "index"], index))))
     assert str(refused.value) == says
+
+
+@pytest.mark.parametrize("field", ["target_cache_before", "target_cache_after"])
+@pytest.mark.parametrize("lang, says", [
+    ("en", "This trace is damaged: step 1: {field} is missing (every step specviz writes records the target's cache "
+           "length before and after it)."),
+    ("pt", "Este traço está danificado: passo 1: {field} está ausente (todo passo que o specviz escreve registra o "
+           "tamanho do cache do alvo antes e depois dele)."),
+])
+def test_a_step_without_its_target_cache_lengths_is_refused_naming_the_field(field, lang, says):
+    """Read 50: a step with no target_cache_before but a target_cache_after of 40 was refused with the 0 the
+    reader filled in, "(0 -> 40)", a length the file never gave (and with neither, it was read as 0 -> 0)."""
+    data = mutated(lambda d: d["steps"][0].pop(field))
+    with using(lang), pytest.raises(ValueError) as refused:
+        Trace.from_json(json.dumps(data))
+    assert str(refused.value) == says.format(field=field)
+    assert "0 ->" not in str(refused.value)

@@ -707,3 +707,38 @@ def test_an_empty_quiz_path_is_refused_not_read_as_the_working_folder(given, tmp
     with pytest.raises(QuizBankError) as refused:
         load_bank([given])
     assert str(refused.value) == "An empty quiz path names no file; give a quiz file or a folder of them."
+
+
+@pytest.mark.parametrize(("field", "change", "char", "escaped"), [
+    ("prompt", {"prompt": "Pick \u202eA."}, "\u202e", "\\u202e"),
+    ("prompt", {"prompt": "Pick\x00 A."}, "\x00", "\\x00"),
+    ("explanation", {"explanation": "A is right\u2066 because it is A."}, "\u2066", "\\u2066"),
+    ("choices", {"choices": ["A", "B\x00"]}, "\x00", "\\x00"),
+    ("choices", {"choices": ["A", "\u202eB"]}, "\u202e", "\\u202e"),
+    ("answer", {"type": "ordering", "choices": None, "answer": ["A", "B\u202d"]}, "\u202d", "\\u202d"),
+    ("unit", {"type": "numeric", "choices": None, "answer": 4, "unit": "ms\u202e"}, "\u202e", "\\u202e"),
+])
+@pytest.mark.parametrize("lang, says", [
+    ("en", "Quiz file 'f.yaml', question 'mine-1': '{field}' contains a control character, {escaped} (such as a NUL or "
+           "a text-direction override); write it as plain text."),
+    ("pt", "Arquivo de quiz 'f.yaml', pergunta 'mine-1': '{field}' contém um caractere de controle, {escaped} (como "
+           "um NUL ou um caractere que inverte a direção do texto); escreva-o como texto simples."),
+])
+def test_a_prompt_or_choice_holding_a_nul_or_a_direction_override_is_refused(field, change, char, escaped, lang,
+                                                                               says):
+    """Read 50: quiz file names were checked for control characters, but a prompt or a choice written "\\u202e..."
+    or "\\0..." in YAML was read as it was: an override turned the question around on screen, a NUL vanished. The
+    one check (specviz.core.text.has_control) refuses them now, naming the question, the field and the character
+    (escaped, so the sentence itself is not reordered); a prompt's line breaks stay allowed."""
+    from specviz.core.i18n import using
+
+    question = {k: v for k, v in {**GOOD, **change}.items() if v is not None}
+    with using(lang), pytest.raises(QuizBankError) as refused:
+        parse_bank(_dump({"questions": [question]}), "f.yaml")
+    assert str(refused.value) == says.format(field=field, escaped=escaped)
+    assert char not in str(refused.value)
+
+
+def test_a_prompt_may_still_span_lines_and_hold_a_tab():
+    question = {**GOOD, "prompt": "Pick A.\n\tThe first one.", "explanation": "A is\nright."}
+    assert parse_bank(_dump({"questions": [question]}), "f.yaml").questions[0].prompt == "Pick A.\n\tThe first one."

@@ -25,7 +25,7 @@ import yaml
 
 from specviz.core.i18n import N_, _, localized, number
 from specviz.core.paths import QUIZ_DIR as BANK_DIR
-from specviz.core.text import control_refusal
+from specviz.core.text import control_refusal, control_shown, has_control
 from specviz.engine.limits import is_whole
 from specviz.teach.pagemap import PAGE_FILES
 from specviz.teach.quiz.schema import QuestionKind
@@ -314,6 +314,7 @@ def _question(raw: Any, position: int, source: str, concepts: dict[str, str]) ->
         if not isinstance(raw[key], str) or not raw[key].strip() or len(raw[key]) > MAX_TEXT:
             raise fail(_("'{field}' must be text of at most {limit} characters", field=key,
                          limit=number(MAX_TEXT, 0)))
+        _plain(raw[key], key, fail, lines=True)
     if not isinstance(raw["link"], str) or raw["link"] not in _page_files():
         # the pages by name, not "see specviz.teach.pagemap.PAGE_FILES": a teacher uploading in the app cannot open
         # the code (read 45), as the type's refusal names its choices
@@ -368,6 +369,7 @@ def _numeric_fields(raw: dict[str, Any], fail: Callable[[str], QuizBankError]) -
     unit = raw.get("unit", "")
     if not isinstance(unit, str) or len(unit) > MAX_UNIT:
         raise fail(_("'unit' must be text of at most {limit} characters", limit=MAX_UNIT))
+    _plain(unit, "unit", fail)
     params, formula = raw.get("params", {}), raw.get("formula")
     if params is None or params == {}:
         params = {}
@@ -422,9 +424,21 @@ def _text_list(value: Any, key: str, at_least: int, fail: Callable[[str], QuizBa
     texts = [v.strip() for v in value]
     if any(len(v.splitlines()) > 1 for v in texts):  # the exports write a list's texts one per line (read 49)
         raise fail(_("'{field}' holds a text with a line break; write each text on one line", field=key))
+    for text in texts:
+        _plain(text, key, fail)
     if len(set(texts)) != len(texts):
         raise fail(_("'{field}' lists the same text twice", field=key))
     return texts
+
+
+def _plain(text: str, key: str, fail: Callable[[str], QuizBankError], lines: bool = False) -> None:
+    """Refuse a text that holds a character the one check refuses (`specviz.core.text.has_control`: a NUL, a
+    text-direction override such as U+202E, ...), naming the field and the character; a prompt or an explanation
+    (`lines`) may hold line breaks and tabs. Read 50: a prompt "\\u202e..." was shown reversed, a NUL vanished."""
+    bad = next((ch for ch in text if has_control(ch) and not (lines and ch in "\n\t")), None)
+    if bad is not None:
+        raise fail(_("'{field}' contains a control character, {char} (such as a NUL or a text-direction override); "
+                     "write it as plain text", field=key, char=control_shown(bad)))
 
 
 def _is_number(x: Any) -> bool:

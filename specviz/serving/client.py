@@ -68,6 +68,9 @@ class ServerError(ValueError):
     """A server that cannot be reached or answers wrongly; the message is one sentence for the reader."""
 
 
+_BRACKETED = re.compile(r"\[[^\[\]]*\](:.*)?", re.DOTALL)  # a host in brackets: nothing before [, only :port after ]
+
+
 def base_url(text: str) -> str:
     """The server's base URL from what a person typed: http(s) only, a host, no credentials, no query; a path
     ending in /metrics, /health or /v1 is cut back to the server itself. A bad address is a ValueError."""
@@ -78,6 +81,8 @@ def base_url(text: str) -> str:
         raise ValueError(_("That address is too long to be a server's address."))
     try:
         parts = urlsplit(text)  # an unclosed [ or a character that NFKC turns into / ? # @ : is refused here
+        if "[" in parts.netloc and not _BRACKETED.fullmatch(parts.netloc.rpartition("@")[2]):
+            raise ValueError(parts.netloc)  # urlsplit reads http://[::1]x:80 and http://a[::1]:80 as [::1]:80
     except ValueError:
         raise ValueError(_("That address's host cannot be read: write it like http://127.0.0.1:8000 or, in brackets, "
                            "http://[::1]:8000.")) from None

@@ -100,6 +100,28 @@ def test_an_unreadable_host_is_not_blamed_on_the_port(typed):
         assert _sentence(str(info.value)) and word in str(info.value) and "port" not in str(info.value)
 
 
+@pytest.mark.parametrize("typed", ["http://[::1]x:80", "http://[::1]x", "http://[::1]]:80", "http://a[::1]:80",
+                                   "http://[::1]x:80/v1"])
+@pytest.mark.parametrize("lang, says", [
+    ("en", "That address's host cannot be read: write it like http://127.0.0.1:8000 or, in brackets, "
+           "http://[::1]:8000."),
+    ("pt", "Não dá para ler o host desse endereço: escreva-o como http://127.0.0.1:8000 ou, entre colchetes, "
+           "http://[::1]:8000.")])
+def test_text_around_a_bracketed_host_is_refused_not_dropped(typed, lang, says):
+    """Read 50: urlsplit reads "http://[::1]x:80" (and "http://a[::1]:80") as host ::1, port 80, so the address
+    became http://[::1]:80 silently, the x dropped. Text before [ or between ] and the port is refused now, with
+    the sentence an unclosed bracket gets. Nothing is contacted: base_url only reads the text."""
+    with using(lang), pytest.raises(ValueError) as info:
+        client.base_url(typed)
+    assert str(info.value) == says
+
+
+@pytest.mark.parametrize("typed, base", [("http://[::1]:8000/v1", "http://[::1]:8000"),
+                                         ("http://[::1]", "http://[::1]"), ("https://[::1]:443/", "https://[::1]:443")])
+def test_a_bracketed_host_alone_or_with_a_port_is_still_read(typed, base):
+    assert client.base_url(typed) == base
+
+
 def test_an_unreachable_server_is_one_sentence_and_quick():
     start = time.monotonic()
     with pytest.raises(client.ServerError) as info:

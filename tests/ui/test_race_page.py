@@ -146,7 +146,7 @@ def test_each_speculative_lane_says_whether_it_is_the_target_only_output():
 def test_bad_input_gets_one_sentence_not_a_traceback(monkeypatch):
     monkeypatch.chdir(ROOT)
     at = _app(race_source="live", race_k="many", race_example="nope")
-    assert [e.value for e in at.error] == ["The link's value for k was not usable, so the default is shown instead."]
+    assert [e.value for e in at.error] == ["The link's value for race_k was not usable, so the default is shown instead."]
     assert at.slider(key="race_k").value == 4
     at.text_area(key="race_prompt").input("   ")
     at.button(key="race_run").click().run()
@@ -197,7 +197,7 @@ def test_temperature_from_the_link_is_kept_or_refused(monkeypatch, value):
 def test_an_out_of_range_k_in_the_link_is_refused_not_clamped(monkeypatch):
     monkeypatch.chdir(ROOT)
     at = _app(race_source="live", race_k="40", race_seed="7")
-    assert [e.value for e in at.error] == ["The link's value for k was not usable, so the default is shown instead."]
+    assert [e.value for e in at.error] == ["The link's value for race_k was not usable, so the default is shown instead."]
     assert at.slider(key="race_k").value == 4 and at.number_input(key="race_seed").value == 7
     assert at.slider(key="race_k").max == 16  # the engine's K range, the same on every page
 
@@ -206,7 +206,7 @@ def test_a_proposer_the_pair_does_not_offer_is_refused_in_the_sentence_not_swapp
     monkeypatch.chdir(ROOT)
     at = _app(race_source="example", race_pair="toy", race_proposer="eagle")  # the toy pair has no EAGLE drafter
     assert [e.value for e in at.error] == [
-        "The link's value for proposer was not usable, so the default is shown instead."]
+        "The link's value for race_proposer was not usable, so the default is shown instead."]
 
 
 def _live_toy(**query) -> AppTest:
@@ -639,7 +639,20 @@ def test_two_unusable_link_values_are_named_in_the_plural(monkeypatch):
     monkeypatch.chdir(ROOT)
     at = _app(race_source="live", race_k="40", race_seed="-3")
     assert [e.value for e in at.error] == [
-        "The link's values for k, seed were not usable, so the defaults are shown instead."]
+        "The link's values for race_k, race_seed were not usable, so the defaults are shown instead."]
+
+
+@pytest.mark.slow  # an AppTest run per language
+@pytest.mark.parametrize("lang, says", [
+    ("en", "The link's values for race_example, race_prompt were not usable, so the defaults are shown instead."),
+    ("pt", "Os valores do link para race_example, race_prompt não puderam ser usados, então os padrões são mostrados "
+           "no lugar.")])
+def test_an_unusable_link_value_is_named_as_the_link_writes_it(monkeypatch, lang, says):
+    """Read 50: the refusal named "example, prompt" (in Portuguese too, English words no link holds) where the
+    link's parameters are race_example and race_prompt; it names the parameters as the address bar shows them."""
+    monkeypatch.chdir(ROOT)
+    at = _app(race_source="live", race_example="x" * 200, race_prompt=" ", lang=lang)
+    assert [e.value for e in at.error] == [says]
 
 
 def test_the_outputs_note_says_sampled_lanes_can_differ_not_that_they_do(toy):

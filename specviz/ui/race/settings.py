@@ -64,12 +64,13 @@ def pair_changed() -> None:
 
 
 def parse_url(params: dict[str, str]) -> tuple[dict[str, object], list[str]]:
-    """(widget values from the URL's usable parameters, names of the unusable ones).
+    """(widget values from the URL's usable parameters, names of the unusable ones as the link writes them: read 50,
+    the refusal named "example", "prompt", words no link holds, for race_example and race_prompt).
 
     >>> parse_url({"race_k": "40", "race_seed": "5", "race_source": "live"})
-    ({'race_source': 'live', 'race_seed': 5}, ['k'])
+    ({'race_source': 'live', 'race_seed': 5}, ['race_k'])
     >>> parse_url({"race_pair": "toy", "race_proposer": "eagle"})  # a proposer the pair does not offer
-    ({'race_pair': 'toy'}, ['proposer'])
+    ({'race_pair': 'toy'}, ['race_proposer'])
     """
     values: dict[str, object] = {}
     bad: list[str] = []
@@ -77,11 +78,11 @@ def parse_url(params: dict[str, str]) -> tuple[dict[str, object], list[str]]:
         if params["race_source"] in SOURCES:
             values["race_source"] = params["race_source"]
         else:
-            bad.append("source")
+            bad.append("race_source")
     if "race_example" in params:
         example = urlvalues.text(str(params["race_example"]), 100)
         if example is None:
-            bad.append("example")
+            bad.append("race_example")
         else:
             values["race_example"] = example  # checked against the installed examples when shown
     for key, field in RUN_FIELDS.items():
@@ -92,12 +93,12 @@ def parse_url(params: dict[str, str]) -> tuple[dict[str, object], list[str]]:
         offered = ((field != "pair" or value in RACE_PAIRS)
                    and (field != "max_new_tokens" or value <= WEB_MAX_NEW_TOKENS))
         if problems or not offered:
-            bad.append(key.removeprefix("race_"))
+            bad.append(key)
         else:
             values[key] = value
     pair = str(values.get("race_pair", DEFAULTS.pair))
     if "race_proposer" in values and values["race_proposer"] not in pair_proposers(pair):
-        bad.append("proposer")  # eagle for the toy pair: refused with the others, not silently swapped for draft
+        bad.append("race_proposer")  # eagle for the toy pair: refused with the others, not silently swapped for draft
         values.pop("race_proposer")
     return values, bad
 

@@ -41,6 +41,8 @@ def store(tmp_path):
 
 
 def _wrong(question):
+    if question.kind == "numeric":  # a word is refused, not stored (read 50)
+        return question.answer + 10 * question.tolerance + 1
     return "not an answer at all"
 
 
@@ -113,20 +115,20 @@ def test_forty_students_answer_at_once(store):
 
 def test_a_typed_number_is_stored_and_exported_as_the_number_a_paced_session_keeps(store):
     """Read 49: a self-paced numeric answer was stored and exported as typed ("1,5", "40%") where a teacher-paced
-    one is the number (1.5): both exports now write the number; a word stays as typed (graded wrong), and a row an
-    older version stored as typed is exported as its number too."""
+    one is the number (1.5): both exports now write the number, and a row an older version stored as typed is
+    exported as its number too (a word is refused since read 50)."""
     from specviz.teach.classroom_paced import PacedStore
 
     numeric = next(q for q in QUESTIONS if q.kind == "numeric")
     session = store.create_session([numeric])
-    typed = {"Ana": "1,5", "Ben": " 40% ", "Cy": "forty", "Di": "−0,25"}
+    typed = {"Ana": "1,5", "Ben": " 40% ", "Cy": "4e1", "Di": "−0,25"}
     for name, answer in typed.items():
         store.record_answer(store.join(session.code, name).token, numeric.id, answer)
     legacy = store.join(session.code, "Ed")
     with sqlite3.connect(store.path) as conn:  # as the store wrote it before
         conn.execute("INSERT INTO answers VALUES (?, ?, '\"2,5\"', 0, 9e9)", (legacy.token, numeric.id))
     rows = list(csv.DictReader(io.StringIO(store.export_csv(store.session(session.code)))))
-    assert {r["student"]: r["answer"] for r in rows} == {"Ana": "1.5", "Ben": "0.4", "Cy": "forty", "Di": "-0.25",
+    assert {r["student"]: r["answer"] for r in rows} == {"Ana": "1.5", "Ben": "0.4", "Cy": "40.0", "Di": "-0.25",
                                                           "Ed": "2.5"}
     paced = PacedStore(store.path)
     class_ = paced.create_paced_session([numeric])
@@ -777,3 +779,32 @@ def test_the_exports_write_times_in_utc_with_their_zone(store, monkeypatch):
         time.tzset()
     assert [r["answered_at_utc"] for r in rows] == ["2001-09-09T01:46:40Z"]
     assert label.endswith(" · ended 2001-09-09 01:46 UTC")
+
+
+@pytest.mark.parametrize("lang, says", [
+    ("en", "Please answer with a number from −1,000,000,000,000,000 to 1,000,000,000,000,000, like 0.4."),
+    ("pt", "Por favor, responda com um número de −1.000.000.000.000.000 a 1.000.000.000.000.000, como 0,4.")])
+@pytest.mark.parametrize("typed", ["forty", "2/5", "1e16"])
+def test_a_self_paced_numeric_answer_that_is_no_number_is_refused_as_teacher_paced_refuses_it(store, lang, says,
+                                                                                                 typed):
+    """Read 50: a self-paced session stored "forty" as typed and graded it wrong (the student's one answer spent),
+    where a teacher-paced one refuses it with a sentence and lets the student answer again. Both refuse it now,
+    with the same sentence, and nothing is stored."""
+    from specviz.core.i18n import using
+    from specviz.teach.classroom_paced import PacedStore
+
+    numeric = next(q for q in QUESTIONS if q.kind == "numeric")
+    session = store.create_session([numeric])
+    student = store.join(session.code, "Cy")
+    paced = PacedStore(store.path)
+    class_ = paced.create_paced_session([numeric])
+    pupil = paced.join(class_.code, "Di")
+    push = paced.push(class_.code, numeric)
+    with using(lang):
+        with pytest.raises(ClassroomError) as self_paced:
+            store.record_answer(student.token, numeric.id, typed)
+        with pytest.raises(ClassroomError) as teacher_paced:
+            paced.answer(pupil.token, push.id, 1, typed)
+    assert str(self_paced.value) == str(teacher_paced.value) == says
+    assert store.answers(student.token) == {}
+    assert store.record_answer(student.token, numeric.id, str(numeric.answer))[1]  # the student answers again

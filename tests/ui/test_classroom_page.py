@@ -34,6 +34,11 @@ def db(tmp_path, monkeypatch):
     return tmp_path / "classroom.sqlite"
 
 
+def _wrong(question):
+    """A wrong answer the store keeps: a number for a numeric question (a word is refused there, read 50)."""
+    return question.answer + 10 * question.tolerance + 1 if question.kind == "numeric" else "nope"
+
+
 def _page(query: dict[str, str] | None = None) -> AppTest:
     at = AppTest.from_file(PAGE, default_timeout=30)
     for key, value in (query or {}).items():
@@ -88,7 +93,7 @@ def test_the_right_pin_opens_the_dashboard_with_live_results(db):
     hard = session.questions[0]
     for name, right in (("Ana", True), ("Ben", False), ("Cy", False)):
         student = store.join(code, name)
-        store.record_answer(student.token, hard.id, hard.answer if right else "nope")
+        store.record_answer(student.token, hard.id, hard.answer if right else _wrong(hard))
         easy = next(q for q in session.questions if q.id != hard.id)
         store.record_answer(student.token, easy.id, easy.answer)
     at.run()
@@ -729,7 +734,7 @@ def test_a_class_with_one_wrong_answer_is_not_shown_right_100_percent(db):
         student = store.join(code, f"S{n:02d}")
         for number, question in enumerate(questions):
             right = n or number  # one wrong answer in 200: S00's to the first question
-            store.record_answer(student.token, question.id, question.answer if right else "nope")
+            store.record_answer(student.token, question.id, question.answer if right else _wrong(question))
     at.run()
     assert [(m.label, m.value) for m in at.metric] == [("Students", "20"), ("Answers", "200"), ("Right", "99.5%")]
     missed = at.dataframe[0].value["missed"]

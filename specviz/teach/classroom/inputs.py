@@ -39,6 +39,9 @@ DEFAULT_TITLES = (N_("Speculative decoding quiz"), N_("Peer instruction"))
 # more" said a made-up token had once been valid)
 NOT_A_STUDENT_LINK = N_("This student link is not a valid link for this session; please join again with the join "
                         "code.")
+# a numeric question's answer that is no number ("forty", "2/5") or one too large: refused in both modes, never stored
+# (read 50: a self-paced session stored "forty" as typed and graded it wrong, where a teacher-paced one refused it)
+NOT_A_NUMBER = N_("Please answer with a number from −{most} to {most}, like 0.4.")
 
 
 def shown_title(title: str) -> str:

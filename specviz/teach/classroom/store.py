@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from specviz.core.i18n import N_, _
+from specviz.core.i18n import N_, _, number
 from specviz.teach.classroom.answers import UNREADABLE, _answer_json, _questions, read_stored, stored_answer
-from specviz.teach.classroom.inputs import (NOT_A_STUDENT_LINK, ClassroomError, DEFAULT_TITLES, TITLE_MAX, clean_name,
-                                            clean_text, name_keys, new_code, normalize_code, shown_title)
+from specviz.teach.classroom.inputs import (NOT_A_NUMBER, NOT_A_STUDENT_LINK, ClassroomError, DEFAULT_TITLES, TITLE_MAX,
+                                            clean_name, clean_text, name_keys, new_code, normalize_code, shown_title)
 from specviz.teach.quiz import Grade, Question, answer_text, csv_text, grade, parse_number
-from specviz.teach.quiz.schema import QuestionKind
+from specviz.teach.quiz.schema import MAX_ANSWER, QuestionKind
 
 
 log = logging.getLogger(__name__)
@@ -314,7 +314,10 @@ class ClassroomStore:
             raise ClassroomError(_("Session {code} has ended; answers are no longer taken.", code=session.code))
         answer = stored_answer(question, answer)  # a choice picked in another language: the stored question's text
         if question.kind == QuestionKind.NUMERIC:  # read 49: stored as typed ("1,5") where a teacher-paced one was 1.5
-            answer = as_number(answer)
+            _answer_json(answer)  # what no form sends (a list, a NaN, a control character): "cannot be stored"
+            answer = parse_number(answer)
+            if answer is None:  # read 50: "forty" was stored as typed and graded wrong; teacher-paced refuses it
+                raise ClassroomError(_(NOT_A_NUMBER, most=number(MAX_ANSWER, 0)))
         text = _answer_json(answer)
         result = grade(question, answer)
         with self._write() as conn:
@@ -402,7 +405,7 @@ class ClassroomStore:
 def as_number(answer: Any) -> Any:
     """A numeric question's answer as it is stored and exported: the number it is (2.5 for "2,5", 0.4 for "40%"), as
     a teacher-paced session keeps it (read 49: self-paced ones were kept as typed, "1,5" beside 1.5); an answer that
-    is no number (a word, graded wrong) stays as typed.
+    is no number stays as typed (`record_answer` refuses one since read 50; a database from before may hold one).
 
     >>> as_number("2,5"), as_number(" 40% "), as_number("forty")
     (2.5, 0.4, 'forty')

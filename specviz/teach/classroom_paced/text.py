@@ -9,7 +9,7 @@ from __future__ import annotations
 
 
 from specviz.core.i18n import N_
-from specviz.teach.classroom.inputs import NOT_A_STUDENT_LINK
+from specviz.teach.classroom.inputs import NOT_A_NUMBER, NOT_A_STUDENT_LINK
 
 
 # Every sentence a user can read from here, with named placeholders: English messages, translated with `_()` where
@@ -30,7 +30,7 @@ TEXT = {
     "not_a_choice": N_("That answer is not one of the choices; please pick one of them."),
     "no_pick": N_("Please pick at least one choice."),
     "not_an_order": N_("Please place every item exactly once."),
-    "not_finite": N_("Please answer with a number from −{most} to {most}, like 0.4."),
+    "not_finite": NOT_A_NUMBER,  # the self-paced classroom's sentence too
     "how_many_why_recovered": N_("{verdicts}. Drafts are kept up to the first rejection, so {kept} of {k} were "
                                  "kept, and a recovered token from norm(max(0, p − q)) took the rejected one's "
                                  "place."),

@@ -676,3 +676,26 @@ def test_a_step_that_drafted_one_token_says_token_in_both_languages():
     assert "1 token foi rascunhado; quantos serão mantidos?" in pt and "dos 1 rascunhados" not in pt
     assert "Preveja: 1 token foi rascunhado; quantos o alvo vai aceitar?" in pt
     assert "Preveja: 4 tokens foram rascunhados" in pt
+
+
+def test_the_json_export_puts_the_unlisted_orders_under_one_key_chosen_the_same_way_every_time(store):
+    """Read 50: an ordering question's JSON spread counted the orders past its bars under the exporting teacher's
+    words ("another order", "outra ordem"), and which of the equally common wrong orders got a bar of their own
+    followed a set's order, which changes from one server start to the next. The key is "other_orders" in every
+    language (docs/classroom.md), and equally common orders are listed in the code-point order of their text."""
+    import itertools
+
+    question = next(q for q in BANK.questions if q.kind == "ordering" and len(q.answer) >= 4)
+    wrong = [list(p) for p in itertools.permutations(question.answer) if list(p) != list(question.answer)][:9]
+    session = store.create_paced_session([question])
+    push = store.push(session.code, question)
+    for i, order in enumerate([wrong[8], *wrong]):  # wrong[8] twice, the other eight once each
+        store.answer(store.join(session.code, f"S{i}").token, push.id, 1, order)
+    ties = sorted(" → ".join(order) for order in wrong[:8])
+    expected = {" → ".join(question.answer): 0, " → ".join(wrong[8]): 2, **dict.fromkeys(ties[:4], 1),
+                "other_orders": 4}
+    for lang in ("en", "pt"):
+        with using(lang):
+            (exported,) = json.loads(store.export_json(store.session(session.code)))["pushes"]
+        spread = exported["rounds"]["1"]["distribution"]
+        assert list(spread.items()) == list(expected.items()), (lang, spread)

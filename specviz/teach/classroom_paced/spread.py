@@ -4,6 +4,7 @@ answer), round by round: what the teacher's chart and the presenter view draw.""
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from specviz.teach.quiz.schema import QuestionKind
 
 
 NUMERIC_BINS = 6  # numeric answers with more distinct values than this are binned into this many ranges
+OTHER_ORDERS = "other_orders"  # the JSON export's key for the orders not listed (no order's key: those hold " → ")
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,9 @@ class Distribution:
     # and "−3" in Portuguese): a range's two ends (None for the open end of a "far" bar), or for a bar of one value
     # the lowest and the highest answer in it (one value twice when its answers are equal); () for the other kinds
     bounds: tuple[tuple[float | None, float | None], ...] = ()
+    # an ordering question's last label counts every order not listed (the screen's "another order"; the JSON export's
+    # OTHER_ORDERS key, the same in every language: read 50, it was the exporting teacher's words)
+    other: bool = False
 
 
 def checked_answer(question: Question, answer: Any) -> Any:
@@ -91,12 +96,17 @@ def distribution(question: Question, round_1: Sequence[Any], round_2: Sequence[A
     if question.kind == QuestionKind.ORDERING:
         right_order = " → ".join(question.answer)
         seen = [" → ".join(a) for r in rounds for a in r]
-        common = [right_order] + sorted({s for s in seen if s != right_order}, key=lambda s: -seen.count(s))
-        labels = common[:NUMERIC_BINS] + ([_(TEXT["other_orders"])] if len(common) > NUMERIC_BINS else [])
-        index = {label: i for i, label in enumerate(labels)}
+        # the wrong orders most common first, equally common ones in the code-point order of their text (read 50:
+        # a set's order, which differs from one server start to the next, decided which of them got a bar)
+        common = [right_order] + sorted({s for s in seen if s != right_order}, key=lambda s: (-seen.count(s), s))
+        other = len(common) > NUMERIC_BINS
+        listed = common[:NUMERIC_BINS]
+        labels = listed + ([_(TEXT["other_orders"])] if other else [])
+        index = {label: i for i, label in enumerate(listed)}
         counts = tuple(tuple(sum(index.get(" → ".join(a), len(labels) - 1) == i for a in r)
                              for i in range(len(labels))) for r in rounds)
-        return Distribution(tuple(labels), counts, tuple(i == 0 for i in range(len(labels))), answered, correct)
+        return Distribution(tuple(labels), counts, tuple(i == 0 for i in range(len(labels))), answered, correct,
+                            other=other)
     return _numeric(question, rounds, answered, correct)
 
 
@@ -244,7 +254,9 @@ def relabel(spread: Distribution, stored: Question, shown: Question) -> Distribu
     if shown is stored or stored.kind == QuestionKind.NUMERIC:
         return spread
     if stored.kind == QuestionKind.ORDERING:
-        labels = tuple(" → ".join(answer_between(label.split(" → "), stored, shown)) for label in spread.labels)
+        listed = spread.labels[:-1] if spread.other else spread.labels  # "another order" is no order to relabel
+        labels = (*(" → ".join(answer_between(label.split(" → "), stored, shown)) for label in listed),
+                  *spread.labels[len(listed):])
     else:
         labels = tuple(answer_between(label, stored, shown) for label in spread.labels)
-    return Distribution(labels, spread.counts, spread.right, spread.answered, spread.correct, spread.bounds)
+    return dataclasses.replace(spread, labels=labels)

@@ -14,7 +14,7 @@ from specviz.core.i18n import _, get_language, language_code, number
 from specviz.teach.classroom import (DEFAULT_TITLES, UNREADABLE, ClassroomError, ClassroomStore, Session, concept_name,
                                      in_language, normalize_code, read_stored, stored_answer)
 from specviz.teach.classroom.store import DAMAGED_QUESTIONS, unusable_database, utc_stamp
-from specviz.teach.classroom_paced.spread import Distribution, checked_answer, distribution, relabel
+from specviz.teach.classroom_paced.spread import OTHER_ORDERS, Distribution, checked_answer, distribution, relabel
 from specviz.teach.classroom_paced.text import TEXT
 from specviz.teach.quiz import Question, QuizBankError, answer_text, csv_text, grade, question_from_dict
 from specviz.teach.quiz.schema import QuestionKind
@@ -348,7 +348,8 @@ class PacedStore(ClassroomStore):
 
 
 def _spread_json(spread: Distribution, round_: int) -> dict[str, int] | list[dict[str, float | int | None]]:
-    """One round's spread for the JSON export: choice (or order) -> answers; for a numeric question a list of bars
+    """One round's spread for the JSON export: choice (or order) -> answers, the orders not listed under
+    `OTHER_ORDERS` ("other_orders" in every language; docs/classroom.md); for a numeric question a list of bars
     with plain numbers, {"value": v, "count": n} or {"from": a, "to": b, "count": n} (None for an open end; for a
     bar of one value, its lowest and highest answers where they differ), never the labels the screen writes in the
     reader's way (read 49: "1.000.000.000" and "−3" beside plain numbers).
@@ -359,8 +360,9 @@ def _spread_json(spread: Distribution, round_: int) -> dict[str, int] | list[dic
     [{'value': -3.0, 'count': 1}, {'from': 0.0, 'to': None, 'count': 2}]
     """
     counts = spread.counts[round_ - 1]
-    if not spread.bounds:
-        return dict(zip(spread.labels, counts, strict=True))
+    if not spread.bounds:  # the orders not listed under one key in every language (read 50: the teacher's words)
+        keys = (*spread.labels[:-1], OTHER_ORDERS) if spread.other else spread.labels
+        return dict(zip(keys, counts, strict=True))
     return [({"value": low} if low == high else {"from": low, "to": high}) | {"count": n}
             for (low, high), n in zip(spread.bounds, counts, strict=True)]
 

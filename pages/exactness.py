@@ -20,9 +20,9 @@ route_through_app()
 st.title(_("Exactness lab"))
 st.caption(_("Speculative decoding promises output distributed *exactly* as the target's: not approximately, not "
              "on average. That holds in exact arithmetic; a computer rounds, as the greedy check further down (with "
-             "“a chain of drafts”) shows. Sample it many times, next to plain target-only decoding and the exact "
-             "probabilities, and let a chi-square test judge. Then switch to a broken rule and watch the test "
-             "catch it."))
+             "“a chain of drafts”) shows. Sample it many times, next to plain target-only decoding and the "
+             "probabilities the target computes, and let a chi-square test judge. Then switch to a broken rule "
+             "and watch the test catch it."))
 
 # ---- inputs ---------------------------------------------------------------------------------------------------------
 c1, c2 = st.columns([1, 2])

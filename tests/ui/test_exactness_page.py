@@ -573,6 +573,28 @@ def test_the_histogram_names_p_as_the_rest_of_the_app_does(lang):
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_histogram_title_names_the_targets_distribution_not_an_exact_one(lang):
+    """Read 50: the histogram's title read "Samples against the exact distribution" ("Amostras contra a distribuição
+    exata"); the markers are the target's distribution computed from its probabilities at the chosen dtype, p on one
+    token or p(t₁, t₂) on two, and "exact" is what a rule preserves. The title names it so, in both languages."""
+    import torch
+
+    from specviz.core.i18n import using
+    from specviz.labs.exactness.lab import LabResult
+
+    samples = torch.tensor([0, 1, 2, 0])
+    probs = torch.tensor([0.5, 0.25, 0.25], dtype=torch.float64)
+    first = LabResult(probs, ["a", "b", "c"], [0, 1, 2], samples, samples, 1.0, "")
+    pair = LabResult(probs, ["ab", "ac", "(other)"], None, samples, samples, 1.0, "")
+    with using(lang):
+        titles = [exactness_view.histogram_figure(r, "exact").layout.title.text for r in (first, pair)]
+    assert titles == (["Amostras contra a distribuição do alvo, p",
+                       "Amostras contra a distribuição do alvo sobre dois tokens, p(t₁, t₂)"] if lang == "pt" else
+                      ["Samples against the target's distribution p",
+                       "Samples against the target's distribution over two tokens, p(t₁, t₂)"])
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
 def test_compared_on_two_tokens_the_histogram_names_the_pair_distribution(lang):
     """Read 49: compared on the first two tokens, the legend still said "p (target)", the target's next-token
     distribution, but the markers are the target's distribution over two-token pairs, p(t₁, t₂). Then (read 49

@@ -314,13 +314,15 @@ def test_the_portuguese_overview_calls_the_loop_what_the_readme_and_the_lessons_
 def test_the_exactness_link_promises_a_comparison_not_a_proof_of_exactness(fast_play):
     """Read 43 (front): "Exactness lab: check that the output distribution is exactly the target's" promised what no
     finite sample can show, on a page whose rule paragraph says rounding can flip a near-tie and whose Exactness lab
-    compares samples with the exact probabilities (a chi-square test, TV distances). The link now says that."""
+    compares samples with the target's probabilities (a chi-square test, TV distances). The link now says that.
+    Read 50: "the target's exact probabilities" called p exact, a word for what a rule preserves; p is what the
+    target computes."""
     at = AppTest.from_file(PAGE, default_timeout=30)
     at.run()
     (link,) = [c.value for c in at.caption if c.value.startswith("Exactness lab:")]
     assert link == ("Exactness lab: sample speculative and target-only output many times and compare both with the "
-                    "target's exact probabilities")
-    assert "exactly" not in link
+                    "probabilities the target computes")
+    assert "exact" not in link
 
 
 @pytest.mark.parametrize("lang, said", [

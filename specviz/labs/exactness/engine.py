@@ -1,4 +1,4 @@
-"""Ground truth and samples through the real engine: exact distributions over short continuations, by
+"""Ground truth and samples through the real engine: the target's distributions over short continuations, by
 enumeration, and N continuations by speculative and by target-only decoding.
 
 `exact_first_token_distribution` and `exact_two_token_distribution` are what target-only decoding samples from

@@ -69,7 +69,7 @@ class StepDistributions:
 
 @dataclass
 class LabResult:
-    """Samples of one experiment, as category ids against an exact distribution over the same categories.
+    """Samples of one experiment, as category ids against the target's distribution over the same categories.
     A category is a token (`ids` holds its id) or, for two-token comparisons, a pair of tokens (`ids` None)."""
 
     exact_probs: torch.Tensor  # (C,) float64
@@ -119,7 +119,7 @@ def one_step_lab(dists: StepDistributions, rule: str, n: int, seed: int) -> LabR
 
 def engine_lab(pair: Pair, spec: RunSpec, rule: str, n: int, length: int, compare: str = "first") -> LabResult:
     """n continuations of `length` tokens through speculative_generate (with the rule) and autoregressive_generate,
-    compared with the exact distribution of their first token (`compare="first"`) or first two tokens ("pair")."""
+    compared with the target's distribution of their first token (`compare="first"`) or first two tokens ("pair")."""
     if compare not in ("first", "pair"):
         raise ValueError(_("compare must be 'first' or 'pair' (got {compare}).", compare=repr(compare)))
     ids, sampling = prompt_ids(spec, pair), _sampling(spec)

@@ -157,7 +157,7 @@ def engine_lab(pair: Pair, spec: RunSpec, rule: str, n: int, length: int, compar
 
 
 def histogram_figure(result: LabResult, rule_label: str) -> go.Figure:
-    """Sample frequencies (speculative with the rule, target-only) next to the exact probabilities, for the
+    """Sample frequencies (speculative with the rule, target-only) next to the target's probabilities, for the
     categories that matter most; everything else summed into one last bar."""
     size = result.exact_probs.shape[0]
     spec, plain = result.frequencies()
@@ -190,13 +190,16 @@ def histogram_figure(result: LabResult, rule_label: str) -> go.Figure:
                           "first two tokens (or an end-of-sequence first token alone)"),
                       yaxis_title=_("frequency"),
                       legend=BELOW,
-                      title=_("Samples against the exact distribution"))
+                      # read 50: "the exact distribution" named p for what a rule preserves; p is the target's
+                      # distribution computed from its probabilities at the chosen dtype
+                      title=_("Samples against the target's distribution p") if result.ids is not None else _(
+                          "Samples against the target's distribution over two tokens, p(t₁, t₂)"))
     fig.update_xaxes(type="category", tickangle=-45 if len(names) > 12 else 0)
     return fig
 
 
 def tv_figure(result: LabResult, drift: float | None) -> go.Figure:
-    """TV distance to the exact distribution against N, log-log, with the TV an exact sampler is expected to have
+    """TV distance to the target's distribution against N, log-log, with the TV an exact sampler is expected to have
     (`expected_tv_exact`: about 1/√N once every likely outcome comes up often)."""
     spec = exactness.tv_curve(result.speculative, result.exact_probs, points=14)
     plain = exactness.tv_curve(result.target_only, result.exact_probs, points=14)

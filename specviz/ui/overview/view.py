@@ -29,8 +29,8 @@ CONTROL_TOKEN = re.compile(r"<\|[^|<>]{1,40}\|>")  # a chat template's marker, s
 NEXT_PAGES = {
     "playground": N_("step through real generations one decision at a time"),
     "race": N_("race speculative against plain decoding, every step timed on one axis"),
-    "exactness": N_("sample speculative and target-only output many times and compare both with the target's "
-                    "exact probabilities"),
+    "exactness": N_("sample speculative and target-only output many times and compare both with the "
+                    "probabilities the target computes"),
     "theory": N_("how the acceptance probability α, K and the draft cost c set the expected speedup"),
     "quiz": N_("test yourself"),
 }

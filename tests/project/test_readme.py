@@ -160,6 +160,21 @@ def test_the_link_check_finds_a_broken_link_and_a_missing_anchor(tmp_path):
     assert len(links(README)) >= 20 and len(links(README_PT)) >= 20  # the READMEs' links are read
 
 
+def test_the_portuguese_tour_links_every_doc_and_picture_the_english_tour_does():
+    """Known and left (issue 43): docs/app.pt-BR.md lacked links docs/app.md has: the teaching plan, benchmarks.md,
+    the quiz schema, classroom.md's room setup, models.md, drafts.md, cli.md, the glossary, and the Playground's
+    tree, lookup-branch and phone pictures. Each English target is now in the Portuguese tour (a screenshot or its
+    pt- twin; the teaching plan as its Portuguese twin)."""
+    english = set(links(ROOT / "docs" / "app.md"))
+    portuguese = set(links(ROOT / "docs" / "app.pt-BR.md"))
+    twin = {"teaching.md": "teaching.pt-BR.md", "../assets/screenshots/learn.png": "../assets/screenshots/pt-learn.png",
+            "../assets/screenshots/playground.png": "../assets/screenshots/pt-playground.png",
+            "../assets/screenshots/race.png": "../assets/screenshots/pt-race.png",
+            "../assets/screenshots/theory-batch.png": "../assets/screenshots/pt-theory-batch.png"}
+    missing = sorted(t for t in english if twin.get(t, t) not in portuguese)
+    assert len(english) >= 20 and missing == [], missing
+
+
 def test_the_readmes_qualify_the_exactness_claim():
     """Both READMEs said the output "is distributed exactly as the target's own samples" with no qualifier, while
     the same pages report bfloat16 greedy splits at near-ties: exactness holds for a correct implementation in exact

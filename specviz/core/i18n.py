@@ -199,7 +199,7 @@ def number(value: float, digits: int = 2) -> str:
 def with_minus(text: str) -> str:
     """A number already written (by str, repr, a format spec or `localized`) with the minus sign U+2212 in place of
     its leading hyphen, as `number` writes every negative number: a refusal that quotes a typed -1 reads "(got −1)",
-    as one that quotes −0.5 through `given` does. A quoted text ('-1', as argparse quotes what was typed) is left
+    as one that quotes −0.5 through `given` does. A quoted text ('-1', as argparse's own errors quote it) is left
     as it is.
 
     >>> with_minus("-1"), with_minus("-0,5"), with_minus("3"), with_minus("'-1'")
@@ -272,6 +272,32 @@ def given(value: object) -> str:
     if "e" in text:
         return _unwritable(value) if float(f"{value:.3g}") == value else _with_minus(localized(text))
     return number(value, len(text.partition(".")[2]))
+
+
+def typed(text: object, marks: bool = True) -> str:
+    """What a user typed where a number belongs (a flag, a link's parameter, a form's field), as a refusal quotes
+    it, the way `given` quotes a value: a finite number bare, its digits as typed, with the minus sign U+2212 and,
+    with `marks`, the reader's decimal mark; anything else (a word, 1e400, nan) in quotes as Python writes it. One
+    way for every refusal: "(got 99)", "(got −1)", "(got 'hot')" (read 50: some quoted a typed number '99', some
+    “abc”, some bare).
+
+    >>> typed("99"), typed(" -1 "), typed("3.0"), typed("hot"), typed("1e400"), typed("nan")
+    ('99', '−1', '3.0', "'hot'", "'1e400'", "'nan'")
+    >>> with using("pt"):
+    ...     typed("0.5"), typed("0.5", marks=False)
+    ('0,5', '0.5')
+    """
+    from specviz.core.text import shortened
+
+    whole = str(text)
+    shown = whole.strip()
+    try:
+        finite = math.isfinite(float(shown)) and "_" not in shown
+    except (ValueError, OverflowError):
+        finite = False
+    if finite and len(shown) <= 30:
+        return with_minus(localized(shown) if marks else shown)
+    return repr(shortened(whole))
 
 
 def list_separator() -> str:
@@ -358,7 +384,7 @@ def read_number(text: object) -> float:
     >>> read_number("abc")
     Traceback (most recent call last):
     ...
-    ValueError: “abc” cannot be read here; write a number like 0.35.
+    ValueError: 'abc' cannot be read here; write a number like 0.35.
     """
     if isinstance(text, float) and math.isfinite(text):
         return text
@@ -375,5 +401,6 @@ def read_number(text: object) -> float:
     shown = " ".join(str(text).split())
     shown = shown if len(shown) <= 20 else shown[:19] + "…"
     # not "is not a number": 1e5, 50% and 10**400 are numbers, only not written as this reads them (31st read)
-    raise ValueError(_("“{text}” cannot be read here; write a number like {example}.", text=shown,
+    # quoted as every refusal quotes a text it could not read as a number ('hot'; `typed`), not “abc” (read 50)
+    raise ValueError(_("'{text}' cannot be read here; write a number like {example}.", text=shown,
                        example=number(0.35, 2)))

@@ -127,6 +127,21 @@ def check_lookup_has_tree(tree_nodes: int, tree_lookup: int) -> None:
                          f"{tree_lookup} with tree_nodes=0).")
 
 
+def _typed(text: str) -> str:
+    """A flag's refused text as its refusal quotes it, `core.i18n.typed`'s way with English marks: a number bare
+    ("(got 0)", "(got −3)"), a word quoted ("(got 'four')"). Where babel is not installed yet (transfer's receive
+    brings it), as typed in quotes.
+
+    >>> _typed("0"), _typed("-3"), _typed("four")
+    ('0', '−3', "'four'")
+    """
+    try:
+        from specviz.core.i18n import typed
+    except ModuleNotFoundError:
+        return repr(text)
+    return typed(text, marks=False)
+
+
 def threads_arg(text: str) -> int:
     """argparse's type for a --threads flag: 0 (torch's choice) or a count `check_threads` accepts; anything else
     is argparse's one-line error, never a crash inside the OpenMP runtime."""
@@ -137,7 +152,7 @@ def threads_arg(text: str) -> int:
         return value if value == 0 else check_threads(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"a whole number from 0 (torch's choice) to {THREADS_RANGE[1]} "
-                                         f"(got {text!r})") from None
+                                         f"(got {_typed(text)})") from None
 
 
 def whole_arg(lo: int, hi: int | None = None):
@@ -157,7 +172,8 @@ def whole_arg(lo: int, hi: int | None = None):
             value = None
         if value is None or value < lo or (hi is not None and value > hi):
             span = f"from {lo} to {hi}" if hi is not None else f"of at least {lo}"
-            raise argparse.ArgumentTypeError(f"a whole number {span} (got {text!r})")
+            # a typed number bare, a word quoted (`core.i18n.typed`, read 50: "(got '0')" beside "(got 0)")
+            raise argparse.ArgumentTypeError(f"a whole number {span} (got {_typed(text)})")
         return value
     return parse
 
@@ -210,7 +226,7 @@ def number_arg(lo: float, hi: float = math.inf, *, above: bool = False):
         if not (math.isfinite(value) and (value > lo if above else value >= lo) and value <= hi):
             span = (f"above {lo:g}" if above else f"of at least {lo:g}" if hi == math.inf else f"from {lo:g}") + (
                 f" to {hi:g}" if hi != math.inf and not above else f" and at most {hi:g}" if hi != math.inf else "")
-            raise argparse.ArgumentTypeError(f"a number {span} (got {text!r})")
+            raise argparse.ArgumentTypeError(f"a number {span} (got {_typed(text)})")
         return value
     return parse
 

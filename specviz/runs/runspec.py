@@ -18,7 +18,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from specviz.core import urlvalues
-from specviz.core.i18n import N_, _, given, localized, number, with_minus
+from specviz.core.i18n import N_, _, given, localized, number, typed, with_minus
 from specviz.core.text import prompt_refusal
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, SEED_RANGE, TEMPERATURE_RANGE,
@@ -224,7 +224,7 @@ class RunSpec:
         >>> RunSpec.from_query({"k": "99", "temperature": "hot"})
         Traceback (most recent call last):
         ...
-        ValueError: These settings in the link are not valid: k must be a whole number from 1 to 16 (got '99'); temperature must be a number from 0 to 2 (got 'hot').
+        ValueError: These settings in the link are not valid: k must be a whole number from 1 to 16 (got 99); temperature must be a number from 0 to 2 (got 'hot').
         """
         spec, problems = cls.parse_query(params, defaults)
         if problems:
@@ -256,7 +256,9 @@ class RunSpec:
                     probe["policy"] = "constant"
                 replace(base, **probe)  # checks the value in the spec's own terms
             except ValueError:
-                problems.append(_must(name, _rule(name), raw).rstrip("."))
+                # what the link says, a number bare and a word quoted (`typed`; read 50: "(got '99')")
+                problems.append(_("{name} must be {rule} (got {value}).", name=name, rule=_rule(name),
+                                  value=typed(raw)).rstrip("."))
                 continue
             if name in own_names:
                 own[name] = value

@@ -266,3 +266,31 @@ def test_a_change_that_rounds_to_zero_carries_no_sign(lang):
         assert i18n.signed_delta(percent(speedup - 1)) == ("0%", "off")
         assert i18n.signed_delta(percent(0.25)) == ("+25%", "up")
         assert i18n.signed_delta(percent(-0.25)) == ("−25%", "down")
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_typed_number_is_quoted_bare_and_a_word_in_quotes_by_flags_links_and_forms(lang):
+    """Read 50: refusals quoted what a user typed three ways: a flag's `--k 0` "(got '0')" beside `--top 0`
+    "(got 0)", a link's `k=99` "(got '99')" beside RunSpec(k=99)'s "(got 99)", and a form's word as “abc”.
+    Now `typed`: a number bare (U+2212 minus, the reader's decimal mark), anything else in quotes, 'abc'."""
+    import argparse
+
+    from specviz.core.i18n import read_number, typed, using
+    from specviz.engine.limits import number_arg, whole_arg
+    from specviz.runs.runspec import RunSpec
+
+    refusals = []
+    with using(lang):
+        for parse, text in ((whole_arg(1, 16), "0"), (whole_arg(1, 16), "-3"), (number_arg(0, 2), "2.5"),
+                            (whole_arg(1, 16), "four")):
+            with pytest.raises(argparse.ArgumentTypeError) as info:
+                parse(text)
+            refusals.append(str(info.value).rpartition("(got ")[2])
+        link = RunSpec.parse_query({"k": "99", "temperature": "2.5", "seed": "x"})[1]
+        with pytest.raises(ValueError) as info:
+            read_number("abc")
+        assert typed("0.5") == ("0,5" if lang == "pt" else "0.5")
+    assert refusals == ["0)", "−3)", "2.5)", "'four')"]  # the flags' refusals are English, their numbers too
+    decimal = "2,5" if lang == "pt" else "2.5"
+    assert [p.rpartition(" ")[2] for p in link] == ["99)", f"{decimal})", "'x')"], link
+    assert str(info.value).startswith("'abc' ")

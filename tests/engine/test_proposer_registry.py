@@ -152,7 +152,10 @@ def test_its_own_setting_is_a_runspec_entry_and_a_url_parameter(echo):
     assert RunSpec.from_query(spec.to_query()) == spec
     with pytest.raises(ValueError, match=r"copies must be a whole number from 0 to 6 \(got 9\)"):
         RunSpec(proposer_settings={"copies": 9})
-    assert RunSpec.parse_query({"copies": "9"})[1] == ["copies must be a whole number from 0 to 6 (got '9')"]
+    # read 50: the link's refusal quoted the number "(got '9')" beside the spec's "(got 9)"; a word stays quoted
+    assert RunSpec.parse_query({"copies": "9"})[1] == ["copies must be a whole number from 0 to 6 (got 9)"]
+    assert RunSpec.parse_query({"copies": "-1"})[1] == ["copies must be a whole number from 0 to 6 (got −1)"]
+    assert RunSpec.parse_query({"copies": "many"})[1] == ["copies must be a whole number from 0 to 6 (got 'many')"]
 
 
 def test_its_own_setting_is_a_cli_flag_that_reaches_the_proposer(echo, tmp_path, capsys):

@@ -253,7 +253,8 @@ def test_a_prompt_count_past_the_held_out_suite_names_its_size(capsys):
     assert size == 64 and held_out_arg(str(size)) == size
     with pytest.raises(SystemExit):
         greedy_identity.main(["--prompts", str(size + 1)])
-    said = f"argument --prompts: a whole number from 1 to {size}, the prompts in the held-out suite (got '{size + 1}')"
+    # read 50: this quoted the typed number "(got '65')" where gpu_check's line below says "(got 65)"
+    said = f"argument --prompts: a whole number from 1 to {size}, the prompts in the held-out suite (got {size + 1})"
     assert said in capsys.readouterr().err
     assert gpu_check.main(["--rehearse", "--out", "/nonexistent-x", "--prompts", str(size + 1)]) == 2
     assert capsys.readouterr().err.strip() == (f"gpu_check: --prompts must be from 1 to {size}, the prompts in the "

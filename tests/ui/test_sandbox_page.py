@@ -122,9 +122,11 @@ def test_a_typed_weight_is_read_with_a_comma_or_a_point(lang, typed):
     assert float(at.metric[0].value.replace(",", ".")) == pytest.approx(expected, abs=1e-3)
 
 
-@pytest.mark.parametrize("lang, sentence", [("en", "“abc” cannot be read here; write a number like 0.35."),
-                                            ("pt", "“abc” não pode ser lido aqui; escreva um número como 0,35.")])
+@pytest.mark.parametrize("lang, sentence", [("en", "'abc' cannot be read here; write a number like 0.35."),
+                                            ("pt", "'abc' não pode ser lido aqui; escreva um número como 0,35.")])
 def test_a_word_in_the_table_is_one_sentence(lang, sentence):
+    """Read 50: the word came back in curly quotes, “abc”, where every other refusal quotes a text it cannot read
+    as a number 'abc' (links, flags, the library): one way now."""
     at = _page(lang, {2: {"q (draft)": "abc"}})
     assert not at.exception
     shown = at.error[0].value.replace("\\", "")  # as the reader sees it, without markdown escapes

@@ -88,12 +88,14 @@ def held_out_arg(text: str) -> int:
     """
     import argparse
 
+    from specviz.core.i18n import typed
+
     size = len(held_out_texts())
     try:
         return whole_arg(1, size)(text)
     except argparse.ArgumentTypeError:  # the same bound, saying where it comes from
         raise argparse.ArgumentTypeError(f"a whole number from 1 to {size}, the prompts in the held-out suite "
-                                         f"(got {text!r})") from None
+                                         f"(got {typed(text, marks=False)})") from None
 
 
 def prompts_run_note(suites: Sequence[str] | None, per_suite: int, folder: Path = PROMPTS_DIR) -> str | None:

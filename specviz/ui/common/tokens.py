@@ -170,6 +170,16 @@ def pq_lines(shown: Shown, draft_prob: float | None, node: TreeNode | None) -> l
     return [_("p (target) = {p}", p=shown.p), q_line, f"p/q = {shown.ratio}"]
 
 
+def tree_chance_line(chance: str, node: TreeNode | None) -> str:
+    """The chance line of a tree node's hover: min(1, p′/q′) after the siblings tried before it where the rule used
+    residuals (`uses_residuals`) or the trace does not say (one written before p′, q′ were recorded); min(1, p/q)
+    where it records that the rule compared the node's own p and q (a first child: read 50 found "(after the
+    siblings tried before it)" on a child no sibling came before)."""
+    if node is not None and node.target_prob_used is not None and not uses_residuals(node):
+        return f"min(1, p/q) = {chance}"
+    return _("min(1, p′/q′) = {chance} (after the siblings tried before it)", chance=chance)
+
+
 def decision_tooltip(d: Decision, tree: bool = False, number: int | None = None, node: TreeNode | None = None) -> str:
     """Plain text for hovering a drafted token: p, q, p/q, min(1, p/q), u and the verdict. In a `tree` step's main
     line the chance it was kept is min(1, p′/q′), with the residuals the siblings tried before it left (the tree
@@ -179,8 +189,7 @@ def decision_tooltip(d: Decision, tree: bool = False, number: int | None = None,
     sibling (`pq_lines`)."""
     shown = decision_numbers(d, node)  # p, q, p/q, the chance and u with one number of decimals (read 47)
     chance, u = shown.chance, shown.u
-    kept = (_("min(1, p′/q′) = {chance} (after the siblings tried before it)", chance=chance) if tree
-            else f"min(1, p/q) = {chance}")
+    kept = tree_chance_line(chance, node) if tree else f"min(1, p/q) = {chance}"
     n = number or d.position + 1  # read 49: a lookup branch's copy read "draft #7" though no model drafted it
     head = (_("copied token #{n}: {text}  (id {id})", n=n, text=visible(d.text), id=d.token_id)
             if node is not None and node.copied else
@@ -215,7 +224,7 @@ def emitted_tooltip(t: EmittedToken, step_index: int | None = None, tree_chance:
     if t.kind == TokenKind.ACCEPTED and tree_chance is not None:
         shown = shown_numbers(*rule_probs(t.target_prob, t.draft_prob, node), tree_chance, t.uniform)
         lines += [*pq_lines(shown, t.draft_prob, node),
-                  _("min(1, p′/q′) = {chance} (after the siblings tried before it)", chance=shown.chance),
+                  tree_chance_line(shown.chance, node),
                   _("u = {u} < {a} → kept", u=shown.u, a=shown.chance)]
     elif t.kind == TokenKind.ACCEPTED:
         r = ratio(t.target_prob, t.draft_prob)

@@ -133,7 +133,10 @@ class OptimalK:
     α̂ is the maximum-likelihood estimate under the formula's own i.i.d. model, smoothed by a prior worth
     `prior_weight` tested drafts: a step that accepted a of its drafts and then rejected one tested a + 1 drafts
     with a successes; a fully accepted step tested a drafts with a successes. When the formula says K = 0 (don't
-    speculate), one token is still drafted every `probe_every` steps, so a poor early estimate can recover.
+    speculate), one token is still drafted every `probe_every` steps, so a poor early estimate can recover. With
+    `one_pass` (a proposer whose one pass drafts the whole step: `registry.one_pass`, the Medusa heads and n-gram
+    lookup) the formula charges c per step, not K·c (`theory.draft_cost`), so it picks k_max wherever α̂ + ... +
+    α̂^k_max beats c.
 
     >>> p = OptimalK(c=0.05, alpha=0.8)
     >>> p.next_k()
@@ -141,12 +144,14 @@ class OptimalK:
     >>> for _ in range(40): p.observe(8, 0)
     >>> p.next_k(), round(p.alpha, 3)
     (0, 0.038)
+    >>> OptimalK(c=0.0002, alpha=0.37).next_k(), OptimalK(c=0.0002, alpha=0.37, one_pass=True).next_k()
+    (8, 16)
     """
 
     name = "optimal"
 
     def __init__(self, c: float, alpha: float = 0.5, k_max: int = 16, prior_weight: float = 2.0,
-                 probe_every: int = PROBE_EVERY):
+                 probe_every: int = PROBE_EVERY, one_pass: bool = False):
         _check_bounds(0, k_max)
         if not (is_real(alpha) and is_real(c) and 0.0 <= alpha <= 1.0 and math.isfinite(c) and c >= 0):
             raise ValueError(_("The optimal-K policy needs 0 <= α <= 1 and a draft cost c >= 0 (got α = {alpha}, c = {c}).",
@@ -155,7 +160,7 @@ class OptimalK:
             raise ValueError(_("The optimal-K policy needs a prior weight above 0 and a probe every 1 or more steps "
                                "(got {weight} and {every}).", weight=_shown(prior_weight), every=_shown(probe_every)))
         self.c, self.prior_alpha, self.k_max = c, alpha, k_max
-        self.prior_weight, self.probe_every = prior_weight, probe_every
+        self.prior_weight, self.probe_every, self.one_pass = prior_weight, probe_every, bool(one_pass)
         self.reset()
 
     def reset(self) -> None:
@@ -168,7 +173,7 @@ class OptimalK:
         return self.successes / self.trials
 
     def next_k(self) -> int:
-        k = optimal_k(self.alpha, self.c, k_max=self.k_max)
+        k = optimal_k(self.alpha, self.c, k_max=self.k_max, one_pass=self.one_pass)
         if k == 0:
             self.idle_steps += 1
             if self.idle_steps % self.probe_every == 0:
@@ -211,9 +216,11 @@ def confident(proposer: Proposer, threshold: float = DEFAULT_THRESHOLD) -> Propo
     return twin
 
 
-def make_policy(name: str, k: int, *, k_max: int = 16, c: float | None = None, alpha: float = 0.5) -> DraftLength:
+def make_policy(name: str, k: int, *, k_max: int = 16, c: float | None = None, alpha: float = 0.5,
+                one_pass: bool = False) -> DraftLength:
     """The policy called `name`: "constant" and "threshold" fixed to K = `k`, "heuristic" starting at it;
-    "optimal" needs the measured draft cost c and ignores `k` (its first K is `optimal_k` of the prior α and c)."""
+    "optimal" needs the measured draft cost c and ignores `k` (its first K is `optimal_k` of the prior α and c),
+    charging c per step for a proposer that drafts a step in one pass (`one_pass`), K·c for any other."""
     if name == "constant":
         return Constant(k)
     if name == "heuristic":
@@ -224,6 +231,6 @@ def make_policy(name: str, k: int, *, k_max: int = 16, c: float | None = None, a
         if c is None:
             raise ValueError(_("The optimal-K policy needs the measured draft cost c = draft forward / target "
                                "forward."))
-        return OptimalK(c, alpha=alpha, k_max=k_max)
+        return OptimalK(c, alpha=alpha, k_max=k_max, one_pass=one_pass)
     raise ValueError(_("Unknown draft-length policy '{name}': choose one of {choices}.", name=name,
                        choices=", ".join(POLICIES)))

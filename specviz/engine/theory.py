@@ -325,22 +325,30 @@ def speedup_with_verify_cost(alpha: float, k: int, c: float, verify_cost: float,
     return expected_tokens_per_step(alpha, k) / (draft_cost(k, c, one_pass) + verify_cost)
 
 
-def optimal_k(alpha: float, c: float, k_max: int = 16) -> int:
+def optimal_k(alpha: float, c: float, k_max: int = 16, one_pass: bool = False) -> int:
     """The K in 0..k_max with the highest expected speedup; ties (within one part in 10^12) go to the smaller K.
 
     K = 0 is allowed and means "don't speculate" (speedup 1): it wins whenever drafting cannot pay for itself,
     e.g. alpha = 0, or c >= 1 (a draft as slow as the target). With free drafts (c = 0) and alpha > 0 every extra
-    draft helps, so the answer is k_max.
+    draft helps, so the answer is k_max. With `one_pass` the drafting costs c whatever K (`draft_cost`: the Medusa
+    heads, n-gram lookup), so with alpha > 0 every extra draft helps too, however little (alpha^K): no K >= 1 ties
+    another, and the answer is k_max where its speedup beats 1 (alpha + ... + alpha^k_max > c), else 0.
 
     >>> optimal_k(0.8, 0.05), optimal_k(0.8, 0.0, k_max=16), optimal_k(0.8, 1.0)
     (8, 16, 0)
+    >>> optimal_k(0.37, 0.0002, k_max=16), optimal_k(0.37, 0.0002, k_max=16, one_pass=True)
+    (8, 16)
+    >>> optimal_k(0.0135, 0.0002, k_max=8, one_pass=True), optimal_k(0.0001, 0.0002, k_max=8, one_pass=True)
+    (8, 0)
     """
     alpha, c, k_max = _check_alpha(alpha), _check_c(c), _check_k(k_max, "k_max")
     if c == 0.0:  # speedup = 1 + alpha + ... + alpha^K grows with K, even where float64 stops seeing it
         return k_max if alpha > 0 else 0
+    if one_pass:  # E(K) / (c + 1) grows with K wherever alpha > 0, also where alpha^K falls below the tie tolerance
+        return k_max if k_max and expected_speedup(alpha, k_max, c, True) > 1.0 + 1e-12 else 0
     best_k, best = 0, 1.0
     for k in range(1, k_max + 1):
-        s = expected_speedup(alpha, k, c)
+        s = expected_speedup(alpha, k, c, one_pass)
         if s > best * (1.0 + 1e-12):
             best_k, best = k, s
     return best_k

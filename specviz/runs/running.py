@@ -27,7 +27,7 @@ from specviz.engine.decoding import DecodeOptions, StepObserver, TreeVerificatio
 from specviz.engine.kernels import kernels_of
 from specviz.engine.generation import K_RANGE, Clock, GenerationSettings, default_clock
 from specviz.engine.policies import confident, make_policy
-from specviz.engine.proposers import Proposer, make_proposer
+from specviz.engine.proposers import Proposer, make_proposer, registry
 from specviz.engine.trace import Trace
 from specviz.engine.tree_verifier import TreeVerifier, verify_tree
 from specviz.engine.verifier import Verifier, verify
@@ -224,7 +224,8 @@ def run(spec: RunSpec, *, pair: Pair | None = None, input_ids: list[int] | None 
     pair = pair or PAIRS.get(spec.pair)
     ids = input_ids if input_ids is not None else prompt_ids(spec, pair)
     proposer = proposer or proposer_for(spec, pair)
-    draft_length = None if spec.policy == "constant" else make_policy(spec.policy, spec.k, k_max=k_max, c=c)
+    draft_length = None if spec.policy == "constant" else make_policy(spec.policy, spec.k, k_max=k_max, c=c,
+                                                                      one_pass=registry.one_pass(spec.proposer))
     options = DecodeOptions(pair.tokenizer, record=record, clock=clock, on_step=on_step, deadline=deadline)
     trace = decode(pair.target, proposer, ids, generation_settings(spec), options, verifier=verifier,
                    draft_length=draft_length, shape=spec.shape, tree=TreeVerification(tree_verifier))

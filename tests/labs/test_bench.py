@@ -1332,12 +1332,14 @@ def test_the_policy_table_says_it_compares_chains_and_why_a_tree_is_not_in_it():
 
 def test_a_policy_that_wins_by_under_half_a_percent_is_not_shown_as_plus_zero():
     """Read 40 (left by the bench mender): the n-gram run's policy table said "optimal K₀=4 (+0% vs constant)", a
-    win that read as a tie; a margin under half a percent keeps one decimal."""
+    win that read as a tie; a margin under half a percent keeps one decimal. (Read 50 recomputed that run's optimal
+    rows, which no longer win: its optimal row is set here 0.4% above constant K = 4.)"""
     result = BenchResult.load(BENCHMARKS_DIR / "default-cpu-ngram" / "results.json")
     rows = [r for r in result.summary if r["suite"] == "all" and r["temperature"] == 0 and not r.get("tree_nodes")
             and r["k"] == 4 and r["policy"] in ("constant", "optimal")]
-    by = {r["policy"]: r["speedup_vs_ar"] for r in rows}
-    gain = by["optimal"] / by["constant"] - 1
+    by = {r["policy"]: r for r in rows}
+    by["optimal"]["speedup_vs_ar"] = by["constant"]["speedup_vs_ar"] * 1.004
+    gain = by["optimal"]["speedup_vs_ar"] / by["constant"]["speedup_vs_ar"] - 1
     assert 0 < gain < 0.005
     text = markdown_report(result)
     assert f"optimal K₀=4 ({gain:+.1%} vs constant)" in text and "(+0% vs constant)" not in text

@@ -660,3 +660,28 @@ def test_only_the_default_pairs_loading_note_says_its_weights_are_converted():
     with using("pt"):
         assert "arquivos float32 que carregam mais rápido" in runs.loading_note("default")
         assert runs.loading_note("my-pair") == "Os modelos carregam uma vez por servidor e depois ficam na memória."
+
+
+def test_the_optimal_policy_charges_a_one_pass_proposer_c_per_step(monkeypatch):
+    """Read 50: `run` built the optimal policy with the paper's K·c for every proposer, though the Medusa heads and
+    n-gram lookup draft a step in one pass (`registry.one_pass`), which the Speedup lab's curves charge c per step.
+    It now passes `one_pass`: n-gram lookup at c = 0.0002 and α = 0.37 asks for the largest K (16), where K·c gives 8;
+    the separate draft is still charged K·c."""
+    from specviz.engine import policies
+    from specviz.runs import running
+
+    made = []
+
+    def spy(*args, **kwargs):
+        policy = policies.make_policy(*args, **{**kwargs, "alpha": 0.37})
+        made.append(policy)
+        return policy
+
+    monkeypatch.setattr(running, "make_policy", spy)
+    for proposer in ("ngram", "draft"):
+        running.run(RunSpec(pair="toy", proposer=proposer, prompt=PROMPT, chat=False, k=3, max_new_tokens=4,
+                            policy="optimal"), c=0.0002, k_max=16, record=False)
+    assert [p.one_pass for p in made] == [True, False]
+    for p in made:
+        p.reset()
+    assert [p.next_k() for p in made] == [16, 8]

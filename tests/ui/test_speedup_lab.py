@@ -1554,41 +1554,72 @@ def paper_is_c_per_step(proposer: str) -> bool:
     return view.paper_label(proposer) == "predicted (paper's formula, c per step)"
 
 
-def test_the_policies_text_says_the_optimal_policy_charges_k_c_even_for_a_one_pass_drafter():
+def test_the_policies_text_says_the_optimal_policy_charges_a_one_pass_drafter_c_per_step():
     """Read 49: the Policies tab said the optimal policy "maximises the formula", and on the n-gram run the Speedup
-    vs K tab's formula charges c per step, but `OptimalK` maximises the K·c one (`theory.optimal_k`): at the n-gram
-    run's c and α = 0.37 it picks K = 8, where c per step would always pick its largest K. The text names K·c, and
-    under a one-pass proposer's optimal policy says so for it, in both languages; nothing is added where none ran."""
+    vs K tab's formula charges c per step, but `OptimalK` maximised the K·c one (`theory.optimal_k`), picking K = 8
+    at the n-gram run's c and α = 0.37. Read 50: the policy now charges a one-pass proposer c per step, as that tab
+    does, so it asks for its largest K; the text says what it maximises, in both languages; nothing is added where no
+    one-pass proposer ran it, and a proposer with K drafter passes is still charged K·c."""
     from specviz.core.i18n import using
 
     ngram = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-ngram" / "results.json")
     c = ngram.costs["c"]["ngram"]
-    assert theory.optimal_k(0.37, c, k_max=16) == 8  # K·c: what OptimalK picks
-    assert OptimalK(c, alpha=0.37, k_max=16).next_k() == 8
-    assert max(range(1, 17), key=lambda k: theory.expected_speedup(0.37, k, c, one_pass=True)) == 16  # c per step
-    for lang, said in (("en", "For n-gram lookup (no model) it charges K·c too, though the Speedup vs K tab charges "
-                              "c per step"),
-                       ("pt", "Para busca de n-gramas (sem modelo) ela também cobra K·c, embora a aba Aceleração vs "
-                              "K cobre c por passo")):
+    assert theory.optimal_k(0.37, c, k_max=16) == 8  # K·c: a drafter pass per token
+    assert OptimalK(c, alpha=0.37, k_max=16, one_pass=True).next_k() == 16  # c per step: the largest K
+    assert max(range(1, 17), key=lambda k: theory.expected_speedup(0.37, k, c, one_pass=True)) == 16
+    for lang, said in (("en", "For n-gram lookup (no model) it charges c per step, as the Speedup vs K tab does"),
+                       ("pt", "Para busca de n-gramas (sem modelo) ela cobra c por passo, como a aba Aceleração vs "
+                              "K")):
         with using(lang):
-            assert tables.optimal_charge_text(ngram, 0.0).strip().startswith(said), lang
+            text = tables.optimal_charge_text(ngram, 0.0).strip()
+            assert text.startswith(said), lang
+            assert "K·c" not in text and ("largest K" in text or "maior K" in text), lang
             assert tables.optimal_charge_text(ngram, 0.7) == ""  # no policies at T = 0.7
     layerskip = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-layerskip" / "results.json")
     assert tables.optimal_charge_text(layerskip, 0.0) == ""  # K drafter passes: K·c is its own model
 
 
+def test_the_ngram_runs_optimal_rows_are_its_constant_k8_cases_with_a_note_saying_so():
+    """Read 50: with c per step the optimal policy asks the n-gram run for K = 8 (its largest K) at every step of
+    every prompt, so its rows were recomputed from the run's constant K = 8 cases (no re-run), and the file says so,
+    in the reader's language."""
+    from specviz.core.i18n import using
+    from specviz.engine.policies import OptimalK as Policy
+
+    ngram = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-ngram" / "results.json")
+    skip = {"policy", "k", "hf_assisted_method", "hf_assisted_tokens", "hf_assisted_seconds", "hf_assisted_speedup",
+            "speedup_vs_hf_assisted", "predicted_speedup", "predicted_speedup_measured_verify", "hf_assisted_identical"}
+    optimal = [r for r in ngram.cases if r["policy"] == "optimal"]
+    assert len(optimal) == 6
+    for row in optimal:
+        twin = next(r for r in ngram.cases if r["policy"] == "constant" and r["k"] == 8
+                    and r["prompt_id"] == row["prompt_id"] and r["temperature"] == row["temperature"])
+        assert {k: v for k, v in row.items() if k not in skip} == {k: v for k, v in twin.items() if k not in skip}
+        policy = Policy(row["c"], alpha=0.5, k_max=8, one_pass=True)
+        lowest = policy.successes / (policy.trials + row["drafted"] + row["steps"])  # α̂ can fall no lower
+        assert theory.optimal_k(lowest, row["c"], 8, one_pass=True) == 8, row["prompt_id"]
+    row = ngram.row(suite="all", proposer="ngram", temperature=0.0, policy="optimal", k=4)
+    assert f"{row['speedup_vs_ar']:.2f}" == "0.91"  # constant K = 8's pooled speedup
+    assert results.RECOMPUTED_OPTIMAL in ngram.notes
+    with using("pt"):
+        shown = results.note_text(results.RECOMPUTED_OPTIMAL)
+    assert shown.startswith("As linhas da política optimal foram recalculadas, não medidas")
+
+
 @pytest.mark.slow  # two page runs in two languages
 def test_the_policies_tab_names_the_optimal_policys_k_c_formula_and_cap():
     """Read 49: the page's policy text under the n-gram run names the K·c formula the optimal policy maximises, the
-    one-pass note, and the cap both adaptive policies keep (the run's largest K, `BenchConfig.k_max`)."""
+    one-pass note (read 50: c per step for n-gram lookup), and the cap both adaptive policies keep (the run's
+    largest K, `BenchConfig.k_max`)."""
     from specviz.core.i18n import using
 
     for lang, said in (("en", ("maximises Leviathan et al.'s formula, which charges K·c of drafting a step",
                                "never grows past the run's largest K (of its --k, --shapes and --policy-k)",
-                               "For n-gram lookup (no model) it charges K·c too")),
+                               "For n-gram lookup (no model) it charges c per step, as the Speedup vs K tab does")),
                        ("pt", ("maximiza a fórmula de Leviathan et al., que cobra K·c de rascunho por passo",
                                "nunca passa do maior K da execução (dos seus --k, --shapes e --policy-k)",
-                               "Para busca de n-gramas (sem modelo) ela também cobra K·c"))):
+                               "Para busca de n-gramas (sem modelo) ela cobra c por passo, como a aba Aceleração "
+                               "vs K"))):
         with using(lang):
             at = AppTest.from_file(PAGE, default_timeout=120)
             at.query_params["lang"] = lang

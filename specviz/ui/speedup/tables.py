@@ -188,15 +188,19 @@ def comparison_caption(result: BenchResult, temperature: float) -> str:
 
 def optimal_charge_text(result: BenchResult, temperature: float) -> str:
     """After the Policies tab's text: for a proposer whose one pass drafts the whole step (`registry.one_pass`: the
-    Medusa heads, n-gram lookup) whose optimal policy this run measured at `temperature`, that the policy still
-    charged it K·c. Read 49: the text said it "maximises the formula", where the Speedup vs K tab's formula for such a
-    proposer charges c per step, but `OptimalK` maximises `theory.optimal_k`'s K·c one (default-cpu-ngram: c = 0.0002
-    picks K = 8 at α = 0.37); with c per step every extra draft would gain and it would always pick its largest K.
+    Medusa heads, n-gram lookup) whose optimal policy this run measured at `temperature`, what the policy maximises
+    for it: the formula with c per step, as the Speedup vs K tab's (`theory.draft_cost`). Read 49: the text said it
+    "maximises the formula", where `OptimalK` maximised the K·c one for such a proposer too (default-cpu-ngram:
+    c = 0.0002 picked K = 8 at α = 0.37); read 50: it now charges c per step, under which every extra draft gains,
+    so it asks for the run's largest K (default-cpu-ngram's optimal rows: K = 8 at every step, recomputed).
     "" when no such proposer ran the optimal policy here."""
     names = sorted({c.proposer for c in result.policy_comparisons(temperature)
                     if "optimal" in c.speedups and registry.one_pass(c.proposer)})
     if not names:
         return ""
-    return " " + _("For {proposers} it charges K·c too, though the Speedup vs K tab charges c per step, as one pass "
-                   "(for n-gram, one search) drafts the whole step: with c per step every extra draft would pay, and "
-                   "it would always pick the largest K.", proposers=", ".join(registry.phrase_text(p) for p in names))
+    return " " + _("For {proposers} it charges c per step, as the Speedup vs K tab does, since one pass (for n-gram, "
+                   "one search) drafts the whole step: every extra draft then adds expected tokens at no extra "
+                   "drafting cost, so it asks for the run's largest K at every step where α + α² + … + α^K (α as "
+                   "estimated so far) exceeds c, and otherwise K = 0 (still drafting one token every few steps, as "
+                   "above).",
+                   proposers=", ".join(registry.phrase_text(p) for p in names))

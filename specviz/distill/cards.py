@@ -10,10 +10,9 @@ import json
 import math
 import re
 import shlex
-import subprocess
 from pathlib import Path
 
-from specviz.core.paths import BENCHMARKS_DIR, read_json_once
+from specviz.core.paths import ASSETS, BENCHMARKS_DIR, read_json_once
 from specviz.distill.data import GenerationPlan, chunk_infos
 from specviz.distill.draft import DraftLoss
 from specviz.distill.eagle import EagleLoss
@@ -400,6 +399,9 @@ def card_inputs(work: Path, runs: list[str], folder: Path) -> dict | None:
     record = Path(folder) / RECORD
     if log:
         inputs = {"source": FROM_WORK, "work": Path(work).as_posix(), "data": data_summary(Path(work)), "log": log}
+        kept = json.loads(record.read_text(encoding="utf-8")).get(WITHOUT_LOOKUP) if record.exists() else None
+        if kept:  # not from the work folder: a committed run the card compares with (`committed_run`), kept
+            inputs[WITHOUT_LOOKUP] = kept
         record.write_text(json.dumps(inputs, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         return inputs
     return json.loads(record.read_text(encoding="utf-8")) if record.exists() else None
@@ -570,30 +572,37 @@ def chain_alpha(length: float, k: int) -> float:
 
 
 # The run a card with a lookup branch compares with: the same benchmark without `--tree-lookup`, as the commit before
-# the branch came in (f75c49d) holds it: `git show 3e40c3f:assets/benchmarks/default-cpu-bf16-tree/results.json`
+# the branch came in (f75c49d) holds it: `git show 3e40c3f:assets/benchmarks/default-cpu-bf16-tree/results.json`. What
+# the card reads of it (its command, machine and tree rows) is kept in the EAGLE card's record (RECORD, its
+# WITHOUT_LOOKUP entry), so a clone without that history writes the same card (read 50: a shallow clone dropped the
+# paragraph)
 NO_LOOKUP = {BENCHMARKS_DIR / "default-cpu-bf16-tree" / "results.json": "3e40c3f"}
+WITHOUT_LOOKUP = "without_lookup"
 
 
-def committed_run(bench: Path) -> tuple[str, dict] | None:
-    """(commit, results) of the run without the lookup branch that NO_LOOKUP names for `bench`, read with `git show`
-    (None when it names none or git cannot show it)."""
+def committed_run(bench: Path, record: dict | None = None) -> tuple[str, dict] | None:
+    """(commit, results) of the run without the lookup branch that NO_LOOKUP names for `bench`, as `record` (a card's
+    RECORD; by default the shipped EAGLE card's) keeps it under WITHOUT_LOOKUP: that commit's command, machine and
+    summary rows of its trees over all suites. None when NO_LOOKUP names none or the record keeps another run."""
     commit = NO_LOOKUP.get(bench)
     if commit is None:
         return None
-    root = BENCHMARKS_DIR.parent.parent
-    try:
-        shown = subprocess.run(["git", "show", f"{commit}:{bench.relative_to(root).as_posix()}"], cwd=root,
-                               capture_output=True, text=True, timeout=30)
-    except OSError:
+    if record is None:
+        path = ASSETS / "models" / EAGLE_NAME / RECORD
+        record = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    kept = record.get(WITHOUT_LOOKUP) or {}
+    where = bench.relative_to(BENCHMARKS_DIR.parent.parent).as_posix()
+    if kept.get("commit") != commit or kept.get("path") != where:
         return None
-    return (commit, json.loads(shown.stdout)) if shown.returncode == 0 else None
+    return commit, kept["results"]
 
 
-def _without_lookup(rows: list[dict], bench: Path) -> tuple[str, dict, dict[float, dict]] | None:
+def _without_lookup(rows: list[dict], bench: Path,
+                    record: dict | None = None) -> tuple[str, dict, dict[float, dict]] | None:
     """(commit, results, {temperature: its row}) of the run without the lookup branch, its rows the trees of the
     same nodes, width and K as the rows' best greedy tree with a lookup branch (None when there is no such tree)."""
     tree = best([r for r in rows if r.get("tree_lookup")], 0.0)
-    run = committed_run(bench) if tree else None
+    run = committed_run(bench, record) if tree else None
     if run is None:
         return None
     same = {t: r for r in run[1].get("summary", []) if r["suite"] == "all" and r["policy"] == "constant"
@@ -608,10 +617,11 @@ def _command_without(command: str, *flags: str) -> str:
     return re.sub(r" (?:%s) \S+" % "|".join(map(re.escape, flags)), "", command)
 
 
-def lookup_note(rows: list[dict], bench: Path) -> str:
+def lookup_note(rows: list[dict], bench: Path, record: dict | None = None) -> str:
     """What the trees' lookup branch is and what the same trees did without it, as a paragraph ("" when the rows'
-    trees have none, or the run without it cannot be read): the figures of the committed run NO_LOOKUP names."""
-    found = _without_lookup(rows, bench)
+    trees have none, or the record keeps no run without it): the figures of the committed run NO_LOOKUP names, as
+    the card's `record` keeps them (`committed_run`)."""
+    found = _without_lookup(rows, bench, record)
     if found is None:
         return ""
     commit, run, same = found
@@ -687,13 +697,13 @@ def first_guess_line(meta: dict, target: float) -> str:
             f"at the last training evaluation; {verdict(ranked >= target)})")
 
 
-def target_lines(kind: str, meta: dict, rows: list[dict], bench: Path = BENCH) -> list[str]:
+def target_lines(kind: str, meta: dict, rows: list[dict], bench: Path = BENCH, record: dict | None = None) -> list[str]:
     t = TARGETS[kind]
     if kind == "eagle3":
         g, s = best(rows, 0.0), best(rows, 0.7)
         mat = target_line(f"≥ {t['mat']} tokens per target forward, greedy", g, "mat_with_bonus", t["mat"], unit="",
                           where=False)
-        alone = _without_lookup(rows, bench) if g and g.get("tree_lookup") else None
+        alone = _without_lookup(rows, bench, record) if g and g.get("tree_lookup") else None
         if alone:  # "2.90 (met)" -> "2.90 with the lookup branch (met; 2.74 with the drafter's tree alone)"
             mat = mat.replace(" (", " with the lookup branch (", 1)[:-1] + (
                 f"; {alone[2][0.0]['mat_with_bonus']:.2f} with the drafter's tree alone)")
@@ -807,6 +817,7 @@ def write_cards(work: Path, assets: Path, benches: dict[str, Path] | None = None
         meta = read_meta(folder)
         data, log = (inputs["data"], inputs["log"]) if inputs else (data_summary(work), [])
         rows = bench_rows(prefix, bench)
+        record = inputs or {}  # the card's RECORD, read or just written: its WITHOUT_LOOKUP run, if it keeps one
         settings = training_settings(meta)
         card = CARD.format(
             title=TITLES[kind], what=WHAT[kind].format(params=parameter_count(folder), serve_k=SERVE_K),
@@ -817,10 +828,12 @@ def write_cards(work: Path, assets: Path, benches: dict[str, Path] | None = None
             train_minutes=log[-1]["minutes"] if log else 0, machine=trained_on(meta),
             curve=learning_curve(log, metrics) if log else "(no log)", metric_text=METRIC_TEXT[kind],
             extrapolation=extrapolate(log, metrics[0]) if log else "", bench_command=bench_command(bench),
-            bench=bench_table(rows, bench_dtype(bench)), targets="\n".join(target_lines(kind, meta, rows, bench)),
+            bench=bench_table(rows, bench_dtype(bench)),
+            targets="\n".join(target_lines(kind, meta, rows, bench, record)),
             extra=EXTRA[kind].format(**meta),
             replaced=replaced(meta, metrics), dtype=bench_dtype(bench), where=bench_where(bench),
-            notes=bench_note(bench) + lookup_note(rows, bench), rerun=bench_rerun_note(bench), made_at=made_at(meta),
+            notes=bench_note(bench) + lookup_note(rows, bench, record), rerun=bench_rerun_note(bench),
+            made_at=made_at(meta),
             bench_scope=bench_scope(bench, data["held_out_prompts"]),
         )
         (folder / "README.md").write_text(card)

@@ -1063,7 +1063,8 @@ def test_the_eagle_cards_first_guess_target_names_rank_and_acc1_as_its_specviz_j
 def test_the_eagle_cards_lookup_paragraph_is_the_run_without_it_at_3e40c3f():
     """Read 49: the EAGLE card's paragraph on its lookup branch (2.74 tokens per forward, 1.79× and 1.73× greedy;
     2.14, 1.38× and 1.30× at T = 0.7 without it) had no generator. It is written from the run commit 3e40c3f holds
-    in assets/benchmarks/default-cpu-bf16-tree (read with `git show`), named with that command."""
+    in assets/benchmarks/default-cpu-bf16-tree, named with that command; read 50: what it reads of that run is kept
+    in the card's record (card-record.json), not read with `git show`, which a shallow clone cannot."""
     from specviz.distill.cards import BENCHES, bench_rows, committed_run, lookup_note
 
     commit, run = committed_run(BENCHES["eagle"])
@@ -1075,6 +1076,22 @@ def test_the_eagle_cards_lookup_paragraph_is_the_run_without_it_at_3e40c3f():
     assert ("the greedy tree emitted 2.74 tokens per forward at 1.79× over `model.generate` (1.73× over "
             "target-only), and 2.14 at 1.38× (1.30×) at T = 0.7.") in note
     assert lookup_note([], BENCHES["eagle"]) == ""  # no tree with a lookup branch: no paragraph
+    assert committed_run(BENCHES["eagle"], {}) is None  # a record without the run: no paragraph either
+
+
+def test_the_cards_are_written_byte_for_byte_without_git(tmp_path, monkeypatch):
+    """Read 50: the EAGLE card's lookup-branch paragraph read its numbers with `git show 3e40c3f:...`, so in a clone
+    without that history (or without git) `python -m specviz.distill cards` dropped the paragraph and the
+    byte-for-byte test failed. With no program runnable at all, the three cards are still written as committed."""
+    import subprocess
+
+    def no_git(*args, **kwargs):
+        raise FileNotFoundError("git")
+
+    monkeypatch.setattr(subprocess, "run", no_git)
+    monkeypatch.setattr(subprocess, "Popen", no_git)
+    for name, (committed, written) in _regenerated_cards(tmp_path).items():
+        assert written == committed, name
 
 
 def test_the_draft_cards_data_section_is_its_commits_data_step():

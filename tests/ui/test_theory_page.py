@@ -353,6 +353,27 @@ def test_the_heatmap_caption_names_the_dashed_line_only_where_the_map_draws_one(
     assert ("no dashed break-even line" if lang == "en" else "não tem linha tracejada de equilíbrio") in said
 
 
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_heatmap_caption_says_the_map_is_k_c_under_medusa_and_ngram_points(lang):
+    """Read 50: the heatmap charges K·c (`theory.speedup_grid`), while its Medusa and n-gram lookup points are
+    predicted with c per step (`MeasuredPoint.one_pass`): the page's caption now says the map does not hold for them,
+    and says nothing of it when no one-pass point is drawn."""
+    points = theory_points.load_benchmark_points()
+    one_pass = [pt for pt in points if pt.one_pass]
+    assert one_pass and any(not pt.one_pass for pt in points)  # Medusa and n-gram points beside K·c ones
+    said = ("The map charges K·c, a drafter pass per drafted token" if lang == "en"
+            else "O mapa cobra K·c, uma passagem do rascunho por token rascunhado")
+    with using(lang):
+        assert said in theory_view.heatmap_caption(0.05, True, one_pass=True)
+        assert said not in theory_view.heatmap_caption(0.05, True, one_pass=False)
+        assert said not in theory_view.heatmap_caption(0.05, False, one_pass=True)  # no points drawn
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["lang"] = lang
+    at.run()
+    assert not at.exception
+    assert any(said in c.value for c in at.caption)  # the committed runs include Medusa and n-gram points
+
+
 @pytest.mark.slow  # eight runs of the page: about 3 s on a busy 2-core CPU
 def test_every_hardware_preset_renders():
     at = AppTest.from_file(PAGE, default_timeout=60).run()

@@ -35,6 +35,12 @@ TEXT = {
                         "for every K from 0 to {k_max}; hover the chart for any other α."),
     "heatmap_points": N_("Benchmark runs sit at their own α and K; their c may differ from the slider's (hover to "
                          "see it)."),
+    # read 50: the map charges K·c, where the one-pass proposers' points are predicted with c per step
+    "heatmap_one_pass": N_("The map charges K·c, a drafter pass per drafted token; for the Medusa heads' and n-gram "
+                           "lookup's points, whose one pass (for n-gram, one search) drafts every token of a step, "
+                           "drafting costs c per step, so the map's colours, dashed line and best-K steps do not hold "
+                           "for them: with c per step every extra draft gains, and their predicted speedups (the "
+                           "chart \"Does the formula predict real runs?\") charge c per step."),
     "temperature": N_("**Why the α estimate changes between T = 0 and T = 0.7.** α, the average of Σ min(p, q), is "
                    "computed after the temperature is applied to both models. At T = 0 both distributions collapse "
                    "onto their most likely token, so each drafted position scores 1 if the two argmaxes agree and 0 "
@@ -67,11 +73,12 @@ def heatmap_table(c: float) -> pd.DataFrame:
                             for j, a in enumerate(alphas)}})
 
 
-def heatmap_caption(c: float, with_points: bool) -> str:
+def heatmap_caption(c: float, with_points: bool, one_pass: bool = False) -> str:
     """The heatmap's caption: its colours, the dashed break-even line (or, at c > 1, that it has none), the benchmark
-    points when the chart has some, and how much of the chart its table holds."""
+    points when the chart has some, that the map is a K·c one when some of them are a one-pass proposer's
+    (`MeasuredPoint.one_pass`: predicted with c per step), and how much of the chart its table holds."""
     keys = ["heatmap_caption", "heatmap_even" if theory.break_even_curve([1], c) else "heatmap_no_even",
-            *(["heatmap_points"] if with_points else [])]
+            *(["heatmap_points"] if with_points else []), *(["heatmap_one_pass"] if with_points and one_pass else [])]
     return " ".join([*(_(TEXT[key]) for key in keys), heatmap_table_note()])
 
 

@@ -193,26 +193,26 @@ def number(value: float, digits: int = 2) -> str:
     if not _fixed_point_holds(value, digits):
         return _unwritable(value)
     pattern = "#,##0" + ("." + "0" * digits if digits > 0 else "")
-    return _with_minus(format_decimal(value, format=pattern, locale=_BABEL_LOCALES[_current.get()]))
+    written = format_decimal(value, format=pattern, locale=_BABEL_LOCALES[_current.get()])
+    return with_minus(written, keep_negative_zero=False)
 
 
-def with_minus(text: str) -> str:
-    """A number already written (by str, repr, a format spec or `localized`) with the minus sign U+2212 in place of
-    its leading hyphen, as `number` writes every negative number: a refusal that quotes a typed -1 reads "(got −1)",
-    as one that quotes −0.5 through `given` does. A quoted text ('-1', as argparse's own errors quote it) is left
-    as it is.
+def with_minus(text: str, keep_negative_zero: bool = True) -> str:
+    """A number already written (by str, repr, a format spec, `localized` or babel) with the minus sign U+2212 in
+    place of its leading hyphen, as `number` writes every negative number: a refusal that quotes a typed -1 reads
+    "(got −1)", as one that quotes −0.5 through `given` does. A quoted text ('-1', as argparse's own errors quote
+    it) is left as it is. A written number that shows no digit but 0 ("-0,00": a negative value rounded to
+    zero) keeps its sign as typed unless `keep_negative_zero` is False, when it loses it: `number` writes no sign
+    on a zero.
 
-    >>> with_minus("-1"), with_minus("-0,5"), with_minus("3"), with_minus("'-1'")
-    ('−1', '−0,5', '3', "'-1'")
+    >>> with_minus("-1"), with_minus("-0,5"), with_minus("3"), with_minus("'-1'"), with_minus("-0")
+    ('−1', '−0,5', '3', "'-1'", '−0')
+    >>> with_minus("-0,159", keep_negative_zero=False), with_minus("-0,00", keep_negative_zero=False)
+    ('−0,159', '0,00')
     """
-    return MINUS + text[1:] if text.startswith("-") else text
-
-
-def _with_minus(text: str) -> str:
-    """babel's "-0,159" with the minus sign; "-0,00" (a negative value rounded to zero) without any."""
     if not text.startswith("-"):
         return text
-    return MINUS + text[1:] if _nonzero(text) else text[1:]
+    return MINUS + text[1:] if keep_negative_zero or _nonzero(text) else text[1:]
 
 
 def _nonzero(text: str) -> bool:
@@ -247,12 +247,13 @@ def _fixed_point_holds(value: float, digits: int) -> bool:
 def _unwritable(value: float) -> str:
     # "an int, not a bool" by hand here and in read_number: core sits under engine, out of limits.is_whole's reach
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**308:
-        return _with_minus(localized(format(Decimal(value).normalize(), ".3g")))  # no float holds it: 1e+400
+        written = localized(format(Decimal(value).normalize(), ".3g"))  # no float holds it: 1e+400
+        return with_minus(written, keep_negative_zero=False)
     if math.isnan(value):
         return "NaN"
     if math.isinf(value):
         return "∞" if value > 0 else MINUS + "∞"
-    return _with_minus(localized(f"{value:.3g}"))
+    return with_minus(localized(f"{value:.3g}"), keep_negative_zero=False)
 
 
 def given(value: object) -> str:
@@ -270,7 +271,9 @@ def given(value: object) -> str:
     short = f"{value:g}"
     text = short if float(short) == value else repr(value)
     if "e" in text:
-        return _unwritable(value) if float(f"{value:.3g}") == value else _with_minus(localized(text))
+        if float(f"{value:.3g}") == value:
+            return _unwritable(value)
+        return with_minus(localized(text), keep_negative_zero=False)
     return number(value, len(text.partition(".")[2]))
 
 
@@ -316,7 +319,8 @@ def percent(fraction: float, digits: int = 0) -> str:
     if not _fixed_point_holds(fraction * 100, digits):
         return _unwritable(fraction * 100) + "%"
     pattern = "#,##0" + ("." + "0" * digits if digits > 0 else "") + "%"
-    return _with_minus(format_percent(fraction, format=pattern, locale=_BABEL_LOCALES[_current.get()]))
+    written = format_percent(fraction, format=pattern, locale=_BABEL_LOCALES[_current.get()])
+    return with_minus(written, keep_negative_zero=False)
 
 
 def percent_of(part: int, whole: int) -> str:
@@ -331,11 +335,20 @@ def percent_of(part: int, whole: int) -> str:
     '99,95%'
     """
     fraction = part / whole
-    for digits in range(7):
-        text = percent(fraction, digits)
-        if not 0 < part < whole or float(text.rstrip("%").replace(",", ".")) not in (0.0, 100.0):
-            return text
-    return text
+    digits = 0
+    while 0 < part < whole and digits < 6 and _percent_shown(fraction, digits) in (0, 100):
+        digits += 1
+    return percent(fraction, digits)
+
+
+def _percent_shown(fraction: float, digits: int) -> Decimal:
+    """The percentage `percent(fraction, digits)` writes, as a number in no language: babel reads a float as its
+    shortest repr and rounds it with the decimal context, so this does too.
+
+    >>> _percent_shown(0.9995, 1), _percent_shown(0.9995, 2), _percent_shown(0.005, 0)
+    (Decimal('100.0'), Decimal('99.95'), Decimal('0'))
+    """
+    return Decimal(str(fraction)).scaleb(2).quantize(Decimal(1).scaleb(-digits))
 
 
 def localized(text: str) -> str:

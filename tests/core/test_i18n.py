@@ -294,3 +294,28 @@ def test_a_typed_number_is_quoted_bare_and_a_word_in_quotes_by_flags_links_and_f
     decimal = "2,5" if lang == "pt" else "2.5"
     assert [p.rpartition(" ")[2] for p in link] == ["99)", f"{decimal})", "'x')"], link
     assert str(info.value).startswith("'abc' ")
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_share_takes_the_fewest_digits_that_keep_it_off_0_and_100_percent(lang):
+    """`percent_of` decides on the rounded number, not by reading back the text it wrote: every share of up to 150
+    things is written 0% or 100% only when it is none or all of them, with one digit more only where the shorter
+    form would round to 0% or 100%."""
+    with using(lang):
+        point = "," if lang == "pt" else "."
+        for whole in [*range(1, 151), 2000, 10**6]:
+            for part in range(whole + 1) if whole < 1000 else (0, 1, 2, whole // 3, whole - 1, whole):
+                text = i18n.percent_of(part, whole)
+                digits = len(text.rstrip("%").partition(point)[2])
+                assert (text in ("0%", "100%")) == (part in (0, whole)), (part, whole, text)
+                if digits:
+                    shorter = percent(part / whole, digits - 1).rstrip("%").replace(point, "")
+                    assert shorter.strip("0") in ("", "1"), (part, whole, text)  # 0, 0.0, 100, 100.0
+                    assert 0 < part < whole
+        assert (i18n.percent_of(1999, 2000), i18n.percent_of(1, 10**6)) == (f"99{point}95%", f"0{point}0001%")
+
+
+def test_a_negative_zero_keeps_its_sign_only_where_asked():
+    assert (i18n.with_minus("-0"), i18n.with_minus("-0.00", keep_negative_zero=False)) == ("−0", "0.00")
+    assert (i18n.with_minus("-0.01", keep_negative_zero=False), i18n.with_minus("'-1'")) == ("−0.01", "'-1'")
+    assert not hasattr(i18n, "_with_minus")

@@ -578,7 +578,8 @@ def busy_note(rounds: RaceRounds, usual_ms: float | None = None) -> str | None:
     worst = max(medians, default=math.nan)
     if not (worst > BUSY_FACTOR * usual and worst - usual > BUSY_MIN_MS):
         return None
-    shown = list_separator().join(number(m, 0) if m >= 10 else number(m, 1) for m in medians)
+    # read 50: in tenths, as the rounds table beside it writes each median (`rounds_table`); "45 ms" sat by "45.3 ms"
+    shown = list_separator().join(number(m, 1) for m in medians)
     # read 46: the figures are target-only steps (`forward_ms`: a forward and its sampling), as the verdict says
     return ngettext("The machine was busy with other work during this race: a target-only step (a one-token forward "
                     "and its sampling) takes about {usual} ms here at its quickest, but its median was {shown} ms in "

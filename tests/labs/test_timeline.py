@@ -276,17 +276,31 @@ def test_a_forward_far_off_its_usual_cost_means_the_machine_was_busy():
     mixed = timeline.RaceRounds(((spec, quiet), (spec, loaded), (spec, quiet)))
     note = timeline.busy_note(mixed)
     assert note is not None and note.startswith("The machine was busy with other work")
-    assert "10.0 ms" in note and "10, 60, 10 ms in the 3 rounds" in note and "no conclusion" in note
+    assert "10.0 ms" in note and "10.0, 60.0, 10.0 ms in the 3 rounds" in note and "no conclusion" in note
     from specviz.core.i18n import using
 
     with using("pt"):  # a decimal comma: the rounds' forwards are separated by semicolons (glossary)
         shown = timeline.busy_note(timeline.RaceRounds(((spec, quiet), (spec, _lane("autoregressive", [9.5] * 8)),
                                                         (spec, loaded))))
-    assert "10; 9,5; 60 ms" in shown
+    assert "10,0; 9,5; 60,0 ms" in shown
     # every round slow alike: the race's own quick forwards cannot tell, an earlier quiet race can
     slow = timeline.RaceRounds(((spec, _lane("autoregressive", [60.0] * 8)),))
     assert timeline.busy_note(slow) is None
     assert "takes about 10.0 ms here at its quickest" in timeline.busy_note(slow, usual_ms=10.0)
+
+
+def test_the_busy_note_writes_each_median_as_the_rounds_table_beside_it_does():
+    """Read 50: the note rounded a median of 10 ms or more to whole ms ("45 ms") where the rounds table under it
+    wrote the same median in tenths ("45.3 ms")."""
+    from specviz.ui.race.view import rounds_table
+
+    spec = _lane("speculative", [190.0] * 4, 2)
+    rounds = timeline.RaceRounds(((spec, _lane("autoregressive", [10.0] * 8)),
+                                  (spec, _lane("autoregressive", [10.0, 11.0] + [45.34] * 6))))
+    note = timeline.busy_note(rounds)
+    cells = [row["target-only step (median)"] for row in rounds_table(rounds)]
+    assert cells == ["10.0 ms", "45.3 ms"]
+    assert "its median was 10.0, 45.3 ms in the 2 rounds" in note, note
 
 
 def test_the_busy_note_calls_its_yardstick_the_quickest_forward_not_the_usual_one():

@@ -173,3 +173,23 @@ def test_testing_md_counts_the_fixed_pauses_left_in_the_browser_tests():
     assert "never for a fixed time" not in text
     assert f"`tests/browser` still calls `page.wait_for_timeout` {calls} times" in text
     assert 'the phone tests\' 1.5 s for "every chart drawn"' in text
+
+
+# what each file under tests/scripts covers, as testing.md's "Where a test lives" names it
+SCRIPT_TESTS = {"test_a11y_states.py": "the accessibility audit's page states", "test_gemm_profile.py":
+                "stock-kernel profile", "test_gpu_check.py": "GPU check", "test_greedy_identity.py": "greedy identity",
+                "test_make_traces_text.py": "the example traces' recipes", "test_page_cost.py": "page cost",
+                "test_preset_runs.py": "the Playground's presets", "test_recorded_commands.py": "recorded command",
+                "test_script_flags.py": "count and temperature flags", "test_script_help.py": "every script's --help",
+                "test_targets_bench.py": "targets bench", "test_wait_tools.py": "waiting-time tools"}
+
+
+def test_testing_md_says_what_every_file_under_tests_scripts_covers():
+    """Read 50: testing.md listed tests/scripts as "GPU check, greedy identity, waiting-time tools, page cost", four
+    of its twelve files: the rest (the stock-kernel profile, the audit's states, --help, flags...) went unnamed."""
+    files = {path.name for path in (ROOT / "tests" / "scripts").glob("test_*.py")}
+    assert files == set(SCRIPT_TESTS), "a file under tests/scripts was added or removed: name it here and in the doc"
+    text = _flat(DOCS / "testing.md")
+    entry = text.partition("tests/scripts/ specviz/scripts: ")[2].partition(" tests/cli/")[0]
+    assert entry, "testing.md's tests/scripts entry"
+    assert [topic for topic in SCRIPT_TESTS.values() if topic not in entry] == []

@@ -70,6 +70,20 @@ def test_a_lesson_check_does_not_copy_the_lessons_own_words(bank):
     assert _copied("the target drafts with only its first layers", "It drafts with only its first layers.") == 6
 
 
+@pytest.mark.parametrize("qid, lesson", [("ck-too-large", 7), ("pr-turn-down", 11)])
+def test_two_checks_no_longer_echo_six_words_of_their_lesson(bank, qid, lesson):
+    """Read 50: two Portuguese checks' keys repeated six words in a row of their lesson, one under the limit:
+    ck-too-large "se todos os anteriores foram mantidos" (lesson 7), pr-turn-down "limitada pelo cálculo e a
+    aceleração" (lesson 11). Their English keys repeat at most five."""
+    lang, questions = bank
+    question = questions.by_id()[qid]
+    with using(lang):
+        (text,) = [shown.shown_text() for shown in LESSONS if shown.number == lesson]
+    keys = [question.answer] if question.kind == "single" else list(question.answer)
+    assert qid in LESSONS[lesson - 1].checks and keys
+    assert [_copied(key, text) for key in keys if _copied(key, text) > 5] == [], keys
+
+
 def test_a_retry_does_not_copy_its_lessons_words_either(bank):
     """Read 12: a retry (`retry_question`) is asked right after a miss, with the lesson still on screen, so its key
     must not repeat the lesson's sentence either: ck-adaptive's key repeated 11 words of lesson 7, md-live's 10 of

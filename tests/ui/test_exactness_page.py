@@ -673,3 +673,20 @@ def test_the_tv_charts_exact_sampling_line_is_an_expected_tv(lang):
     line = next(t for t in fig.data if t.line.dash == "dash")
     assert line.name == ("esperado para amostragem exata" if lang == "pt" else "expected for exact sampling")
     assert 0.9 < max(line.y) <= 1
+
+
+
+@pytest.mark.slow  # over 0.7 s: the page under AppTest
+def test_the_rules_table_is_a_grid_that_scrolls_sideways_on_a_phone():
+    """Read 50: at 390 px the rules table shows its first two columns. It is an st.dataframe grid, which scrolls
+    sideways by touch and, once Tab reaches it, by the arrow keys (Chromium: 746 px of columns in 354, scrolled
+    392 px by the keys), not an st.table that a phone would cut. Pinning its rule column left 34 px for the numbers,
+    so it is not pinned."""
+    import json
+
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    assert not at.exception
+    (table,) = [d for d in at.dataframe if len(d.value) == len(exactness_view.exactness.RULES)]
+    assert list(table.value.columns)[0] == "rule" and len(table.value.columns) == 6
+    assert not json.loads(table.proto.columns).get("rule", {}).get("pinned")
+    assert not [t for t in at.table if len(t.value) == len(exactness_view.exactness.RULES)]

@@ -493,3 +493,14 @@ def test_the_typical_acceptance_chart_keeps_its_legend_off_the_axis_title():
     legend = fig.layout.legend
     assert legend.orientation == "h" and legend.yref == "container" and legend.yanchor == "bottom", legend
     assert legend.y == 0 and fig.layout.xaxis.title.text == "token"
+
+
+def test_the_tree_mask_is_a_scrolling_grid_that_keeps_its_row_names(page):
+    """Read 50: at 390 px the mask's 8 columns need 501 px; it is an st.dataframe grid, which scrolls sideways by
+    touch and, once Tab reaches it, by the arrow keys (Chromium), with its index, the row's token, pinned."""
+    import json
+
+    (mask,) = [d for d in page.dataframe if list(d.value.columns) == list(view.mask_frame().columns)]
+    names = [f"{i}:{token}" for i, (token, _) in enumerate(view.TREE_NODES)]
+    assert list(mask.value.index) == list(mask.value.columns) == names
+    assert not json.loads(mask.proto.columns or "{}").get("_index", {}).get("hidden")

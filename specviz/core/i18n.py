@@ -277,32 +277,6 @@ def given(value: object) -> str:
     return number(value, len(text.partition(".")[2]))
 
 
-def typed(text: object, marks: bool = True) -> str:
-    """What a user typed where a number belongs (a flag, a link's parameter, a form's field), as a refusal quotes
-    it, the way `given` quotes a value: a finite number bare, its digits as typed, with the minus sign U+2212 and,
-    with `marks`, the reader's decimal mark; anything else (a word, 1e400, nan) in quotes as Python writes it. One
-    way for every refusal: "(got 99)", "(got −1)", "(got 'hot')" (read 50: some quoted a typed number '99', some
-    “abc”, some bare).
-
-    >>> typed("99"), typed(" -1 "), typed("3.0"), typed("hot"), typed("1e400"), typed("nan")
-    ('99', '−1', '3.0', "'hot'", "'1e400'", "'nan'")
-    >>> with using("pt"):
-    ...     typed("0.5"), typed("0.5", marks=False)
-    ('0,5', '0.5')
-    """
-    from specviz.core.text import shortened
-
-    whole = str(text)
-    shown = whole.strip()
-    try:
-        finite = math.isfinite(float(shown)) and "_" not in shown
-    except (ValueError, OverflowError):
-        finite = False
-    if finite and len(shown) <= 30:
-        return with_minus(localized(shown) if marks else shown)
-    return repr(shortened(whole))
-
-
 def list_separator() -> str:
     """Between the bare numbers of a list: "; " in Portuguese, whose decimal comma would make "12,5, 9,1" ambiguous
     (docs/glossary.pt-BR.md), ", " in English.

@@ -128,7 +128,7 @@ def check_lookup_has_tree(tree_nodes: int, tree_lookup: int) -> None:
 
 
 def _typed(text: str) -> str:
-    """A flag's refused text as its refusal quotes it, `core.i18n.typed`'s way with English marks: a number bare
+    """A flag's refused text as its refusal quotes it, `core.text.typed`'s way with English marks: a number bare
     ("(got 0)", "(got −3)"), a word quoted ("(got 'four')"). Where babel is not installed yet (transfer's receive
     brings it), as typed in quotes.
 
@@ -136,7 +136,7 @@ def _typed(text: str) -> str:
     ('0', '−3', "'four'")
     """
     try:
-        from specviz.core.i18n import typed
+        from specviz.core.text import typed
     except ModuleNotFoundError:
         return repr(text)
     return typed(text, marks=False)
@@ -172,7 +172,7 @@ def whole_arg(lo: int, hi: int | None = None):
             value = None
         if value is None or value < lo or (hi is not None and value > hi):
             span = f"from {lo} to {hi}" if hi is not None else f"of at least {lo}"
-            # a typed number bare, a word quoted (`core.i18n.typed`, read 50: "(got '0')" beside "(got 0)")
+            # a typed number bare, a word quoted (`core.text.typed`, read 50: "(got '0')" beside "(got 0)")
             raise argparse.ArgumentTypeError(f"a whole number {span} (got {_typed(text)})")
         return value
     return parse

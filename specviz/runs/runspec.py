@@ -18,8 +18,8 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from specviz.core import urlvalues
-from specviz.core.i18n import N_, _, given, localized, number, typed, with_minus
-from specviz.core.text import prompt_refusal
+from specviz.core.i18n import N_, _, given, localized, number, with_minus
+from specviz.core.text import prompt_refusal, typed
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, SEED_RANGE, TEMPERATURE_RANGE,
                                    TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE, is_real)

@@ -275,7 +275,8 @@ def test_a_typed_number_is_quoted_bare_and_a_word_in_quotes_by_flags_links_and_f
     Now `typed`: a number bare (U+2212 minus, the reader's decimal mark), anything else in quotes, 'abc'."""
     import argparse
 
-    from specviz.core.i18n import read_number, typed, using
+    from specviz.core.i18n import read_number, using
+    from specviz.core.text import typed
     from specviz.engine.limits import number_arg, whole_arg
     from specviz.runs.runspec import RunSpec
 

@@ -88,7 +88,7 @@ def held_out_arg(text: str) -> int:
     """
     import argparse
 
-    from specviz.core.i18n import typed
+    from specviz.core.text import typed
 
     size = len(held_out_texts())
     try:

@@ -197,6 +197,20 @@ def number(value: float, digits: int = 2) -> str:
     return with_minus(written, keep_negative_zero=False)
 
 
+def as_written(value: float, digits: int = 2) -> float:
+    """`value` as `number(value, digits)` writes it, read back as a float: the figure a reader sees, for a result
+    that must follow from it when they recompute it (read 50: the race's α note gave α(1 − α^K) / ((1 − α)K) = 0.55
+    beside an α written 0.78, from which it is 0.56). A value `number` cannot write as a decimal is returned as it is.
+
+    >>> as_written(0.7765), as_written(0.4992), as_written(-12345.678, 1), as_written(float("inf"))
+    (0.78, 0.5, -12345.7, inf)
+    """
+    if not _fixed_point_holds(value, digits):
+        return value
+    with using("en"):
+        return float(number(value, digits).replace(",", "").replace(MINUS, "-"))
+
+
 def with_minus(text: str, keep_negative_zero: bool = True) -> str:
     """A number already written (by str, repr, a format spec, `localized` or babel) with the minus sign U+2212 in
     place of its leading hyphen, as `number` writes every negative number: a refusal that quotes a typed -1 reads

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from specviz.core.i18n import N_, _, list_separator, ngettext, number, percent, times
+from specviz.core.i18n import N_, _, as_written, list_separator, ngettext, number, percent, times
 from specviz.engine import theory
 from specviz.engine.kinds import Mode, StopReason
 from specviz.engine.limits import is_whole
@@ -269,10 +269,13 @@ def explain_race(spec: Trace, baseline: Trace) -> str:
     c = race_costs(spec, baseline)
     speedup = measured_speedup(spec, baseline)
     rest = max(0.0, c.spec_step_ms - c.spec_draft_ms - c.spec_verify_ms)  # a step's time is the three (Step.seconds)
+    # read 50: the step's cost is written as the sum of its three parts as written, so they add up ("18.8 + 70.1 +
+    # 2.2" stood beside a step of 91.2 ms, the rounding of the unrounded sum); it stays within 0.15 ms of that sum
+    parts = [as_written(part, 1) for part in (c.spec_draft_ms, c.spec_verify_ms, rest)]
     cost = _("Each speculative step cost {step} ms on average (drafting {draft} ms + verifying {verify} ms + the rest "
              "of the step, {rest} ms: sampling, the rule and the cache rewind) and emitted **{tokens} tokens**; "
              "one target-only step (a forward and its sampling) cost {forward} ms and emitted 1 token. To break "
-             "even, a step must emit about **{even} tokens**.", step=number(c.spec_step_ms, 1),
+             "even, a step must emit about **{even} tokens**.", step=number(sum(parts), 1),
              draft=number(c.spec_draft_ms, 1),
              verify=number(c.spec_verify_ms, 1), rest=number(rest, 1), tokens=number(c.tokens_per_step),
              forward=number(c.base_forward_ms, 1), even=number(c.break_even_tokens))
@@ -412,7 +415,9 @@ def alpha_note(spec: Trace) -> str | None:
     untested = any(not d.reached for s in spec.steps for d in s.decisions)  # none at K = 1, for one
     sentences = [_(ALPHA_TEXT["differ" if untested else "all_tested"], ratio=number(ratio), alpha=number(alpha))]
     if is_whole(k) and k >= 1:
-        predicted = theory.accepted_fraction(min(1.0, max(0.0, alpha)), k)
+        # read 50: from α as the note writes it, so a reader's own sum gives the same figure (the toy example's
+        # 0.7765 gave 0.55 beside an α written 0.78, from which the formula gives 0.56)
+        predicted = theory.accepted_fraction(min(1.0, max(0.0, as_written(alpha))), k)
         sentences.append(_(ALPHA_TEXT["formula"], predicted=number(predicted), k=k))
         # 43rd read: the formula assumes K drafts every step; every committed example trace has a shorter one (its
         # last, at the token limit; the separate draft's also after a drafted end-of-text), not only lookups

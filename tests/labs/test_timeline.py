@@ -639,3 +639,37 @@ def test_the_shipped_layer_skip_example_is_known_to_prefill_a_drafter():
     as an unknown name (False) although the draft's first layers read the prompt in the prefill."""
     spec, _base = load_example("smollm-layerskip-t07")
     assert spec.settings["proposer"] == "layerskip-7" and timeline.prefills_a_drafter(spec)
+
+
+@pytest.mark.parametrize("example", [e.name for e in list_examples() if e.baseline_path is not None])
+def test_the_alpha_notes_formula_follows_from_alpha_as_written(example):
+    """Read 50: the toy example's note wrote α 0.78 and α(1 − α^K) / ((1 − α)K) = 0.55 at K = 4, from its unrounded
+    0.7765; from 0.78 a reader gets 0.56 (and the separate draft's 0.50 at K = 2 gives 0.375, not the 0.37 it wrote).
+    The formula takes α as the note writes it."""
+    import re
+
+    from specviz.core.i18n import number
+    from specviz.engine import theory
+
+    spec, _base = load_example(example)
+    with using("en"):
+        note = timeline.alpha_note(spec)
+        alpha = float(re.search(r"estimated at ([0-9.]+)\)", note).group(1))
+        said, k = re.search(r"\(\(1 − α\)K\) = ([0-9.]+) at K = (\d+)\.", note).groups()
+        assert said == number(theory.accepted_fraction(alpha, int(k))), note
+
+
+@pytest.mark.parametrize("example", [e.name for e in list_examples() if e.baseline_path is not None])
+def test_a_speculative_steps_cost_is_the_sum_of_its_parts_as_written(example):
+    """Read 50: the EAGLE example's verdict said a step cost 91.2 ms (drafting 18.8 + verifying 70.1 + the rest,
+    2.2), parts that add to 91.1, and the n-gram example's 111.3 ms was 0.5 + 109.0 + 1.9 = 111.4: each was rounded
+    on its own. The step is written as the sum of its parts as written, in both languages."""
+    import re
+
+    spec, base = load_example(example)
+    for lang, sep in (("en", "."), ("pt", ",")):
+        with using(lang):
+            verdict = explain_race(spec, base)
+        numbers = re.findall(rf"(\d+\{sep}\d) ms", verdict)[:4]  # the step, then drafting, verifying and the rest
+        step, draft, verify, rest = (float(n.replace(",", ".")) for n in numbers)
+        assert round(draft + verify + rest, 1) == step, verdict

@@ -17,7 +17,7 @@ import time
 import pandas as pd
 import streamlit as st
 
-from specviz.core.i18n import _, ngettext, number, times, using
+from specviz.core.i18n import _, as_written, ngettext, number, times
 from specviz.labs.timeline import (ALPHA_ESTIMATE, ALPHA_NAME, BASELINE_NAME, RATIO_NAME, SPEEDUP_DEFINITION, RaceRounds,
                               alpha_note, busy_note, explain_race, length_note, measured_speedup, speedup_band,
                               spread_sentence)
@@ -52,15 +52,9 @@ def seconds_text(seconds: float, tokens: int | None = None) -> str:
     digits = min(6, max(2, 2 - math.floor(math.log10(seconds))))
     if tokens:
         rate = number(tokens / seconds, 1)
-        while digits < 9 and number(tokens / _as_written(seconds, digits), 1) != rate:
+        while digits < 9 and number(tokens / as_written(seconds, digits), 1) != rate:
             digits += 1
     return number(seconds, digits)
-
-
-def _as_written(seconds: float, digits: int) -> float:
-    """`seconds` as `number(seconds, digits)` writes it (its rounding), read back as a float."""
-    with using("en"):
-        return float(number(seconds, digits).replace(",", ""))
 
 
 def format_speedup(speedup: float) -> str:

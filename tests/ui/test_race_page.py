@@ -1072,3 +1072,23 @@ def test_k_above_the_medusa_heads_says_a_step_drafts_at_most_the_heads(lang):
     at = _app(lang=lang, race_source="live", race_pair="default", race_proposer="medusa", race_k=str(heads))
     assert not any(("cada uma rascunha um token" if lang == "pt" else "each drafts one token") in c.value
                    for c in at.caption)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_tokens_tables_times_tell_every_step_of_a_fast_lane_apart(lang):
+    """Read 50: the toy example's target-only steps take under a millisecond, and the tokens chart's table, in
+    seconds to 3 decimals, wrote "0.027" beside 26 output tokens and again beside 27, as if a token took no time
+    (its hover said the same). The seconds take as many decimals as tell each lane's steps apart, in both."""
+    from specviz.ui.race import figures
+
+    spec, base = load_example("toy-draft")
+    with using(lang):
+        table = figures.tokens_table(spec, base)
+        fig = figures.tokens_figure(spec, base)
+        lane, seconds = _("lane"), _("seconds since generation started")
+    for _name, rows in table.groupby(lane, sort=False):
+        times = list(rows[seconds])
+        assert all(a != b for a, b in zip(times, times[1:])), times
+    digits = len(table[seconds].iloc[-1].split("," if lang == "pt" else ".")[1])
+    assert digits == 4
+    assert {t.hovertemplate.split(" s ·")[0] for t in fig.data} == {f"%{{x:.{digits}f}}"}

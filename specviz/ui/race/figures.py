@@ -6,6 +6,8 @@ wraps on a phone.
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pandas as pd
 import plotly.graph_objects as go
 
@@ -170,14 +172,16 @@ def tokens_figure(spec: Trace, base: Trace, tree: Trace | None = None) -> go.Fig
     lanes chart's above it under the same axis title."""
     fig = go.Figure()
     most = max(t.num_tokens for t in (spec, base, tree) if t is not None)
+    # the count after a colon: it is 0 and 1 too ("1 tokens"); the seconds with as many decimals as the table's
+    seconds_format = "%{x:." + str(time_digits(spec, base, tree)) + "f}"  # Plotly's d3 format: "%{x:.3f}"
+    hover = _("{seconds} s · output tokens: {count}", seconds=seconds_format, count="%{y}")
     for trace, lane, color in token_lines(spec, base, tree):
         seconds, tokens = tokens_over_time(trace)
         name = _(lane)
         fig.add_trace(go.Scatter(x=seconds, y=tokens, mode="lines",
                                  line=dict(shape="hv", color=color, width=2.5, dash=LANE_DASHES[lane]),
                                  name=lane_tokens(lane, trace.num_tokens),
-                                 # the count after a colon: it is 0 and 1 too ("1 tokens")
-                                 hovertemplate=_("%{x:.3f} s · output tokens: %{y}") + "<extra>" + name + "</extra>"))
+                                 hovertemplate=hover + "<extra>" + name + "</extra>"))
     fig.update_layout(height=320, margin=dict(l=10, r=10, t=10, b=10), showlegend=False,
                       xaxis=dict(title=_("seconds since generation started"),
                                  range=[0, time_axis_end(spec, base, tree)]),
@@ -224,9 +228,30 @@ def lanes_table(spec: Trace, base: Trace, tree: Trace | None = None) -> pd.DataF
     return pd.DataFrame(rows)
 
 
+def time_digits(*traces: Trace | None) -> int:
+    """How many decimals the tokens chart's seconds take, in its hover and its table: 3 (a millisecond), or as many
+    more (up to 6) as it takes for no two successive points of a lane to read the same time. Read 50: the toy
+    example's target-only steps of under a millisecond wrote "0.027" beside 26 output tokens and again beside 27.
+
+    >>> from specviz.engine.trace import Step
+    >>> def lane(step_seconds):
+    ...     steps = [Step(i, 5 + i, 0, "none", [], [], verify_seconds=step_seconds) for i in range(3)]
+    ...     return Trace("autoregressive", {}, [1], [7, 8, 9], steps, prefill_seconds=0.01, wall_seconds=0.02)
+    >>> time_digits(lane(0.06)), time_digits(lane(0.0004)), time_digits(lane(0.06), None, lane(0.00004))
+    (3, 4, 5)
+    """
+    def apart(digits: int) -> bool:
+        return all(number(a, digits) != number(b, digits) for trace in traces if trace is not None
+                   for a, b in pairwise(tokens_over_time(trace)[0]) if b > a)
+
+    return next((digits for digits in range(3, 6) if apart(digits)), 6)
+
+
 def tokens_table(spec: Trace, base: Trace, tree: Trace | None = None) -> pd.DataFrame:
-    """The tokens chart's numbers: for every lane, the output length after each step, against time."""
-    rows = [{_("lane"): _(lane), _("seconds since generation started"): number(second, 3),
+    """The tokens chart's numbers: for every lane, the output length after each step, against time (`time_digits`
+    decimals)."""
+    digits = time_digits(spec, base, tree)
+    rows = [{_("lane"): _(lane), _("seconds since generation started"): number(second, digits),
              _("output tokens"): str(count)}
             for trace, lane, _color in token_lines(spec, base, tree)
             for second, count in zip(*tokens_over_time(trace))]

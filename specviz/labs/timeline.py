@@ -585,6 +585,10 @@ def busy_note(rounds: RaceRounds, usual_ms: float | None = None) -> str | None:
         return None
     # read 50: in tenths, as the rounds table beside it writes each median (`rounds_table`); "45 ms" sat by "45.3 ms"
     shown = list_separator().join(number(m, 1) for m in medians)
+    # read 50: the ratio of the figures as written ("9.8 ms" against "2.7 ms" is 3.6×, where the unrounded medians'
+    # 3.7× stood beside them); the unrounded ratio when the quickest step is written 0.0 ms
+    written = as_written(usual, 1)
+    ratio = as_written(worst, 1) / written if written > 0 else worst / usual
     # read 46: the figures are target-only steps (`forward_ms`: a forward and its sampling), as the verdict says
     return ngettext("The machine was busy with other work during this race: a target-only step (a one-token forward "
                     "and its sampling) takes about {usual} ms here at its quickest, but its median was {shown} ms in "
@@ -596,7 +600,7 @@ def busy_note(rounds: RaceRounds, usual_ms: float | None = None) -> str | None:
                     "the {n} rounds ({worst} slower at worst). These timings measure that interference, not "
                     "speculative decoding, so no conclusion is drawn from them: run the race again when the machine "
                     "is quiet.",
-                    len(medians), usual=number(usual, 1), shown=shown, worst=times(worst / usual, 1))
+                    len(medians), usual=number(usual, 1), shown=shown, worst=times(ratio, 1))
 
 
 def spread_sentence(rounds: RaceRounds) -> str:

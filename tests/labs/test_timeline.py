@@ -673,3 +673,18 @@ def test_a_speculative_steps_cost_is_the_sum_of_its_parts_as_written(example):
         numbers = re.findall(rf"(\d+\{sep}\d) ms", verdict)[:4]  # the step, then drafting, verifying and the rest
         step, draft, verify, rest = (float(n.replace(",", ".")) for n in numbers)
         assert round(draft + verify + rest, 1) == step, verdict
+
+
+def test_the_busy_notes_ratio_follows_from_the_medians_it_writes():
+    """Read 50: a live toy race's note wrote a quickest step of "2.7 ms" and a worst median of "9.8 ms", then "(3.7×
+    slower at worst)", the unrounded medians' ratio; the figures as written give 3.6×."""
+    import re
+
+    quick = _lane("autoregressive", [2.66] * 10)
+    busy = _lane("autoregressive", [9.84] * 10)  # 9.84 / 2.66 = 3.70; 9.8 / 2.7 = 3.63
+    spec = _lane("speculative", [10.0] * 5, emitted=2)
+    note = timeline.busy_note(timeline.RaceRounds(((spec, quick), (spec, busy))))
+    usual, worst, ratio = re.search(r"about ([0-9.]+) ms .*, ([0-9.]+) ms in the 2 rounds \(([0-9.]+)× slower",
+                                    note).groups()
+    assert (usual, worst) == ("2.7", "9.8"), note
+    assert ratio == f"{float(worst) / float(usual):.1f}" == "3.6", note

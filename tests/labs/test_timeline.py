@@ -688,3 +688,22 @@ def test_the_busy_notes_ratio_follows_from_the_medians_it_writes():
                                     note).groups()
     assert (usual, worst) == ("2.7", "9.8"), note
     assert ratio == f"{float(worst) / float(usual):.1f}" == "3.6", note
+
+
+@pytest.mark.parametrize("example", [e.name for e in list_examples() if e.baseline_path is not None])
+def test_the_break_even_follows_from_the_step_costs_as_written(example):
+    """Read 50: the toy example said a step must emit "about 4.93 tokens" to break even beside a step of 4.9 ms and
+    a target-only step of 1.0 ms (4.9 / 1.0 = 4.90), and the greedy separate draft 2.91 beside 153.9 and 53.0 ms
+    (2.90): the break-even came from the unrounded costs. It is now the written step over the written forward."""
+    import re
+
+    from specviz.core.i18n import number
+
+    spec, base = load_example(example)
+    with using("en"):
+        verdict = explain_race(spec, base)
+        step = float(re.search(r"step cost ([0-9.]+) ms on average", verdict).group(1))
+        forward = float(re.search(r"target-only step \(a forward and its sampling\) cost ([0-9.]+) ms", verdict)
+                        .group(1))
+        even = re.search(r"must emit about \*\*([0-9.]+) tokens", verdict).group(1)
+        assert even == number(step / forward), verdict

@@ -770,7 +770,8 @@ def test_a_main_line_child_tried_after_a_rejected_sibling_shows_p_and_q_primed_i
              "it was kept with probability 0.317.",
              "Hover a node for q, p, p/q and u; a child tried after a rejected sibling is tested against p′ and q′",
              "for a node tried after a rejected sibling, p′, q′ and p′/q′"),
-            ("pt", "q′ = 0,042 · p′ = 0,013 (os resíduos que os irmãos tentados antes dele deixaram)\np′/q′ = 0,317\n",
+            ("pt", "q′ = 0,042 · p′ = 0,013 (as distribuições residuais que os irmãos tentados antes dele "
+                   "deixaram)\np′/q′ = 0,317\n",
              "p′ = 0,013, q′ = 0,042\np′/q′ = 0,317\nmin(1, p′/q′) = 0,317",
              "p′ = 0,013 e q′ = 0,042 (p = 0,017 e q = 0,015 antes dessas rejeições), então p′/q′ = 0,317 e ele "
              "foi mantido com probabilidade 0,317.",

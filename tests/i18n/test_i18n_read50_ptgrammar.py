@@ -1,0 +1,30 @@
+"""Portuguese findings of the 50th read (the catalog's msgstr against its English msgid, and the Portuguese docs);
+each test says what the read found."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from specviz.core.i18n import _, ngettext, using
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_later_tree_childs_hover_calls_p_prime_and_q_prime_residual_distributions():
+    """Read 50: a tree child tried after a rejected sibling hovered "q′ = … · p′ = … (os resíduos que os irmãos
+    tentados antes dele deixaram)", and the tree's reading guide said the same: "resíduos" (a statistician's residual
+    errors), a second name for what every other Portuguese page calls the residual distribution ("a distribuição
+    residual", "o p′ residual"), as the glossary fixes it."""
+    from specviz.engine.trace import TreeNode
+    from specviz.ui.common.tree_figures import _hover
+    from specviz.ui.common.tree_view import TEXT
+
+    later = TreeNode(4, "b", -1, 1, 0.3, 0.4, "accepted", uniform=0.1, accept_prob=0.77,
+                     target_prob_used=0.27, draft_prob_used=0.35)
+    with using("pt"):
+        hover, guide = _hover(1, later), _(TEXT["read_tree"])
+    for said in (hover, guide):
+        assert "resíduo" not in said, said
+        assert "as distribuições residuais que os irmãos tentados antes dele deixaram" in said, said

@@ -28,3 +28,16 @@ def test_a_later_tree_childs_hover_calls_p_prime_and_q_prime_residual_distributi
     for said in (hover, guide):
         assert "resíduo" not in said, said
         assert "as distribuições residuais que os irmãos tentados antes dele deixaram" in said, said
+
+
+def test_the_proposers_tree_mask_says_a_node_may_read_as_the_mask_legend_does():
+    """Read 50: the Proposers page's tree-mask note said a node "só pode atender ao contexto" and "✓ = pode atender",
+    a calque of "attend" ("atender" is to serve or to answer), where the mask's own legend and the tree page say
+    "lê" / "pode ler"."""
+    from specviz.ui.proposers.view import TREE_TEXT
+
+    with using("pt"):
+        said, legend = _(TREE_TEXT["mask"]), _("may read →")
+    assert "atender" not in said
+    assert "cada nó só pode ler o contexto, os seus próprios ancestrais e a si mesmo" in said and "✓ = pode ler" in said
+    assert legend == "pode ler →"

@@ -41,3 +41,16 @@ def test_the_proposers_tree_mask_says_a_node_may_read_as_the_mask_legend_does():
     assert "atender" not in said
     assert "cada nó só pode ler o contexto, os seus próprios ancestrais e a si mesmo" in said and "✓ = pode ler" in said
     assert legend == "pode ler →"
+
+
+def test_the_acceptance_by_position_caption_says_later_positions_not_final_ones():
+    """Read 50: "so its later positions survive more often than α^i" read "as suas posições finais sobrevivem", the
+    last positions only, where the English speaks of every position after the first."""
+    msgid = ("If every draft were accepted independently with probability α, position i would survive with "
+             "probability α^i (dotted). Real acceptance can cluster: an n-gram match, say, keeps going or fails "
+             "at once, so its later positions survive more often than α^i.")
+    assert msgid[:80] in (ROOT / "pages" / "speedup_lab.py").read_text(encoding="utf-8")  # the page's caption
+    with using("pt"):
+        said = _(msgid)
+    assert "as suas posições posteriores sobrevivem mais vezes que α^i" in said, said
+    assert "finais" not in said

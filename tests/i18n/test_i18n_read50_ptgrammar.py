@@ -54,3 +54,16 @@ def test_the_acceptance_by_position_caption_says_later_positions_not_final_ones(
         said = _(msgid)
     assert "as suas posições posteriores sobrevivem mais vezes que α^i" in said, said
     assert "finais" not in said
+
+
+def test_a_student_who_missed_a_one_question_session_is_told_of_its_question_not_theirs():
+    """Read 50: "This session has ended before you answered its question." read "antes que você respondesse à sua
+    pergunta", where "sua" reads as the student's own question; the plural read "das suas {n} perguntas" the same
+    way."""
+    with using("pt"):
+        one = ngettext("This session has ended before you answered its question.",
+                       "This session has ended before you answered any of its {n} questions.", 1)
+        four = ngettext("This session has ended before you answered its question.",
+                        "This session has ended before you answered any of its {n} questions.", 4)
+    assert one == "Esta sessão foi encerrada antes que você respondesse à única pergunta dela."
+    assert four == "Esta sessão foi encerrada antes que você respondesse a qualquer uma das 4 perguntas dela."

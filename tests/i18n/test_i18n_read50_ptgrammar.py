@@ -67,3 +67,13 @@ def test_a_student_who_missed_a_one_question_session_is_told_of_its_question_not
                         "This session has ended before you answered any of its {n} questions.", 4)
     assert one == "Esta sessão foi encerrada antes que você respondesse à única pergunta dela."
     assert four == "Esta sessão foi encerrada antes que você respondesse a qualquer uma das 4 perguntas dela."
+
+
+def test_a_tree_level_without_children_is_refused_as_every_other_value_is():
+    """Read 50: every Portuguese refusal quotes the value it got as "(recebido: …)"; the Exactness lab's tree level
+    alone said "(recebeu 0)"."""
+    from specviz.labs.exactness.tree_lab import one_level_samples
+
+    with using("pt"), pytest.raises(ValueError) as refused:
+        one_level_samples([0.5, 0.5], [0.5, 0.5], "tree_top_children", 0, 10)
+    assert str(refused.value) == "Um nível da árvore precisa de pelo menos um filho (recebido: 0).", str(refused.value)

@@ -77,3 +77,11 @@ def test_a_tree_level_without_children_is_refused_as_every_other_value_is():
     with using("pt"), pytest.raises(ValueError) as refused:
         one_level_samples([0.5, 0.5], [0.5, 0.5], "tree_top_children", 0, 10)
     assert str(refused.value) == "Um nível da árvore precisa de pelo menos um filho (recebido: 0).", str(refused.value)
+
+
+def test_the_overview_calls_a_plain_target_token_comum_as_plain_decoding_is():
+    """Read 50: the Overview's replay said "um token simples do alvo" for a step with no drafts, where plain
+    decoding is "decodificação comum" everywhere and the glossary rules out "simples" for it."""
+    with using("pt"):
+        said = _("no drafts this step: one plain target token")
+    assert said == "nenhum palpite neste passo: um token comum do alvo"

@@ -85,3 +85,11 @@ def test_the_overview_calls_a_plain_target_token_comum_as_plain_decoding_is():
     with using("pt"):
         said = _("no drafts this step: one plain target token")
     assert said == "nenhum palpite neste passo: um token comum do alvo"
+
+
+def test_the_portuguese_readme_names_the_older_transformers_check_as_the_english_does():
+    """Read 50: "its older-transformers check builds a scratch virtualenv" read "o teste do transformers mais antigo",
+    the oldest test of transformers, where the check runs the tests under the GPU image's older transformers."""
+    readme = " ".join((ROOT / "README.pt-BR.md").read_text(encoding="utf-8").split())
+    assert "o teste com a versão mais antiga do transformers monta um virtualenv temporário" in readme
+    assert "o teste do transformers mais antigo" not in readme

@@ -1001,6 +1001,32 @@ def test_the_lanes_segments_and_their_legend_differ_by_pattern_as_well_as_colour
                      "laranja e listrado de rascunho seguido de uma passagem azul lisa" in said[0])
 
 
+@pytest.mark.slow  # the page under AppTest
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_lanes_paragraph_says_a_narrow_segment_may_show_no_count_or_nothing(monkeypatch, lang):
+    """Read 50, in Chromium: the paragraph said "the number on it is how many tokens the step emitted", but Plotly
+    leaves a target forward unlabelled where its "+n" does not fit (the toy example at 1,400 px: 7 of 12 steps
+    labelled; Medusa's: 5 of 33; on a phone fewer), and the default n-gram example's drafting (0.5 ms of a 111 ms step
+    on average) draws no orange segment at all. The paragraph now says both, and where every step's count is."""
+    monkeypatch.chdir(ROOT)
+    at = _app(lang=lang)
+    said = [m.value for m in at.markdown if "orange" in m.value or "laranja" in m.value]
+    assert said, [m.value for m in at.markdown]
+    if lang == "en":
+        assert "the number on it, where the segment is wide enough to hold it, is how many tokens" in said[0]
+        assert "(n-gram lookup's or Medusa's drafting, the rest of a step) is too thin to see" in said[0]
+        assert '"The numbers in this chart" lists every step\'s' in said[0]
+    else:
+        assert "o número nela, onde o segmento é largo o bastante para contê-lo, é quantos tokens" in said[0]
+        assert "é fino demais para se ver" in said[0]
+        assert '"Os números deste gráfico" lista os de cada passo' in said[0]
+    # the default example is the one whose drafting is too thin: under 1% of its mean step
+    spec, _base = load_example(list_examples()[0].name)
+    bars = [b for b in timeline.step_intervals(spec) if b.index >= 0]
+    assert "ngram" in list_examples()[0].name
+    assert sum(b.draft_seconds for b in bars) < 0.01 * sum(b.seconds for b in bars)
+
+
 @pytest.mark.slow  # two pages under AppTest: over 0.35 s
 def test_k_is_named_a_trees_depth_wherever_a_tree_can_be_drafted(monkeypatch):
     """Read 45, names: the sidebar's notation and the K sliders beside the tree inputs (the race's tree lane, the

@@ -167,12 +167,17 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
     if tree is not None:
         render_lanes(spec, tree, base)
 
+    # read 50: "the number on it" stood over segments Plotly leaves unlabelled where "+n" does not fit (7 of the toy
+    # example's 12 steps labelled at 1,400 px, 5 of Medusa's 33), and beside drafting too thin to draw (n-gram
+    # lookup's 0.5 ms of a 111 ms step on average, the default example's)
     st.markdown(_("**Where the time went.** Each speculative step is an orange, striped drafting segment followed "
-                  "by one solid blue target forward that checks all the drafts; the number on it is how many tokens "
-                  "the step emitted. The bottom lane is plain decoding: one solid blue forward per token. A hatched "
-                  "grey segment at a lane's end is the run's time that no step's timer counted (the loop between "
-                  "steps), so each lane ends at the time its tokens/s above divides by, on the clock that timed it. "
-                  "Hover or tap a segment for its numbers."))
+                  "by one solid blue target forward that checks all the drafts; the number on it, where the segment "
+                  "is wide enough to hold it, is how many tokens the step emitted. A segment far shorter than the run "
+                  "(n-gram lookup's or Medusa's drafting, the rest of a step) is too thin to see. The bottom lane is "
+                  "plain decoding: one solid blue forward per token. A hatched grey segment at a lane's end is the "
+                  "run's time that no step's timer counted (the loop between steps), so each lane ends at the time "
+                  "its tokens/s above divides by, on the clock that timed it. Hover or tap a segment for its numbers; "
+                  "\"The numbers in this chart\" lists every step's."))
     st.html(swatches_html([(_(PHASE_NAMES[p]), PHASE_COLORS[p]) for p in PHASE_NAMES],
                           patterns=[PHASE_PATTERNS[p] for p in PHASE_NAMES]))
     charts.show(race_figure(spec, base, tree), key="race_lanes", table=lanes_table(spec, base, tree),

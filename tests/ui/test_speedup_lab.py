@@ -1673,3 +1673,18 @@ def test_the_ngram_solid_line_caption_names_one_search_not_only_one_pass(lang):
         caption = charts.speedup_vs_k_caption("ngram")
     assert ("uma só passagem (na busca de n-gramas, uma só busca) rascunha o passo inteiro" if lang == "pt"
             else "as one pass (for n-gram, one search) drafts the whole step") in caption
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_both_acceptance_charts_are_titled_acceptance_by_position_as_their_tab(lang):
+    """Read 50: the all-proposers chart was titled "Acceptance, all proposers", naming no quantity, under the tab
+    "Acceptance by position" and beside a chart titled with that name; it plots the same rate, so it says so."""
+    from specviz.core.i18n import _, using
+
+    medusa_run = next(path for path in results.result_files() if results.result_name(path) == "default-cpu-f32-medusa")
+    shown = results.load_result(medusa_run)
+    with using(lang):
+        name = _("Acceptance by position")
+        titles = [charts.proposers_acceptance_figure(shown, 0.0).layout.title.text,
+                  charts.acceptance_figure(shown, "eagle", 0.0).layout.title.text]
+    assert all(t.startswith(name) for t in titles), titles

@@ -185,7 +185,8 @@ def proposers_acceptance_figure(result: BenchResult, temperature: float) -> go.F
                         marker=dict(symbol=SYMBOLS[i % len(SYMBOLS)], size=10))
     fig.update_yaxes(range=[0, 1.05])
     fig.update_xaxes(dtick=1)
-    return _layout(fig, _("Acceptance, all proposers, T = {t}",
+    # read 50: "Acceptance, all proposers" named no quantity; the chart beside it and the tab say acceptance by position
+    return _layout(fig, _("Acceptance by position, all proposers, T = {t}",
                           t=temperature_text(temperature)), _("draft position i"),
                    _("share of steps with drafts 1..i all kept"))
 

@@ -232,6 +232,22 @@ def test_a_broken_rules_chance_of_keeping_a_draft_is_not_called_alpha(lang):
     assert "paper" not in rule_help and "artigo" not in rule_help
 
 
+@pytest.mark.slow  # over 0.7 s: the page under AppTest
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_rules_expected_speedup_names_its_baseline(lang):
+    """Read 50: the metric "Expected speedup at K = 4, c = 0.05" (pt "Aceleração esperada ...") had no help and the
+    page named no baseline for it, where every other speedup says what it is over (STYLE.md). Its help now says:
+    over target-only decoding, from the Theory explorer's formula with the rule's chance in place of α."""
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params["lang"] = lang
+    at.run()
+    assert not at.exception
+    speedup = next(m for m in at.metric if m.label.startswith("Expected speedup" if lang == "en" else
+                                                             "Aceleração esperada"))
+    assert ("over target-only decoding (1×)" if lang == "en" else
+            "em relação à decodificação só com o alvo (1×)") in speedup.proto.help
+
+
 def test_the_continuation_help_matches_the_engines_draft_limit(toy):
     """The help says the engine drafts at most one token fewer than it can still emit (the step's own recovered or
     bonus token needs the last slot): a 1-token continuation drafts nothing, a 2-token one drafts one."""

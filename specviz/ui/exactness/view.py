@@ -69,6 +69,9 @@ RULES_CAPTION = N_("Every rule at this prompt, from its closed form. Mean accept
 # read 47: "Drift from p (exact, one step)" beside the table's "exact" column (✓ / ✗: whether a rule is exact) read as
 # the exact rule's drift, while it is the chosen rule's, computed exactly from its closed form
 DRIFT_LABEL = N_("Drift from p (closed form, one step)")
+# read 50: the speedup metric and column named no baseline (STYLE.md: a speedup names what it is against)
+SPEEDUP_HELP = N_("Predicted speedup over target-only decoding (1×): the Theory explorer's formula, mean accepted "
+                  "length / (K c + 1), with this rule's chance of keeping a draft in place of α.")
 KEPT_HEADER = N_("P(kept)")  # the kept column's narrow header: its full name shows on hovering it
 KEPT_HELP = N_("The chance that this rule keeps one draft x ~ q, from its closed form. Only under the exact rule "
                "(Leviathan / Chen) is it the acceptance probability α = Σ min(p, q), {alpha} at this prompt; under "
@@ -348,13 +351,15 @@ def render_rule_economics(rule: exactness.Rule, dists: StepDistributions, k: int
               help=kept_help)
     gain, gain_arrow = signed_delta(number(speedup - theory.expected_speedup(exact_alpha, k, c), 2))
     b3.metric(_("Expected speedup at K = {k}, c = {c}", k=k, c=number(c, 2)), times(speedup),
-              delta=_("{delta} vs exact rule", delta=gain + "×"), delta_color="off", delta_arrow=gain_arrow)
+              delta=_("{delta} vs exact rule", delta=gain + "×"), delta_color="off", delta_arrow=gain_arrow,
+              help=_(SPEEDUP_HELP))
     # the kept column headed "P(kept)", its full name on hovering: a long header made the Portuguese table wider than
     # its 1400 px page and cut its last column, "aceleração ×", to "ac" (as the policy table's long headers were,
     # specviz/ui/speedup/tables.py); the metric above names the chance in full
     full, short = _(TABLE_COLUMNS["kept"]), _(KEPT_HEADER)
     st.dataframe(rules_frame(p, q, k, c).rename(columns={full: short}), hide_index=True, key="exact_rules_table",
-                 column_config={short: st.column_config.Column(help=kept_help)})
+                 column_config={short: st.column_config.Column(help=kept_help),
+                                _(TABLE_COLUMNS["speedup ×"]): st.column_config.Column(help=_(SPEEDUP_HELP))})
     caption = _(RULES_CAPTION)
     st.caption(f"{caption} {dists.note}" if dists.note else caption)
 

@@ -179,6 +179,22 @@ def test_a_recorded_tree_trace_is_not_said_to_estimate_alpha():
     assert "mean min(1, p/q) = " in chain and "(an estimate of α)" in chain
 
 
+def test_a_recorded_tree_trace_with_copies_names_them_in_its_ratio():
+    """Read 50: a recorded tree trace whose lookup branch copied tokens was summed up "accepted / drafted = 0.13,
+    every node of a tree counted as drafted", where the ratio is accepted / (drafted + copied) (Trace.acceptance_rate;
+    the CLI writes "2 / (12 + 3)"). The sentence names the copies, as the CLI does."""
+    from specviz.core.i18n import number
+    from specviz.runs.running import run
+    from specviz.runs.runspec import RunSpec
+
+    tree = run(RunSpec(pair="toy", proposer="draft", prompt="abcabcabc", k=3, tree_nodes=6, tree_width=2,
+                       tree_lookup=3, max_new_tokens=12, temperature=0.0))
+    assert tree.num_copied
+    text = view.example_stats(tree)
+    assert f"accepted / (drafted + copied) = {number(tree.acceptance_rate, 2)}" in text
+    assert "accepted / drafted" not in text and "not an estimate of α" in text
+
+
 def test_the_parameter_ratio_of_a_1b_draft_for_a_70b_target_is_quoted_right():
     """Issue 43, twelfth read: the draft model's "wins" gave 1B / 70B as "about 0.015"; 1/70 = 0.0143."""
     draft = next(p for p in view.PROPOSERS if p.wins.startswith("A family with a small sibling"))

@@ -310,6 +310,13 @@ TEXT = {
                              "node of a tree counted as drafted; mean min(1, p′/q′) along each step's main line = "
                              "{alpha} (not an estimate of α: a child tried after a rejected sibling meets the "
                              "residual p′)."),
+    # read 50: a tree whose lookup branch copied tokens has accepted / (drafted + copied), as the CLI names it; the
+    # text above called that ratio accepted / drafted
+    "example_stats_tree_copied": N_("{steps} steps, {tokens} tokens, {per_pass} tokens per target forward (mean "
+                                    "accepted length, including the recovered or bonus token); accepted / (drafted "
+                                    "+ copied) = {ratio}, every node of the tree and every token its lookup branch "
+                                    "copied counted; mean min(1, p′/q′) along each step's main line = {alpha} (not an "
+                                    "estimate of α: a child tried after a rejected sibling meets the residual p′)."),
     "open_example": N_("Open it in the Playground"),
     "no_example": N_("specviz has no {title} proposer; the diagram and the notes above are the lesson."),
     "quiz_header": N_("Quiz questions on this ({count})"),
@@ -482,11 +489,13 @@ def render_example(name: str, key: str) -> None:
 
 
 def example_stats(trace: Trace) -> str:
-    """A recorded trace's counts in one sentence: steps, tokens, its mean accepted length, accepted / drafted and
-    the mean of min(1, p/q) over the tested drafts, named an estimate of α for a chain only (for a tree it is the
+    """A recorded trace's counts in one sentence: steps, tokens, its mean accepted length, accepted / drafted (a
+    tree's lookup branch's copies added below the line, as the CLI writes it) and the mean of min(1, p/q) over the
+    tested drafts, named an estimate of α for a chain only (for a tree it is the
     mean min(1, p′/q′) along each step's main line, `Trace.mean_accept_prob`)."""
     tree = any(step.tree is not None for step in trace.steps)
-    return _(TEXT["example_stats_tree" if tree else "example_stats"], steps=trace.num_steps, tokens=trace.num_tokens,
+    key = ("example_stats_tree_copied" if trace.num_copied else "example_stats_tree") if tree else "example_stats"
+    return _(TEXT[key], steps=trace.num_steps, tokens=trace.num_tokens,
              per_pass=number(trace.mean_accepted_length, 2), ratio=number(trace.acceptance_rate, 2),
              alpha=number(trace.mean_accept_prob, 2))
 

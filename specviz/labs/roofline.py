@@ -54,7 +54,7 @@ from specviz.core.i18n import N_, _, given, number
 from specviz.core.paths import BENCHMARKS_DIR
 from specviz.engine import theory
 from specviz.engine.limits import PAYS_TOLERANCE, pays  # noqa: F401 (roofline.pays: the predicted curves' rule)
-from specviz.labs.bench.quoted import machine_text
+from specviz.labs.bench.quoted import kernels_words, machine_text
 from specviz.labs.bench.report import (PACKING_SHIPPED, BenchResult, rerun_command,  # noqa: F401 - PACKING_SHIPPED
                                        run_kernels)  # is this module's name too
 
@@ -399,7 +399,7 @@ def measured_hardware(folder: Path | str | None = None) -> Hardware | None:
     # run today's (bfloat16 where the CPU has bf16 instructions, packed kernels, more suites)
     source = _("fitted to the verify-cost curve of `{command}`: SmolLM2-135M in float32 with {kernels} kernels, "
                "one-token forward {ms} ms, n = 1..{n} tokens", command=rerun_command(run),
-               kernels=run_kernels(run.machine), ms=number(one * 1000, 1), n=max(ratios))
+               kernels=kernels_words(run_kernels(run.machine)), ms=number(one * 1000, 1), n=max(ratios))
     if rerun_command(run) != run.command:
         source += " " + _("(the command its results.json records, with the defaults it then ran spelled out)")
     return fit_hardware(SMOLLM2, "float32", one, context, ratios, name, source)

@@ -601,6 +601,18 @@ def test_only_the_measured_presets_line_is_called_fitted_to_specvizs_engine():
     assert "em float32 com kernels padrão" in pt and "kernels stock" not in pt
 
 
+def test_the_measured_presets_source_names_its_kernels_in_the_readers_words():
+    """Read 50: the preset's source line under the Hardware box, "SmolLM2-135M in float32 with {kernels} kernels",
+    took the recorded id, so Portuguese read "com kernels stock" one line above the caption's "kernels padrão" (read 45
+    fixed only the caption); the id now goes through kernels_words there too."""
+    from specviz.core.i18n import using
+
+    with using("pt"):
+        source = roofline.hardware_presets()["measured"].source
+    assert "SmolLM2-135M em float32 com kernels padrão" in source and "kernels stock" not in source
+    assert "in float32 with stock kernels" in roofline.hardware_presets()["measured"].source
+
+
 @pytest.mark.parametrize("pair_key, spec", [("smollm2-ngram", "ngram"), ("smollm2-eagle", "eagle")])
 def test_the_measured_vllm_speedups_sit_on_the_predicted_chart(pair_key, spec):
     fig, caption = _measured_figure(pair_key)

@@ -601,6 +601,25 @@ def test_only_the_measured_presets_line_is_called_fitted_to_specvizs_engine():
     assert "em float32 com kernels padrão" in pt and "kernels stock" not in pt
 
 
+def test_the_benchmark_hovers_separate_their_numbers_with_semicolons_in_portuguese():
+    """Read 50: the benchmark points' hovers read "α = 0,56, K = 2, c = 0,081" and "previsto 1,61×, medido 1,79×" in
+    Portuguese (the predicted-vs-measured one an untranslated literal), where the glossary separates numbers with
+    semicolons, as the chart titles beside them do ("α = 0,80; c = 0,05")."""
+    from specviz.core.i18n import using
+
+    points = [theory_points.MeasuredPoint(0.56, 2, 0.081, 1.79, "eagle", "run/results.json")]
+    trace = theory_points.TracePoint(0.5, 0.4, 4, 2.0, None)
+    with using("pt"):
+        heatmap = theory_view.heatmap_figure(0.05, 0.8, 4, points, trace)
+        scatter = theory_view.predicted_vs_measured_figure(points)
+    hovers = {t.name: t.hovertemplate for t in heatmap.data}
+    assert "α = %{x:.2f}; K = %{y}; c = %{customdata[1]:.3f}" in hovers["execuções de benchmark"]
+    assert "traço: α ≈ %{x:.2f}; K = %{y}" in hovers["traço desta sessão"]
+    measured = scatter.data[-1].hovertemplate
+    assert "α = %{customdata[1]:.2f}; K = %{customdata[2]}; c = %{customdata[3]:.3f}" in measured
+    assert "previsto %{x:.2f}×; medido %{y:.2f}×" in measured and "×, " not in measured
+
+
 def test_the_measured_presets_source_names_its_kernels_in_the_readers_words():
     """Read 50: the preset's source line under the Hardware box, "SmolLM2-135M in float32 with {kernels} kernels",
     took the recorded id, so Portuguese read "com kernels stock" one line above the caption's "kernels padrão" (read 45

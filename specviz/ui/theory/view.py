@@ -255,8 +255,11 @@ def predicted_vs_measured_figure(points: list[MeasuredPoint]) -> go.Figure:
         x=pred, y=meas, mode="markers", name=_("benchmark runs"),
         marker=dict(size=11, color=REDDISH_PURPLE, symbol="diamond"),
         customdata=[[_where(pt), pt.alpha, pt.k, pt.c] for pt in points],
-        hovertemplate="%{customdata[0]}<br>α = %{customdata[1]:.2f}, K = %{customdata[2]}, c = %{customdata[3]:.3f}"
-                      "<br>" + _("predicted %{x:.2f}×, measured %{y:.2f}×") + "<extra></extra>"))
+        # read 50: the settings were an untranslated literal, "α = 0,56, K = 2, c = 0,081" in Portuguese, whose
+        # glossary separates numbers with semicolons
+        hovertemplate="%{customdata[0]}<br>" + _("α = %{customdata[1]:.2f}, K = %{customdata[2]}, c = "
+                                                 "%{customdata[3]:.3f}") + "<br>"
+                      + _("predicted %{x:.2f}×, measured %{y:.2f}×") + "<extra></extra>"))
     fig.update_layout(xaxis_title=_("predicted speedup ×"), yaxis_title=_("measured speedup ×"), height=400,
                       margin=dict(l=10, r=10, t=30, b=10), title=_("Does the formula predict real runs?"),
                       legend=BELOW_PLOT)

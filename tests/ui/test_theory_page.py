@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -618,6 +619,18 @@ def test_the_benchmark_hovers_separate_their_numbers_with_semicolons_in_portugue
     measured = scatter.data[-1].hovertemplate
     assert "α = %{customdata[1]:.2f}; K = %{customdata[2]}; c = %{customdata[3]:.3f}" in measured
     assert "previsto %{x:.2f}×; medido %{y:.2f}×" in measured and "×, " not in measured
+
+
+def test_the_vllm_alpha_hint_separates_its_numbers_with_semicolons_in_portuguese():
+    """Read 50: under the roofline chart the hint read "implica α ≈ 0,29 (prompt de cópia), 0,25 (pergunta aberta)",
+    two decimal commas and a list comma alike; the glossary's lists of numbers take semicolons."""
+    from specviz.core.i18n import using
+
+    with using("pt"):
+        _fig, pt = _measured_figure("smollm2-ngram", "h100")
+    assert re.search(r"implica α ≈ \d,\d\d \(prompt de cópia\); \d,\d\d \(pergunta aberta\)", pt), pt
+    _fig, en = _measured_figure("smollm2-ngram", "h100")
+    assert re.search(r"implies α ≈ \d\.\d\d \(copy prompt\), \d\.\d\d \(open question\)", en), en
 
 
 def test_the_measured_presets_source_names_its_kernels_in_the_readers_words():

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import plotly.graph_objects as go
 
-from specviz.core.i18n import N_, _, ngettext, number
+from specviz.core.i18n import N_, _, list_separator, ngettext, number
 from specviz.engine import theory
 from specviz.labs import roofline
 from specviz.labs.bench.quoted import kernels_words
@@ -136,4 +136,4 @@ def _alpha_hint(result: ServingResult, spec: str) -> str:
         return ""
     return _("At one request the measured mean accepted length over drafted steps (vLLM's 1 + accepted / "
              "steps that drafted) implies α ≈ {alphas}: set α above to compare.",
-             alphas=", ".join(shown))
+             alphas=list_separator().join(shown))  # read 50: "0,29 (…), 0,25 (…)" in Portuguese

@@ -40,11 +40,38 @@ def visible(text: str) -> str:
         if ch in WHITESPACE:
             out.append(WHITESPACE[ch])
         elif unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Zs") or ch == "\ufffd":
-            code = ord(ch)
-            out.append(f"\\x{code:02x}" if code < 256 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+            out.append(_escape(ch))
         else:
             out.append(ch)
     return "".join(out)
+
+
+def _escape(ch: str) -> str:
+    """One character as \\xNN, \\uNNNN or, past U+FFFF, \\UNNNNNNNN."""
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 256 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+# What running text keeps as it is among the characters `hidden_shown` would write as escapes: its line breaks
+# and tabs, and the zero-width joiner and non-joiner that emoji sequences and some scripts (Persian, Hindi) need.
+KEPT_IN_TEXT = frozenset("\n\r\t\u200c\u200d")
+
+
+def hidden_shown(text: str) -> str:
+    """Running text (a prompt, what a model wrote) as written, line breaks, tabs and spaces kept, with every character
+    that would hide or reorder what is shown written as an escape, as `visible` writes it in a token chip: a control
+    character (a NUL, an escape, a form feed), a format character (a direction override such as U+202E, a
+    zero-width space, a tag character), a line or paragraph separator, a lone surrogate or a private-use
+    character. Shown as it is, "abc\\u202edef" reads "abcfed" and a NUL vanishes (read 50).
+
+    >>> hidden_shown("a\\nb\\tc d\\u202eef\\x00\\u200b")
+    'a\\nb\\tc d\\\\u202eef\\\\x00\\\\u200b'
+    >>> hidden_shown("Zoë 👩\\u200d💻") == "Zoë 👩\\u200d💻"
+    True
+    """
+    hidden = ("Cc", "Cf", "Cs", "Co", "Zl", "Zp")
+    return "".join(_escape(ch) if ch not in KEPT_IN_TEXT and unicodedata.category(ch) in hidden else ch
+                   for ch in text)
 
 
 def shortened(text: str, limit: int = 40) -> str:
@@ -147,8 +174,7 @@ def control_shown(text: str) -> str:
     >>> control_shown("a\\x00b é\\u202e")
     'a\\\\x00b é\\\\u202e'
     """
-    return "".join((f"\\x{ord(ch):02x}" if ord(ch) < 256 else f"\\u{ord(ch):04x}" if ord(ch) < 0x10000
-                     else f"\\U{ord(ch):08x}") if _refused(ch) else ch for ch in text)
+    return "".join(_escape(ch) if _refused(ch) else ch for ch in text)
 
 
 def control_refusal(name: str) -> str | None:

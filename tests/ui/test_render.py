@@ -326,6 +326,22 @@ def test_output_html_escapes_model_text_and_breaks_lines(toy):
     assert "&lt;img" in html and "↵</span><br>" in html
 
 
+def test_a_traces_prompt_and_output_show_a_direction_override_as_an_escape(toy):
+    """An uploaded trace's prompt was drawn as written: a U+202E in it reversed what followed ("abc‮def" read
+    "abcfed") and a NUL vanished, where a token chip writes both as escapes (read 50). The prompt box, the prompt
+    above the output, the example's prompt and the plain answer now write them as the chips do, line breaks kept."""
+    from specviz.ui.common.tokens import answer_html, text_html
+    evil = copy.deepcopy(toy)
+    evil.prompt_text = "abc\u202edef\x00\nnext\u200bline 👩\u200d💻"
+    evil.output_text = evil.prompt_text
+    for shown in (text_html(evil.prompt_text), output_html(evil, prompt=True), answer_html(evil.output_text)):
+        read = html.unescape(text_nodes(shown))
+        assert "\u202e" not in read and "\x00" not in read and "\u200b" not in read
+        assert "abc\\u202edef\\x00" in read and "next\\u200bline" in read and "👩\u200d💻" in read
+    assert "def&#92;x00&#10;next" in text_html(evil.prompt_text)  # the line break kept, not drawn as ↵
+    assert "def&#92;x00<br>next" in answer_html(evil.output_text)
+
+
 def test_decision_chips_hide_verdicts_until_revealed(toy):
     step = toy.steps[0]
     hidden = decision_chips(step, revealed=False)

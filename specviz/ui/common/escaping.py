@@ -24,7 +24,7 @@ from __future__ import annotations
 import html
 import re
 
-from specviz.core.text import visible
+from specviz.core.text import hidden_shown, visible
 
 __all__ = ["escape_attr", "escape_cell", "escape_label", "escape_markdown", "escape_text", "plot_text", "table_text",
            "visible"]
@@ -41,7 +41,8 @@ MARKDOWN_SIGNS = set("\\`*_{}[]()#+-.!|~$:")
 def escape_text(text: str, *, whitespace: bool = True) -> str:
     """Text for `st.html` or `st.markdown(..., unsafe_allow_html=True)`: HTML's specials and the inline markdown
     signs become entities, each character escaped once, so the result is inert in both. With `whitespace`, spaces,
-    newlines and tabs are drawn (␣ ↵ ⇥).
+    newlines and tabs are drawn (␣ ↵ ⇥); without it they are kept, and the characters that would hide or reorder
+    the text (a NUL, a direction override, a zero-width space) are written as escapes (`hidden_shown`).
 
     >>> escape_text("**bold** # <img src=x onerror=alert(1)>")
     '&#42;&#42;bold&#42;&#42;␣&#35;␣&lt;img␣src=x␣onerror=alert(1)&gt;'
@@ -49,8 +50,10 @@ def escape_text(text: str, *, whitespace: bool = True) -> str:
     'it&#x27;s &#36;5'
     >>> escape_text("a\\n- b\\n2. c", whitespace=False)  # no list: a line's block sign is an entity too
     'a\\n&#45; b\\n2&#46; c'
+    >>> escape_text("abc\\u202edef", whitespace=False)  # shown as is, it reads "abcfed"
+    'abc&#92;u202edef'
     """
-    shown = visible(text) if whitespace else text
+    shown = visible(text) if whitespace else hidden_shown(text)
     inline = "".join(_INLINE_ENTITIES.get(c) or html.escape(c, quote=True) for c in shown)
     return _LINE_START.sub(_line_start_entities, inline)
 

@@ -195,18 +195,21 @@ def check_trace_dict(data: Any) -> None:
     if not data["steps"]:  # every run makes at least one step (read 47: the Playground's player failed on none)
         _fail("", _("a trace has at least one step (this one has none)"))
     for n, step in enumerate(data["steps"], start=1):
-        _step(step, _("step {n}: ", n=n))
+        _step(step, n, _("step {n}: ", n=n))
     # the output is what the steps emitted (a trace with no steps and 47 output tokens read "47 tokens from 0 target
     # forward passes" on the Playground)
     if [token.get("token_id") for step in data["steps"] for token in step.get("emitted", [])] != data["output_ids"]:
         _fail("", _("output_ids must be the tokens the steps emitted, in order"))
 
 
-def _step(step: Any, where: str) -> None:
+def _step(step: Any, number: int, where: str) -> None:
     if not isinstance(step, dict):
         _fail(where, _("a step must be an object"))
     _fields(step, STEP, where)
     decisions, emitted = step.get("decisions", []), step.get("emitted", [])
+    if step.get("index") != number - 1:  # the pages label and outline a step by its index (read 50: two "step 1")
+        _fail(where, _("index must be {i}, as specviz numbers the steps 0, 1, 2, … in order (got {value})",
+                       i=number - 1, value=_shown(step["index"]) if "index" in step else _("nothing")))
     if not isinstance(decisions, list) or len(decisions) > MAX_DRAFTS:
         _fail(where, _("decisions must be a list of at most {limit} drafts", limit=MAX_DRAFTS))
     if not isinstance(emitted, list) or len(emitted) > len(decisions) + 1:
@@ -226,6 +229,7 @@ def _step(step: Any, where: str) -> None:
             _fail(where, _("a decision must be an object"))
         here = where + _("draft {i}: ", i=i)
         _fields(decision, DECISION, here)
+        _ratio(decision, here)
         _tops(decision.get("target_top", []), here + "target_top: ")
         _tops(decision.get("draft_top", []), here + "draft_top: ")
     for i, token in enumerate(emitted, start=1):
@@ -234,6 +238,17 @@ def _step(step: Any, where: str) -> None:
         _fields(token, EMITTED, where + _("token {i}: ", i=i))
     if step.get("tree") is not None:
         _tree(step["tree"], where + _("tree: "))
+
+
+def _ratio(decision: dict, where: str) -> None:
+    """A draft's ratio is p/q, inf exactly when q = 0 (`specviz.engine.recording`): a ratio of inf beside q = 0.5
+    was read as it stood (read 50)."""
+    if not all(name in decision for name in ("ratio", "target_prob", "draft_prob")):
+        return
+    p, q, ratio = decision["target_prob"], decision["draft_prob"], decision["ratio"]
+    if ratio != (p / q if q > 0 else math.inf) and not (q > 0 and math.isclose(ratio, p / q, rel_tol=1e-9)):
+        _fail(where, _("ratio must be target_prob / draft_prob, inf when draft_prob is 0 (got {value})",
+                       value=_shown(ratio)))
 
 
 def _tree(tree: Any, where: str) -> None:

@@ -292,3 +292,41 @@ def test_a_step_without_its_target_cache_lengths_is_refused_naming_the_field(fie
         Trace.from_json(json.dumps(data))
     assert str(refused.value) == says.format(field=field)
     assert "0 ->" not in str(refused.value)
+
+
+@pytest.mark.parametrize("lang, says", [
+    ("en", "This trace is damaged: step 2: index must be 1, as specviz numbers the steps 0, 1, 2, … in order "
+           "(got 0)."),
+    ("pt", "Este traço está danificado: passo 2: index deve ser 1, pois o specviz numera os passos 0, 1, 2, … em "
+           "ordem (recebido: 0)."),
+])
+def test_a_step_that_repeats_an_index_is_refused(lang, says):
+    """Read 50: a second step with "index": 0 loaded without complaint, and the pages, which label and outline a
+    step by its index, showed two "step 1"s and outlined both."""
+    with using(lang), pytest.raises(ValueError) as refused:
+        Trace.from_json(json.dumps(mutated(_set(["steps", 1, "index"], 0))))
+    assert str(refused.value) == says
+    with pytest.raises(ValueError, match=r"step 1: index must be 0, .* \(got nothing\)\.$"):
+        Trace.from_json(json.dumps(mutated(lambda d: d["steps"][0].pop("index"))))
+    assert [s.index for s in Trace.from_json(json.dumps(TOY)).steps] == list(range(len(TOY["steps"])))
+
+
+def test_a_ratio_of_infinity_is_read_only_where_q_is_0():
+    """The engine writes ratio = p/q, inf where q = 0 (specviz.engine.recording): a ratio of Infinity beside
+    q = 0.5 loaded as it stood (read 50) and the command line's step table printed it; where q = 0 it is kept."""
+    def ratio(value, q=None):
+        def change(data):
+            decision = data["steps"][0]["decisions"][0]
+            decision["ratio"] = value
+            decision["draft_prob"] = decision["draft_prob"] if q is None else q
+        return json.dumps(mutated(change))
+    assert "Infinity" in ratio(float("inf"))  # Python's json writes (and reads) the bare literal
+    with using("en"), pytest.raises(ValueError) as refused:
+        Trace.from_json(ratio(float("inf")))
+    assert str(refused.value) == ("This trace is damaged: step 1: draft 1: ratio must be target_prob / draft_prob, "
+                                  "inf when draft_prob is 0 (got inf).")
+    with using("pt"), pytest.raises(ValueError, match=r"^Este traço .* ratio deve ser target_prob / draft_prob, inf "
+                                                       r"quando draft_prob é 0 \(recebido: 0.5\)\.$"):
+        Trace.from_json(ratio(0.5, q=0.0))
+    assert Trace.from_json(ratio(float("inf"), q=0.0)).steps[0].decisions[0].ratio == float("inf")
+    assert Trace.from_json(ratio("inf", q=0.0)).steps[0].decisions[0].ratio == float("inf")  # as specviz writes it

@@ -742,3 +742,24 @@ def test_a_prompt_or_choice_holding_a_nul_or_a_direction_override_is_refused(fie
 def test_a_prompt_may_still_span_lines_and_hold_a_tab():
     question = {**GOOD, "prompt": "Pick A.\n\tThe first one.", "explanation": "A is\nright."}
     assert parse_bank(_dump({"questions": [question]}), "f.yaml").questions[0].prompt == "Pick A.\n\tThe first one."
+
+
+@pytest.mark.parametrize(("char", "escaped"), [("\u202e", "\\u202e"), ("\x00", "\\x00"), ("\n", "\\x0a")])
+@pytest.mark.parametrize("lang, says", [
+    ("en", "Quiz file 'f.yaml': the label of concept 'mine' under 'concepts:' contains a control character, {escaped} "
+           "(such as a NUL or a text-direction override); write it as plain text."),
+    ("pt", "Arquivo de quiz 'f.yaml': o rótulo do conceito 'mine' em 'concepts:' contém um caractere de controle, "
+           "{escaped} (como um NUL ou um caractere que inverte a direção do texto); escreva-o como texto simples."),
+])
+def test_a_concept_label_holding_a_control_character_is_refused(char, escaped, lang, says):
+    """Read 50: a question's prompt and choices went through the one control-character check, but a file's own
+    concept labels (shown on the classroom's question table and the teacher's view) did not: "\\u202eMine" was read
+    as it was and reversed the label on screen."""
+    from specviz.core.i18n import using
+
+    text = _dump({"concepts": {"mine": f"My {char}concept"}, "questions": [{**GOOD, "concept": "mine"}]})
+    with using(lang), pytest.raises(QuizBankError) as refused:
+        parse_bank(text, "f.yaml")
+    assert str(refused.value) == says.format(escaped=escaped)
+    assert parse_bank(_dump({"concepts": {"mine": "My concept"}, "questions": [{**GOOD, "concept": "mine"}]}),
+                      "f.yaml").concepts["mine"] == "My concept"

@@ -281,6 +281,11 @@ def _file_concepts(raw: Any, source: str) -> dict[str, str]:
             for k, v in raw.items()):
         raise QuizBankError(_("Quiz file '{source}': 'concepts:' must map at most {limit} short ids to labels of at "
                               "most {label} characters.", source=source, limit=MAX_CONCEPTS, label=MAX_LABEL))
+    for concept, label in raw.items():  # read 50: a label "\u202e..." passed where a prompt's was refused (`_plain`)
+        if bad := next((ch for ch in label if has_control(ch)), None):
+            raise QuizBankError(_("Quiz file '{source}': the label of concept '{concept}' under 'concepts:' contains "
+                                  "a control character, {char} (such as a NUL or a text-direction override); write "
+                                  "it as plain text.", source=source, concept=concept, char=control_shown(bad)))
     return dict(raw)
 
 

@@ -107,6 +107,21 @@ def test_a_retry_does_not_copy_its_lessons_words_either(bank):
     assert checked > 30 and copied == []
 
 
+@pytest.mark.parametrize("qid, lesson", [("pr-watch", 11), ("md-what", 9)])
+def test_two_retries_no_longer_echo_six_words_of_their_lesson(bank, qid, lesson):
+    """Read 50: two Portuguese retries' keys repeated six words in a row of their lesson, one under the limit:
+    pr-watch "tempo até o primeiro token e" (lesson 11), md-what "o último estado oculto do alvo" (lesson 9). Their
+    English keys repeat five; the Portuguese now at most five too (the glossary's "tempo até o primeiro token")."""
+    from specviz.teach.learn import _asked_elsewhere, lesson_for_concept
+
+    lang, questions = bank
+    question = questions.by_id()[qid]
+    with using(lang):
+        (text,) = [shown.shown_text() for shown in LESSONS if shown.number == lesson]
+    assert qid not in _asked_elsewhere(questions) and lesson_for_concept(question.concept).number == lesson
+    assert _copied(question.answer, text) <= 5, question.answer
+
+
 @pytest.mark.parametrize("lang, ratio", [("en", "0.4"), ("pt", "0,4")])
 @pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_worked_number_is_not_only_in_the_key(lang, ratio):

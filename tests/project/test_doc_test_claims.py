@@ -194,3 +194,19 @@ def test_testing_md_says_what_every_file_under_tests_scripts_covers():
     entry = text.partition("tests/scripts/ specviz/scripts: ")[2].partition(" tests/cli/")[0]
     assert entry, "testing.md's tests/scripts entry"
     assert [topic for topic in SCRIPT_TESTS.values() if topic not in entry] == []
+
+
+# what each file under tests/core covers, as testing.md's "Where a test lives" names it
+CORE_TESTS = {"test_cache_heal.py": "a damaged cache healed", "test_cache_writes.py": "cache files written whole",
+              "test_i18n.py": "the translation layer (i18n)", "test_yamlfiles.py": "YAML files parsed once per version"}
+
+
+def test_testing_md_says_what_every_file_under_tests_core_covers():
+    """Read 50: testing.md gave tests/core as "cache files written whole, the translation layer (i18n)":
+    test_yamlfiles.py (read_yaml's parse once per file version) and test_cache_heal.py went unnamed."""
+    files = {path.name for path in (ROOT / "tests" / "core").glob("test_*.py")}
+    assert files == set(CORE_TESTS), "a file under tests/core was added or removed: name it here and in the doc"
+    text = _flat(DOCS / "testing.md")
+    entry = text.partition("tests/core/ specviz/core: ")[2].partition(" tests/engine/")[0]
+    assert entry, "testing.md's tests/core entry"
+    assert [topic for topic in CORE_TESTS.values() if topic not in entry] == []

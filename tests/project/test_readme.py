@@ -298,7 +298,8 @@ def test_the_readme_promises_screenshots_only_of_the_pages_that_have_them(readme
     assert bare and some in text, bare  # some sections have no picture, and the README says so
 
 
-@pytest.mark.parametrize("doc", [README, README_PT, ROOT / "docs" / "teaching.md", ROOT / "docs" / "teaching.pt-BR.md"])
+@pytest.mark.parametrize("doc", [README, README_PT, ROOT / "docs" / "teaching.md", ROOT / "docs" / "teaching.pt-BR.md",
+                                 ROOT / "docs" / "classroom.md"])
 def test_the_readmes_and_the_teaching_plans_wrap_their_prose_at_120_characters(doc):
     """Read 47: the house rule keeps docs to 120 characters a line, yet edits had left prose lines of up to 209 in
     the READMEs and 203 in the teaching plans. A table row or a picture is one line by Markdown's rules, so only
@@ -306,3 +307,28 @@ def test_the_readmes_and_the_teaching_plans_wrap_their_prose_at_120_characters(d
     long = [f"{doc.name}:{n}" for n, line in enumerate(doc.read_text(encoding="utf-8").splitlines(), start=1)
             if len(line) > 120 and not line.startswith(("|", "!["))]
     assert long == []
+
+
+def test_classroom_md_indents_an_items_later_paragraphs_as_every_markdown_reader_needs():
+    """Read 50: docs/classroom.md's list items went on in paragraphs indented two spaces. GitHub (CommonMark) reads
+    those as the item's, but Python-Markdown (MkDocs) wants four, and a blank line before the next item: it closed
+    the list after "The model loads at start", and read "Only the very first start ...", the four items after it and
+    the screenshots as loose paragraphs, "- **No code from the browser.**" as text. Every later paragraph of an item
+    is now indented four spaces and the item after it starts after a blank line, so both read the same list."""
+    from markdown_it import MarkdownIt
+
+    text = (ROOT / "docs" / "classroom.md").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    later, unindented, unseparated, blocks = 0, [], [], None
+    for token in MarkdownIt("commonmark").parse(text):
+        if token.type == "list_item_open":
+            if blocks and blocks > 1 and lines[token.map[0] - 1].strip():
+                unseparated.append(lines[token.map[0]][:40])
+            item_level, blocks = token.level, 0
+        elif token.type == "paragraph_open" and blocks is not None and token.level == item_level + 1:
+            blocks += 1
+            if blocks > 1:
+                later += 1
+                if not lines[token.map[0]].startswith("    "):
+                    unindented.append(lines[token.map[0]][:40])
+    assert later >= 6 and unindented == [] and unseparated == []

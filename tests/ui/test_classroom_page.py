@@ -761,5 +761,25 @@ def test_a_student_who_answered_nothing_is_not_told_they_got_0_right(db, lang, s
     store.close_session(session.code)
     shown = [s.value for s in _page({"student": quiet.token, "lang": lang}).success]
     assert shown == [says]
-    ended = "This session has ended. You got 1 of 3 right."  # one who answered keeps their score
+    ended = "This session has ended. You got 1 of 3 right; 2 were not answered."  # their score, and what is left
     assert [s.value for s in _page({"student": busy.token}).success] == [ended]
+
+
+@pytest.mark.parametrize(("lang", "answered", "says"), [
+    ("en", 1, "This session has ended. You got 0 of 3 right; 2 were not answered."),
+    ("en", 2, "This session has ended. You got 0 of 3 right; 1 was not answered."),
+    ("en", 3, "This session has ended. You got 0 of 3 right."),
+    ("pt", 1, "Esta sessão foi encerrada. Você acertou 0 de 3; 2 ficaram sem resposta."),
+    ("pt", 2, "Esta sessão foi encerrada. Você acertou 0 de 3; 1 ficou sem resposta.")])
+def test_a_student_the_end_cut_short_is_not_told_every_question_was_wrong(db, lang, answered, says):
+    """Read 50: a student who answered one question of four, wrongly, before the teacher ended the session read
+    "This session has ended. You got 0 of 4 right.", as if all four answers had been wrong (read 49 fixed this for
+    a student who answered none); the questions the end left unanswered are now counted apart."""
+    session = _session(db)
+    store = ClassroomStore(db)
+    student = store.join(session.code, "Cut")
+    for _n in range(answered):
+        question = store.next_question(session, student)
+        store.record_answer(student.token, question.id, _wrong(question))
+    store.close_session(session.code)
+    assert [s.value for s in _page({"student": student.token, "lang": lang}).success] == [says]

@@ -154,6 +154,10 @@ def student_quiz(store: ClassroomStore, student: Student) -> None:
         if session.closed and not answers:
             done = ngettext("This session has ended before you answered its question.",
                             "This session has ended before you answered any of its {n} questions.", len(order))
+        elif session.closed and len(answers) < len(order):  # read 50: "You got 0 of 4 right" after 1 answer
+            done = ngettext("This session has ended. You got {right} of {total} right; {n} was not answered.",
+                            "This session has ended. You got {right} of {total} right; {n} were not answered.",
+                            len(order) - len(answers), right=right, total=len(order))
         elif session.closed:
             done = _("This session has ended. You got {right} of {total} right.", right=right, total=len(order))
         else:

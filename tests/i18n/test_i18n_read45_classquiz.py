@@ -43,5 +43,5 @@ def test_the_mastery_tables_share_column_says_share_of_right_answers_in_portugue
     rows = [ConceptMastery("residual", "A distribuição residual", 1, 2, 3)]
     with using("pt"):
         table = mastery_table(rows)
-    assert list(table.columns) == ["Conceito", "Certas / respondidas", "Fração de acertos"]
+    assert list(table.columns) == ["Conceito", "Certas / corrigidas", "Fração de acertos"]
     assert table.iloc[0].tolist() == ["A distribuição residual", "1/2", "50%"]

@@ -240,6 +240,28 @@ def test_sheet_mode_grades_everything_at_once(at):
     assert {q.explanation for q in questions} <= {i.value for i in at.info}
 
 
+def test_a_sheet_question_left_blank_is_graded_wrong_but_not_counted_as_answered(at):
+    """Read 50: a sheet grades a question left blank as wrong ("No number was given."), and then its mastery table
+    said "Right / answered 1/3" of a concept with two answers, and the results JSON "answered": 4 of three answers.
+    The table's column now says graded, and "answered" (the JSON, the score's help) counts only answers given."""
+    import json
+
+    from specviz.teach.quiz import results_json
+
+    _configure(at, concepts=("speedup",), count=4, seed=5, mode="As a sheet")
+    questions = at.session_state["quiz_run"].questions
+    _give(at, questions[0], questions[0].answer)
+    _give(at, questions[1], _wrong(questions[1]))
+    _give(at, questions[3], questions[3].answer)  # questions[2] left blank
+    at.form_submit_button[0].click().run()
+    assert not at.exception
+    assert at.metric[0].value == "2 / 4" and at.metric[0].help == "3 answered"
+    (table,) = [t.value for t in at.table]
+    assert list(table.columns) == ["Right / graded", "Share right"] and list(table["Right / graded"]) == ["2/4"]
+    data = json.loads(results_json(at.session_state["quiz_run"]))
+    assert (data["correct"], data["answered"], data["total"]) == (2, 3, 4)
+
+
 def test_a_broken_upload_gets_one_sentence(at):
     bad = yaml.safe_dump({"questions": [{"id": "t1", "concept": "accept_rule", "type": "single", "prompt": "?",
                                          "choices": ["A", "B"], "answer": "C", "explanation": "because",

@@ -107,6 +107,13 @@ class QuizRun:
     def n_correct(self) -> int:
         return sum(g.correct for g in self.grades.values())
 
+    @property
+    def n_answered(self) -> int:
+        """Graded questions that were given an answer: a sheet grades a question left blank too, as wrong ("No
+        number was given."), and that one was not answered (read 50: the results JSON said "answered": 5 of a sheet
+        with one left blank)."""
+        return sum(not is_blank(self.answers.get(qid)) for qid in self.grades)
+
     def missed(self) -> list[Question]:
         return [q for q in self.questions if q.id in self.grades and not self.grades[q.id].correct]
 
@@ -254,8 +261,17 @@ def shown_answer(answer: Any) -> str:
     return written_number(_plain(float(answer), 12))  # 0.30000000000000004, typed as 0.3, is read back as 0.3
 
 
+def is_blank(answer: Any) -> bool:
+    """Whether an answer is no answer at all: nothing, or a text or list with nothing but blanks in it.
+
+    >>> is_blank(None), is_blank(" "), is_blank([]), is_blank(["", " "]), is_blank("0"), is_blank(0.0)
+    (True, True, True, True, False, False)
+    """
+    return answer is None or (isinstance(answer, str | list | tuple) and not [a for a in answer if str(a).strip()])
+
+
 def results_json(run: QuizRun) -> str:
-    return json.dumps({"seed": run.seed, "correct": run.n_correct, "answered": len(run.grades),
+    return json.dumps({"seed": run.seed, "correct": run.n_correct, "answered": run.n_answered,
                        "total": len(run.questions), "results": run.results()}, indent=2, ensure_ascii=False)
 
 

@@ -15,6 +15,7 @@ from streamlit.errors import StreamlitAPIException
 from specviz.core.i18n import N_, _, ngettext, percent_of
 from specviz.teach.pagemap import PAGES
 from specviz.teach.quiz import Bank, ConceptMastery, Grade, Question, QuizRun, csv_text, results_json
+from specviz.teach.quiz.run import is_blank  # noqa: F401 - the classroom and Learn views ask it here
 from specviz.teach.quiz.schema import QuestionKind
 from specviz.ui.common.charts import localize, show
 
@@ -112,10 +113,6 @@ def mark_option(question: Question, option: str, given: Any) -> str:
     return f"{badge} {option}"
 
 
-def is_blank(answer: Any) -> bool:
-    return answer is None or (isinstance(answer, str | list) and not [a for a in answer if str(a).strip()])
-
-
 def feedback(question: Question, result: Grade) -> None:
     """Right or wrong, the explanation, and the page that shows the idea."""
     (st.success if result.correct else st.error)(result.feedback)
@@ -196,17 +193,18 @@ def mastery_chart(rows: list[ConceptMastery]) -> go.Figure:
 
 
 def mastery_table(rows: list[ConceptMastery]) -> pd.DataFrame:
-    """The mastery chart's numbers: per answered concept, right answers of answered and the share."""
+    """The mastery chart's numbers: per graded concept, right answers of graded ones and the share. "Graded", not
+    "answered": a sheet grades a question left blank as wrong (read 50: "Right / answered 1/3" of two answers)."""
     shown = [r for r in rows if r.answered]
     return pd.DataFrame({_("Concept"): [r.label for r in shown],
-                         _("Right / answered"): [f"{r.correct}/{r.answered}" for r in shown],
+                         _("Right / graded"): [f"{r.correct}/{r.answered}" for r in shown],
                          _("Share right"): [percent_of(r.correct, r.answered) for r in shown]})
 
 
 def results(run: QuizRun, bank: Bank, key: str, pool: list[Question] | None = None) -> bool:
     """Score, mastery chart, downloads; returns True when the learner asks to try again on the missed questions
     (a retry draws fresh questions on the same concepts from `pool`: `QuizRun.retry_plan`)."""
-    answered = len(run.grades)
+    answered = run.n_answered  # a sheet's blank answers are graded (wrong) but not answered
     st.metric(_(TEXT["score"]), f"{run.n_correct} / {len(run.questions)}",
               help=ngettext("{n} answered", "{n} answered", answered) if answered < len(run.questions) else None)
     mastery = run.mastery(bank)

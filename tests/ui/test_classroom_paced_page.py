@@ -142,6 +142,21 @@ def test_a_student_follows_the_pushes_with_no_feedback_until_the_reveal(db):
     assert "Correct." in [s.value for s in at.success]  # the last answer stays readable under it
 
 
+def test_a_graded_answer_from_round_1_says_so_under_round_2(db):
+    """Read 50: a student who answered in round 1 only read "Question 1 · round 2" over "Correct." after the reveal,
+    with nothing saying that the answer graded was their round 1 answer; now the caption gives it by round."""
+    store, session, (ana, *_) = _paced(db)
+    push = store.push(session.code, SINGLE)
+    store.answer(ana.token, push.id, 1, SINGLE.answer)
+    store.start_round_2(session.code)
+    store.reveal(session.code)
+    at = _page({"student": ana.token})
+    assert any(m.value == "**Question 1** · round 2" for m in at.markdown)
+    assert [s.value for s in at.success] == ["Correct."]
+    assert [c.value for c in at.caption if c.value.startswith("Your answers")] == [
+        f"Your answers: round 1: {SINGLE.answer} ✓"]
+
+
 @pytest.mark.parametrize("lang", ["en", "pt"])
 def test_a_held_answer_that_ends_a_sentence_gets_no_second_full_stop(db, lang):
     assert SINGLE.id == "rs-why" and SINGLE.answer.endswith("p.")  # issue 27 item 11: "…the total is p.."

@@ -69,7 +69,7 @@ def current_question(store: PacedStore, student: Student) -> None:
     mine = {r: (answer_between(a, push.question, shown), ok)  # stored in the pushed question's words
             for r, (a, ok) in store.my_answers(student.token, push.id).items()}
     if push.revealed:
-        _revealed(shown, mine)
+        _revealed(shown, mine, push.round)
     elif session.closed:
         pass  # said above
     elif push.round in mine:
@@ -137,11 +137,14 @@ def _echo(question: Question, answer: Any) -> str:
                       for part in parts)
 
 
-def _revealed(question: Question, mine: dict[int, tuple[Any, bool]]) -> None:
+def _revealed(question: Question, mine: dict[int, tuple[Any, bool]], shown_round: int) -> None:
+    """The feedback on the student's last answer, with their answers round by round where there were two, or where
+    the one graded is not of the round on screen (read 50: "Question 1 · round 2" over "Correct." to a student whose
+    only answer was in round 1)."""
     if mine:
         last = mine[max(mine)][0]
         quiz_view.feedback(question, grade(question, last))
-        if len(mine) > 1:
+        if len(mine) > 1 or max(mine) != shown_round:
             shown = "; ".join(_(TEXT["round_answer"], round=r, answer=_echo(question, a),
                                 mark="✓" if ok else "✗") for r, (a, ok) in sorted(mine.items()))
             st.caption(_(TEXT["your_answers"], answers=shown))

@@ -749,7 +749,7 @@ def test_a_class_with_one_wrong_answer_is_not_shown_right_100_percent(db):
 
 @pytest.mark.parametrize(("lang", "says"), [
     ("en", "This session has ended before you answered any of its 3 questions."),
-    ("pt", "Esta sessão foi encerrada antes que você respondesse a qualquer uma das suas 3 perguntas.")])
+    ("pt", "Esta sessão foi encerrada antes que você respondesse a qualquer uma das 3 perguntas dela.")])
 def test_a_student_who_answered_nothing_is_not_told_they_got_0_right(db, lang, says):
     """Read 49: a student who joined and answered nothing before the teacher ended the session read "This session
     has ended. You got 0 of 4 right.", as if every answer had been wrong."""

@@ -26,7 +26,7 @@ import math
 import os
 import re
 from collections.abc import Iterator
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import cache
@@ -180,6 +180,18 @@ def os_reason(error: OSError | int) -> str:
 MINUS = "\u2212"  # the minus sign every negative number is written with, in both languages (not the hyphen)
 
 
+def half_up():
+    """The decimal context every number is rounded in: a tie rounds away from zero, as a reader rounds by hand
+    (babel reads a float as its shortest repr, so 21 / 8 = 2.625 is a tie; the default context's half-even rounding
+    wrote it "2.62" and 157 / 200 = 0.785 "0.78": read 50).
+
+    >>> with half_up():
+    ...     Decimal("2.625").quantize(Decimal("0.01")), Decimal("-0.785").quantize(Decimal("0.01"))
+    (Decimal('2.63'), Decimal('-0.79'))
+    """
+    return localcontext(rounding=ROUND_HALF_UP)
+
+
 def number(value: float, digits: int = 2) -> str:
     """A decimal with `digits` places in the reader's convention: 1.58 or 1,58; 12,345.6 or 12.345,6; a negative
     one with the minus sign U+2212 (−0.159, −0,159), not babel's hyphen, and a value that rounds to zero with no
@@ -193,7 +205,8 @@ def number(value: float, digits: int = 2) -> str:
     if not _fixed_point_holds(value, digits):
         return _unwritable(value)
     pattern = "#,##0" + ("." + "0" * digits if digits > 0 else "")
-    written = format_decimal(value, format=pattern, locale=_BABEL_LOCALES[_current.get()])
+    with half_up():
+        written = format_decimal(value, format=pattern, locale=_BABEL_LOCALES[_current.get()])
     return with_minus(written, keep_negative_zero=False)
 
 
@@ -307,7 +320,8 @@ def percent(fraction: float, digits: int = 0) -> str:
     if not _fixed_point_holds(fraction * 100, digits):
         return _unwritable(fraction * 100) + "%"
     pattern = "#,##0" + ("." + "0" * digits if digits > 0 else "") + "%"
-    written = format_percent(fraction, format=pattern, locale=_BABEL_LOCALES[_current.get()])
+    with half_up():
+        written = format_percent(fraction, format=pattern, locale=_BABEL_LOCALES[_current.get()])
     return with_minus(written, keep_negative_zero=False)
 
 
@@ -316,8 +330,8 @@ def percent_of(part: int, whole: int) -> str:
     rounding would write 0% or 100% of a share that is neither (a class with 299 right answers of 300 read "Right
     100%": read 49).
 
-    >>> percent_of(2, 3), percent_of(299, 300), percent_of(1, 200), percent_of(300, 300), percent_of(0, 7)
-    ('67%', '99.7%', '0.5%', '100%', '0%')
+    >>> percent_of(2, 3), percent_of(299, 300), percent_of(1, 300), percent_of(300, 300), percent_of(0, 7)
+    ('67%', '99.7%', '0.3%', '100%', '0%')
     >>> with using("pt"):
     ...     percent_of(1999, 2000)
     '99,95%'
@@ -331,12 +345,13 @@ def percent_of(part: int, whole: int) -> str:
 
 def _percent_shown(fraction: float, digits: int) -> Decimal:
     """The percentage `percent(fraction, digits)` writes, as a number in no language: babel reads a float as its
-    shortest repr and rounds it with the decimal context, so this does too.
+    shortest repr and rounds it with the decimal context (`half_up`), so this does too.
 
-    >>> _percent_shown(0.9995, 1), _percent_shown(0.9995, 2), _percent_shown(0.005, 0)
+    >>> _percent_shown(0.9995, 1), _percent_shown(0.9995, 2), _percent_shown(0.004, 0)
     (Decimal('100.0'), Decimal('99.95'), Decimal('0'))
     """
-    return Decimal(str(fraction)).scaleb(2).quantize(Decimal(1).scaleb(-digits))
+    with half_up():
+        return Decimal(str(fraction)).scaleb(2).quantize(Decimal(1).scaleb(-digits))
 
 
 def localized(text: str) -> str:

@@ -320,3 +320,15 @@ def test_a_negative_zero_keeps_its_sign_only_where_asked():
     assert (i18n.with_minus("-0"), i18n.with_minus("-0.00", keep_negative_zero=False)) == ("−0", "0.00")
     assert (i18n.with_minus("-0.01", keep_negative_zero=False), i18n.with_minus("'-1'")) == ("−0.01", "'-1'")
     assert not hasattr(i18n, "_with_minus")
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_tie_rounds_away_from_zero_as_a_reader_rounds_it(lang):
+    """Read 50: a tree race's 21 tokens over 8 forwards (2.625) read "2,62" and a 157-of-200 share 0.785 "0.78":
+    babel rounds the float's shortest repr half to even. A reader rounds a tie up, so every number does."""
+    point = "," if lang == "pt" else "."
+    with using(lang):
+        assert (i18n.number(21 / 8), i18n.number(157 / 200), i18n.number(-2.625)) == (
+            f"2{point}63", f"0{point}79", f"−2{point}63")
+        assert (i18n.percent(157 / 200), i18n.percent(0.125, 1), i18n.percent_of(1, 200)) == (
+            "79%", f"12{point}5%", "1%")

@@ -614,10 +614,10 @@ def test_the_benchmark_hovers_separate_their_numbers_with_semicolons_in_portugue
         heatmap = theory_view.heatmap_figure(0.05, 0.8, 4, points, trace)
         scatter = theory_view.predicted_vs_measured_figure(points)
     hovers = {t.name: t.hovertemplate for t in heatmap.data}
-    assert "α = %{x:.2f}; K = %{y}; c = %{customdata[1]:.3f}" in hovers["execuções de benchmark"]
+    assert "α = %{x:.2f}; K = %{y}; c = %{customdata[1]}" in hovers["execuções de benchmark"]
     assert "traço: α ≈ %{x:.2f}; K = %{y}" in hovers["traço desta sessão"]
     measured = scatter.data[-1].hovertemplate
-    assert "α = %{customdata[1]:.2f}; K = %{customdata[2]}; c = %{customdata[3]:.3f}" in measured
+    assert "α = %{customdata[1]:.2f}; K = %{customdata[2]}; c = %{customdata[3]}" in measured
     assert "previsto %{x:.2f}×; medido %{y:.2f}×" in measured and "×, " not in measured
 
 
@@ -1265,3 +1265,19 @@ def test_the_theory_charts_keep_their_legends_under_the_plot_for_a_phone():
     charts did too (one placement, `BELOW_PLOT`)."""
     figures = [theory_view.speedup_vs_k_figure(0.8, 0.05, 4), theory_view.tokens_distribution_figure(0.8, 4)]
     assert [(f.layout.legend.orientation, f.layout.legend.yref) for f in figures] == [("h", "container")] * 2
+
+
+def test_a_measured_c_under_a_thousandth_is_not_written_as_zero():
+    """Read 50: the n-gram runs' c = 0.000217 read "0.000" in the measured table and both charts' hovers, as if the
+    lookup cost nothing; the predicted column beside it used the real value. It now reads 0.00022."""
+    from specviz.ui.theory.points import load_benchmark_points
+    from specviz.ui.theory.view import heatmap_figure, measured_table, predicted_vs_measured_figure
+
+    points = load_benchmark_points()
+    lookup = [pt for pt in points if 0 < pt.c < 0.001]
+    assert lookup, "the committed n-gram run gives points with c under 0.001"
+    table = measured_table(points)
+    assert "0.000" not in set(table["c"]) and "0.00022" in set(table["c"])
+    hovers = [row for fig in (heatmap_figure(0.05, 0.6, 4, points=points), predicted_vs_measured_figure(points))
+              for tr in fig.data if tr.customdata is not None for row in tr.customdata]
+    assert any("0.00022" in map(str, row) for row in hovers)

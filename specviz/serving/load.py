@@ -9,7 +9,8 @@ Throughput is completion tokens / the level's wall time; latency is per request.
 The bounds are not advice, they are checked (`LoadPlan.check`): concurrency only from `LEVELS`, each level once,
 at most `MAX_PROMPTS` prompts, `MAX_REQUESTS` requests a level, `MAX_TOKENS` tokens a request, `MAX_SECONDS` for
 the whole sweep (no request is started after that, and each request times out with it, or 1 s after it starts when
-less than that is left), and only a loopback server
+less than that is left: a request the cap ends is the cap's, not a server's failure, and `cap_note` says which
+levels it cut short or never started), and only a loopback server
 unless the operator allows another host (`client.allowed`). Across visitors, one sweep runs at a time in the
 process and at most `MAX_STREAMS` requests are in flight, so a browser visitor of a public app (or five of them)
 cannot turn it into a flood.
@@ -21,17 +22,17 @@ import contextvars
 import math
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
-from specviz.core.i18n import _, ngettext, number
+from specviz.core.i18n import _, list_separator, ngettext, number
 from specviz.engine.limits import is_whole
 from specviz.serving import client
 from specviz.serving.metrics import Delta, Scrape, SpecDecodeCounts, parse_scrape
 
 __all__ = ["LEVELS", "MAX_REQUESTS", "MAX_SECONDS", "MAX_TOKENS", "LevelResult", "LoadPlan", "Prompt",
-           "RequestRecord", "run_load"]
+           "RequestRecord", "cap_note", "run_load"]
 
 LEVELS = (1, 2, 4, 8, 16)
 MAX_REQUESTS = 64  # a level
@@ -170,6 +171,9 @@ class LevelResult(SpecDecodeCounts):
 
 
 NOT_SENT = "not sent: the sweep's time cap was reached"
+# sent, then ended by the cap (its timeout was what the sweep had left): recorded as the neutral "No vLLM server
+# answered" sentence until read 50, which the page showed for a server that was answering
+CUT = "cut off: the sweep's time cap was reached"
 
 
 def _one_request(url: str, model: str, prompt: Prompt, max_tokens: int, deadline: float,
@@ -187,6 +191,8 @@ def _one_request(url: str, model: str, prompt: Prompt, max_tokens: int, deadline
         try:
             data = client.post_json(url, payload, timeout=max(timeout, 1.0))
         except ValueError as exc:  # ServerError included: the neutral sentence already
+            if clock() >= deadline:  # the sweep's cap ended it, not the server
+                return RequestRecord(clock() - start, 0, CUT)
             return RequestRecord(clock() - start, 0, str(exc) or neutral)
         # the answer's shape, checked like any input: a JSON list, or a usage that is not an object, is the neutral
         # sentence too (it recorded Python's "'list' object has no attribute 'get'", which the page showed)
@@ -243,8 +249,8 @@ def _sweep(base: str, plan: LoadPlan, speculative: str, model: str | None, clock
                 futures = [pool.submit(contextvars.copy_context().run, _one_request, f"{base}/v1/chat/completions",
                                        model, prompt, plan.max_tokens, deadline, clock) for _ in range(n)]
                 records = [f.result() for f in futures]
-            stopped = any(r.error == NOT_SENT for r in records)
-            records = [r for r in records if r.error != NOT_SENT]
+            stopped = any(r.error in (NOT_SENT, CUT) for r in records)
+            records = [r for r in records if r.error not in (NOT_SENT, CUT)]
             seconds = clock() - start
             after = _scrape(base, clock)
             level = LevelResult(prompt=prompt.name, concurrency=concurrency, speculative=speculative,
@@ -255,3 +261,35 @@ def _sweep(base: str, plan: LoadPlan, speculative: str, model: str | None, clock
                 level.accepted_per_position = delta.accepted_per_position
             results.append(level)
     return results
+
+
+def cap_note(results: list[LevelResult], prompts: Sequence[str], levels: Sequence[int], seconds: float) -> str:
+    """What the sweep's time cap (`seconds`) cut, in the reader's language: the levels it ended early (their figures
+    count only the requests that finished) and the planned levels (each prompt at each of `levels`) it never
+    started; "" when every planned level ran in full. Read 50: a live sweep past its cap showed fewer levels with
+    no word, and a request the cap ended as "No vLLM server answered".
+
+    >>> level = LevelResult(prompt="copy", concurrency=1, speculative="ngram", seconds=180.0, stopped_early=True)
+    >>> print(cap_note([level], ["copy"], [1, 4, 16], 180.0))
+    The sweep reached its time limit of 180 s. One level was cut short, and its figures count only the requests \
+that finished: copy at 1 stream. 2 levels were never started: copy at 4 streams, copy at 16 streams.
+    """
+    done = {(lv.prompt, lv.concurrency) for lv in results}
+    cut = [(lv.prompt, lv.concurrency) for lv in results if lv.stopped_early]
+    never = [(p, c) for p in prompts for c in levels if (p, c) not in done]
+    if not cut and not never:
+        return ""
+
+    def named(pairs: list[tuple[str, int]]) -> str:
+        return list_separator().join(ngettext("{prompt} at {n} stream", "{prompt} at {n} streams", c, prompt=p)
+                                     for p, c in pairs)
+
+    parts = [_("The sweep reached its time limit of {seconds} s.", seconds=number(seconds, 0))]
+    if cut:
+        parts.append(ngettext("One level was cut short, and its figures count only the requests that finished: "
+                              "{levels}.", "{n} levels were cut short, and their figures count only the requests "
+                              "that finished: {levels}.", len(cut), levels=named(cut)))
+    if never:
+        parts.append(ngettext("One level was never started: {levels}.", "{n} levels were never started: {levels}.",
+                              len(never), levels=named(never)))
+    return " ".join(parts)

@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 from serving_fake import FakeServer, recorded
 from specviz.core.i18n import using
 from specviz.serving import client, load
-from specviz.serving.load import MAX_REQUESTS, LoadPlan, Prompt, run_load
+from specviz.serving.load import MAX_REQUESTS, LevelResult, LoadPlan, Prompt, run_load
 from specviz.serving.metrics import Delta, parse_scrape
 from specviz.serving.results import ServingResult, find_serving_results
 
@@ -176,6 +176,50 @@ def test_the_time_cap_stops_the_sweep(fake):
     levels = run_load(fake.url, plan)
     assert time.monotonic() - start < 3.0
     assert fake.requests <= 5 and levels[0].stopped_early
+
+
+@pytest.mark.slow  # about 2 s against the fake server
+def test_a_request_the_time_cap_ends_is_not_called_a_server_failure(fake):
+    """Read 50: a request the sweep's cap ended (its timeout was what the sweep had left) was recorded as "No vLLM
+    server answered", which the page showed for a server that had answered the request before it, and the levels
+    past the cap were left out without a word. Now it marks the level cut short, and `cap_note` names what the cap
+    cut, in both languages."""
+    fake.delay = 1.5
+    plan = LoadPlan(prompts=(COPY,), levels=(1, 2, 4), requests=2, max_tokens=5, max_seconds=2.0)
+    levels = run_load(fake.url, plan, speculative="ngram")
+    assert [(lv.concurrency, len(lv.ok), lv.stopped_early) for lv in levels] == [(1, 1, True)]
+    assert not any(r.error for lv in levels for r in lv.records)  # no "No vLLM server answered" left to show
+    note = load.cap_note(levels, ["copy"], plan.levels, plan.max_seconds)
+    assert note == ("The sweep reached its time limit of 2 s. One level was cut short, and its figures count only "
+                    "the requests that finished: copy at 1 stream. 2 levels were never started: copy at 2 streams, "
+                    "copy at 4 streams.")
+    with using("pt"):
+        assert load.cap_note(levels, ["copy"], plan.levels, plan.max_seconds) == (
+            "A varredura atingiu o seu limite de tempo de 2 s. Um nível foi interrompido, e os números dele contam "
+            "só as requisições que terminaram: copy com 1 fluxo. 2 níveis nunca começaram: copy com 2 fluxos; copy "
+            "com 4 fluxos.")
+    assert load.cap_note(levels, ["copy"], (1,), plan.max_seconds).count(".") == 2  # nothing never started
+    done = LevelResult(prompt="copy", concurrency=1, speculative="ngram", seconds=1.0)
+    assert load.cap_note([done], ["copy"], (1,), 180.0) == ""
+
+
+@pytest.mark.slow  # a page load and a sweep against the fake server
+def test_the_page_says_what_the_time_cap_cut_not_that_no_server_answered(fake, monkeypatch):
+    """Read 50: a live sweep past its cap (180 s on the page) warned "Some requests failed: No vLLM server answered
+    at …: check the address, or start one with make serve." and drew the levels it reached as if they were all."""
+    from specviz.ui.serving import sweep
+
+    monkeypatch.setattr(sweep, "LIVE_SECONDS", 1.0)
+    fake.delay = 1.5
+    at = _page(fake.url, tab="Load generator")
+    at.multiselect(key="serving_load_levels").set_value([1, 2])
+    at.number_input(key="serving_load_requests").set_value(2)
+    next(b for b in at.button if b.label == "Run the sweep").click().run()
+    assert not at.exception, at.exception
+    warnings = [w.value.replace("\\", "") for w in at.warning]  # as read, without markdown's escapes
+    assert not any("No vLLM server answered" in w for w in warnings), warnings
+    assert ("The sweep reached its time limit of 1 s. One level was cut short, and its figures count only the "
+            "requests that finished: copy at 1 stream. One level was never started: copy at 2 streams.") in warnings
 
 
 def test_only_loopback_unless_the_operator_allows_the_host(monkeypatch):

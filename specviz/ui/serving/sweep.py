@@ -15,7 +15,7 @@ from specviz.labs.bench.quoted import kernels_words
 from specviz.labs.bench.report import ran_stock_kernels
 from specviz.serving import client
 from specviz.serving.cli import PROMPTS
-from specviz.serving.load import LEVELS, MAX_REQUESTS, LevelResult, LoadPlan, Prompt, run_load
+from specviz.serving.load import LEVELS, MAX_REQUESTS, LevelResult, LoadPlan, Prompt, cap_note, run_load
 from specviz.serving.results import PayKind, PayShape, ServingResult, find_serving_results, live_sweep_json
 from specviz.ui.common import charts as plot
 from specviz.ui.common.escaping import escape_markdown
@@ -23,6 +23,7 @@ from specviz.ui.serving import charts
 from specviz.ui.common import roofline as serving_roofline
 
 LIVE_SWEEP = "serving_live_sweep"
+LIVE_SECONDS = 180.0  # a live sweep's time cap (`LoadPlan.max_seconds`)
 
 
 def live_sweep(base: str, speculating: bool) -> None:
@@ -48,7 +49,7 @@ def live_sweep(base: str, speculating: bool) -> None:
         st.code(PROMPTS[prompt], language=None, wrap_lines=True)  # sent to the model as is, never translated
     if go:
         plan = LoadPlan(prompts=(Prompt(prompt, PROMPTS[prompt]),), levels=tuple(sorted(levels)),
-                        requests=int(requests), max_tokens=int(tokens), max_seconds=180.0)
+                        requests=int(requests), max_tokens=int(tokens), max_seconds=LIVE_SECONDS)
         label = "speculating" if speculating else "none"
         try:
             with st.status(_("Sending requests...")) as box:
@@ -59,6 +60,7 @@ def live_sweep(base: str, speculating: bool) -> None:
             st.error(escape_markdown(str(exc)))
             return
         st.session_state[LIVE_SWEEP] = [lv.to_dict() for lv in results]
+        st.session_state[LIVE_SWEEP + "_plan"] = dict(prompts=[prompt], levels=list(plan.levels))  # for `cap_note`
         # what the download says the figures were measured against (a kept file names its server and model)
         now = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
         st.session_state[LIVE_SWEEP + "_about"] = dict(server=base, model=model, speculating=speculating,
@@ -67,6 +69,9 @@ def live_sweep(base: str, speculating: bool) -> None:
     if done:
         plot.show(charts.sweep_figure(done, done[0].prompt), key="serving_live_sweep_chart")
         st.dataframe(level_table(done), hide_index=True, width="stretch")
+        planned = st.session_state.get(LIVE_SWEEP + "_plan")
+        if planned and (note := cap_note(done, planned["prompts"], planned["levels"], LIVE_SECONDS)):
+            st.warning(escape_markdown(note))  # read 50: levels past the cap were left out without a word
         errors = sorted({r.error for lv in done for r in lv.records if r.error})
         if errors:
             st.warning(escape_markdown(_("Some requests failed: {error}", error=errors[0])))

@@ -1367,6 +1367,22 @@ def test_the_engine_comparison_says_where_specvizs_speculative_answer_differed(m
             "was not its own target-only answer on either prompt, so 2.33× and 1.07× each compare") in docs
 
 
+def test_the_portuguese_differed_note_starts_its_sentence_with_a_capital():
+    """Read 50: in Portuguese the engine comparison's caption read "… menos mantidos). a resposta especulativa do
+    specviz não foi …": the note is a sentence of its own after a full stop, and its Portuguese began in lower case
+    (the English begins with the name specviz, lower case by design)."""
+    from specviz.ui.serving.sweep import differed_note
+
+    result = ServingResult.load(ROOT / "assets" / "benchmarks" / "serving" / "cpu-smollm2.json")
+    with using("pt"):
+        note = differed_note(result)
+    assert note.startswith("A resposta especulativa do specviz não foi a sua própria resposta"), note
+    one = ServingResult(command="", machine={}, server={}, prompts={},
+                        specviz=[{"prompt": "copy", "speedup": 2.33, "same_tokens_as_target_only": False}])
+    with using("pt"):
+        assert differed_note(one).startswith("A resposta especulativa"), differed_note(one)
+    assert differed_note(one).startswith("specviz's speculative answer")
+
 def test_the_speedup_chart_title_names_what_it_plots():
     """Read 49: the sweep's speedup chart was titled "Where speculation stops paying" over the committed sweep, where
     n-gram lookup pays at every level on both prompts (and the EAGLE drafter at none): nothing stops paying there.

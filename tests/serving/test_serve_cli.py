@@ -85,6 +85,22 @@ def test_a_sweep_on_a_machine_without_vllm_installs_first_and_writes_its_file(st
     assert not list(out.parent.glob(".specviz-write-check-*"))  # the write check leaves nothing behind
 
 
+def test_a_sweep_the_time_cap_cut_says_so_on_stderr(stand_in, tmp_path, capsys, monkeypatch):
+    """Read 50: `serve sweep` wrote a file with fewer levels than asked, and its table, without a word when the
+    sweep's 600 s cap ended it; it now prints `load.cap_note`, named by the speculation it served."""
+    from specviz.serving.load import LevelResult
+
+    def cut(url, plan, *, speculative="", **kwargs):  # the cap ended the first level and left the second unstarted
+        return [LevelResult(prompt="copy", concurrency=1, speculative=speculative, seconds=600.0, stopped_early=True)]
+
+    monkeypatch.setattr(serve_cli, "run_load", cut)
+    argv = ["serve", "sweep", "--specs", "ngram", "--prompts", "copy", "--levels", "1", "4", "--requests", "2",
+            "--max-tokens", "4", "--no-specviz", "--out", str(tmp_path / "sweep.json")]
+    assert cli.main(argv) == 0
+    assert ("[ngram] The sweep reached its time limit of 600 s. One level was cut short, and its figures count only "
+            "the requests that finished: copy at 1 stream. One level was never started: copy at 4 streams.") in \
+        capsys.readouterr().err.splitlines()
+
 def test_the_serve_docstrings_list_every_action_the_parser_has():
     """The module docstrings of specviz.serving and its cli name the `serve` actions; `install` was missing."""
     import argparse

@@ -371,7 +371,7 @@ def test_the_mask_sentence_lets_a_node_attend_to_itself_as_the_table_marks():
     assert all(mask[i][i] for i in range(len(mask)))
     assert "its own ancestors and itself" in view.TREE_TEXT["mask"]
     with using("pt"):
-        assert "aos seus próprios ancestrais e a si mesmo" in _(view.TREE_TEXT["mask"])
+        assert "o contexto, os seus próprios ancestrais e a si mesmo" in _(view.TREE_TEXT["mask"])
 
 
 def test_the_eagle_section_says_specvizs_eagle_3_scores_tokens_with_its_own_head():

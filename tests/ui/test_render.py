@@ -196,9 +196,9 @@ def test_a_comparison_never_writes_two_different_numbers_alike():
     strip = accept_strip_figure(d)
     assert {"min(1, p/q) = 0.999998", "u = 0.999624"} <= {a.text for a in strip.layout.annotations}
     node = TreeNode(5, "a", -1, 1, 0.5, 0.9999, "accepted", uniform=0.99962, accept_prob=0.9999985)
-    assert "u = 0.999620 < 0.999998" in _hover(0, node)  # 0.9999985 to 6 decimals, half to even
+    assert "u = 0.999620 < 0.999999" in _hover(0, node)  # 0.9999985 to 6 decimals, a tie rounded up
     assert (tree_rows(TreeRecord([node], [0]))[0]["kept with"], tree_rows(TreeRecord([node], [0]))[0]["u"]) == \
-        ("0.999998", "0.999620")
+        ("0.999999", "0.999620")
     assert "u = 0.654 ≥ 0.400 →" in decision_tooltip(dataclasses.replace(d, target_prob=0.2, draft_prob=0.5, ratio=0.4,
                                                                               uniform=0.6543, accept_prob=0.4,
                                                                               accepted=False))

@@ -264,9 +264,10 @@ def _scroll_to_top_of(page, locator, margin: int = 90) -> None:
     page.wait_for_timeout(500)
 
 
-# the Playground's step headline when some drafts were kept and then one was rejected (the most telling step)
-PARTLY_ACCEPTED = {"en": re.compile(r"Drafted \d+, accepted [1-9]\d*, then 1 recovered"),
-                   "pt": re.compile(r"Rascunhados \d+, aceitos [1-9]\d*, depois 1 token recuperado")}
+# the Playground's step headline when some drafts were kept and then one was rejected (the most telling step), as
+# `step_view.step_headline` writes it ("Drafted 4 tokens, accepted 1, then 1 recovered token ↻: ...")
+PARTLY_ACCEPTED = {"en": re.compile(r"Drafted \d+ tokens?, accepted [1-9]\d*, then 1 recovered"),
+                   "pt": re.compile(r"Rascunhou \d+ tokens?, aceitou [1-9]\d*, depois 1 token recuperado")}
 NEXT_STEP = {"en": "Next step", "pt": "Próximo passo"}
 
 

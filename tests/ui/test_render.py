@@ -1007,3 +1007,19 @@ def test_a_first_tree_child_names_min_1_p_over_q_not_the_siblings_before_it():
     assert firsts  # outside any loop: the run has such children
     tips = [decision_tooltip(d, tree=True, node=node) for d, node in firsts]
     assert all("min(1, p/q) = " in tip and "siblings tried before it" not in tip for tip in tips)
+
+
+def test_the_screenshot_scripts_playground_shot_finds_the_step_it_shows():
+    """Read 50: the screenshots script waited for "Drafted 4, accepted 1, then 1 recovered" while the headline had
+    become "Drafted 4 tokens, accepted 1, ..." (pt "Rascunhou 4 tokens, aceitou 1, ..."), so it clicked through all
+    12 steps and shot the finished run instead of step 2 of the default example, the step the alt texts name."""
+    from specviz.core.i18n import using
+    from specviz.labs.examples import DEFAULT_EXAMPLE
+    from specviz.scripts.screenshots import PARTLY_ACCEPTED
+
+    trace, _baseline = load_example(DEFAULT_EXAMPLE)
+    for lang in ("en", "pt"):
+        with using(lang):
+            said = [step_headline(step, trace.stop_reason) for step in trace.steps]
+        first = next(i for i, line in enumerate(said) if PARTLY_ACCEPTED[lang].search(line))
+        assert first == 1, (lang, said[:3])  # step 2: kept ' between', rejected ' the', recovered ' oceans'

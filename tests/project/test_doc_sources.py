@@ -444,6 +444,11 @@ def test_the_race_screenshots_alt_texts_name_what_the_retaken_shots_show():
                                             "the verdict that splits a step's time",
                                             "the paragraph that explains the timeline")), alt
     assert "its legend" in english[0] and "legend" not in english_pt[0]
+    # read 50: retaken after the race paragraph grew (fill patterns, step counts only where they fit), the English
+    # shot ends on the legend's first row and the Portuguese one inside the paragraph
+    assert "the paragraph that explains the timeline and the first row of its legend" in english[0]
+    assert "and the start of the paragraph that explains the timeline" in english_pt[0]
+    assert "e o começo do parágrafo que explica a linha do tempo" in portuguese[0]
     assert all(part in portuguese[0] for part in ("a aceleração medida", "aceitos / rascunhados ao lado da "
                                                   "estimativa de α", "o veredito que divide o tempo de um passo",
                                                   "o parágrafo que explica a linha do tempo")), portuguese

@@ -760,3 +760,19 @@ def test_the_lesson_7_row_sets_c_to_the_articles_value_before_reading_its_figure
                      f"{opens.replace('.', ',')}) para o par 7B / 70B do artigo"}
     for plan, words in said.items():
         assert words in plan.read_text(encoding="utf-8"), plan.name
+
+
+def test_the_resample_from_p_question_counts_twice_every_token_the_draft_covers_in_full():
+    """Read 50: after board derivation 1 the plan said that resampling the recovered token from p would count "the x
+    with q > p" twice. Acceptance already gives every x with q ≥ p all of its p(x), so a tie is counted twice too:
+    token C of the worked example (p = q = 0.2) comes out 0.26 of the time under that rule, not 0.2."""
+    p, q = torch.tensor([0.5, 0.3, 0.2]), torch.tensor([0.2, 0.6, 0.2])  # the plan's worked example
+    broken, _alpha = one_step_distribution("resample_from_target", p, q)
+    over = [name for name, got, want in zip("ABC", broken.tolist(), p.tolist(), strict=True) if got > want + 1e-12]
+    assert over == [name for name, pp, qq in zip("ABC", p.tolist(), q.tolist(), strict=True) if qq >= pp] == ["B", "C"]
+    english = " ".join(PLAN_EN.read_text(encoding="utf-8").split())
+    portuguese = " ".join(PLAN_PT.read_text(encoding="utf-8").split())
+    assert "every x with q ≥ p, C of the worked example among them, would be counted twice" in english
+    assert "todo x com q ≥ p, entre eles o C do exemplo resolvido, seria contado duas vezes" in portuguese
+    assert "the x with q > p would be counted twice" not in english
+    assert "os x com q > p seriam contados duas vezes" not in portuguese

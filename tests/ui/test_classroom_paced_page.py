@@ -622,3 +622,38 @@ def test_two_orders_that_differ_only_at_the_end_are_two_bars(lang):
                 fig = distribution_figure(distribution(shown, orders[start:start + 6], []), 1, reveal=False)
                 labels = next(t for t in fig.data if t.showlegend is False).y
                 assert len(set(labels)) == len(labels)
+
+
+@pytest.mark.slow  # about 1 s a language: make test runs it, make check stays under a minute
+@pytest.mark.parametrize("lang, heads", [
+    ("en", ("answer (value or range of values)", "order given", "choice")),
+    ("pt", ("resposta (valor ou faixa de valores)", "ordem dada", "alternativa"))])
+def test_the_chart_says_what_a_bar_is_for_a_number_and_an_order(db, lang, heads):
+    """Read 50: a numeric question's bars ("141.357–144.357", "far above: over 1,571") and an ordering's ("a → b →
+    c") were headed "choice" on the chart's axis and in the table under it, and both the dashboard's and the
+    projector's charts were named "students per choice"; now each kind names its bars, on both screens."""
+    numeric = next(q for q in BANK.questions if q.kind == "numeric")
+    ordering = next(q for q in BANK.questions if q.kind == "ordering")
+    store, session, (ana, ben, _cy) = _paced(db)
+    for question, head in zip((numeric, ordering, SINGLE), heads, strict=True):
+        push = store.push(session.code, question)
+        right = list(question.answer) if question.kind == "ordering" else question.answer
+        wrong = right[::-1] if question.kind == "ordering" else _wrong(question) if question.kind == "single" else (
+            question.answer * 3 + 1)
+        store.answer(ana.token, push.id, 1, right)
+        store.answer(ben.token, push.id, 1, wrong)
+        for present in (False, True):
+            at = AppTest.from_file(str(ROOT / "pages" / "classroom.py"), default_timeout=30)
+            at.query_params.update({"as": "teacher", "session": session.code, "lang": lang})
+            at.session_state["classroom_teacher"] = hashlib.sha256(PIN.encode()).hexdigest()  # given the PIN
+            at.run()
+            if present:
+                with using(lang):  # AppTest calls the role switch's format_func (`_`) in the test's thread
+                    at.button(key="classroom_present").click().run()
+            assert not at.exception
+            (chart,) = at.get("plotly_chart")
+            assert json.loads(chart.proto.spec)["layout"]["yaxis"]["title"]["text"] == head
+            assert [t.value.index.name for t in at.table] == [head]  # "The numbers in this chart"
+            named = (f"How the class answered: students per {head}, each round" if lang == "en" else
+                     f"Como a turma respondeu: alunos por {head}, em cada rodada")
+            assert escape_text(named, whitespace=False) in _html(at), (lang, head, present)

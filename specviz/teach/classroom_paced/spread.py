@@ -42,6 +42,9 @@ class Distribution:
     # an ordering question's last label counts every order not listed (the screen's "another order"; the JSON export's
     # OTHER_ORDERS key, the same in every language: read 50, it was the exporting teacher's words)
     other: bool = False
+    # what a bar is, for the chart's axis and name (read 50: a numeric question's ranges and an ordering's orders
+    # were each headed "choice"): the question's kind
+    kind: str = QuestionKind.SINGLE
 
 
 def checked_answer(question: Question, answer: Any) -> Any:
@@ -92,7 +95,7 @@ def distribution(question: Question, round_1: Sequence[Any], round_2: Sequence[A
         right = tuple(c in (question.answer if question.kind == QuestionKind.MULTIPLE else (question.answer,)) for c in labels)
         picks = [[a if isinstance(a, list) else [a] for a in r] for r in rounds]
         counts = tuple(tuple(sum(c in p for p in r) for c in labels) for r in picks)
-        return Distribution(tuple(labels), counts, right, answered, correct)
+        return Distribution(tuple(labels), counts, right, answered, correct, kind=question.kind)
     if question.kind == QuestionKind.ORDERING:
         right_order = " → ".join(question.answer)
         seen = [" → ".join(a) for r in rounds for a in r]
@@ -106,7 +109,7 @@ def distribution(question: Question, round_1: Sequence[Any], round_2: Sequence[A
         counts = tuple(tuple(sum(index.get(" → ".join(a), len(labels) - 1) == i for a in r)
                              for i in range(len(labels))) for r in rounds)
         return Distribution(tuple(labels), counts, tuple(i == 0 for i in range(len(labels))), answered, correct,
-                            other=other)
+                            other=other, kind=question.kind)
     return _numeric(question, rounds, answered, correct)
 
 
@@ -183,7 +186,7 @@ def _numeric(question: Question, rounds: tuple[list, list], answered: tuple[int,
         labels, right = (*labels, _(TEXT["far_above"], value=_num(high_edge))), (*right, False)
         counts = tuple((*c, a) for a, c in zip(far_above, counts, strict=True))
         bounds = (*bounds, (high_edge, None))
-    return Distribution(labels, counts, right, answered, correct, bounds)
+    return Distribution(labels, counts, right, answered, correct, bounds, kind=QuestionKind.NUMERIC)
 
 
 def _few_numbers(values: list[list[float]], target: float, tol: float, answered: tuple[int, int],
@@ -218,7 +221,8 @@ def _few_numbers(values: list[list[float]], target: float, tol: float, answered:
     # label writes (read 49: {"value": 143.0} for a class whose one answer was 142.857); a bar no one answered is
     # the right answer's own
     spans = [[v for r in values for v in r if key(v) == b] or [target] for b in bars]
-    return Distribution(labels, counts, right, answered, correct, tuple((min(v), max(v)) for v in spans))
+    return Distribution(labels, counts, right, answered, correct, tuple((min(v), max(v)) for v in spans),
+                        kind=QuestionKind.NUMERIC)
 
 
 def _stored_number(answer: Any) -> float | None:

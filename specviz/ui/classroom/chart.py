@@ -15,6 +15,7 @@ import plotly.graph_objects as go
 
 from specviz.core.i18n import N_, _
 from specviz.teach.classroom_paced import Distribution
+from specviz.teach.quiz.schema import QuestionKind
 from specviz.ui.common.escaping import escape_text
 from specviz.ui.common.palette import BLUE, BLUISH_GREEN, SKY_BLUE
 
@@ -24,7 +25,17 @@ TEXT = {
     "round_n": N_("Round {n} ({answered} answered)"),
     "right": "✓ {label}",
     "axis": N_("students"),
+    # what a bar is, by the question's kind (read 50: a numeric question's ranges and an ordering's orders were
+    # each headed "choice" on the axis and in the table under the chart, and the chart was named "students per
+    # choice")
     "choices": N_("choice"),
+    "numbers": N_("answer (value or range of values)"),
+    "orders": N_("order given"),
+}
+NAMES = {
+    "choices": N_("How the class answered: students per choice, each round"),
+    "numbers": N_("How the class answered: students per answer (value or range of values), each round"),
+    "orders": N_("How the class answered: students per order given, each round"),
 }
 ROUND_COLORS = (SKY_BLUE, BLUE)
 WRAP, LINES = 46, 4  # characters per label line, lines per label
@@ -69,6 +80,21 @@ def _short_orders(labels: tuple[str, ...]) -> list[str]:
             for order, label in zip(orders, labels, strict=True)]
 
 
+def _bars(dist: Distribution) -> str:
+    """What one bar of `dist` stands for: "choices", "numbers" or "orders" (a key of TEXT and NAMES)."""
+    return {QuestionKind.NUMERIC: "numbers", QuestionKind.ORDERING: "orders"}.get(dist.kind, "choices")
+
+
+def chart_name(dist: Distribution) -> str:
+    """The chart's name for a screen reader, saying what a bar is.
+
+    >>> from specviz.teach.classroom_paced import Distribution
+    >>> chart_name(Distribution(("1", "2"), ((1, 0), (0, 0)), (True, False), (1, 0), (1, 0), kind="numeric"))
+    'How the class answered: students per answer (value or range of values), each round'
+    """
+    return _(NAMES[_bars(dist)])
+
+
 def _labels(dist: Distribution, reveal: bool) -> list[str]:
     """The bars' labels, wrapped, every two apart: Plotly draws two bars with one label as one, and the table under
     the chart reads them as one row. Labels that would still read alike are written whole."""
@@ -110,6 +136,6 @@ def distribution_figure(dist: Distribution, rounds: int, reveal: bool, font_size
         xaxis={"title": {"text": _(TEXT["axis"]), "font": text}, "range": [0, max(1, most) * 1.15],
                "dtick": max(1, round(most / 5)), "fixedrange": True, "tickfont": text},
         yaxis={"type": "category", "autorange": "reversed", "fixedrange": True, "automargin": True, "tickfont": text,
-               "title": {"text": _(TEXT["choices"]), "font": text}},  # the table's first column: "choice"
+               "title": {"text": _(TEXT[_bars(dist)]), "font": text}},  # the table's first column too
         plot_bgcolor="white")
     return fig

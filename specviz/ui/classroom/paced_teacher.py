@@ -22,7 +22,7 @@ from specviz.teach.classroom_paced import POLL_SECONDS, PacedStore, Push, search
 from specviz.teach.quiz.grading import answer_sentence
 from specviz.ui.classroom import teacher
 from specviz.ui.classroom import view
-from specviz.ui.classroom.chart import distribution_figure
+from specviz.ui.classroom.chart import chart_name, distribution_figure
 from specviz.ui.common.charts import show
 from specviz.ui.common.escaping import escape_markdown
 from specviz.ui.common.quiz import view as quiz_view
@@ -32,7 +32,6 @@ ACTIVE = "classroom_paced_active"  # session key: the open teacher-paced session
 
 # English messages, shown with `_()` (specviz.core.i18n)
 TEXT = {
-    "chart_name": N_("How the class answered: students per choice, each round"),
     "search": N_("Find a question"),
     "search_hint": N_("a word from the question or its concept, e.g. residual"),
     "none_found": N_("No question in this session matches “{text}”."),
@@ -158,8 +157,8 @@ def live_panel(store: PacedStore, session: Session) -> None:
         row.button(_(TEXT["reveal"]), key="paced_reveal", disabled=push.revealed, type="primary",
                    icon=":material/visibility:", on_click=_act_on_click, args=(store.reveal, session.code))
         view.show_kept(REFUSED_KEY)
-    show(distribution_figure(store.distribution(push, get_language()), push.round, push.revealed),
-         f"paced_chart_{push.id}", name=_(TEXT["chart_name"]))
+    spread = store.distribution(push, get_language())
+    show(distribution_figure(spread, push.round, push.revealed), f"paced_chart_{push.id}", name=chart_name(spread))
     with st.expander(_(TEXT["who"], answered=answered, students=students)):
         done = {(rnd, name) for rnd, name, *_ in store.round_answers(push)}
         st.dataframe([{_("name"): s.name, **{_(TEXT["round_n"], n=r): "✓" if (r, s.name) in done else "–"

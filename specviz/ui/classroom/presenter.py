@@ -19,7 +19,7 @@ from specviz.teach.classroom import Session
 from specviz.teach.classroom_paced import PacedStore, join_url, qr_data_uri
 from specviz.teach.quiz.grading import answer_sentence
 from specviz.ui.classroom import view
-from specviz.ui.classroom.chart import distribution_figure
+from specviz.ui.classroom.chart import chart_name, distribution_figure
 from specviz.ui.classroom.paced_teacher import elapsed
 from specviz.ui.common.charts import show
 from specviz.ui.common.escaping import escape_markdown, escape_text
@@ -32,7 +32,6 @@ CHART_HEIGHT = 660  # with the status line and a two-line question, the view fit
 
 # English messages, shown with `_()` (specviz.core.i18n)
 TEXT = {
-    "chart_name": N_("How the class answered: students per choice, each round"),
     "join": N_("Scan to join, or open"),
     "qr_alt": N_("QR code of the join link"),
     "waiting": N_("The first question appears here when it is pushed."),
@@ -185,9 +184,9 @@ def presenter(store: PacedStore, session: Session) -> None:
         question = push.shown()  # the projector speaks the teacher's language
         with st.container(key="paced_present_q"):
             st.markdown(question.prompt)
-        show(distribution_figure(store.distribution(push, get_language()), push.round, push.revealed, font_size=22,
-                                 height=CHART_HEIGHT), f"paced_present_chart_{push.id}",
-             name=_(TEXT["chart_name"]))
+        spread = store.distribution(push, get_language())
+        show(distribution_figure(spread, push.round, push.revealed, font_size=22, height=CHART_HEIGHT),
+             f"paced_present_chart_{push.id}", name=chart_name(spread))
     if push.revealed:
         with side.container(key="paced_present_answer"):
             st.markdown(f"**{answer_sentence(question)}**")

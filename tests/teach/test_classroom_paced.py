@@ -699,3 +699,26 @@ def test_the_json_export_puts_the_unlisted_orders_under_one_key_chosen_the_same_
             (exported,) = json.loads(store.export_json(store.session(session.code)))["pushes"]
         spread = exported["rounds"]["1"]["distribution"]
         assert list(spread.items()) == list(expected.items()), (lang, spread)
+
+
+def test_the_docs_say_the_right_order_keeps_its_key_even_when_six_orders_were_given(store):
+    """Read 50: docs/classroom.md said the orders were counted under `other_orders` "when the class gave more" than
+    six, and mapped each order "to the answers that gave it". The right order keeps its key even when no one gave
+    it, so six wrong orders and no right one already put the sixth under `other_orders`; and each key holds a
+    count, not answers."""
+    import itertools
+
+    question = next(q for q in BANK.questions if q.kind == "ordering" and len(q.answer) >= 4)
+    wrong = [list(p) for p in itertools.permutations(question.answer) if list(p) != list(question.answer)][:6]
+    session = store.create_paced_session([question])
+    push = store.push(session.code, question)
+    for i, order in enumerate(wrong):
+        store.answer(store.join(session.code, f"S{i}").token, push.id, 1, order)
+    (exported,) = json.loads(store.export_json(store.session(session.code)))["pushes"]
+    spread = exported["rounds"]["1"]["distribution"]
+    assert list(spread.values()) == [0, 1, 1, 1, 1, 1, 1] and list(spread)[-1] == "other_orders"
+    doc = " ".join((Path(__file__).resolve().parents[2] / "docs" / "classroom.md").read_text().split())
+    assert "when the class gave more" not in doc and "to the answers that gave it" not in doc
+    assert ("the right order first, even when no one gave it" in doc
+            and "the wrong orders past the first five are counted together under the key `other_orders`" in doc)
+    assert 'to how many answers gave it' in doc

@@ -1688,3 +1688,20 @@ def test_both_acceptance_charts_are_titled_acceptance_by_position_as_their_tab(l
         titles = [charts.proposers_acceptance_figure(shown, 0.0).layout.title.text,
                   charts.acceptance_figure(shown, "eagle", 0.0).layout.title.text]
     assert all(t.startswith(name) for t in titles), titles
+
+
+def test_a_list_of_other_temperatures_takes_semicolons_in_portuguese():
+    """Read 50: the Policies tab's note joined the temperatures a run measured its policies at with ", ", so two of
+    them read "T = 0, 0,7" in Portuguese, a list comma beside a decimal comma; the glossary's number lists take
+    semicolons there."""
+    from specviz.core.i18n import using
+    from specviz.labs.bench.report import BenchResult
+    from specviz.ui.speedup import tables
+
+    row = dict(suite="all", proposer="draft", tree_nodes=0, speedup_vs_ar=1.2, k=4)
+    result = BenchResult(command="", created="", machine={}, config={}, costs={}, cases=[], baselines=[],
+                         summary=[dict(row, policy="heuristic", temperature=t) for t in (0.0, 0.7)], suites=[])
+    with using("pt"):
+        pt = tables.no_policies_text(result, 1.0)
+    assert "T = 0; 0,7 " in pt, pt
+    assert "T = 0, 0.7 " in tables.no_policies_text(result, 1.0)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from specviz.core.i18n import N_, _, ngettext, percent, signed_delta
+from specviz.core.i18n import N_, _, list_separator, ngettext, percent, signed_delta
 from specviz.engine.proposers import registry
 from specviz.labs.bench import BenchResult
 from specviz.labs.bench.report import HF_GENERATE, TARGET_ONLY
@@ -108,7 +108,7 @@ def no_constant_text(result: BenchResult, temperature: float) -> str | None:
         return None
     return _("This run ran no chain of constant K = {k}, where its policies start (its --policy-k is not among its "
              "--k): the table has no constant column, and its winner is the fastest of the policies alone.",
-             k=", ".join(map(str, missing)))
+             k=list_separator().join(map(str, missing)))
 
 
 def no_policies_text(result: BenchResult, temperature: float) -> str:
@@ -122,7 +122,7 @@ def no_policies_text(result: BenchResult, temperature: float) -> str:
                         "--policy-temperatures): pick that temperature above to compare them.",
                         "This result measured its adaptive draft-length policies at T = {temperatures} only (its "
                         "--policy-temperatures): pick one of those temperatures above to compare them.",
-                        len(elsewhere), temperatures=", ".join(temperature_text(t) for t in elsewhere))
+                        len(elsewhere), temperatures=list_separator().join(temperature_text(t) for t in elsewhere))
     return _("This result has no adaptive draft-length policies at this temperature; run the bench with "
              "`--policies constant heuristic threshold optimal`.")
 
@@ -175,7 +175,7 @@ def comparison_caption(result: BenchResult, temperature: float) -> str:
                         "above to compare with transformers.",
                         "This run timed transformers at T = {temperatures} only (its --hf): pick one of those "
                         "temperatures above to compare with transformers.",
-                        len(timed), temperatures=", ".join(temperature_text(t) for t in timed))
+                        len(timed), temperatures=list_separator().join(temperature_text(t) for t in timed))
     text = _(COMPARISON_CAPTION)
     proposers = {r["proposer"] for r in result.rows(temperature=temperature, policy="constant")}
     alone = [p for p in result.proposers() if p in proposers and p in registry.names()

@@ -707,3 +707,15 @@ def test_lesson_1_does_not_round_a_bound_below_one_token_a_second_to_0(fresh, la
     at.session_state["learn_bytes"] = 2
     at.session_state["learn_bw"] = 3.35
     assert [m.value for m in at.run().metric] == ["129"]  # 3.35 TB/s over 26 GB: 128.8, whole above 10
+
+
+def test_lesson_6_names_its_tokens_per_step_axis_as_the_theory_explorer_does():
+    """Read 50: lesson 6's chart of the chance a step emits j tokens labelled its axis "chance", the Theory
+    explorer's chart of the same quantity "probability": two names for one thing."""
+    from specviz.core.i18n import _, using
+    from specviz.ui.learn import widgets
+    from specviz.ui.theory.view import tokens_distribution_figure
+
+    for lang in ("en", "pt"):
+        with using(lang):
+            assert _(widgets.TEXT["spread_y"]) == tokens_distribution_figure(0.5, 3).layout.yaxis.title.text

@@ -59,7 +59,7 @@ TEXT = {  # English messages, translated with `_()` where they are shown
     "speedup": N_("Expected speedup"),
     "spread_title": N_("How many tokens a step emits"),
     "spread_x": N_("tokens emitted in one step"),
-    "spread_y": N_("chance"),
+    "spread_y": N_("probability"),  # read 50: the Theory explorer names this axis so
     "best_title": N_("Speedup against K (α = {alpha}, c = {c})"),
     "best": N_("Best K here: {k}, for a {s} expected speedup."),
     "best_none": N_("Best K here: 0. With this α and c no draft pays for itself: do not speculate."),

@@ -1394,3 +1394,21 @@ def test_the_speedup_chart_title_names_what_it_plots():
     assert speedup_figure(result).layout.title.text == "Speedup against concurrent streams"
     with using("pt"):
         assert speedup_figure(result).layout.title.text == "Aceleração em função dos fluxos simultâneos"
+
+
+def test_serving_md_says_what_a_sweep_cut_by_its_time_limit_tells():
+    """Read 50: the sweep now says what its 180 s cap cut (`load.cap_note`); docs/serving.md gave the cap and not
+    that note, and docs/classroom.md left a teacher-paced session's JSON export out of what an ended one keeps."""
+    from pathlib import Path
+
+    from specviz.serving.load import LevelResult, cap_note
+
+    root = Path(__file__).resolve().parents[2]
+    doc = " ".join((root / "docs" / "serving.md").read_text(encoding="utf-8").split())
+    assert ("180 s a sweep (a sweep that reaches that limit says which level it cut short, whose figures count only "
+            "the requests that finished, and which levels it never started)") in doc
+    note = cap_note([LevelResult(prompt="copy", concurrency=1, speculative="ngram", seconds=180.0,
+                                 stopped_early=True)], ["copy"], [1, 2], 180.0)
+    assert "cut short" in note and "count only the requests that finished" in note and "never started" in note
+    classroom = " ".join((root / "docs" / "classroom.md").read_text(encoding="utf-8").split())
+    assert "presenter view and CSV export (a teacher-paced one keeps its JSON export too)" in classroom

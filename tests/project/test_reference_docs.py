@@ -180,3 +180,21 @@ def test_the_tour_says_the_theory_pages_temperature_tables_go_by_machine():
     assert "one table per machine and dtype ([n] is the benchmark" in " ".join(view.replace('"', " ").split())
     assert "(most runs fall; each row names its machine)" not in flat("app.md")
     assert "(most runs fall; one table per machine and dtype)" in flat("app.md")
+
+
+def test_the_tours_say_a_later_tree_child_hovers_its_primed_p_and_q():
+    """Read 50: both tours said a draft-tree step shows "p, q, p/q and u on hover" ("p, q, p/q e u ao passar o
+    mouse"), but since 1ee1c18d a child tried after a rejected sibling hovers q′, p′ and p′/q′, the residuals the
+    rule compared, not its plain p and q; the tours now name both."""
+    from specviz.engine.trace import TreeNode
+    from specviz.ui.common.tree_figures import _hover
+
+    later = TreeNode(4, "b", -1, 1, 0.469, 0.619, "accepted", uniform=0.2, accept_prob=0.27 / 0.35,
+                     target_prob_used=0.27, draft_prob_used=0.35)
+    shown = _hover(1, later)
+    assert "q′ = 0.350 · p′ = 0.270" in shown and "p′/q′ = 0.771" in shown and "p/q = " not in shown, shown
+    _tours_say(("p, q, p/q and u on hover) next to", "p, q, p/q and u on hover; p′, q′ and p′/q′ for a child tried "
+                                                     "after a rejected sibling, the residuals the rule compared)"),
+               ("p, q, p/q e u ao passar o mouse) ao lado", "p, q, p/q e u ao passar o mouse; p′, q′ e p′/q′ para um "
+                                                           "filho tentado depois de um irmão rejeitado, as "
+                                                           "distribuições residuais que a regra comparou)"))

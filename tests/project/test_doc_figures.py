@@ -1782,12 +1782,16 @@ def test_app_md_does_not_say_the_speedup_always_falls_with_the_batch():
                 assert c[-1] > c[0] and not falls, (name, pair)
             else:  # the laptop and the GPUs
                 assert c[-1] < c[0] and falls, (name, pair)
+                # read 50 (docs2): on the laptop c dips, then rises again: "ends lower", not "falls with the batch"
+                assert (min(c) < c[-1]) == (name == "laptop"), (name, pair)
     assert set(hardware) == {"measured", "laptop", "l4", "a100", "h100"}
-    assert ("for SmolLM2 with the EAGLE drafter or the 4-layer draft, on the laptop and the GPUs, c falls with the "
-            "batch, so the break-even α can fall instead; n-gram lookup's c is 0 at every batch") in en
-    assert ("para o SmolLM2 com o rascunhador EAGLE ou o rascunho de 4 camadas, no notebook e nas GPUs, c cai com o "
-            "lote, e então o α de equilíbrio pode cair em vez de subir; o c da busca de n-gramas é 0 em qualquer "
-            "lote") in pt
+    assert ("for SmolLM2 with the EAGLE drafter or the 4-layer draft at 512 tokens of context, on the laptop and the "
+            "GPUs, c ends lower at a batch of 1,024 than at 1 (on the laptop after a dip and a partial rise), so the "
+            "break-even α can fall instead; n-gram lookup's c is 0 at every batch") in en
+    assert ("para o SmolLM2 com o rascunhador EAGLE ou o rascunho de 4 camadas com 512 tokens de contexto, no "
+            "notebook e nas GPUs, c termina menor num lote de 1.024 do que num lote de 1 (no notebook depois de cair "
+            "e voltar a subir em parte), e então o α de equilíbrio pode cair em vez de subir; o c da busca de "
+            "n-gramas é 0 em qualquer lote") in pt
     assert "at contexts up to 512 tokens, reaches a batch where no α pays" in en and "until no α pays" not in en
     assert "com contextos de até 512 tokens, chega a um lote em que nenhum α compensa" in pt
     assert "até nenhum α compensar" not in pt

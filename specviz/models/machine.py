@@ -580,8 +580,18 @@ def speed_from_reference(weight_bytes: int, reference_bytes: int, reference_seco
     0.2
     >>> round(speed_from_reference(int(15.2 * GB), int(0.27 * GB), 0.0404, "SmolLM2-135M").seconds_per_token, 3)
     2.24
+
+    The reference itself, in the dtype it was timed in, is its measured forward, not "1.0× larger" (read 50):
+
+    >>> speed_from_reference(GB // 2, GB // 2, 0.05, "SmolLM2-135M").detail
+    "as measured for SmolLM2-135M itself on this machine (this pair's target, in the dtype it was timed in)"
     """
-    scale, seconds = shown(weight_bytes / reference_bytes), _shown_seconds(reference_seconds)
+    seconds = _shown_seconds(reference_seconds)
+    if weight_bytes == reference_bytes:
+        return SpeedEstimate(seconds, "scaled", _(
+            "as measured for {model} itself on this machine (this pair's target, in the dtype it was timed in)",
+            model=reference_name))
+    scale = shown(weight_bytes / reference_bytes)
     return SpeedEstimate(seconds * scale, "scaled", _(
         "scaled from {model}'s measured {time} per forward on this machine by its {scale}× larger weights",
         model=reference_name, time=duration(reference_seconds), scale=_decimal(_rounded_text(scale))))

@@ -616,3 +616,28 @@ def test_running_out_of_gpu_memory_points_to_the_dtype_menu_not_a_flag(at, folde
     at.button[0].click().run()
     shown = [e.value.replace("\\", "") for e in at.error]
     assert not at.exception and shown == [said]
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_timed_reference_is_scaled_up_only_never_down(monkeypatch, lang):
+    """Read 50: after a race timed SmolLM2-135M's forward at 12 ms, the toy pair's fit check read "about 3.7 µs per
+    token (270,270 tokens/s) ... by its 0.00031× larger weights": smaller, and its forward takes milliseconds (a
+    forward's fixed costs do not shrink with its weights). The default pair itself read "by its 1.0× larger
+    weights". A smaller target gets the bandwidth floor; the reference itself its measured time."""
+    from specviz.core.i18n import using
+
+    monkeypatch.setattr(models_view, "_bandwidth", lambda device: 17e9)
+    monkeypatch.setattr(common_runs, "quiet_forwards", lambda: {("default", "cpu"): 12.3})
+    monkeypatch.setattr(models_view, "reference_dtype", lambda device, machine=None: torch.bfloat16)
+    machine, cpu = Machine(ram_available_bytes=16 * 10**9), torch.device("cpu")
+    with using(lang):
+        sizes = (41_536, 270_000_000, 540_000_000)  # the toy pair's target, SmolLM2-135M itself, twice that
+        toy, itself, larger = (models_view.speed_estimate(size, cpu, machine) for size in sizes)
+        sentences = [estimate.sentence() for estimate in (toy, itself, larger)]
+    said = {"en": ("or more per token", "as measured for SmolLM2-135M itself on this machine", "by its 2.0× larger"),
+            "pt": ("ou mais por token", "medido para o próprio SmolLM2-135M nesta máquina", "pesos 2,0× maiores"),
+            }[lang]
+    assert toy.basis == "bandwidth" and said[0] in sentences[0] and "0.00031" not in sentences[0].replace(",", ".")
+    assert itself.seconds_per_token == pytest.approx(0.012) and said[1] in sentences[1]
+    assert "1.0×" not in sentences[1].replace(",", ".")
+    assert larger.seconds_per_token == pytest.approx(0.024) and said[2] in sentences[2]

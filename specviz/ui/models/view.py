@@ -230,15 +230,18 @@ def reference_dtype(device: torch.device, machine: Machine | None = None) -> tor
 
 def speed_estimate(target_bytes: int, device: torch.device, machine: Machine | None = None) -> SpeedEstimate:
     """How slow plain decoding with a target of `target_bytes` would be on `device` here: scaled from SmolLM2-135M's
-    quickest measured forward when a race has timed it on this device in this server (by weight bytes, the
-    reference's in the dtype it was timed in), else the floor set by the memory bandwidth, measured once per server
-    process."""
+    quickest measured forward when a race has timed it on this device in this server and the target's weights are no
+    smaller (by weight bytes, the reference's in the dtype it was timed in), else the floor set by the memory
+    bandwidth, measured once per server process."""
     from specviz.ui.common.runs import quiet_forwards  # the race page records what it measured
 
     name, shown, parameters = REFERENCE
     measured_ms = quiet_forwards().get((name, device.type))
-    if measured_ms:
-        reference_bytes = int(parameters * reference_dtype(device, machine).itemsize)
+    reference_bytes = int(parameters * reference_dtype(device, machine).itemsize) if measured_ms else 0
+    # a smaller target is not the reference's forward scaled down: a forward's fixed costs do not shrink with its
+    # weights (read 50: the toy pair read "about 3.7 µs per token ... by its 0.00031× larger weights", where its
+    # forward takes milliseconds); it gets the bandwidth floor, which says so
+    if measured_ms and target_bytes >= reference_bytes:
         return speed_from_reference(target_bytes, reference_bytes, measured_ms / 1000, shown)
     with st.spinner(_("Measuring this machine's memory bandwidth...")):  # shown only while it measures (> 0.5 s)
         bandwidth = _bandwidth(str(device))

@@ -384,7 +384,7 @@ def read_config(folder: Path, name: str, trust_remote_code: bool = False):
         # "Loading 'x' failed:", read half in English in Portuguese (43rd read)
         raise ModelLoadError(_("'{name}' has a config.json that is not valid JSON text.", name=name)) from None
     except (OSError, ValueError):  # ValueError: nested thousands of levels deep
-        raw = None  # AutoConfig says what is wrong with it
+        raw = _UNREAD  # AutoConfig says what is wrong with it
     if isinstance(raw, dict):
         _check_size_values(raw, name, depth=0)
     try:
@@ -396,11 +396,29 @@ def read_config(folder: Path, name: str, trust_remote_code: bool = False):
             raise RemoteCodeError(_("'{name}' runs its own code from its repository; turn on trust-remote-code for "
                                     "it (--trust-remote-code) only if you trust its authors.", name=name),
                                   name) from None
-        raise ModelLoadError(_("'{name}' has a config this version of transformers cannot read ({reason}).",
-                               name=name, reason=_reason(exc, folder, name))) from None
+        raise ModelLoadError(_config_refusal(raw, exc, folder, name)) from None
     check_causal_lm(config, name)
     check_sizes(config, name)
     return config
+
+
+_UNREAD = object()  # config.json could not be parsed (read_config): AutoConfig's own error explains it
+
+
+def _config_refusal(raw, exc: BaseException, folder: Path, name: str) -> str:
+    """Why AutoConfig refused a config.json, as one sentence. Read 50: every refusal said "a config this version of
+    transformers cannot read", true of an unknown model type alone; a config.json that is a number, a list or null,
+    or that names no model type, is one that no version reads."""
+    if raw is not _UNREAD and not isinstance(raw, dict):
+        return _("'{name}' has a config.json that is not a JSON object of settings.", name=name)
+    if isinstance(raw, dict) and not raw.get("model_type"):
+        return _("'{name}' has a config.json that names no model_type, so transformers cannot tell which model it "
+                 "is.", name=name)
+    if isinstance(raw, dict) and "does not recognize this architecture" in str(exc):
+        return _("'{name}' is a model of type '{kind}', which this version of transformers does not know.",
+                 name=name, kind=shortened(str(raw["model_type"])))
+    return _("'{name}' has a config this version of transformers cannot read ({reason}).", name=name,
+             reason=_reason(exc, folder, name))
 
 
 def _reason(exc: BaseException, folder: Path, name: str) -> str:

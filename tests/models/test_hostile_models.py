@@ -53,10 +53,16 @@ def _base(toy_folder: Path) -> dict:
 
 
 CONFIGS = {  # config.json shapes -> what the sentence says
-    "a number": (lambda base: 3, "config this version of transformers cannot read"),
-    "null": (lambda base: None, "config this version of transformers cannot read"),
-    "a list": (lambda base: [1, 2], "config this version of transformers cannot read"),
-    "no model type": (lambda base: {k: v for k, v in base.items() if k != "model_type"}, "cannot read"),
+    # read 50: these said "a config this version of transformers cannot read", which no version reads; only an
+    # unknown model type is a matter of the version
+    "a number": (lambda base: 3, "'model' has a config.json that is not a JSON object of settings."),
+    "null": (lambda base: None, "'model' has a config.json that is not a JSON object of settings."),
+    "a list": (lambda base: [1, 2], "'model' has a config.json that is not a JSON object of settings."),
+    "no model type": (lambda base: {k: v for k, v in base.items() if k != "model_type"},
+                      "'model' has a config.json that names no model_type, so transformers cannot tell which model"),
+    "an unknown model type": (lambda base: {**base, "model_type": "nosuchtype"},
+                              "'model' is a model of type 'nosuchtype', which this version of transformers does not "
+                              "know."),
     # config.json's sizes are checked before transformers reads them (read_config), so these name the size
     "a word for a size": (lambda base: {**base, "hidden_size": "wide"}, "hidden_size = wide; sizes must be positive"),
     "a fraction for a size": (lambda base: {**base, "num_hidden_layers": 2.5}, "num_hidden_layers = 2.5; sizes must"),
@@ -87,6 +93,22 @@ def test_every_config_shape_is_one_sentence_before_anything_is_built(toy_folder,
 def test_a_deeply_nested_config_is_one_sentence(toy_folder, tmp_path):
     text = json.dumps(_base(toy_folder))[:-1] + ', "x": ' + "[" * 5000 + "]" * 5000 + "}"
     assert "cannot read" in _refused(_copy(toy_folder, tmp_path, config=text), tmp_path)
+
+
+@pytest.mark.parametrize("config, says", [
+    ([1, 2], "'model' tem um config.json que não é um objeto JSON de configurações."),
+    ({"vocab_size": 34}, "'model' tem um config.json que não informa o model_type, então o transformers não "
+                         "consegue saber que modelo é."),
+    ({"model_type": "nosuchtype"}, "'model' é um modelo do tipo 'nosuchtype', que esta versão do transformers não "
+                                   "conhece.")])
+def test_a_config_transformers_refuses_says_why_in_portuguese(toy_folder, tmp_path, config, says):
+    """Read 50: each of these read "uma configuração que esta versão do transformers não consegue ler (Unrecognized
+    model in model. Should have a `model_type` key ...)": a version claim true of the unknown type alone, and
+    transformers' English inside a Portuguese sentence."""
+    from specviz.core.i18n import using
+
+    with using("pt"):
+        assert _refused(_copy(toy_folder, tmp_path, config=config), tmp_path) == says
 
 
 @pytest.mark.parametrize("lang, says", [("en", "'model' has a config.json that is not valid JSON text."),

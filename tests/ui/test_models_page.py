@@ -641,3 +641,17 @@ def test_a_timed_reference_is_scaled_up_only_never_down(monkeypatch, lang):
     assert itself.seconds_per_token == pytest.approx(0.012) and said[1] in sentences[1]
     assert "1.0×" not in sentences[1].replace(",", ".")
     assert larger.seconds_per_token == pytest.approx(0.024) and said[2] in sentences[2]
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_emulated_bfloat16_note_names_auto_as_the_dtype_menu_shows_it(lang):
+    """Read 50: the note under the Dtype menu said "Escolha float32 (ou auto, que o escolhe aqui)", but that menu
+    shows the option as "automático" in Portuguese (`_choice`), as read 48 found for the Device menu's warning."""
+    from specviz.core.i18n import using
+    from specviz.models.machine import emulated_bf16_note
+
+    with using(lang):
+        note, auto = emulated_bf16_note("cpu", "bfloat16", Machine()), models_view._choice("auto")
+    said = {"en": "Choose float32 (or auto, which picks it here).",
+            "pt": "Escolha float32 (ou automático, que o escolhe aqui)."}[lang]
+    assert note.endswith(said) and f" {auto}," in said

@@ -32,6 +32,7 @@ from typing import Any
 
 from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.labs.bench.config import held_out_arg, load_suites
+from specviz.labs.bench.summary import count_text
 from specviz.engine.limits import (DEFAULT_DTYPE_RULE, K_RANGE, MAX_NEW_TOKENS_RANGE, TREE_LOOKUP_RANGE,
                                    TREE_NODES_RANGE, TREE_WIDTH_RANGE, dtype_arg, whole_arg, writable_file_arg)
 from specviz.models.catalog import recommended_for
@@ -107,8 +108,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     prompts = [p.text for p in load_suites(["held-out"])[0].prompts if p.text][: args.prompts]
     entries = identity_report(spec, prompts, pair)
     shape = DraftShape(spec.k, spec.tree_nodes, spec.tree_width, spec.tree_lookup).label()
-    print(f"pair {args.pair}, {args.proposer} {shape}, {dtype}, greedy, {len(prompts)} held-out prompts x "
-          f"{args.max_new_tokens} new tokens")
+    print(f"pair {args.pair}, {args.proposer} {shape}, {dtype}, greedy, {count_text(len(prompts), 'held-out prompt')}, "
+          f"up to {count_text(args.max_new_tokens, 'new token')} each")
     print("\n".join(summary_lines(entries)))
     if args.out:
         from specviz.labs.bench.timing import machine_info, pair_placement

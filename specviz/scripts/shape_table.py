@@ -26,6 +26,7 @@ from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import (MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE, dtype_arg, number_arg, threads_arg,
                                    whole_arg, writable_file_arg)
 from specviz.labs.bench.config import held_out_arg
+from specviz.labs.bench.summary import count_text
 
 CHAINS = [DraftShape(k) for k in range(1, 7)]
 TREES = ([DraftShape(k, n, 4, lookup) for k, nodes in ((3, (6, 8, 12, 16)), (4, (6, 8, 12, 16, 24, 32)),
@@ -118,8 +119,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     prompts = [p.text for p in load_suites(["held-out"])[0].prompts if p.text][: args.prompts]
     rows = []
     for temperature in args.temperatures:
-        print(f"T = {temperature:g}, {len(GRID)} shapes, {len(prompts)} prompts x {args.max_new_tokens} tokens",
-              flush=True)
+        print(f"T = {temperature:g}, {len(GRID)} shapes, {count_text(len(prompts), 'prompt')}, "
+              f"up to {count_text(args.max_new_tokens, 'new token')} each", flush=True)
         for shape in GRID:
             rows.append(measure_row(pair, proposer, shape, prompts, args.max_new_tokens, temperature))
             print(f"  {shape.label():<32} {rows[-1]['tokens_per_forward']:.2f} tokens per target forward, "

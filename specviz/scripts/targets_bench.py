@@ -70,7 +70,8 @@ def verdicts(result: BenchResult, predicted: dict | None = None) -> list[str]:
     m = result.machine
     greedy_target, sampled_target = TARGETS.get(result.dtype or "", TARGETS["float32"])
     lines = [f"pair {result.config['pair']}, {result.dtype} on both sides, kernels {m.get('kernels', 'stock')}, "
-             f"{count_text(prompts, 'held-out prompt')} x {count_text(result.config['max_new_tokens'], 'new token')}",
+             f"{count_text(prompts, 'held-out prompt')}, "
+             f"up to {count_text(result.config['max_new_tokens'], 'new token')} each",
              f"machine: {m['cpu']} ({' '.join(m.get('cpu_flags', [])) or 'flags not recorded'}), "
              f"{'with' if m.get('cpu_bf16') else 'without'} bf16 instructions, "
              f"{count_text(m['torch_threads'], 'thread')}"]

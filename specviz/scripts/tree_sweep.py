@@ -38,7 +38,7 @@ from specviz.engine.limits import (DEFAULT_DTYPE_RULE, DEVICE_HELP, K_RANGE, MAX
                                    whole_arg, writable_file_arg)
 from specviz.engine.proposers import make_proposer, registry
 from specviz.labs.bench.config import held_out_arg, load_suites
-from specviz.labs.bench.summary import estimated_speedup, physical_limit, tokens_fed
+from specviz.labs.bench.summary import count_text, estimated_speedup, physical_limit, tokens_fed
 from specviz.labs.bench.timing import feature_draft_timer, forward_timer, verify_curve
 from specviz.models.machine import dtype_name
 from specviz.models.pairs import load_pair
@@ -147,7 +147,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                           "torch", "date", "load_average_start")}
     prompts = [p.text for p in load_suites(["held-out"])[0].prompts if p.text][: args.prompts]
     print(f"pair {args.pair}, proposer {proposer}, {dtype_name(pair.dtype)} on {pair.device}, T = "
-          f"{args.temperature:g}, {len(prompts)} held-out prompts x {args.max_new_tokens} new tokens")
+          f"{args.temperature:g}, {count_text(len(prompts), 'held-out prompt')}, "
+          f"up to {count_text(args.max_new_tokens, 'new token')} each")
     context = prompt_ids(RunSpec(pair=pair.name, prompt=prompts[0]), pair)
     sizes = sorted({tokens_fed(s.k, s.tree_nodes, s.tree_lookup) for s in shape_list} | {1, 2, 5, 9, 17, 33})
     curve = verify_curve(pair.target, context, sizes)

@@ -24,6 +24,7 @@ from dataclasses import replace
 
 from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.labs.bench.config import held_out_arg, load_suites
+from specviz.labs.bench.summary import count_text
 from specviz.engine.limits import (DEVICE_HELP, K_RANGE, MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE, TREE_NODES_RANGE,
                                    TREE_WIDTH_RANGE, dtype_arg, number_arg, whole_arg)
 from specviz.models.pairs import load_pair
@@ -75,7 +76,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     wall = sum(t.wall_seconds for t in results["tree"]) / sum(t.wall_seconds for t in results["chain"])
     weight = next(pair.target.parameters())  # the dtype it ran, not the flag: `--dtype auto` picks one
     print(f"pair {args.pair}, proposer {args.proposer}, {str(weight.dtype).removeprefix('torch.')} on {weight.device}, "
-          f"T = {args.temperature:g}, {len(prompts)} held-out prompts x {args.max_new_tokens} new tokens")
+          f"T = {args.temperature:g}, {count_text(len(prompts), 'held-out prompt')}, "
+          f"up to {count_text(args.max_new_tokens, 'new token')} each")
     print(f"  chain K={args.k}:                          {chain_tpf:.2f} tokens per target forward")
     print(f"  tree {args.tree_nodes} nodes, width {args.tree_width}, depth {args.k}:   {tree_tpf:.2f} tokens per "
           f"target forward  ({tree_tpf / chain_tpf:.2f}x the chain)")

@@ -44,7 +44,7 @@ def test_a_prediction_equal_to_its_measurement_reads_0_percent_and_every_line_is
     result.config["max_new_tokens"] = 1
     result.cases = [c for c in result.cases if c["prompt_id"] == result.cases[0]["prompt_id"]]
     one = script.verdicts(result)
-    assert one[1].endswith(", 1 thread") and one[0].endswith(", 1 held-out prompt x 1 new token")
+    assert one[1].endswith(", 1 thread") and one[0].endswith(", 1 held-out prompt, up to 1 new token each")
 
 
 def test_a_calibrations_machine_line_counts_one_thread_in_the_singular():

@@ -26,7 +26,7 @@ COPY_PROMPT = ("Copy this paragraph exactly, word for word:\n\nThe moon goes aro
                "It does not make its own light. We see it because it reflects light from the sun, and its shape "
                "seems to change as it moves.")
 QUESTION_PROMPT = "Explain owls using an analogy."
-# The Playground's first live run, and the settings a preset leaves as they are (48 new tokens, chat template on)
+# The Playground's first live run; its top-k, top-p, chat template and 48 new tokens are what every preset sets
 LIVE_DEFAULTS = RunSpec(
     pair="default", proposer="ngram", chat=True, k=4, max_new_tokens=48, temperature=0.0, seed=0, prompt=COPY_PROMPT,
 )

@@ -814,6 +814,7 @@ def test_a_run_from_a_preset_is_compared_with_the_presets_measured_figure():
         from specviz.ui.playground import live as playground_live
 
         trace = load_example("toy-draft")[0]
+        trace.settings["max_new_tokens"], trace.meta["chat"] = 48, True  # as a preset sets them
         trace.meta["pair"] = st.session_state.get("pair_used", "default")  # the preset's pair, as a run from it
         trace.settings.update(proposer="eagle", temperature=0.0, k=st.session_state.get("k_used", 3))
         trace.meta["prompt"] = st.session_state.get("prompt_used", "Explain owls using an analogy.")
@@ -863,6 +864,7 @@ def test_a_preset_run_cut_short_at_its_time_limit_says_so_beside_the_promise(lan
         from specviz.ui.playground import live as playground_live
 
         trace = load_example("toy-draft")[0]
+        trace.settings["max_new_tokens"], trace.meta["chat"] = 48, True  # as a preset sets them
         trace.meta.update(pair="default", prompt="Explain owls using an analogy.")  # a run from the preset
         trace.settings.update(proposer="eagle", temperature=0.7, k=3)
         if cut:
@@ -898,6 +900,7 @@ def test_the_untrained_presets_run_is_compared_unless_its_layers_changed(layers,
         from specviz.ui.playground import live as playground_live
 
         trace = load_example("toy-draft")[0]
+        trace.settings["max_new_tokens"], trace.meta["chat"] = 48, True  # as a preset sets them
         trace.meta["pair"] = "default"
         trace.settings.update(proposer="layerskip-7", layers=7, temperature=0.7, k=3)  # as a real run records it
         st.session_state["playground_preset"] = "untrained"
@@ -910,6 +913,46 @@ def test_the_untrained_presets_run_is_compared_unless_its_layers_changed(layers,
     assert not at.exception
     assert [c.value.startswith("This run:") for c in at.caption] == ([True] if shown else [])
     assert replace(preset_spec("untrained"), proposer_settings={"layers": 20}).proposer_settings  # the case is real
+
+
+@pytest.mark.parametrize("changed", [{}, {"top_p": 0.5}, {"top_k": 5}, {"max_new_tokens": 16}, {"chat": False}])
+def test_a_run_with_other_sampling_or_length_settings_is_not_compared_with_the_presets_figures(changed):
+    """Read 50: a preset set its proposer, K and temperature but left top-p, top-k, the chat template and the token
+    limit as they were, and "This run: ..." stood beside the sampling preset's figures, measured with top-p 1 and 48
+    new tokens, under a run with top-p 0.5 or 16 new tokens."""
+
+    def script(changed: dict):
+        import streamlit as st
+
+        from specviz.labs.examples import load_example
+        from specviz.ui.playground import live as playground_live
+
+        trace = load_example("toy-draft")[0]
+        trace.meta.update(pair="default", prompt="Explain owls using an analogy.", chat=changed.get("chat", True))
+        trace.settings.update(proposer="eagle", temperature=0.7, k=3, max_new_tokens=48)
+        trace.settings.update({key: value for key, value in changed.items() if key != "chat"})
+        st.session_state["playground_preset"] = "sampling"
+        playground_live.compare_with_preset(trace)
+
+    at = AppTest.from_function(script, args=(changed,), default_timeout=30)
+    at.run()
+    assert not at.exception
+    assert [c.value.startswith("This run:") for c in at.caption] == ([] if changed else [True])
+
+
+def test_a_preset_sets_the_sampling_and_length_settings_its_figures_were_measured_with():
+    """Read 50: top-p 0.5, top-k 5, 16 new tokens and the chat template off, set before, stayed after a preset."""
+    at = page()
+    at.radio(key="playground_source").set_value("live").run()
+    at.number_input(key="playground_top_p").set_value(0.5).run()
+    at.number_input(key="playground_top_k").set_value(5).run()
+    at.number_input(key="playground_max_new_tokens").set_value(16).run()
+    at.toggle(key="playground_chat").set_value(False).run()
+    at.button(key="playground_preset_sampling").click().run()
+    assert (at.number_input(key="playground_top_p").value, at.number_input(key="playground_top_k").value,
+            at.number_input(key="playground_max_new_tokens").value, at.toggle(key="playground_chat").value) == (
+        1.0, 0, 48, True)
+    no_problems(at)
 
 
 def _toy_tree_with_copies():
@@ -938,6 +981,7 @@ def test_a_tree_presets_run_counts_drafts_as_the_headline_does_without_copies():
 
         trace = st.session_state["trace_used"]
         trace.meta.update(pair="default", prompt=preset_settings("tree")["prompt"])  # as a run from the preset
+        trace.settings["max_new_tokens"], trace.meta["chat"] = 48, True  # as a preset sets them
         trace.settings.update({key: value for key, value in preset_settings("tree").items() if key != "prompt"})
         st.session_state["playground_preset"] = "tree"
         playground_live.compare_with_preset(trace)
@@ -986,6 +1030,7 @@ def test_another_prompts_reason_fits_the_presets_proposer(preset, reason):
         from specviz.ui.playground.settings import preset_settings
 
         trace = load_example("toy-draft")[0]
+        trace.settings["max_new_tokens"], trace.meta["chat"] = 48, True  # as a preset sets them
         trace.meta["pair"] = "default"  # a run from the preset: its pair
         settings = preset_settings(preset)
         trace.settings.update(proposer=settings["proposer"], temperature=settings["temperature"], k=settings["k"])

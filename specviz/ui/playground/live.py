@@ -171,14 +171,21 @@ def other_prompt_reason(proposer: str) -> str | None:
 
 PRESET_KEY = "playground_preset"  # session key: the preset pressed last (its figures are compared with the run)
 PRESET_PAIR = "default"  # the pair every preset runs (and its figures were measured with)
+# The sampling and length settings every preset was measured with (`preset_runs` runs the chain presets over
+# LIVE_DEFAULTS), by URL name: a preset sets them too, and a run with other ones is not compared with its figures.
+# Read 50: a top-p of 0.5 or 16 new tokens left from before stayed under "the other settings stay", and "This run:
+# ..." stood beside figures measured with top-p 1 and 48 new tokens
+PRESET_MEASURED = {"top_k": LIVE_DEFAULTS.top_k, "top_p": LIVE_DEFAULTS.top_p, "chat": LIVE_DEFAULTS.chat,
+                   "max_new_tokens": LIVE_DEFAULTS.max_new_tokens}
 KEPT_PROMPT = "playground_kept_prompt"  # session key: the preset left the student's own prompt in place
 PRESET_PROMPTS = {settings["prompt"] for _label, _expect, settings in PRESETS.values()} | {LIVE_DEFAULTS.prompt}
 
 
 def apply_preset(name: str) -> None:
-    """Put a preset's settings into the widgets (default pair, seed 0; the other settings stay). A prompt the
-    student wrote stays (the page says so and offers the preset's); a preset's or an empty one is replaced."""
-    values = {"pair": PRESET_PAIR, "seed": 0, **preset_settings(name)}
+    """Put a preset's settings into the widgets (default pair, seed 0, and the top-k, top-p, chat template and
+    token limit its figures were measured with, `PRESET_MEASURED`). A prompt the student wrote stays (the page says
+    so and offers the preset's); a preset's or an empty one is replaced."""
+    values = {"pair": PRESET_PAIR, "seed": 0, **PRESET_MEASURED, **preset_settings(name)}
     own = str(st.session_state.get(KEYS["prompt"]) or "").strip()
     keep = bool(own) and own not in {p.strip() for p in PRESET_PROMPTS}
     if keep:
@@ -209,9 +216,10 @@ def kept_prompt_note() -> None:
 def compare_with_preset(trace, spec: RunSpec | None = None) -> None:
     """Under a live run started from a preset: this run's figures next to the preset's measured ones, and why a
     different prompt keeps fewer. Nothing when the run's pair, proposer (its own settings, e.g. layer-skip's layers,
-    included), temperature or draft shape (K, the tree's nodes, width and lookup branch) differs from the preset's:
-    the preset's figures were measured with its own. `spec` is the RunSpec the trace ran: a trace names a proposer
-    with settings of its own by its label ("layerskip-7"), not by the registry name the preset sets."""
+    included), temperature, draft shape (K, the tree's nodes, width and lookup branch), top-k, top-p, chat template
+    or token limit (`PRESET_MEASURED`) differs from the preset's: the preset's figures were measured with its own.
+    `spec` is the RunSpec the trace ran: a trace names a proposer with settings of its own by its label
+    ("layerskip-7"), not by the registry name the preset sets."""
     name = st.session_state.get(PRESET_KEY)
     if name not in PRESETS or trace.mode != Mode.SPECULATIVE or trace.meta.get("pair") != PRESET_PAIR:
         return  # the pair switched after the preset (the toy pair offers n-gram lookup too): another model's run
@@ -222,6 +230,8 @@ def compare_with_preset(trace, spec: RunSpec | None = None) -> None:
     drafter = (spec.proposer, dict(spec.proposer_settings)) if spec is not None else (s.get("proposer"), {})
     if drafter != (preset["proposer"], preset_own) or float(s.get("temperature", -1)) != float(preset["temperature"]) \
             or DraftShape.of(s).label() != DraftShape.of(preset).label():  # a chain's label names no width
+        return
+    if ran_with(trace) != PRESET_MEASURED:
         return
     # drafts only, as the headline above counts them (`trace_headline`): a tree's lookup branch copies tokens, no
     # model drafts them (read 45: the tree preset's run counted them here and not there)
@@ -237,6 +247,15 @@ def compare_with_preset(trace, spec: RunSpec | None = None) -> None:
     if why and str(trace.meta.get("prompt", "")).strip() != preset["prompt"].strip():
         text += " " + _(TEXT[why])
     st.caption(text)
+
+
+def ran_with(trace: Trace) -> dict:
+    """A trace's top-k, top-p, chat template and token limit, by URL name, as `PRESET_MEASURED` holds them (a value
+    the trace does not record reads as the Playground's default)."""
+    s = trace.settings
+    return {"top_k": int(s.get("top_k", LIVE_DEFAULTS.top_k)), "top_p": float(s.get("top_p", LIVE_DEFAULTS.top_p)),
+            "chat": bool(trace.meta.get("chat", LIVE_DEFAULTS.chat)),
+            "max_new_tokens": int(s.get("max_new_tokens", LIVE_DEFAULTS.max_new_tokens))}
 
 
 def who_drafts_help(choices: tuple[str, ...]) -> str:

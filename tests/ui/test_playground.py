@@ -1459,6 +1459,25 @@ def test_the_layer_skip_layers_box_says_its_default_keeps_at_least_one_layer(lan
     assert at.number_input(key="playground_layers").label == said
 
 
+@pytest.mark.slow  # the page runs once per language
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_k_above_the_medusa_heads_in_a_tree_says_the_tree_is_at_most_that_deep(lang):
+    """Read 50: over a Medusa tree of 16 nodes (width 4) at K = 8 the caption said "each drafts one token, so a step
+    drafts at most 5", but head d gives every node at depth d, up to 16 in all: only the depth is capped."""
+    from specviz.ui.common.sliders import medusa_heads
+
+    heads = medusa_heads()
+    said = (f"O Medusa tem {heads} cabeças de previsão, e a cabeça d dá os nós da árvore na profundidade d, então uma "
+            f"árvore tem no máximo {heads} de profundidade, não K = 8." if lang == "pt" else
+            f"Medusa has {heads} heads, and head d gives the tree's nodes at depth d, so a tree is at most {heads} "
+            f"deep, not K = 8.")
+    at = page(lang=lang, source="live", pair="default", proposer="medusa", k="8", tree_nodes="16", tree_width="4")
+    assert not at.exception
+    captions = [c.value for c in at.caption]
+    assert said in captions
+    assert not any(("cada uma rascunha um token" if lang == "pt" else "each drafts one token") in c for c in captions)
+
+
 @pytest.mark.slow  # the page runs several times per language: over 0.7 s
 @pytest.mark.parametrize("lang", ["en", "pt"])
 def test_k_above_the_medusa_heads_says_a_step_drafts_at_most_the_heads(lang):

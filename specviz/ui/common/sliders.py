@@ -74,11 +74,18 @@ def medusa_heads() -> int | None:
         return None
 
 
-def medusa_cap_note(proposer: str, k: int) -> str | None:
-    """The sentence a K slider shows when Medusa drafts and K is above its head count, else None."""
+def medusa_cap_note(proposer: str, k: int, tree: bool = False) -> str | None:
+    """The sentence a K slider shows when Medusa drafts and K is above its head count, else None. For a `tree` (the
+    Playground's, tree nodes > 0) it names the depth only: head d gives every node at depth d, several of them in a
+    wide tree (read 50: "each drafts one token, so a step drafts at most 5" stood over a Medusa tree of 16 nodes)."""
     heads = medusa_heads() if proposer == "medusa" else None
     if heads is None or k <= heads:
         return None
+    if tree:
+        return ngettext("Medusa has {n} head, and head d gives the tree's nodes at depth d, so a tree is at most {n} "
+                        "deep, not K = {k}.",
+                        "Medusa has {n} heads, and head d gives the tree's nodes at depth d, so a tree is at most {n} "
+                        "deep, not K = {k}.", heads, k=k)
     return ngettext("Medusa has {n} head and each drafts one token, so a step drafts at most {n}, not K = {k} (a "
                     "tree is at most {n} deep).",
                     "Medusa has {n} heads and each drafts one token, so a step drafts at most {n}, not K = {k} (a "

@@ -1023,3 +1023,19 @@ def test_the_screenshot_scripts_playground_shot_finds_the_step_it_shows():
             said = [step_headline(step, trace.stop_reason) for step in trace.steps]
         first = next(i for i, line in enumerate(said) if PARTLY_ACCEPTED[lang].search(line))
         assert first == 1, (lang, said[:3])  # step 2: kept ' between', rejected ' the', recovered ' oceans'
+
+
+def test_the_tree_step_sentence_calls_a_tested_child_a_token_not_a_node():
+    """Read 50 (docs2): the step sentence said the target "tests a node" and "This node was tried after a rejected
+    sibling" for every main-line child, also a lookup branch's copied token, which the glossary says is never a node.
+    It now speaks of a child, drafted or copied, and of "this token"."""
+    from specviz.core.i18n import using
+    from specviz.ui.common.step_view import _position_sentence
+
+    d = Decision(position=0, token_id=7, text=" cat", draft_prob=0.133, target_prob=0.151, ratio=1.135,
+                 accept_prob=0.539, uniform=0.2, accepted=True, reached=True)
+    for lang, said, old in (("en", "tests each child, drafted or copied, with min(1, p′/q′)", "tests a node"),
+                            ("pt", "testa cada filho, rascunhado ou copiado, com min(1, p′/q′)", "testa um nó")):
+        with using(lang):
+            sentence = _position_sentence(d, tree=True)
+        assert said in sentence and old not in sentence, sentence

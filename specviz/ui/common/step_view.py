@@ -331,18 +331,19 @@ def _position_sentence(d: Decision, tree: bool = False, node: TreeNode | None = 
     chance, u = shown.chance, shown.u  # never "u = 1.000 fell inside" a chance of 1.000 read as false
     if tree and uses_residuals(node):  # read 50: the numbers the rule compared, not only the chance they gave
         before = shown_numbers(d.target_prob, node.rule_draft_prob, None, None)  # the rule's q: 1 for a point mass
-        why = _("In a tree the target tests a node with min(1, p′/q′): p′ is what p at its parent leaves once the "
-                "siblings tried before it were rejected (the residual, rescaled to add up to 1), and q′ the draft's "
-                "q there without them (a point mass for a child taken from the draft's top tokens, not drawn from "
-                "q, or copied from the context). This node was tried after a rejected sibling: p′ = {p} and "
-                "q′ = {q} (p = {p0} and q = {q0} before those rejections), so p′/q′ = {ratio} and it was kept with "
-                "probability {chance}.", p=shown.p, q=shown.q, p0=before.p, q0=before.q, ratio=shown.ratio,
-                chance=chance)
+        why = _("In a tree the target tests each child, drafted or copied, with min(1, p′/q′): p′ is what p at its "
+                "parent leaves once the siblings tried before it were rejected (the residual, rescaled to add up to "
+                "1), and q′ the draft's q there without them (a point mass for a child taken from the draft's top "
+                "tokens, not drawn from q, or copied from the context). This token was tried after a rejected "
+                "sibling: p′ = {p} and q′ = {q} (p = {p0} and q = {q0} before those rejections), so p′/q′ = {ratio} "
+                "and it was kept with probability {chance}.", p=shown.p, q=shown.q, p0=before.p, q0=before.q,
+                ratio=shown.ratio, chance=chance)
     elif tree:
-        why = _("In a tree the target tests a node with min(1, p′/q′): p′ is what p at its parent leaves once the "
-                "siblings tried before it were rejected (the residual, rescaled to add up to 1), and q′ the draft's "
-                "q there without them (a point mass for a child taken from the draft's top tokens, not drawn from "
-                "q, or copied from the context), so it was kept with probability {chance}.", chance=chance)
+        why = _("In a tree the target tests each child, drafted or copied, with min(1, p′/q′): p′ is what p at its "
+                "parent leaves once the siblings tried before it were rejected (the residual, rescaled to add up to "
+                "1), and q′ the draft's q there without them (a point mass for a child taken from the draft's top "
+                "tokens, not drawn from q, or copied from the context), so it was kept with probability {chance}.",
+                chance=chance)
     if tree:
         outcome = (_("u = {u} fell inside, so it was **accepted ✓**.", u=u) if d.accepted else
                    _("u = {u} fell outside, so it was **rejected ✗**: the next sibling, if there is one, is tried "

@@ -171,6 +171,9 @@ with tab_policy:
         unmatched = tables.no_constant_text(result, temperature)
         if unmatched:
             st.caption(unmatched)
+        no_threshold = tables.no_threshold_text(result, temperature)
+        if no_threshold:
+            st.caption(no_threshold)
 
 with tab_verify:
     plot.show(charts.verify_cost_figure(result), key="speedup_lab_verify_chart")

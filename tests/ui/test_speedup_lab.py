@@ -336,6 +336,28 @@ def test_a_policy_table_without_constant_at_its_start_says_so(tiny):
     assert not tables.policy_table(drafts, 0.0).empty and tables.no_constant_text(drafts, 0.0) is None
 
 
+def test_a_proposer_without_the_threshold_policy_shows_a_dash_and_the_reason(tiny):
+    """Read 50: a sweep of the draft model and n-gram lookup with the threshold policy (the live toy sweep lets a
+    visitor pick it) showed "NaN" in the n-gram rows' threshold cell, since the bench runs no threshold policy for a
+    lookup (no draft probability to stop on), and nothing said why. The cell reads "–", and a sentence names the
+    proposer and the reason, in both languages; a run where every proposer ran it gets no sentence."""
+    from specviz.core.i18n import using
+
+    table = tables.policy_table(tiny, 0.0)
+    lookup = table[table["proposer"] == view.proposer_text("ngram")]
+    assert len(lookup) and list(lookup["threshold"]) == ["–"] * len(lookup)
+    assert "NaN" not in table.astype(str).to_string() and not table.isna().any().any()
+    assert tables.no_threshold_text(tiny, 0.0) == (
+        "The bench runs no threshold policy for n-gram lookup (no model), hence the – in its rows: that policy stops a "
+        "draft once the drafter's top probability falls below the threshold, and a lookup has no probability to read.")
+    with using("pt"):
+        said = tables.no_threshold_text(tiny, 0.0)
+    assert said.startswith("O benchmark não roda a política threshold para busca de n-gramas"), said
+    assert tables.no_threshold_text(tiny, 1.0) is None  # no policies at T = 1
+    drafts = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-drafts" / "results.json")
+    assert tables.no_threshold_text(drafts, 0.0) is None  # both its proposers ran the threshold policy
+
+
 @pytest.mark.parametrize(("lang", "said"), [("en", ["+25%", "+0.3%", "no gain", "no gain"]),
                                             ("pt", ["+25%", "+0,3%", "sem ganho", "sem ganho"])])
 def test_a_winner_that_gains_under_half_a_percent_is_not_shown_as_plus_zero(tiny, monkeypatch, lang, said):

@@ -69,7 +69,26 @@ def policy_table(result: BenchResult, temperature: float) -> pd.DataFrame:
         entry[_("winner")] = names[comparison.winner]
         entry[_("winner vs constant")] = margin_text(comparison.margin)
         data.append(entry)
-    return pd.DataFrame(data)
+    # a policy one proposer did not run (the threshold policy for n-gram lookup, `no_threshold_text`) is "–", as any
+    # unknown figure: pandas left NaN in its cell (read 50: a live toy sweep of the draft model and n-gram lookup with
+    # the threshold policy showed "NaN" in the n-gram rows)
+    return pd.DataFrame(data).fillna("–")
+
+
+def no_threshold_text(result: BenchResult, temperature: float) -> str | None:
+    """Under the policy table: the proposers whose rows have no threshold policy where another proposer's have one
+    (the bench runs it only for a proposer with draft probabilities: `cases.CaseRunner` skips it for a lookup), so
+    their "–" is explained; None when there are none."""
+    comparisons = result.policy_comparisons(temperature)
+    if not any("threshold" in c.speedups for c in comparisons):
+        return None
+    missing = list(dict.fromkeys(c.proposer for c in comparisons if "threshold" not in c.speedups
+                                 and c.proposer in registry.names() and registry.get(c.proposer).timed_as == "lookup"))
+    if not missing:
+        return None
+    return _("The bench runs no threshold policy for {proposers}, hence the – in its rows: that policy stops a draft "
+             "once the drafter's top probability falls below the threshold, and a lookup has no probability to read.",
+             proposers=", ".join(registry.phrase_text(p) for p in missing))
 
 
 def margin_text(margin: float | None) -> str:

@@ -1727,3 +1727,20 @@ def test_a_list_of_other_temperatures_takes_semicolons_in_portuguese():
         pt = tables.no_policies_text(result, 1.0)
     assert "T = 0; 0,7 " in pt, pt
     assert "T = 0, 0.7 " in tables.no_policies_text(result, 1.0)
+
+
+def test_a_steeper_bfloat16_is_not_blamed_on_missing_instructions_the_file_records():
+    """Read 50: a live toy sweep on this AMD EPYC (avx512_bf16, no cap, a busy machine) measured bfloat16 climbing
+    faster (1.28x against 0.74x at 17 tokens) and was told it grew "as it does where the kernels cannot use bfloat16
+    instructions"; where the file records the instructions and no cap, the sentence says the run does not measure
+    why. A capped run (default-cpu-f32-avx2cap) and one that records nothing keep the instruction-set reason."""
+    uncapped = _curves_result(1.92, 7.26)
+    uncapped.machine.update(cpu_bf16=True, isa_limits={})
+    said = trees.dtype_sentence(uncapped)
+    assert "though this CPU has bfloat16 instructions and the run capped none" in said
+    assert "cannot use bfloat16 instructions" not in said
+    capped = _curves_result(1.92, 7.26)
+    capped.machine.update(cpu_bf16=True, isa_limits={"ONEDNN_MAX_CPU_ISA": "AVX2"})
+    assert "as it does where the kernels cannot use bfloat16 instructions" in trees.dtype_sentence(capped)
+    assert "as it does where the kernels cannot use bfloat16 instructions" in trees.dtype_sentence(
+        _curves_result(1.92, 7.26))

@@ -1009,6 +1009,27 @@ def test_a_first_tree_child_names_min_1_p_over_q_not_the_siblings_before_it():
     assert all("min(1, p/q) = " in tip and "siblings tried before it" not in tip for tip in tips)
 
 
+def test_a_first_tree_childs_node_hover_does_not_name_siblings_tried_before_it():
+    """Read 50 (r50step): the drawn tree's hover of a first child, which no sibling came before, read "p/q = 0.500",
+    "kept with 0.500 (after the siblings tried before it)" where the chips already read min(1, p/q). It now reads
+    "kept with 0.500"; a child tried after a rejected sibling keeps the words, as a node of an older trace that does
+    not record p′ and q′ does."""
+    from specviz.core.i18n import using
+    from specviz.engine.trace import TreeNode
+    from specviz.ui.common.tree_figures import _hover
+
+    first = TreeNode(3, "a", -1, 1, 0.4, 0.2, "rejected", uniform=0.9, accept_prob=0.5, target_prob_used=0.2,
+                     draft_prob_used=0.4)
+    later = TreeNode(4, "b", -1, 1, 0.469, 0.619, "accepted", uniform=0.2, accept_prob=0.27 / 0.35,
+                     target_prob_used=0.27, draft_prob_used=0.35)
+    older = TreeNode(4, "b", -1, 1, 0.469, 0.619, "accepted", uniform=0.2, accept_prob=0.771)
+    assert "<br>kept with 0.500<br>" in _hover(0, first) and "siblings tried before it)" not in _hover(0, first)
+    assert "kept with 0.771 (after the siblings tried before it)" in _hover(1, later)
+    assert "kept with 0.771 (after the siblings tried before it)" in _hover(1, older)
+    with using("pt"):
+        assert "<br>mantido com 0,500<br>" in _hover(0, first) and "depois dos irmãos" not in _hover(0, first)
+
+
 def test_the_screenshot_scripts_playground_shot_finds_the_step_it_shows():
     """Read 50: the screenshots script waited for "Drafted 4, accepted 1, then 1 recovered" while the headline had
     become "Drafted 4 tokens, accepted 1, ..." (pt "Rascunhou 4 tokens, aceitou 1, ..."), so it clicked through all

@@ -132,7 +132,11 @@ def _hover(j: int, node: TreeNode) -> str:
         lines.append(_("not reached: never tested, no u drawn"))
     else:
         chance, u = shown.chance, shown.u  # never "u = 1.000 < 1.000"
-        lines.append(_("kept with {chance} (after the siblings tried before it)", chance=chance))
+        # read 50: "(after the siblings tried before it)" on a first child, which no sibling came before: said only
+        # where the rule used residuals or the trace does not say (one written before p′, q′ were recorded)
+        own = node.target_prob_used is not None and not uses_residuals(node)  # its own p and q
+        lines.append(_("kept with {chance}", chance=chance) if own else
+                     _("kept with {chance} (after the siblings tried before it)", chance=chance))
         sign = "<" if node.status == NodeStatus.ACCEPTED else "≥"
         lines.append(f"u = {u} {sign} {chance} → {s.glyph} {_(s.label)}")
     return "<br>".join(lines)

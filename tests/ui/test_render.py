@@ -140,6 +140,25 @@ def test_decision_tooltip_has_the_exact_numbers():
     assert "min(1, p/q) = 1.000" in emitted_tooltip(t) and "u = 0.100 < 1.000" in emitted_tooltip(t)
 
 
+def test_a_draft_the_draft_gave_no_probability_is_told_as_always_kept():
+    """Read 50 (r50step): a trace may record q = 0 for a drafted token (the trace check asks only for ratio = ∞ then),
+    and the exact rule keeps it whenever p > 0 (`verifier.accept_probability`); the step's sentence read "p = 0.300 <
+    q = 0: the draft was over-confident, so the token survives with probability p/q = ∞"."""
+    import math
+
+    from specviz.core.i18n import using
+    from specviz.ui.common.step_view import _position_sentence
+
+    d = Decision(0, 5, "a", 0.0, 0.3, math.inf, 1.0, 0.6, True, True)
+    sentence = _position_sentence(d)
+    assert sentence.startswith("p = 0.300 > q = 0: the draft gave this token no probability, so p/q = ∞ and it is "
+                               "always kept. u = 0.600 fell inside"), sentence
+    assert "over-confident" not in sentence and "<" not in sentence
+    with using("pt"):
+        assert _position_sentence(d).startswith("p = 0,300 > q = 0: o rascunho não deu probabilidade nenhuma a este "
+                                                "token, então p/q = ∞ e ele é sempre mantido.")
+
+
 def test_a_chance_below_one_is_never_written_as_one_where_a_draft_is_shown():
     """Read 46: the default example's first step kept draft #3 with p = 0.9997 < q = 1; its sentence said "p/q =
     0.9997", but its chip's hover read "p (target) = 1.000, q (draft) = 1.000, p/q = 1.000, min(1, p/q) = 1.000", and

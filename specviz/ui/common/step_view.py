@@ -356,6 +356,9 @@ def _position_sentence(d: Decision, tree: bool = False, node: TreeNode | None = 
                 "kept.", p=p, q=q)
     elif d.target_prob == 0:
         why = _("p = 0: the target would never write this token, so it can never be kept.")
+    elif d.draft_prob == 0:  # read 50: "p = 0.154 < q = 0: the draft was over-confident ... p/q = ∞" (a trace
+        # file may record q = 0, and `verifier.accept_probability` keeps such a token whenever p > 0)
+        why = _("p = {p} > q = 0: the draft gave this token no probability, so p/q = ∞ and it is always kept.", p=p)
     elif d.draft_prob == 1.0:  # read 49: "over-confident" of an n-gram draft, whose q = 1 is no confidence at all,
         # and "the draft gave" of a tree's copied token, which no draft scored
         why = _("p = {p} < q = {q}: q puts all its probability on this token (a point mass, as every token a "

@@ -706,3 +706,27 @@ def test_the_rules_table_is_a_grid_that_scrolls_sideways_on_a_phone():
     assert list(table.value.columns)[0] == "rule" and len(table.value.columns) == 6
     assert not json.loads(table.proto.columns).get("rule", {}).get("pinned")
     assert not [t for t in at.table if len(t.value) == len(exactness_view.exactness.RULES)]
+
+
+@pytest.mark.slow  # over 0.7 s: the page under AppTest, once per language
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_tv_caption_calls_the_expected_tv_proportional_to_one_over_root_n_not_about_it(lang):
+    """Read 50: the caption under the TV chart said the dashed line, an exact sampler's expected TV, is "about 1/√N".
+    At the page's defaults (toy pair, N = 2,000) it stands at 0.046, twice 1/√2000 = 0.022: it falls in proportion
+    to 1/√N, with a factor that grows with the number of likely outcomes. The caption says so in both languages."""
+    import json
+    import math
+
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params["lang"] = lang
+    at.run()
+    assert not at.exception
+    (caption,) = [c.value for c in at.caption if "1/√N" in c.value]
+    assert ("em proporção a 1/√N" if lang == "pt" else "in proportion to 1/√N") in caption
+    assert ("cerca de 1/√N" if lang == "pt" else "about 1/√N") not in caption
+    # the line the caption describes: far from 1/√N itself at the defaults
+    (chart,) = [c for c in at.get("plotly_chart") if "samples N" in c.proto.spec or "amostras N" in c.proto.spec]
+    spec = json.loads(chart.proto.spec)
+    line = next(t for t in spec["data"] if t.get("line", {}).get("dash") == "dash")
+    n, expected = line["x"][-1], line["y"][-1]
+    assert n == 2000 and expected > 1.5 / math.sqrt(n)

@@ -282,3 +282,19 @@ def test_a_tiny_chance_is_written_without_an_exponent_and_no_negative_counts_as_
     assert ratio.answer - ratio.tolerance >= 0
     assert not grade(ratio, "-0.001").correct
     assert "−" not in feedback.split("(")[-1]  # the range it states starts at 0 or above
+
+
+@pytest.mark.parametrize("lang, ratio", [("en", "min(1, 0.087/0.6) = 0.15; u = 0.029 < 0.15"),
+                                         ("pt", "min(1; 0,087/0,6) = 0,15; u = 0,029 < 0,15")])
+def test_a_shown_ratio_on_a_tie_rounds_up_as_a_reader_does(lang, ratio):
+    """Read 50: the shipped example's step 8 drafted ' that' with p = 0.087, q = 0.6, whose ratio 0.145 the
+    verdict wrote "min(1, 0.087/0.6) = 0.14" (Python's float 0.145 is a hair under 0.145), while the next
+    question's key says 0.145 and a reader, like `core.i18n.number`, rounds 0.145 to 0.15."""
+    from specviz.core.i18n import using
+    from specviz.labs.examples import load_example
+
+    trace, _meta = load_example("smollm-draft-t07")
+    with using(lang):
+        verdict, ratio_question = live_questions(trace, 7, 10)[:2]
+    assert ratio in verdict.explanation, verdict.explanation
+    assert ratio_question.answer == pytest.approx(0.145)

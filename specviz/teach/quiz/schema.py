@@ -15,10 +15,11 @@ import random
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from enum import StrEnum
 from typing import Any
 
-from specviz.core.i18n import N_, _, localized
+from specviz.core.i18n import N_, _, half_up, localized
 
 class QuestionKind(StrEnum):
     """A question's `type` in the bank's YAML: one choice, several, a number, or an order."""
@@ -318,21 +319,26 @@ class Bank:
 
 def _plain(x: float, digits: int = 6) -> str:
     """A number to `digits` significant digits with no exponent, every whole digit kept: 0.315, 1000005 (not
-    1e+06, which would name another answer), 0.000015; inf and nan as `_fmt` writes them.
+    1e+06, which would name another answer), 0.000015; inf and nan as Python writes them. A tie rounds up, as a
+    reader rounds it by hand and as `core.i18n.number` does (read 50: the live quiz wrote min(1, 0.087/0.6), which
+    is 0.145, as "0.14", Python's float 0.145 being a hair under it).
 
-    >>> _plain(0.31500001), _plain(1000005.0), _plain(1.5e-5), _plain(-1e15), _plain(0.0)
-    ('0.315', '1000005', '0.000015', '-1000000000000000', '0')
+    >>> _plain(0.31500001), _plain(1000005.0), _plain(1.5e-5), _plain(-1e15), _plain(0.0), _plain(0.087 / 0.6, 2)
+    ('0.315', '1000005', '0.000015', '-1000000000000000', '0', '0.15')
     """
-    text = _fmt(x, digits)
-    if "e" not in text or not math.isfinite(x):
-        return text
-    places = max(0, digits - 1 - math.floor(math.log10(abs(x))))
-    text = f"{x:.{places}f}"
+    if not math.isfinite(x):
+        return str(x)
+    if not x:
+        return "0"
+    exact = Decimal(repr(x))  # the number as written (0.145), not its binary neighbour (0.14499999...)
+    places = max(0, digits - 1 - exact.adjusted())
+    with half_up() as context:
+        context.prec = max(context.prec, exact.adjusted() + places + 2)  # every whole digit of 1.8e308 too
+        text = f"{exact.quantize(Decimal(1).scaleb(-places)):f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def _fmt(x: float, digits: int = 3) -> str:
-    """A number with `digits` significant digits, no trailing zeros: 0.62, 0.315, 3.3616."""
-    if not math.isfinite(x):
-        return str(x)
-    return f"{x:.{digits}g}" if x else "0"
+    """A number with `digits` significant digits, no trailing zeros: 0.62, 0.315, 3.3616 (as `_plain` writes it)."""
+    return _plain(x, digits)
+

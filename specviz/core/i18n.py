@@ -210,6 +210,29 @@ def number(value: float, digits: int = 2) -> str:
     return with_minus(written, keep_negative_zero=False)
 
 
+def small_digits(value: float, digits: int = 3) -> int:
+    """The decimals to write `value` with: `digits`, or, for a value that is not 0 but under 10^−digits (which
+    `digits` decimals would write as 0), as many as show its first two significant digits. Read 50: the n-gram runs'
+    measured draft cost c = 0.000217 read "c = 0.000", as if the lookup cost nothing.
+
+    >>> small_digits(0.0713), small_digits(0.000217), small_digits(0.0), small_digits(-0.00004), small_digits(0.02, 1)
+    (3, 5, 3, 6, 3)
+    """
+    if not math.isfinite(value) or value == 0 or abs(value) >= 10.0 ** -digits:
+        return digits
+    return max(digits, 1 - math.floor(math.log10(abs(value))))
+
+
+def small_number(value: float, digits: int = 3) -> str:
+    """`number(value, digits)`, with two significant digits for a value `digits` decimals would write as 0
+    (`small_digits`): a measured c as the Theory and Speedup pages write it.
+
+    >>> small_number(0.0713), small_number(0.000217), small_number(0.0)
+    ('0.071', '0.00022', '0.000')
+    """
+    return number(value, small_digits(value, digits))
+
+
 def as_written(value: float, digits: int = 2) -> float:
     """`value` as `number(value, digits)` writes it, read back as a float: the figure a reader sees, for a result
     that must follow from it when they recompute it (read 50: the race's α note gave α(1 − α^K) / ((1 − α)K) = 0.55

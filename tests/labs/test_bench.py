@@ -1563,3 +1563,16 @@ def test_ngram_predictions_charge_one_lookup_per_step_and_name_the_k_drafts_assu
     assert "it counts drafts that were never made" in paper
     assert "For the Medusa heads and n-gram lookup, whose one pass (for n-gram, one search)" in paper
     assert "every step drafting K" in DEFINITIONS["predicted_speedup_measured_verify"][1]
+
+
+def test_results_md_writes_a_c_under_a_thousandth_with_two_significant_digits():
+    """Read 50 (review): default-cpu-ngram's results.md wrote its measured c = 0.000217 as "0.000" in the
+    acceptance-by-position table and the costs ("c = 0.000"), as if the lookup cost nothing; it writes 0.00022, and a
+    c of 0.001 or more keeps 3 decimals (the layer-skip run's 0.3-odd)."""
+    ngram = markdown_report(BenchResult.load(BENCHMARKS_DIR / "default-cpu-ngram" / "results.json"))
+    assert "| ngram | 4 | chain | 0 | 0.00022 |" in ngram and "- ngram: draft forward 0.01 ms, c = 0.00022" in ngram
+    assert "0.000 |" not in ngram and "c = 0.000\n" not in ngram
+    assert ngram == (BENCHMARKS_DIR / "default-cpu-ngram" / "results.md").read_text(encoding="utf-8")
+    layerskip = markdown_report(BenchResult.load(BENCHMARKS_DIR / "default-cpu-layerskip" / "results.json"))
+    c = BenchResult.load(BENCHMARKS_DIR / "default-cpu-layerskip" / "results.json").costs["c"]["layerskip-7"]
+    assert f"c = {c:.3f}" in layerskip

@@ -1744,3 +1744,22 @@ def test_a_steeper_bfloat16_is_not_blamed_on_missing_instructions_the_file_recor
     assert "as it does where the kernels cannot use bfloat16 instructions" in trees.dtype_sentence(capped)
     assert "as it does where the kernels cannot use bfloat16 instructions" in trees.dtype_sentence(
         _curves_result(1.92, 7.26))
+
+
+@pytest.mark.parametrize("lang, c", [("en", "0.00022"), ("pt", "0,00022")])
+def test_the_ngram_runs_c_is_not_written_as_zero(lang, c):
+    """Read 50 (review): the Theory page stopped writing the n-gram runs' c = 0.000217 as "0.000", but the Speedup
+    lab's headline metric "c (measured)", its verdict ("α ≈ 0.36 and c = 0.000 would pay ...") and its Speedup vs K
+    curve's legend still did, as if the lookup cost nothing. They write two significant digits, as Theory does."""
+    from specviz.core.i18n import using
+
+    ngram = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-ngram" / "results.json")
+    zero = "0,000" if lang == "pt" else "0.000"
+    with using(lang):
+        for temperature in (0.0, 0.7):
+            said = [verdict.headline(ngram, "ngram", temperature)["c"], verdict.verdict(ngram, "ngram", temperature),
+                    *(d.name for d in charts.speedup_vs_k_figure(ngram, "ngram", temperature).data)]
+            assert said[0] == c and f"c = {c}" in said[1] and any(f"c = {c}" in s for s in said[2:]), said
+            assert not any(re.search(zero + r"(?![0-9])", s) for s in said), said
+        reason = verdict.slowdown_reason(0.0001, 0.000217, 4, 1.1, 1.0)  # α at or below the break-even α
+        assert f"c = {c}" in reason and re.search(zero + r"(?![0-9])", reason) is None, reason

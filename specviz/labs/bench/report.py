@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from specviz.core.i18n import _
+from specviz.core.i18n import _, small_digits
 from specviz.core.paths import read_json, write_text_atomically
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import is_number, is_whole
@@ -418,6 +418,16 @@ def _fmt(v: Any, digits: int = 2, suffix: str = "") -> str:
     return f"{v:.{digits}f}{suffix}"
 
 
+def _c_cell(c: Any) -> str:
+    """A measured c to 3 decimals, or to two significant digits where 3 would write it 0 (`small_digits`: the n-gram
+    run's c = 0.000217 read "c = 0.000", as if the lookup cost nothing; read 50).
+
+    >>> _c_cell(0.0713), _c_cell(0.000217), _c_cell(None)
+    ('0.071', '0.00022', '–')
+    """
+    return _fmt(c, small_digits(c) if isinstance(c, float) else 3)
+
+
 def markdown_report(result: BenchResult) -> str:
     """The headline tables: every configuration over all suites, the categories, the costs, the definitions."""
     m, cfg, costs = result.machine, result.config, result.costs
@@ -460,7 +470,7 @@ def markdown_report(result: BenchResult) -> str:
     for r in rows:
         if r["policy"] == "constant":
             lines.append(f"| {r['proposer']} | {r['k']} | {DraftShape.of(r).short()} | {r['temperature']:g} | "
-                         f"{_fmt(r['c'], 3)} | "
+                         f"{_c_cell(r['c'])} | "
                          + " / ".join(_fmt(a) for a in r["per_position"]) + " |")
     lines += ["", "## Best configuration per category (speedup vs specviz target-only)", "",
               "| category | T | best | speedup | runner-up policy |", "|---|---|---|---|---|"]
@@ -504,7 +514,8 @@ def markdown_report(result: BenchResult) -> str:
               f"Target forward, 1 new token, warm cache ({count_text(costs['context_tokens'], 'token')} of context): "
               f"{costs['target_forward_seconds'] * 1e3:.1f} ms.", ""]
     for name, c in costs["c"].items():
-        lines.append(f"- {name}: draft forward {costs['draft_forward_seconds'][name] * 1e3:.2f} ms, c = {c:.3f}")
+        lines.append(f"- {name}: draft forward {costs['draft_forward_seconds'][name] * 1e3:.2f} ms, "
+                     f"c = {_c_cell(c)}")
     lines += ["", "| tokens fed | " + " | ".join(str(v["n_tokens"]) for v in costs["verify"]) + " |",
               "|---|" + "---|" * len(costs["verify"]),
               "| time / one-token forward | " + " | ".join(f"{v['ratio']:.2f}" for v in costs["verify"]) + " |",

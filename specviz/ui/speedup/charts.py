@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from specviz.core.i18n import _, list_separator
+from specviz.core.i18n import _, list_separator, small_number
 from specviz.engine import theory
 from specviz.engine.proposers import registry
 from specviz.labs.bench import BenchResult
@@ -84,7 +84,7 @@ def speedup_vs_k_figure(result: BenchResult, proposer: str, temperature: float) 
         a = min(1.0, max(0.0, alpha))
         fig.add_scatter(x=ks, y=[theory.expected_speedup(a, k, c, one_pass) for k in ks], mode="lines",
                         name=_("{label}<br>at the mean α = {alpha}, c = {c}", label=paper_label(proposer),
-                               alpha=number(a), c=number(c, 3)), line=dict(color=SKY_BLUE))
+                               alpha=number(a), c=small_number(c)), line=dict(color=SKY_BLUE))
         measured = [k for k in ks if k < len(result.costs["verify"])]  # no extrapolation beyond the verify curve
         fig.add_scatter(x=measured, y=[theory.speedup_with_verify_cost(a, k, c, result.verify_ratio(k), one_pass)
                                        for k in measured], mode="lines",

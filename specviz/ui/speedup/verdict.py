@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from specviz.core.i18n import _, ngettext
+from specviz.core.i18n import _, ngettext, small_number
 from specviz.engine import theory
 from specviz.engine.proposers import registry
 from specviz.labs.bench import BenchResult
@@ -30,7 +30,7 @@ def headline(result: BenchResult, proposer: str, temperature: float) -> dict[str
         return {}
     return {
         "best": times(best["speedup_vs_ar"]), "best_k": str(best["k"]),
-        "alpha": number(best_alpha(result, proposer, temperature, best), 3), "c": number(best["c"], 3),
+        "alpha": number(best_alpha(result, proposer, temperature, best), 3), "c": small_number(best["c"]),
         "identical": best["identical_count"] or "–",
     }
 
@@ -51,11 +51,11 @@ def verdict(result: BenchResult, proposer: str, temperature: float) -> str:
     if band == "won" and one_k:
         text = _("Over all categories — {proposer}, T = {t} — speculative decoding is {speedup} faster than "
                  "target-only decoding at K = {k}, the only K of this run's chains (α ≈ {alpha}, c = {c}), "
-                 "measured in the same run.", c=number(best["c"], 3), **where)
+                 "measured in the same run.", c=small_number(best["c"]), **where)
     elif band == "won":
         text = _("Over all categories — {proposer}, T = {t} — speculative decoding is {speedup} faster than "
                  "target-only decoding at its best K = {k} (α ≈ {alpha}, c = {c}), measured in the same run.",
-                 c=number(best["c"], 3), **where)
+                 c=small_number(best["c"]), **where)
     elif band == "tie" and one_k:
         text = _("Over all categories — {proposer}, T = {t} — speculative decoding roughly breaks even with "
                  "target-only decoding ({speedup} at K = {k}, the only K of this run's chains, α ≈ {alpha}).",
@@ -166,10 +166,10 @@ def slowdown_reason(alpha: float | None, c: float, k: int, verify: float, tokens
     needed = theory.break_even_alpha(k, c, one_pass=one_pass)
     if alpha is not None and math.isfinite(needed) and alpha <= needed + 1e-9:  # at it a step only ties: no pay
         return _("at c = {c} a step drafting K = {k} pays only if α is above {needed}, and here α ≈ {alpha}: too "
-                 "many drafts are thrown away for their cost", c=number(c), k=k, needed=number(needed),
-                 alpha=number(alpha))
+                 "many drafts are thrown away for their cost", c=small_number(c, 2), k=k,
+                 needed=small_number(needed, 2), alpha=number(alpha))
     step = theory.draft_cost(k, c, one_pass) + verify  # the step's forwards, in one-token target forwards
-    words = dict(alpha=number(alpha), c=number(c, 3), n=k + 1, verify=times(verify), k=k, step=number(step),
+    words = dict(alpha=number(alpha), c=small_number(c), n=k + 1, verify=times(verify), k=k, step=number(step),
                  tokens=number(tokens_per_step))
     if step >= tokens_per_step and drafted is not None and drafted < k - 0.005 and speedup:  # 1.60 of K = 4 (read 46)
         return _("α ≈ {alpha} and c = {c} would pay if checking the drafts were free, but a step that drafts all "

@@ -6,14 +6,12 @@ without a browser.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from specviz.core.i18n import N_, _, list_separator, ngettext, number, percent
+from specviz.core.i18n import N_, _, list_separator, ngettext, number, percent, small_number
 from specviz.engine import theory
 from specviz.ui.common.palette import BLUE, GREY, ORANGE, REDDISH_PURPLE, VERMILLION
 from specviz.ui.theory.points import K_MAX, MeasuredPoint, TemperatureRow, TracePoint
@@ -119,7 +117,7 @@ def heatmap_figure(c: float, alpha: float, k: int, points: list[MeasuredPoint] =
         fig.add_trace(go.Scatter(
             x=[pt.alpha for pt in points], y=[pt.k for pt in points], mode="markers", name=_("benchmark runs"),
             marker=dict(symbol="diamond", size=11, color=REDDISH_PURPLE, line=dict(width=1, color="white")),
-            customdata=[[_where(pt), c_text(pt.c), pt.measured_speedup] for pt in points],
+            customdata=[[_where(pt), small_number(pt.c), pt.measured_speedup] for pt in points],
             hovertemplate="%{customdata[0]}<br>" + _("α = %{x:.2f}, K = %{y}, c = %{customdata[1]}<br>measured "
                                                      "%{customdata[2]:.2f}×") + "<extra></extra>"))
     if trace is not None:
@@ -182,18 +180,6 @@ def tokens_distribution_figure(alpha: float, k: int, simulated: np.ndarray | Non
     return fig
 
 
-def c_text(c: float) -> str:
-    """A measured c as the chart's hovers and its table write it: 3 decimals, or two significant digits for a c
-    under 0.001 (read 50: n-gram lookup's c = 0.000217 read "0.000", as if the lookup cost nothing).
-
-    >>> c_text(0.0713), c_text(0.000217), c_text(0.0)
-    ('0.071', '0.00022', '0.000')
-    """
-    if 0 < abs(c) < 0.001:
-        return number(c, 1 - math.floor(math.log10(abs(c))))
-    return number(c, 3)
-
-
 def _where(point: MeasuredPoint) -> str:
     """A benchmark point's hover title: the run's label (its dtype included) and the machine it ran on."""
     return f"{point.label} · {point.machine}" if point.machine else point.label
@@ -208,7 +194,7 @@ def measured_table(points: list[MeasuredPoint]) -> pd.DataFrame:
         _("machine"): [pt.machine or _("not recorded") for pt in points],
         "α": [number(pt.alpha, 2) for pt in points],
         "K": [str(pt.k) for pt in points],
-        "c": [c_text(pt.c) for pt in points],
+        "c": [small_number(pt.c) for pt in points],
         _("mean K drafted"): [number(pt.mean_k, 2) if pt.mean_k is not None else "–" for pt in points],
         _("predicted ×"): [number(pt.predicted_speedup, 2) for pt in points],
         _("measured ×"): [number(pt.measured_speedup, 2) if pt.measured_speedup is not None else "–"
@@ -268,7 +254,7 @@ def predicted_vs_measured_figure(points: list[MeasuredPoint]) -> go.Figure:
     fig.add_trace(go.Scatter(
         x=pred, y=meas, mode="markers", name=_("benchmark runs"),
         marker=dict(size=11, color=REDDISH_PURPLE, symbol="diamond"),
-        customdata=[[_where(pt), pt.alpha, pt.k, c_text(pt.c)] for pt in points],
+        customdata=[[_where(pt), pt.alpha, pt.k, small_number(pt.c)] for pt in points],
         # read 50: the settings were an untranslated literal, "α = 0,56, K = 2, c = 0,081" in Portuguese, whose
         # glossary separates numbers with semicolons
         hovertemplate="%{customdata[0]}<br>" + _("α = %{customdata[1]:.2f}, K = %{customdata[2]}, c = "

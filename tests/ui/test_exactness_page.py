@@ -730,3 +730,19 @@ def test_the_tv_caption_calls_the_expected_tv_proportional_to_one_over_root_n_no
     line = next(t for t in spec["data"] if t.get("line", {}).get("dash") == "dash")
     n, expected = line["x"][-1], line["y"][-1]
     assert n == 2000 and expected > 1.5 / math.sqrt(n)
+
+
+def test_the_rules_table_rounds_a_tie_as_the_metric_above_it_does():
+    """Read 50 (review): number() rounds a tie away from zero (core.i18n.half_up), but `lab.rules_table` rounded
+    with Python's round, half to even: with q putting all its mass on a token p gives 0.125, at K = 1 and c = 0 the
+    exact rule's expected speedup 1.125 read "1.13×" in the metric and 1.12 in the table under it."""
+    import torch
+
+    from specviz.core.i18n import times
+    from specviz.engine import theory
+
+    p, q = torch.tensor([0.125, 0.875, 0.0]), torch.tensor([1.0, 0.0, 0.0])
+    frame = exactness_view.rules_frame(p, q, 1, 0.0)
+    speedup = theory.expected_speedup(float(theory.acceptance_probability(p, q)), 1, 0.0)
+    assert times(speedup) == "1.13×"
+    assert list(frame.iloc[0])[-2:] == ["1.13", "1.13"], frame.iloc[0]  # tokens/step and speedup, both 1.125

@@ -278,29 +278,32 @@ def explain_race(spec: Trace, baseline: Trace) -> str:
     c = replace(c, spec_step_ms=sum(parts), spec_draft_ms=parts[0], spec_verify_ms=parts[1],
                 base_forward_ms=forward if forward > 0 else c.base_forward_ms,
                 tokens_per_step=as_written(c.tokens_per_step))
+    # read 50 (review): the break-even as written too, so that a step "emitted 2.90 tokens, where about 2.90 would
+    # have broken even" is never told it did not pay (2.9035 unrounded sent it down that branch)
+    even = as_written(c.break_even_tokens)
     cost = _("Each speculative step cost {step} ms on average (drafting {draft} ms + verifying {verify} ms + the rest "
              "of the step, {rest} ms: sampling, the rule and the cache rewind) and emitted **{tokens} tokens**; "
              "one target-only step (a forward and its sampling) cost {forward} ms and emitted 1 token. To break "
              "even, a step must emit about **{even} tokens**.", step=number(c.spec_step_ms, 1),
              draft=number(c.spec_draft_ms, 1),
              verify=number(c.spec_verify_ms, 1), rest=number(parts[2], 1), tokens=number(c.tokens_per_step),
-             forward=number(c.base_forward_ms, 1), even=number(c.break_even_tokens))
+             forward=number(c.base_forward_ms, 1), even=number(even))
     if not math.isfinite(speedup):
         return " ".join(text for text in (where, cost) if text)
     if speedup_band(speedup) == "won":
         won = _("Speculation won: {speedup} faster.", speedup=times(speedup))
-        if c.break_even_tokens <= 1:  # a step (at least one token) cost no more than a plain forward: any step paid
+        if even <= 1:  # a step (at least one token) cost no more than a plain forward: any step paid
             # read 46: it said "one target-only forward" beside the cost sentence's "target-only step" (read 45)
             why = _("A speculative step cost no more than one target-only step, and every step emits at least one "
                     "token, so it would have won even with no draft kept: this race does not show that the drafts "
                     "(accepted / drafted {rate}) paid for themselves.", rate=percent(c.acceptance_rate))
-        elif c.tokens_per_step < c.break_even_tokens:
+        elif c.tokens_per_step < even:
             # read 46: a race won through the prefill or the time between steps read "each verify pass bought more
             # tokens than it cost" right after numbers that showed the steps did not pay (the loss branch's mirror)
             why = _("The steps alone did not pay (on average each emitted {tokens} tokens, where about {even} would "
                     "have broken even), so the time won is outside them: the prefill ({spec_prefill} ms against "
                     "{base_prefill} ms target-only) and the time between steps that no step's timer counted.",
-                    tokens=number(c.tokens_per_step), even=number(c.break_even_tokens),
+                    tokens=number(c.tokens_per_step), even=number(even),
                     spec_prefill=number(1000 * spec.prefill_seconds, 1),
                     base_prefill=number(1000 * baseline.prefill_seconds, 1))
         else:
@@ -309,11 +312,11 @@ def explain_race(spec: Trace, baseline: Trace) -> str:
         return " ".join(text for text in (won, where, cost, why) if text)
     if speedup_band(speedup) == "tie":
         return " ".join(text for text in (_("About a tie ({speedup}).", speedup=times(speedup)), where, cost) if text)
-    if c.tokens_per_step >= c.break_even_tokens:
+    if c.tokens_per_step >= even:
         # checked first: a step of under 1.5 tokens that still paid is no loss of the steps (read 46)
         # read 46: the sentence below said the steps did not pay right after numbers showing that they did; then a
         # token's decode time is no more than target-only's, so what lost is the rest of the run's wall time
-        paid = dict(tokens=number(c.tokens_per_step), even=number(c.break_even_tokens),
+        paid = dict(tokens=number(c.tokens_per_step), even=number(even),
                     spec_prefill=number(1000 * spec.prefill_seconds, 1),
                     base_prefill=number(1000 * baseline.prefill_seconds, 1))
         if prefills_a_drafter(spec):
@@ -345,12 +348,12 @@ def explain_race(spec: Trace, baseline: Trace) -> str:
         else:
             reason = _("Few drafts were kept (accepted / drafted {rate}), so each step emitted about one token, no "
                        "more than a plain forward, while paying for the extra work of each step.", **values)
-    elif c.spec_draft_ms > c.base_forward_ms and c.break_even_tokens > c.tokens_per_step:
+    elif c.spec_draft_ms > c.base_forward_ms and even > c.tokens_per_step:
         # several drafts kept per step can still save forwards; what decides is the step's cost against its tokens
         reason = _("The draft is not cheap enough: drafting alone took {draft} ms a step, more than a whole "
                    "target-only step ({forward} ms), so a step with its verify pass cost as much as {even} "
                    "target-only steps, more than the {tokens} tokens it emitted.", draft=number(c.spec_draft_ms, 1),
-                   forward=number(c.base_forward_ms, 1), even=number(c.break_even_tokens),
+                   forward=number(c.base_forward_ms, 1), even=number(even),
                    tokens=number(c.tokens_per_step))
     else:
         reason = _("The tokens each step bought did not cover the cost of drafting plus verifying.")

@@ -707,3 +707,25 @@ def test_the_break_even_follows_from_the_step_costs_as_written(example):
                         .group(1))
         even = re.search(r"must emit about \*\*([0-9.]+) tokens", verdict).group(1)
         assert even == number(step / forward), verdict
+
+
+def test_a_step_whose_tokens_equal_its_break_even_as_written_is_not_told_it_did_not_pay():
+    """Read 50 (review): the verdict wrote the break-even from the costs as written (87.1 / 30.0 = 2.9033, "about
+    2.90 tokens") but compared the unrounded 2.9033 with the 2.90 tokens a step emitted, so a lost race read "emitted
+    2.90 tokens ... To break even, a step must emit about 2.90 tokens" and then "The tokens each step bought did not
+    cover the cost". It compares the figures it writes: the steps paid, and the time was lost outside them."""
+    from specviz.core.i18n import using
+
+    spec = _trace("speculative", [(0.010, 0.0771, 3)] * 9 + [(0.010, 0.0771, 2)], prefill=0.5, drafted=40,
+                  accepted=19)
+    base = _trace("autoregressive", [(0.0, 0.030, 1)] * 29, prefill=0.05)
+    c = race_costs(spec, base)
+    assert measured_speedup(spec, base) < timeline.TIES and c.tokens_per_step < 87.1 / 30.0
+    for lang, said, old in (("en", "The steps paid for themselves (on average each emitted 2.90 tokens, where about "
+                                   "2.90 would have broken even)", "did not cover"),
+                            ("pt", "Os passos se pagaram (em média cada um emitiu 2,90 tokens, e cerca de 2,90 "
+                                   "bastariam", "não cobriram")):
+        with using(lang):
+            text = explain_race(spec, base)
+        assert "emit about **2" in text or "emitir cerca de **2" in text
+        assert said in text and old not in text, text

@@ -317,3 +317,15 @@ def test_a_borderline_or_untested_verdict_is_not_in_the_green_box(edits, state, 
              for kind in ("success", "info", "warning", "error")}
     assert [kind for kind, texts in boxes.items() if texts] == [box], boxes
     assert said in boxes[box][0], boxes
+
+
+@pytest.mark.parametrize("lang, alpha, rest", [("en", "0.731", "0.269"), ("pt", "0,731", "0,269")])
+def test_tv_and_the_chance_of_rejection_are_one_minus_the_written_alpha(lang, alpha, rest):
+    """Read 50: q ∝ 0.1805, 0.3695, 0.05, 0.2, 0.1, 0.1 beside the default p has α = 0.7305 and TV = 0.2695, both
+    written rounded up: "α = 0.731" beside "TV(p, q) = 1 − α" 0.270 (and "chance of rejection" 0.269), a TV the label's
+    own formula does not give. Both are written from the α shown."""
+    step = sandbox_step([0.35, 0.25, 0.15, 0.12, 0.08, 0.05], [0.1805, 0.3695, 0.05, 0.2, 0.1, 0.1])
+    assert step.alpha == pytest.approx(0.7305) and step.tv == pytest.approx(0.2695)
+    at = _page(lang, {0: {"q (draft)": "0.1805"}, 1: {"q (draft)": "0.3695"}})
+    assert not at.exception and not at.error
+    assert [m.value for m in at.metric] == [alpha, rest, rest]

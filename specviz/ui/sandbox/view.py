@@ -11,7 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from specviz.core.i18n import N_, _, number, percent, read_number
+from specviz.core.i18n import N_, _, as_written, number, percent, read_number
 from specviz.labs.exactness import RULES
 from specviz.labs.exactness.sandbox import (MAX_SAMPLES, MAX_TOKENS, SandboxSamples, SandboxStep, sandbox_step,
                                             simulate)
@@ -135,11 +135,23 @@ def split_figure(step: SandboxStep) -> go.Figure:
     return fig
 
 
+def alpha_texts(alpha: float) -> tuple[str, str]:
+    """α and 1 − α as the metrics write them, 1 − α from the α written beside it, so the two always add up to 1
+    (read 50: α = 0.7305 read "α = 0.731" beside "TV(p, q) = 1 − α" 0.270, since TV = 0.2695 rounds up too).
+
+    >>> alpha_texts(0.7305), alpha_texts(1.0)
+    (('0.731', '0.269'), ('1.000', '0.000'))
+    """
+    digits = 3
+    return number(alpha, digits), number(1 - as_written(alpha, digits), digits)
+
+
 def render_numbers(step: SandboxStep) -> None:
     a, b, c = st.columns(3)
-    a.metric(_(TEXT["alpha"]), number(step.alpha, 3))
-    b.metric(_(TEXT["tv"]), number(step.tv, 3))
-    c.metric(_(TEXT["reject"]), number(1 - step.alpha, 3))
+    alpha, rest = alpha_texts(step.alpha)
+    a.metric(_(TEXT["alpha"]), alpha)
+    b.metric(_(TEXT["tv"]), rest)  # TV = 1 − α: written from the α beside it
+    c.metric(_(TEXT["reject"]), rest)
     if step.residual.sum() == 0:
         st.info(_(TEXT["no_residual"]))
 
@@ -188,7 +200,7 @@ def render_simulation(p: list[float], q: list[float], temperature: float, step: 
     # the exact rule and resample-from-p share the accept test min(1, p/q), so both keep a draft with chance α (the
     # review of read 43: resample-from-p's rate was called "not α ..., the chance that min(1, p/q) keeps one")
     kept = "kept" if rule in ("exact", "resample_from_target") else "kept_other"
-    st.caption(_(TEXT[kept], kept=percent(samples.accepted_fraction, 1), alpha=number(step.alpha, 3),
+    st.caption(_(TEXT[kept], kept=percent(samples.accepted_fraction, 1), alpha=alpha_texts(step.alpha)[0],
                  chance=number(samples.kept_chance, 3)))
     # the Exactness lab's boxes: a borderline p-value is amber and a test that could not run blue, not green (read 49:
     # "Borderline (chi-square p-value 0.0041): suspicious" and "Too few samples to test" sat in the success box)

@@ -329,3 +329,29 @@ def test_tv_and_the_chance_of_rejection_are_one_minus_the_written_alpha(lang, al
     at = _page(lang, {0: {"q (draft)": "0.1805"}, 1: {"q (draft)": "0.3695"}})
     assert not at.exception and not at.error
     assert [m.value for m in at.metric] == [alpha, rest, rest]
+
+
+@pytest.mark.parametrize("lang, alpha, rest, kept", [("en", "0.9999", "0.0001", "99.95%"),
+                                                     ("pt", "0,9999", "0,0001", "99,95%")])
+def test_a_draft_rejected_now_and_then_is_not_written_as_alpha_1(lang, alpha, rest, kept):
+    """Read 50: p ∝ 0.5, 0.2, 0.1, 0.1, 0.05, 0.05 and q ∝ 0.6, 0.1, 0.1, 0.1, 0.05, 0.05 at T = 0.1 have
+    α = 0.99990: the page read "α = 1.000", "chance of rejection 0.000" and, with 1,999 of 2,000 drafts kept, "Drafts
+    kept in the simulation: 100.0%", all without the "p = q" note, as if no draft were ever rejected."""
+    step = sandbox_step([0.5, 0.2, 0.1, 0.1, 0.05, 0.05], [0.6, 0.1, 0.1, 0.1, 0.05, 0.05], 0.1)
+    assert 0.9998 < step.alpha < 0.99995
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["lang"] = lang
+    at.session_state["sandbox_table"] = {"edited_rows": {0: {"p (target)": "0.5", "q (draft)": "0.6"},
+                                                         1: {"p (target)": "0.2", "q (draft)": "0.1"},
+                                                         2: {"p (target)": "0.1", "q (draft)": "0.1"},
+                                                         3: {"p (target)": "0.1", "q (draft)": "0.1"},
+                                                         4: {"p (target)": "0.05", "q (draft)": "0.05"},
+                                                         5: {"p (target)": "0.05", "q (draft)": "0.05"}},
+                                         "added_rows": [], "deleted_rows": []}
+    at.session_state["sandbox_temperature"] = 0.1
+    at.run()
+    assert not at.exception and not at.error
+    assert [m.value for m in at.metric] == [alpha, rest, rest]
+    assert not any("p = q" in e.value for e in at.info)
+    shown = [c.value for c in at.caption if c.value.startswith(("Drafts kept", "Palpites mantidos"))]
+    assert len(shown) == 1 and f": {kept}," in shown[0] and f"({alpha} " in shown[0], shown

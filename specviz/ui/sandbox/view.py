@@ -11,7 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from specviz.core.i18n import N_, _, as_written, number, percent, read_number
+from specviz.core.i18n import N_, _, as_written, number, percent_of, read_number
 from specviz.labs.exactness import RULES
 from specviz.labs.exactness.sandbox import (MAX_SAMPLES, MAX_TOKENS, SandboxSamples, SandboxStep, sandbox_step,
                                             simulate)
@@ -135,14 +135,29 @@ def split_figure(step: SandboxStep) -> go.Figure:
     return fig
 
 
+def chance_digits(chance: float) -> int:
+    """The decimals a chance is written with: 3, or as many more (up to 6) as keep one that is neither 0 nor 1 from
+    reading 0.000 or 1.000 (read 50: p ∝ 0.5, 0.2, 0.1, 0.1, 0.05, 0.05 and q ∝ 0.6, 0.1, 0.1, 0.1, 0.05, 0.05 at
+    T = 0.1 have α = 0.99990, written "α = 1.000" and "chance of rejection 0.000" without the p = q note). Within
+    1e-12 of 0 or 1 is the float sum's noise of an exact 0 or 1, as `sandbox_step`'s residual takes it.
+
+    >>> chance_digits(0.75), chance_digits(0.99990), chance_digits(0.0001), chance_digits(1 - 1e-16)
+    (3, 4, 4, 3)
+    """
+    digits = 3
+    while 1e-12 < chance < 1 - 1e-12 and digits < 6 and as_written(chance, digits) in (0.0, 1.0):
+        digits += 1
+    return digits
+
+
 def alpha_texts(alpha: float) -> tuple[str, str]:
     """α and 1 − α as the metrics write them, 1 − α from the α written beside it, so the two always add up to 1
     (read 50: α = 0.7305 read "α = 0.731" beside "TV(p, q) = 1 − α" 0.270, since TV = 0.2695 rounds up too).
 
-    >>> alpha_texts(0.7305), alpha_texts(1.0)
-    (('0.731', '0.269'), ('1.000', '0.000'))
+    >>> alpha_texts(0.7305), alpha_texts(0.99990), alpha_texts(1.0)
+    (('0.731', '0.269'), ('0.9999', '0.0001'), ('1.000', '0.000'))
     """
-    digits = 3
+    digits = chance_digits(alpha)
     return number(alpha, digits), number(1 - as_written(alpha, digits), digits)
 
 
@@ -200,8 +215,10 @@ def render_simulation(p: list[float], q: list[float], temperature: float, step: 
     # the exact rule and resample-from-p share the accept test min(1, p/q), so both keep a draft with chance α (the
     # review of read 43: resample-from-p's rate was called "not α ..., the chance that min(1, p/q) keeps one")
     kept = "kept" if rule in ("exact", "resample_from_target") else "kept_other"
-    st.caption(_(TEXT[kept], kept=percent(samples.accepted_fraction, 1), alpha=alpha_texts(step.alpha)[0],
-                 chance=number(samples.kept_chance, 3)))
+    # counted: a share of a few misses in 20,000 is not written 100.0% (read 50; `percent_of`)
+    kept_count = round(samples.accepted_fraction * n)
+    st.caption(_(TEXT[kept], kept=percent_of(kept_count, n, 1), alpha=alpha_texts(step.alpha)[0],
+                 chance=number(samples.kept_chance, chance_digits(samples.kept_chance))))
     # the Exactness lab's boxes: a borderline p-value is amber and a test that could not run blue, not green (read 49:
     # "Borderline (chi-square p-value 0.0041): suspicious" and "Too few samples to test" sat in the success box)
     verdict_alert(samples.verdict, samples.verdict.verdict)

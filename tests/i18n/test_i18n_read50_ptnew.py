@@ -31,3 +31,21 @@ def test_the_race_timeline_paragraph_says_its_time_divides_the_tokens_not_the_to
     assert "são divididos" not in said, said
     assert "assim cada raia termina no tempo que os seus tokens/s acima usam como divisor" in said, said
     assert "(o rascunho da busca de n-gramas ou das cabeças de previsão do Medusa, o resto de um passo)" in said, said
+
+
+def test_the_serving_note_on_differing_answers_says_a_verify_forward_rounds_differently_in_portuguese():
+    """Read 50: "a verify forward over K + 1 tokens rounds otherwise than one-token forwards" read "arredonda de outro
+    modo que passagens de um token", a calque; the catalog's other note on the same rounding says "arredonda de um
+    jeito diferente do de uma passagem de um token"."""
+    from specviz.serving.results import ServingResult
+    from specviz.ui.serving.sweep import differed_note
+
+    rows = [{"prompt": "copy", "speedup": 2.33, "same_tokens_as_target_only": False},
+            {"prompt": "open", "speedup": 1.07, "same_tokens_as_target_only": False}]
+    for shown in (rows[:1], rows):
+        result = ServingResult(command="", machine={}, server={}, prompts={}, specviz=shown)
+        with using("pt"):
+            said = differed_note(result)
+        assert "de outro modo que" not in said, said
+        assert ("uma passagem de verificação sobre K + 1 tokens arredonda de um jeito diferente do das passagens de um "
+                "token") in said, said

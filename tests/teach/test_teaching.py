@@ -798,5 +798,5 @@ def test_the_plans_say_how_a_longer_context_moves_the_ridge_as_the_model_does():
     assert roofline.ridge_batch(pair.target, hw, 5, 7600) == float("inf")
     en, pt = (" ".join(plan.read_text(encoding="utf-8").split()) for plan in (PLAN_EN, PLAN_PT))
     assert "(81 at 2,048 tokens, 130 at 4,096), and beyond about 7,500 tokens" in en
-    assert "(81 com 2.048 tokens, 130 com 4.096), e além de uns 7.500 tokens" in pt
+    assert "(81 com 2.048 tokens; 130 com 4.096), e além de uns 7.500 tokens" in pt
     assert "Long contexts keep the pass memory-bound" not in en

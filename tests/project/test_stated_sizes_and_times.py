@@ -145,3 +145,19 @@ def test_the_readmes_give_the_first_loads_five_minute_load_too():
     portuguese = " ".join((ROOT / "README.pt-BR.md").read_text(encoding="utf-8").split())
     assert f"load average {one:.1f} over 1 minute but {five:.1f} over 5;" in english
     assert f"carga média {one:.1f} em 1 minuto, mas {five:.1f} em 5;".replace(".", ",") in portuguese
+
+
+def test_benchmarks_md_calls_targets_txt_the_scripts_printout_not_a_file_it_writes():
+    """Read 50: benchmarks.md said targets_bench "prints each prediction next to its measurement (`targets.txt` in the
+    folder)" beside the command that made the folder, as if that command wrote targets.txt. It prints its verdicts
+    and writes only the bench's results.json, .csv and .md: a rerun leaves no targets.txt."""
+    import inspect
+
+    import specviz.scripts.targets_bench as script
+
+    assert "targets.txt" not in inspect.getsource(script)  # the script never names, so never writes, the file
+    text = " ".join((DOCS / "benchmarks.md").read_text(encoding="utf-8").split())
+    assert "prints each prediction next to its measurement (`targets.txt` in the folder)" not in text
+    assert ("it writes only the bench's three files; the folder's `targets.txt` is that printout, saved beside them"
+            in text)
+

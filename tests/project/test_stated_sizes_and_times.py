@@ -161,3 +161,14 @@ def test_benchmarks_md_calls_targets_txt_the_scripts_printout_not_a_file_it_writ
     assert ("it writes only the bench's three files; the folder's `targets.txt` is that printout, saved beside them"
             in text)
 
+
+def test_testing_md_derives_no_make_test_time_its_sum_does_not_give():
+    """Read 50: testing.md said of the eca82cef fresh clone "516.3 s ... set-up 44.7 s, so `make test` 9 min 23 s",
+    but 516.3 + 44.7 s is 9 min 21 s; the 9 min 23 s is the commit's own timing of the whole make test (31e0f744),
+    not a sum. Every "set-up X s, so `make test` M min S s" left adds up to its pytest time within a second."""
+    import re
+
+    text = " ".join(line.lstrip("# ") for line in (DOCS / "testing.md").read_text(encoding="utf-8").splitlines())
+    assert "3,754 in 516.3 s on eca82cef" in text and "set-up 44.7 s; `make test` timed 9 min 23 s" in text
+    derived = re.findall(r"in ([\d.]+) s on \w+ \([^()]*?set-up ([\d.]+) s, so `make test` (\d+) min (\d+) s", text)
+    assert all(abs(float(pytest_s) + float(setup) - (60 * int(m) + int(s))) <= 1 for pytest_s, setup, m, s in derived)

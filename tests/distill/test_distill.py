@@ -1090,7 +1090,9 @@ def test_the_cards_are_written_byte_for_byte_without_git(tmp_path, monkeypatch):
 
     monkeypatch.setattr(subprocess, "run", no_git)
     monkeypatch.setattr(subprocess, "Popen", no_git)
-    for name, (committed, written) in _regenerated_cards(tmp_path).items():
+    cards = _regenerated_cards(tmp_path)
+    assert len(cards) == 3  # the EAGLE, Medusa and separate draft cards
+    for name, (committed, written) in cards.items():
         assert written == committed, name
 
 

@@ -635,6 +635,7 @@ def test_the_chart_says_what_a_bar_is_for_a_number_and_an_order(db, lang, heads)
     numeric = next(q for q in BANK.questions if q.kind == "numeric")
     ordering = next(q for q in BANK.questions if q.kind == "ordering")
     store, session, (ana, ben, _cy) = _paced(db)
+    seen = 0
     for question, head in zip((numeric, ordering, SINGLE), heads, strict=True):
         push = store.push(session.code, question)
         right = list(question.answer) if question.kind == "ordering" else question.answer
@@ -657,3 +658,5 @@ def test_the_chart_says_what_a_bar_is_for_a_number_and_an_order(db, lang, heads)
             named = (f"How the class answered: students per {head}, each round" if lang == "en" else
                      f"Como a turma respondeu: alunos por {head}, em cada rodada")
             assert escape_text(named, whitespace=False) in _html(at), (lang, head, present)
+            seen += 1
+    assert seen == 6  # three kinds of question, each on the dashboard and the projector

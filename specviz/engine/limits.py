@@ -32,6 +32,9 @@ DEFAULT_DTYPE_RULE = ("bfloat16 on a GPU that supports it (float16 on an older o
                       "bfloat16 on a CPU with bf16 instructions, float32 on one without; the toy pair: float32")
 DTYPE_HELP = f"float32, float16, bfloat16 (default: {DEFAULT_DTYPE_RULE})"
 DEVICE_HELP = "cpu, cuda, cuda:N, mps (default: the fastest available; the toy pair: cpu)"
+# every --max-new-tokens help: the flag is a cap, since a run stops at the end-of-text token (read 50: the scripts'
+# and the bench's helps read "new tokens per prompt", where greedy-identity-float32.json holds answers of 10 tokens)
+MAX_NEW_TOKENS_CAP = "a cap: an answer that ends sooner stops sooner"
 POLICIES = ("constant", "heuristic", "threshold", "optimal")  # how K is chosen each step (specviz.engine.policies)
 
 

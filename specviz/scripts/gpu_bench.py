@@ -32,8 +32,8 @@ from dataclasses import replace
 from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.core.i18n import with_minus
 from specviz.models.catalog import CatalogEntry, load_catalog
-from specviz.engine.limits import (DEVICE_HELP, DTYPE_HELP, K_RANGE, MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE, dtype_arg,
-                                   number_arg, whole_arg, writable_file_arg)
+from specviz.engine.limits import (DEVICE_HELP, DTYPE_HELP, K_RANGE, MAX_NEW_TOKENS_CAP, MAX_NEW_TOKENS_RANGE,
+                                   TEMPERATURE_RANGE, dtype_arg, number_arg, whole_arg, writable_file_arg)
 from specviz.models.loading import detect_machine, hub_cache_dir
 from specviz.models.pairs import load_pair
 from specviz.runs.running import prompt_ids, proposer_for, run, run_target_only
@@ -158,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--k", type=whole_arg(*K_RANGE), default=None,
                         help="drafted tokens per step (default: the catalog's K, else 4)")
     parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=128,
-                        help="new tokens per run")
+                        help=f"the most new tokens per run ({MAX_NEW_TOKENS_CAP})")
     parser.add_argument("--temperatures", type=temperatures_arg, default=[0.0, 0.7],
                         help="comma-separated, each from 0 to 2 and named once; 0 = greedy (default: 0,0.7)")
     parser.add_argument("--prompts", type=int, default=len(PROMPTS), help=f"how many prompts, 1..{len(PROMPTS)}")

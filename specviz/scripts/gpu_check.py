@@ -46,7 +46,7 @@ from typing import Any
 
 from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.core.paths import write_text_atomically
-from specviz.engine.limits import MAX_NEW_TOKENS_RANGE, finite_float, number_arg, whole_arg
+from specviz.engine.limits import MAX_NEW_TOKENS_CAP, MAX_NEW_TOKENS_RANGE, finite_float, number_arg, whole_arg
 from specviz.scripts.transfer import activate
 
 SECTIONS = ("versions", "float32", "bfloat16", "bench", "exactness", "distill")
@@ -444,7 +444,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"held-out prompts for the greedy comparisons (default: the profile's: {GPU.prompts}, "
                              f"{REHEARSAL.prompts} with --rehearse)")
     parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=None,
-                        help=f"new tokens in the greedy comparisons (default: the profile's: {GPU.new_tokens}, "
+                        help=f"the most new tokens per prompt in the greedy comparisons ({MAX_NEW_TOKENS_CAP}) "
+                             f"(default: the profile's: {GPU.new_tokens}, "
                              f"{REHEARSAL.new_tokens} with --rehearse)")
     return parser
 

@@ -33,8 +33,9 @@ from typing import Any
 from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.labs.bench.config import held_out_arg, load_suites
 from specviz.labs.bench.summary import count_text
-from specviz.engine.limits import (DEFAULT_DTYPE_RULE, K_RANGE, MAX_NEW_TOKENS_RANGE, TREE_LOOKUP_RANGE,
-                                   TREE_NODES_RANGE, TREE_WIDTH_RANGE, dtype_arg, whole_arg, writable_file_arg)
+from specviz.engine.limits import (DEFAULT_DTYPE_RULE, K_RANGE, MAX_NEW_TOKENS_CAP, MAX_NEW_TOKENS_RANGE,
+                                   TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE, dtype_arg, whole_arg,
+                                   writable_file_arg)
 from specviz.models.catalog import recommended_for
 from specviz.models.machine import dtype_name
 from specviz.models.pairs import load_pair
@@ -90,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "branch, 0 when --k or --tree-nodes is given")
     parser.add_argument("--prompts", type=held_out_arg, default=8, help="the first N prompts of the held-out suite")
     parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=128,
-                        help="new tokens per prompt")
+                        help=f"the most new tokens per prompt ({MAX_NEW_TOKENS_CAP})")
     parser.add_argument("--out", type=writable_file_arg, default=None, help="a JSON file for the entries")
     args = parser.parse_args(argv)
     pair = load_pair(args.pair, dtype=args.dtype)

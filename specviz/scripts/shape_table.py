@@ -23,8 +23,8 @@ from pathlib import Path
 
 from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.engine.draft_shape import DraftShape
-from specviz.engine.limits import (MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE, dtype_arg, number_arg, threads_arg,
-                                   whole_arg, writable_file_arg)
+from specviz.engine.limits import (MAX_NEW_TOKENS_CAP, MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE, dtype_arg, number_arg,
+                                   threads_arg, whole_arg, writable_file_arg)
 from specviz.labs.bench.config import held_out_arg
 from specviz.labs.bench.summary import count_text
 
@@ -85,7 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the temperatures each shape runs at; 0 = greedy")
     parser.add_argument("--prompts", type=held_out_arg, default=8, help="the first N prompts of the held-out suite")
     parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=128,
-                        help="new tokens per prompt")
+                        help=f"the most new tokens per prompt ({MAX_NEW_TOKENS_CAP})")
     parser.add_argument("--threads", type=threads_arg, default=None,
                         help="torch threads (default: torch's own choice on this machine)")
     parser.add_argument("--out", required=True, type=writable_file_arg,

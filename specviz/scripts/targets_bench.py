@@ -30,8 +30,8 @@ from pathlib import Path
 
 from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.engine.draft_shape import DraftShape
-from specviz.engine.limits import (DEFAULT_DTYPE_RULE, MAX_NEW_TOKENS_RANGE, REPEATS_RANGE, dtype_arg, path_arg,
-                                   threads_arg, whole_arg)
+from specviz.engine.limits import (DEFAULT_DTYPE_RULE, MAX_NEW_TOKENS_CAP, MAX_NEW_TOKENS_RANGE, REPEATS_RANGE,
+                                   dtype_arg, path_arg, threads_arg, whole_arg)
 from specviz.labs.bench.config import held_out_arg
 from specviz.labs.bench.report import BenchResult
 from specviz.labs.bench.summary import count_text, signed_percent
@@ -112,7 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--prompts", type=held_out_arg, default=8,
                         help="held-out prompts (the first N of the suite)")
     parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=128,
-                        help="new tokens per prompt")
+                        help=f"the most new tokens per prompt ({MAX_NEW_TOKENS_CAP})")
     parser.add_argument("--repeats", type=whole_arg(*REPEATS_RANGE), default=2,
                         help="timed repeats per case (medians are reported)")
     parser.add_argument("--dtype", type=dtype_arg, default=None, help=f"default: the machine's: {DEFAULT_DTYPE_RULE}")

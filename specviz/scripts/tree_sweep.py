@@ -33,9 +33,9 @@ from pathlib import Path
 
 from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.engine.draft_shape import DraftShape
-from specviz.engine.limits import (DEFAULT_DTYPE_RULE, DEVICE_HELP, K_RANGE, MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE,
-                                   TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE, dtype_arg, number_arg,
-                                   whole_arg, writable_file_arg)
+from specviz.engine.limits import (DEFAULT_DTYPE_RULE, DEVICE_HELP, K_RANGE, MAX_NEW_TOKENS_CAP, MAX_NEW_TOKENS_RANGE,
+                                   TEMPERATURE_RANGE, TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE, dtype_arg,
+                                   number_arg, whole_arg, writable_file_arg)
 from specviz.engine.proposers import make_proposer, registry
 from specviz.labs.bench.config import held_out_arg, load_suites
 from specviz.labs.bench.summary import count_text, estimated_speedup, physical_limit, tokens_fed
@@ -123,7 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--temperature", type=number_arg(*TEMPERATURE_RANGE), default=0.0, help="0 = greedy")
     parser.add_argument("--prompts", type=held_out_arg, default=6, help="the first N prompts of the held-out suite")
     parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=64,
-                        help="new tokens per prompt")
+                        help=f"the most new tokens per prompt ({MAX_NEW_TOKENS_CAP})")
     parser.add_argument("--json", type=writable_file_arg, default=None, help="write the table to this file")
     args = parser.parse_args(argv)
     shape_list = shapes(args.k, args.tree_nodes, args.tree_width, args.tree_lookup)

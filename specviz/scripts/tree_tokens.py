@@ -25,8 +25,8 @@ from dataclasses import replace
 from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.labs.bench.config import held_out_arg, load_suites
 from specviz.labs.bench.summary import count_text
-from specviz.engine.limits import (DEVICE_HELP, K_RANGE, MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE, TREE_NODES_RANGE,
-                                   TREE_WIDTH_RANGE, dtype_arg, number_arg, whole_arg)
+from specviz.engine.limits import (DEVICE_HELP, K_RANGE, MAX_NEW_TOKENS_CAP, MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE,
+                                   TREE_NODES_RANGE, TREE_WIDTH_RANGE, dtype_arg, number_arg, whole_arg)
 from specviz.models.pairs import load_pair
 from specviz.runs.running import run
 from specviz.runs.runspec import RunSpec
@@ -55,7 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--temperature", type=number_arg(*TEMPERATURE_RANGE), default=0.0, help="0 = greedy")
     parser.add_argument("--prompts", type=held_out_arg, default=8, help="the first N prompts of the held-out suite")
     parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=64,
-                        help="new tokens per prompt")
+                        help=f"the most new tokens per prompt ({MAX_NEW_TOKENS_CAP})")
     args = parser.parse_args(argv)
     if args.tree_nodes <= args.k:  # 0 would race the chain against itself, and N <= K nodes cannot reach depth K
         parser.error(f"--tree-nodes must be above --k, the tree's depth (got {args.tree_nodes} and {args.k})")

@@ -43,3 +43,22 @@ def test_the_shape_tables_progress_line_says_up_to_one_new_token(tmp_path, capsy
                              "--out", str(tmp_path / "table.json")]) == 0
     head = capsys.readouterr().out.splitlines()[0]
     assert head.endswith(" shapes, 1 prompt, up to 1 new token each"), head
+
+
+@pytest.mark.parametrize("name", ["gpu_bench", "gpu_check", "greedy_identity", "shape_table", "targets_bench",
+                                  "tree_sweep", "tree_tokens", "bench"])
+def test_every_max_new_tokens_help_says_it_is_a_cap(name, capsys):
+    """Read 50: the same flag's --help said "new tokens per prompt" (bench: "tokens generated per prompt"), a count,
+    where `generate --help` and `serve sweep --help` say it is a cap; each help now says so too."""
+    import importlib
+
+    if name == "bench":
+        from specviz.cli import main
+        argv = ["bench", "--help"]
+    else:
+        main, argv = importlib.import_module(f"specviz.scripts.{name}").main, ["--help"]
+    with pytest.raises(SystemExit):
+        main(argv)
+    text = " ".join(capsys.readouterr().out.split())
+    flag = text[text.rindex("--max-new-tokens MAX_NEW_TOKENS"):][:220]
+    assert "the most new tokens per" in flag and "(a cap: an answer that ends sooner stops sooner)" in flag, flag

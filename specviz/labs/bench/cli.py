@@ -21,8 +21,8 @@ from specviz.core.i18n import with_minus
 from specviz.core.paths import folders_made_for
 from specviz.core.text import shortened
 from specviz.engine.draft_shape import DraftShape
-from specviz.engine.limits import (DEVICE_HELP, DTYPE_HELP, K_RANGE, TREE_LOOKUP_RANGE, TREE_NODES_RANGE,
-                                   TREE_WIDTH_RANGE, dtype_arg, finite_float, path_arg, threads_arg)
+from specviz.engine.limits import (DEVICE_HELP, DTYPE_HELP, K_RANGE, MAX_NEW_TOKENS_CAP, TREE_LOOKUP_RANGE,
+                                   TREE_NODES_RANGE, TREE_WIDTH_RANGE, dtype_arg, finite_float, path_arg, threads_arg)
 from specviz.engine.proposers import registry
 from specviz.labs.bench.config import CLOCKS, DTYPES, HF_MODES, BenchConfig, prompts_run_note
 from specviz.models.catalog import recommended_for
@@ -78,7 +78,8 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--suites", nargs="+", type=_listed(str), default=None,
                      help="prompt suites in assets/prompts (default: all)")
     cmd.add_argument("--prompts-per-suite", type=int, default=2, help="prompts taken from each suite")
-    cmd.add_argument("--max-new-tokens", type=int, default=64, help="tokens generated per prompt")
+    cmd.add_argument("--max-new-tokens", type=int, default=64,
+                     help=f"the most new tokens per prompt ({MAX_NEW_TOKENS_CAP})")
     cmd.add_argument("--repeats", type=int, default=3, help="timed repeats per case (medians are reported)")
     cmd.add_argument("--warmup", type=int, default=1, help="untimed warm-up rounds before timing")
     cmd.add_argument("--threads", type=threads_arg, default=None, help="torch.set_num_threads (0 or left out: torch's choice)")

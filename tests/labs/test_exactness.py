@@ -488,6 +488,25 @@ def test_the_exact_match_rule_keeps_as_often_as_the_exact_one_when_p_is_a_point_
     assert "unless p puts all its mass on one token or p and q have no token in common" in text
 
 
+def test_the_exact_match_docstring_keeps_less_often_only_where_p_is_not_a_point_mass():
+    """Read 50: exact_match_rule's docstring said it keeps a draft "less often wherever q(x) < 1"; at temperature 0
+    p is a point mass, and both rules keep x exactly when it is the target's argmax, whatever q(x)."""
+    q = torch.tensor([[0.5, 0.3, 0.2]])
+    for greedy in ([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], [[0.0, 1.0, 0.0], [0.0, 1.0, 0.0]]):
+        p = torch.tensor(greedy)
+        for x in (0, 1):
+            # q(x) < 1, yet the two rules keep x with the same chance: p(x), which is 1 or 0
+            assert exact_match_rule(p, q, [x], uniforms=[0.999]).n_accepted == verify(
+                p, q, [x], uniforms=[0.999]).n_accepted
+            assert exact_match_rule(p, q, [x], uniforms=[0.0]).n_accepted == verify(
+                p, q, [x], uniforms=[0.0]).n_accepted
+    spread = torch.tensor([[0.6, 0.3, 0.1], [0.2, 0.2, 0.6]])  # 0 < p(1) < 1 and q(1) < 1: less often
+    assert exact_match_rule(spread, q, [1], uniforms=[0.5]).accept_probs[0] == pytest.approx(0.3)
+    assert verify(spread, q, [1], uniforms=[0.5]).accept_probs[0] == pytest.approx(1.0)
+    doc = " ".join((exact_match_rule.__doc__ or "").split())
+    assert "less often where q(x) < 1 and 0 < p(x) < 1" in doc and "wherever q(x) < 1 (" not in doc
+
+
 def test_resampling_from_p_says_over_proposed_tokens_get_all_of_p_through_acceptance():
     """Read 44: the explanation said the over-proposed tokens "were already partly emitted through acceptance"; where
     q > p acceptance emits x with q(x)·p(x)/q(x) = p(x), all of its share, which is why any resample overfeeds it."""

@@ -166,7 +166,9 @@ def exact_match_rule(p: torch.Tensor, q: torch.Tensor, x: int) -> float:
     without x, so this is the chain with accept(x) = p(x) and recover = norm(p with x removed): exactly `verify`
     with q a point mass on x (max(0, p − δ_x) is p with x removed). Exact, whatever the proposer's real q; it
     ignores q, so a proposer with a real q gets its drafts kept no more often than under the exact rule, and less
-    often wherever q(x) < 1 (Σ p·q ≤ Σ min(p, q); Read 45: "less often" alone was wrong for a point-mass q).
+    often where q(x) < 1 and 0 < p(x) < 1 (p(x) < min(1, p(x)/q(x)) there; Σ p·q ≤ Σ min(p, q)). Read 45: "less
+    often" alone was wrong for a point-mass q; read 50: "wherever q(x) < 1" was wrong for a point-mass p, as at
+    temperature 0, where both rules keep x exactly when it is the target's argmax.
 
     >>> p = torch.tensor([[0.6, 0.3, 0.1], [0.2, 0.2, 0.6]]); q = torch.tensor([[0.2, 0.7, 0.1]])
     >>> exact_match_rule(p, q, [1], uniforms=[0.29]).n_accepted  # u < p(x) = 0.3

@@ -329,7 +329,8 @@ def optimal_k(alpha: float, c: float, k_max: int = 16, one_pass: bool = False) -
     """The K in 0..k_max with the highest expected speedup; ties (within one part in 10^12) go to the smaller K.
 
     K = 0 is allowed and means "don't speculate" (speedup 1): it wins whenever drafting cannot pay for itself,
-    e.g. alpha = 0, or c >= 1 (a draft as slow as the target). With free drafts (c = 0) and alpha > 0 every extra
+    e.g. alpha = 0, or c >= 1 where each draft costs c (a draft as slow as the target; not with `one_pass`, below,
+    whose c buys every draft of a step). With free drafts (c = 0) and alpha > 0 every extra
     draft helps, so the answer is k_max. With `one_pass` the drafting costs c whatever K (`draft_cost`: the Medusa
     heads, n-gram lookup), so with alpha > 0 every extra draft helps too, however little (alpha^K): no K >= 1 ties
     another, and the answer is k_max where its speedup beats 1 (alpha + ... + alpha^k_max > c), else 0.
@@ -397,8 +398,9 @@ def break_even_alpha(k: int, c: float, verify_cost: float = 1.0, one_pass: bool 
     tokens costs in one-token forwards (1 in the paper; more once the target is compute-bound, see
     specviz.labs.roofline); with `one_pass` the drafting costs c, not K c (`draft_cost`), in what follows too. Since
     the left side runs from 1 (alpha = 0) to K + 1 (alpha = 1), there is no solution when
-    K c + v > K + 1 (with v = 1: c > 1): the result is nan (speculation never pays). K c + v = K + 1 (with v = 1:
-    c = 1) gives 1.0: only alpha = 1 ties, so with v = 1 speculation never pays at c >= 1. K = 0 never speculates, so
+    K c + v > K + 1 (with v = 1: c > 1, or c > K with `one_pass`): the result is nan (speculation never pays).
+    K c + v = K + 1 (with v = 1: c = 1, or c = K with `one_pass`) gives 1.0: only alpha = 1 ties, so with v = 1
+    speculation never pays at c >= 1 (at c >= K with `one_pass`). K = 0 never speculates, so
     it has no break-even point either: nan. K c + v <= 1 (e.g. c = 0, v = 1) gives 0.0 (any alpha pays, or ties).
 
     >>> round(break_even_alpha(4, 0.05), 4), round(break_even_alpha(1, 0.5), 4)

@@ -169,6 +169,21 @@ def test_break_even_alpha_gives_speedup_one():
     assert break_even_alpha(3, 0.0) == 0.0
 
 
+def test_a_one_pass_drafter_pays_past_c_of_1_as_the_docstrings_now_say():
+    """Read 50: break_even_alpha's docstring put `one_pass` "in what follows too", then said speculation never pays
+    at c >= 1 (nan above it), and optimal_k's gave c >= 1 as a case where K = 0 wins; a one-pass drafter's c buys
+    every draft of a step, so with v = 1 it pays up to c = K."""
+    alpha = break_even_alpha(4, 1.5, one_pass=True)
+    assert 0 < alpha < 1 and expected_speedup(alpha, 4, 1.5, one_pass=True) == pytest.approx(1.0, abs=1e-9)
+    assert break_even_alpha(4, 4.0, one_pass=True) == pytest.approx(1.0) and math.isnan(
+        break_even_alpha(4, 4.5, one_pass=True))
+    assert optimal_k(0.9, 1.0) == 0 and optimal_k(0.9, 1.0, one_pass=True) == 16
+    doc = " ".join((break_even_alpha.__doc__ or "").split())
+    assert "(with v = 1: c > 1, or c > K with `one_pass`)" in doc
+    assert "never pays at c >= 1 (at c >= K with `one_pass`)" in doc
+    assert "not with `one_pass`, below, whose c buys every draft of a step" in " ".join(optimal_k.__doc__.split())
+
+
 def test_speedup_grid_layout():
     grid = speedup_grid(np.linspace(0, 1, 11), range(5), 0.1)
     assert grid.shape == (5, 11)

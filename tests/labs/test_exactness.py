@@ -702,3 +702,18 @@ def test_the_expected_tv_of_an_exact_sampler_is_exact_and_never_above_one(v, n):
     brute = 0.5 * sum(float(np.sum(np.abs(k - n * pi) * scipy.stats.binom.pmf(k, n, pi))) for pi in p.tolist()) / n
     assert exactness.expected_tv_exact(p, n) == pytest.approx(brute, rel=1e-9)
     assert exactness.expected_tv_exact(p, n) <= 1
+
+
+def test_the_stats_docstring_gives_the_expected_tv_a_slope_not_the_value_1_over_root_n():
+    """Read 50: the stats module said an exact sampler's expected TV is "about 1/√N"; it shrinks like 1/√N but its
+    level depends on the distribution: 0.04 for two even outcomes at N = 100 (1/√N = 0.1), 0.17 for twenty."""
+    from specviz.labs.exactness import stats
+
+    assert exactness.expected_tv_exact([0.5, 0.5], 100) == pytest.approx(0.0398, abs=1e-4)
+    assert exactness.expected_tv_exact([0.05] * 20, 100) == pytest.approx(0.171, abs=1e-3)
+    for probs in ([0.5, 0.5], [0.05] * 20):  # like 1/√N: a hundred times the samples, a tenth of the TV
+        ratio = exactness.expected_tv_exact(probs, 100) / exactness.expected_tv_exact(probs, 10_000)
+        assert ratio == pytest.approx(10, rel=0.05)
+    doc = " ".join(stats.__doc__.split())
+    assert "about 1/√N" not in doc
+    assert "it shrinks like 1/√N, at a level set by the distribution: 0.04 for two even outcomes at N = 100" in doc

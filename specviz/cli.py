@@ -28,7 +28,7 @@ from dataclasses import replace
 from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.core.i18n import (N_, _, drafts_kept, language_code, list_separator, ngettext, number, os_reason,
                                 percent, using, with_minus)
-from specviz.core.text import pad, shortened, visible, width
+from specviz.core.text import control_shown, hidden_shown, pad, shortened, visible, width
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.kinds import StopReason
 from specviz.engine.limits import (DEVICE_HELP, DTYPE_HELP, K_RANGE, MAX_NEW_TOKENS_RANGE, PAIR_DRAFTERS, dtype_arg,
@@ -65,8 +65,10 @@ class OneSentenceParser(argparse.ArgumentParser):
         super().__init__(*args, formatter_class=formatter_class, **kwargs)  # every flag's help states its default
 
     def format_error(self, message: str) -> str:
-        # a value argparse quotes is cut at 40 characters with "…" (read 45: `--k` with 5,000 digits echoed them all)
-        message = re.sub(r"'([^']{41,})'", lambda m: f"'{shortened(m.group(1))}'", message)
+        # a value argparse quotes is cut at 40 characters with "…" (read 45: `--k` with 5,000 digits echoed them all),
+        # and a control character in it is written as an escape (read 50: an unknown flag "\x1b[2J" cleared the
+        # terminal: argparse quotes a bad choice as Python writes it, but not the words it does not know)
+        message = control_shown(re.sub(r"'([^']{41,})'", lambda m: f"'{shortened(m.group(1))}'", message))
         return f"{self.prog}: {message} ({self.prog} --help lists every flag)."
 
     def error(self, message: str):  # noqa: D102 - argparse's hook
@@ -177,18 +179,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     lang = environment_language() if asked is None else language_code(asked)
     if lang is None:
         with using(environment_language()):
-            print("specviz: " + _("Unknown language '{lang}': use en or pt.", lang=shortened(str(asked), 20)),
+            print("specviz: " + _("Unknown language '{lang}': use en or pt.",
+                                  lang=control_shown(shortened(str(asked), 20))),
                   file=sys.stderr)
         return 2
     with using(lang):
         try:
             return COMMANDS[args.command](args)
         except ValueError as exc:
-            print(f"specviz: {exc}", file=sys.stderr)
+            # a value the sentence quotes as typed ("Unknown device '…'") could hold an escape sequence that clears
+            # or recolours the terminal, or a direction override that reorders the line (read 50): written as
+            # escapes, line breaks kept (a server's log tail is several lines)
+            print(f"specviz: {hidden_shown(str(exc))}", file=sys.stderr)
             return 2
         except OSError as exc:  # a file or folder the command could not use: one sentence, no traceback
             print("specviz: " + _("{reason}: {path}.", reason=os_reason(exc),
-                                  path=exc.filename or "?"), file=sys.stderr)
+                                  path=control_shown(str(exc.filename or "?"))), file=sys.stderr)
             return 1
         except KeyboardInterrupt:
             print("specviz: " + _("interrupted."), file=sys.stderr)

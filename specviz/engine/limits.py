@@ -236,15 +236,22 @@ def number_arg(lo: float, hi: float = math.inf, *, above: bool = False):
 
 def path_arg(text: str) -> str:
     """argparse's type for a file or folder flag (--json, --out): an empty path is argparse's one-line error, not
-    a run that writes nowhere (`generate --json ""`) or into the current folder (`bench --out ""`).
+    a run that writes nowhere (`generate --json ""`) or into the current folder (`bench --out ""`), and so is a name
+    holding a character `specviz.core.text.has_control` refuses, as a model folder's is (imported here, when a path
+    is read: the module itself imports nothing beyond the standard library).
 
     >>> path_arg("trace.json")
     'trace.json'
     """
     import argparse
 
+    from specviz.core.text import control_shown, has_control
+
     if not text.strip():
         raise argparse.ArgumentTypeError(f"a file or folder name, not an empty one (got {text!r})")
+    if has_control(text):  # read 50: `bench --out $'x\e[2J'` made that folder and echoed it raw to the terminal
+        raise argparse.ArgumentTypeError("a file or folder name without a control character (such as a line break, "
+                                         f"an escape or a text-direction override) (got '{control_shown(text)}')")
     return text
 
 

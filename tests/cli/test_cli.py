@@ -1169,3 +1169,37 @@ def test_a_tree_child_tried_after_a_rejected_sibling_shows_the_p_and_q_the_rule_
     step = next(s for s in trace.steps if any(n is node for n in s.tree.nodes))
     with using("pt"):
         assert "q′=0,040 p′=0,031 p′/q′=0,761   min(1,p′/q′)=0,761" in format_step(step)
+
+
+ESCAPES = "x\x1b[2J\u202e"  # clears a terminal, then reverses the rest of the line
+
+
+@pytest.mark.parametrize("args", [
+    ("generate", "--pair", "toy", "--prompt", "hi", "--device", ESCAPES),
+    ("generate", "--pair", "toy", "--prompt", "hi", "--dtype", ESCAPES),
+    ("generate", "--pair", "toy", "--prompt", "hi", "--lang", ESCAPES),
+    ("generate", "--pair", "toy", "--prompt", "hi", ESCAPES),  # a word no parser knows
+    ("bench", "--suites", ESCAPES),
+    ("bench", "--policies", ESCAPES),
+    ("bench", "--proposers", ESCAPES),
+    ("bench", "--verify-dtypes", ESCAPES),
+    ("bench", "--shapes", ESCAPES),
+    ("bench", "--k", ESCAPES)])
+def test_a_refusal_writes_a_typed_control_character_as_an_escape(args):
+    """Read 50: `--device`, `--dtype`, `--lang`, `bench --suites/--policies/--proposers/--verify-dtypes/--shapes/--k`
+    and an unknown word quoted the value raw: its escape sequence cleared the reader's terminal and U+202E reversed
+    the rest of the sentence. Each is now quoted with \\x1b and \\u202e written out."""
+    out = cli(*args)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+    assert "\x1b" not in out.stderr and "\u202e" not in out.stderr and "x\\x1b[2J\\u202e" in out.stderr, out.stderr
+
+
+@pytest.mark.parametrize("flag", [("generate", "--pair", "toy", "--prompt", "hi", "--json"), ("bench", "--out")])
+def test_an_output_path_with_a_control_character_is_refused_before_anything_is_made(flag, tmp_path, monkeypatch):
+    """Read 50: `bench --out $'x\\e[2J'` made a folder of that name and started the run, and every line that named
+    it ("results written to ...") wrote the escape sequence to the terminal."""
+    monkeypatch.chdir(tmp_path)
+    out = cli(*flag, ESCAPES)
+    assert out.returncode == 2 and "without a control character" in out.stderr, out.stderr
+    assert "(got 'x\\x1b[2J\\u202e')" in out.stderr and "\x1b" not in out.stderr
+    assert list(tmp_path.iterdir()) == []

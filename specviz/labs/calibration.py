@@ -259,7 +259,8 @@ def cached(pair_name: str, dtype: str, kernels: str, device: str = "cpu",
     path = cache_path(pair_name, dtype, kernels, device, proposer)
     try:
         return Calibration.from_json(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, KeyError, TypeError, RecursionError):  # RecursionError: JSON nested too deep
+    # RecursionError: JSON nested too deep; OverflowError: a verify curve's size Infinity or a time of 400 digits
+    except (OSError, ValueError, KeyError, TypeError, RecursionError, OverflowError):
         return None
 
 

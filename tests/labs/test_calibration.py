@@ -249,14 +249,18 @@ def test_a_damaged_cached_calibration_is_measured_again(tmp_path, monkeypatch, v
 @pytest.mark.parametrize("field, value", [("drafter_seconds", None), ("generate_seconds", "x"), ("spread", None),
                                           ("sampled_generate_seconds", None), ("drafter_seconds", 1e308),
                                           ("cpu_flags", [[1, "x"]]), ("threads", True), ("steps", [["c", "x", 0]]),
-                                          ("verify", [[1, 1e-320]]), ("deep", None)])
+                                          ("verify", [[1, 1e-320]]), ("deep", None), ("verify", "infinite size"),
+                                          ("verify", "huge time")])
 def test_a_cached_calibration_of_the_wrong_types_is_measured_again(tmp_path, monkeypatch, field, value):
     """Only the verify curve was checked: a cache file with `"drafter_seconds": null` (or text, or 1e308) loaded, and
     the costs it feeds divided by it (TypeError) or came out infinite; JSON nested 50,000 deep raised a
-    RecursionError out of cached() (30th read). Each is now a file cached() cannot read: None, measured again."""
+    RecursionError out of cached() (30th read), and a verify curve of size Infinity (which Python's JSON reads) or a
+    time of 400 digits an OverflowError (read 50). Each is now a file cached() cannot read: None, measured again."""
     monkeypatch.setattr(calibration, "cache_path", lambda *args: tmp_path / "cal.json")
     good = Calibration("p", "eagle", "float32", "cpu", "stock", "cpu", (), False, "2", 2, ((1, 0.05), (5, 0.055)),
                        0.004, 0.06, 0.0)
+    if field == "verify" and isinstance(value, str):
+        value = {"infinite size": [[1, 0.05], [math.inf, 0.06]], "huge time": [[1, 10**400]]}[value]
     text = "[" * 50_000 if field == "deep" else json.dumps({**json.loads(good.to_json()), field: value})
     (tmp_path / "cal.json").write_text(text, encoding="utf-8")
     assert calibration.cached("default", "float32", "stock") is None

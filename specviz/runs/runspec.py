@@ -386,7 +386,16 @@ def _shown(value: Any, whole: bool = True, limit: int = 40) -> str:
     ('0', '3', '1.5', '3.0', "'hot'")
     >>> _shown(-1), _shown(-1.0, whole=False)
     ('−1', '−1')
+
+    A whole number too long to quote is written as `given` writes it, 1e+5000 (read 50: repr of an int of more than
+    4,300 digits raised Python's "Exceeds the limit (4300 digits) for integer string conversion", which became the
+    refusal).
+
+    >>> _shown(10**5000), _shown(-(10**60))
+    ('1e+5000', '−1e+60')
     """
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**limit:
+        return given(value)
     finite = isinstance(value, float) and math.isfinite(value)
     text = with_minus((given(value) if not whole else localized(repr(value))) if finite else repr(value))
     return text if len(text) <= limit else text[: limit - 1] + "…"

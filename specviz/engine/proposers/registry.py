@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from specviz.core.i18n import N_, _, ngettext
+from specviz.core.text import control_shown, shortened
 
 
 @dataclass(frozen=True)
@@ -274,7 +275,7 @@ def setting(name: str) -> ProposerSetting:
     found = next((s for s in all_settings() if s.name == name), None)
     if found is None:
         raise ValueError(_("Unknown proposer setting '{name}': the proposers' own settings are {choices}.",
-                           name=name, choices=", ".join(setting_names()) or _("none")))
+                           name=control_shown(shortened(str(name))), choices=", ".join(setting_names()) or _("none")))
     return found
 
 

@@ -194,7 +194,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         except OSError as exc:  # a file or folder the command could not use: one sentence, no traceback
             print("specviz: " + _("{reason}: {path}.", reason=os_reason(exc),
-                                  path=control_shown(str(exc.filename or "?"))), file=sys.stderr)
+                                  path=control_shown(shortened(str(exc.filename or "?"), 200))), file=sys.stderr)
             return 1
         except KeyboardInterrupt:
             print("specviz: " + _("interrupted."), file=sys.stderr)
@@ -526,7 +526,7 @@ def _check_writable(path: str) -> None:
     sentence the write after the run gives."""
     reason = unwritable(path)
     if reason is not None:
-        raise ValueError(_("Cannot write the trace to '{path}': {reason}.", path=path, reason=reason))
+        raise ValueError(_("Cannot write the trace to '{path}': {reason}.", path=shortened(path, 200), reason=reason))
 
 
 def _write_json(trace: Trace, path: str) -> None:
@@ -538,7 +538,8 @@ def _write_json(trace: Trace, path: str) -> None:
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(text)
     except OSError as exc:
-        raise ValueError(_("Cannot write the trace to '{path}': {reason}.", path=path, reason=os_reason(exc))) from None
+        raise ValueError(_("Cannot write the trace to '{path}': {reason}.", path=shortened(path, 200),
+                           reason=os_reason(exc))) from None
     print(_("trace written to {path}", path=path), file=sys.stderr)
 
 

@@ -28,6 +28,7 @@ import math
 from typing import Protocol, runtime_checkable
 
 from specviz.core.i18n import _, localized, number, with_minus
+from specviz.core.text import shortened
 from specviz.engine.limits import POLICIES, is_real, is_whole
 from specviz.engine.proposers.base import Proposer
 from specviz.engine.theory import optimal_k
@@ -232,5 +233,5 @@ def make_policy(name: str, k: int, *, k_max: int = 16, c: float | None = None, a
             raise ValueError(_("The optimal-K policy needs the measured draft cost c = draft forward / target "
                                "forward."))
         return OptimalK(c, alpha=alpha, k_max=k_max, one_pass=one_pass)
-    raise ValueError(_("Unknown draft-length policy '{name}': choose one of {choices}.", name=name,
+    raise ValueError(_("Unknown draft-length policy '{name}': choose one of {choices}.", name=shortened(str(name)),
                        choices=", ".join(POLICIES)))

@@ -110,18 +110,19 @@ def parse_ref(text: str, relative_folders: bool = True) -> ModelRef:
         found = (relative_folders or path.is_absolute()) and path.exists()
         has_config = found and (path / "config.json").is_file()
     except (OSError, RuntimeError):
-        raise ModelLoadError(_("The folder '{name}' does not exist.", name=text)) from None
+        raise ModelLoadError(_("The folder '{name}' does not exist.", name=shortened(text, 200))) from None
     if found:
         if not has_config:
-            raise ModelLoadError(_("'{name}' is not a Hugging Face model folder (no config.json there).", name=text))
+            raise ModelLoadError(_("'{name}' is not a Hugging Face model folder (no config.json there).",
+                                   name=shortened(text, 200)))
         return ModelRef(text, path)
     if text.startswith(("/", ".", "~", "\\")) or ":" in text or text.count("/") > 1:
-        raise ModelLoadError(_("The folder '{name}' does not exist.", name=text))
+        raise ModelLoadError(_("The folder '{name}' does not exist.", name=shortened(text, 200)))
     try:
         validate_repo_id(text)
     except HFValidationError:
         raise ModelLoadError(_("'{name}' is neither a local folder nor a Hugging Face model id "
-                               "(like Qwen/Qwen2.5-0.5B-Instruct).", name=text)) from None
+                               "(like Qwen/Qwen2.5-0.5B-Instruct).", name=shortened(text, 200))) from None
     return ModelRef(text)
 
 

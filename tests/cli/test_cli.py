@@ -1203,3 +1203,21 @@ def test_an_output_path_with_a_control_character_is_refused_before_anything_is_m
     assert out.returncode == 2 and "without a control character" in out.stderr, out.stderr
     assert "(got 'x\\x1b[2J\\u202e')" in out.stderr and "\x1b" not in out.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+LONG = "a" * 100_000  # about what one argument on Linux may hold (128 KiB)
+
+
+@pytest.mark.parametrize("args", [
+    ("bench", "--policies", LONG), ("bench", "--proposers", LONG), ("bench", "--verify-dtypes", LONG),
+    ("bench", "--suites", LONG), ("bench", "--pair", LONG), ("bench", "--out", LONG),
+    ("generate", "--prompt", "hi", "--pair", LONG), ("generate", "--prompt", "hi", "--pair", "/" + LONG),
+    ("generate", "--prompt", "hi", "--pair", "a/" + LONG), ("calibrate", "--pair", LONG),
+    ("generate", "--pair", "toy", "--prompt", "hi", "--json", LONG)])
+def test_a_refusal_quotes_a_huge_value_cut_not_whole(args):
+    """Read 50: these refusals quoted a 100,000-character value whole, a 100,000-character line ("The folder
+    'aaa…' does not exist.", "Unknown draft-length policy 'aaa…'"); a name is now cut at 40 characters, a path or
+    a pair at 200, with "…", as the other refusals are."""
+    out = cli(*args)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and len(out.stderr) < 600, out.stderr[:300]
+    assert "a…'" in out.stderr, out.stderr[:300]

@@ -171,7 +171,7 @@ def proposers() -> tuple[ProposerInfo, ...]:
 def get(name: str) -> ProposerInfo:
     """The proposer called `name`; an unknown name is a ValueError with one sentence."""
     if name not in _REGISTRY:
-        raise ValueError(_("Unknown proposer '{name}': choose one of {choices}.", name=name,
+        raise ValueError(_("Unknown proposer '{name}': choose one of {choices}.", name=shortened(str(name)),
                            choices=", ".join(_REGISTRY)))
     return _REGISTRY[name]
 

@@ -296,11 +296,12 @@ def parse_shape(text: str) -> DraftShape:
 def check_writable(folder: str) -> None:
     """A ValueError with one sentence unless the results can be written into `folder` (created if missing)."""
     path = Path(folder)
-    if path.exists() and not path.is_dir():  # mkdir's own reason, "File exists", reads as if the results did
-        raise ValueError(f"Cannot write the results to '{folder}': it is a file, not a folder.")
-    try:
+    try:  # a name past the system's limit cannot even be looked at (read 50: "File name too long", exit code 1)
+        if path.exists() and not path.is_dir():  # mkdir's own reason, "File exists", reads as if the results did
+            raise ValueError(f"Cannot write the results to '{shortened(folder, 200)}': it is a file, not a folder.")
         with folders_made_for(path), tempfile.NamedTemporaryFile(dir=path):  # none left behind when refused
             pass
     except OSError as exc:
-        raise ValueError(f"Cannot write the results to '{folder}': {exc.strerror or 'not a writable folder'}.") \
+        raise ValueError(f"Cannot write the results to '{shortened(folder, 200)}': "
+                         f"{exc.strerror or 'not a writable folder'}.") \
             from None

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from specviz.core.i18n import with_minus
 from specviz.core.paths import BENCHMARKS_DIR, PROMPTS_DIR
+from specviz.core.text import shortened
 from specviz.core.yamlfiles import read_yaml
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, REPEATS_RANGE, SEED_RANGE,
@@ -69,7 +70,7 @@ def load_suites(names: Sequence[str] | None = None, folder: Path = PROMPTS_DIR) 
         return list(found.values())
     unknown = [n for n in names if n not in found]
     if unknown:
-        raise ValueError(f"Unknown prompt suite '{unknown[0]}': choose from {', '.join(found)}.")
+        raise ValueError(f"Unknown prompt suite '{shortened(unknown[0])}': choose from {', '.join(found)}.")
     return [found[n] for n in names]
 
 
@@ -170,7 +171,8 @@ class BenchConfig:
         self._plain_numbers()
         for name in self.proposers:
             if name not in registry.names():
-                raise ValueError(f"Unknown proposer '{name}': choose one of {', '.join(registry.names())}.")
+                raise ValueError(f"Unknown proposer '{shortened(name)}': choose one of "
+                                 f"{', '.join(registry.names())}.")
         for name, value in self.proposer_settings.items():
             own = registry.setting(name)  # an unknown name: one sentence
             if not _whole(value, own.lo, own.hi):
@@ -195,7 +197,8 @@ class BenchConfig:
                     raise ValueError(f"{flag} must be numbers from {lo:g} to {hi:g} (got {_typed(t)}).")
         for name in self.policies:
             if name not in POLICIES:
-                raise ValueError(f"Unknown draft-length policy '{name}': choose one of {', '.join(POLICIES)}.")
+                raise ValueError(f"Unknown draft-length policy '{shortened(name)}': choose one of "
+                                 f"{', '.join(POLICIES)}.")
         alone = [t for t in self.policy_temperatures or [] if t not in self.temperatures]
         if alone and set(self.policies) <= {"constant"}:  # the plan runs constant K only at --temperatures
             shown = " ".join(f"{t:g}" for t in alone)
@@ -222,7 +225,7 @@ class BenchConfig:
                              "chain has no lookup branch).")
         for name in self.verify_dtypes:
             if name not in DTYPES:
-                raise ValueError(f"--verify-dtypes must be among {', '.join(DTYPES)} (got {name}).")
+                raise ValueError(f"--verify-dtypes must be among {', '.join(DTYPES)} (got '{shortened(name)}').")
         if not ((self.proposers or proposer_later) and self.ks and self.temperatures):
             raise ValueError("Give at least one proposer, one K and one temperature.")
         if not (self.tree_nodes and self.tree_widths):

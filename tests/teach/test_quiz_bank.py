@@ -763,3 +763,21 @@ def test_a_concept_label_holding_a_control_character_is_refused(char, escaped, l
     assert str(refused.value) == says.format(escaped=escaped)
     assert parse_bank(_dump({"concepts": {"mine": "My concept"}, "questions": [{**GOOD, "concept": "mine"}]}),
                       "f.yaml").concepts["mine"] == "My concept"
+
+
+@pytest.mark.parametrize("field, said", [("type", "type '[…]' is not one of"), ("concept", "concept '{…}' is unknown"),
+                                         ("link", "link '[…]' is not a page of the app")])
+def test_a_list_or_mapping_where_text_belongs_is_quoted_as_yaml_writes_one(field, said):
+    """Read 50: "type 'a list' is not one of single, ..." quoted words the file does not hold, as if it said
+    `type: a list`; a list is now quoted '[…]' and a mapping '{…}', in both languages."""
+    question = {"id": "q1", "type": "single", "concept": "accept_rule", "prompt": "Which?", "choices": ["a", "b"],
+                "answer": "a", "explanation": "Because.", "link": "pages/learn.py"}
+    from specviz.core.i18n import using
+
+    question[field] = {"a": 1} if field == "concept" else ["single"]
+    for lang in ("en", "pt"):
+        with using(lang), pytest.raises(QuizBankError) as refused:
+            parse_bank(yaml.safe_dump({"questions": [question]}), "f.yaml")
+        if lang == "en":
+            assert said in str(refused.value), str(refused.value)
+        assert "'[…]'" in str(refused.value) or "'{…}'" in str(refused.value)

@@ -262,9 +262,14 @@ def _check_events(text: str) -> None:
 
 def _shown(value: Any, limit: int = 40) -> str:
     """A value as a message may quote it: text with its newlines escaped and cut to `limit` characters; a list or
-    a mapping by its kind, never its (maybe huge) contents."""
+    a mapping as YAML writes an elided one, "[…]" or "{…}", never its (maybe huge) contents (read 50: the words "a
+    list" inside the quotes, "type 'a list' is not one of ...", named a text the file does not hold).
+
+    >>> _shown(["single"]), _shown({"a": 1}), _shown("a\\nb")
+    ('[…]', '{…}', 'a\\\\nb')
+    """
     if isinstance(value, list | tuple | dict | set):
-        return _("a list") if not isinstance(value, dict) else _("a mapping")
+        return "[…]" if not isinstance(value, dict) else "{…}"
     if is_whole(value) and abs(value) >= 10**MAX_NUMBER:
         return _("a huge number")  # str() of 5,000 digits raises a ValueError
     text = value if isinstance(value, str) else repr(value)

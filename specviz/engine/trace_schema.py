@@ -152,6 +152,19 @@ SETTINGS = {
     "tree_nodes": _whole(*TREE_NODES_RANGE), "tree_width": _whole(*TREE_WIDTH_RANGE),
     "tree_lookup": _whole(*TREE_LOOKUP_RANGE), "proposer": _text(MAX_NAME),
 }
+# Each object's other fields (lists and objects checked on their own) and the fields a file must give, those without
+# a default in specviz.engine.trace (tests/engine/test_trace_schema.py holds the two to its dataclasses). A step's
+# index and target cache lengths have their own sentences below. Read 50: a missing or unknown field was "This trace
+# file is damaged or incomplete (a field is missing or unknown)", naming neither the field nor where it was, and a
+# step without decisions or emitted was refused as if its lists were too long or the output wrong.
+OTHER = {"trace": ("settings", "meta", "prompt_ids", "output_ids", "steps", "schema_version", "summary"),
+         "step": ("decisions", "emitted", "correction_top", "tree"), "decision": ("target_top", "draft_top")}
+REQUIRED = {
+    "trace": ("mode", "settings", "prompt_ids", "output_ids", "steps"),
+    "step": ("context_length", "k", "proposer", "decisions", "emitted"),
+    "decision": tuple(DECISION), "emitted": ("token_id", "text", "kind"), "top": tuple(TOKEN_PROB),
+    "node": ("token_id", "text", "parent", "depth", "draft_prob", "target_prob", "status"),
+}
 
 
 def check_trace_size(data: Any) -> None:
@@ -180,7 +193,7 @@ def check_trace_dict(data: Any) -> None:
     """Raise a ValueError with one sentence unless `data` (parsed JSON, floats decoded) is a trace
     the engine could have written; return quietly otherwise."""
     check_trace_size(data)
-    _fields(data, TRACE, "")
+    _fields(data, TRACE, "", "trace")
     for name in ("settings", "meta"):
         value = data.get(name, {})
         if not isinstance(value, dict) or len(value) > 50:
@@ -205,7 +218,7 @@ def check_trace_dict(data: Any) -> None:
 def _step(step: Any, number: int, where: str) -> None:
     if not isinstance(step, dict):
         _fail(where, _("a step must be an object"))
-    _fields(step, STEP, where)
+    _fields(step, STEP, where, "step")
     decisions, emitted = step.get("decisions", []), step.get("emitted", [])
     if step.get("index") != number - 1:  # the pages label and outline a step by its index (read 50: two "step 1")
         _fail(where, _("index must be {i}, as specviz numbers the steps 0, 1, 2, … in order (got {value})",
@@ -228,14 +241,14 @@ def _step(step: Any, number: int, where: str) -> None:
         if not isinstance(decision, dict):
             _fail(where, _("a decision must be an object"))
         here = where + _("draft {i}: ", i=i)
-        _fields(decision, DECISION, here)
+        _fields(decision, DECISION, here, "decision")
         _ratio(decision, here)
         _tops(decision.get("target_top", []), here + "target_top: ")
         _tops(decision.get("draft_top", []), here + "draft_top: ")
     for i, token in enumerate(emitted, start=1):
         if not isinstance(token, dict):
             _fail(where, _("an emitted token must be an object"))
-        _fields(token, EMITTED, where + _("token {i}: ", i=i))
+        _fields(token, EMITTED, where + _("token {i}: ", i=i), "emitted")
     if step.get("tree") is not None:
         _tree(step["tree"], where + _("tree: "))
 
@@ -262,7 +275,7 @@ def _tree(tree: Any, where: str) -> None:
     for j, node in enumerate(nodes):
         if not isinstance(node, dict):
             _fail(where, _("a tree node must be an object"))
-        _fields(node, TREE_NODE, where + _("node {j}: ", j=j))
+        _fields(node, TREE_NODE, where + _("node {j}: ", j=j), "node")
         parent = node.get("parent")
         if not isinstance(parent, int) or parent >= j:
             _fail(where, _("node {j}'s parent must come before it", j=j))
@@ -282,10 +295,16 @@ def _tops(tops: Any, where: str) -> None:
     for top in tops:
         if not isinstance(top, dict):
             _fail(where, _("a top-list entry must be an object"))
-        _fields(top, TOKEN_PROB, where)
+        _fields(top, TOKEN_PROB, where, "top")
 
 
-def _fields(obj: dict, rules: dict[str, tuple[Check, Words]], where: str) -> None:
+def _fields(obj: dict, rules: dict[str, tuple[Check, Words]], where: str, shape: str) -> None:
+    for name in REQUIRED[shape]:
+        if name not in obj:
+            _fail(where, _("{name} is missing", name=name))
+    for name in obj:
+        if name not in rules and name not in OTHER.get(shape, ()):
+            _fail(where, _("{name} is not a field specviz writes", name=shortened(repr(name))))
     for name, rule in rules.items():
         if name in obj:
             _check(obj[name], rule, name, where)

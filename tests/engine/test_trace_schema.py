@@ -330,3 +330,62 @@ def test_a_ratio_of_infinity_is_read_only_where_q_is_0():
         Trace.from_json(ratio(0.5, q=0.0))
     assert Trace.from_json(ratio(float("inf"), q=0.0)).steps[0].decisions[0].ratio == float("inf")
     assert Trace.from_json(ratio("inf", q=0.0)).steps[0].decisions[0].ratio == float("inf")  # as specviz writes it
+
+
+TREE_STEP = {"index": 0, "context_length": 3, "k": 1, "proposer": "eagle", "target_cache_before": 2,
+             "target_cache_after": 4, "decisions": [
+                 {"position": 0, "token_id": 5, "text": "a", "draft_prob": 0.5, "target_prob": 0.25, "ratio": 0.5,
+                  "accept_prob": 0.5, "uniform": 0.1, "accepted": True, "reached": True}],
+             "emitted": [{"token_id": 5, "text": "a", "kind": "accepted"},
+                         {"token_id": 6, "text": "b", "kind": "bonus"}],
+             "tree": {"nodes": [{"token_id": 5, "text": "a", "parent": -1, "depth": 1, "draft_prob": 0.5,
+                                 "target_prob": 0.25, "status": "accepted", "uniform": 0.1, "accept_prob": 0.5}],
+                      "path": [0]}}
+HAND = {"schema_version": 1, "mode": "speculative", "settings": {}, "prompt_ids": [1, 2, 3], "output_ids": [5, 6],
+        "steps": [TREE_STEP]}
+
+
+@pytest.mark.parametrize("lang, change, says", [
+    ("en", lambda d: d["steps"][0].pop("decisions"), "This trace is damaged: step 1: decisions is missing."),
+    ("en", lambda d: d["steps"][0].pop("emitted"), "This trace is damaged: step 1: emitted is missing."),
+    ("en", lambda d: d["steps"][0]["decisions"][0].pop("accepted"),
+     "This trace is damaged: step 1: draft 1: accepted is missing."),
+    ("pt", lambda d: d["steps"][0]["emitted"][1].pop("kind"),
+     "Este traço está danificado: passo 1: token 2: kind está ausente."),
+    ("en", lambda d: d["steps"][0]["tree"]["nodes"][0].pop("status"),
+     "This trace is damaged: step 1: tree: node 0: status is missing."),
+    ("en", lambda d: d.pop("mode"), "This trace is damaged: mode is missing."),
+    ("en", lambda d: d["steps"][0].update(surprise=1),
+     "This trace is damaged: step 1: 'surprise' is not a field specviz writes."),
+    ("pt", lambda d: d.update(modo="speculative"),
+     "Este traço está danificado: 'modo' não é um campo que o specviz escreve."),
+])
+def test_a_missing_or_unknown_field_is_named_where_it_is(lang, change, says):
+    """Read 50: a trace written by hand with a field missing or misspelt was refused with "This trace file is damaged
+    or incomplete (a field is missing or unknown)", naming neither the field nor the step; a step without
+    `decisions` was refused as "emitted must be a list of at most one token more than the drafts in decisions", and
+    one without `emitted` as "output_ids must be the tokens the steps emitted"."""
+    assert Trace.from_dict(copy.deepcopy(HAND)).steps[0].tree.path == [0]  # the hand-written tree step loads
+    data = copy.deepcopy(HAND)
+    change(data)
+    with using(lang), pytest.raises(ValueError) as refused:
+        Trace.from_json(json.dumps(data))
+    assert str(refused.value) == says
+
+
+def test_the_schemas_field_lists_are_the_trace_dataclasses():
+    """`REQUIRED` and the rules name every field of specviz.engine.trace's dataclasses, the required ones exactly
+    those without a default (a step's index and cache lengths have sentences of their own)."""
+    from dataclasses import MISSING, fields
+
+    from specviz.engine import trace as t
+    from specviz.engine import trace_schema as s
+
+    shapes = {"trace": (t.Trace, s.TRACE), "step": (t.Step, s.STEP), "decision": (t.Decision, s.DECISION),
+              "emitted": (t.EmittedToken, s.EMITTED), "node": (t.TreeNode, s.TREE_NODE), "top": (t.TokenProb,
+                                                                                               s.TOKEN_PROB)}
+    for shape, (cls, rules) in shapes.items():
+        known = {f.name for f in fields(cls)}
+        assert set(rules) | set(s.OTHER.get(shape, ())) == known | ({"summary"} if shape == "trace" else set())
+        required = {f.name for f in fields(cls) if f.default is MISSING and f.default_factory is MISSING}
+        assert set(s.REQUIRED[shape]) == required - {"index"}, shape

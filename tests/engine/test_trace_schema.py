@@ -389,3 +389,21 @@ def test_the_schemas_field_lists_are_the_trace_dataclasses():
         assert set(rules) | set(s.OTHER.get(shape, ())) == known | ({"summary"} if shape == "trace" else set())
         required = {f.name for f in fields(cls) if f.default is MISSING and f.default_factory is MISSING}
         assert set(s.REQUIRED[shape]) == required - {"index"}, shape
+
+
+@pytest.mark.parametrize("rule, change", [
+    ("none\n  missing, none unknown", lambda d: d["steps"][0].update(surprise=1)),
+    ("step `index` 0, 1, 2, … in order", _set(["steps", 1, "index"], 0)),
+    ("`target_cache_before` and `target_cache_after`", lambda d: d["steps"][0].pop("target_cache_before")),
+    ("`ratio` p/q, `inf` only where q = 0", _set([*DECISION, "ratio"], float("inf"))),
+    ("`output_ids`\n  the tokens the steps `emitted`, in order", lambda d: d["output_ids"].reverse()),
+])
+def test_library_md_states_each_rule_a_hand_written_trace_trips_on(rule, change):
+    """Read 50: docs/library.md said only "every field of a file is checked for type and size first", and the loader
+    also refuses missing and unknown fields, steps out of order, a step without its cache lengths, a ratio that is not
+    p/q and an output that is not what the steps emitted: each rule it enforces is stated there."""
+    from pathlib import Path
+
+    assert rule in (Path(__file__).resolve().parents[2] / "docs" / "library.md").read_text(encoding="utf-8")
+    with pytest.raises(ValueError, match="^This trace is damaged: "):
+        Trace.from_json(json.dumps(mutated(change)))

@@ -407,3 +407,21 @@ def test_library_md_states_each_rule_a_hand_written_trace_trips_on(rule, change)
     assert rule in (Path(__file__).resolve().parents[2] / "docs" / "library.md").read_text(encoding="utf-8")
     with pytest.raises(ValueError, match="^This trace is damaged: "):
         Trace.from_json(json.dumps(mutated(change)))
+
+
+@pytest.mark.slow  # a toy tree run
+def test_library_md_says_a_tree_decisions_keep_chance_is_not_min_1_p_over_q(toy):
+    """Read 50: docs/library.md listed each decision's fields as "token, q, p, p/q, min(1, p/q), u", but on a tree
+    step's main line `accept_prob` is min(1, p′/q′) (a top-k child's p′(x)): here a ratio of 1.31 beside 0.62."""
+    from pathlib import Path
+
+    from specviz.runs.running import run
+    from specviz.runs.runspec import RunSpec
+
+    trace = run(RunSpec(pair="toy", prompt="the cat sat on the", chat=False, k=4, tree_nodes=16, tree_width=4,
+                        temperature=1.0, top_k=5, seed=2, max_new_tokens=30), pair=toy)
+    apart = [d for s in trace.steps for d in s.decisions if d.reached and abs(min(1, d.ratio) - d.accept_prob) > 0.1]
+    assert apart  # p/q above 1, kept with a chance well below 1
+    library = (Path(__file__).resolve().parents[2] / "docs" / "library.md").read_text(encoding="utf-8")
+    assert "p/q, min(1, p/q), u" not in library
+    assert "(min(1, p/q) in a chain; on a tree step's main line min(1, p′/q′)" in library

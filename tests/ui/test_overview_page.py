@@ -434,3 +434,25 @@ def test_the_overview_quotes_the_h200s_verify_cost_instead_of_saying_it_holds_be
             text = " ".join(m.value for m in at.markdown)
             assert said.format(range=f"{number(low, 2)}–{number(high, 2)}") in text
         assert "holds best on a GPU" not in text and "vale melhor numa GPU" not in text
+
+
+@pytest.mark.parametrize("lang, last, after", [("en", "draft {k} of {k} rejected ✗", "(and every draft after it)"),
+                                               ("pt", "palpite {k} de {k} rejeitado ✗",
+                                                "(e todos os palpites depois dele)")])
+def test_a_steps_last_draft_rejected_names_no_draft_after_it(lang, last, after):
+    """Read 50: the player's caption for a step whose last draft was rejected read "draft 4 of 4 rejected ✗ (and
+    every draft after it)", where no draft comes after it (3 such frames in the Overview's example, 3 in lesson 2's,
+    there "draft 2 of 2"). The last draft's caption ends at ✗; an earlier one still says the rest is dropped."""
+    from specviz.core.i18n import using
+
+    for name in (example_name(), "smollm-draft-t07"):
+        spec, _example = load_example(name)
+        lasts = [step.k for step in spec.steps for d in step.decisions
+                 if d.reached and not d.accepted and d.position + 1 == step.k]
+        assert len(lasts) == 3, (name, lasts)  # the frames the check below reads
+        with using(lang):
+            captions = [frame.caption.split(": ", 1)[1] for frame in play_frames(spec)[1:-1]]
+        for k in set(lasts):
+            assert captions.count(last.format(k=k)) == lasts.count(k), (name, captions)
+            assert not any(c.startswith(last.format(k=k) + " ") for c in captions)
+        assert any(c.endswith(after) for c in captions)  # an earlier rejected draft still says the rest is dropped

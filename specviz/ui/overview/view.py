@@ -181,8 +181,11 @@ def _step_pieces(step: Step, meanings: dict[TokenKind, str] | None = None) -> li
                        _("draft {n} of {k} accepted ✓", n=i + 1, k=step.k)))
     for d in step.decisions[n_acc:]:
         if d.reached:
+            # read 50: the step's last draft read "draft 4 of 4 rejected ✗ (and every draft after it)", where none is
+            rejected = (_("draft {n} of {k} rejected ✗", n=d.position + 1, k=step.k) if d.position + 1 >= step.k else
+                        _("draft {n} of {k} rejected ✗ (and every draft after it)", n=d.position + 1, k=step.k))
             pieces.append((chip(d.text, decision_kind(d), hover(decision_kind(d), decision_tooltip(d)), size="inline"),
-                           _("draft {n} of {k} rejected ✗ (and every draft after it)", n=d.position + 1, k=step.k)))
+                           rejected))
     for token in step.emitted[n_acc:] if step.decisions else step.emitted:
         kind = style(token.kind)
         why = {TokenKind.RECOVERED: _("a recovered token replaces the rejected draft"),

@@ -456,3 +456,21 @@ def test_a_steps_last_draft_rejected_names_no_draft_after_it(lang, last, after):
             assert captions.count(last.format(k=k)) == lasts.count(k), (name, captions)
             assert not any(c.startswith(last.format(k=k) + " ") for c in captions)
         assert any(c.endswith(after) for c in captions)  # an earlier rejected draft still says the rest is dropped
+
+
+def test_the_portuguese_intro_says_the_race_page_measures_the_readers_runs(fast_play):
+    """Read 50: the intro's "the Speedup lab shows the runs, and the Timeline & race page measures your own" (runs)
+    read in Portuguese "mede a sua", a feminine singular whose noun is "esta máquina": the race page measuring the
+    machine, which the line below says the Speedup lab does. It says "as suas" (execuções) now."""
+    from specviz.core.i18n import using
+
+    texts = {}
+    for lang in ("en", "pt"):
+        with using(lang):
+            at = AppTest.from_file(PAGE, default_timeout=30)
+            at.query_params["lang"] = lang
+            at.run()
+        texts[lang] = " ".join(m.value for m in at.markdown)
+    assert "the Speedup lab shows the runs, and the Timeline & race page measures your own.)" in texts["en"]
+    assert ("o Laboratório de aceleração mostra as execuções, e a página Linha do tempo e corrida mede as suas.)"
+            in texts["pt"])

@@ -384,6 +384,7 @@ def test_the_schemas_field_lists_are_the_trace_dataclasses():
     shapes = {"trace": (t.Trace, s.TRACE), "step": (t.Step, s.STEP), "decision": (t.Decision, s.DECISION),
               "emitted": (t.EmittedToken, s.EMITTED), "node": (t.TreeNode, s.TREE_NODE), "top": (t.TokenProb,
                                                                                                s.TOKEN_PROB)}
+    assert set(s.REQUIRED) == set(shapes)  # every shape the schema names is checked below
     for shape, (cls, rules) in shapes.items():
         known = {f.name for f in fields(cls)}
         assert set(rules) | set(s.OTHER.get(shape, ())) == known | ({"summary"} if shape == "trace" else set())

@@ -5,7 +5,8 @@ with 5,000 drafts or a cache of 10^9 entries would hang the server. `check_trace
 cannot produce, with one sentence that says where and what, so every caller of `Trace.from_dict` is protected.
 
     >>> check_trace_dict({"schema_version": 1, "mode": "speculative", "settings": {}, "prompt_ids": [1],
-    ...                   "output_ids": [], "steps": [{"index": 0, "k": 99}]})
+    ...                   "output_ids": [], "steps": [{"index": 0, "context_length": 1, "k": 99, "proposer": "draft",
+    ...                                                "decisions": [], "emitted": []}]})
     Traceback (most recent call last):
     ...
     ValueError: This trace is damaged: step 1: k must be a whole number from 0 to 16 (got 99).

@@ -18,7 +18,8 @@ from specviz.labs.examples import load_example
 from specviz.ui.common import escaping, palette, tokens
 from specviz.ui.common.escaping import escape_attr, escape_label, escape_markdown, escape_text, plot_text, visible
 from specviz.ui.common.palette import GLYPHS, KINDS, DisplayState, legend_html, style
-from specviz.ui.common.step_figures import accept_strip_figure, correction_figure, distribution_figure, verdict_overview_figure
+from specviz.ui.common.step_figures import (accept_strip_figure, correction_figure, correction_table, distribution_figure,
+                                             verdict_overview_figure)
 from specviz.ui.common.step_view import kv_cache_html, step_headline
 from specviz.ui.common.tokens import (chip, decision_chips, decision_kind, decision_tooltip, emitted_tooltip, fmt,
                                       output_html)
@@ -404,9 +405,10 @@ def test_figures_mark_the_drafted_token_u_and_the_correction(toy):
     recovered = rejected_step.emitted[-1]
     assert any(a.text == "↻ sampled" for a in corr.layout.annotations) == \
         any(t.token_id == recovered.token_id for t in rejected_step.correction_top)
-    # 43rd read: the hover wrote a probability to 3 decimals ("0.000" for 2.9e-05) where the table below gives it to
-    # 3 significant figures; both say 3 figures now
-    assert corr.data[0].hovertemplate == "%{x}<br>probability %{y:.3g}<extra></extra>"
+    # 43rd read: the hover wrote a probability to 3 decimals ("0.000" for 2.9e-05); read 50: its 3 significant
+    # figures then read 0.0723 where the table below said 0.072. Both write each probability as `fmt` does now
+    assert corr.data[0].hovertemplate == "%{x}<br>probability %{customdata}<extra></extra>"
+    assert list(corr.data[0].customdata) == list(correction_table(rejected_step).iloc[:len(corr.data[0].x), 1])
     bonus = step_with(toy, "bonus")
     assert "Bonus" in correction_figure(bonus).layout.title.text
     # the text ended on the last kept draft: no bonus was added, so no chart may say one was (issue 42, item 4)

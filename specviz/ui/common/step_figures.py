@@ -320,7 +320,10 @@ def correction_figure(step: Step) -> go.Figure | None:
                 marker=dict(color=color, opacity=[1.0 if pk else 0.55 for pk in picked],
                             line=dict(color=["#000" if pk else color for pk in picked],
                                       width=[3 if pk else 0 for pk in picked])),
-                hovertemplate=_("%{x}<br>probability %{y:.3g}<extra></extra>"))  # 3 figures: 2.9e-05, not 0.000
+                # the hover writes each probability as the table does (`fmt`): its own 3 figures read 0.0723 where
+                # the table read 0.072, and 1 for 0.9996 (read 50); an exact 0 is "0", 2.9e-05 stays 2.9e-05
+                customdata=[fmt(t.prob) for t in step.correction_top],
+                hovertemplate=_("%{x}<br>probability %{customdata}<extra></extra>"))
     s = style(kind)
     if any(picked):
         fig.add_annotation(x=labels[picked.index(True)], y=step.correction_top[picked.index(True)].prob,
@@ -350,7 +353,7 @@ def correction_figure(step: Step) -> go.Figure | None:
 
 
 def correction_table(step: Step) -> pd.DataFrame | None:
-    """The numbers of `correction_figure`, as `fmt` writes them (2.9e-05 where its hover's 3 figures give the same),
+    """The numbers of `correction_figure`, as `fmt` writes them and as its hover gives them (2.9e-05, 0.072),
     with the chart's mark on the sampled token in words ("↻ sampled (recovered)"): read off the figure, the table did
     not say which token was sampled (issue 43). None where there is no chart."""
     drawn = _correction(step)

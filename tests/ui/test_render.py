@@ -178,7 +178,7 @@ def test_a_chance_below_one_is_never_written_as_one_where_a_draft_is_shown():
     assert "p/q = 0.9997" in _position_sentence(d)
     assert list(accept_strip_table(d).iloc[:, 1]) == ["0.9997", "0.0885"]
     assert "min(1, p/q) = 0.9997" in {a.text for a in accept_strip_figure(d).layout.annotations}
-    assert verdict_overview_table(step).iloc[2, 1] == "0.9997"
+    assert verdict_overview_table(step).loc[2, "min(1, p/q)"] == "0.9997"
     assert list(verdict_overview_figure(step).data[0].customdata[2][:4]) == ["0.9997", "1.0000", "0.9997", "0.9997"]
     # and the p-and-q chart's row for the drafted token, and a tree node's hover (read 46, after step46b)
     from specviz.engine.trace import TreeNode
@@ -212,7 +212,7 @@ def test_a_comparison_never_writes_two_different_numbers_alike():
     assert "p = 0.999998 < q = 1.000000" in sentence and "u = 0.999624 fell inside" in sentence
     assert "1.000 < q = 1.000" not in sentence
     assert list(accept_strip_table(d).iloc[:, 1]) == ["0.999998", "0.999624"]
-    assert list(verdict_overview_table(step).iloc[0, 1:3]) == ["0.999998", "0.999624"]
+    assert list(verdict_overview_table(step).loc[0, ["min(1, p/q)", "u"]]) == ["0.999998", "0.999624"]
     strip = accept_strip_figure(d)
     assert {"min(1, p/q) = 0.999998", "u = 0.999624"} <= {a.text for a in strip.layout.annotations}
     node = TreeNode(5, "a", -1, 1, 0.5, 0.9999, "accepted", uniform=0.99962, accept_prob=0.9999985)
@@ -1010,6 +1010,36 @@ def test_a_tree_child_tried_after_a_rejected_sibling_hovers_and_tabulates_p_and_
         assert ("q′ = 0,350 · p′ = 0,270 (as distribuições residuais que os irmãos tentados antes dele deixaram)"
                 in _hover(1, later))
         assert tree_rows(TreeRecord([first, later], [1]))[1]["p/q"] == "p′/q′ = 0,771"
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_overview_table_gives_the_p_q_and_p_over_q_its_bars_hover_gives(lang):
+    """Read 50: the main line's bars hover "p′ = 0.270, q′ = 0.350", "p′/q′ = 0.771" (p, q and p/q for a chain),
+    but the table under the chart, its text alternative, held only the chance and u: a reader of the table could
+    not learn the numbers the chance came from. It now has p, q and p/q columns, a residual named as in the hover."""
+    from specviz.core.i18n import using
+    from specviz.engine.trace import TreeNode, TreeRecord
+    from specviz.ui.common.step_figures import verdict_overview_table
+
+    first = TreeNode(3, "a", -1, 1, 0.4, 0.2, "rejected", uniform=0.9, accept_prob=0.5, target_prob_used=0.2,
+                     draft_prob_used=0.4)
+    later = TreeNode(4, "b", -1, 1, 0.469, 0.619, "accepted", uniform=0.2, accept_prob=0.27 / 0.35,
+                     target_prob_used=0.27, draft_prob_used=0.35)
+    d = Decision(0, 4, "b", 0.469, 0.619, 0.619 / 0.469, 0.27 / 0.35, 0.2, True, True)
+    step = Step(0, 5, 1, "draft", [d], [EmittedToken(4, "b", TokenKind.ACCEPTED)],
+                tree=TreeRecord([first, later], path=[1]))
+    toy = load_example("toy-draft")[0]
+    chain = next(s for s in toy.steps if s.decisions)
+    with using(lang):
+        for shown in (step, chain):
+            hover = verdict_overview_figure(shown).data[0].customdata
+            table = verdict_overview_table(shown)
+            assert list(table.columns[1:4]) == ["p", "q", "p/q"]
+            expected = [[f"{row[5 + i]} = {row[i]}" if row[5] == "p′" else row[i] for i in range(3)] for row in hover]
+            assert table.iloc[:, 1:4].values.tolist() == expected
+        comma = "," if lang == "pt" else "."
+        assert verdict_overview_table(step).iloc[0, 1:4].tolist() == [f"p′ = 0{comma}270", f"q′ = 0{comma}350",
+                                                                       f"p′/q′ = 0{comma}771"]
 
 
 def test_a_first_tree_child_names_min_1_p_over_q_not_the_siblings_before_it():

@@ -235,9 +235,10 @@ def _rule_q(d: Decision, node: TreeNode | None) -> tuple[str, str, str, str, str
 
 
 def verdict_overview_table(step: Step) -> pd.DataFrame:
-    """The numbers of `verdict_overview_figure`: each draft's chance to be kept and u; a draft after the first
-    rejection (drawn with no bar, its table row read 0) says it was not reached. The glyph the chart draws above each
-    bar is its verdict column, in words ("✓ accepted"): a table reader had to compare u with the chance (issue 43)."""
+    """The numbers of `verdict_overview_figure`: each draft's p, q and p/q as its hover gives them (the rule's), its
+    chance to be kept and u; a draft after the first rejection (drawn with no bar, its table row read 0) says it was
+    not reached. The glyph the chart draws above each bar is its verdict column, in words ("✓ accepted"): a table
+    reader had to compare u with the chance (issue 43)."""
     chance = "min(1, p′/q′)" if step.tree is not None and step.tree.nodes else "min(1, p/q)"
     styles = [style(decision_kind(d)) for d in step.decisions]
     # never 1.000 and 1.000; p/q's decimals, with the q the rule used, as the chart's hover (`_rule_q`; Read 48)
@@ -245,8 +246,14 @@ def verdict_overview_table(step: Step) -> pd.DataFrame:
     shown = [(n.chance, n.u) for n in map(decision_numbers, step.decisions, nodes)]
     # read 49: a main line that runs into the lookup branch's copies headed them "drafted token"
     head = _("drafted or copied token") if any(map(_copied, nodes)) else _("drafted token")
+    # read 50: the bars' hover gives p, q and p/q (p′, q′, p′/q′ after a rejected sibling), which the table left out;
+    # a residual's cell names its primed quantity, as the tree's table does ("p′ = 0.069")
+    rule = [_rule_q(d, node) for d, node in zip(step.decisions, nodes)]
+    columns = {name: [r[i] if r[5] == "p" else f"{r[5 + i]} = {r[i]}" for r in rule]
+               for i, name in enumerate(("p", "q", "p/q"))}
     return pd.DataFrame({head: table_text([f"#{n} {plot_text(d.text)}"
                                                          for d, n in zip(step.decisions, draft_numbers(step))]),
+                         **columns,
                          chance: [a if d.reached else _("not reached") for d, (a, _u) in zip(step.decisions, shown)],
                          "u": [u if d.reached else "–" for d, (_a, u) in zip(step.decisions, shown)],
                          _("verdict"): [f"{s.glyph} {_(s.label)}" for s in styles]})

@@ -1042,6 +1042,29 @@ def test_the_overview_table_gives_the_p_q_and_p_over_q_its_bars_hover_gives(lang
                                                                        f"p′/q′ = 0{comma}771"]
 
 
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_p_and_q_chart_of_a_child_tried_after_a_rejected_sibling_gives_p_and_q_primed(lang):
+    """Read 50: the p-and-q chart of a tree child tried after a rejected sibling hovered p = 0.208, q = 0.144 for
+    the drafted token (p/q above 1) beside the strip's min(1, p′/q′) = 0.945, and its table the same: nothing said
+    the rule compared p′ and q′. The drafted token's row now adds them, as the strip writes them."""
+    from specviz.core.i18n import using
+    from specviz.engine.trace import TreeNode
+    from specviz.ui.common.step_figures import accept_strip_table, distribution_table
+
+    later = TreeNode(4, "b", -1, 1, 0.469, 0.619, "accepted", uniform=0.2, accept_prob=0.27 / 0.35,
+                     target_prob_used=0.27, draft_prob_used=0.35)
+    d = Decision(0, 4, "b", 0.469, 0.619, 0.619 / 0.469, 0.27 / 0.35, 0.2, True, True)
+    with using(lang):
+        table = distribution_table(d, node=later)
+        bars = distribution_figure(d, node=later).data
+        after = "depois dos irmãos tentados antes dele" if lang == "pt" else "after the siblings tried before it"
+        comma = "," if lang == "pt" else "."
+        assert table.iloc[0, 1:3].tolist() == [f"0{comma}619 (p′ = 0{comma}270 {after})",
+                                               f"0{comma}469 (q′ = 0{comma}350 {after})"]
+        assert (bars[0].customdata[0], bars[1].customdata[0]) == tuple(table.iloc[0, 1:3])
+        assert accept_strip_table(d, tree=True, node=later).iloc[0, 1] == f"0{comma}771"  # 0.270 / 0.350
+
+
 def test_a_first_tree_child_names_min_1_p_over_q_not_the_siblings_before_it():
     """Read 50: every main-line chip of a tree step said "min(1, p′/q′) = … (after the siblings tried before it)",
     also for a first child, which no sibling came before (p′ = p, q′ = q, recorded per node). Such a child now reads

@@ -101,6 +101,15 @@ def _distribution(d: Decision, n: int, node: TreeNode | None = None
         # read 47 review: p = 0.4, q = 0.8 beside u = 0.50001 read "0.400" here and "0.40000" in the sentence)
         shown = shown_numbers(p[d.token_id].prob, q[d.token_id].prob, d.accept_prob, d.uniform if d.reached else None)
         p_hover[row], q_hover[row] = shown.p, shown.q
+    if uses_residuals(node):
+        # read 50: a child tried after a rejected sibling hovered p = 0.208, q = 0.144 (p/q above 1) beside the strip's
+        # min(1, p′/q′) = 0.945: the rule compared p′ = 0.194 and q′ = 0.205, which the drafted token's row now adds
+        # (the bars stay p and q, as the title says; a point mass's q′ is its q, 1)
+        row = ids.index(d.token_id)
+        used = decision_numbers(d, node)  # as the strip, the overview and the sentence write p′ and q′
+        p_hover[row] = _("{p} (p′ = {used} after the siblings tried before it)", p=p_hover[row], used=used.p)
+        if not point_mass:
+            q_hover[row] = _("{q} (q′ = {used} after the siblings tried before it)", q=q_hover[row], used=used.q)
     if point_mass:
         row = ids.index(d.token_id)
         # read 49: a copy's recorded q(x) = 1 is graft_copy's point mass, not anything a drafter gave it

@@ -18,8 +18,8 @@ from specviz.labs.examples import load_example
 from specviz.ui.common import escaping, palette, tokens
 from specviz.ui.common.escaping import escape_attr, escape_label, escape_markdown, escape_text, plot_text, visible
 from specviz.ui.common.palette import GLYPHS, KINDS, DisplayState, legend_html, style
-from specviz.ui.common.step_figures import (accept_strip_figure, correction_figure, correction_table, distribution_figure,
-                                             verdict_overview_figure)
+from specviz.ui.common.step_figures import (accept_strip_figure, correction_figure, correction_table,
+                                             distribution_figure, verdict_overview_figure)
 from specviz.ui.common.step_view import kv_cache_html, step_headline
 from specviz.ui.common.tokens import (chip, decision_chips, decision_kind, decision_tooltip, emitted_tooltip, fmt,
                                       output_html)

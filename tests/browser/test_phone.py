@@ -501,3 +501,23 @@ def test_a_tables_toolbar_does_not_cover_the_text_above_it_on_a_phone(screens, b
     bars = page.locator('[data-testid="stElementToolbar"]')
     assert all(not bars.nth(i).is_visible() for i in range(bars.count())), "a table's toolbar is drawn on a phone"
     page.close()
+
+
+# page links whose text the link cuts: wider than the box that shows it
+CUT_LINKS = """() => [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stPageLink-NavLink"] p')]
+  .filter(p => p.scrollWidth > p.clientWidth + 1 || p.parentElement.scrollWidth > p.parentElement.clientWidth + 1)
+  .map(p => p.textContent)"""
+
+
+def test_a_long_page_link_wraps_on_a_phone(screens, base):
+    """Read 50: only the Overview let its page links wrap; elsewhere Streamlit kept a link on one line and cut it, at
+    390 px with no "…": the guided path's last link read "Teste-se no Quiz sobre os conceitos que você já vi". Every
+    page link now wraps (accessibility.CSS)."""
+    page = _open(screens, base, "/learn?lesson=3&lang=pt")
+    link = page.get_by_text("Teste-se no Quiz sobre os conceitos que você já viu")
+    link.wait_for(state="visible")
+    assert page.evaluate(CUT_LINKS) == []
+    box = link.bounding_box()
+    assert box["x"] + box["width"] <= PHONE["width"], box
+    _shot(page, "phone-learn-links-pt.png")
+    page.close()

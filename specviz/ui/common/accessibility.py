@@ -121,6 +121,12 @@ CSS = f"""<style>
 [data-testid="stMetricLabel"] [data-testid="stMarkdownContainer"],
 [data-testid="stMetricLabel"] [data-testid="stMarkdownContainer"] p {{white-space:normal !important;
   overflow:visible !important; text-overflow:clip !important;}}
+/* a page link: Streamlit keeps it on one line and cuts it, on a phone with no "…" (the guided path's last link read
+   "Teste-se no Quiz sobre os conceitos que você já vi" at 390 px, read 50): every one wraps, as the Overview's did */
+[data-testid="stPageLink-NavLink"] span:has(> [data-testid="stMarkdownContainer"]),
+[data-testid="stPageLink-NavLink"] [data-testid="stMarkdownContainer"],
+[data-testid="stPageLink-NavLink"] [data-testid="stMarkdownContainer"] p {{white-space:normal; overflow:visible;
+  text-overflow:clip;}}
 /* a select box's chosen value (an input): Streamlit cut a long one mid-letter with no sign of the cut ("Toy pair
    (instant; 32 characters and 2 sp" in the Exactness lab at 1400 px; "Qwen2.5-7B → Qwen2.5-72", another model's
    name, in the Theory explorer on a phone in Portuguese): it ends in "…" where it is cut */

@@ -105,19 +105,9 @@ def loop_diagram(labels: dict[str, str] | None = None) -> None:
     st.graphviz_chart(loop_dot(labels), width="content")
 
 
-# Streamlit keeps a page link on one line and cuts it with "…"; on a phone that cut every "Where next" label.
-WRAP_LINKS_CSS = """<style>
-[data-testid="stPageLink-NavLink"] span:has(> [data-testid="stMarkdownContainer"]),
-[data-testid="stPageLink-NavLink"] [data-testid="stMarkdownContainer"],
-[data-testid="stPageLink-NavLink"] [data-testid="stMarkdownContainer"] p {
-  white-space: normal; overflow: visible; text-overflow: clip; }
-</style>"""
-
-
 def page_links() -> None:
-    """Links to the pages a student should visit next, wrapping instead of cut off on a narrow screen (a caption when
-    this page runs outside the app)."""
-    st.html(WRAP_LINKS_CSS)
+    """Links to the pages a student should visit next, wrapping instead of cut off on a narrow screen (every page
+    link does: `accessibility.CSS`; a caption when this page runs outside the app)."""
     for path, title, icon, what in next_pages():
         label = _("{page}: {what}", page=_(title), what=_(what))
         try:

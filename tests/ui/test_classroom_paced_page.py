@@ -660,3 +660,19 @@ def test_the_chart_says_what_a_bar_is_for_a_number_and_an_order(db, lang, heads)
             assert escape_text(named, whitespace=False) in _html(at), (lang, head, present)
             seen += 1
     assert seen == 6  # three kinds of question, each on the dashboard and the projector
+
+
+@pytest.mark.parametrize("rounds", [1, 2])
+def test_four_long_choices_each_get_room_for_their_four_label_lines(rounds):
+    """Read 50: the teacher's chart for "What is speculative decoding?" (four choices, each wrapped to four lines)
+    gave each choice 62 px, and Plotly, which centres a label on its slot without keeping labels apart, drew each one
+    into the next at 1400 px ("A way to compress a large model" over "at a small cost in quality"). A slot is now at
+    least as tall as its label's lines (1.3 font sizes a line, Plotly's) and a gap."""
+    question = next(q for q in load_bank().questions if q.prompt == "What is speculative decoding?")
+    dist = distribution(question, [question.choices[0]], [question.choices[1]] if rounds == 2 else [])
+    fig = distribution_figure(dist, rounds, reveal=True)
+    labels = list(fig.data[1].y)
+    lines = max(label.count("<br>") + 1 for label in labels)
+    assert lines == 4 and len(labels) == 4
+    slot = (fig.layout.height - fig.layout.margin.t - fig.layout.margin.b) / len(labels)
+    assert slot >= lines * 1.3 * 14 + 16, slot  # 69.5 px before: 4 lines of a 14 px font are 73 px

@@ -39,6 +39,8 @@ NAMES = {
 }
 ROUND_COLORS = (SKY_BLUE, BLUE)
 WRAP, LINES = 46, 4  # characters per label line, lines per label
+# a label line's height in font sizes, as Plotly sets a tick label's lines (1.3 em), and the gap between two labels
+LINE_EM, LABEL_GAP = 1.3, 18
 INK = "#1f1f1f"  # labels dark enough for a projector (the theme's grey washes out)
 
 
@@ -104,6 +106,18 @@ def _labels(dist: Distribution, reveal: bool) -> list[str]:
             for text, right, label in zip(texts, dist.right, shown, strict=True)]
 
 
+def slot_height(labels: list[str], rounds: int, font_size: int = 14) -> int:
+    """The height in px of one choice's slot: room for its bars (one a round), and for its label's lines, which Plotly
+    centres on the slot without keeping them apart (read 50: four choices of four lines each were given 62 px each,
+    and at 1400 px each label ran into the next, "A way to compress a large model" over "at a small cost in quality").
+
+    >>> slot_height(["one line"], 1), slot_height(["one<br>two<br>three<br>four"], 1)
+    (62, 91)
+    """
+    lines = max((label.count("<br>") + 1 for label in labels), default=1)
+    return max(int((40 + 22 * rounds) * font_size / 14), round(lines * LINE_EM * font_size) + LABEL_GAP)
+
+
 def distribution_figure(dist: Distribution, rounds: int, reveal: bool, font_size: int = 14,
                         height: int | None = None) -> go.Figure:
     """Round 1 (light) and, once it has started, round 2 (dark) as grouped horizontal bars over the choices, first
@@ -130,7 +144,7 @@ def distribution_figure(dist: Distribution, rounds: int, reveal: bool, font_size
     fig.update_traces(textfont=text)
     fig.update_layout(
         barmode="group", bargap=0.25, font=text, legend_font=text,
-        height=height or max(220, int((40 + 22 * rounds) * len(labels) * font_size / 14) + 80),
+        height=height or max(220, slot_height(labels, rounds, font_size) * len(labels) + 80),
         margin={"l": 10, "r": 30, "t": 10, "b": 40},
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0, "traceorder": "normal"},
         xaxis={"title": {"text": _(TEXT["axis"]), "font": text}, "range": [0, max(1, most) * 1.15],

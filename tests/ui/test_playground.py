@@ -1071,7 +1071,7 @@ def test_the_temperature_and_top_p_are_repeated_with_commas_in_portuguese(lang):
     if lang == "en":
         assert repeated == []  # the boxes already write decimals the English way
     else:
-        assert repeated == ["As caixas acima escrevem os decimais com ponto: temperatura 0,70, top-p 0,95."]
+        assert repeated == ["As caixas acima escrevem os decimais com ponto: temperatura 0,70; top-p 0,95."]
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])

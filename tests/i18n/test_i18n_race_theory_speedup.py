@@ -83,8 +83,8 @@ def test_a_live_toy_race_in_portuguese(monkeypatch):
 def test_a_bad_link_value_is_one_portuguese_sentence(monkeypatch):
     monkeypatch.chdir(ROOT)
     at = _pt("race", race_source="live", race_k="40")
-    assert [e.value for e in at.error] == ["O valor do link para race_k não pôde ser usado, então o padrão é mostrado no "
-                                           "lugar."]
+    assert [e.value for e in at.error] == ["O valor do link para race_k não pôde ser usado, então o padrão é "
+                                           "mostrado no lugar."]
 
 
 def test_race_sentences_of_the_library_in_portuguese():

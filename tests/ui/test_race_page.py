@@ -146,7 +146,8 @@ def test_each_speculative_lane_says_whether_it_is_the_target_only_output():
 def test_bad_input_gets_one_sentence_not_a_traceback(monkeypatch):
     monkeypatch.chdir(ROOT)
     at = _app(race_source="live", race_k="many", race_example="nope")
-    assert [e.value for e in at.error] == ["The link's value for race_k was not usable, so the default is shown instead."]
+    assert [e.value for e in at.error] == ["The link's value for race_k was not usable, so the default is shown "
+                                           "instead."]
     assert at.slider(key="race_k").value == 4
     at.text_area(key="race_prompt").input("   ")
     at.button(key="race_run").click().run()
@@ -197,7 +198,8 @@ def test_temperature_from_the_link_is_kept_or_refused(monkeypatch, value):
 def test_an_out_of_range_k_in_the_link_is_refused_not_clamped(monkeypatch):
     monkeypatch.chdir(ROOT)
     at = _app(race_source="live", race_k="40", race_seed="7")
-    assert [e.value for e in at.error] == ["The link's value for race_k was not usable, so the default is shown instead."]
+    assert [e.value for e in at.error] == ["The link's value for race_k was not usable, so the default is shown "
+                                           "instead."]
     assert at.slider(key="race_k").value == 4 and at.number_input(key="race_seed").value == 7
     assert at.slider(key="race_k").max == 16  # the engine's K range, the same on every page
 

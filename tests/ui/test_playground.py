@@ -1083,7 +1083,7 @@ def test_a_links_temperature_is_shown_with_every_decimal_it_runs_with(lang):
     assert at.session_state["trace"].settings["temperature"] == 0.123
     assert formats["playground_temperature"] == "%.3f" and formats["playground_top_p"] == "%.4f"
     if lang == "pt":
-        assert "temperatura 0,123, top-p 0,9375." in " ".join(c.value for c in at.caption)
+        assert "temperatura 0,123; top-p 0,9375." in " ".join(c.value for c in at.caption)
 
 
 def test_the_fastest_preset_takes_this_machines_shape(tmp_path, monkeypatch):

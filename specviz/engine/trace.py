@@ -131,6 +131,13 @@ def uses_residuals(node: TreeNode | None) -> bool:
             and (node.target_prob_used, node.draft_prob_used) != (node.target_prob, node.rule_draft_prob))
 
 
+def tested_on_own_probs(node: TreeNode | None) -> bool:
+    """Whether the trace records that the rule tested this node against its own p(x) and q(x): a first child, or
+    one whose residuals equal them. False where the rule used residuals (`uses_residuals`) or the trace does not say
+    (written before p′, q′ were recorded); the hovers then name min(1, p′/q′) "after the siblings tried before it"."""
+    return node is not None and node.target_prob_used is not None and not uses_residuals(node)
+
+
 @dataclass
 class TreeRecord:
     """A tree step's whole draft tree (nodes parents first) and the accepted path (node indices, root first)."""

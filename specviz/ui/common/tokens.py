@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from specviz.core.i18n import _, localized, number
 from specviz.engine.trace import (Decision, EmittedToken, Step, TokenKind, Trace, TreeNode, rule_point_mass,
-                                  uses_residuals)
+                                  tested_on_own_probs, uses_residuals)
 from specviz.ui.common.escaping import escape_attr, escape_text, visible
 from specviz.ui.common.palette import DisplayState, Kind, style
 
@@ -175,7 +175,7 @@ def tree_chance_line(chance: str, node: TreeNode | None) -> str:
     residuals (`uses_residuals`) or the trace does not say (one written before p′, q′ were recorded); min(1, p/q)
     where it records that the rule compared the node's own p and q (a first child: read 50 found "(after the
     siblings tried before it)" on a child no sibling came before)."""
-    if node is not None and node.target_prob_used is not None and not uses_residuals(node):
+    if tested_on_own_probs(node):
         return f"min(1, p/q) = {chance}"
     return _("min(1, p′/q′) = {chance} (after the siblings tried before it)", chance=chance)
 

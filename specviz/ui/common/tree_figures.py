@@ -27,7 +27,8 @@ import plotly.graph_objects as go
 
 from specviz.core.i18n import _, ngettext
 from specviz.engine.kinds import NodeStatus
-from specviz.engine.trace import Step, TokenKind, TreeNode, TreeRecord, rule_point_mass, uses_residuals
+from specviz.engine.trace import (Step, TokenKind, TreeNode, TreeRecord, rule_point_mass, tested_on_own_probs,
+                                  uses_residuals)
 from specviz.engine.tree import ROOT, mask_rows
 from specviz.ui.common.escaping import escape_markdown, plot_text, shortened, table_text, visible
 from specviz.ui.common.palette import LIGHT_GREY, P_COLOR, DisplayState, Kind, style
@@ -134,8 +135,7 @@ def _hover(j: int, node: TreeNode) -> str:
         chance, u = shown.chance, shown.u  # never "u = 1.000 < 1.000"
         # read 50: "(after the siblings tried before it)" on a first child, which no sibling came before: said only
         # where the rule used residuals or the trace does not say (one written before p′, q′ were recorded)
-        own = node.target_prob_used is not None and not uses_residuals(node)  # its own p and q
-        lines.append(_("kept with {chance}", chance=chance) if own else
+        lines.append(_("kept with {chance}", chance=chance) if tested_on_own_probs(node) else
                      _("kept with {chance} (after the siblings tried before it)", chance=chance))
         sign = "<" if node.status == NodeStatus.ACCEPTED else "≥"
         lines.append(f"u = {u} {sign} {chance} → {s.glyph} {_(s.label)}")

@@ -243,8 +243,7 @@ def as_written(value: float, digits: int = 2) -> float:
     """
     if not _fixed_point_holds(value, digits):
         return value
-    with using("en"):
-        return float(number(value, digits).replace(",", "").replace(MINUS, "-"))
+    return float(_rounded(Decimal(str(value)), digits)) + 0.0  # + 0.0: a value rounded to zero is 0, not −0
 
 
 def with_minus(text: str, keep_negative_zero: bool = True) -> str:
@@ -374,8 +373,14 @@ def _percent_shown(fraction: float, digits: int) -> Decimal:
     >>> _percent_shown(0.9995, 1), _percent_shown(0.9995, 2), _percent_shown(0.004, 0)
     (Decimal('100.0'), Decimal('99.95'), Decimal('0'))
     """
+    return _rounded(Decimal(str(fraction)).scaleb(2), digits)
+
+
+def _rounded(value: Decimal, digits: int) -> Decimal:
+    """`value` to `digits` decimals as babel rounds it for `number` and `percent` (in `half_up`): the figure they
+    write, as a number in no language."""
     with half_up():
-        return Decimal(str(fraction)).scaleb(2).quantize(Decimal(1).scaleb(-digits))
+        return value.quantize(Decimal(1).scaleb(-digits))
 
 
 def localized(text: str) -> str:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 PAGES = [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
@@ -186,28 +188,22 @@ SCRIPT_TESTS = {"test_a11y_states.py": "the accessibility audit's page states", 
                 "test_targets_bench.py": "targets bench", "test_wait_tools.py": "waiting-time tools"}
 
 
-def test_testing_md_says_what_every_file_under_tests_scripts_covers():
-    """Read 50: testing.md listed tests/scripts as "GPU check, greedy identity, waiting-time tools, page cost", four
-    of its twelve files: the rest (the stock-kernel profile, the audit's states, --help, flags...) went unnamed."""
-    files = {path.name for path in (ROOT / "tests" / "scripts").glob("test_*.py")}
-    assert files == set(SCRIPT_TESTS), "a file under tests/scripts was added or removed: name it here and in the doc"
-    text = _flat(DOCS / "testing.md")
-    entry = text.partition("tests/scripts/ specviz/scripts: ")[2].partition(" tests/cli/")[0]
-    assert entry, "testing.md's tests/scripts entry"
-    assert [topic for topic in SCRIPT_TESTS.values() if topic not in entry] == []
-
-
 # what each file under tests/core covers, as testing.md's "Where a test lives" names it
 CORE_TESTS = {"test_cache_heal.py": "a damaged cache healed", "test_cache_writes.py": "cache files written whole",
               "test_i18n.py": "the translation layer (i18n)", "test_yamlfiles.py": "YAML files parsed once per version"}
 
 
-def test_testing_md_says_what_every_file_under_tests_core_covers():
-    """Read 50: testing.md gave tests/core as "cache files written whole, the translation layer (i18n)":
-    test_yamlfiles.py (read_yaml's parse once per file version) and test_cache_heal.py went unnamed."""
-    files = {path.name for path in (ROOT / "tests" / "core").glob("test_*.py")}
-    assert files == set(CORE_TESTS), "a file under tests/core was added or removed: name it here and in the doc"
+@pytest.mark.parametrize(("folder", "covers", "entry_start", "next_entry"), [
+    ("scripts", SCRIPT_TESTS, "tests/scripts/ specviz/scripts: ", " tests/cli/"),
+    ("core", CORE_TESTS, "tests/core/ specviz/core: ", " tests/engine/")])
+def test_testing_md_says_what_every_file_under_a_tests_folder_covers(folder, covers, entry_start, next_entry):
+    """Read 50: testing.md listed tests/scripts as "GPU check, greedy identity, waiting-time tools, page cost", four
+    of its twelve files: the rest (the stock-kernel profile, the audit's states, --help, flags...) went unnamed; and
+    gave tests/core as "cache files written whole, the translation layer (i18n)": test_yamlfiles.py (read_yaml's
+    parse once per file version) and test_cache_heal.py went unnamed."""
+    files = {path.name for path in (ROOT / "tests" / folder).glob("test_*.py")}
+    assert files == set(covers), f"a file under tests/{folder} was added or removed: name it here and in the doc"
     text = _flat(DOCS / "testing.md")
-    entry = text.partition("tests/core/ specviz/core: ")[2].partition(" tests/engine/")[0]
-    assert entry, "testing.md's tests/core entry"
-    assert [topic for topic in CORE_TESTS.values() if topic not in entry] == []
+    entry = text.partition(entry_start)[2].partition(next_entry)[0]
+    assert entry, f"testing.md's tests/{folder} entry"
+    assert [topic for topic in covers.values() if topic not in entry] == []

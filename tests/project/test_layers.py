@@ -259,6 +259,7 @@ def test_every_module_is_placed_in_a_layer(graph):
         pytest.fail("\n".join(bad), pytrace=False)
 
 
+@pytest.mark.slow  # over 0.5 s on 2 cores: make check stays under a minute, make test runs it
 def test_no_import_points_up_the_layers(graph):
     _, arrows = graph
     assert len(arrows) > 100  # the parser really sees the imports

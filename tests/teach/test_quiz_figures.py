@@ -74,6 +74,7 @@ def test_md_live_quotes_the_committed_medusa_run():
     assert "about twice as often" in question.explanation and run in question.explanation
 
 
+@pytest.mark.slow  # over 0.5 s on 2 cores: make check stays under a minute, make test runs it
 @pytest.mark.parametrize("lang", sorted(OF))
 def test_ls_cost_gives_the_lm_heads_share_of_the_default_target(lang):
     """Read 14: ls-cost says the LM head is about 21% of SmolLM2-135M's weights (576 × 49,152 of 135M parameters).

@@ -719,6 +719,7 @@ def test_enter_in_the_code_field_before_the_name_costs_no_join_try(db):
     assert not at.exception and not at.error and at.query_params["student"]
 
 
+@pytest.mark.slow  # over 0.5 s on 2 cores: make check stays under a minute, make test runs it
 def test_a_class_with_one_wrong_answer_is_not_shown_right_100_percent(db):
     """Read 49: every percentage on the teacher's screens was rounded to a whole percent, so 199 right answers of
     200 read "Right 100%" (and, for a question, "199/200 (100%)" in the teacher-paced mastery table, or "0%" missed

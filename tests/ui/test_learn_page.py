@@ -434,6 +434,7 @@ def _retry_siblings(lesson: int) -> list:
     return [q for q in BANK if q.concept in concepts and q.id not in never]
 
 
+@pytest.mark.slow  # over 0.5 s on 2 cores: make check stays under a minute, make test runs it
 @pytest.mark.parametrize("lesson", [lesson.number for lesson in LESSONS])
 def test_no_try_it_widget_opens_on_the_numbers_a_retry_asks_about(fresh, lesson):
     """43rd read: a retry asks a sibling in a check's place, under the same widget. Lesson 10's widget opened on

@@ -644,6 +644,7 @@ def test_a_link_deeper_than_the_pairs_layer_skip_allows_is_refused_with_the_warn
         "Some settings in the link were not valid (layers); they were set to their defaults."]
 
 
+@pytest.mark.slow  # over 0.5 s on 2 cores: make check stays under a minute, make test runs it
 def test_copying_the_layer_skip_example_keeps_its_depth():
     at = page(source="example", example="smollm-layerskip-t07")
     at.button(key="playground_example_to_live").click().run()

@@ -933,6 +933,7 @@ def test_the_token_lines_hover_puts_the_count_after_a_colon():
     assert {t.hovertemplate.split("<extra>")[0] for t in fig.data} == {"%{x:.3f} s · tokens de saída: %{y}"}
 
 
+@pytest.mark.slow  # over 0.5 s on 2 cores: make check stays under a minute, make test runs it
 def test_the_token_lines_share_the_lanes_time_axis_and_show_the_last_count():
     """Read 49 (a browser look): the "How the output grew" chart's axes ended at its last point, so the lane that
     finished last rose to its count in the plot's top right corner (44 tokens: a stub half outside the plot) and its

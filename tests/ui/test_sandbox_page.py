@@ -184,6 +184,7 @@ def test_only_the_exact_rules_keep_rate_is_called_an_estimate_of_alpha(lang):
     assert len(kept) == 1 and ("an estimate of α" if lang == "en" else "uma estimativa de α") in kept[0]
 
 
+@pytest.mark.slow  # over 0.5 s on 2 cores: make check stays under a minute, make test runs it
 @pytest.mark.parametrize("lang", ["en", "pt"])
 def test_an_exact_rules_own_keep_rate_does_not_call_another_rule_the_exact_one(lang):
     """43rd read: with "Exact: sample from p, keep the draft if it matches" chosen, its green box says it is exact

@@ -352,7 +352,9 @@ def test_a_proposer_without_the_threshold_policy_shows_a_dash_and_the_reason(tin
         "draft once the drafter's top probability falls below the threshold, and a lookup has no probability to read.")
     with using("pt"):
         said = tables.no_threshold_text(tiny, 0.0)
-    assert said.startswith("O benchmark não roda a política threshold para busca de n-gramas"), said
+    # read 51: "para busca de n-gramas", a name that takes an article in Portuguese, written without one
+    assert said.startswith("O benchmark não roda a política threshold para um proponente que busca (busca de "
+                           "n-gramas (sem modelo)), daí o – nas linhas dele"), said
     assert tables.no_threshold_text(tiny, 1.0) is None  # no policies at T = 1
     drafts = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-drafts" / "results.json")
     assert tables.no_threshold_text(drafts, 0.0) is None  # both its proposers ran the threshold policy
@@ -1590,8 +1592,9 @@ def test_the_policies_text_says_the_optimal_policy_charges_a_one_pass_drafter_c_
     assert OptimalK(c, alpha=0.37, k_max=16, one_pass=True).next_k() == 16  # c per step: the largest K
     assert max(range(1, 17), key=lambda k: theory.expected_speedup(0.37, k, c, one_pass=True)) == 16
     for lang, said in (("en", "For n-gram lookup (no model) it charges c per step, as the Speedup vs K tab does"),
-                       ("pt", "Para busca de n-gramas (sem modelo) ela cobra c por passo, como a aba Aceleração vs "
-                              "K")):
+                       # read 51: "Para busca de n-gramas", a name that takes an article, written without one
+                       ("pt", "Para um proponente de uma só passagem (busca de n-gramas (sem modelo)), ela cobra c "
+                              "por passo, como a aba Aceleração vs K")):
         with using(lang):
             text = tables.optimal_charge_text(ngram, 0.0).strip()
             assert text.startswith(said), lang
@@ -1640,8 +1643,8 @@ def test_the_policies_tab_names_the_optimal_policys_k_c_formula_and_cap():
                                "For n-gram lookup (no model) it charges c per step, as the Speedup vs K tab does")),
                        ("pt", ("maximiza a fórmula de Leviathan et al., que cobra K·c de rascunho por passo",
                                "nunca passa do maior K da execução (dos seus --k, --shapes e --policy-k)",
-                               "Para busca de n-gramas (sem modelo) ela cobra c por passo, como a aba Aceleração "
-                               "vs K"))):
+                               "Para um proponente de uma só passagem (busca de n-gramas (sem modelo)), ela cobra "
+                               "c por passo, como a aba Aceleração vs K"))):
         with using(lang):
             at = AppTest.from_file(PAGE, default_timeout=120)
             at.query_params["lang"] = lang

@@ -1418,7 +1418,7 @@ def test_medusas_speedup_vs_k_charges_c_per_step_and_stops_at_its_heads(lang):
     all heads run in one pass), as the caption said; and the curves ran to K = 8 for 5 heads. Now all of them charge
     c per step (`theory.draft_cost(one_pass=True)`), the curves stop at the head count, and the caption says what c
     times (the token pick included) and which model the curves use."""
-    from specviz.core.i18n import number, using
+    from specviz.core.i18n import number, small_number, using
     from specviz.engine import theory
     from specviz.ui.common.sliders import medusa_heads
 
@@ -1443,7 +1443,11 @@ def test_medusas_speedup_vs_k_charges_c_per_step_and_stops_at_its_heads(lang):
         text = charts.medusa_draft_caption(result, "medusa", 0.0)
         for k, r in rows.items():
             assert f"K = {k}: {number(r['draft_ms'])} ms" in text
-        assert f"(c: {number(rows[2]['c'] * one)} ms)" in text and "K·c:" not in text
+        c_ms = number(rows[2]['c'] * one)
+        against, above = {"en": (". Its c, {c} of a target forward, is {ms} ms.", "above {ms} ms,"),
+                          "pt": (". O c desta execução, {c} de uma passagem do alvo, são {ms} ms.", "acima de {ms} ms,")}[lang]
+        assert against.format(c=small_number(rows[2]['c']), ms=c_ms) in text  # c a ratio, its time in ms apart
+        assert above.format(ms=c_ms) in text and "(c: " not in text and "K·c:" not in text
         if lang == "pt":
             assert "cobram c de rascunho por passo, qualquer que seja K, e não K·c" in text
             assert "a escolha gulosa do token" in text and "superestimam sua aceleração" in text

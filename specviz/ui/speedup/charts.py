@@ -137,11 +137,13 @@ def medusa_draft_caption(result: BenchResult, proposer: str, temperature: float)
     one = result.costs["target_forward_seconds"] * 1e3  # a target forward, ms
     each = list_separator().join(_("K = {k}: {measured} ms", k=r["k"], measured=number(r["draft_ms"]))
                                  for r in {r["k"]: r for r in rows}.values())  # one per K (rows repeat per suite)
-    return _("For Medusa, c times one head: its block, the LM head's rows for the heads' draft vocabulary and the "
-             "greedy token pick. A step of K drafts runs the blocks of heads 1 to K and then the LM head once over "
-             "all K of them, so the curves and the table's predicted columns charge c of drafting a step whatever K, "
-             "not K·c. This run's draft time per step: {each} (c: {c} ms). Where it is above c, they charge Medusa "
-             "too little drafting and overstate its speedup.", each=each, c=number(rows[0]["c"] * one))
+    c_ms = number(rows[0]["c"] * one)
+    return _("For Medusa, c is the time of one head over a target forward's: its block, the LM head's rows for the "
+             "heads' draft vocabulary and the greedy token pick. A step of K drafts runs the blocks of heads 1 to K "
+             "and then the LM head once over all K of them, so the curves and the table's predicted columns charge "
+             "c of drafting a step whatever K, not K·c. This run's draft time per step: {each}. Its c, {c} of a "
+             "target forward, is {c_ms} ms. Where it is above {c_ms} ms, they charge Medusa too little drafting and "
+             "overstate its speedup.", each=each, c=small_number(rows[0]["c"]), c_ms=c_ms)
 
 
 def acceptance_figure(result: BenchResult, proposer: str, temperature: float) -> go.Figure:

@@ -4,6 +4,7 @@ import csv
 import math
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -1570,9 +1571,21 @@ def test_results_md_writes_a_c_under_a_thousandth_with_two_significant_digits():
     acceptance-by-position table and the costs ("c = 0.000"), as if the lookup cost nothing; it writes 0.00022, and a
     c of 0.001 or more keeps 3 decimals (the layer-skip run's 0.3-odd)."""
     ngram = markdown_report(BenchResult.load(BENCHMARKS_DIR / "default-cpu-ngram" / "results.json"))
-    assert "| ngram | 4 | chain | 0 | 0.00022 |" in ngram and "- ngram: draft forward 0.01 ms, c = 0.00022" in ngram
+    assert "| ngram | 4 | chain | 0 | 0.00022 |" in ngram and "- ngram: draft forward 0.015 ms, c = 0.00022" in ngram
     assert "0.000 |" not in ngram and "c = 0.000\n" not in ngram
     assert ngram == (BENCHMARKS_DIR / "default-cpu-ngram" / "results.md").read_text(encoding="utf-8")
     layerskip = markdown_report(BenchResult.load(BENCHMARKS_DIR / "default-cpu-layerskip" / "results.json"))
     c = BenchResult.load(BENCHMARKS_DIR / "default-cpu-layerskip" / "results.json").costs["c"]["layerskip-7"]
     assert f"c = {c:.3f}" in layerskip
+
+
+def test_results_md_writes_a_draft_forward_that_gives_the_c_beside_it():
+    """Read 51: default-cpu-ngram's costs read "draft forward 0.01 ms, c = 0.00022" under a 67.1 ms target forward,
+    where 0.01 / 67.1 is 0.00015: the lookup's 0.0145 ms was cut to two decimals. Each draft forward is written with
+    at least two significant digits, so that it over the target forward, both as written, gives the c written."""
+    for path in sorted(BENCHMARKS_DIR.glob("*/results.json")):
+        text = markdown_report(BenchResult.load(path))
+        target = float(re.search(r"warm cache \(.*?\): ([0-9.]+) ms\.", text).group(1))
+        for name, ms, c in re.findall(r"^- (\S+): draft forward ([0-9.]+) ms, c = ([0-9.]+)$", text, re.M):
+            digits = len(c.partition(".")[2])
+            assert abs(float(ms) / target - float(c)) <= 10 ** -digits, (path.parent.name, name, ms, c)

@@ -39,11 +39,16 @@ WINS, TIES = 1.05, 0.95  # a measured speedup of WINS or more is a win, one abov
 def speedup_band(speedup: float) -> str:
     """"won", "tie" or "lost": the word a measured speedup earns on every page (the Race, the Speedup lab), so the
     same number is never a tie on one page and a loss on the other (the lab once called 0.96× slower, the Race a tie).
+    The speedup is taken as both pages write it (`times`: 2 decimals), so one written figure always earns one word
+    (read 51: 1.0454 read "About a tie (1.05×)" where a measured 1.05 reads "Speculation won: 1.05× faster").
 
     >>> speedup_band(1.05), speedup_band(1.0), speedup_band(0.96), speedup_band(0.95)
     ('won', 'tie', 'tie', 'lost')
+    >>> speedup_band(1.0454), speedup_band(1.0449), speedup_band(0.9527), speedup_band(0.9551)
+    ('won', 'tie', 'lost', 'tie')
     """
-    return "won" if speedup >= WINS else "tie" if speedup > TIES else "lost"
+    written = as_written(speedup)
+    return "won" if written >= WINS else "tie" if written > TIES else "lost"
 
 
 @dataclass(frozen=True)

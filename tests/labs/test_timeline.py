@@ -729,3 +729,16 @@ def test_a_step_whose_tokens_equal_its_break_even_as_written_is_not_told_it_did_
             text = explain_race(spec, base)
         assert "emit about **2" in text or "emitir cerca de **2" in text
         assert said in text and old not in text, text
+
+
+@pytest.mark.parametrize("speedup, says", [(1.0454, "Speculation won: 1.05× faster."),
+                                           (1.0449, "About a tie (1.04×)."),
+                                           (0.9527, "Speculation lost: 0.95× (slower than target-only)."),
+                                           (0.9551, "About a tie (0.96×).")])
+def test_the_race_verdict_names_the_speedup_as_written(monkeypatch, speedup, says):
+    """Read 51: the verdict's word came from the unrounded speedup, so 1.0454 read "About a tie (1.05×)." where a
+    measured 1.05 reads "Speculation won: 1.05× faster.", and 0.9527 "About a tie (0.95×)." beside a lost 0.95×."""
+    spec, base = load_example("toy-draft")
+    monkeypatch.setattr(timeline, "measured_speedup", lambda *_: speedup)
+    with using("en"):
+        assert explain_race(spec, base).startswith(says)

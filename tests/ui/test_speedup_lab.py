@@ -444,9 +444,11 @@ def test_the_verdict_of_a_losing_sweep_names_c(tiny, monkeypatch):
 
 
 @pytest.mark.parametrize("speedup,word", [(0.96, "roughly breaks even"), (0.95, "slower than"),
-                                          (1.05, "faster than"), (1.04, "roughly breaks even")])
+                                          (1.05, "faster than"), (1.04, "roughly breaks even"),
+                                          (1.0454, "faster than"), (0.9527, "slower than")])
 def test_the_lab_and_the_race_give_one_measured_speedup_the_same_word(tiny, monkeypatch, speedup, word):
-    """The lab called 0.95-0.97x slower while the Race called it a tie: both read timeline.speedup_band now."""
+    """The lab called 0.95-0.97x slower while the Race called it a tie: both read timeline.speedup_band now. Read 51:
+    the band is that of the speedup as written, so 1.0454, written 1.05×, is a win as a measured 1.05 is."""
     best = dict(tiny.best_constant("draft", 0.0), speedup_vs_ar=speedup, c=0.2, k=3, mat_with_bonus=1.2)
     monkeypatch.setattr(type(tiny), "best_constant", lambda self, proposer, temperature: best)
     text = verdict.verdict(tiny, "draft", 0.0)

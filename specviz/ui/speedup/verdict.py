@@ -11,7 +11,7 @@ from specviz.core.i18n import _, ngettext, small_number
 from specviz.engine import theory
 from specviz.engine.proposers import registry
 from specviz.labs.bench import BenchResult
-from specviz.labs.timeline import WINS, short_step_reasons, speedup_band
+from specviz.labs.timeline import short_step_reasons, speedup_band
 from specviz.ui.speedup.view import number, policy_text, suite_titles, temperature_text, times
 
 
@@ -96,7 +96,7 @@ def verdict(result: BenchResult, proposer: str, temperature: float) -> str:
                             "shapes.", **shape)
     titles = suite_titles(result)
     top = result.best_in_one_suite(proposer, temperature)
-    if top is not None and len(titles) > 1 and (top["speedup_vs_ar"] or 0) >= WINS:
+    if top is not None and len(titles) > 1 and speedup_band(top["speedup_vs_ar"] or 0) == "won":
         how = f"K = {top['k']}" if top["policy"] == "constant" else policy_text(top["policy"])
         # the best category is named, not assumed to be a copying one (held-out answers copy little)
         text += " " + _("Of the categories taken one at a time, **{suite}** pays most: {speedup} against "

@@ -418,3 +418,19 @@ def test_the_csv_writes_a_numeric_expected_answer_as_a_bare_number_and_its_unit_
     assert rows[0]["expected"] == "142.857" and float(rows[0]["answer"]) == float(rows[0]["expected"])
     assert rows[0]["unit"] == numeric.unit and numeric.unit.startswith("tokens")
     assert rows[1]["unit"] == ""  # not a number: no unit
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_number_typed_with_the_unit_its_box_names_is_read(lang):
+    """Read 51: a numeric answer box is labelled "Your answer (×)" (pt "Sua resposta (×)"), yet "2.8×" typed there
+    was "That cannot be read as a number", graded wrong and the key shown (a lesson's check then counted a miss).
+    The question's own unit may end the answer, × also as x; another unit may not."""
+    bank = load_bank(lang=lang)
+    speedup, rate = bank.by_id()["sp-speedup-1"], bank.by_id()["mb-bandwidth-bound"]
+    assert speedup.unit == "×" and rate.unit == "tokens/s"
+    for typed in ("2.80×", "2,8 ×", "2.8x", "2.8 X"):
+        assert grade(speedup, typed).correct, typed
+    assert grade(rate, "143 tokens/s").correct and grade(rate, "143tokens/s").correct
+    assert not grade(speedup, "2.8 tokens/s").valid and not grade(rate, "143×").valid
+    assert not grade(speedup, "×").valid  # the feedback is in the locale in force, English here
+    assert grade(speedup, "1e16×").feedback.startswith("That number is too large")

@@ -315,7 +315,7 @@ class ClassroomStore:
         answer = stored_answer(question, answer)  # a choice picked in another language: the stored question's text
         if question.kind == QuestionKind.NUMERIC:  # read 49: stored as typed ("1,5") where a teacher-paced one was 1.5
             _answer_json(answer)  # what no form sends (a list, a NaN, a control character): "cannot be stored"
-            answer = parse_number(answer)
+            answer = parse_number(answer, question.unit)
             if answer is None:  # read 50: "forty" was stored as typed and graded wrong; teacher-paced refuses it
                 raise ClassroomError(_(NOT_A_NUMBER, most=number(MAX_ANSWER, 0)))
         text = _answer_json(answer)

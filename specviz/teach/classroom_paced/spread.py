@@ -56,7 +56,7 @@ def checked_answer(question: Question, answer: Any) -> Any:
     2.5
     """
     if question.kind == QuestionKind.NUMERIC:
-        value = parse_number(answer)
+        value = parse_number(answer, question.unit)
         if value is None:
             raise ClassroomError(_(TEXT["not_finite"], most=number(MAX_ANSWER, 0)))
         return value

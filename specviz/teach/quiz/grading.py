@@ -163,11 +163,11 @@ def within_tolerance(value: float, answer: float, tolerance: float) -> bool:
 
 
 def _grade_numeric(q: Question, answer: Any) -> tuple[bool, bool, str]:
-    value = parse_number(answer)
+    value = parse_number(answer, q.unit)
     if value is None:
         if answer is None or (isinstance(answer, str) and not answer.strip()):
             return False, False, TEXT["no_number"]
-        return False, False, TEXT["too_large" if _too_large(answer) else "not_a_number"]
+        return False, False, TEXT["too_large" if _too_large(answer, q.unit) else "not_a_number"]
     return within_tolerance(value, float(q.answer), q.tolerance), True, ""
 
 
@@ -180,10 +180,17 @@ def _grade_ordering(q: Question, answer: Any) -> tuple[bool, bool, str]:
     return tuple(items) == q.answer, True, ""
 
 
-def parse_number(answer: Any) -> float | None:
+def parse_number(answer: Any, unit: str = "") -> float | None:
     """A float from a number (int, float, a NumPy number, a Fraction) or a string like "0.4", "3,36" or "40%", at
     most MAX_ANSWER (10^15) in size; None for anything else: NaN, infinities, 1e308, a 5,000-digit string, digits
-    that are not ASCII ("²", "٣", "５"), a bool.
+    that are not ASCII ("²", "٣", "５"), a bool. A string may end with `unit`, the question's unit that its answer
+    box names ("2.8×" or "2.8x" where the unit is ×, "143 tokens/s"): read 51, "Your answer (×)" took "2.8×" for
+    no number, graded it wrong and showed the key.
+
+    >>> parse_number("2,8 ×", "×"), parse_number("2.8x", "×"), parse_number("143 tokens/s", "tokens/s")
+    (2.8, 2.8, 143.0)
+    >>> parse_number("2.8×"), parse_number("143 tokens/s", "×")
+    (None, None)
 
     >>> parse_number(" 40% "), parse_number("3,5"), parse_number("nan"), parse_number(True), parse_number(10**400)
     (0.4, 3.5, None, None, None)
@@ -197,7 +204,7 @@ def parse_number(answer: Any) -> float | None:
     if isinstance(answer, numbers.Real):  # np.int64 and np.float32 too (no bool: NumPy's is not a Real)
         return float(answer) if -MAX_ANSWER <= answer <= MAX_ANSWER else None  # not nan or inf, no 400-digit int
     if isinstance(answer, str):  # the minus sign the app itself writes (number(-0.4) is "−0.4"), 43rd read
-        answer = answer.replace("\u2212", "-")
+        answer = _without_unit(answer.replace("\u2212", "-"), unit)
     if not isinstance(answer, str) or len(answer) > 64 or not answer.isascii():
         return None  # float() would also read "٣" or "５", which nobody types as a number on purpose
     text = answer.strip().replace(" ", "")
@@ -211,7 +218,16 @@ def parse_number(answer: Any) -> float | None:
     return value if -MAX_ANSWER <= value <= MAX_ANSWER else None
 
 
-def _too_large(answer: Any) -> bool:
+def _without_unit(answer: str, unit: str) -> str:
+    """`answer` without a final `unit` (and for ×, which few keyboards have, without a final x or X)."""
+    text = answer.strip()
+    for written in ((unit, "x", "X") if unit == "×" else (unit,) if unit else ()):
+        if text.endswith(written) and text[:-len(written)].strip():
+            return text[:-len(written)].strip()
+    return text
+
+
+def _too_large(answer: Any, unit: str = "") -> bool:
     """Whether `parse_number` refused `answer` only for its size: a number written as it reads them ("1e16",
     "-1e999", 10**400, infinity), not a word or NaN, so the learner is not told that 1e16 is not a number.
 
@@ -222,6 +238,8 @@ def _too_large(answer: Any) -> bool:
         return False
     if isinstance(answer, numbers.Real):
         return answer == answer and parse_number(answer) is None  # not NaN (which equals nothing), beyond 10^15
+    if isinstance(answer, str):
+        answer = _without_unit(answer, unit)
     if not isinstance(answer, str) or len(answer) > 64 or not answer.isascii():
         return False
     text = with_decimal_point(answer.strip().replace(" ", "").removesuffix("%"))

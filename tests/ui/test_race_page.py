@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from specviz.core.i18n import _, number, using
+from specviz.core.i18n import _, number, read_number, times, using
 from specviz.engine.trace import Trace
 from specviz.labs import timeline
 from specviz.labs.bench import quoted
@@ -1074,11 +1074,38 @@ def test_a_lanes_tokens_and_seconds_give_the_tokens_per_second_it_shows(monkeypa
             shown = said.match(metric.proto.help)
             if shown:
                 seconds = float(shown[2].replace(",", ".") if lang == "pt" else shown[2])
+                decimals = len(metric.value.rpartition("," if lang == "pt" else ".")[2])  # 1, or 2 (read 51)
                 with using(lang):
-                    assert number(int(shown[1]) / seconds, 1) == metric.value, (example.name, metric.proto.help,
-                                                                                 metric.value)
+                    assert number(int(shown[1]) / seconds, decimals) == metric.value, (example.name,
+                                                                                        metric.proto.help,
+                                                                                        metric.value)
                 checked += 1
     assert checked == 2 * len(_raced_examples())  # the speculative lane and target-only of each example
+
+
+@pytest.mark.slow  # the page under AppTest once per example: over 0.35 s
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_lanes_tokens_per_second_as_shown_divide_to_the_measured_speedup(monkeypatch, lang):
+    """Read 51: the headline reads "Measured speedup = tokens/s of speculative decoding ÷ tokens/s of target-only",
+    but the n-gram example's 27.9 and 13.2 tokens/s stood beside 2.12× (27.9 ÷ 13.2 = 2.11), the EAGLE example's
+    19.6 and 13.0 beside 1.50× (1.51) and Medusa's 24.2 and 16.0 beside 1.52× (1.51). The speeds now take a second
+    decimal where one does not give the speedup shown, in every example and in both languages."""
+    monkeypatch.chdir(ROOT)
+    labels = {"en": ("Measured speedup", "Speculative, tokens/s", "Target only, tokens/s"),
+              "pt": ("Aceleração medida", "Especulativa, tokens/s", "Só o alvo, tokens/s")}[lang]
+    at = _app(lang=lang)
+    widened = []
+    for example in _raced_examples():
+        at.selectbox(key="race_example").set_value(example.name)
+        with using(lang):  # AppTest formats the selectbox's options in the test's thread
+            at.run()
+        assert not at.exception
+        speedup, spec, base = (_metric(at, label) for label in labels)
+        with using(lang):
+            assert times(read_number(spec) / read_number(base)) == speedup, (example.name, spec, base, speedup)
+        if len(spec.rpartition("," if lang == "pt" else ".")[2]) > 1:
+            widened.append(example.name)
+    assert "smollm-eagle-greedy" in widened and "toy-draft" not in widened  # one decimal where it is enough
 
 
 @pytest.mark.slow  # the page runs twice per language: over 0.7 s
@@ -1121,3 +1148,23 @@ def test_the_tokens_tables_times_tell_every_step_of_a_fast_lane_apart(lang):
     digits = len(table[seconds].iloc[-1].split("," if lang == "pt" else ".")[1])
     assert digits == 4
     assert {t.hovertemplate.split(" s ·")[0] for t in fig.data} == {f"%{{x:.{digits}f}}"}
+
+
+@pytest.mark.parametrize(("lang", "speeds"), [("en", ("19.55", "13.03")), ("pt", ("19,55", "13,03"))])
+def test_the_rounds_and_lanes_tables_speeds_divide_to_their_speedups(lang, speeds):
+    """Read 51: a round's (and a tree race lane's) tokens/s, to one decimal, need not divide to the speedup beside it:
+    the EAGLE example's 19.6 ÷ 13.0 is 1.51, its speedup 1.50×, and a live toy race's rounds table read 9.2 and 12.4
+    tokens/s beside 0.75× (9.2 ÷ 12.4 = 0.74). Both tables now write the speeds to the decimals that give it."""
+    from specviz.labs.timeline import RaceRounds
+    from specviz.ui.race.tree import lanes_rows
+    from specviz.ui.race.view import rounds_table
+
+    spec, base = load_example("smollm-eagle-greedy")
+    with using(lang):
+        rounds = rounds_table(RaceRounds(((spec, base),)))
+        lanes = lanes_rows(spec, spec, base)  # the trace twice: a chain and a "tree" lane of the same speed
+        shown = [(row[_("speculative tokens/s")], row[_("target only tokens/s")], row[_("speedup")]) for row in rounds]
+        shown += [(row[_("tokens/s")], lanes[-1][_("tokens/s")], row[_("speedup")]) for row in lanes]
+        for lane, target_only, speedup in shown:
+            assert times(read_number(lane) / read_number(target_only)) == speedup, (lane, target_only, speedup)
+    assert shown[0][:2] == speeds

@@ -23,7 +23,7 @@ import streamlit as st
 from specviz.core.i18n import N_, _, number, times
 from specviz.engine.proposers import registry
 from specviz.engine.trace import Trace
-from specviz.labs.timeline import measured_speedup
+from specviz.labs.timeline import measured_speedup, speed_decimals
 from specviz.runs.runspec import SETTINGS, RunSpec
 
 # The words below are marked with N_() and translated with _() where they are shown (never at import).
@@ -70,11 +70,12 @@ def lanes_rows(chain: Trace, tree: Trace, base: Trace) -> list[dict[str, str]]:
     """One row per lane: target forwards used, tokens, mean accepted length, tokens/s, speedup over
     target-only decoding (the baseline lane's own speedup is 1 by definition)."""
     rows = []
+    decimals = speed_decimals((chain, base), (tree, base))  # each lane's speed ÷ target-only's gives its speedup
     for lane, trace in ((_(CHAIN_LANE), chain), (_(TREE_LANE), tree), (_("target only"), base)):
         speedup = 1.0 if trace is base else measured_speedup(trace, base)
         rows.append({_("lane"): lane, _("target forwards"): str(trace.num_steps), _("tokens"): str(trace.num_tokens),
                      _("mean accepted length"): number(trace.mean_accepted_length),
-                     _("tokens/s"): number(trace.tokens_per_second, 1),
+                     _("tokens/s"): number(trace.tokens_per_second, decimals),
                      _("speedup"): times(speedup) if math.isfinite(speedup) else "–"})
     return rows
 

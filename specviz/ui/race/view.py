@@ -19,8 +19,8 @@ import streamlit as st
 
 from specviz.core.i18n import _, as_written, ngettext, number, times
 from specviz.labs.timeline import (ALPHA_ESTIMATE, ALPHA_NAME, BASELINE_NAME, RATIO_NAME, SPEEDUP_DEFINITION, RaceRounds,
-                              alpha_note, busy_note, explain_race, length_note, measured_speedup, speedup_band,
-                              spread_sentence)
+                              alpha_note, busy_note, explain_race, length_note, measured_speedup, speed_decimals,
+                              speedup_band, spread_sentence)
 from specviz.engine.trace import Trace
 from specviz.ui.common import charts
 from specviz.ui.race.figures import (BASE_LANE, LANE_DASHES, LANES_TABLE_NOTE, PHASE_COLORS, PHASE_NAMES,
@@ -36,9 +36,9 @@ def _tokens(trace) -> str:
     return ngettext("{n} token", "{n} tokens", trace.num_tokens)
 
 
-def seconds_text(seconds: float, tokens: int | None = None) -> str:
+def seconds_text(seconds: float, tokens: int | None = None, decimals: int = 1) -> str:
     """A lane's run time with at least three significant digits, and with `tokens` as many more as it takes for
-    tokens ÷ these seconds to give the tokens/s the metric shows, to its one decimal (read 48: a toy lane's "47
+    tokens ÷ these seconds to give the tokens/s the metric shows, to its `decimals` (read 48: a toy lane's "47
     tokens in 0.06 s" read as 783 tokens/s beside a metric of 738.8; read 49: "0.0636 s" still gave 739.0, and the
     Medusa example's "48 tokens in 3.01 s" 15.9 beside 16.0).
 
@@ -46,13 +46,15 @@ def seconds_text(seconds: float, tokens: int | None = None) -> str:
     ('0.0636', '0.533', '1.58', '12.35')
     >>> seconds_text(0.06361933, 47), seconds_text(3.00624, 48)  # 47 ÷ 0.06362 = 738.8; 48 ÷ 3.006 = 16.0
     ('0.06362', '3.006')
+    >>> seconds_text(2.454946, 48, 2)  # 48 ÷ 2.455 = 19.55 (2.45 gives 19.59)
+    '2.455'
     """
     if not (math.isfinite(seconds) and seconds > 0):
         return number(seconds)
     digits = min(6, max(2, 2 - math.floor(math.log10(seconds))))
     if tokens:
-        rate = number(tokens / seconds, 1)
-        while digits < 9 and number(tokens / as_written(seconds, digits), 1) != rate:
+        rate = number(tokens / seconds, decimals)
+        while digits < 9 and number(tokens / as_written(seconds, digits), decimals) != rate:
             digits += 1
     return number(seconds, digits)
 
@@ -69,10 +71,11 @@ def rounds_table(rounds: RaceRounds, *, tree: bool = False) -> list[dict[str, ob
     spec_speed = _("tokens/s ({lane})", lane=spec_lane) if tree else _("speculative tokens/s")
     base_speed = _("tokens/s ({lane})", lane=_(BASE_LANE)) if tree else _("target only tokens/s")
     rows = []
+    decimals = speed_decimals(*rounds.rounds)  # one for the whole column: each row's speeds give its speedup
     for index, ((spec, base), forward) in enumerate(zip(rounds.rounds, rounds.forward_ms()), start=1):
         rows.append({_("round"): index, _("ran first"): spec_lane if index % 2 else _(BASE_LANE),
-                     spec_speed: number(spec.tokens_per_second, 1),
-                     base_speed: number(base.tokens_per_second, 1),
+                     spec_speed: number(spec.tokens_per_second, decimals),
+                     base_speed: number(base.tokens_per_second, decimals),
                      _("speedup"): format_speedup(measured_speedup(spec, base)),
                      # read 46: "one-token forward" beside the lanes table's "target forward (ms)", which leaves out
                      # the sampling this median holds (`RaceRounds.forward_ms`: each target-only step's time)
@@ -100,13 +103,14 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
     shown = (" " + _("Round {n}, the first of the rounds whose speedup is closest to the median ({speedup} here).",
                      n=rounds.rounds.index(rounds.typical) + 1, speedup=format_speedup(measured_speedup(spec, base)))
              if several else "")
-    cols[1].metric(_("Speculative, tokens/s"), number(spec.tokens_per_second, 1),
+    decimals = speed_decimals((spec, base))  # so that the two speeds as written give the round's speedup
+    cols[1].metric(_("Speculative, tokens/s"), number(spec.tokens_per_second, decimals),
                    help=_("{tokens} in {seconds} s, {steps} (each one target forward).", tokens=_tokens(spec),
-                          seconds=seconds_text(spec.wall_seconds, spec.num_tokens),
+                          seconds=seconds_text(spec.wall_seconds, spec.num_tokens, decimals),
                           steps=ngettext("{n} step", "{n} steps", spec.num_steps)) + shown)
-    cols[2].metric(_("Target only, tokens/s"), number(base.tokens_per_second, 1),
+    cols[2].metric(_("Target only, tokens/s"), number(base.tokens_per_second, decimals),
                    help=_("{tokens} in {seconds} s, one target forward per token.", tokens=_tokens(base),
-                          seconds=seconds_text(base.wall_seconds, base.num_tokens)) + shown)
+                          seconds=seconds_text(base.wall_seconds, base.num_tokens, decimals)) + shown)
     cols[3].metric(_("Mean accepted length"), number(spec.mean_accepted_length),
                    help=_("Tokens per target pass: output tokens ÷ speculative steps, recovered and bonus tokens "
                           "included. Plain decoding: 1."))

@@ -20,16 +20,16 @@ def test_the_race_timeline_paragraph_says_its_time_divides_the_tokens_not_the_to
              "to hold it, is how many tokens the step emitted. A segment far shorter than the run (n-gram lookup's or "
              "Medusa's drafting, the rest of a step) is too thin to see. The bottom lane is plain decoding: one solid "
              "blue forward per token. A hatched grey segment at a lane's end is the run's time that no step's timer "
-             "counted (the loop between steps), so each lane ends at the time its tokens/s above divides by, on the "
+             "counted (the loop between steps), so each lane ends at the time its tokens/s divides by, on the "
              "clock that timed it. Hover or tap a segment for its numbers; \"The numbers in this chart\" lists every "
              "step's.")
     source = " ".join((ROOT / "specviz" / "ui" / "race" / "view.py").read_text(encoding="utf-8").split())
-    assert "the time \" \"its tokens/s above divides by" in source  # the page's paragraph, as the test quotes it
+    assert "the time \" \"its tokens/s divides by" in source  # the page's paragraph, as the test quotes it
     with using("pt"):
         said = _(msgid)
     assert said != msgid
     assert "são divididos" not in said, said
-    assert "assim cada raia termina no tempo que os seus tokens/s acima usam como divisor" in said, said
+    assert "assim cada raia termina no tempo que os seus tokens/s usam como divisor" in said, said
     assert "(o rascunho da busca de n-gramas ou das cabeças de previsão do Medusa, o resto de um passo)" in said, said
 
 

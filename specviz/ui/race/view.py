@@ -180,7 +180,7 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
                   "(n-gram lookup's or Medusa's drafting, the rest of a step) is too thin to see. The bottom lane is "
                   "plain decoding: one solid blue forward per token. A hatched grey segment at a lane's end is the "
                   "run's time that no step's timer counted (the loop between steps), so each lane ends at the time "
-                  "its tokens/s above divides by, on the clock that timed it. Hover or tap a segment for its numbers; "
+                  "its tokens/s divides by, on the clock that timed it. Hover or tap a segment for its numbers; "
                   "\"The numbers in this chart\" lists every step's."))
     st.html(swatches_html([(_(PHASE_NAMES[p]), PHASE_COLORS[p]) for p in PHASE_NAMES],
                           patterns=[PHASE_PATTERNS[p] for p in PHASE_NAMES]))

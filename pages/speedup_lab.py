@@ -108,7 +108,10 @@ with tab_k:
         # Read 45: for n-gram the diamonds are transformers' prompt lookup, not a draft model (the bench's rule)
         st.caption(_("Diamonds: what transformers' own assisted generation gets with the same draft and K (prompt "
                      "lookup for n-gram), against its own model.generate."))
-    st.dataframe(tables.mat_table(result, proposer, temperature), hide_index=True, width="stretch")
+    k_table = tables.mat_table(result, proposer, temperature)
+    st.dataframe(k_table, hide_index=True, width="stretch",
+                 column_config={column: st.column_config.Column(help=text)
+                                for column, text in tables.mat_help(k_table).items()})
 
 with tab_tree:
     trees.render_chain_vs_tree(result, proposer, temperature)

@@ -555,7 +555,7 @@ def test_the_predictions_name_the_alpha_they_were_computed_at():
     assert paper.name.startswith("predicted (paper)<br>at the mean α = ")
     assert verify.name == "predicted (measured verify cost)<br>at the mean α"
     table = tables.mat_table(run, "eagle", 0.0)
-    row = table[table["K"] == 2].iloc[0]
+    row = table[table["K"] == "2"].iloc[0]
     on_chart = view.number(paper.y[list(paper.x).index(2)], 3)
     assert row["predicted (paper) at this row's α"] != on_chart
     assert "predicted (measured verify cost) at this row's α" in table.columns
@@ -565,6 +565,26 @@ def test_the_predictions_name_the_alpha_they_were_computed_at():
         columns = list(tables.mat_table(run, "eagle", 0.0).columns)
     assert names[0].startswith("previsto (artigo)<br>com o α médio = ") and names[1].endswith("<br>com o α médio")
     assert "previsto (artigo) com o α desta linha" in columns
+
+
+def test_the_optimal_policys_row_names_no_k_it_did_not_draft():
+    """Read 51: the Speedup vs K table gave the optimal policy's row K = 4 (the run's --policy-k, under which the
+    bench files it), though `make_policy` ignores K: default-cpu-ngram's optimal row drafted up to 8 a step, 2.805
+    on average, as its constant K = 8 row did, beside "K 4". Its K is "–", and the column's help says what K means
+    for each policy, in both languages."""
+    from specviz.core.i18n import using
+
+    run = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-ngram" / "results.json")
+    table = tables.mat_table(run, "ngram", 0.0)
+    optimal = table[table["policy"] == view.policy_text("optimal")].iloc[0]
+    eight = table[(table["policy"] == view.policy_text("constant")) & (table["K"] == "8")].iloc[0]
+    assert optimal["K"] == "–" and optimal["mean K drafted"] == eight["mean K drafted"] == "2.805"
+    heuristic = table[table["policy"] == view.policy_text("heuristic")].iloc[0]
+    assert heuristic["K"] == "4"  # where it starts, as the help says
+    assert "Optimal: –, since it picks its own K at every step" in tables.mat_help(table)["K"]
+    with using("pt"):
+        said = tables.mat_help(tables.mat_table(run, "ngram", 0.0))["K"]
+    assert "Optimal: –, já que ela escolhe o seu próprio K a cada passo" in said
 
 
 def test_the_verify_cost_figure_names_only_the_dtypes_the_result_measured():

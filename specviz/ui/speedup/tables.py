@@ -21,13 +21,31 @@ def at_row_alpha(name: str) -> str:
     return _("{label} at this row's α", label=name)
 
 
+# The K column's help: what its cell is for each policy. Read 51: the optimal row showed the run's --policy-k
+# (default-cpu-ngram: K = 4, where it drafted up to 8 a step and 2.805 on average, as constant K = 8 did)
+K_HELP = N_("Constant K: the tokens drafted each step. Heuristic: the K it starts at; threshold: the most it drafts "
+            "(both the run's --policy-k). Optimal: –, since it picks its own K at every step (up to the run's largest "
+            "K), whatever --policy-k says. The mean K drafted is what the steps drafted.")
+
+
+def mat_k(row: dict) -> str:
+    """A `mat_table` row's K as its cell writes it: the optimal policy's row has none (`make_policy` ignores K: the
+    row's k is only the --policy-k the bench filed it under), so "–" (`K_HELP`)."""
+    return "–" if row["policy"] == "optimal" else str(row["k"])
+
+
+def mat_help(table: pd.DataFrame) -> dict[str, str]:
+    """`mat_table`'s column helps: what its K column holds for each policy, when the table has a policy row."""
+    return {"K": _(K_HELP)} if "K" in table.columns else {}
+
+
 def mat_table(result: BenchResult, proposer: str, temperature: float) -> pd.DataFrame:
     """The mean accepted length with and without the bonus token, next to the acceptance numbers, so the quoted
     metrics can be compared."""
     data = []
     for r in result.rows(proposer=proposer, temperature=temperature):
         data.append({
-            _("policy"): policy_text(r["policy"]), "K": r["k"], _("mean K drafted"): r["mean_k"],
+            _("policy"): policy_text(r["policy"]), "K": mat_k(r), _("mean K drafted"): r["mean_k"],
             label("alpha"): r["alpha"], label("acceptance_rate"): r["acceptance_rate"],
             label("mat_with_bonus"): r["mat_with_bonus"], label("mat_without_bonus"): r["mat_without_bonus"],
             label("tokens_per_second"): r["tokens_per_second"], label("speedup_vs_ar"): r["speedup_vs_ar"],

@@ -746,3 +746,33 @@ def test_the_rules_table_rounds_a_tie_as_the_metric_above_it_does():
     speedup = theory.expected_speedup(float(theory.acceptance_probability(p, q)), 1, 0.0)
     assert times(speedup) == "1.13×"
     assert list(frame.iloc[0])[-2:] == ["1.13", "1.13"], frame.iloc[0]  # tokens/step and speedup, both 1.125
+
+
+def _rule_economics(p: list[float], q: list[float]) -> None:  # an AppTest script: its imports run inside it
+    from types import SimpleNamespace
+
+    import torch
+
+    from specviz.labs import exactness
+    from specviz.ui.exactness import view
+
+    dists = SimpleNamespace(target_probs=torch.tensor(p, dtype=torch.float64),
+                            draft_probs=torch.tensor(q, dtype=torch.float64), note="")
+    view.render_rule_economics(exactness.RULES["accept_if_p_ge_q"], dists, 4, 0.05)
+
+
+def test_the_rules_changes_are_the_differences_of_the_figures_shown():
+    """Read 51: at the default pair's prompt the top-20 rule read "Chance of keeping a draft 0.351 (−0.183 vs exact
+    rule)" beside α = 0.533 in its help, from which the change is −0.182 (0.3506 − 0.5334 unrounded). Here accept iff
+    p ≥ q keeps 0.3506 where α = 0.5334; each change is now the difference of the figures as written."""
+    p, q = [0.4, 0.1828, 0.4172], [0.3506, 0.6494, 0.0]
+    at = AppTest.from_function(_rule_economics, args=(p, q), default_timeout=60).run()
+    assert not at.exception
+    metrics = {m.label: m for m in at.metric}
+    kept = metrics["Chance of keeping a draft"]
+    assert kept.value == "0.351" and "α = Σ min(p, q), 0.533 at this prompt" in kept.proto.help
+    assert kept.proto.delta == "−0.182 vs exact rule"  # 0.351 − 0.533, not round(0.3506 − 0.5334, 3) = −0.183
+    speedup = metrics["Expected speedup at K = 4, c = 0.05"]
+    exact_row = at.dataframe[0].value.iloc[0]  # the exact rule's speedup as the table writes it
+    gain = float(speedup.value.rstrip("×")) - float(exact_row["speedup ×"])
+    assert speedup.proto.delta == f"−{abs(gain):.2f}× vs exact rule"

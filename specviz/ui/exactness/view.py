@@ -17,7 +17,8 @@ import streamlit as st
 if TYPE_CHECKING:  # annotations only: the library computes, the page shows
     import torch
 
-from specviz.core.i18n import N_, _, clause, get_language, localized, ngettext, number, signed_delta, times
+from specviz.core.i18n import (N_, _, as_written, clause, get_language, localized, ngettext, number, signed_delta,
+                                times)
 from specviz.engine import theory
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.proposers import registry
@@ -346,12 +347,15 @@ def render_rule_economics(rule: exactness.Rule, dists: StepDistributions, k: int
     b1, b2, b3 = st.columns(3)
     b1.metric(_(DRIFT_LABEL), number(exactness.tv_distance(dist, p), 4),
               help=_("TV distance between what this rule emits and p, from its closed form at this prompt."))
-    kept_delta, kept_arrow = signed_delta(number(kept - exact_alpha, 3))
+    # read 51: each change is the difference of the two figures as written (`as_written`), so a reader who subtracts
+    # them gets it: "0.351 (−0.183 vs exact rule)" beside α = 0.533 (0.3506 and 0.5334 before rounding)
+    kept_delta, kept_arrow = signed_delta(number(as_written(kept, 3) - as_written(exact_alpha, 3), 3))
     kept_help = _(KEPT_HELP, alpha=number(exact_alpha, 3))  # the metric's help and the table column's
     b2.metric(_("Chance of keeping a draft"), number(kept, 3),
               delta=_("{delta} vs exact rule", delta=kept_delta), delta_color="off", delta_arrow=kept_arrow,
               help=kept_help)
-    gain, gain_arrow = signed_delta(number(speedup - theory.expected_speedup(exact_alpha, k, c), 2))
+    exact_speedup = theory.expected_speedup(exact_alpha, k, c)
+    gain, gain_arrow = signed_delta(number(as_written(speedup, 2) - as_written(exact_speedup, 2), 2))
     b3.metric(_("Expected speedup at K = {k}, c = {c}", k=k, c=number(c, 2)), times(speedup),
               delta=_("{delta} vs exact rule", delta=gain + "×"), delta_color="off", delta_arrow=gain_arrow,
               help=_(SPEEDUP_HELP))

@@ -588,3 +588,17 @@ def test_the_proposers_sources_say_the_clock_and_threads_and_medusa_says_what_c_
         assert drafts.endswith(", timed by wall time with 2 torch threads")
         assert "the time of one head's block, its product with the LM head's rows for the heads' draft vocabulary " \
                "and the greedy token pick, over one target forward" in wins
+
+
+def test_the_medusa_sections_conditional_share_is_the_ratio_of_the_shares_written():
+    """Read 51: the Medusa section wrote the first-draft and first-two shares with two decimals ("0.27" and "0.08";
+    EAGLE "0.54" and "0.32") and the share kept second given the first as the ratio of the unrounded ones ("0.29";
+    "0.60"), so a reader dividing the figures shown got 0.30 and 0.59. Written with three decimals, each ratio of
+    the written shares rounds to the written conditional share."""
+    from specviz.core.i18n import as_written
+
+    shown = proposers_view.figure_texts()
+    for name in ("medusa", "eagle"):
+        first, two, after = (as_written(float(shown[f"{name}_{key}"]), 3) for key in ("pos1", "pos2", "after2"))
+        assert round(two / first, 3) == pytest.approx(after), name
+        assert len(shown[f"{name}_after2"].split(".")[1]) == 3

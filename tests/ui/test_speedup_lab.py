@@ -158,6 +158,17 @@ def test_live_toy_sweep_runs_with_a_progress_bar_and_becomes_a_source(tiny_folde
     assert any(m.label == "α estimate" for m in at.metric)
 
 
+@pytest.mark.slow  # the page under AppTest, twice: make check stays under a minute
+@pytest.mark.parametrize(("lang", "shown"), [("en", ["0", "0.7", "1"]), ("pt", ["0", "0,7", "1"])])
+def test_the_live_sweeps_temperatures_are_written_as_the_page_writes_them(lang, shown):
+    """Read 51: in English the live sweep's Temperatures menu offered "0.0", "0.7" and "1.0" (str of the float),
+    where the rest of the page, and the Portuguese menu, write 0, 0.7 and 1 (`temperature_text`)."""
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["lang"] = lang
+    at.run()
+    assert at.multiselect(key="speedup_lab_live_temps").options == shown
+
+
 @pytest.mark.slow  # a live toy sweep
 def test_a_one_case_toy_sweep_says_one_case_and_no_dtype_to_add(tiny_folder):
     """36th read (page states): a live toy sweep of one case read "1 measured cases", and its note said the

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from specviz.core.i18n import _, get_language, ngettext
+from specviz.core.i18n import _, ngettext
 from specviz.engine.limits import PAIR_DRAFTERS
 from specviz.engine.proposers import registry
 from specviz.labs import bench
@@ -33,7 +33,7 @@ def live_sweep_form() -> BenchConfig | None:
                            key="speedup_lab_live_proposers")
     ks = c2.multiselect(_("K values"), [1, 2, 3, 4, 6, 8], default=[1, 2, 4], key="speedup_lab_live_ks")
     temps = c3.multiselect(_("Temperatures"), [0.0, 0.7, 1.0], default=[0.0], key="speedup_lab_live_temps",
-                           format_func=lambda t: temperature_text(t) if get_language() == "pt" else str(t))
+                           format_func=temperature_text)
     c4, c5, c6 = st.columns(3)
     suites = {s.name: _(s.title) for s in bench.load_suites()}
     chosen_suites = c4.multiselect(_("Categories"), list(suites), default=["qa", "rewrite"],

@@ -781,3 +781,14 @@ def test_a_list_or_mapping_where_text_belongs_is_quoted_as_yaml_writes_one(field
         if lang == "en":
             assert said in str(refused.value), str(refused.value)
         assert "'[…]'" in str(refused.value) or "'{…}'" in str(refused.value)
+
+
+def test_the_bank_readme_names_every_numeric_only_field_the_loader_refuses_elsewhere():
+    """Read 51: since read 50 the loader refuses a numeric question's own fields on another type, but
+    assets/quiz/README.md only marked them "numeric only" in its example, which reads as "ignored elsewhere"."""
+    from specviz.teach.quiz import bank
+
+    readme = " ".join((Path(__file__).resolve().parents[2] / "assets" / "quiz" / "README.md")
+                      .read_text(encoding="utf-8").split())
+    named = ", ".join(f"`{field}`" for field in bank._NUMERIC_ONLY)
+    assert f"so are the numeric-only fields ({named}) on a question of another type" in readme

@@ -1134,3 +1134,27 @@ def test_the_tree_step_sentence_calls_a_tested_child_a_token_not_a_node():
         with using(lang):
             sentence = _position_sentence(d, tree=True)
         assert said in sentence and old not in sentence, sentence
+
+
+def test_every_shipped_step_writes_a_p_over_q_that_follows_from_its_p_and_q():
+    """Read 51: three decimals gave a p below 0.01 one significant figure, so the Playground's step panel read
+    "p = 0.005 < q = 0.064 ... survives with probability p/q = 0.085" (0.005 / 0.064 = 0.078), and an unreached toy
+    draft "p = 0.006, q = 0.007, p/q = 0.785" (0.857). On every shipped example, p/q as the sentence, hover and
+    tables write it is now the shown p over the shown q, to the two figures each shows at least."""
+    from specviz.labs.examples import list_examples
+    from specviz.ui.common.step_view import _position_sentence
+
+    far = []
+    for example in list_examples():
+        for step in load_example(example.name)[0].steps:
+            for d in step.decisions:
+                shown = tokens.decision_numbers(d)
+                if not (0 < d.target_prob < 1 and 0 < d.draft_prob):
+                    continue
+                p, q, ratio = float(shown.p), float(shown.q), float(shown.ratio)
+                if abs(p / q - ratio) > 0.06 * ratio:
+                    far.append((example.name, step.index + 1, d.position + 1, shown.p, shown.q, shown.ratio))
+    assert not far, far
+    step = load_example("smollm-draft-t07")[0].steps[15]  # "Step 16": p = 0.0055 against q = 0.0644
+    assert "p = 0.0055 < q = 0.0644" in _position_sentence(step.decisions[0])
+    assert "p/q = 0.0852" in _position_sentence(step.decisions[0])

@@ -63,8 +63,11 @@ def shown_numbers(target_prob: float | None, draft_prob: float | None, chance: f
     more (up to 9) where fewer would write two numbers a sentence compares alike though they differ (p and q, the
     chance and u; p/q or the chance as 1 though it is below 1: reads 44 and 46). Read 47: each was written with
     decimals of its own (three helpers, since removed), so one step panel read p = 0.400, q = 0.800, p/q = 0.500
-    and min(1, p/q) = 0.50000. `draft_prob` is the q the rule used (1 for a point mass); `p_over_q`,
-    where given, the p/q to show (by default `ratio(target_prob, draft_prob)`).
+    and min(1, p/q) = 0.50000. Read 51: three decimals give a p or p/q below 0.01 one significant figure, so
+    "p = 0.005 < q = 0.064 ... p/q = 0.085" (0.005 / 0.064 is 0.078) and "p/q = 0.001" for 0.0015 did not follow from
+    the numbers beside them; p, q, p/q and the chance now get more decimals until each shows two figures at least.
+    `draft_prob` is the q the rule used (1 for a point mass); `p_over_q`, where given, the p/q to show (by default
+    `ratio(target_prob, draft_prob)`).
 
     >>> shown_numbers(0.4, 0.8, 0.5, 0.50001)
     Shown(p='0.40000', q='0.80000', ratio='0.50000', chance='0.50000', u='0.50001')
@@ -72,11 +75,24 @@ def shown_numbers(target_prob: float | None, draft_prob: float | None, chance: f
     Shown(p='0.9997', q='1.0000', ratio='0.9997', chance='0.9997', u='0.2000')
     >>> shown_numbers(0.3, 0.1, 1.0, None)
     Shown(p='0.300', q='0.100', ratio='3.000', chance='1.000', u='–')
+    >>> shown_numbers(0.00544, 0.064, 0.085, 0.026)
+    Shown(p='0.0054', q='0.0640', ratio='0.0850', chance='0.0850', u='0.0260')
     """
     r = ratio(target_prob, draft_prob) if isinstance(p_over_q, float) and math.isnan(p_over_q) else p_over_q
     pairs = [(target_prob, draft_prob), (chance, u), *((x, 1.0) for x in (r, chance) if x is not None and 0 < x < 1)]
-    places = next((n for n in range(digits, 10) if all(_told_apart(a, b, n) for a, b in pairs)), 9)
+    places = next((n for n in range(digits, 10) if all(_told_apart(a, b, n) for a, b in pairs)
+                   and all(_two_figures(x, n) for x in (target_prob, draft_prob, r, chance))), 9)
     return Shown(*(fmt(x, places) for x in (target_prob, draft_prob, r, chance, u)))
+
+
+def _two_figures(x: float | None, digits: int) -> bool:
+    """Whether `fmt` at `digits` writes `x` with two significant figures at least: 0, ∞, a missing value and one
+    written as 5.8e-04 need none; 0.005 at three decimals has one (read 51).
+
+    >>> _two_figures(0.0054, 3), _two_figures(0.0054, 4), _two_figures(0.00054, 3), _two_figures(0.012, 3)
+    (False, True, True, True)
+    """
+    return x is None or x == 0 or not math.isfinite(x) or abs(x) < 10 ** -digits or abs(x) >= 10 ** (1 - digits)
 
 
 def _told_apart(a: float | None, b: float | None, digits: int) -> bool:

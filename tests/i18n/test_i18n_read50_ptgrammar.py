@@ -27,7 +27,10 @@ def test_a_later_tree_childs_hover_calls_p_prime_and_q_prime_residual_distributi
         hover, guide = _hover(1, later), _(TEXT["read_tree"])
     for said in (hover, guide):
         assert "resíduo" not in said, said
-        assert "as distribuições residuais que os irmãos tentados antes dele deixaram" in said, said
+    # read 51: only p′ is the residual the siblings left (q′ is q without them, or a point mass), as the guide says;
+    # the hover names neither a residual
+    assert "p′, a distribuição residual que os irmãos tentados antes dele deixaram, e q′, o q do rascunho" in guide
+    assert "(depois que os irmãos tentados antes dele foram rejeitados)" in hover, hover
 
 
 def test_the_proposers_tree_mask_says_a_node_may_read_as_the_mask_legend_does():

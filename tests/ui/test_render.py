@@ -1007,7 +1007,7 @@ def test_a_tree_child_tried_after_a_rejected_sibling_hovers_and_tabulates_p_and_
     assert [(r["q"], r["p"], r["p/q"], r["kept with"]) for r in rows] == [
         ("0.400", "0.200", "0.500", "0.500"), ("q′ = 0.350", "p′ = 0.270", "p′/q′ = 0.771", "0.771")]
     with using("pt"):
-        assert ("q′ = 0,350 · p′ = 0,270 (as distribuições residuais que os irmãos tentados antes dele deixaram)"
+        assert ("q′ = 0,350 · p′ = 0,270 (depois que os irmãos tentados antes dele foram rejeitados)"
                 in _hover(1, later))
         assert tree_rows(TreeRecord([first, later], [1]))[1]["p/q"] == "p′/q′ = 0,771"
 

@@ -742,6 +742,7 @@ def test_a_main_line_child_tried_after_a_rejected_sibling_shows_p_and_q_primed_i
 
     from specviz.core.i18n import _
     from specviz.runs.running import run
+    from specviz.ui.common import tree_figures
     from specviz.ui.common.step_figures import verdict_overview_figure
     from specviz.ui.common.step_view import _position_sentence
     from specviz.ui.common.tokens import decision_tooltip, main_line_view, step_tooltip
@@ -764,23 +765,28 @@ def test_a_main_line_child_tried_after_a_rejected_sibling_shows_p_and_q_primed_i
         return text.replace("<br>", "\n")
 
     for lang, primed, hovered, told, caption, chips in [
-            ("en", "q′ = 0.042 · p′ = 0.013 (the residuals the siblings tried before it left)\np′/q′ = 0.317\n",
+            ("en", "q′ = 0.042 · p′ = 0.013 (after the siblings tried before it were rejected)\np′/q′ = 0.317\n",
              "p′ = 0.013, q′ = 0.042\np′/q′ = 0.317\nmin(1, p′/q′) = 0.317",
              "p′ = 0.013 and q′ = 0.042 (p = 0.017 and q = 0.015 before those rejections), so p′/q′ = 0.317 and "
              "it was kept with probability 0.317.",
-             "Hover a node for q, p, p/q and u; a child tried after a rejected sibling is tested against p′ and q′",
+             "a child tried after a rejected sibling is tested against p′, the residual the siblings tried before it "
+             "left, and q′, the draft's q without them (or a point mass)",
              "for a node tried after a rejected sibling, p′, q′ and p′/q′"),
-            ("pt", "q′ = 0,042 · p′ = 0,013 (as distribuições residuais que os irmãos tentados antes dele "
-                   "deixaram)\np′/q′ = 0,317\n",
+            ("pt", "q′ = 0,042 · p′ = 0,013 (depois que os irmãos tentados antes dele foram rejeitados)\n"
+                   "p′/q′ = 0,317\n",
              "p′ = 0,013, q′ = 0,042\np′/q′ = 0,317\nmin(1, p′/q′) = 0,317",
              "p′ = 0,013 e q′ = 0,042 (p = 0,017 e q = 0,015 antes dessas rejeições), então p′/q′ = 0,317 e ele "
              "foi mantido com probabilidade 0,317.",
-             "um filho tentado depois de um irmão rejeitado é testado contra p′ e q′",
+             "um filho tentado depois de um irmão rejeitado é testado contra p′, a distribuição residual que os "
+             "irmãos tentados antes dele deixaram, e q′, o q do rascunho sem eles (ou uma massa pontual)",
              "para um nó tentado depois de um irmão rejeitado, p′, q′ e p′/q′")]:
         with using(lang):
             for tip in (decision_tooltip(d, True, numbers[0], node), step_tooltip(step.emitted[0], step, 0)):
                 assert primed in tip and "1,175" not in tip and "1.175" not in tip, tip
                 assert "0.017" not in tip and "0,017" not in tip, tip
+                assert "residua" not in tip, tip  # read 51: q′ is no residual (q without the siblings tried before it)
+            tree_hover = tree_figures._hover(numbers[0] - 1, node)  # the drawn tree's node says the same
+            assert primed.split("\n")[0] in tree_hover and "residua" not in tree_hover, tree_hover
             assert hovered in overview(step), overview(step)
             assert told in _position_sentence(d, tree=True, node=node)
             assert caption in _(TEXT["read_tree"]) and chips in _(TEXT["main_line"])

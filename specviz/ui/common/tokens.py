@@ -174,7 +174,9 @@ def pq_lines(shown: Shown, draft_prob: float | None, node: TreeNode | None) -> l
     tree's hover writes them: `shown` then holds them (`rule_probs`)."""
     if uses_residuals(node):
         q = _("{q} (point mass)", q=shown.q) if rule_point_mass(node) else shown.q
-        return [_("q′ = {q} · p′ = {p} (the residuals the siblings tried before it left)", q=q, p=shown.p),
+        # read 51: "(the residuals the siblings tried before it left)" named q′ a residual, which it is not: q′ is q
+        # without the rejected siblings, or a point mass (1), and the step's sentence says so
+        return [_("q′ = {q} · p′ = {p} (after the siblings tried before it were rejected)", q=q, p=shown.p),
                 f"p′/q′ = {shown.ratio}"]
     if not rule_point_mass(node):
         return [_("p (target) = {p}", p=shown.p), _("q (draft) = {q}", q=shown.q), f"p/q = {shown.ratio}"]

@@ -122,7 +122,8 @@ def _hover(j: int, node: TreeNode) -> str:
     # q(x) = 0.000" named two values the draft's q (read 44 review)
     shown = _shown(node)  # written apart, as the chain's hover writes them: q = 1 against p = 0.9997 (read 46)
     if uses_residuals(node):  # read 49: "p/q = 1.318" beside "kept with 0.771"; the rule compared p′ with q′
-        q_line = _("q′ = {q} · p′ = {p} (the residuals the siblings tried before it left)", q=_point_mass_q(node),
+        # read 51: not "(the residuals ...)": only p′ is a residual; q′ is q without the siblings, or a point mass
+        q_line = _("q′ = {q} · p′ = {p} (after the siblings tried before it were rejected)", q=_point_mass_q(node),
                    p=shown.p)
     elif rule_point_mass(node):
         q_line = _("q = {q} · p (target) = {p}", q=_point_mass_q(node), p=shown.p)

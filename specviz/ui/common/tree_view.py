@@ -23,9 +23,9 @@ TEXT = {
     "read_tree": N_("**How to read the tree:** left to right, each column is one more token ahead, and a node's "
                     "children are the draft's alternative guesses for the token after it; the target tried them top "
                     "to bottom, the thick green line is the path it kept, and grey · nodes were never tested. Hover a "
-                    "node for q, p, p/q and u; a child tried after a rejected sibling is tested against p′ and q′, "
-                    "the residuals the siblings tried before it left, and its hover gives q′, p′ and p′/q′ where the "
-                    "trace records them."),
+                    "node for q, p, p/q and u; a child tried after a rejected sibling is tested against p′, the "
+                    "residual the siblings tried before it left, and q′, the draft's q without them (or a point "
+                    "mass), and its hover gives q′, p′ and p′/q′ where the trace records them."),
     "read_mask": N_("**How to read the mask:** row = the node being scored, filled column = a node it may read: the "
                     "root, its own ancestors and itself, never a sibling or another branch, so one target forward "
                     "scores every branch as if it were alone."),

@@ -126,6 +126,45 @@ def test_a_version_1_result_shows_no_misnamed_tree_acceptance_rate():
     assert all(r["speedup_vs_ar"] is not None for r in trees)  # what was measured right stays
 
 
+def test_a_run_before_the_tree_per_position_meaning_shows_no_tree_entries_and_says_why():
+    """Read 51: default-cpu-bf16-trees (started 2026-12-01 00:23 UTC, before e3141ea gave a tree's acceptance by
+    position its current meaning) loaded its tree rows' old entries (0.78 / 0.55 / 0.86, a hazard that can rise with i)
+    under today's name; its results.md hid them and said why only because a commit edited the file by hand. Now the
+    loader blanks them and the report writes both notes; a v1 run from after e3141ea keeps its entries."""
+    folder = Path(__file__).resolve().parents[2] / "assets" / "benchmarks"
+    raw = json.loads((folder / "default-cpu-bf16-trees" / "results.json").read_text(encoding="utf-8"))
+    old = [r for r in raw["summary"] if r.get("tree_nodes")]
+    assert raw["schema_version"] == 1 and raw["machine"]["date"] < "2026-12-01T01:10:21Z"
+    assert any(r["per_position"][2] > r["per_position"][1] for r in old)  # entries that rise: the old meaning
+    loaded = BenchResult.from_dict(raw)
+    for part in (loaded.summary, loaded.cases):
+        assert all(r["per_position"] == [] for r in part if r.get("tree_nodes"))
+        assert all(r["per_position"] for r in part if not r.get("tree_nodes"))  # chains mean the same in v1
+    assert all(r["position_drafted"] == r["position_survived"] == [] for r in loaded.cases if r.get("tree_nodes"))
+    report = markdown_report(loaded)
+    assert "| eagle | 3 | 16×4 | 0 | 0.062 | – |" in report and "0.78 / 0.55 / 0.86" not in report
+    assert "- Tree rows: no accepted/drafted. This run wrote results.json in schema version 1" in report
+    assert "- Tree rows: no acceptance by position. This run computed it for trees before" in report
+    later = BenchResult.load(folder / "default-cpu-bf16-tree" / "results.json")  # v1, 2026-12-03
+    assert all(r["per_position"] for r in later.summary) and later.blanked == ("acceptance_rate",)
+    said = markdown_report(later)
+    assert "Tree rows: no accepted/drafted." in said and "Tree rows: no acceptance by position." not in said
+    medusa = BenchResult.load(folder / "default-cpu-f32-medusa" / "results.json")  # v2: nothing blanked, no note
+    assert medusa.blanked == () and "Tree rows: no" not in markdown_report(medusa)
+    assert "blanked" not in later.to_dict()
+
+
+def test_every_committed_results_md_is_the_report_of_its_results_json():
+    """assets/benchmarks/README.md says each results.md is `markdown_report(BenchResult.load(results.json))`; read 51
+    found five that were not (notes and blank cells a commit wrote by hand). Regenerate with the report code:
+    `result = BenchResult.load(path); (path.parent / "results.md").write_text(markdown_report(result))`."""
+    found = sorted(path for path in BENCHMARKS_DIR.rglob("results.json") if (path.parent / "results.md").exists())
+    assert len(found) >= 11
+    for path in found:
+        written = (path.parent / "results.md").read_text(encoding="utf-8")
+        assert written == markdown_report(BenchResult.load(path)), path.parent.name
+
+
 def test_files_follow_the_documented_schema(result, tmp_path):
     paths = result.save(tmp_path)
     data = json.loads(paths["json"].read_text())

@@ -655,6 +655,38 @@ def test_the_stock_kernel_runs_float32_climb_is_put_down_to_the_kernels_not_the_
         assert "`default-cpu-f32-packed`" in said
 
 
+@pytest.mark.slow  # the page over one committed run, both temperatures (about 10 s a language)
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_lab_draws_no_old_tree_acceptance_by_position(lang):
+    """Read 51: default-cpu-bf16-trees computed its tree rows' acceptance by position before it had its current meaning
+    (0.78 / 0.55 / 0.86 at K = 3, 16×4, greedy), and the lab's loader handed them on under today's name. It loads
+    them blank now; the Acceptance by position tab draws the run's chains, each with its own entries, and no tree."""
+    import json
+
+    from specviz.core.i18n import using
+
+    shown = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-bf16-trees" / "results.json")
+    tree_rows = [r for r in shown.summary if r.get("tree_nodes")]
+    assert tree_rows and all(r["per_position"] == [] for r in tree_rows)
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params["lang"] = lang
+    with using(lang):
+        at.run()
+        source = at.selectbox(key="speedup_lab_source")
+        source.set_value(next(o for o in source.options if o.startswith("default-cpu-bf16-trees"))).run()
+        _ok(at)
+        for index in range(len(at.selectbox(key="speedup_lab_temperature").options)):
+            at.selectbox(key="speedup_lab_temperature").select_index(index).run()
+            _ok(at)
+            temperature = at.selectbox(key="speedup_lab_temperature").value
+            chains = {f"K = {r['k']}": r["per_position"]
+                      for r in shown.rows(proposer="eagle", temperature=temperature, policy="constant")}
+            chart = next(c for c in at.get("plotly_chart") if c.key == "speedup_lab_accept_chart")
+            drawn = {t["name"]: t["y"] for t in json.loads(chart.proto.spec)["data"] if t["name"].startswith("K = ")}
+            assert drawn.keys() == chains.keys() == {"K = 3", "K = 4"}, (temperature, drawn.keys())
+            assert all(drawn[name] == pytest.approx(chains[name]) for name in chains), temperature
+
+
 def test_the_committed_packed_float32_run_says_float32_hides_verification_too():
     """The run docs/benchmarks.md quotes (packed oneDNN kernels, float32 1.30x against bfloat16 1.32x at 17 tokens)
     must not be told that float32's verification eats into the gain."""

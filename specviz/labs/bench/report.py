@@ -48,19 +48,58 @@ PER_POSITION_NOTE = ("Entry i: of the steps that drafted at least i tokens, the 
                      "reached depth i, the share whose accepted path reached it.")
 
 
+# Before commit e3141ea (2026-12-01 01:10 UTC) a tree row's acceptance by position meant something else: entry i was,
+# of the steps whose accepted path reached depth i - 1 and tried a node below it, the share that kept one (a hazard,
+# so its entries can rise with i). A run that started before it (`machine.date`: default-cpu-bf16-trees started at
+# 00:23, the first run after it, d5b353b's, at 01:11) wrote that meaning under today's name.
+TREE_PER_POSITION_SINCE = "2026-12-01T01:10"
+
+# What `_upgrade` blanked on a version-1 result's tree rows -> the note results.md prints about it (English, as the
+# whole report is)
+BLANKED_NOTES = {
+    "acceptance_rate": (
+        "Tree rows: no accepted/drafted. This run wrote results.json in schema version 1, which counted a tree step's "
+        "main line (its accepted path and the first child rejected below it) as drafted, so a tree's accepted/drafted "
+        "read above α. The current definition counts every node a tree drafted and every token its lookup branch "
+        "copied (see Definitions); this run did not record those nodes, so the rate cannot be recomputed and the "
+        "report code leaves it blank. results.json and results.csv keep the old main-line counts (drafted, "
+        "acceptance_rate, mean_k) of the tree rows; read them with that definition."),
+    "per_position": (
+        "Tree rows: no acceptance by position. This run computed it for trees before it had its current meaning "
+        "(entry i was, of the steps whose accepted path reached depth i − 1 and tried a node below it, the share "
+        "that kept one, so its entries can rise with i; now it is, of the steps whose tree reached depth i, the share "
+        "whose path reached it); results.json and results.csv keep those entries. Runs since commit e3141ea "
+        "(2026-12-01 01:10 UTC) compute the current ones (assets/benchmarks/default-cpu-bf16-tree/ has them)."),
+}
+
+
 def _upgrade(data: dict[str, Any]) -> dict[str, Any]:
     """A version-1 result read as version 2. Version 1 counted a tree step's main line (its accepted path and the
     child rejected below it) as drafted, which put a tree's accepted / drafted above α; the nodes it drafted were not
-    recorded, so its tree rows get no acceptance rate and no mean drafted count rather than a misnamed one."""
+    recorded, so its tree rows get no acceptance rate and no mean drafted count rather than a misnamed one. A run from
+    before `TREE_PER_POSITION_SINCE` also gets no acceptance by position on its tree rows (nor the counts behind it),
+    which it computed with another meaning. `blanked` names what was left out (`BLANKED_NOTES`)."""
     if data.get("schema_version") == SCHEMA_VERSION:
         return data
+    machine = data.get("machine")
+    started = str(machine.get("date", "")) if isinstance(machine, dict) else ""
+    old_positions = bool(started) and started < TREE_PER_POSITION_SINCE
+    def is_tree(row: Any) -> bool:
+        return isinstance(row, dict) and bool(row.get("tree_nodes"))
+    def blank(row: dict[str, Any]) -> dict[str, Any]:
+        row = {**row, "drafted": None, "acceptance_rate": None, "mean_k": None}
+        if old_positions:  # a case's counts too, so that nothing pools them again (summary rows have none)
+            row |= {"per_position": [], **{k: [] for k in ("position_drafted", "position_survived") if k in row}}
+        return row
     def clean(rows: Any) -> Any:
         if not isinstance(rows, list):
             return rows
-        return [{**row, "drafted": None, "acceptance_rate": None, "mean_k": None}
-                if isinstance(row, dict) and row.get("tree_nodes") else row for row in rows]
+        return [blank(row) if is_tree(row) else row for row in rows]
+    trees = any(is_tree(row) for part in ("cases", "summary") if isinstance(data.get(part), list)
+                for row in data[part])
+    blanked = ("acceptance_rate", "per_position") if old_positions else ("acceptance_rate",)
     return {**data, "cases": clean(data.get("cases")), "summary": clean(data.get("summary")),
-            "schema_version": SCHEMA_VERSION}
+            "schema_version": SCHEMA_VERSION, "blanked": blanked if trees else ()}
 
 
 def _damage(result: BenchResult) -> str | None:
@@ -160,9 +199,12 @@ class BenchResult:
     notes: list[str] = field(default_factory=list)
     schema: str = SCHEMA
     schema_version: int = SCHEMA_VERSION
+    # what reading a version-1 file left blank on its tree rows (`_upgrade`, `BLANKED_NOTES`); not written to JSON
+    blanked: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
+        del data["blanked"]
         data["definitions"] = {key: {"label": label, "meaning": meaning} for key, (label, meaning) in DEFINITIONS.items()}
         return nan_to_null(data)
 
@@ -173,14 +215,15 @@ class BenchResult:
         if data.get("schema_version") not in (1, SCHEMA_VERSION):
             raise ValueError(_("This benchmark has schema version {found}; this specviz reads version {version}.",
                                found=data.get("schema_version"), version=SCHEMA_VERSION))
-        data = _upgrade({k: v for k, v in data.items() if k != "definitions"})
-        fields = set(cls.__dataclass_fields__)
+        data = _upgrade({k: v for k, v in data.items() if k not in ("definitions", "blanked")})
+        blanked = data.pop("blanked", ())
+        fields = set(cls.__dataclass_fields__) - {"blanked"}
         missing, extra = sorted(fields - {"notes", "schema", "schema_version"} - set(data)), sorted(set(data) - fields)
         if missing or extra:  # Python's own TypeError named the class and its __init__ (30th read)
             problem = (_("no {field}", field=missing[0]) if missing
                        else _("an unknown field {field}", field=repr(extra[0][:40])))
             raise DamagedResult(problem)
-        result = cls(**data)
+        result = cls(**data, blanked=tuple(blanked))
         problem = _damage(result)
         if problem:
             raise DamagedResult(problem)
@@ -456,7 +499,8 @@ def markdown_report(result: BenchResult) -> str:
            if m.get("isa_limits") else "")
         + (f" Models on {m['device']} in {m['dtype']}." if m.get("device") else "")
         + (f" Linear kernels: {m['kernels']}." if m.get("kernels") else ""), "",
-        *[f"- {current_note(n, m.get('cores', '?'), m.get('torch_threads'))}" for n in result.notes], "",
+        *[f"- {current_note(n, m.get('cores', '?'), m.get('torch_threads'))}" for n in result.notes],
+        *[f"- {BLANKED_NOTES[name]}" for name in result.blanked], "",
         "## All suites", "",
         "| proposer | policy | K | tree | T | α estimate (tree: main-line mean min(1, p′/q′)) | accepted/drafted | "
         "mean accepted length | accepted/step (excl.) | tok/s | vs target-only | vs generate | "
@@ -484,7 +528,7 @@ def markdown_report(result: BenchResult) -> str:
         if r["policy"] == "constant":
             lines.append(f"| {r['proposer']} | {r['k']} | {DraftShape.of(r).short()} | {r['temperature']:g} | "
                          f"{_c_cell(r['c'])} | "
-                         + " / ".join(_fmt(a) for a in r["per_position"]) + " |")
+                         + (" / ".join(_fmt(a) for a in r["per_position"]) or "–") + " |")
     lines += ["", "## Best configuration per category (speedup vs specviz target-only)", "",
               "| category | T | best | speedup | runner-up policy |", "|---|---|---|---|---|"]
     for suite in [s["name"] for s in result.suites]:

@@ -120,22 +120,12 @@ def test_the_issue_13_sections_put_the_chains_wall_time_lead_in_the_past():
 def test_benchmarks_readme_does_not_date_the_current_results_md_to_2026_12_04():
     """Read 28: assets/benchmarks/README.md said every results.md "was rewritten on 2026-12-04 ... by the current
     report code"; 427ee24 did so on 2026-12-04, but the files have been rewritten since as the report changed. Each
-    results.md is the current report's markdown of its results.json, but for the hand-written v1 notes."""
-    from specviz.labs.bench import markdown_report
-    from specviz.labs.bench.report import BenchResult
-
+    results.md is the current report's markdown of its results.json, its v1 notes included (read 51: they were
+    written by hand; tests/labs/test_bench.py checks every file against the report code)."""
     text = " ".join((ROOT / "assets" / "benchmarks" / "README.md").read_text(encoding="utf-8").split())
     assert "rewritten on 2026-12-04 from its `results.json` by the current report code" not in text
     assert "rewritten on 2026-12-04 (427ee24) from its `results.json` by the report code, and again as that" in text
-    folders = sorted((ROOT / "assets" / "benchmarks").glob("*/results.json"))
-    assert len(folders) >= 10
-    for path in folders:
-        written = (path.parent / "results.md").read_text(encoding="utf-8").splitlines()
-        current = markdown_report(BenchResult.load(path)).splitlines()
-        extra = [line for line in written if line not in current]
-        if path.parent.name != "default-cpu-bf16-trees":  # its blanked per-position entries differ too
-            assert all(line in written for line in current), path.parent.name
-        assert len(extra) <= 1 or path.parent.name == "default-cpu-bf16-trees", (path.parent.name, extra)
+    assert "not by the report code" not in text and "notes included" in text
 
 
 def test_the_before_reranking_pairs_put_0c3b164s_committed_figure_where_the_text_says():

@@ -455,7 +455,7 @@ def test_every_table_calls_acceptance_by_position_by_the_bench_summarys_name():
     # read 47 review: the renamed README line kept the old name's plural verb, "acceptance by position ... were"
     readme = " ".join((ROOT / "assets" / "benchmarks" / "README.md").read_text(encoding="utf-8").split())
     assert "Tree rows' acceptance by position in this folder's results was computed before it meant" in readme
-    assert "`results.md` leaves it blank" in readme and "results were computed before it meant" not in readme
+    assert "`BenchResult.load` leaves it blank" in readme and "results were computed before it meant" not in readme
     assert "| acceptance by position |" in (ROOT / "assets" / "benchmarks" / "default-cpu-f32-packed" /
                                             "results.md").read_text(encoding="utf-8")
 

@@ -70,3 +70,59 @@ def test_no_two_series_of_a_charts_legend_differ_by_colour_alone(page):
         named = {t["name"]: _cues(t) for t in spec["data"]
                  if t.get("name") and t.get("showlegend") is not False and t["type"] in ("bar", "scatter")}
         assert len(set(named.values())) == len(named), (spec["layout"].get("title"), named)
+
+
+def _hover(trace, point) -> str:
+    """A trace's hover at one point as Plotly fills it in, for a template that reads only customdata and bare x, y
+    (a fixed-point format such as `%{y:.2f}` left in it is Plotly's d3 rounding, which this cannot show: it fails)."""
+    import re
+
+    template = trace.hovertemplate.split("<extra>")[0]
+    assert not re.search(r"%\{[^}]*:[^}]*\}", template), template
+    if isinstance(point, tuple):  # a heatmap's cell (row, column)
+        row, column = point
+        data, x, y = trace.customdata[row][column], trace.x[column], trace.y[row]
+    else:
+        data, x, y = trace.customdata[point], trace.x[point], trace.y[point]
+    text = template.replace("%{x}", str(x)).replace("%{y}", str(y)).replace("%{customdata}", str(data))
+    return re.sub(r"%\{customdata\[(\d+)\]\}", lambda m: str(data[int(m.group(1))]), text)
+
+
+@pytest.mark.parametrize("lang, tie, low", [("en", "1.01", "0.13"), ("pt", "1,01", "0,13")])
+def test_a_hover_rounds_a_tie_as_its_table_does(lang, tie, low):
+    """Read 51: `%{y:.2f}` is Plotly's d3 format, which rounds the binary double: 1.005 hovered "1.00" and 0.125
+    "0.12", while the chart's table (and every number on the page) rounds ties half away from zero, 1.01 and 0.13.
+    A chart shown by `show` hovers each value as the table beside it writes it, a heatmap's cells too."""
+    import plotly.graph_objects as go
+
+    from specviz.core.i18n import using
+    from specviz.ui.common.charts import figure_table, localize
+
+    with using(lang):
+        fig = go.Figure([go.Scatter(x=[1, 2], y=[1.005, 0.125], name="speedup", hovertemplate="K = %{x}: %{y:.2f}×"),
+                         go.Heatmap(x=[0.5, 0.125], y=[1], z=[[0.1, 0.2]], customdata=[[1.005, 2.0]],
+                                    hovertemplate="α = %{x:.2f}: %{customdata:.2f}×<extra></extra>")])
+        cells = list(figure_table(fig)["speedup"])
+        localize(fig)
+    assert cells == [tie, low]
+    assert [_hover(fig.data[0], i) for i in (0, 1)] == [f"K = 1: {tie}×", f"K = 2: {low}×"]
+    point = tie[1]  # the decimal sign
+    assert _hover(fig.data[1], (0, 0)) == f"α = 0{point}50: {tie}×"
+    assert _hover(fig.data[1], (0, 1)) == f"α = {low}: 2{point}00×"
+
+
+@pytest.mark.parametrize("lang, pair", [("en", "(4, 1.23)"), ("pt", "(4; 1,23)")])
+def test_a_line_with_no_hover_of_its_own_hovers_as_its_table_writes_it(lang, pair):
+    """Read 51: the Speedup lab's lines and bars had no hover template, so Plotly hovered its own format (1.234567,
+    and "(4, 1,23)" in Portuguese, where the comma is also the decimal sign). They hover "(x, y)" as the table
+    writes the values, the pair split by "; " in Portuguese."""
+    import plotly.graph_objects as go
+
+    from specviz.core.i18n import using
+    from specviz.ui.common.charts import figure_table, localize
+
+    with using(lang):
+        fig = go.Figure(go.Scatter(x=[4], y=[1.234567], name="measured"))
+        cell = figure_table(fig)["measured"][0]
+        localize(fig)
+    assert _hover(fig.data[0], 0) == pair and pair.endswith(cell + ")")

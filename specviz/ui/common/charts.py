@@ -24,7 +24,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from specviz.core.i18n import N_, _, get_language, localized, number, with_decimal_point
+from specviz.core.i18n import N_, _, get_language, list_separator, localized, number, with_decimal_point
 from specviz.ui.common.accessibility import CHART_NAME_CLASS
 from specviz.ui.common.escaping import escape_cell, escape_text
 
@@ -43,7 +43,122 @@ SEPARATORS = {"en": ".,", "pt": ",."}  # Plotly's decimal then thousands separat
 def localize(fig: go.Figure) -> go.Figure:
     """Write the figure's numbers (ticks, hovers) the reader's way; every chart passes through here or `show`."""
     fig.update_layout(separators=SEPARATORS[get_language()])
+    return written_hovers(fig)
+
+
+# a value a hover writes with fixed decimals: %{y:.3f}, %{x:,.2f}, %{customdata:.2f}, %{customdata[2]:.2f}
+_FIXED = re.compile(r"%\{(x|y|z|customdata)(?:\[(\d+)\])?:,?\.(\d+)f\}")
+
+
+def written_hovers(fig: go.Figure) -> go.Figure:
+    """Hovers that write their numbers as the page does: each `%{y:.2f}` of a line, bar or heatmap becomes the
+    point's value as `number` writes it, carried in its `customdata`. Plotly's d3 format rounds the binary double, so
+    1.005 hovered "1.00" and 0.125 "0.12" beside a table (`figure_table`, `number`) that rounds ties half away from
+    zero, "1.01" and "0.13" (read 51). A line or bar trace with no hover template of its own (and hover not turned
+    off) gets one: "(x, y)" as Plotly's default hover, each value written as the chart's table writes it (three
+    significant figures; "1,234" where Plotly wrote 1.234567k or 1234.567), the pair separated by `list_separator`.
+
+    >>> fig = written_hovers(go.Figure([go.Scatter(x=[1, 2], y=[1.005, 0.125], hovertemplate="K = %{x}: %{y:.2f}"),
+    ...                                 go.Bar(x=["a"], y=[2.34567], name="bars")]))
+    >>> fig.data[0].hovertemplate, [row[0] for row in fig.data[0].customdata]
+    ('K = %{x}: %{customdata[0]}', ['1.01', '0.13'])
+    >>> fig.data[1].hovertemplate, fig.data[1].customdata
+    ('(%{customdata[0]}, %{customdata[1]})', (['a', '2.35'],))
+    """
+    for trace in fig.data:
+        if trace.type in ("scatter", "bar"):
+            _write_points(trace)
+        elif trace.type == "heatmap":
+            _write_cells(trace)
     return fig
+
+
+def _columns(point: Any) -> list[Any]:
+    """A point's customdata as a list of columns: a scalar is one column, a missing one none."""
+    if point is None:
+        return []
+    return list(point) if isinstance(point, list | tuple) or getattr(point, "ndim", 0) > 0 else [point]
+
+
+def _written(template: str, rows: list[list[Any]], value: Any) -> tuple[str, list[list[Any]]] | None:
+    """`template` with each fixed-point value replaced by a customdata column holding it as `number` writes it, and
+    the points' customdata rows with those columns added; None when the template has none or cannot be rewritten.
+    `value(letter, index, row, point)` is a point's x, y, z or customdata value."""
+    refs = list(dict.fromkeys(m.group(0) for m in _FIXED.finditer(template)))
+    widths = {len(row) for row in rows}
+    if not refs or len(widths) > 1:
+        return None
+    width = widths.pop() if widths else 0
+    if "%{customdata}" in template:
+        if width != 1:
+            return None
+        template = template.replace("%{customdata}", "%{customdata[0]}")
+    for column, ref in enumerate(refs, start=width):
+        template = template.replace(ref, "%{customdata[" + str(column) + "]}")
+    found = [_FIXED.fullmatch(ref) for ref in refs]
+    written = [[*row, *(_value(value(m.group(1), m.group(2), row, point), int(m.group(3))) for m in found)]
+               for point, row in enumerate(rows)]
+    return template, written
+
+
+def _at(values: Any, index: int) -> Any:
+    return values[index] if values is not None and index < len(values) else None
+
+
+def _write_points(trace: Any) -> None:
+    """`written_hovers` for a line or bar trace, a point per x (or y) value."""
+    xs, ys = trace.x, trace.y
+    count = max(len(xs) if xs is not None else 0, len(ys) if ys is not None else 0)
+    old = trace.customdata
+    rows = [_columns(_at(old, i)) for i in range(count)] if old is not None else [[] for _i in range(count)]
+    template = trace.hovertemplate
+    if template is None:
+        if trace.hoverinfo not in (None, "all") or xs is None or ys is None or not count:
+            return
+        width = len(rows[0])
+        if any(len(row) != width for row in rows):
+            return
+        pair = [(_plain(_at(xs, i)), _value(_at(ys, i))) for i in range(count)]
+        pair = [(x, y) if trace.orientation != "h" else (_value(_at(xs, i)), _plain(_at(ys, i)))
+                for i, (x, y) in enumerate(pair)]
+        trace.customdata = [[*row, x, y] for row, (x, y) in zip(rows, pair)]
+        trace.hovertemplate = ("(%{customdata[" + str(width) + "]}" + list_separator() + "%{customdata["
+                               + str(width + 1) + "]})")
+        return
+    if not isinstance(template, str):
+        return
+
+    def value(letter: str, index: str | None, row: list[Any], point: int) -> Any:
+        if letter == "customdata":
+            return _at(row, int(index or 0))
+        return _at({"x": xs, "y": ys}.get(letter), point)
+
+    done = _written(template, rows, value)
+    if done is not None:
+        trace.hovertemplate, trace.customdata = done
+
+
+def _write_cells(trace: Any) -> None:
+    """`written_hovers` for a heatmap, a point per cell (row i at y[i], column j at x[j])."""
+    template, grid = trace.hovertemplate, trace.z
+    if not isinstance(template, str) or grid is None:
+        return
+    shape = [(i, j) for i, row in enumerate(grid) for j in range(len(row))]
+    old = trace.customdata
+    rows = [_columns(old[i][j]) if old is not None else [] for i, j in shape]
+
+    def value(letter: str, index: str | None, row: list[Any], point: int) -> Any:
+        i, j = shape[point]
+        if letter == "customdata":
+            return _at(row, int(index or 0))
+        return {"x": lambda: _at(trace.x, j), "y": lambda: _at(trace.y, i), "z": lambda: grid[i][j]}[letter]()
+
+    done = _written(template, rows, value)
+    if done is None:
+        return
+    trace.hovertemplate, written = done
+    cells = iter(written)
+    trace.customdata = [[next(cells) for _j in range(len(row))] for row in grid]
 
 
 def show(fig: go.Figure, key: str, where: Any = None, *, name: str | None = None,

@@ -492,3 +492,19 @@ def test_enter_in_a_sheets_number_field_does_not_grade_the_sheet(at):
     assert any(q.kind == "numeric" for q in at.session_state["quiz_run"].questions)  # a field Enter could be pressed in
     sheets = [f.proto.form for f in _forms(at.main) if f.proto.form.form_id.endswith("_sheet")]
     assert len(sheets) == 1 and sheets[0].enter_to_submit is False
+
+
+@pytest.mark.parametrize("lang, right", [("en", "Rule: 99.7% right"), ("pt", "Rule: 99,7% de acertos")])
+def test_the_mastery_charts_hover_writes_the_share_its_table_does(lang, right):
+    """Read 51: the mastery chart hovered `%{x:.0f}%`, whole percents, so 299 right of 300 hovered "100% right" beside
+    a table that writes 99.7% (`percent_of` never rounds a miss to 100%). The hover carries the table's string."""
+    from specviz.core.i18n import using
+    from specviz.teach.quiz.run import ConceptMastery
+    from specviz.ui.common.quiz.view import mastery_chart, mastery_table
+
+    rows = [ConceptMastery("rule", "Rule", 299, 300, 300)]
+    with using(lang):
+        bar = mastery_chart(rows).data[1]
+        share = mastery_table(rows).iloc[0, -1]
+    hover = bar.hovertemplate.split("<extra>")[0].replace("%{y}", bar.y[0])
+    assert hover.replace("%{customdata}", bar.customdata[0]) == right and share in right

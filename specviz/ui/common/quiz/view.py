@@ -35,7 +35,7 @@ TEXT = {  # English messages, translated with `_()` where they are shown
     "give_answer": N_("Give an answer first."),
     "chart_title": N_("Mastery per concept"),
     "chart_axis": N_("% right"),
-    "chart_hover": N_("%{y}: %{x:.0f}% right"),
+    "chart_hover": N_("%{y}: %{customdata} right"),
     "see_it": N_("See it on the {title} page"),
     "see_it_caption": N_("See it on the {title} page."),
     "question": N_("**Question {number} of {total}** · {concept}"),
@@ -185,6 +185,7 @@ def mastery_chart(rows: list[ConceptMastery]) -> go.Figure:
         text=[f"{r.correct}/{r.answered}" for r in shown],
         textposition=["inside" if r.share >= 0.25 else "outside" for r in shown], cliponaxis=False,
         marker_color=["#2e7d32" if r.share >= 0.8 else "#f9a825" if r.share >= 0.5 else "#c62828" for r in shown],
+        customdata=[percent_of(r.correct, r.answered) for r in shown],  # as the table writes it: 99.7%, not 100%
         hovertemplate=_(TEXT["chart_hover"]) + "<extra></extra>", showlegend=False)
     fig.update_layout(barmode="overlay", xaxis={"range": [0, 100], "title": _(TEXT["chart_axis"])},
                       yaxis={"autorange": "reversed"}, height=80 + 32 * len(shown),

@@ -383,6 +383,21 @@ def _rounded(value: Decimal, digits: int) -> Decimal:
         return value.quantize(Decimal(1).scaleb(-digits))
 
 
+def fixed(value: float, digits: int = 2) -> str:
+    """`value` with `digits` decimals in no language (a point, no grouping, a hyphen for a negative), its tie rounded
+    half away from zero as `number` rounds it: the English files a run writes (results.md, targets.txt). Python's
+    format rounds the binary double, half to even on an exact tie: f"{0.125:.2f}" is "0.12" and f"{2.675:.2f}" is
+    "2.67" where `number` writes 0.13 and 2.68 (read 51). A value no fixed-point pattern holds is written as Python
+    writes it.
+
+    >>> fixed(0.125), fixed(2.675), fixed(-0.785), fixed(3, 0), fixed(1234.5, 0), fixed(float("inf"))
+    ('0.13', '2.68', '-0.79', '3', '1235', 'inf')
+    """
+    if not _fixed_point_holds(value, digits):
+        return f"{value:.{max(digits, 0)}f}" if isinstance(value, float) else str(value)
+    return f"{_rounded(Decimal(repr(float(value))), digits):f}"
+
+
 def localized(text: str) -> str:
     """A number a format spec already wrote the English way (0.7, 3.4e-07, 1,234.5), with the reader's marks: the
     one place outside `number` that knows Portuguese swaps the decimal point and the thousands comma.

@@ -1628,3 +1628,19 @@ def test_results_md_writes_a_draft_forward_that_gives_the_c_beside_it():
         for name, ms, c in re.findall(r"^- (\S+): draft forward ([0-9.]+) ms, c = ([0-9.]+)$", text, re.M):
             digits = len(c.partition(".")[2])
             assert abs(float(ms) / target - float(c)) <= 10 ** -digits, (path.parent.name, name, ms, c)
+
+
+def test_results_md_and_targets_round_a_tie_half_up_as_the_pages_do():
+    """Read 51: `signed_percent` (Python's round) and results.md's cells (Python's format) rounded the binary double
+    half to even, where every page rounds a tie half away from zero: a 14.5% change read "+14%", 0.5% "0%", and the
+    bf16 packed run's eighth acceptance-by-position entry, 1/8, read 0.12. They now read +15%, +1% and 0.13."""
+    from specviz.labs.bench.report import _fmt, markdown_report
+    from specviz.labs.bench.summary import signed_percent
+
+    assert (signed_percent(0.145), signed_percent(0.005), signed_percent(-0.0015, 1)) == ("+15%", "+1%", "-0.2%")
+    assert (signed_percent(-0.001), signed_percent(-0.08)) == ("0%", "-8%")  # as before
+    assert (_fmt(0.125), _fmt(2.675, 2, "×"), _fmt(1.5, 0, "%")) == ("0.13", "2.68×", "2%")
+    folder = Path(__file__).resolve().parents[2] / "assets" / "benchmarks" / "default-cpu-bf16-packed"
+    line = "| eagle | 4 | 16×4 + 8 | 0 | 0.081 | 0.81 / 0.58 / 0.35 / 0.27 / 0.17 / 0.14 / 0.13 / 0.13 |"
+    assert line in markdown_report(BenchResult.load(folder / "results.json")).splitlines()
+    assert line in (folder / "results.md").read_text(encoding="utf-8").splitlines()

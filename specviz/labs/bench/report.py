@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from specviz.core.i18n import _, small_digits
+from specviz.core.i18n import _, fixed, small_digits
 from specviz.core.paths import read_json, write_text_atomically
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import is_number, is_whole
@@ -454,11 +454,17 @@ def _cell(v: Any) -> Any:
 
 
 def _fmt(v: Any, digits: int = 2, suffix: str = "") -> str:
+    """A results.md cell: `v` to `digits` decimals, a tie rounded half away from zero as the pages round it (read 51:
+    Python's format wrote 0.125 "0.12" and 2.675 "2.67"), "–" for none, yes/NO for a check.
+
+    >>> _fmt(0.125), _fmt(2.675, 2, "x"), _fmt(None), _fmt(True)
+    ('0.13', '2.68x', '–', 'yes')
+    """
     if v is None or (isinstance(v, float) and not math.isfinite(v)):
         return "–"
     if isinstance(v, bool):
         return "yes" if v else "NO"
-    return f"{v:.{digits}f}{suffix}"
+    return f"{fixed(v, digits)}{suffix}"
 
 
 def _c_cell(c: Any) -> str:

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from decimal import Decimal
 
-from specviz.core.i18n import N_
+from specviz.core.i18n import N_, fixed
 from specviz.engine.proposers import registry
 from specviz.engine.theory import draft_cost, expected_speedup, speedup_with_verify_cost
 
@@ -338,11 +339,19 @@ def signed_percent(change: float, digits: int = 0) -> str:
     ('+14%', '-8%', '0%', '0%')
     >>> signed_percent(-0.0004, 1), signed_percent(0.0123, 1), signed_percent(-0.02)
     ('0.0%', '+1.2%', '-2%')
+
+    A tie rounds half away from zero, as every number on the pages does (read 51: Python's round works on the binary
+    double, half to even, and wrote 14.5% "+14%", 0.5% "0%" and -0.15% to one decimal "-0.1%"):
+
+    >>> signed_percent(0.145), signed_percent(-0.0015, 1), signed_percent(0.005)
+    ('+15%', '-0.2%', '+1%')
     """
-    rounded = round(change * 100, digits)
-    if rounded == 0:  # -0.0 included: no sign
+    if not math.isfinite(change):
+        return f"{change * 100:+.{digits}f}%"
+    shown = Decimal(fixed(change, digits + 2)).scaleb(2)  # the percentage as `percent` rounds it: a tie half up
+    if shown == 0:  # -0 included: no sign
         return f"{0:.{digits}f}%"
-    return f"{rounded:+.{digits}f}%"
+    return f"{shown:+.{digits}f}%"
 
 
 def count_text(n: object, noun: str, plural: str | None = None) -> str:

@@ -28,7 +28,7 @@ from specviz.core.i18n import _
 from specviz.core.text import shortened
 from specviz.engine.kinds import Mode, NodeStatus, StopReason, TokenKind
 from specviz.engine.limits import is_whole
-from specviz.engine.trace_schema import check_trace_dict, check_trace_size
+from specviz.engine.trace_schema import check_has_steps, check_trace_dict, check_trace_size
 
 SCHEMA_VERSION = 1
 
@@ -366,8 +366,7 @@ class Trace:
     def from_dict(cls, data: dict[str, Any]) -> Trace:
         """Rebuild a trace from `to_dict` output. Anything the engine could not have written (a wrong schema, a
         field of the wrong type, sizes beyond what a run produces) is a ValueError with one sentence."""
-        if not isinstance(data, dict) or "steps" not in data:
-            raise ValueError(_("This file is not a specviz trace (no 'steps' found)."))
+        check_has_steps(data)
         version = data.get("schema_version")
         if version is None:  # read 48: a file without the field read "(got None)", Python's word, not the file's
             raise ValueError(_("This file names no schema version, so it is not a trace specviz wrote (specviz "

@@ -168,12 +168,21 @@ REQUIRED = {
 }
 
 
+def check_has_steps(data: Any) -> None:
+    """The first check of any file: an object with a non-empty list of `steps` (the engine's loop makes a step before
+    it checks for a stop, so every run writes one). One sentence whatever is missing: read 51 found a file without
+    steps refused three ways, "no 'steps' found" (`Trace.from_dict`), "no list of 'steps' found" (here) and "a trace
+    has at least one step" (an empty list, read 47: the Playground's player had failed on it)."""
+    if not isinstance(data, dict) or not isinstance(data.get("steps"), list) or not data["steps"]:
+        raise ValueError(_("This file is not a specviz trace: specviz writes a list of at least one step under "
+                           "'steps', and this file has none."))
+
+
 def check_trace_size(data: Any) -> None:
     """The cheap checks that come before any work on the file: a list of steps, not more than a run makes, no
     nesting deeper than a trace has (walked without recursion, so a deep file cannot exhaust the stack) and no text
     longer than a prompt may be (`meta` is checked nowhere else)."""
-    if not isinstance(data, dict) or not isinstance(data.get("steps"), list):
-        raise ValueError(_("This file is not a specviz trace (no list of 'steps' found)."))
+    check_has_steps(data)
     if len(data["steps"]) > MAX_STEPS:
         _fail("", _("a trace has at most {limit} steps (this one has {n})", limit=_Count(MAX_STEPS),
                     n=_Count(len(data["steps"]))))
@@ -206,8 +215,6 @@ def check_trace_dict(data: Any) -> None:
         ids = data.get(name)
         if not isinstance(ids, list) or len(ids) > MAX_CONTEXT or not all(_whole(0, MAX_TOKEN_ID)[0](i) for i in ids):
             _fail("", _("{name} must be a list of token ids", name=name))
-    if not data["steps"]:  # every run makes at least one step (read 47: the Playground's player failed on none)
-        _fail("", _("a trace has at least one step (this one has none)"))
     for n, step in enumerate(data["steps"], start=1):
         _step(step, n, _("step {n}: ", n=n))
     # the output is what the steps emitted (a trace with no steps and 47 output tokens read "47 tokens from 0 target

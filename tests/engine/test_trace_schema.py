@@ -208,20 +208,36 @@ def test_a_long_settings_key_is_quoted_cut_with_an_ellipsis():
         Trace.from_json(json.dumps(mutated(_set(["settings", "x" * 100], [1]))))
 
 
-@pytest.mark.parametrize("lang, says", [("en", "This trace is damaged: a trace has at least one step (this one has "
-                                               "none)."),
-                                        ("pt", "Este traço está danificado: um traço tem pelo menos um passo (este "
-                                               "não tem nenhum).")])
-def test_a_trace_with_no_steps_is_refused_in_one_sentence(lang, says):
+NO_STEPS = {"en": "This file is not a specviz trace: specviz writes a list of at least one step under 'steps', and "
+                  "this file has none.",
+            "pt": "Este arquivo não é um traço do specviz: o specviz escreve uma lista de pelo menos um passo em "
+                  "'steps', e este arquivo não tem nenhum."}
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+@pytest.mark.parametrize("change", [lambda d: d.update(steps=[], output_ids=[], output_text=""),
+                                    lambda d: d.pop("steps"), lambda d: d.update(steps=None),
+                                    lambda d: d.update(steps={})],
+                         ids=["an empty list", "no steps field", "null steps", "an object for steps"])
+def test_a_trace_with_no_steps_is_refused_in_one_sentence(lang, change):
     """Read 47: a trace file with no steps (and so no output) was read, and the Playground's player then failed on
     it, "This part of the page could not be drawn just now; it tries again at the next refresh", which no refresh
-    would change. The engine's loop makes at least one step before it checks for a stop, so no run writes one."""
-    from specviz.core.i18n import using
+    would change. The engine's loop makes at least one step before it checks for a stop, so no run writes one.
+    Read 51: a file without steps was refused three ways by where it went: "(no 'steps' found)" by `from_dict`,
+    "(no list of 'steps' found)" by the schema check and "a trace has at least one step" for an empty list."""
+    from specviz.engine.trace_schema import check_trace_dict
 
-    empty = mutated(lambda d: d.update(steps=[], output_ids=[], output_text=""))
+    empty = mutated(change)
     with using(lang), pytest.raises(ValueError) as refused:
         Trace.from_json(json.dumps(empty))
-    assert str(refused.value) == says
+    assert str(refused.value) == NO_STEPS[lang]
+    with using(lang), pytest.raises(ValueError) as refused:
+        check_trace_dict(empty)
+    assert str(refused.value) == NO_STEPS[lang]
+    for text in ("[]", "{}", '{"schema_version": 1}'):  # not a trace at all: the same sentence
+        with using(lang), pytest.raises(ValueError) as refused:
+            Trace.from_json(text)
+        assert str(refused.value) == NO_STEPS[lang]
 
 
 def test_a_long_text_value_is_quoted_cut_inside_its_quotes():
@@ -393,11 +409,12 @@ def test_the_schemas_field_lists_are_the_trace_dataclasses():
 
 
 @pytest.mark.parametrize("rule, change", [
-    ("none\n  missing, none unknown", lambda d: d["steps"][0].update(surprise=1)),
+    ("none missing, none unknown", lambda d: d["steps"][0].update(surprise=1)),
+    ("a list of at least one step under `steps`", lambda d: d.update(steps=[], output_ids=[])),
     ("step `index` 0, 1, 2, … in order", _set(["steps", 1, "index"], 0)),
     ("`target_cache_before` and `target_cache_after`", lambda d: d["steps"][0].pop("target_cache_before")),
     ("`ratio` p/q, `inf` only where q = 0", _set([*DECISION, "ratio"], float("inf"))),
-    ("`output_ids`\n  the tokens the steps `emitted`, in order", lambda d: d["output_ids"].reverse()),
+    ("`output_ids` the tokens the steps `emitted`, in order", lambda d: d["output_ids"].reverse()),
 ])
 def test_library_md_states_each_rule_a_hand_written_trace_trips_on(rule, change):
     """Read 50: docs/library.md said only "every field of a file is checked for type and size first", and the loader
@@ -405,8 +422,9 @@ def test_library_md_states_each_rule_a_hand_written_trace_trips_on(rule, change)
     p/q and an output that is not what the steps emitted: each rule it enforces is stated there."""
     from pathlib import Path
 
-    assert rule in (Path(__file__).resolve().parents[2] / "docs" / "library.md").read_text(encoding="utf-8")
-    with pytest.raises(ValueError, match="^This trace is damaged: "):
+    library = (Path(__file__).resolve().parents[2] / "docs" / "library.md").read_text(encoding="utf-8")
+    assert rule in " ".join(library.split())  # wherever the paragraph's lines break
+    with pytest.raises(ValueError, match="^This (trace is damaged|file is not a specviz trace): "):
         Trace.from_json(json.dumps(mutated(change)))
 
 

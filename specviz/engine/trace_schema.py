@@ -233,6 +233,9 @@ def _step(step: Any, number: int, where: str) -> None:
                        i=number - 1, value=_shown(step["index"]) if "index" in step else _("nothing")))
     if not isinstance(decisions, list) or len(decisions) > MAX_DRAFTS:
         _fail(where, _("decisions must be a list of at most {limit} drafts", limit=MAX_DRAFTS))
+    if step["k"] != len(decisions):  # the recorder's k is len(decisions): a chain's drafts, a tree's main line
+        _fail(where, _("k must be {n}, the number of drafts in decisions (got {value})", n=len(decisions),
+                       value=_shown(step["k"])))
     if not isinstance(emitted, list) or len(emitted) > len(decisions) + 1:
         _fail(where, _("emitted must be a list of at most one token more than the drafts in decisions"))
     for name in ("target_cache_before", "target_cache_after"):  # read 50: a missing one was quoted "(0 -> 40)"

@@ -412,6 +412,7 @@ def test_the_schemas_field_lists_are_the_trace_dataclasses():
     ("none missing, none unknown", lambda d: d["steps"][0].update(surprise=1)),
     ("a list of at least one step under `steps`", lambda d: d.update(steps=[], output_ids=[])),
     ("step `index` 0, 1, 2, … in order", _set(["steps", 1, "index"], 0)),
+    ("each step's `k` the number of its `decisions`", _set([*STEP, "k"], 3)),
     ("`target_cache_before` and `target_cache_after`", lambda d: d["steps"][0].pop("target_cache_before")),
     ("`ratio` p/q, `inf` only where q = 0", _set([*DECISION, "ratio"], float("inf"))),
     ("`output_ids` the tokens the steps `emitted`, in order", lambda d: d["output_ids"].reverse()),
@@ -444,3 +445,21 @@ def test_library_md_says_a_tree_decisions_keep_chance_is_not_min_1_p_over_q(toy)
     library = (Path(__file__).resolve().parents[2] / "docs" / "library.md").read_text(encoding="utf-8")
     assert "p/q, min(1, p/q), u" not in library
     assert "(min(1, p/q) in a chain; on a tree step's main line min(1, p′/q′)" in library
+
+
+@pytest.mark.parametrize("lang, says", [
+    ("en", "This trace is damaged: step 1: k must be 4, the number of drafts in decisions (got 3)."),
+    ("pt", "Este traço está danificado: passo 1: k deve ser 4, o número de palpites em decisions (recebido: 3)."),
+])
+def test_a_steps_k_is_the_number_of_its_decisions(lang, says):
+    """Read 51: a step's k was checked for its range only, so a file whose first step said k = 3 beside its 4
+    decisions loaded, and the pages then showed K = 3 over four drafted chips. The recorder writes k = the number
+    of decisions (a chain's drafts, a tree step's main line); the tree step written by hand keeps its k = 1."""
+    assert TOY["steps"][0]["k"] == len(TOY["steps"][0]["decisions"]) == 4
+    with using(lang), pytest.raises(ValueError) as refused:
+        Trace.from_json(json.dumps(mutated(_set([*STEP, "k"], 3))))
+    assert str(refused.value) == says
+    with pytest.raises(ValueError, match=r"step 1: k must be 0, the number of drafts in decisions \(got 1\)\.$"):
+        Trace.from_json(json.dumps({**HAND, "output_ids": [6], "steps": [{
+            **TREE_STEP, "decisions": [], "emitted": TREE_STEP["emitted"][1:], "target_cache_after": 3}]}))
+    assert Trace.from_dict(copy.deepcopy(HAND)).steps[0].k == 1

@@ -253,6 +253,9 @@ def _step(step: Any, number: int, where: str) -> None:
             _fail(where, _("a decision must be an object"))
         here = where + _("draft {i}: ", i=i)
         _fields(decision, DECISION, here, "decision")
+        if decision["position"] != i - 1:  # the recorder numbers a step's drafts in order, from 0
+            _fail(here, _("position must be {i}, as specviz numbers a step's drafts 0, 1, 2, … in order (got "
+                          "{value})", i=i - 1, value=_shown(decision["position"])))
         _ratio(decision, here)
         _tops(decision.get("target_top", []), here + "target_top: ")
         _tops(decision.get("draft_top", []), here + "draft_top: ")

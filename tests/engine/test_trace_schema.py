@@ -413,6 +413,7 @@ def test_the_schemas_field_lists_are_the_trace_dataclasses():
     ("a list of at least one step under `steps`", lambda d: d.update(steps=[], output_ids=[])),
     ("step `index` 0, 1, 2, … in order", _set(["steps", 1, "index"], 0)),
     ("each step's `k` the number of its `decisions`", _set([*STEP, "k"], 3)),
+    ("each decision's `position` 0, 1, 2, … in order", _set([*STEP, "decisions", 1, "position"], 0)),
     ("`target_cache_before` and `target_cache_after`", lambda d: d["steps"][0].pop("target_cache_before")),
     ("`ratio` p/q, `inf` only where q = 0", _set([*DECISION, "ratio"], float("inf"))),
     ("`output_ids` the tokens the steps `emitted`, in order", lambda d: d["output_ids"].reverse()),
@@ -463,3 +464,24 @@ def test_a_steps_k_is_the_number_of_its_decisions(lang, says):
         Trace.from_json(json.dumps({**HAND, "output_ids": [6], "steps": [{
             **TREE_STEP, "decisions": [], "emitted": TREE_STEP["emitted"][1:], "target_cache_after": 3}]}))
     assert Trace.from_dict(copy.deepcopy(HAND)).steps[0].k == 1
+
+
+@pytest.mark.parametrize("lang, says", [
+    ("en", "This trace is damaged: step 1: draft 2: position must be 1, as specviz numbers a step's drafts 0, 1, 2, "
+           "… in order (got 0)."),
+    ("pt", "Este traço está danificado: passo 1: palpite 2: position deve ser 1, pois o specviz numera os palpites de "
+           "um passo 0, 1, 2, … em ordem (recebido: 0)."),
+])
+def test_a_decisions_position_is_its_place_in_the_step(lang, says):
+    """Read 51: a decision's position was checked for its range only, so a step whose first two drafts both said
+    position 0 loaded (and one whose drafts said 1, 0 in that order). The recorder writes position = the draft's
+    place in the step, from 0, and the pages label a draft by it."""
+    def swapped(data):
+        first, second = data["steps"][0]["decisions"][:2]
+        first["position"], second["position"] = second["position"], first["position"]
+    with using(lang), pytest.raises(ValueError) as refused:
+        Trace.from_json(json.dumps(mutated(_set([*STEP, "decisions", 1, "position"], 0))))
+    assert str(refused.value) == says
+    with pytest.raises(ValueError, match=r"step 1: draft 1: position must be 0, .* \(got 1\)\.$"):
+        Trace.from_json(json.dumps(mutated(swapped)))
+    assert [d.position for d in Trace.from_json(json.dumps(TOY)).steps[0].decisions] == [0, 1, 2, 3]

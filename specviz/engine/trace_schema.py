@@ -257,6 +257,7 @@ def _step(step: Any, number: int, where: str) -> None:
             _fail(here, _("position must be {i}, as specviz numbers a step's drafts 0, 1, 2, … in order (got "
                           "{value})", i=i - 1, value=_shown(decision["position"])))
         _ratio(decision, here)
+        _verdict(decision, here)
         _tops(decision.get("target_top", []), here + "target_top: ")
         _tops(decision.get("draft_top", []), here + "draft_top: ")
     for i, token in enumerate(emitted, start=1):
@@ -276,6 +277,22 @@ def _ratio(decision: dict, where: str) -> None:
     if ratio != (p / q if q > 0 else math.inf) and not (q > 0 and math.isclose(ratio, p / q, rel_tol=1e-9)):
         _fail(where, _("ratio must be target_prob / draft_prob, inf when draft_prob is 0 (got {value})",
                        value=_shown(ratio)))
+
+
+def _verdict(decision: dict, where: str) -> None:
+    """A draft's `accepted` is what its u and `accept_prob` decided: every rule specviz runs keeps a tested draft
+    exactly when u < the chance it records (`verifier.verify_chain`, `tree_verifier.verify_tree`: min(1, p/q) in a
+    chain, min(1, p′/q′) on a tree step's main line, a broken rule's own chance in the Exactness lab, 0 or 1 when
+    greedy) and gives u only to the drafts it tested. Read 51: a flipped `accepted` loaded as it stood."""
+    u, chance, kept = decision["uniform"], decision["accept_prob"], decision["accepted"]
+    if u is None and kept:
+        _fail(where, _("accepted is true, but uniform is null, and specviz keeps no draft that the rule did not test"))
+    if u is not None and kept and not u < chance:
+        _fail(where, _("accepted is true, but its uniform {u} is not below its accept_prob {chance} (specviz keeps a "
+                       "draft exactly when uniform < accept_prob)", u=_shown(u), chance=_shown(chance)))
+    if u is not None and not kept and u < chance:
+        _fail(where, _("accepted is false, but its uniform {u} is below its accept_prob {chance} (specviz keeps a "
+                       "draft exactly when uniform < accept_prob)", u=_shown(u), chance=_shown(chance)))
 
 
 def _tree(tree: Any, where: str) -> None:

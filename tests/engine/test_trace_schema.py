@@ -414,6 +414,8 @@ def test_the_schemas_field_lists_are_the_trace_dataclasses():
     ("step `index` 0, 1, 2, … in order", _set(["steps", 1, "index"], 0)),
     ("each step's `k` the number of its `decisions`", _set([*STEP, "k"], 3)),
     ("each decision's `position` 0, 1, 2, … in order", _set([*STEP, "decisions", 1, "position"], 0)),
+    ("its `accepted` true exactly when its `uniform` is below its `accept_prob`",
+     _set([*STEP, "decisions", 0, "accepted"], False)),
     ("`target_cache_before` and `target_cache_after`", lambda d: d["steps"][0].pop("target_cache_before")),
     ("`ratio` p/q, `inf` only where q = 0", _set([*DECISION, "ratio"], float("inf"))),
     ("`output_ids` the tokens the steps `emitted`, in order", lambda d: d["output_ids"].reverse()),
@@ -485,3 +487,58 @@ def test_a_decisions_position_is_its_place_in_the_step(lang, says):
     with pytest.raises(ValueError, match=r"step 1: draft 1: position must be 0, .* \(got 1\)\.$"):
         Trace.from_json(json.dumps(mutated(swapped)))
     assert [d.position for d in Trace.from_json(json.dumps(TOY)).steps[0].decisions] == [0, 1, 2, 3]
+
+
+def _flipped(step: int, draft: int):
+    def change(data):
+        decision = data["steps"][step]["decisions"][draft]
+        decision["accepted"] = not decision["accepted"]
+    return change
+
+
+@pytest.mark.parametrize("lang, step, draft, says", [
+    ("en", 0, 0, "This trace is damaged: step 1: draft 1: accepted is false, but its uniform 0.027265489101409912 is "
+                 "below its accept_prob 0.8975361412268933 (specviz keeps a draft exactly when uniform < "
+                 "accept_prob)."),
+    ("pt", 0, 0, "Este traço está danificado: passo 1: palpite 1: accepted é false, mas seu uniform "
+                 "0.027265489101409912 é menor que seu accept_prob 0.8975361412268933 (o specviz aceita um palpite "
+                 "exatamente quando uniform < accept_prob)."),
+    ("en", 1, 2, "This trace is damaged: step 2: draft 3: accepted is true, but its uniform 0.9254285097122192 is not "
+                 "below its accept_prob 0.76573684091742 (specviz keeps a draft exactly when uniform < "
+                 "accept_prob)."),
+    ("pt", 1, 3, "Este traço está danificado: passo 2: palpite 4: accepted é true, mas uniform é null, e o specviz não "
+                 "aceita nenhum palpite que a regra não testou."),
+])
+def test_an_accepted_flag_that_contradicts_its_uniform_is_refused(lang, step, draft, says):
+    """Read 51: a decision whose `accepted` was flipped loaded as it stood: a kept draft whose u was below
+    min(1, p/q) shown as rejected, a rejected one above it shown as kept, or a draft after the first rejection (never
+    tested, no u) shown as kept. Every rule keeps a tested draft exactly when u < the chance it records in
+    `accept_prob` (min(1, p′/q′) on a tree's main line, 0 or 1 when greedy), so only a flag against those two is
+    refused: every shipped trace, greedy ones included, and a sampled tree run still load."""
+    toy = TOY["steps"]
+    assert toy[0]["decisions"][0]["accepted"] and toy[1]["decisions"][2]["reached"]
+    assert not toy[1]["decisions"][2]["accepted"] and not toy[1]["decisions"][3]["reached"]
+    with using(lang), pytest.raises(ValueError) as refused:
+        Trace.from_json(json.dumps(mutated(_flipped(step, draft))))
+    assert str(refused.value) == says
+    kept = Trace.from_json(json.dumps(TOY)).steps[1]
+    assert [d.accepted for d in kept.decisions] == [True, True, False, False]
+
+
+def test_a_tree_steps_verdict_is_read_against_the_chance_it_recorded():
+    """A tree child tried after a rejected sibling is kept when u < min(1, p′/q′), which its `accept_prob` records,
+    not min(1, p/q): here u = 0.6 is above p/q = 0.5 but below p′/q′ = 0.7, and the step loads; flipped, it does
+    not."""
+    nodes = [{**TREE_STEP["tree"]["nodes"][0], "status": "rejected", "uniform": 0.9},
+             {**TREE_STEP["tree"]["nodes"][0], "token_id": 7, "text": "c", "uniform": 0.6, "accept_prob": 0.7,
+              "target_prob_used": 0.35, "draft_prob_used": 0.5}]
+    decision = {**TREE_STEP["decisions"][0], "token_id": 7, "text": "c", "accept_prob": 0.7, "uniform": 0.6}
+    data = {**HAND, "output_ids": [7, 6], "steps": [{
+        **TREE_STEP, "decisions": [decision], "tree": {"nodes": nodes, "path": [1]},
+        "emitted": [{"token_id": 7, "text": "c", "kind": "accepted"}, {"token_id": 6, "text": "b", "kind": "bonus"}]}]}
+    step = Trace.from_json(json.dumps(data)).steps[0]
+    assert step.main_line() == [1] and step.decisions[0].uniform > min(1, step.decisions[0].ratio)
+    data["steps"][0]["decisions"][0]["accepted"] = False
+    with pytest.raises(ValueError, match=r"^This trace is damaged: step 1: draft 1: accepted is false, but its "
+                                         r"uniform 0.6 is below its accept_prob 0.7 \("):
+        Trace.from_json(json.dumps(data))

@@ -34,7 +34,8 @@ from specviz.engine.kinds import StopReason
 from specviz.engine.limits import (DEVICE_HELP, DTYPE_HELP, K_RANGE, MAX_NEW_TOKENS_RANGE, PAIR_DRAFTERS, dtype_arg,
                                    finite_float, path_arg, unwritable)
 from specviz.engine.proposers import registry
-from specviz.engine.trace import Decision, Step, TokenKind, Trace, TreeNode, rule_point_mass, uses_residuals
+from specviz.engine.trace import (Decision, Step, TokenKind, Trace, TreeNode, p_over_q, rule_point_mass,
+                                  uses_residuals)
 from specviz.labs.bench import add_bench_arguments, run_bench_command
 from specviz.labs.bench.cli import shape_given
 from specviz.models.catalog import recommended_for
@@ -602,8 +603,9 @@ def format_step(step: Step, color: bool = False) -> str:
         p, mark = d.target_prob, ""
         if uses_residuals(node):  # read 49: a later child showed p/q=1.318 beside min(1,p′/q′)=0.771
             p, q, mark = node.target_prob_used, node.draft_prob_used, "′"
-            ratio = p / q if q > 0 else math.inf
-        ratio = "inf" if math.isinf(ratio) else number(ratio, 3)
+            ratio = p_over_q(p, q)
+        # 0/0 has no value (read 51: "p/q=inf", where the tree's table writes "–"): "-", as a missing u
+        ratio = "-" if ratio is None else "inf" if math.isinf(ratio) else number(ratio, 3)
         token = _paint(f"{GLYPHS[d.kind]} {visible(d.text)!r:<14}", d.kind, color)
         lines.append(f"   {token} q{mark}={number(q, 3)} p{mark}={number(p, 3)} p{mark}/q{mark}={ratio:<7} "
                      f"{accept}={number(d.accept_prob, 3)} u={u}  {verdict}")
@@ -615,13 +617,13 @@ def format_step(step: Step, color: bool = False) -> str:
     return "\n".join(lines)
 
 
-def _rule_q(d: Decision, node: TreeNode | None, verdict: str) -> tuple[float, float, str]:
+def _rule_q(d: Decision, node: TreeNode | None, verdict: str) -> tuple[float, float | None, str]:
     """q, p/q and the verdict as a tree step's line shows them: what the rule used. A copied node, or a child not
     drawn from q (a greedy or top-k tree), is tested against a point mass, q = 1, so kept with p′(x): the draft's
     own q(x) (0 for a greedy tree's second child, read 44: "q=0.000 p/q=inf") is not what decided. The line says
     which kind of node it was where that changes the q shown, and for every copied node."""
     if not rule_point_mass(node):
-        return d.draft_prob, d.ratio, verdict
+        return d.draft_prob, p_over_q(d.target_prob, d.draft_prob), verdict
     if not node.copied and d.draft_prob == 1.0:  # a greedy tree's first child: the draft's q is the point mass
         return 1.0, d.target_prob, verdict
     why = (_("copied, q = 1 (point mass)") if node.copied else

@@ -138,6 +138,22 @@ def tested_on_own_probs(node: TreeNode | None) -> bool:
     return node is not None and node.target_prob_used is not None and not uses_residuals(node)
 
 
+def p_over_q(target_prob: float | None, draft_prob: float | None) -> float | None:
+    """p/q as every place that shows it writes it: ∞ where q = 0 < p, None (no value: "–", or "-" in the CLI) where
+    p = q = 0 or a trace file left p or q out. `Decision.ratio` stores inf for 0/0 as well (the trace schema checks
+    it so); read 51: a chain's hover wrote that 0/0 as "p/q = ∞" where the tree's table wrote "–". Only an uploaded
+    trace holds p = q = 0.
+
+    >>> p_over_q(0.2, 0.5), p_over_q(0.2, 0.0), p_over_q(0.0, 0.0), p_over_q(None, 0.5), p_over_q(0.2, None)
+    (0.4, inf, None, None, None)
+    """
+    if target_prob is None or draft_prob is None:
+        return None
+    if draft_prob > 0:
+        return target_prob / draft_prob
+    return math.inf if target_prob > 0 else None
+
+
 @dataclass
 class TreeRecord:
     """A tree step's whole draft tree (nodes parents first) and the accepted path (node indices, root first)."""

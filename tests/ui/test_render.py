@@ -160,6 +160,31 @@ def test_a_draft_the_draft_gave_no_probability_is_told_as_always_kept():
                                                 "token, então p/q = ∞ e ele é sempre mantido.")
 
 
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_draft_with_p_and_q_both_0_has_no_ratio_in_any_place_that_writes_p_over_q(lang):
+    """Read 51: an uploaded trace may hold a drafted token with p = q = 0 (the trace check asks for ratio = ∞ when
+    q = 0). The tree's table and hover wrote its p/q "–" (0/0 has no value, read 43), but a chain's chip hover and the
+    overview's hover wrote "p/q = ∞" and the CLI "p/q=inf". Every place now writes "–" ("-" in the CLI, as its
+    missing u); q = 0 < p stays ∞ ("inf")."""
+    import math
+
+    from specviz.cli import format_step
+    from specviz.core.i18n import using
+    from specviz.ui.common.step_figures import verdict_overview_figure
+
+    zero = Decision(0, 5, "a", 0.0, 0.0, math.inf, 0.0, 0.6, False, True)
+    free = Decision(0, 5, "a", 0.0, 0.3, math.inf, 1.0, 0.6, True, True)
+    for d, ratio, cli in [(zero, "–", "p/q=-      "), (free, "∞", "p/q=inf    ")]:
+        step = Step(0, 3, 1, "draft", [d], [EmittedToken(1, "b", TokenKind.RECOVERED)])
+        with using(lang):
+            tip = decision_tooltip(d)
+            bar = verdict_overview_figure(step).data[0]
+            line = format_step(step).splitlines()[1]
+        assert f"p/q = {ratio}\n" in tip, tip
+        assert bar.customdata[0][2] == ratio, bar.customdata
+        assert cli in line, line
+
+
 def test_a_chance_below_one_is_never_written_as_one_where_a_draft_is_shown():
     """Read 46: the default example's first step kept draft #3 with p = 0.9997 < q = 1; its sentence said "p/q =
     0.9997", but its chip's hover read "p (target) = 1.000, q (draft) = 1.000, p/q = 1.000, min(1, p/q) = 1.000", and

@@ -20,8 +20,8 @@ import math
 from dataclasses import dataclass
 
 from specviz.core.i18n import _, localized, number
-from specviz.engine.trace import (Decision, EmittedToken, Step, TokenKind, Trace, TreeNode, rule_point_mass,
-                                  tested_on_own_probs, uses_residuals)
+from specviz.engine.trace import (Decision, EmittedToken, Step, TokenKind, Trace, TreeNode, p_over_q,
+                                  rule_point_mass, tested_on_own_probs, uses_residuals)
 from specviz.ui.common.escaping import escape_attr, escape_text, visible
 from specviz.ui.common.palette import DisplayState, Kind, style
 
@@ -155,15 +155,14 @@ def main_line_view(step: Step) -> tuple[list[int], list[TreeNode | None]]:
 
 
 def ratio(target_prob: float | None, draft_prob: float | None) -> float | None:
-    """p/q for a hover: ∞ where q = 0, None (shown "–") where a trace file left p or q out (EmittedToken's
-    defaults): an uploaded trace with "target_prob": null divided None by q and broke the Playground (read 45).
+    """p/q for a hover (`specviz.engine.trace.p_over_q`): ∞ where q = 0 < p, None (shown "–") where p = q = 0 (read
+    51: "p/q = ∞" where the tree's table wrote "–") or a trace file left p or q out (EmittedToken's defaults): an
+    uploaded trace with "target_prob": null divided None by q and broke the Playground (read 45).
 
-    >>> ratio(0.2, 0.5), ratio(0.2, 0.0), ratio(None, 0.5), ratio(0.2, None)
-    (0.4, inf, None, None)
+    >>> ratio(0.2, 0.5), ratio(0.2, 0.0), ratio(0.0, 0.0), ratio(None, 0.5), ratio(0.2, None)
+    (0.4, inf, None, None, None)
     """
-    if target_prob is None or draft_prob is None:
-        return None
-    return target_prob / draft_prob if draft_prob else math.inf
+    return p_over_q(target_prob, draft_prob)
 
 
 def pq_lines(shown: Shown, draft_prob: float | None, node: TreeNode | None) -> list[str]:

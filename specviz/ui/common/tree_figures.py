@@ -86,19 +86,10 @@ def _used(node: TreeNode) -> tuple[float, float]:
     return node.target_prob, node.rule_draft_prob
 
 
-def _ratio(node: TreeNode) -> float | None:
-    """A node's p/q (p′/q′ after a rejected sibling) with the q the rule used: ∞ where q = 0 < p, None (written "–")
-    where both are 0 (0/0 has no value; the table said ∞)."""
-    p, q = _used(node)
-    if q > 0:
-        return p / q
-    return float("inf") if p > 0 else None
-
-
 def _shown(node: TreeNode) -> Shown:
     """A node's p, q (the rule's: p′, q′ after a rejected sibling), p/q, chance and u with one number of decimals
-    (`shown_numbers`, read 47)."""
-    return shown_numbers(*_used(node), node.accept_prob, node.uniform, p_over_q=_ratio(node))
+    (`shown_numbers`, read 47); p/q is ∞ where q = 0 < p and "–" where both are 0 (`p_over_q`)."""
+    return shown_numbers(*_used(node), node.accept_prob, node.uniform)
 
 
 def _point_mass_q(node: TreeNode) -> str:

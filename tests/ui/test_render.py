@@ -185,6 +185,33 @@ def test_a_draft_with_p_and_q_both_0_has_no_ratio_in_any_place_that_writes_p_ove
         assert cli in line, line
 
 
+@pytest.mark.parametrize("lang, said, untested", [
+    ("en", "not reached (after the first rejection)\nnever tested, so no u was drawn", "min(1, p/q) ="),
+    ("pt", "não alcançado (depois da primeira rejeição)\nnunca testado, então nenhum u foi sorteado", "min(1, p/q) =")])
+def test_an_unreached_drafts_overview_hover_gives_no_chance_to_keep_it(lang, said, untested):
+    """Read 51: a draft after the first rejection is never tested, and the overview draws it no bar, but its hover
+    read "min(1, p/q) = 0.750" and "u = –" as if it had had that chance. It now says it was not reached and gives no
+    chance; the rejected draft before it keeps its min(1, p/q) and u."""
+    from specviz.core.i18n import using
+    from specviz.ui.common.step_figures import verdict_overview_figure
+
+    tried = Decision(0, 5, "a", 0.5, 0.2, 0.4, 0.4, 0.7, False, True)
+    after = Decision(1, 6, "b", 0.4, 0.3, 0.75, 0.75, None, False, False)
+    step = Step(0, 3, 2, "draft", [tried, after], [EmittedToken(1, "c", TokenKind.RECOVERED)])
+    with using(lang):
+        bar = verdict_overview_figure(step).data[0]
+    hovers = []
+    for x, data in zip(bar.x, bar.customdata):
+        text = bar.hovertemplate.replace("%{x}", x)
+        for i, value in enumerate(data):
+            text = text.replace(f"%{{customdata[{i}]}}", str(value))
+        hovers.append(text.replace("<br>", "\n"))
+    comma = "," if lang == "pt" else "."
+    assert f"min(1, p/q) = 0{comma}400\nu = 0{comma}700<extra>" in hovers[0], hovers[0]
+    assert f"p/q = 0{comma}750\n{said}<extra>" in hovers[1], hovers[1]
+    assert untested not in hovers[1] and "0,750\nmin" not in hovers[1] and "u =" not in hovers[1], hovers[1]
+
+
 def test_a_chance_below_one_is_never_written_as_one_where_a_draft_is_shown():
     """Read 46: the default example's first step kept draft #3 with p = 0.9997 < q = 1; its sentence said "p/q =
     0.9997", but its chip's hover read "p (target) = 1.000, q (draft) = 1.000, p/q = 1.000, min(1, p/q) = 1.000", and
@@ -204,7 +231,8 @@ def test_a_chance_below_one_is_never_written_as_one_where_a_draft_is_shown():
     assert list(accept_strip_table(d).iloc[:, 1]) == ["0.9997", "0.0885"]
     assert "min(1, p/q) = 0.9997" in {a.text for a in accept_strip_figure(d).layout.annotations}
     assert verdict_overview_table(step).loc[2, "min(1, p/q)"] == "0.9997"
-    assert list(verdict_overview_figure(step).data[0].customdata[2][:4]) == ["0.9997", "1.0000", "0.9997", "0.9997"]
+    assert list(verdict_overview_figure(step).data[0].customdata[2][:4]) == ["0.9997", "1.0000", "0.9997",
+                                                                           "min(1, p/q) = 0.9997"]
     # and the p-and-q chart's row for the drafted token, and a tree node's hover (read 46, after step46b)
     from specviz.engine.trace import TreeNode
     from specviz.ui.common.step_figures import distribution_figure, distribution_table

@@ -268,6 +268,18 @@ def verdict_overview_table(step: Step) -> pd.DataFrame:
                          _("verdict"): [f"{s.glyph} {_(s.label)}" for s in styles]})
 
 
+def _overview_hover(d: Decision, node: TreeNode | None, chance: str) -> list[str]:
+    """One bar's hover data: p, q and p/q as the rule used them (`_rule_q`), then its chance line and its u line. A
+    draft after the first rejection was never tested: its lines say so and give no chance to keep it (read 51: its
+    hover read "min(1, p/q) = 0.750" and "u = –", a chance that decided nothing)."""
+    rule = list(_rule_q(d, node))
+    if d.reached:
+        rule[3:5] = [f"{chance} = {rule[3]}", f"u = {rule[4]}"]
+    else:
+        rule[3:5] = [_("not reached (after the first rejection)"), _("never tested, so no u was drawn")]
+    return rule
+
+
 def verdict_overview_figure(step: Step) -> go.Figure:
     """All drafts of a step at a glance: bar = min(1, p/q) (the chance to accept), diamond = u. The hover's q is the
     one the rule used: 1 for a tree node it tests against a point mass; a child tried after a rejected sibling's
@@ -275,7 +287,8 @@ def verdict_overview_figure(step: Step) -> go.Figure:
 
     A draft is accepted when its diamond sits inside its bar; positions after the first rejection were never
     checked, so they get no bar, only their · glyph (and the words "not reached" under it in a step of up to 8
-    drafts; past 8 the words would not fit). A tree step's bars are its main line's min(1, p′/q′).
+    drafts; past 8 the words would not fit), and a hover that gives them no chance (`_overview_hover`). A tree
+    step's bars are its main line's min(1, p′/q′).
     """
     chance = "min(1, p′/q′)" if step.tree is not None and step.tree.nodes else "min(1, p/q)"
     numbers, nodes = main_line_view(step)  # one walk of the tree for the labels and the hover's q (Read 45)
@@ -286,10 +299,10 @@ def verdict_overview_figure(step: Step) -> go.Figure:
     fig.add_bar(x=labels, y=[d.accept_prob if d.reached else 0.0 for d in step.decisions],
                 marker=dict(color=[style(k).background for k in kinds], line=dict(color=[style(k).color for k in kinds],
                                                                                    width=2)),
-                customdata=[list(_rule_q(d, node)) for d, node in zip(step.decisions, nodes)],
+                customdata=[_overview_hover(d, node, chance) for d, node in zip(step.decisions, nodes)],
                 hovertemplate="%{x}<br>%{customdata[5]} = %{customdata[0]}, %{customdata[6]} = %{customdata[1]}"
-                              "<br>%{customdata[7]} = %{customdata[2]}<br>" + chance + " = %{customdata[3]}"
-                              "<br>u = %{customdata[4]}<extra></extra>",
+                              "<br>%{customdata[7]} = %{customdata[2]}<br>%{customdata[3]}"
+                              "<br>%{customdata[4]}<extra></extra>",
                 name=chance)
     # the verdict glyph above each bar (above u's diamond, never under it), and "not reached" where there is no bar,
     # all in one layout call: adding them one by one copies the layout each time, quadratic in the number of drafts

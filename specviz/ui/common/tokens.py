@@ -103,9 +103,11 @@ def _told_apart(a: float | None, b: float | None, digits: int) -> bool:
 def rule_probs(target_prob: float | None, draft_prob: float | None, node: TreeNode | None
                ) -> tuple[float | None, float | None]:
     """The p(x) and q(x) the rule compared for a drafted token: p′, q′ for a tree child tried after a rejected
-    sibling (`uses_residuals`: the residuals the siblings tried before it left, recorded per node), else p and the q
-    the rule used (1 for a tree node it tests against a point mass, `pq_lines`). Read 50: the chips, the overview's
-    hover and the step's sentence gave such a child its plain p, q and p/q (1.175) beside min(1, p′/q′) = 0.317."""
+    sibling (`uses_residuals`: p′ the residual the siblings tried before it left, q′ q without them or a point mass,
+    recorded per node), else p and the q the rule used (1 for a tree node it tests against a point mass, `pq_lines`).
+    Read 50: the chips, the overview's hover and the step's sentence gave such a child its plain p, q and p/q (1.175)
+    beside min(1, p′/q′) = 0.317. The one choice of them: a main-line decision passes its p, q and node, the tree's
+    hover and table a node's own (`tree_figures`, whose near-twin `_used` read 51 folded in here)."""
     if uses_residuals(node):
         return node.target_prob_used, node.draft_prob_used
     return target_prob, 1.0 if rule_point_mass(node) else draft_prob

@@ -32,7 +32,7 @@ from specviz.engine.trace import (Step, TokenKind, TreeNode, TreeRecord, rule_po
 from specviz.engine.tree import ROOT, mask_rows
 from specviz.ui.common.escaping import escape_markdown, plot_text, shortened, table_text, visible
 from specviz.ui.common.palette import LIGHT_GREY, P_COLOR, DisplayState, Kind, style
-from specviz.ui.common.tokens import Shown, fmt, shown_numbers
+from specviz.ui.common.tokens import Shown, fmt, rule_probs, shown_numbers
 
 COPIED_MARK = "❐"  # a node copied from the context, not drafted (DejaVu Sans Mono has it, so every chip shows it)
 PATH_META = "accepted_path"  # the `meta` of the accepted path's trace: tests and readers find it by this, not by name
@@ -77,19 +77,10 @@ def attention_rows(record: TreeRecord) -> list[list[int]]:
     return mask_rows([n.parent for n in record.nodes])
 
 
-def _used(node: TreeNode) -> tuple[float, float]:
-    """The p(x) and q(x) the rule compared: p′, q′ for a child tried after a rejected sibling (`uses_residuals`,
-    read 49), else p and the q the rule used (`TreeNode.rule_draft_prob`: 1 for a copied node or a child not drawn
-    from q, read 44)."""
-    if uses_residuals(node):
-        return node.target_prob_used, node.draft_prob_used
-    return node.target_prob, node.rule_draft_prob
-
-
 def _shown(node: TreeNode) -> Shown:
     """A node's p, q (the rule's: p′, q′ after a rejected sibling), p/q, chance and u with one number of decimals
     (`shown_numbers`, read 47); p/q is ∞ where q = 0 < p and "–" where both are 0 (`p_over_q`)."""
-    return shown_numbers(*_used(node), node.accept_prob, node.uniform)
+    return shown_numbers(*rule_probs(node.target_prob, node.draft_prob, node), node.accept_prob, node.uniform)
 
 
 def _point_mass_q(node: TreeNode) -> str:

@@ -138,6 +138,9 @@ def tested_on_own_probs(node: TreeNode | None) -> bool:
     return node is not None and node.target_prob_used is not None and not uses_residuals(node)
 
 
+tested_on_own_probs.__test__ = False  # its name starts with "test": `pytest specviz/engine/trace.py` took it for one
+
+
 def p_over_q(target_prob: float | None, draft_prob: float | None) -> float | None:
     """p/q as every place that shows it writes it: ∞ where q = 0 < p, None (no value: "–", or "-" in the CLI) where
     p = q = 0 or a trace file left p or q out. `Decision.ratio` stores inf for 0/0 as well (the trace schema checks

@@ -153,3 +153,40 @@ def test_the_near_tie_explanation_names_the_pair_the_committed_checks_ran():
         said = _(greedy_compare.TEXT["parts_tie"], **words)
     assert ("(nas verificações registradas, feitas com o par padrão, o SmolLM2-135M com o seu rascunhador EAGLE, a "
             "saída gulosa coincidiu em") in said
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_run_cut_at_its_time_limit_is_compared_only_over_the_tokens_it_wrote(lang):
+    """Read 51: a live run that stopped at its time limit (a busy server's deadline) was compared with the target-only
+    output past its end: "Parts from the target-only output at new token 21 (“–” instead of “␣”)", then blamed on
+    numerics, or, with the gap measured on a loaded pair, "That is not numerics; please report it". A run cut short
+    is the same text as far as it got, and the page says the rest is not compared, either way round."""
+    from specviz.core.i18n import using
+    from specviz.engine.kinds import StopReason
+    from specviz.labs.examples import load_example
+
+    spec, base = load_example("smollm-eagle-greedy")
+    assert spec.output_ids == base.output_ids and base.num_tokens == 48
+    steps = spec.steps[:10]
+    cut = replace(spec, steps=steps, output_ids=[e.token_id for s in steps for e in s.emitted],
+                  stop_reason=StopReason.DEADLINE)
+    base_cut = replace(base, steps=base.steps[:47], output_ids=base.output_ids[:47], stop_reason=StopReason.DEADLINE)
+    with using(lang):
+        spec_said, base_said = greedy_compare.explain(cut, base), greedy_compare.explain(spec, base_cut)
+    if lang == "en":
+        assert spec_said == ("Identical to the target-only output, token for token, as far as this run got: 20 new "
+                             "tokens (float32). This run stopped at its time limit there, so 28 tokens of the "
+                             "target-only output are left uncompared.")
+        assert base_said == ("Identical to the target-only output, token for token, as far as the target-only run "
+                             "got: 47 new tokens (float32). The target-only run stopped at its time limit there, so "
+                             "1 token of this run is left uncompared.")
+    else:
+        assert spec_said.startswith("Idêntica à saída só com o alvo, token por token, até onde esta execução "
+                                    "chegou: 20 tokens novos (float32).")
+        assert spec_said.endswith("28 tokens da saída só com o alvo ficam sem comparação.")
+        assert base_said.endswith("1 token desta execução fica sem comparação.")
+    for said in (spec_said, base_said):
+        assert "–" not in said and "numeric" not in said and "numéric" not in said
+    # a token that differs before the cut is still a split, told as one
+    parted = replace(cut, output_ids=[*cut.output_ids[:5], (cut.output_ids[5] + 1) % 1000, *cut.output_ids[6:]])
+    assert greedy_compare.explain(parted, base).startswith("Parts from the target-only output at new token 6")

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from specviz.core.i18n import N_, _, number
-from specviz.engine.kinds import Mode
+from specviz.core.i18n import N_, _, ngettext, number
+from specviz.engine.kinds import Mode, StopReason
 from specviz.engine.numerics import NUMERICS_GAP, GreedySplit, first_difference, greedy_split
 from specviz.engine.trace import Trace
 from specviz.labs.bench import quoted
@@ -66,6 +66,26 @@ def token_texts(trace: Trace) -> list[str]:
     return [e.text for step in trace.steps for e in step.emitted]
 
 
+def cut_text(cut_run: str, rest: int, **values: object) -> str:
+    """The verdict when one run stopped at its time limit (`cut_run`: "spec" or "base") and is a prefix of the other:
+    identical over the tokens it wrote (`tokens`), and `rest` tokens of the other left uncompared. Read 51: such a
+    run was compared past its end, as if it had written "–" there, and the missing tokens were blamed on numerics
+    (or, with the gap measured, called "not numerics; please report it")."""
+    if cut_run == "spec":
+        return ngettext("Identical to the target-only output, token for token, as far as this run got: {tokens} "
+                        "({dtype}). This run stopped at its time limit there, so {n} token of the target-only output "
+                        "is left uncompared.",
+                        "Identical to the target-only output, token for token, as far as this run got: {tokens} "
+                        "({dtype}). This run stopped at its time limit there, so {n} tokens of the target-only "
+                        "output are left uncompared.", rest, **values)
+    return ngettext("Identical to the target-only output, token for token, as far as the target-only run got: "
+                    "{tokens} ({dtype}). The target-only run stopped at its time limit there, so {n} token of this "
+                    "run is left uncompared.",
+                    "Identical to the target-only output, token for token, as far as the target-only run got: "
+                    "{tokens} ({dtype}). The target-only run stopped at its time limit there, so {n} tokens of this "
+                    "run are left uncompared.", rest, **values)
+
+
 @st.cache_data(show_spinner=False, max_entries=32)
 def _split(pair_name: str, prompt: tuple[int, ...], reference: tuple[int, ...],
            other: tuple[int, ...]) -> GreedySplit | None:
@@ -86,11 +106,17 @@ def measured_split(trace: Trace, base: Trace) -> GreedySplit | None:
 
 def explain(trace: Trace, base: Trace) -> str:
     """The verdict (Markdown-safe) for a greedy speculative `trace` against target-only `base`: one sentence when
-    they are identical, a short paragraph (where they part, the logit gap there, why) when they are not."""
+    they are identical, a short paragraph (where they part, the logit gap there, why) when they are not. When one run
+    stopped at its time limit (a live run's deadline) before the other, it is compared over the tokens it wrote and
+    says so: past its end there is no token to split on."""
     dtype = trace.meta.get("dtype") or _(TEXT["unknown_dtype"])
     at = first_difference(base.output_ids, trace.output_ids)
     if at is None:
         return _(TEXT["same"], dtype=dtype)
+    shorter = trace if trace.num_tokens < base.num_tokens else base
+    if at == shorter.num_tokens and shorter.stop_reason == StopReason.DEADLINE:  # one run is a prefix of the other
+        return cut_text("spec" if shorter is trace else "base", abs(trace.num_tokens - base.num_tokens),
+                        dtype=dtype, tokens=ngettext("{n} new token", "{n} new tokens", at))
     spec_texts, base_texts = token_texts(trace), token_texts(base)
     words = dict(index=at + 1, dtype=dtype,
                  spec=escape_markdown(shortened(spec_texts[at])) if at < len(spec_texts) else "–",

@@ -58,7 +58,7 @@ def test_the_loading_note_counts_on_and_says_when_the_models_are_ready(browser_c
             break
     assert later >= first + 3, (first, later)
     go.touch()  # the load ends now
-    ready = sidebar.get_by_text(re.compile(r"Models 'default' ready \(loaded in \d+ s\)\."))
+    ready = sidebar.get_by_text(re.compile(r"Ready: SmolLM2-135M-Instruct \(real model\) \(loaded in \d+ s\)\."))
     expect(ready).to_be_visible(timeout=60_000)
     assert int(re.search(r"loaded in (\d+) s", ready.inner_text()).group(1)) >= later  # the seconds it really took
     expect(note).to_have_count(0)

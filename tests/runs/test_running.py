@@ -416,8 +416,8 @@ def test_a_page_that_waits_for_the_background_load_counts_that_loads_seconds(mon
     runs._PRELOAD["default"] -= 30  # the background load started 30 s before the page asked
     threading.Timer(0.3, release.set).start()
     runs.get_pair("default")
-    assert labels[0].startswith("Loading the 'default' models: 30 s so far")
-    seconds = float(re.fullmatch(r"Models 'default' ready \(loaded in (\d+) s\)\.", labels[-1]).group(1))
+    assert labels[0].startswith("Loading SmolLM2-135M-Instruct (real model): 30 s so far")
+    seconds = float(re.fullmatch(r"Ready: SmolLM2-135M-Instruct \(real model\) \(loaded in (\d+) s\)\.", labels[-1]).group(1))
     assert 30 <= seconds < 40
 
 
@@ -454,7 +454,7 @@ def test_a_failed_preload_is_said_on_the_console_and_in_the_sidebar_and_tried_ag
     assert "background load" in caplog.text and "/srv/secret" in caplog.text  # the console has the detail
     assert runs.preload_note() is None  # no clock counting on for ever
     note = runs.preload_ready_note()
-    assert note == "The background load of the 'default' models failed; a live run will try again and say why."
+    assert note == "The background load failed (SmolLM2-135M-Instruct (real model)); a live run will try again and say why."
     assert "/srv" not in note  # every visitor sees the sidebar: no server path
     assert runs.PAIRS.get("default") is not None and attempts == ["default", "default"]  # a page loads it again
     assert runs.preload_ready_note() is None  # loaded now: the failure is not shown any more
@@ -686,3 +686,24 @@ def test_the_optimal_policy_charges_a_one_pass_proposer_c_per_step(monkeypatch):
     for p in made:
         p.reset()
     assert [p.next_k() for p in made] == [16, 8]
+
+
+@pytest.mark.parametrize(("lang", "name", "said"), [
+    ("en", "default", "SmolLM2-135M-Instruct (real model)"),
+    ("en", "default@float32", "SmolLM2-135M-Instruct (real model), in float32"),
+    ("en", "mine", "the pair 'mine'"),
+    ("pt", "default", "SmolLM2-135M-Instruct (modelo real)"),
+    ("pt", "toy@float32", "Par de brinquedo (minúsculo, instantâneo), em float32"),
+])
+def test_the_loading_box_names_a_pair_as_the_models_menu_does(lang, name, said):
+    """Read 51: the loading box said "Models 'default' ready" and "Loading the 'default' models" beside a Models
+    menu that calls that pair "SmolLM2-135M-Instruct (real model)": two names for one pair."""
+    from specviz.core.i18n import using
+    from specviz.ui.common import runs
+    from specviz.ui.playground import settings
+
+    assert settings.PAIRS is runs.PAIR_TITLES  # one list of labels for the menu and the box
+    with using(lang):
+        assert runs.pair_title(name) == said
+        assert runs.loading_label(name, 3.0).startswith(said.join(("Loading ", ":")) if lang == "en"
+                                                        else said.join(("Carregando ", ":")))

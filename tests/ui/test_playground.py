@@ -721,9 +721,9 @@ def test_a_slow_first_load_is_timed_not_guessed():
     took = runs.last_load_seconds("slow-toy")
     assert 1.2 <= took < 30  # the loader sleeps 1.2 s; a loaded machine adds to it
     shown = number(took, 0)  # the label says the measured time, not a guess (1 s on a quiet machine, 2 s under load)
-    assert box.proto.label == f"Models 'slow-toy' ready (loaded in {shown} s)."
+    assert box.proto.label == f"Ready: the pair 'slow-toy' (loaded in {shown} s)."
     assert box.proto.state == box.proto.COMPLETE
-    assert at.markdown[-1].value == f"Loading the 'slow-toy' models: 2 s so far (the last load here took {shown} s)."
+    assert at.markdown[-1].value == f"Loading the pair 'slow-toy': 2 s so far (the last load here took {shown} s)."
 
 
 @pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute

@@ -51,20 +51,24 @@ _LOAD_SECONDS: dict[str, float] = {}  # pair name -> how long its last load on t
 # Every sentence this module shows, in one place (English messages with named placeholders: `_()` translates them
 # where they are shown; seconds are passed already written as the reader writes numbers).
 TEXT = {
-    "loading": N_("Loading the '{name}' models: {seconds} s so far."),
-    "loading_last": N_("Loading the '{name}' models: {seconds} s so far (the last load here took {last} s)."),
+    "loading": N_("Loading {pair}: {seconds} s so far."),
+    "loading_last": N_("Loading {pair}: {seconds} s so far (the last load here took {last} s)."),
     "loading_note": N_("The models load once per server and then stay in memory. The very first load on a machine "
                        "also converts SmolLM2's GGUF weights to float32 files that load faster, so it takes longest."),
     "loading_note_other": N_("The models load once per server and then stay in memory."),
-    "ready": N_("Models '{name}' ready (loaded in {seconds} s)."),
+    "ready": N_("Ready: {pair} (loaded in {seconds} s)."),
     "running_speculative": N_("Running speculative decoding...{waiting}"),
     "running_target": N_("Running target-only decoding...{waiting}"),
     "cooldown": N_("One new live run every {seconds} s: start another in a moment."),
     "preloading": N_("Loading the SmolLM2 models in the background ({seconds} s so far), so a live run can start "
                      "at once; recorded examples work now."),
-    "preload_failed": N_("The background load of the '{name}' models failed; a live run will try again and say "
-                         "why."),
+    "preload_failed": N_("The background load failed ({pair}); a live run will try again and say why."),
+    "pair_by_name": N_("the pair '{name}'"),
+    "pair_in_dtype": N_("{pair}, in {dtype}"),
 }
+# The pairs' names as the Playground's Models menu writes them (read 51: the loading box said "Models 'default'
+# ready" beside a menu that calls that pair "SmolLM2-135M-Instruct (real model)"); `pair_title` writes any other.
+PAIR_TITLES = {"default": N_("SmolLM2-135M-Instruct (real model)"), "toy": N_("Toy pair (tiny, instant)")}
 PRELOAD_PAIR = "default"  # loaded in the background when the app starts (SPECVIZ_PRELOAD=0 turns it off)
 _PRELOAD: dict[str, float] = {}  # pair name -> when its background load started (one per server process)
 _PRELOAD_LOCK = threading.Lock()
@@ -122,9 +126,9 @@ def preload_ready_note(name: str = PRELOAD_PAIR) -> str | None:
     """Once the background load of `name` has finished: the sentence that says so, with its measured seconds (or
     why it failed, until a later load succeeds)."""
     if name in _PRELOAD_FAILED and PAIRS.loaded(name) is None:
-        return _(TEXT["preload_failed"], name=name)
+        return _(TEXT["preload_failed"], pair=pair_title(name))
     seconds = _LOAD_SECONDS.get(name)
-    return None if seconds is None else _(TEXT["ready"], name=name, seconds=number(seconds, 0))
+    return None if seconds is None else _(TEXT["ready"], pair=pair_title(name), seconds=number(seconds, 0))
 
 
 def get_pair(name: str) -> Pair:
@@ -156,7 +160,7 @@ def get_pair(name: str) -> Pair:
             raise result["error"]  # type: ignore[misc]
         seconds = time.monotonic() - start
         _LOAD_SECONDS[name] = seconds
-        status.update(label=_(TEXT["ready"], name=name, seconds=number(seconds, 0)), state="complete")
+        status.update(label=_(TEXT["ready"], pair=pair_title(name), seconds=number(seconds, 0)), state="complete")
     return result["pair"]  # type: ignore[return-value]
 
 
@@ -172,8 +176,16 @@ def loading_label(name: str, seconds: float) -> str:
     """The loading box's line: the seconds so far, and the last measured load of this pair on this server."""
     last = _LOAD_SECONDS.get(name)
     if last is None:
-        return _(TEXT["loading"], name=name, seconds=number(seconds, 0))
-    return _(TEXT["loading_last"], name=name, seconds=number(seconds, 0), last=number(last, 0))
+        return _(TEXT["loading"], pair=pair_title(name), seconds=number(seconds, 0))
+    return _(TEXT["loading_last"], pair=pair_title(name), seconds=number(seconds, 0), last=number(last, 0))
+
+
+def pair_title(name: str) -> str:
+    """A pair as the reader knows it: the Models menu's label for a built-in pair, "the pair 'x'" for one loaded by
+    its name, with the dtype where the name asks for one ("default@float32": the Exactness lab's float32 demo)."""
+    base, _mark, dtype = name.partition(DTYPE_MARK)
+    title = _(PAIR_TITLES[base]) if base in PAIR_TITLES else _(TEXT["pair_by_name"], name=base)
+    return _(TEXT["pair_in_dtype"], pair=title, dtype=dtype) if dtype else title
 
 
 @st.cache_resource(show_spinner=False)

@@ -27,10 +27,11 @@ from specviz.models.catalog import recommended_for
 from specviz.runs.presets import (CHAIN_PRESETS, LIVE_DEFAULTS, QUESTION_PROMPT, first_load, preset_measurement,
                                   preset_run)
 from specviz.runs.runspec import WEB_MAX_NEW_TOKENS, RunSpec
+from specviz.ui.common.runs import PAIR_TITLES
 
 # The labels below are English messages (marked with `N_`): the pages translate them with `_()` where they are shown.
 SOURCES = {"example": N_("Example trace (instant)"), "live": N_("Live run"), "upload": N_("Upload a trace")}
-PAIRS = {"default": N_("SmolLM2-135M-Instruct (real model)"), "toy": N_("Toy pair (tiny, instant)")}
+PAIRS = PAIR_TITLES  # the Models menu's labels, which the loading box names a pair by too
 # The chain presets' prompts and settings, and the form's defaults, are plain data in `specviz.runs.presets`, where
 # `python -m specviz.scripts.preset_runs` runs them as the buttons set them up and writes their counts, with the
 # command, dtype, commit and machine, to assets/benchmarks/presets/presets.json: the texts below read that file

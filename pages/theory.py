@@ -4,7 +4,7 @@ import math
 
 import streamlit as st
 
-from specviz.core.i18n import N_, _, ngettext, number, percent, signed_delta, times
+from specviz.core.i18n import N_, _, as_written, ngettext, number, percent, signed_delta, times
 from specviz.engine import theory
 from specviz.labs.timeline import recording_note, short_step_reasons
 from specviz.ui.common import charts, state
@@ -43,7 +43,9 @@ m1, m2, m3, m4 = st.columns(4)
 m1.metric(_("Expected mean accepted length"), number(tokens),
           help=_("Expected tokens per target pass from α and K: accepted drafts plus the recovered or bonus token. "
                  "Plain decoding: 1."))
-change, arrow = signed_delta(percent(speedup - 1))  # a slowdown: −12%, red and pointing down
+# a slowdown: −12%, red and pointing down; from the speedup as written, so the two agree (read 51: 1.2261 / 1.22
+# read "1.01×" over "0%", the float 1.00499… against the 1.005 written; 0.625 read "0.63×" over "−38%")
+change, arrow = signed_delta(percent(as_written(speedup, 2) - 1))
 m2.metric(_("Expected speedup"), times(speedup), delta=change,  # bare, so it fits the metric's width in Portuguese
           delta_color={"down": "red", "up": "green"}.get(arrow, "off"), delta_arrow=arrow,
           help=_("Over target-only decoding (1×), from α, K and c: mean accepted length / (K c + 1) (Leviathan et "
@@ -102,7 +104,9 @@ if trace_point is not None:
                          "counts every node the tree drafted and every token its lookup branch copied, and the "
                          "verifier never tested {untested} of them.",
                          rate=number(trace_point.acceptance_rate, 3), untested=percent(trace_point.tree_untested)))
-    off = trace_point.tokens_per_step - trace_point.predicted_tokens_per_step
+    # read 51: from the two as written (the metric's value, the caption's prediction), so 1.90 against 1.75 is
+    # +0.15, not the +0.16 of 1.9048 − 1.7485
+    off = as_written(trace_point.tokens_per_step) - as_written(trace_point.predicted_tokens_per_step)
     difference, arrow = signed_delta(number(off))
     t2.metric(_("Trace: mean accepted length (K = {k})", k=trace_point.k), number(trace_point.tokens_per_step),
               delta=_("{difference} vs formula", difference=difference) if chain else None, delta_color="off",

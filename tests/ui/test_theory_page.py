@@ -1281,3 +1281,22 @@ def test_a_measured_c_under_a_thousandth_is_not_written_as_zero():
     hovers = [row for fig in (heatmap_figure(0.05, 0.6, 4, points=points), predicted_vs_measured_figure(points))
               for tr in fig.data if tr.customdata is not None for row in tr.customdata]
     assert any("0.00022" in map(str, row) for row in hovers)
+
+
+@pytest.mark.slow  # the page runs twice: over 0.7 s
+def test_the_changes_under_the_metrics_follow_from_the_numbers_written_beside_them(tmp_path, monkeypatch):
+    """Read 51: α = 0.19, K = 2, c = 0.11 gives 1.2261 / 1.22 = 1.005, written "1.01×" (half up) over a change "0%"
+    (the float 1.00499…); the recorded smollm-draft-t07 trace's mean accepted length read 1.90 beside a formula of
+    1.75 and a change "+0.16" (1.9048 − 1.7485). Each change is now the difference of what is written."""
+    monkeypatch.setattr(theory_points, "BENCHMARKS_DIR", tmp_path / "none")
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.session_state["theory_alpha"], at.session_state["theory_k"], at.session_state["theory_c"] = 0.19, 2, 0.11
+    at.session_state["trace"] = load_example("smollm-draft-t07")[0]
+    at.run()
+    assert not at.exception
+    speedup = next(m for m in at.metric if m.label == "Expected speedup")
+    assert speedup.value == "1.01×" and speedup.delta == "+1%"
+    length = next(m for m in at.metric if m.label.startswith("Trace: mean accepted length"))
+    caption = next(c.value for c in at.caption if c.value.startswith("The formula with α ="))
+    assert length.value == "1.90" and "predicts a mean accepted length of 1.75." in caption
+    assert length.delta == "+0.15 vs formula"

@@ -633,7 +633,8 @@ def _rule_q(d: Decision, node: TreeNode | None, verdict: str) -> tuple[float, fl
 
 SUMMARY_LABELS = {"rate": N_("acceptance rate"), "alpha": N_("α estimate"), "length": N_("mean accepted length"),
                   "per_position": N_("acceptance by position"), "speed": N_("speed")}  # one column, padded in code
-# a tree's mean min(1, p′/q′) is not an estimate of α (Trace.mean_accept_prob), so it is not labelled as one
+# a tree's mean min(1, p′/q′) is not an estimate of α (Trace.mean_accept_prob), so it is not labelled as one, unless
+# every tree was a chain (Trace.mean_estimates_alpha)
 TREE_ALPHA_LABEL = N_("mean min(1, p′/q′)")
 
 
@@ -648,7 +649,9 @@ def format_summary(trace: Trace, measured: str | None = None) -> str:
     `measured` (where the run was timed: dtype, device, kernels) follows the speed line."""
     per_pos = list_separator().join(_fmt(x) for x in trace.per_position_acceptance) or _("n/a")
     tree = is_tree(trace)
-    names = {**SUMMARY_LABELS, "alpha": TREE_ALPHA_LABEL} if tree else SUMMARY_LABELS
+    # read 51: `--tree-nodes 1` drafts a chain of one node a step, whose mean is a chain's α estimate
+    chains = tree and trace.mean_estimates_alpha
+    names = {**SUMMARY_LABELS, "alpha": TREE_ALPHA_LABEL} if tree and not chains else SUMMARY_LABELS
     labels = {key: _(label) for key, label in names.items()}
     column = max(width(label) for label in labels.values())
     # read 49: a node is a drafted token; a tree's lookup branch copies, which Trace.num_drafted counts too, are
@@ -667,7 +670,11 @@ def format_summary(trace: Trace, measured: str | None = None) -> str:
                  "count as drafted)", **counts)
     values = {
         "rate": rate,
-        "alpha": (_("{alpha}  (along each step's main line, the accepted path and the first child rejected below "
+        "alpha": (_("{alpha}  (mean min(1, p/q) over the drafts the verifier tested; every tree was a chain, no node "
+                    "with a sibling and none copied, so each was tested against p and q themselves: an estimate of "
+                    "the acceptance probability α = E[sum min(p, q)])", alpha=_fmt(trace.mean_accept_prob))
+                  if chains else
+                  _("{alpha}  (along each step's main line, the accepted path and the first child rejected below "
                     "it; a node tried after a rejected sibling is tested against the residual p′ that sibling left, "
                     "so this is not an estimate of α)", alpha=_fmt(trace.mean_accept_prob)) if tree else
                   _("{alpha}  (mean min(1, p/q) over the drafts the verifier tested: an estimate of the acceptance "

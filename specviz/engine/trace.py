@@ -312,10 +312,28 @@ class Trace:
         A tree step's terms are its main line's (`decisions`: the accepted path and the first child rejected below
         it) and are min(1, p'(x)/q'(x)): p' is the residual of p after the siblings tried before the child and q' the
         draft without those siblings (p and q for the first child tried), or a point mass for a deterministic or
-        copied child. A tree trace's mean is therefore not an estimate of α.
+        copied child. A tree trace's mean is therefore not an estimate of α, unless every tree was a chain
+        (`mean_estimates_alpha`).
         """
         probs = [d.accept_prob for s in self.steps for d in s.decisions if d.reached]
         return sum(probs) / len(probs) if probs else math.nan
+
+    @property
+    def mean_estimates_alpha(self) -> bool:
+        """Whether `mean_accept_prob` estimates α as a chain's does: True for a chain trace, and for a tree trace
+        whose every tree was a chain of drafted nodes (no node has a sibling, none was copied: `--tree-nodes 1`, or a
+        width of 1, with no lookup branch). Each tested node is then the only child of its parent, drawn from q and
+        tested against p and q themselves, never against a residual. Decided by the trees' shapes, which are drafted
+        before the verifier draws, never by which nodes the verifier happened to reach: a wide tree whose later
+        children were never tested only because every first child was kept would be a mean over kept drafts.
+        """
+        for step in self.steps:
+            if step.tree is None:
+                continue
+            parents = [node.parent for node in step.tree.nodes]
+            if len(set(parents)) < len(parents) or any(node.copied for node in step.tree.nodes):
+                return False
+        return True
 
     @property
     def mean_accepted_length(self) -> float:

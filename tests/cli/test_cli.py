@@ -294,6 +294,44 @@ def test_summary_of_a_tree_run_neither_calls_its_mean_an_alpha_estimate_nor_says
     assert "not an estimate of α" in text and "every node of a tree counts, tested or not" in text
 
 
+def test_a_tree_of_one_node_per_step_is_a_chain_and_its_mean_is_called_an_alpha_estimate():
+    """Read 51: `--tree-nodes 1` drafts one node a step, a chain of K = 1: each node is its parent's only child, drawn
+    from q and tested against p and q themselves, and the run is the `--k 1` run token for token. Its summary said
+    "so this is not an estimate of α"; it now names the mean as the chain's does, and a tree with siblings (or a
+    copied node) keeps the old sentence, whichever nodes the verifier reached."""
+    from specviz.cli import format_summary
+    from specviz.core.i18n import using
+    from specviz.engine.trace import Decision, EmittedToken, Step, TreeNode, TreeRecord
+
+    runs = {}
+    for name, shape in (("tree", ("--tree-nodes", "1", "--k", "3")), ("chain", ("--k", "1"))):
+        out = cli("generate", "--pair", "toy", "--prompt", "the cat", "--max-new-tokens", "24", "--temperature", "1",
+                  "--seed", "3", "--json", "-", *shape)
+        assert out.returncode == 0, out.stderr
+        runs[name] = Trace.from_json(out.stdout)
+    tree, chain = runs["tree"], runs["chain"]
+    assert tree.output_ids == chain.output_ids and tree.mean_accept_prob == chain.mean_accept_prob
+    assert all(len(s.tree.nodes) <= 1 for s in tree.steps) and tree.mean_estimates_alpha
+    text = format_summary(tree)
+    assert "α estimate" in text and "not an estimate of α" not in text and "mean min(1, p′/q′)" not in text
+    assert "an estimate of the acceptance probability α" in text and "every tree was a chain" in text
+    with using("pt"):
+        assert "toda árvore foi uma cadeia" in format_summary(tree)
+
+    def one_step(nodes):
+        decisions = [Decision(0, 7, "a", 0.5, 0.9, 1.8, 1.0, 0.1, True, True)]
+        step = Step(0, 3, 1, "eagle", decisions, [EmittedToken(7, "a", "accepted"), EmittedToken(9, "c", "bonus")],
+                    tree=TreeRecord(nodes, [0]))
+        return Trace("speculative", {}, [1, 2], [7, 9], [step])
+
+    kept = TreeNode(7, "a", -1, 1, 0.5, 0.9, "accepted", 0.1, 1.0)
+    sibling = one_step([kept, TreeNode(8, "b", -1, 1, 0.3, 0.0, "not reached")])  # never tested: still a tree
+    copied = one_step([kept, TreeNode(8, "b", 0, 2, 1.0, 0.0, "not reached", copied=True)])
+    for trace in (sibling, copied):
+        assert not trace.mean_estimates_alpha and "not an estimate of α" in format_summary(trace)
+    assert one_step([kept, TreeNode(8, "b", 0, 2, 0.3, 0.0, "not reached")]).mean_estimates_alpha  # width 1
+
+
 def test_a_tree_steps_last_token_says_where_a_tree_takes_it_from():
     """A tree step stops where its accepted path stops (engine.tree_verifier): a bonus token means the path reached a
     leaf, not that all drafts (the tree's nodes) were accepted, and a recovered token comes from the residual p′ that

@@ -209,6 +209,7 @@ def run_generate(args: argparse.Namespace) -> int:
     if args.json and args.json != "-":
         _check_writable(args.json)  # before the model loads and the run: a bad path must not cost the run
     spec, pair = _prepare(args)
+    from specviz.models.pairs import shown_output
     from specviz.runs.running import run
     trace = run(spec, pair=pair)
     human = sys.stderr if args.json == "-" else sys.stdout
@@ -216,7 +217,7 @@ def run_generate(args: argparse.Namespace) -> int:
     if not args.quiet:
         for step in trace.steps:
             print(format_step(step, color), file=human)
-    print(f"\n{trace.output_text}\n", file=human)
+    print(f"\n{shown_output(trace)}\n", file=human)  # read 51: the toy pair's <unk> vanished here
     # the speed is a timing: it names its dtype and machine, as compare's does (STYLE.md)
     print(format_summary(trace, measured_in(pair)), file=human)
     if args.json:

@@ -332,6 +332,26 @@ def test_a_tree_of_one_node_per_step_is_a_chain_and_its_mean_is_called_an_alpha_
     assert one_step([kept, TreeNode(8, "b", 0, 2, 0.3, 0.0, "not reached")]).mean_estimates_alpha  # width 1
 
 
+def test_the_toy_pairs_unk_tokens_stay_in_the_printed_text_and_the_playgrounds_answer():
+    """Read 51: the toy pair reads a character outside its alphabet as <unk>, and it can write one too; the printed
+    text is decoded without special tokens, so "Copy: the cat" at seed 2 printed 38 characters for 40 tokens while
+    two step lines showed '<unk>'. The text now writes each where the model wrote it, as the step lines, the token
+    chips and the Playground's plain answer do."""
+    from specviz.ui.common.tokens import answer_html, trace_view
+
+    out = cli("generate", "--pair", "toy", "--prompt", "Copy: the cat", "--max-new-tokens", "40", "--temperature",
+              "1", "--seed", "2", "--json", "-")
+    assert out.returncode == 0, out.stderr
+    trace = Trace.from_json(out.stdout)
+    assert trace.output_ids.count(0) == 2 and "<unk>" not in trace.output_text  # the record: no special tokens
+    text = out.stderr.split("\n\nsummary: ")[0].rsplit("\n\n", 1)[-1]  # the text between the steps and summary
+    assert text.count("<unk>") == 2 and len(text.replace("<unk>", "?")) == trace.num_tokens == 40, text
+    assert out.stderr.count("'<unk>'") == 2  # the step lines, as before
+    view = trace_view(trace)
+    assert view.answer == text and answer_html(view.answer).count("&lt;unk&gt;") == 2
+    assert view.output_html().count("&lt;unk&gt;</span>") == 2  # the chips, as before (their hovers too)
+
+
 def test_a_tree_steps_last_token_says_where_a_tree_takes_it_from():
     """A tree step stops where its accepted path stops (engine.tree_verifier): a bonus token means the path reached a
     leaf, not that all drafts (the tree's nodes) were accepted, and a recovered token comes from the residual p′ that

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from specviz.core.i18n import _, localized, number
 from specviz.engine.trace import (Decision, EmittedToken, Step, TokenKind, Trace, TreeNode, p_over_q,
                                   rule_point_mass, tested_on_own_probs, uses_residuals)
+from specviz.models.pairs import shown_output
 from specviz.ui.common.escaping import escape_attr, escape_text, visible
 from specviz.ui.common.palette import DisplayState, Kind, style
 
@@ -347,8 +348,9 @@ class TraceView:
 
     @property
     def answer(self) -> str:
-        """What the model wrote, as plain text (the emitted tokens' texts when the trace has no output text)."""
-        return self.trace.output_text or "".join(t.text for s in self.trace.steps for t in s.emitted)
+        """What the model wrote, as plain text (the emitted tokens' texts when the trace has no output text), a toy
+        run's <unk> tokens written as its chips write them (`shown_output`)."""
+        return shown_output(self.trace) or "".join(t.text for s in self.trace.steps for t in s.emitted)
 
     def output_html(self, upto: int | None = None, *, current: int | None = None, prompt: bool = False) -> str:
         """The output as it grows: steps 0..upto-1 (all when None). Step `current` is outlined. With `prompt`, the

@@ -19,6 +19,7 @@ package registry), `SPECVIZ_GGUF` names the GGUF file instead.
 from __future__ import annotations
 
 import copy
+import difflib
 import importlib.metadata
 import logging
 import os
@@ -36,11 +37,12 @@ from transformers import (AutoModelForCausalLM, AutoTokenizer, LlamaConfig, Llam
 from specviz.core.cache import build_once, file_digest
 from specviz.core.i18n import _
 from specviz.core.paths import cache_dir  # re-exported: converted models live there
-from specviz.core.text import shortened
+from specviz.core.text import control_shown, shortened
 from specviz.models.catalog import CatalogEntry, Recommended, load_catalog, recommended_for
 from specviz.models.drafts import draft_model, has_draft, has_medusa, load_eagle, load_medusa
 from specviz.models.loading import (LoadInfo, Machine, ModelLoadError, Progress, check_fits, check_same_vocabulary, damaged,
-                             device_map_for, is_panic, load_models, pick_device, pick_dtype, read_config)
+                             device_map_for, hub_cache_dir, is_panic, load_models, pick_device, pick_dtype,
+                             read_config)
 from specviz.models.prompts import SHIPPED, encode_prompt  # encode_prompt re-exported: every page uses it
 from specviz.engine.proposers.eagle import EagleDrafter
 from specviz.engine.kernels import kernels_of, pack_linears
@@ -383,7 +385,7 @@ def _load_pair(
         dt = pick_dtype(dev, dtype, machine)  # see pick_dtype: bfloat16, float16 (older GPU, MPS) or float32
         target, tokenizer = load_default_target(progress, dev, dt)
         return default_pair(target, tokenizer, progress)
-    name, refs, entry = _resolve(name_or_paths)
+    name, refs, entry = _resolve(name_or_paths, relative_folders)
     if entry is not None:  # refuse a catalog pair too big for this machine before fetching anything
         check_fits(entry, device, dtype, machine)
     target, tokenizer, draft, info = load_models(
@@ -394,6 +396,32 @@ def _load_pair(
     return Pair(name, target, tokenizer, draft, chat=bool(getattr(tokenizer, "chat_template", None)),
                 default_proposer=proposer, description=entry.title if entry else f"{info.placement}, {info.dtype}",
                 info=info)
+
+
+def unknown_name(text: str, catalog: Collection[str], relative_folders: bool = True) -> str | None:
+    """The refusal of one --pair value that can only be a mistyped catalog name, or None. A value with no "/", "," or
+    "\\" that is no local folder (with `relative_folders` off, the web UI's, a bare name never is one: nothing about
+    the working folder is told) could otherwise only be a Hub id without an owner, which was looked up online:
+    `--pair smollm2-tiny-typo` probed the Hub and said "not in the local Hugging Face cache ... `hf download
+    smollm2-tiny-typo`", never naming the catalog (read 51). Such an id still loads when the Hub cache holds it; else
+    the sentence names the catalog's pairs, the closest first (difflib's ratio), and nothing touches the network."""
+    if not text or any(mark in text for mark in "/,\\") or text.startswith(("~", ".")):
+        return None
+    try:
+        if (relative_folders and Path(text).exists()) or (hub_cache_dir() / f"models--{text}").is_dir():
+            return None
+    except (OSError, ValueError):  # a name past the system's limit, a NUL: parse_ref says why
+        return None
+    matcher = difflib.SequenceMatcher(b=text.lower())
+    ranked = sorted(catalog, key=lambda name: (-_similarity(matcher, name), list(catalog).index(name)))
+    return _("Unknown pair '{pair}': it is no catalog name (closest first: {names}), no local folder and no Hugging "
+             "Face id in the local cache (a Hub id is written owner/name, like Qwen/Qwen2.5-0.5B-Instruct).",
+             pair=control_shown(shortened(text, 200)), names=", ".join(ranked))
+
+
+def _similarity(matcher: difflib.SequenceMatcher, name: str) -> float:
+    matcher.set_seq1(name.lower())
+    return matcher.ratio()
 
 
 def default_pair_proposer() -> str:
@@ -429,13 +457,17 @@ def default_pair(target, tokenizer, progress: Progress | None = None) -> Pair:
                 description=f"SmolLM2-135M-Instruct (offline, {dtype}) with a layer-skip self-draft.")
 
 
-def _resolve(name_or_paths) -> tuple[str, list[str], CatalogEntry | None]:
-    """(pair name, [target, draft?] references, catalog entry or None) for a catalog name or a pair given by hand."""
+def _resolve(name_or_paths, relative_folders: bool = True) -> tuple[str, list[str], CatalogEntry | None]:
+    """(pair name, [target, draft?] references, catalog entry or None) for a catalog name or a pair given by hand.
+    One name that is no catalog name, no local folder and no Hub id (owner/name) in the local cache is refused here,
+    before anything reaches for the network (`unknown_name`)."""
     catalog = load_catalog()
     if isinstance(name_or_paths, str):
         text = name_or_paths.strip()
         if text in catalog:
             return text, [m.id for m in catalog[text].models], catalog[text]
+        if refusal := unknown_name(text, catalog, relative_folders):
+            raise ModelLoadError(refusal)
         parts = text.split(",")
     else:
         parts = [str(p) for p in name_or_paths]

@@ -10,6 +10,7 @@ import torch
 from tiny_folders import cache_as_hub, save_bert, save_llama, save_toy_pair, shuffled_tokenizer
 
 from specviz.cli import main as cli_main
+from specviz.core.i18n import using
 from specviz.engine.baseline import autoregressive_generate
 from specviz.engine.decoding import speculative_generate
 from specviz.engine.proposers import make_proposer
@@ -75,6 +76,45 @@ def test_refusals_are_one_sentence_each(folders, tmp_path):
                                             "a target nor a draft."
     assert _error(f"{target_dir},{tmp_path / 'missing'}") == f"The folder '{tmp_path / 'missing'}' does not exist."
     assert _error("a,b,c").startswith("Unknown pair 'a,b,c': use a catalog name (default, toy, ")
+
+
+def test_a_mistyped_catalog_name_is_refused_with_the_catalog_before_any_network(monkeypatch, tmp_path):
+    """Read 51: `--pair smollm2-tiny-typo` was read as a Hub id: the Hub was probed (a TCP connect) and the refusal
+    said "not in the local Hugging Face cache ... `hf download smollm2-tiny-typo`", never naming the catalog. A
+    name with no owner/ that is no folder and not in the Hub cache now gets the catalog's pairs, closest first,
+    and no socket is opened; an owner/name id and a cached bare id still go to the Hub's code."""
+    import socket
+
+    from specviz.models import loading
+
+    tried = []
+
+    def no_network(*args, **kwargs):  # a connect: refused, and counted
+        tried.append("connect")
+        raise OSError("the network was tried")
+
+    def unreachable(timeout=3.0):  # the Hub probe: counted, and the Hub is out of reach
+        tried.append("probe")
+        return False
+
+    monkeypatch.setattr(socket, "create_connection", no_network)
+    monkeypatch.setattr(loading, "hub_reachable", unreachable)
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    monkeypatch.chdir(tmp_path)
+    said = _error("smollm2-tiny-typo")
+    assert said.startswith("Unknown pair 'smollm2-tiny-typo': it is no catalog name (closest first: "
+                           "smollm2-135m-1.7b, "), said
+    assert said.count("qwen2.5-0.5b-7b") == 1 and "toy" in said and "hf download" not in said
+    assert "(closest first: toy, " in _error("tyo") and "(closest first: qwen2.5-0.5b-7b, " in _error("qwen2.5-0.5b-7")
+    assert tried == []
+    assert "cannot be reached" in _error("org/smollm2-tiny-typo") and tried  # an owner/name id still asks the Hub
+    (tmp_path / "hf" / "hub" / "models--gpt2").mkdir(parents=True)  # a cached bare id is left to the Hub's code
+    assert "closest first" not in _error("gpt2") and "closest first" in _error("gpt3")
+    with using("pt"):
+        assert _error("tyo").startswith("Par desconhecido 'tyo': não é nome do catálogo (o mais próximo primeiro: "
+                                        "toy, ")
 
 
 def test_load_local_model_refuses_a_folder_without_weights_in_one_sentence(folders, tmp_path):

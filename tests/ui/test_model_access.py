@@ -100,7 +100,14 @@ def test_a_hub_id_is_only_ever_a_hub_id(tmp_path, monkeypatch):
         with pytest.raises(ValueError) as err:
             load_pair(ref, relative_folders=False)
         said[ref] = str(err.value).replace(ref, "REF")
-    assert len(set(said.values())) == 1 and "is not in the local Hugging Face cache" in said["tests"], said
+    # read 51: a bare name (no owner/) is refused as a mistyped catalog name before the Hub; the same for a folder
+    # of that name here as for none, and for a name that is no folder anywhere
+    bare = {ref: said.pop(ref) for ref in ("tests", "nothere")}
+    assert len(set(said.values())) == 1 and "is not in the local Hugging Face cache" in said["org/name"], said
+    (tmp_path / "tests").rmdir()
+    with pytest.raises(ValueError) as err:
+        load_pair("tests", relative_folders=False)
+    assert str(err.value).replace("tests", "REF") == bare["tests"] and "closest first: " in bare["nothere"]
     assert parse_ref("org/name").is_local  # the command line still reads a folder where it is run
 
 
@@ -143,7 +150,10 @@ def test_the_page_shows_no_server_path_and_nothing_about_which_exist(tmp_path, m
         assert not any(str(tmp_path) in t or "/root" in t or ".cache" in t for t in texts), texts
         shown[ref] = at.error[0].value
     assert shown["../outside"] == shown["../nowhere"].replace("nowhere", "outside")  # existence not told
-    assert shown["tests"].replace("tests", "x") == shown["nothere"].replace("nothere", "x")  # "tests" exists here
+    # "tests" exists here; read 51: a bare name is a mistyped catalog name, its catalog ranked by the name typed
+    unranked = {ref: re.sub(r"closest first\\?: [^)]*", "", shown[ref]).replace(ref, "x")
+                for ref in ("tests", "nothere")}
+    assert unranked["tests"] == unranked["nothere"] and "closest first" in shown["tests"]
     nowhere = _pattern(shown["../nowhere"])
     assert _pattern(shown["./looped"]) == _pattern(shown[long]) == nowhere  # a loop, a name too long: the same
 

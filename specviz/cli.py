@@ -209,7 +209,7 @@ def run_generate(args: argparse.Namespace) -> int:
     if args.json and args.json != "-":
         _check_writable(args.json)  # before the model loads and the run: a bad path must not cost the run
     spec, pair = _prepare(args)
-    from specviz.models.pairs import shown_output
+    from specviz.models.toy_text import shown_output
     from specviz.runs.running import run
     trace = run(spec, pair=pair)
     human = sys.stderr if args.json == "-" else sys.stdout

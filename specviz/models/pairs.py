@@ -39,6 +39,7 @@ from specviz.core.i18n import _
 from specviz.core.paths import cache_dir  # re-exported: converted models live there
 from specviz.core.text import control_shown, shortened
 from specviz.models.catalog import CatalogEntry, Recommended, load_catalog, recommended_for
+from specviz.models.toy_text import TOY_ALPHABET, TOY_UNK_ID, TOY_UNK_TEXT, shown_output  # noqa: F401
 from specviz.models.drafts import draft_model, has_draft, has_medusa, load_eagle, load_medusa
 from specviz.models.loading import (LoadInfo, Machine, ModelLoadError, Progress, check_fits, check_same_vocabulary, damaged,
                              device_map_for, hub_cache_dir, is_panic, load_models, pick_device, pick_dtype,
@@ -46,7 +47,6 @@ from specviz.models.loading import (LoadInfo, Machine, ModelLoadError, Progress,
 from specviz.models.prompts import SHIPPED, encode_prompt  # encode_prompt re-exported: every page uses it
 from specviz.engine.proposers.eagle import EagleDrafter
 from specviz.engine.kernels import kernels_of, pack_linears
-from specviz.engine.trace import Trace
 
 log = logging.getLogger(__name__)
 
@@ -208,28 +208,7 @@ def _convert_gguf(gguf: Path, folder: Path) -> None:
 
 # ---- the toy pair ---------------------------------------------------------------------------------------------------
 
-TOY_ALPHABET = " abcdefghijklmnopqrstuvwxyz.,!?'"
-TOY_UNK_ID = 0  # what the toy tokenizer reads any other character as (a capital, a digit, a colon)
-
-
-TOY_UNK_TEXT = "<unk>"  # how a step line and a token chip write it (the tokenizer's own decoding of TOY_UNK_ID)
-
-
-def shown_output(trace: Trace) -> str:
-    """What the model wrote, as a reader is shown it (the CLI's text, the Playground's plain answer): the trace's
-    output text, except that a toy-pair run's `<unk>` tokens are written where the model wrote them. The output text
-    is decoded without special tokens (`TokenTexts.text`) and the toy tokenizer's <unk> is one, so "Copy: the cat"
-    at seed 2 printed 38 characters for 40 tokens while its step lines and chips showed '<unk>' (read 51). The toy
-    tokenizer writes one character per token, so its text is the tokens' characters in order; the end-of-text token
-    writes nothing.
-
-    >>> trace = Trace("speculative", {}, [], [9, 0, 2, 1], [], output_text="g ", meta={"pair": "toy"})
-    >>> shown_output(trace)
-    'g<unk> '
-    """
-    if trace.meta.get("pair") != "toy" or TOY_UNK_ID not in trace.output_ids:
-        return trace.output_text
-    return "".join(TOY_UNK_TEXT if i == TOY_UNK_ID else TOY_ALPHABET[i - 2] if i >= 2 else "" for i in trace.output_ids)
+# the toy vocabulary and how its text is shown live in `toy_text`, which imports no torch (the pages read them)
 
 
 def toy_tokenizer():

@@ -38,3 +38,16 @@ def test_no_page_or_ui_module_imports_torch():
     assert len(SCANNED) > 60  # the app, 13 pages and the ui packages
     found = {str(p.relative_to(ROOT)): lines for p in SCANNED if (lines := torch_imports(p.read_text(encoding="utf-8")))}
     assert found == {}, "ask the library (specviz/engine, labs, models) for the numbers instead"
+
+
+def test_the_token_chips_and_the_overview_load_no_torch_at_run_time():
+    """Read 51: the Playground answer's `shown_output` came from models.pairs, which imports torch and transformers,
+    so the token chips (`ui.common.tokens`) and with them the Overview page loaded both (seconds on a laptop) though
+    they only read a trace. The toy vocabulary lives in the torch-free models.toy_text."""
+    import subprocess
+    import sys
+
+    code = ("import sys, specviz.ui.common.tokens, specviz.ui.overview.view; "
+            "print(sorted(m for m in ('torch', 'transformers') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr

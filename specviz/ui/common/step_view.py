@@ -21,7 +21,7 @@ from specviz.engine.kinds import StopReason
 from specviz.engine.limits import is_whole
 from specviz.engine.proposers import registry
 from specviz.engine.trace import Decision, Step, TokenKind, Trace, TreeNode, uses_residuals
-from specviz.models.pairs import TOY_UNK_ID
+from specviz.models.toy_text import TOY_UNK_ID
 from specviz.ui.common.charts import show
 from specviz.ui.common.escaping import escape_attr, escape_label, escape_text
 from specviz.ui.common.palette import style

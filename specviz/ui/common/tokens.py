@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from specviz.core.i18n import _, localized, number
 from specviz.engine.trace import (Decision, EmittedToken, Step, TokenKind, Trace, TreeNode, p_over_q,
                                   rule_point_mass, tested_on_own_probs, uses_residuals)
-from specviz.models.pairs import shown_output
+from specviz.models.toy_text import shown_output
 from specviz.ui.common.escaping import escape_attr, escape_text, visible
 from specviz.ui.common.palette import DisplayState, Kind, style
 

@@ -205,11 +205,23 @@ def main(argv: Sequence[str] | None = None) -> int:
 # ---- commands ----------------------------------------------------------------------------------------------------
 
 
+def printed_text(trace: Trace) -> str:
+    """What `generate` prints as the model's text: the toy pair's <unk> tokens where it wrote them (read 51: they
+    vanished) and every control or format character as an escape (read 51: an escape sequence or a U+202E a model
+    wrote reached the terminal as it was, where it can clear the screen or reorder what is shown).
+
+    >>> from specviz.engine.trace import Trace
+    >>> printed_text(Trace("speculative", {}, [], [], [], output_text="ok\\x1b[2J\\u202eab\\nc"))
+    'ok\\\\x1b[2J\\\\u202eab\\nc'
+    """
+    from specviz.models.toy_text import shown_output
+    return hidden_shown(shown_output(trace))
+
+
 def run_generate(args: argparse.Namespace) -> int:
     if args.json and args.json != "-":
         _check_writable(args.json)  # before the model loads and the run: a bad path must not cost the run
     spec, pair = _prepare(args)
-    from specviz.models.toy_text import shown_output
     from specviz.runs.running import run
     trace = run(spec, pair=pair)
     human = sys.stderr if args.json == "-" else sys.stdout
@@ -217,7 +229,7 @@ def run_generate(args: argparse.Namespace) -> int:
     if not args.quiet:
         for step in trace.steps:
             print(format_step(step, color), file=human)
-    print(f"\n{shown_output(trace)}\n", file=human)  # read 51: the toy pair's <unk> vanished here
+    print(f"\n{printed_text(trace)}\n", file=human)
     # the speed is a timing: it names its dtype and machine, as compare's does (STYLE.md)
     print(format_summary(trace, measured_in(pair)), file=human)
     if args.json:

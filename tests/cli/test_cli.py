@@ -1281,3 +1281,13 @@ def test_a_refusal_quotes_a_huge_value_cut_not_whole(args):
     out = cli(*args)
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and len(out.stderr) < 600, out.stderr[:300]
     assert "a…'" in out.stderr, out.stderr[:300]
+
+
+def test_generate_prints_a_models_control_characters_as_escapes():
+    """Read 51: `generate` printed what the model wrote as it was, so an escape sequence (ESC [2J clears a terminal)
+    or a U+202E (reorders what follows) a model wrote acted on the reader's terminal; the step lines already showed
+    each token escaped. Line breaks and tabs stay."""
+    from specviz.cli import printed_text
+
+    trace = Trace("speculative", {}, [], [], [], output_text="ok\x1b[2J \u202eab\n\tc")
+    assert printed_text(trace) == "ok\\x1b[2J \\u202eab\n\tc"

@@ -776,3 +776,44 @@ def test_the_rules_changes_are_the_differences_of_the_figures_shown():
     exact_row = at.dataframe[0].value.iloc[0]  # the exact rule's speedup as the table writes it
     gain = float(speedup.value.rstrip("×")) - float(exact_row["speedup ×"])
     assert speedup.proto.delta == f"−{abs(gain):.2f}× vs exact rule"
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_two_pairs_with_one_text_keep_a_bar_and_a_row_each(lang):
+    """Read 51: compared on two tokens, a category was labelled by its text alone, and two pairs that decode to one
+    text (" a" + "bc" and " ab" + "c" in a real vocabulary) shared one bar: Plotly drew them as one category and the
+    table under the chart kept only the first, dropping the other's p(t₁, t₂) = 0.3. Where texts collide the label
+    adds the pair's token ids (a semicolon between them in Portuguese, as between any numbers of a list)."""
+    import torch
+
+    from specviz.core.i18n import using
+    from specviz.labs.exactness.lab import LabResult
+    from specviz.ui.common import charts
+
+    samples = torch.tensor([0, 1, 1, 2, 3])
+    result = LabResult(torch.tensor([0.4, 0.3, 0.2, 0.1], dtype=torch.float64), ["ab", "ab", "c", "(other)"], None,
+                       samples, samples, 1.0, "", outcomes=[(1, 2), (3, 4), (5,), ()])
+    with using(lang):
+        fig = exactness_view.histogram_figure(result, "exact")
+        table = charts.figure_table(fig)
+    ids = ["1; 2", "3; 4"] if lang == "pt" else ["1, 2", "3, 4"]
+    assert list(fig.data[0].x) == [f"ab · {ids[0]}", f"ab · {ids[1]}", "c", "(other)"]
+    assert list(table.iloc[:, 0]) == [f"ab · {ids[0]}", f"ab · {ids[1]}", "c", "(other)"]
+    mark = "," if lang == "pt" else "."
+    assert list(table.iloc[:, -1]) == [f"0{mark}4000", f"0{mark}3000", f"0{mark}2000", f"0{mark}1000"]  # p(t₁, t₂)
+
+
+def test_the_pair_experiment_gives_each_category_its_token_ids():
+    """`engine_lab` compared on two tokens hands the view each category's token ids (the support's pairs, and ()
+    for "other"), one per category, in the categories' order."""
+    from specviz.labs.exactness import lab
+    from specviz.models.pairs import toy_pair
+    from specviz.runs.runspec import RunSpec
+
+    pair = toy_pair()
+    spec = RunSpec(pair="toy", prompt="the quick brown fox", temperature=1.0, top_k=3, k=2, seed=0)
+    result = lab.engine_lab(pair, spec, "exact", 4, 2, "pair")
+    assert result.outcomes is not None and len(result.outcomes) == len(result.texts) == len(result.exact_probs)
+    assert result.outcomes[-1] == () and all(1 <= len(o) <= 2 for o in result.outcomes[:-1])
+    decode = pair.tokenizer.decode
+    assert [("".join(decode([t]) for t in o)) for o in result.outcomes[:-1]] == result.texts[:-1]

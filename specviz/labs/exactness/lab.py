@@ -79,6 +79,9 @@ class LabResult:
     target_only: torch.Tensor  # (n,)
     acceptance_rate: float  # share of kept drafts in the speculative runs
     note: str
+    # compared on two tokens: each category's token ids, (t₁, t₂) or (t₁,) for an end-of-sequence t₁ alone, and ()
+    # for "other"; two pairs can decode to one text ("a" + "bc", "ab" + "c"), and the ids keep their bars apart
+    outcomes: list[tuple[int, ...]] | None = None
 
     def counts(self) -> tuple[torch.Tensor, torch.Tensor]:
         """How often each category came out, (C,) each: with the rule (speculative), and by the target alone."""
@@ -149,7 +152,7 @@ def engine_lab(pair: Pair, spec: RunSpec, rule: str, n: int, length: int, compar
                            truth.categorize([s[:2] for s in runs.speculative]),
                            truth.categorize([s[:2] for s in runs.autoregressive]), runs.acceptance_rate,
                            _("{what}, compared on their first two tokens; ground truth {note}", what=what,
-                             note=truth.note))
+                             note=truth.note), outcomes=[*truth.support, ()])
     if spec.k > most:  # Read 46: K = 2 and K = 3 gave the same p-values, and the K slider looked broken
         result = replace(result, note=_("{note}. A larger K drafts no more here: with this seed, every K from {most} "
                                         "up draws these same continuations", note=clause(result.note), most=most))

@@ -17,8 +17,8 @@ import streamlit as st
 if TYPE_CHECKING:  # annotations only: the library computes, the page shows
     import torch
 
-from specviz.core.i18n import (N_, _, as_written, clause, get_language, localized, ngettext, number, signed_delta,
-                                times)
+from specviz.core.i18n import (N_, _, as_written, clause, get_language, list_separator, localized, ngettext, number,
+                                signed_delta, times)
 from specviz.engine import theory
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.proposers import registry
@@ -115,10 +115,21 @@ def label(text: str, token_id: int | None = None) -> str:
     return shown if token_id is None else f"{shown} · {token_id}"
 
 
-def labels(texts: list[str], ids: list[int] | None) -> list[str]:
-    """Chart labels for a lab's categories (a token without text, in a large vocabulary, shows its id)."""
+def labels(texts: list[str], ids: list[int] | None, outcomes: list[tuple[int, ...]] | None = None) -> list[str]:
+    """Chart labels for a lab's categories (a token without text, in a large vocabulary, shows its id). Compared on
+    two tokens, a pair is its text, and where two pairs decode to one text ("a" + "bc" and "ab" + "c") each also
+    gets its token ids (`outcomes`), so each has a bar and a table row of its own: Plotly drew two categories with
+    one label as one bar, and the table under the chart kept only the first (read 51).
+
+    >>> labels(["ab", "ab", "c"], None, [(1, 2), (3, 4), (5,)])
+    ['ab · 1, 2', 'ab · 3, 4', 'c']
+    """
     if ids is None:
-        return [label(t) for t in texts]
+        shown = [label(t) for t in texts]
+        if outcomes is None:
+            return shown
+        return [f"{s} · {list_separator().join(map(str, o))}" if o and shown.count(s) > 1 else s
+                for s, o in zip(shown, outcomes, strict=True)]
     return [label(t, i) if t else str(i) for t, i in zip(texts, ids)]
 
 
@@ -168,7 +179,7 @@ def histogram_figure(result: LabResult, rule_label: str) -> go.Figure:
     order = top_for_bars(result.exact_probs, spec, BARS)
     shown = set(order)
     rest = [i for i in range(size) if i not in shown]
-    names = [labels(result.texts, result.ids)[i] for i in order]
+    names = [labels(result.texts, result.ids, result.outcomes)[i] for i in order]
     pick = lambda v: [float(v[i]) for i in order] + ([float(v[rest].sum())] if rest else [])  # noqa: E731
     if rest:
         names.append(_(OTHERS))

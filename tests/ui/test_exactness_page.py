@@ -817,3 +817,45 @@ def test_the_pair_experiment_gives_each_category_its_token_ids():
     assert result.outcomes[-1] == () and all(1 <= len(o) <= 2 for o in result.outcomes[:-1])
     decode = pair.tokenizer.decode
     assert [("".join(decode([t]) for t in o)) for o in result.outcomes[:-1]] == result.texts[:-1]
+
+
+def _render_pooled_samples(lang):
+    import torch
+
+    from specviz.core.i18n import set_language
+    from specviz.labs.exactness.lab import LabResult
+    from specviz.ui.exactness import view
+
+    set_language(lang)
+    # 200 samples over 31 outcomes: one of probability 0.4 (expected 80 times), thirty of 0.02 (expected 4 each)
+    probs = torch.tensor([0.4] + [0.02] * 30, dtype=torch.float64)
+    samples = torch.tensor([0] * 84 + [1 + i % 30 for i in range(116)])
+    result = LabResult(probs, [f"t{i}" for i in range(31)], None, samples, samples, 1.0, "",
+                       outcomes=[(i, i) for i in range(31)])
+    view.render_samples(result, "Exact", None)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_verdict_says_how_many_groups_and_degrees_of_freedom_its_p_value_has(lang):
+    """Read 51: compared on two tokens at N = 200, the toy pair's 1,123 outcomes became two groups (the one outcome
+    expected 5 times or more, and a pool of the rest), a test with 1 degree of freedom, and the page gave only its
+    p-value. Under each verdict now: the statistic, the degrees of freedom and how the outcomes were grouped, enough
+    to recompute the p-value the verdict gives."""
+    import scipy.stats
+
+    at = AppTest.from_function(_render_pooled_samples, args=(lang,), default_timeout=60).run()
+    assert not at.exception
+    said = [c.value for c in at.caption if "qui-quadrado" in c.value or "Chi-square statistic" in c.value]
+    assert len(said) == 2  # under each verdict: speculative and target-only
+    if lang == "pt":
+        assert said[0].startswith("Estatística do qui-quadrado 0,33 com 1 grau de liberdade (grupos − 1): o resultado "
+                                  "mais provável, esperado pelo menos 5 vezes em 200 amostras, é um grupo próprio, e "
+                                  "os outros 30 resultados se juntam em um só grupo")
+    else:
+        assert said[0] == ("Chi-square statistic 0.33 with 1 degree of freedom (groups − 1): the most likely outcome, "
+                           "expected at least 5 times in 200 samples, is a group of its own, and the other 30 "
+                           "outcomes are pooled into one group, as the test needs every group expected at least 5 "
+                           "times.")
+    statistic = 4 ** 2 / 80 + 4 ** 2 / 120  # 84 against 80, and the pool 116 against 120
+    shown = f"{scipy.stats.chi2.sf(statistic, 1):.2g}".replace(".", "," if lang == "pt" else ".")  # 0.56: recomputed
+    assert any(shown in s.value for s in at.success)  # the verdict's own p-value

@@ -280,9 +280,12 @@ def decomposition_figure(labels: list[str], decomposition: exactness.StepDecompo
 
 
 def verdict_box(title: str, counts, probs, pairs: bool = False) -> exactness.ChiSquareResult:
-    """Run the chi-square test and show its plain-language verdict in a coloured box (`pairs`: on two tokens)."""
+    """Run the chi-square test and show its plain-language verdict in a coloured box (`pairs`: on two tokens), and
+    under it how the outcomes were grouped, with the statistic and degrees of freedom behind the p-value."""
     result = exactness.chi_square_test(counts, probs, pairs=pairs)
     verdict_alert(result, _(RULE_BOX, label=title, text=result.verdict))
+    if result.grouping:  # read 51: "p-value 0.99" where 1,123 outcomes had become 2 groups, and nothing said so
+        st.caption(result.grouping)
     return result
 
 

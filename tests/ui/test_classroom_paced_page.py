@@ -262,6 +262,30 @@ def test_submitting_nothing_is_one_sentence_and_a_late_round_one_answer_is_not_c
     assert store.my_answers(ana.token, push.id) == {}  # the screen shows round 2; round 1 took nothing late
 
 
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_round_two_tells_a_student_with_no_round_one_answer_to_answer_not_to_answer_again(db, lang):
+    """Read 51: a student who gave no answer in round 1 was told in round 2 to "answer again" and that they "may
+    change their mind", with no answer to change; one who answered is still told so, under their round 1 answer."""
+    store, session, (ana, ben, *_) = _paced(db)
+    push = store.push(session.code, SINGLE)
+    store.answer(ben.token, push.id, 1, SINGLE.answer)
+    store.start_round_2(session.code)
+    said = {}
+    for student in (ana, ben):
+        at = _page({"student": student.token, "lang": lang})
+        said[student.name] = [w.value for w in at.warning]
+    if lang == "pt":
+        assert said["Ana"] == ["Rodada 2: converse com seu colega ao lado e dê sua resposta. Você não respondeu na "
+                               "rodada 1, então esta é sua primeira resposta a esta pergunta."]
+        assert said["Ben"] == ["Rodada 2: converse com seu colega ao lado e responda de novo. Você pode mudar de "
+                               "ideia."]
+    else:
+        assert said["Ana"] == ["Round 2: talk it over with your neighbour, then give your answer. You did not answer "
+                               "in round 1, so this is your first answer to this question."]
+        assert said["Ben"] == ["Round 2: talk it over with your neighbour, then answer again. You may change your "
+                               "mind."]
+
+
 def test_the_qr_link_fills_in_the_code(db):
     _, session, _ = _paced(db, ())
     at = _page({"code": session.code.lower()})

@@ -31,6 +31,9 @@ TEXT = {
     "ended": N_("This session has ended. Thank you for taking part!"),
     "question": N_("**Question {number}** · round {round}"),
     "round_2": N_("Round 2: talk it over with your neighbour, then answer again. You may change your mind."),
+    # read 51: "answer again" and "change your mind" to a student with no round 1 answer, who had nothing to change
+    "round_2_first": N_("Round 2: talk it over with your neighbour, then give your answer. You did not answer in "
+                        "round 1, so this is your first answer to this question."),
     "round_1_was": N_("In round 1 you answered: {answer}"),
     "held": N_("Your answer is in: **{answer}**"),  # ended by end_sentence: an answer may end with its own full stop
     "held_then": N_("The answer is shown when your teacher reveals it."),
@@ -81,7 +84,7 @@ def current_question(store: PacedStore, student: Student) -> None:
         st.info(_(TEXT["missed"]))
     else:
         if push.round == 2:
-            st.warning(_(TEXT["round_2"]), icon=":material/forum:")
+            st.warning(_(TEXT["round_2" if 1 in mine else "round_2_first"]), icon=":material/forum:")
             if 1 in mine:
                 st.caption(_(TEXT["round_1_was"], answer=_echo(shown, mine[1][0])))
         _ask(store, student, push, shown)

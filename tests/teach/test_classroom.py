@@ -475,9 +475,11 @@ def test_look_alike_names_are_the_same_name(store, first, second):
         store.join(session.code, second)
     # read 45: the sentence said "already called <second>", a name nobody in the session had; once cleaned
     # (NFKC, invisible characters dropped) a fullwidth "Ana" is "Ana" itself, and is told so
-    said = (f"Someone in this session is already called {first}; please add an initial." if clean_name(second) == first
-            else f"{clean_name(second)} looks too much like {first}, who is already in this session; please add an "
-                 "initial.")
+    # read 51: the names quoted as typed words ('Ana'), the sentence no longer opening on a lower-case name
+    cleaned = clean_name(second)
+    said = (f"Someone in this session is already called {first!r}; please add an initial." if cleaned == first
+            else f"The name {cleaned!r} is too easily mistaken for {first!r}, who is already in this session; please "
+                 "add an initial.")
     assert str(refused.value) == said
 
 
@@ -490,12 +492,12 @@ def test_a_look_alike_refusal_names_the_name_already_there(store):
     store.join(session.code, "Arnie")
     with pytest.raises(ClassroomError) as refused:
         store.join(session.code, "Amie")
-    assert str(refused.value) == ("Amie looks too much like Arnie, who is already in this session; please add an "
-                                  "initial.")
+    assert str(refused.value) == ("The name 'Amie' is too easily mistaken for 'Arnie', who is already in this "
+                                  "session; please add an initial.")
     with using("pt"), pytest.raises(ClassroomError) as refused:
         store.join(session.code, "Amie")
-    assert str(refused.value) == ("Amie se parece demais com Arnie, que já está nesta sessão; acrescente uma "
-                                  "inicial, por favor.")
+    assert str(refused.value) == ("O nome 'Amie' se confunde facilmente com 'Arnie', que já está nesta sessão; "
+                                  "acrescente uma inicial, por favor.")
 
 
 def test_different_names_still_join(store):
@@ -508,9 +510,11 @@ def test_different_names_still_join(store):
 def test_names_are_unique_per_session_case_insensitively(store):
     session = store.create_session(QUESTIONS)
     store.join(session.code, "Kim")
-    with pytest.raises(ClassroomError, match="^kim looks too much like Kim, who is already in this session"):
+    # read 51: "kim looks too much like Kim" opened a sentence in lower case, the names bare
+    with pytest.raises(ClassroomError, match="^The name 'kim' is too easily mistaken for 'Kim', who is already in this "
+                                             "session"):
         store.join(session.code, "kim")
-    with pytest.raises(ClassroomError, match="^Someone in this session is already called Kim;"):
+    with pytest.raises(ClassroomError, match="^Someone in this session is already called 'Kim';"):
         store.join(session.code, "Kim")  # the very same name
     other = store.create_session(QUESTIONS)
     assert store.join(other.code, "Kim").code == other.code

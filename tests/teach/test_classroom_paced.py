@@ -563,7 +563,7 @@ def test_a_teacher_releases_a_name_that_joined_but_never_answered(store):
     session, (ana, ben, _cy) = _session(store)
     push = store.push(session.code, SINGLE)
     store.answer(ben.token, push.id, 1, SINGLE.answer)
-    with pytest.raises(ClassroomError, match="already called Student 0"):
+    with pytest.raises(ClassroomError, match="already called 'Student 0'"):
         store.join(session.code, "Student 0")  # the ghost: the reply never reached the phone
     assert [s.name for s in store.unanswered_students(session.code)] == ["Student 0", "Student 2"]
     assert store.release_name(session.code, "Student 1") is False  # answered: stays, with its answer

@@ -323,8 +323,8 @@ def test_a_taken_name_is_quoted_literally_not_as_markdown(db):
     at = _page({"join": session.code})
     at.text_input(key="classroom_name").input(name)
     at.form_submit_button[0].click().run()
-    assert [e.value for e in at.error] == [escape_markdown(f"Someone in this session is already called {name}; please "
-                                                           "add an initial.")]
+    said = f"Someone in this session is already called {name!r}; please add an initial."  # quoted (read 51)
+    assert [e.value for e in at.error] == [escape_markdown(said)]
 
 
 @pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from specviz.core.i18n import N_, _, number
+from specviz.core.text import typed
 from specviz.teach.classroom.answers import UNREADABLE, _answer_json, _questions, read_stored, stored_answer
 from specviz.teach.classroom.inputs import (NOT_A_NUMBER, NOT_A_STUDENT_LINK, ClassroomError, DEFAULT_TITLES, TITLE_MAX,
                                             clean_name, clean_text, name_keys, new_code, normalize_code, shown_title)
@@ -238,8 +239,10 @@ class ClassroomStore:
         if session.closed:
             raise ClassroomError(_("Session {code} has ended.", code=code))
         student = Student(secrets.token_urlsafe(16), code, name, time.time())
+        # read 51: the names quoted as typed words are (`typed`: 'Ana'), so a refusal that opens on a name is no
+        # sentence beginning in lower case ("ana looks too much like Ana")
         taken = ClassroomError(_("Someone in this session is already called {name}; please add an initial.",
-                                 name=name))
+                                 name=typed(name, marks=False)))
         try:
             with self._write() as conn:  # BEGIN IMMEDIATE: the count and the names cannot change under us
                 names = [r["name"] for r in conn.execute("SELECT name FROM students WHERE code = ?", (code,))]
@@ -249,8 +252,9 @@ class ClassroomStore:
                 keys = name_keys(name)
                 clash = next((n for n in names if keys & name_keys(n)), None)
                 if clash is not None and clash != name:  # "Amie" beside "Arnie": nobody is called what was typed
-                    raise ClassroomError(_("{name} looks too much like {taken}, who is already in this session; "
-                                           "please add an initial.", name=name, taken=clash))
+                    raise ClassroomError(_("The name {name} is too easily mistaken for {taken}, who is already in "
+                                           "this session; please add an initial.", name=typed(name, marks=False),
+                                           taken=typed(clash, marks=False)))
                 if clash is not None:
                     raise taken
                 conn.execute("INSERT INTO students (token, code, name, joined_at) VALUES (?, ?, ?, ?)",

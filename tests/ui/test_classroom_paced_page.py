@@ -700,3 +700,26 @@ def test_four_long_choices_each_get_room_for_their_four_label_lines(rounds):
     assert lines == 4 and len(labels) == 4
     slot = (fig.layout.height - fig.layout.margin.t - fig.layout.margin.b) / len(labels)
     assert slot >= lines * 1.3 * 14 + 16, slot  # 69.5 px before: 4 lines of a 14 px font are 73 px
+
+
+def test_the_presenter_chart_grows_with_six_four_line_choices():
+    """Read 51: the presenter view drew its chart at a fixed 660 px whatever the question, so six choices whose
+    labels wrap to four lines, at its 22 px font and two rounds, got (660 − 80) / 6 ≈ 97 px a slot where four lines
+    take 4 × 1.3 × 22 ≈ 114 px and a gap: the labels ran into each other. Its height now comes from the bars and
+    the labels' lines, 660 px still its least."""
+    from specviz.ui.classroom import presenter
+    from specviz.ui.classroom.chart import LABEL_GAP, LINE_EM
+
+    long = [f"Choice {i}: " + " ".join(["a draft token kept by the target's verify pass"] * 4) for i in range(6)]
+    question = Question("six-long", "first_disagreement", "single", "Which?", long[0], "Why.", "pages/learn.py",
+                        tuple(long), shuffle=False)
+    dist = distribution(question, [long[0], long[1]], [long[0]])
+    fig = distribution_figure(dist, 2, reveal=False, font_size=22, min_height=presenter.CHART_HEIGHT)
+    lines = [label.count("<br>") + 1 for label in fig.data[1].y]
+    assert lines == [4] * 6
+    slot = (fig.layout.height - 80) / 6  # the margins and legend take 80 px
+    assert slot >= round(4 * LINE_EM * 22) + LABEL_GAP and fig.layout.height > presenter.CHART_HEIGHT
+    short = distribution(question.__class__("two", "first_disagreement", "single", "Which?", "yes", "Why.",
+                                            "pages/learn.py", ("yes", "no"), shuffle=False), ["yes"], [])
+    assert distribution_figure(short, 1, reveal=False, font_size=22,
+                               min_height=presenter.CHART_HEIGHT).layout.height == presenter.CHART_HEIGHT

@@ -119,10 +119,11 @@ def slot_height(labels: list[str], rounds: int, font_size: int = 14) -> int:
 
 
 def distribution_figure(dist: Distribution, rounds: int, reveal: bool, font_size: int = 14,
-                        height: int | None = None) -> go.Figure:
+                        min_height: int = 220) -> go.Figure:
     """Round 1 (light) and, once it has started, round 2 (dark) as grouped horizontal bars over the choices, first
-    choice on top; `reveal` marks the right one. `font_size` (and `height`, default: from the number of bars) grow
-    for the presenter view."""
+    choice on top; `reveal` marks the right one. Its height comes from the number of choices and their labels' lines
+    (`slot_height`), at least `min_height`; `font_size` and `min_height` grow for the presenter view, whose fixed
+    660 px gave six four-line choices at 22 px 97 px each where their labels need 132 (read 51)."""
     labels = _labels(dist, reveal)
     fig = go.Figure()
     for r in range(1, rounds + 1):
@@ -144,7 +145,7 @@ def distribution_figure(dist: Distribution, rounds: int, reveal: bool, font_size
     fig.update_traces(textfont=text)
     fig.update_layout(
         barmode="group", bargap=0.25, font=text, legend_font=text,
-        height=height or max(220, slot_height(labels, rounds, font_size) * len(labels) + 80),
+        height=max(min_height, slot_height(labels, rounds, font_size) * len(labels) + 80),
         margin={"l": 10, "r": 30, "t": 10, "b": 40},
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0, "traceorder": "normal"},
         xaxis={"title": {"text": _(TEXT["axis"]), "font": text}, "range": [0, max(1, most) * 1.15],

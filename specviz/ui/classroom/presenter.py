@@ -28,7 +28,9 @@ BASE_KEY = "classroom_join_base"  # the address students use, as the teacher typ
 INPUT_KEY = "classroom_join_base_input"
 REFUSED_KEY = "classroom_join_base_refused"  # set by the input's callback when the typed address gives no link
 REFRESH_SECONDS = 2
-CHART_HEIGHT = 660  # with the status line and a two-line question, the view fits 1080 px without scrolling
+# the chart's least height: with the status line and a two-line question, the view fits 1080 px without
+# scrolling; more choices, or longer ones, make it taller (`distribution_figure`), the view scrolling
+CHART_HEIGHT = 660
 
 # English messages, shown with `_()` (specviz.core.i18n)
 TEXT = {
@@ -185,7 +187,7 @@ def presenter(store: PacedStore, session: Session) -> None:
         with st.container(key="paced_present_q"):
             st.markdown(question.prompt)
         spread = store.distribution(push, get_language())
-        show(distribution_figure(spread, push.round, push.revealed, font_size=22, height=CHART_HEIGHT),
+        show(distribution_figure(spread, push.round, push.revealed, font_size=22, min_height=CHART_HEIGHT),
              f"paced_present_chart_{push.id}", name=chart_name(spread))
     if push.revealed:
         with side.container(key="paced_present_answer"):

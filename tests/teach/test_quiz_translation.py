@@ -481,3 +481,29 @@ def test_portuguese_separates_list_assignments_with_semicolons(banks):
     texts += [(str(m.id)[:40], m.string) for m in read_catalog() if m.id and isinstance(m.string, str)]
     assert len(texts) > 1500
     assert [(where, m.group(0)) for where, text in texts for m in LIST_RUN_ON.finditer(text)] == []
+
+
+# min( or max( and its arguments, up to the closing parenthesis (no nesting in these texts but p(x), q(x))
+MIN_MAX = re.compile(r"\b(?:min|max)\((?:[^()]|\([^()]*\))*\)")
+
+
+def test_portuguese_separates_a_formulas_numbers_with_semicolons_and_its_letters_with_a_comma(banks):
+    """Read 51: the Portuguese explanations write "min(1, p/q) = min(1; 0,2/0,5)" on one line, which read as a
+    mix. The glossary's Style section fixes it: a formula in letters keeps the English comma (no decimal comma
+    can be misread there), and once numbers are put in its arguments take semicolons. Every min(...) and max(...)
+    of the quiz twins, the Portuguese docs and the catalog holds to it."""
+    from specviz.scripts.i18n import read_catalog
+
+    texts = [(pt.id, text) for _en, pt in pairs(banks) for text in _texts(pt) if text]
+    texts += [(name, _doc(name)) for name in DOC_TWINS]
+    texts += [(str(m.id)[:40], text) for m in read_catalog() if m.id
+              for text in (m.string if isinstance(m.string, (list, tuple)) else [m.string]) if text]
+    calls = [(where, m.group(0)) for where, text in texts for m in MIN_MAX.finditer(text)]
+    # numbers put in: no letter among the arguments once a placeholder ({p}) is read as the number it receives
+    put_in = [(w, c) for w, c in calls if not re.search(r"[^\W\d]", re.sub(r"\{\w+\}", "9", c[4:]))]
+    in_letters = [(w, c) for w, c in calls if (w, c) not in put_in]
+    assert len(put_in) > 20 and len(in_letters) > 100
+    assert [(w, c) for w, c in put_in if ";" not in c] == []
+    assert [(w, c) for w, c in in_letters if ";" in c] == []
+    glossary = " ".join((ROOT_DIR / "docs" / "glossary.pt-BR.md").read_text(encoding="utf-8").split())
+    assert "A formula in letters keeps the English comma between its arguments" in glossary

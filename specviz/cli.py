@@ -34,6 +34,7 @@ from specviz.engine.kinds import StopReason
 from specviz.engine.limits import (DEVICE_HELP, DTYPE_HELP, K_RANGE, MAX_NEW_TOKENS_RANGE, PAIR_DRAFTERS, dtype_arg,
                                    finite_float, path_arg, unwritable)
 from specviz.engine.proposers import registry
+from specviz.engine.shown import shown_numbers
 from specviz.engine.trace import (Decision, Step, TokenKind, Trace, TreeNode, p_over_q, rule_point_mass,
                                   uses_residuals)
 from specviz.labs.bench import add_bench_arguments, run_bench_command
@@ -610,24 +611,30 @@ def format_step(step: Step, color: bool = False) -> str:
     for i, d in enumerate(step.decisions):
         verdict = ((_("accepted") if d.accepted else _("rejected")) if d.reached else
                    _("not reached (after a rejection)"))
-        u = number(d.uniform, 3) if d.uniform is not None else "  -  "
         node = step.tree.nodes[line[i]] if line else None
         q, ratio, verdict = _rule_q(d, node, verdict)
         p, mark = d.target_prob, ""
         if uses_residuals(node):  # read 49: a later child showed p/q=1.318 beside min(1,p′/q′)=0.771
             p, q, mark = node.target_prob_used, node.draft_prob_used, "′"
             ratio = p_over_q(p, q)
+        # the app's decimals (read 51: "p=0.005 p/q=0.085", though 0.005/0.064 is 0.078): two figures at least
+        shown = shown_numbers(p, q, d.accept_prob, d.uniform, p_over_q=ratio)
         # 0/0 has no value (read 51: "p/q=inf", where the tree's table writes "–"): "-", as a missing u
-        ratio = "-" if ratio is None else "inf" if math.isinf(ratio) else number(ratio, 3)
+        u = _ascii(shown.u) if d.uniform is not None else "  -  "
         token = _paint(f"{GLYPHS[d.kind]} {visible(d.text)!r:<14}", d.kind, color)
-        lines.append(f"   {token} q{mark}={number(q, 3)} p{mark}={number(p, 3)} p{mark}/q{mark}={ratio:<7} "
-                     f"{accept}={number(d.accept_prob, 3)} u={u}  {verdict}")
+        lines.append(f"   {token} q{mark}={_ascii(shown.q)} p{mark}={_ascii(shown.p)} "
+                     f"p{mark}/q{mark}={_ascii(shown.ratio):<7} {accept}={_ascii(shown.chance)} u={u}  {verdict}")
     last = step.emitted[-1] if step.emitted else None
     if last is not None and last.kind in WHERE_FROM:
         source = TREE_WHERE_FROM if step.tree is not None and last.kind in TREE_WHERE_FROM else WHERE_FROM
         where = _("{kind}, {where}", kind=_(KIND_NAMES[last.kind]), where=_(source[last.kind]))
         lines.append(f"   {_paint(f'{GLYPHS[last.kind]} {visible(last.text)!r:<14}', last.kind, color)} {where}")
     return "\n".join(lines)
+
+
+def _ascii(shown: str) -> str:
+    """A number as `shown_numbers` wrote it, with the terminal's words for no value ("-") and infinity ("inf")."""
+    return {"–": "-", "∞": "inf", "−∞": "-inf"}.get(shown, shown)
 
 
 def _rule_q(d: Decision, node: TreeNode | None, verdict: str) -> tuple[float, float | None, str]:

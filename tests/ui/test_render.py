@@ -160,6 +160,27 @@ def test_a_draft_the_draft_gave_no_probability_is_told_as_always_kept():
                                                 "token, então p/q = ∞ e ele é sempre mantido.")
 
 
+@pytest.mark.parametrize("lang, p, ratio", [("en", "p=0.0055", "p/q=0.0852"), ("pt", "p=0,0055", "p/q=0,0852")])
+def test_the_cli_writes_a_steps_p_and_q_with_the_apps_decimals_so_p_over_q_follows(lang, p, ratio):
+    """Read 51: the shipped example smollm-draft-t07's step 16 printed "q=0.064 p=0.005 p/q=0.085" in the CLI, with
+    three decimals each, though 0.005 / 0.064 is 0.078; the app had already given p two figures (0.0054). The CLI's
+    step lines now write p, q, p/q, min(1, p/q) and u with `shown_numbers`, the app's rule, so they read as the
+    step panel's hover does."""
+    from specviz.cli import format_step
+    from specviz.core.i18n import using
+    from specviz.ui.common.tokens import decision_numbers
+
+    trace = load_example("smollm-draft-t07")[0]
+    step = trace.steps[15]
+    with using(lang):
+        line = format_step(step).splitlines()[1]
+        app = decision_numbers(step.decisions[0])
+    assert f"q={app.q} {p} {ratio}  min(1,p/q)={app.chance} u={app.u}" in line, line
+    assert app.p == p[2:] and app.ratio == ratio[4:], app
+    shown_p, shown_q = (float(x.replace(",", ".")) for x in (app.p, app.q))
+    assert abs(shown_p / shown_q - float(app.ratio.replace(",", "."))) < 0.001  # p/q follows from p and q
+
+
 @pytest.mark.parametrize("lang", ["en", "pt"])
 def test_a_draft_with_p_and_q_both_0_has_no_ratio_in_any_place_that_writes_p_over_q(lang):
     """Read 51: an uploaded trace may hold a drafted token with p = q = 0 (the trace check asks for ratio = ∞ when

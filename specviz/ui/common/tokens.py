@@ -6,99 +6,25 @@ from `specviz.ui.common.palette`; its text, whatever a model wrote, goes through
     >>> "line-through" in chip("x", TokenKind.REJECTED)
     True
 
-Public API (other pages import it; keep it stable): `fmt`, `Shown`, `shown_numbers`, `decision_numbers` (one
-draft's p, q, p/q, chance and u with one number of decimals), `rule_probs` (the p and q the rule compared), `chip`,
-`decision_kind`, `draft_numbers`, `main_line_nodes`, `main_line_view`, `decision_tooltip`, `emitted_tooltip`,
-`emitted_chips`, `decision_chips`, `TraceView`, `trace_view`, `output_html`, `stream_html`, `text_html`,
-`answer_html`. A page that draws one trace many times (the Playground's player) builds its `trace_view` once and
-reads it.
+Public API (other pages import it; keep it stable): `fmt`, `Shown`, `shown_numbers` (from `specviz.engine.shown`,
+which the CLI's step lines share), `decision_numbers` (one draft's p, q, p/q, chance and u with one number of
+decimals), `rule_probs` (the p and q the rule compared), `chip`, `decision_kind`, `draft_numbers`, `main_line_nodes`,
+`main_line_view`, `decision_tooltip`, `emitted_tooltip`, `emitted_chips`, `decision_chips`, `TraceView`,
+`trace_view`, `output_html`, `stream_html`, `text_html`, `answer_html`. A page that draws one trace many times (the
+Playground's player) builds its `trace_view` once and reads it.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
-from specviz.core.i18n import _, localized, number
+from specviz.core.i18n import _
+from specviz.engine.shown import Shown, fmt, shown_numbers
 from specviz.engine.trace import (Decision, EmittedToken, Step, TokenKind, Trace, TreeNode, p_over_q,
                                   rule_point_mass, tested_on_own_probs, uses_residuals)
 from specviz.models.toy_text import shown_output
 from specviz.ui.common.escaping import escape_attr, escape_text, visible
 from specviz.ui.common.palette import DisplayState, Kind, style
-
-
-def fmt(x: float | None, digits: int = 3) -> str:
-    """A probability or ratio for people: 3 decimals (a decimal comma in Portuguese), ∞ for infinity, – for missing,
-    and an exact 0 as "0". The one writer of the step panels' numbers: Read 48 found an exact zero as "0.000" in the
-    chips and tables but "0" in the distribution table, which writes the zeros a short top list implies that way.
-    "0" says the value is 0, not a rounded one (a nonzero value below the last decimal is written 1.0e-06).
-
-    >>> fmt(0.123456), fmt(math.inf), fmt(None), fmt(1e-6), fmt(0.0), fmt(0)
-    ('0.123', '∞', '–', '1.0e-06', '0', '0')
-    """
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "–"
-    if math.isinf(x):
-        return "∞" if x > 0 else "−∞"
-    if x == 0:
-        return "0"
-    if x != 0 and abs(x) < 10 ** -digits:
-        return localized(f"{x:.1e}")
-    return number(x, digits)  # the one locale-aware formatter (read 47)
-
-
-@dataclass(frozen=True)
-class Shown:
-    """One draft's numbers as every place that shows them writes them (`shown_numbers`)."""
-
-    p: str
-    q: str
-    ratio: str  # p/q
-    chance: str  # min(1, p/q), or in a tree step's main line min(1, p′/q′)
-    u: str
-
-
-def shown_numbers(target_prob: float | None, draft_prob: float | None, chance: float | None, u: float | None,
-                  p_over_q: float | None = math.nan, digits: int = 3) -> Shown:
-    """p, q, p/q, the chance to keep the draft and u, all written by `fmt` with one number of decimals: `digits`, or
-    more (up to 9) where fewer would write two numbers a sentence compares alike though they differ (p and q, the
-    chance and u; p/q or the chance as 1 though it is below 1: reads 44 and 46). Read 47: each was written with
-    decimals of its own (three helpers, since removed), so one step panel read p = 0.400, q = 0.800, p/q = 0.500
-    and min(1, p/q) = 0.50000. Read 51: three decimals give a p or p/q below 0.01 one significant figure, so
-    "p = 0.005 < q = 0.064 ... p/q = 0.085" (0.005 / 0.064 is 0.078) and "p/q = 0.001" for 0.0015 did not follow from
-    the numbers beside them; p, q, p/q and the chance now get more decimals until each shows two figures at least.
-    `draft_prob` is the q the rule used (1 for a point mass); `p_over_q`, where given, the p/q to show (by default
-    `ratio(target_prob, draft_prob)`).
-
-    >>> shown_numbers(0.4, 0.8, 0.5, 0.50001)
-    Shown(p='0.40000', q='0.80000', ratio='0.50000', chance='0.50000', u='0.50001')
-    >>> shown_numbers(0.9997, 1.0, 0.9997, 0.2)
-    Shown(p='0.9997', q='1.0000', ratio='0.9997', chance='0.9997', u='0.2000')
-    >>> shown_numbers(0.3, 0.1, 1.0, None)
-    Shown(p='0.300', q='0.100', ratio='3.000', chance='1.000', u='–')
-    >>> shown_numbers(0.00544, 0.064, 0.085, 0.026)
-    Shown(p='0.0054', q='0.0640', ratio='0.0850', chance='0.0850', u='0.0260')
-    """
-    r = ratio(target_prob, draft_prob) if isinstance(p_over_q, float) and math.isnan(p_over_q) else p_over_q
-    pairs = [(target_prob, draft_prob), (chance, u), *((x, 1.0) for x in (r, chance) if x is not None and 0 < x < 1)]
-    places = next((n for n in range(digits, 10) if all(_told_apart(a, b, n) for a, b in pairs)
-                   and all(_two_figures(x, n) for x in (target_prob, draft_prob, r, chance))), 9)
-    return Shown(*(fmt(x, places) for x in (target_prob, draft_prob, r, chance, u)))
-
-
-def _two_figures(x: float | None, digits: int) -> bool:
-    """Whether `fmt` at `digits` writes `x` with two significant figures at least: 0, ∞, a missing value and one
-    written as 5.8e-04 need none; 0.005 at three decimals has one (read 51).
-
-    >>> _two_figures(0.0054, 3), _two_figures(0.0054, 4), _two_figures(0.00054, 3), _two_figures(0.012, 3)
-    (False, True, True, True)
-    """
-    return x is None or x == 0 or not math.isfinite(x) or abs(x) < 10 ** -digits or abs(x) >= 10 ** (1 - digits)
-
-
-def _told_apart(a: float | None, b: float | None, digits: int) -> bool:
-    """Whether `fmt` at `digits` writes two different numbers differently (two equal or missing ones need not)."""
-    return a is None or b is None or a == b or fmt(a, digits) != fmt(b, digits)
 
 
 def rule_probs(target_prob: float | None, draft_prob: float | None, node: TreeNode | None

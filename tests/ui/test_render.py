@@ -1086,6 +1086,37 @@ def test_a_tree_child_tried_after_a_rejected_sibling_hovers_and_tabulates_p_and_
         assert tree_rows(TreeRecord([first, later], [1]))[1]["p/q"] == "p′/q′ = 0,771"
 
 
+@pytest.mark.parametrize("lang, kept", [("en", "u < min(1, p/q): accepted ✓"), ("pt", "u < min(1, p/q): aceito ✓")])
+def test_the_strip_of_a_first_tree_child_names_min_1_p_over_q_as_its_hover_does(lang, kept):
+    """Read 51: the verdict strip labelled a first tree child, which the rule tests on its own p and q
+    (`tested_on_own_probs`), "min(1, p′/q′) = 0.500" and titled it "u < min(1, p′/q′)", while the chip's hover and
+    the CLI said min(1, p/q) for it. The strip, its table and the overview's bar hover now name the chance per
+    child: min(1, p/q) for a first child, min(1, p′/q′) for one tried after a rejected sibling."""
+    from specviz.core.i18n import using
+    from specviz.engine.trace import TreeNode, TreeRecord
+    from specviz.ui.common.step_figures import accept_strip_table
+
+    first = TreeNode(3, "a", -1, 1, 0.4, 0.2, "accepted", uniform=0.3, accept_prob=0.5, target_prob_used=0.2,
+                     draft_prob_used=0.4)
+    later = TreeNode(4, "b", -1, 1, 0.469, 0.619, "accepted", uniform=0.2, accept_prob=0.27 / 0.35,
+                     target_prob_used=0.27, draft_prob_used=0.35)
+    d = Decision(0, 3, "a", 0.2, 0.4, 0.5, 0.5, 0.3, True, True)
+    e = Decision(0, 4, "b", 0.619, 0.469, 0.619 / 0.469, 0.27 / 0.35, 0.2, True, True)
+    comma = "," if lang == "pt" else "."
+    with using(lang):
+        strip = accept_strip_figure(d, tree=True, node=first)
+        assert f"min(1, p/q) = 0{comma}500" in {a.text for a in strip.layout.annotations}
+        assert strip.layout.title.text == kept
+        assert accept_strip_table(d, tree=True, node=first).iloc[0, 0] == "min(1, p/q)"
+        assert f"min(1, p/q) = 0{comma}500" in decision_tooltip(d, tree=True, node=first)  # the hover agrees
+        assert "p′/q′" in accept_strip_figure(e, tree=True, node=later).layout.title.text
+        assert accept_strip_table(e, tree=True, node=later).iloc[0, 0] == "min(1, p′/q′)"
+        for node, name in ((first, "min(1, p/q)"), (later, "min(1, p′/q′)")):
+            step = Step(0, 5, 1, "draft", [d if node is first else e], [EmittedToken(4, "c", TokenKind.BONUS)],
+                        tree=TreeRecord([node], path=[0]))
+            assert verdict_overview_figure(step).data[0].customdata[0][3].startswith(f"{name} = "), name
+
+
 @pytest.mark.parametrize("lang", ["en", "pt"])
 def test_the_overview_table_gives_the_p_q_and_p_over_q_its_bars_hover_gives(lang):
     """Read 50: the main line's bars hover "p′ = 0.270, q′ = 0.350", "p′/q′ = 0.771" (p, q and p/q for a chain),

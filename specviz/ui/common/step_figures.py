@@ -16,7 +16,8 @@ import plotly.graph_objects as go
 
 from specviz.core.i18n import _
 from specviz.engine.limits import TOP_N
-from specviz.engine.trace import Decision, Step, TokenKind, TokenProb, TreeNode, rule_point_mass, uses_residuals
+from specviz.engine.trace import (Decision, Step, TokenKind, TokenProb, TreeNode, rule_point_mass,
+                                  tested_on_own_probs, uses_residuals)
 from specviz.ui.common.escaping import plot_text, table_text
 from specviz.ui.common.palette import (ACCEPT_FILL, P_COLOR, Q_COLOR, REJECT_FILL, RESIDUAL_COLOR, U_COLOR, DisplayState,
                                 style)
@@ -173,11 +174,23 @@ def distribution_figure(d: Decision, n: int = 10, number: int | None = None, nod
     return fig
 
 
+def _chance_name(tree: bool, node: TreeNode | None) -> str:
+    """The name of a drafted token's chance to be kept: min(1, p/q) in a chain and for a tree child the trace records
+    was tested on its own p and q (a first child, `tested_on_own_probs`), as its hover (`tree_chance_line`) and the
+    CLI name it; else, in a tree, min(1, p′/q′). Read 51: the strip labelled a first child "min(1, p′/q′)" beside a
+    hover of "min(1, p/q)".
+
+    >>> _chance_name(False, None), _chance_name(True, None)
+    ('min(1, p/q)', 'min(1, p′/q′)')
+    """
+    return "min(1, p′/q′)" if tree and not tested_on_own_probs(node) else "min(1, p/q)"
+
+
 def accept_strip_table(d: Decision, tree: bool = False, node: TreeNode | None = None) -> pd.DataFrame:
     """The numbers of `accept_strip_figure`: the chance to keep the draft and u (read off the figure, the table held
     u as a category and the diamond's height, 0.5, as its value; a draft never reached had no table at all). `node`:
     the draft's tree node, whose q the rule may take as a point mass: its decimals are the chip's (Read 48)."""
-    chance = "min(1, p′/q′)" if tree else "min(1, p/q)"
+    chance = _chance_name(tree, node)
     drawn = d.reached and d.uniform is not None
     shown = decision_numbers(d, node)  # as the step's sentence and hover write them (read 47)
     a, u = shown.chance, shown.u
@@ -187,9 +200,10 @@ def accept_strip_table(d: Decision, tree: bool = False, node: TreeNode | None = 
 def accept_strip_figure(d: Decision, tree: bool = False, node: TreeNode | None = None) -> go.Figure:
     """The coin flip on [0, 1]: accept if u falls left of min(1, p/q) (shaded green), reject otherwise. In a `tree`
     step's main line the chance is min(1, p′/q′), against the residual the siblings tried before left (the tree rule),
-    and it is named so; `node` as in `accept_strip_table`."""
+    and it is named so, but a first child, tested on its own p and q, keeps min(1, p/q) (`_chance_name`); `node` as
+    in `accept_strip_table`."""
     a = d.accept_prob
-    chance = "min(1, p′/q′)" if tree else "min(1, p/q)"
+    chance = _chance_name(tree, node)
     shown = decision_numbers(d, node)  # never "1.000" beside "1.000" for u < a; p/q's decimals (read 47)
     a_text, u_text = shown.chance, shown.u
     fig = go.Figure()
@@ -219,7 +233,7 @@ def accept_strip_figure(d: Decision, tree: bool = False, node: TreeNode | None =
                            xanchor="left" if d.uniform < 0.1 else "right" if d.uniform > 0.9 else "center",
                            font=dict(color="#222222"))
         verdict = ((_("u < min(1, p′/q′): accepted ✓") if d.accepted else _("u ≥ min(1, p′/q′): rejected ✗"))
-                   if tree else
+                   if chance != "min(1, p/q)" else
                    (_("u < min(1, p/q): accepted ✓") if d.accepted else _("u ≥ min(1, p/q): rejected ✗")))
     else:
         verdict = _("not reached: an earlier draft was rejected, so no u was drawn")
@@ -299,7 +313,8 @@ def verdict_overview_figure(step: Step) -> go.Figure:
     fig.add_bar(x=labels, y=[d.accept_prob if d.reached else 0.0 for d in step.decisions],
                 marker=dict(color=[style(k).background for k in kinds], line=dict(color=[style(k).color for k in kinds],
                                                                                    width=2)),
-                customdata=[_overview_hover(d, node, chance) for d, node in zip(step.decisions, nodes)],
+                customdata=[_overview_hover(d, node, _chance_name(step.tree is not None, node))
+                            for d, node in zip(step.decisions, nodes)],
                 hovertemplate="%{x}<br>%{customdata[5]} = %{customdata[0]}, %{customdata[6]} = %{customdata[1]}"
                               "<br>%{customdata[7]} = %{customdata[2]}<br>%{customdata[3]}"
                               "<br>%{customdata[4]}<extra></extra>",

@@ -507,6 +507,37 @@ def test_a_step_cut_short_names_no_stop_its_trace_does_not_record(toy, lang, unk
         assert eos in step_headline(ended, "eos") and limit in step_headline(ended, "max_new_tokens")
 
 
+@pytest.mark.parametrize("lang, chain, tree", [
+    ("en", "The target wrote 3 new entries (the last token and 2 drafts) and kept every one: nothing was rolled back.",
+     "The target wrote 3 new entries (the last token and 2 tree nodes) and kept every one (the last token and the "
+     "accepted path): nothing was rolled back."),
+    ("pt", "O alvo escreveu 3 entradas novas (o último token e 2 palpites) e manteve todas: nada foi revertido.",
+     "O alvo escreveu 3 entradas novas (o último token e 2 nós da árvore) e manteve todas (o último token e o caminho "
+     "aceito): nada foi revertido.")])
+def test_a_step_that_kept_every_draft_says_nothing_was_rolled_back(lang, chain, tree):
+    """Read 51: the KV-cache sentence of a step that kept every draft read "and rolled back 0 for the drafts it did
+    not keep" (a tree step "and rolled back 0"). It now says the target kept every entry and rolled nothing back; a
+    step that rejected one still counts what it rolled back."""
+    from specviz.core.i18n import using
+    from specviz.engine.trace import TreeNode, TreeRecord
+
+    decisions = [Decision(0, 5, "a", 0.5, 0.4, 0.8, 0.8, 0.1, True, True),
+                 Decision(1, 6, "b", 0.6, 0.3, 0.5, 0.5, 0.2, True, True)]
+    kept = Step(0, 4, 2, "draft", decisions, [EmittedToken(5, "a", TokenKind.ACCEPTED),
+                                              EmittedToken(6, "b", TokenKind.ACCEPTED),
+                                              EmittedToken(7, "c", TokenKind.BONUS)],
+                target_cache_before=3, target_cache_after=6)
+    nodes = [TreeNode(5, "a", -1, 1, 0.4, 0.5, "accepted"), TreeNode(6, "b", 0, 2, 0.3, 0.6, "accepted")]
+    path = dataclasses.replace(kept, tree=TreeRecord(nodes, path=[0, 1]))
+    one_rejected = dataclasses.replace(kept, target_cache_after=5)
+    with using(lang):
+        for step, said in ((kept, chain), (path, tree)):
+            text = html.unescape(re.sub(r"<[^>]+>", "", kv_cache_html(step)))
+            assert said in text and " 0 " not in text.replace("→", " "), text
+        rolled_one = {"en": "and rolled back 1 for the drafts", "pt": "e reverteu 1 para os palpites"}[lang]
+        assert rolled_one in kv_cache_html(one_rejected)
+
+
 def test_kv_cache_draws_the_rollback(toy):
     assert any(step.n_drafted > step.n_accepted for step in toy.steps)  # a step with something to roll back
     for step in toy.steps:
@@ -514,7 +545,7 @@ def test_kv_cache_draws_the_rollback(toy):
         rolled = step.n_drafted - step.n_accepted
         assert html.count("rolled back\"") == rolled
         assert f"{step.target_cache_before} → {step.target_cache_after}" in html
-        assert f"rolled back {rolled} " in html
+        assert (f"rolled back {rolled} " in html) if rolled else "kept every one&#58; nothing was rolled back." in html
         text = re.sub(r"<[^>]+>", "", html)  # what a screen reader reads and a copy pastes (issue 42 item 8)
         assert f"Target {step.target_cache_before} → {step.target_cache_after}" in text
 

@@ -63,6 +63,9 @@ TEXT = {
                    "are thrown away (rolled back)."),
     "kv_wrote": N_("The target wrote {wrote} new entries (the last token and {drafts}) and rolled back {rolled} "
                    "for the drafts it did not keep (rejected or never tested)."),
+    # read 51: a step that kept every draft read "rolled back 0 for the drafts it did not keep"
+    "kv_wrote_all": N_("The target wrote {wrote} new entries (the last token and {drafts}) and kept every one: "
+                       "nothing was rolled back."),
     "kv_one": N_("The target wrote one new entry."),
     "kv_draft": N_("The draft's row compares only its cache's length before and after the step: the slots it wrote "
                    "while drafting and dropped again are not recorded, and after a chain step an EAGLE drafter keeps "
@@ -70,6 +73,8 @@ TEXT = {
     # read 50: "kept only the accepted path: 6 rolled back" of 7 written, where the last token's entry stays too
     "kv_tree": N_("The target wrote {wrote} new entries (the last token and {nodes}), kept {kept} (the last token "
                   "and the accepted path) and rolled back {rolled}."),
+    "kv_tree_all": N_("The target wrote {wrote} new entries (the last token and {nodes}) and kept every one (the last "
+                      "token and the accepted path): nothing was rolled back."),
     # {path}: `accepted_path_text`, "accepted a path of 3 tokens" or "accepted no draft token"
     "tree_step": N_("Drafted a tree of {nodes}, {path}: {new} for one target forward pass."),
     "tree_recovered": N_("Drafted a tree of {nodes}, {path}, then 1 recovered token ↻: {new} for one target forward "
@@ -172,7 +177,8 @@ def kv_cache_html(step: Step) -> str:
     """The target's and the draft's KV caches before and after the step, with the rolled-back slots drawn.
 
     The target scores the last token plus K drafts in one forward, so its cache peaks at before + 1 + K and is
-    then cut back to the accepted prefix: K − accepted slots are rolled back.
+    then cut back to the accepted prefix: K − accepted slots are rolled back (a step that kept them all says nothing
+    was, not "rolled back 0").
     """
     rows = []
     k = step.n_drafted  # a tree writes a slot for every node and every token its lookup branch copied
@@ -181,7 +187,7 @@ def kv_cache_html(step: Step) -> str:
     if step.draft_cache_before is not None and step.draft_cache_after is not None:
         rows.append(_cache_row(_("Draft"), step.draft_cache_before, None, step.draft_cache_after))
     rolled = peak - step.target_cache_after
-    wrote = TEXT["kv_tree"] if step.tree is not None else TEXT["kv_wrote"]
+    wrote = TEXT[("kv_tree" if step.tree is not None else "kv_wrote") + ("_all" if rolled == 0 else "")]
     drafted, copied = _drafted_and_copied(step)  # read 49: "the last token and 10 tree nodes" counted 4 copies
     counts = dict(drafts=ngettext("{n} draft", "{n} drafts", k),
                   nodes=_with_copies(ngettext("{n} tree node", "{n} tree nodes", drafted), copied))

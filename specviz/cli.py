@@ -36,7 +36,7 @@ from specviz.engine.limits import (DEVICE_HELP, DTYPE_HELP, K_RANGE, MAX_NEW_TOK
 from specviz.engine.proposers import registry
 from specviz.engine.shown import shown_numbers
 from specviz.engine.trace import (Decision, Step, TokenKind, Trace, TreeNode, p_over_q, rule_point_mass,
-                                  uses_residuals)
+                                  tested_on_own_probs, uses_residuals)
 from specviz.labs.bench import add_bench_arguments, run_bench_command
 from specviz.labs.bench.cli import shape_given
 from specviz.models.catalog import recommended_for
@@ -605,8 +605,8 @@ def format_step(step: Step, color: bool = False) -> str:
                  "{before}->{after}", k=step.k, **times)
     lines = [head]
     # a tree's main line is tested against the residuals its earlier siblings left: p′ and q′, shown where they
-    # differ from p and q (a child tried after a rejected sibling)
-    accept = "min(1,p′/q′)" if step.tree is not None else "min(1,p/q)"
+    # differ from p and q (a child tried after a rejected sibling); a first child is tested on its own p and q, and
+    # its chance is named min(1,p/q), as the app's hover names it (read 51: "p/q=… min(1,p′/q′)=…")
     line = step.main_line()
     for i, d in enumerate(step.decisions):
         verdict = ((_("accepted") if d.accepted else _("rejected")) if d.reached else
@@ -621,6 +621,7 @@ def format_step(step: Step, color: bool = False) -> str:
         shown = shown_numbers(p, q, d.accept_prob, d.uniform, p_over_q=ratio)
         # 0/0 has no value (read 51: "p/q=inf", where the tree's table writes "–"): "-", as a missing u
         u = _ascii(shown.u) if d.uniform is not None else "  -  "
+        accept = "min(1,p′/q′)" if step.tree is not None and not tested_on_own_probs(node) else "min(1,p/q)"
         token = _paint(f"{GLYPHS[d.kind]} {visible(d.text)!r:<14}", d.kind, color)
         lines.append(f"   {token} q{mark}={_ascii(shown.q)} p{mark}={_ascii(shown.p)} "
                      f"p{mark}/q{mark}={_ascii(shown.ratio):<7} {accept}={_ascii(shown.chance)} u={u}  {verdict}")

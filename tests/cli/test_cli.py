@@ -1218,9 +1218,11 @@ def test_a_tree_child_tried_after_a_rejected_sibling_shows_the_p_and_q_the_rule_
     line = next(line for line in out.stdout.splitlines() if "'l'" in line)
     assert "q′=0.040 p′=0.031 p′/q′=0.761   min(1,p′/q′)=0.761" in line, line
     assert "p/q=1.132" not in out.stdout
-    shown = re.findall(r" (q′?)=\S+ (p′?)=\S+ p′?/q′?=(\S+)\s+min\(1,p′/q′\)=(\S+)", out.stdout)
+    shown = re.findall(r" (q′?)=\S+ (p′?)=\S+ p′?/q′?=(\S+)\s+min\(1,(p′?)/q′?\)=(\S+)", out.stdout)
     assert {("q", "p"), ("q′", "p′")} <= {s[:2] for s in shown}  # first children plain, later ones primed
-    for _q, _p, ratio, chance in shown:
+    # read 51: a first child's line read "p/q=… min(1,p′/q′)=…"; its chance is named as its p and q are
+    assert all(named == p for _q, p, _r, named, _c in shown), shown
+    for _q, _p, ratio, _named, chance in shown:
         assert abs(min(1.0, float(ratio.replace("inf", "1e9"))) - float(chance)) <= 0.002, (ratio, chance)
     trace = Trace.from_json(path.read_text(encoding="utf-8"))
     node = next(n for s in trace.steps for n in s.tree.nodes if n.text == "l" and n.status == "accepted")

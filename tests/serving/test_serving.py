@@ -4,6 +4,7 @@ sweep, and the Serving page under AppTest against the fake server."""
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -352,7 +353,8 @@ def test_the_page_shows_a_real_scrape(fake):
     assert "counts once for each of them that carried drafts" in steps.proto.help
     # 43rd read: "{running} requests running" read "1 requests running" (and "1 requisições") for one request
     generated = next(m for m in at.metric if m.label == "Tokens generated")
-    assert generated.proto.help == f"Requests now: {busy.running:.0f} running, {busy.waiting:.0f} waiting."
+    assert generated.proto.help == (f"Generated since the server started. Requests now: {busy.running:.0f} running, "
+                                    f"{busy.waiting:.0f} waiting.")
     keys = [c.key for c in at.get("plotly_chart")]
     assert "serving_position_chart" in keys and "serving_speedup_chart" not in keys  # only the open tab runs
     at.run()  # a second read: the rates over time appear
@@ -380,6 +382,31 @@ def test_the_position_charts_caption_allows_level_bars(fake):
             at.text_input(key="serving_url").set_value(fake.url).run()
         captions = " ".join(c.value for c in at.caption)
         assert never_taller in captions and falls not in captions, lang
+
+
+@pytest.mark.slow  # two page loads against the fake server
+def test_the_counts_since_the_server_started_say_so_everywhere(fake):
+    """vLLM's counters are totals since the server started, and the acceptance-by-position chart and the four
+    metrics show them as read (not the difference between two reads, as the charts over time do); only the
+    acceptance rate's help said so (read 51). The chart's caption, its table column, its y axis and its screen-reader
+    name, and every metric's help, now say it, in both languages."""
+    for lang, since, caption in (("en", "since the server started", "Counted since the server started, not since "
+                                                                      "you connected."),
+                                 ("pt", "desde que o servidor iniciou", "Contado desde que o servidor iniciou, não "
+                                                                        "desde que você se conectou.")):
+        at = AppTest.from_file(PAGE, default_timeout=60)
+        at.query_params["lang"] = lang
+        at.run()
+        with using(lang):
+            at.text_input(key="serving_url").set_value(fake.url).run()
+        assert not at.exception
+        assert all(since in m.proto.help for m in at.metric), [m.proto.help for m in at.metric]
+        position = next(c for c in at.get("plotly_chart") if c.key == "serving_position_chart")
+        figure = json.loads(position.proto.spec)
+        assert since in figure["data"][0]["name"] and since in figure["layout"]["yaxis"]["title"]["text"], lang
+        assert any(c.value.startswith(caption) for c in at.caption), [c.value for c in at.caption]
+        names = " ".join(h.proto.body for h in at.get("html"))
+        assert since in names, lang
 
 
 @pytest.mark.slow  # a page load against the fake server

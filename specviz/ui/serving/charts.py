@@ -57,10 +57,10 @@ def live_figure(deltas: list[Delta], t0: float) -> go.Figure:
 
 def per_position_figure(per_position: list[float]) -> go.Figure:
     """Acceptance by position: accepted at each draft position / steps with drafts (vLLM's per-position counter over its
-    num_drafts, which counts verify steps, not drafted tokens)."""
+    num_drafts, which counts verify steps, not drafted tokens), both totals since the server started."""
     fig = go.Figure(go.Bar(x=[f"{i + 1}" for i in range(len(per_position))], y=per_position, marker_color=BLUE,
-                           name=_("accepted at this position / steps with drafts")))
-    fig.update_yaxes(range=[0, 1], title=_("share of steps with drafts"))
+                           name=_("accepted at this position / steps with drafts, since the server started")))
+    fig.update_yaxes(range=[0, 1], title=_("share of steps with drafts since the server started"))
     fig.update_xaxes(title=_("draft position"))
     return _layout(fig, _("Acceptance by position"))
 

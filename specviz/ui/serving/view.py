@@ -137,19 +137,19 @@ def _live_body(base: str) -> None:
                 help=_("Accepted / drafted tokens since the server started (vLLM's counters). Not α: the drafts "
                        "after a step's first rejection count as drafted, never as accepted."))
     m[1].metric(_("Mean accepted length (drafted steps)"), "–" if mal is None else number(mal, 2),
-                help=_("1 + accepted / steps with drafts, computed here from vLLM's counters (its /metrics page "
-                       "holds the counters, not this mean, which its log lines print): tokens per verify step, "
-                       "including the one recovered or bonus token every step emits. Steps that drafted nothing "
-                       "(n-gram lookup without a match) are left out, so for n-gram lookup it can read above the "
-                       "tokens per target pass, never below."))
+                help=_("1 + accepted / steps with drafts, computed here from vLLM's counters since the server "
+                       "started (its /metrics page holds the counters, not this mean, which its log lines print): "
+                       "tokens per verify step, including the one recovered or bonus token every step emits. Steps "
+                       "that drafted nothing (n-gram lookup without a match) are left out, so for n-gram lookup it "
+                       "can read above the tokens per target pass, never below."))
     m[2].metric(_("Steps with drafts"), number(now.drafts, 0),
-                help=_("Verify steps that carried drafted tokens, since start, counted per request (vLLM's "
-                       "num_drafts: one request's step, not a drafted token; a forward over several running "
+                help=_("Verify steps that carried drafted tokens since the server started, counted per request "
+                       "(vLLM's num_drafts: one request's step, not a drafted token; a forward over several running "
                        "requests counts once for each of them that carried drafts)."))
     m[3].metric(_("Tokens generated"), number(now.generation_tokens, 0),
                 # counts after a colon agree with any number: "1 requests running" (and "1 requisições") read wrong
-                help=_("Requests now: {running} running, {waiting} waiting.", running=number(now.running, 0),
-                       waiting=number(now.waiting, 0)))
+                help=_("Generated since the server started. Requests now: {running} running, {waiting} waiting.",
+                       running=number(now.running, 0), waiting=number(now.waiting, 0)))
     if not now.speculating:
         # Read 45: `make serve SPEC=ngram` refuses while a server `make serve` started runs ("stop it first")
         st.info(_("This server exposes no speculative-decoding counters: it was started without "
@@ -167,6 +167,10 @@ def _live_body(base: str) -> None:
         left.caption(_("The charts over time start with the next read, {seconds} s from now.",
                        seconds=number(REFRESH_S, 0)))
     if now.per_position:
-        plot.show(charts.per_position_figure(now.per_position), key="serving_position_chart", where=right)
-        right.caption(_("Position 1 is the first drafted token; a later position can only be accepted when every "
-                        "earlier one was, so no bar is taller than the one before it (two can be level)."))
+        # vLLM's counters are totals since the server started (a restart sets them to zero), so this chart counts
+        # over the server's whole life, where the charts over time use the difference between two reads
+        plot.show(charts.per_position_figure(now.per_position), key="serving_position_chart", where=right,
+                  name=_("Acceptance by position since the server started"))
+        right.caption(_("Counted since the server started, not since you connected. Position 1 is the first "
+                        "drafted token; a later position can only be accepted when every earlier one was, so no bar "
+                        "is taller than the one before it (two can be level)."))

@@ -197,7 +197,7 @@ def test_speedup_sentences_of_the_library_in_portuguese():
     with using("pt"):
         with pytest.raises(ValueError, match="não é um resultado de benchmark"):
             BenchResult.from_dict({"schema": "other"})
-        assert speedup_view.label("acceptance_rate") == "taxa de aceitação (aceitos / rascunhados)"
+        assert speedup_view.label("acceptance_rate") == "taxa de aceitação (aceitos / (rascunhados + copiados))"
         assert speedup_verdict.slowdown_reason(0.2, 0.1, 4, 1.2, 1.2).startswith("com c = 0,10, um passo que rascunha K = 4")
         assert speedup_results.note_text("torch used 1 thread(s) on 2 visible core(s).") == (
             "O torch usou 1 thread em 2 núcleos visíveis.")  # an older run's "(s)", said with its nouns agreeing
@@ -208,4 +208,4 @@ def test_speedup_sentences_of_the_library_in_portuguese():
             "repeat after 2 warm-up rounds.").endswith("medianas sobre 1 repetição depois de 2 rodadas de aquecimento.")
         assert speedup_results.note_text("Stopped at its time limit: 1 of 1 prompt x temperature case did not run.") \
             == "Parou no limite de tempo sem rodar 1 de 1 caso prompt x temperatura."
-    assert speedup_view.label("acceptance_rate") == "acceptance rate (accepted / drafted)"  # the files stay English
+    assert speedup_view.label("acceptance_rate") == "acceptance rate (accepted / (drafted + copied))"  # files: English

@@ -1644,3 +1644,28 @@ def test_results_md_and_targets_round_a_tie_half_up_as_the_pages_do():
     line = "| eagle | 4 | 16×4 + 8 | 0 | 0.081 | 0.81 / 0.58 / 0.35 / 0.27 / 0.17 / 0.14 / 0.13 / 0.13 |"
     assert line in markdown_report(BenchResult.load(folder / "results.json")).splitlines()
     assert line in (folder / "results.md").read_text(encoding="utf-8").splitlines()
+
+
+def test_the_acceptance_rate_names_copied_tokens_apart_and_counts_them():
+    """Read 51: the bench's acceptance rate was labelled "accepted / drafted" and defined as "drafted tokens the
+    target kept, over all drafted tokens", while a tree's lookup branch puts copied tokens to the target too, and the
+    rate counts them (`Trace.num_drafted` holds nodes and copies): the project writes that ratio accepted / (drafted
+    + copied), copied counted apart. The label and the definition now say so, in both languages; a case's rate and
+    drafted count are its trace's (`cases.py`), which hold the copies."""
+    from specviz.core.i18n import _, using
+    from specviz.runs.runspec import RunSpec
+    from specviz.ui.common.runs import run_speculative
+    from specviz.ui.speedup.view import label
+
+    name, meaning = DEFINITIONS["acceptance_rate"]
+    assert name == "acceptance rate (accepted / (drafted + copied))"
+    assert "counted apart as copied" in meaning and "is drafted + copied." in meaning
+    with using("pt"):
+        assert label("acceptance_rate") == "taxa de aceitação (aceitos / (rascunhados + copiados))"
+        assert "contados à parte como copiados" in _(meaning)
+    # the computation: a case's rate is the trace's accepted / (drafted + copied), copies in its drafted count
+    trace = run_speculative(RunSpec(pair="toy", proposer="draft", prompt="abc abc abc abc abc abc", chat=False, k=4,
+                                    temperature=0.0, tree_nodes=6, tree_width=2, tree_lookup=4, max_new_tokens=32))
+    drafted, _kept = trace.drafts_only()
+    assert trace.num_copied and trace.num_drafted == drafted + trace.num_copied
+    assert trace.acceptance_rate == trace.num_accepted / (drafted + trace.num_copied)

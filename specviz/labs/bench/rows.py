@@ -48,11 +48,11 @@ class CaseResult:
     # step (Step.n_drafted), not its depth K
     tokens: int  # emitted tokens
     steps: int  # target forwards after the prefill
-    drafted: int
+    drafted: int  # drafted + copied: a tree's nodes and its lookup branch's copied tokens (Trace.num_drafted)
     tree_nodes: int  # 0: a chain of K drafts
     tree_width: int | None
     accepted: int
-    acceptance_rate: float  # accepted / drafted, the measured count
+    acceptance_rate: float  # accepted / (drafted + copied), the measured count (a chain copies none)
     alpha: float  # α: mean min(1, p/q) over the tested drafts (a tree: min(1, p′/q′) on its main line, not α)
     mat_with_bonus: float  # mean accepted length (Spec-Bench's #MAT), the recovered or bonus token included
     mat_without_bonus: float  # accepted drafts per step

@@ -24,11 +24,13 @@ from specviz.engine.theory import draft_cost, expected_speedup, speedup_with_ver
 # and the app.
 DEFINITIONS: dict[str, tuple[str, str]] = {  # marked with N_(): the files stay English, the app shows _(label)
     "acceptance_rate": (
-        N_("acceptance rate (accepted / drafted)"),
-        N_("Drafted tokens the target kept, over all drafted tokens. Drafts after a step's first rejection count as "
-           "drafted and not accepted although they were never tested (vLLM's 'draft acceptance rate'). A tree counts "
-           "every node it drafted and every token its lookup branch copied from the context, of which a step keeps "
-           "one path at most, so a tree's rate is no estimate of α and α bounds it neither way.")),
+        N_("acceptance rate (accepted / (drafted + copied))"),
+        N_("Tokens the target kept, over all tokens put to it: the drafted ones and the ones a tree's lookup branch "
+           "copied from the context, counted apart as copied (a chain copies none: its rate is accepted / drafted). "
+           "Drafts after a step's first rejection count as drafted and not accepted although they were never tested "
+           "(vLLM's 'draft acceptance rate'). A tree counts every node it drafted and every token it copied, of which "
+           "a step keeps one path at most, so a tree's rate is no estimate of α and α bounds it neither way. A "
+           "case's drafted count in results.json and results.csv is drafted + copied.")),
     "alpha": (
         N_("α estimate (mean min(1, p/q) over tested drafts)"),
         N_("Leviathan et al.'s α: the expected chance a draft is accepted, estimated from the drafts that were "
@@ -152,7 +154,8 @@ def summarise(cases: list[dict], baselines: list[dict], costs: dict) -> list[dic
     """Pool cases per (suite, proposer, policy, K, temperature, tree nodes, width, lookup branch), and over all
     suites (suite "all"): a tree row never pools with the chain of its K.
 
-    Speedups are pooled as ratios of total tokens / total seconds; acceptance as total accepted / total drafted;
+    Speedups are pooled as ratios of total tokens / total seconds; acceptance as total accepted / total (drafted +
+    copied), a case's `drafted` holding both (`Trace.num_drafted`);
     α as the mean over cases (each prompt's estimate weighing the same, not pooled over their drafts: what
     DEFINITIONS["alpha"] says); acceptance by position from the pooled counts.
     """

@@ -18,7 +18,10 @@ feeds, so in floating point a near-tie of the target's two best logits can still
               proposer's, in `Proposer.stops_here`); chains only: a tree step drafts its whole tree regardless
   optimal     K = argmax of the expected speedup (1 - α^(K+1)) / ((1 - α)(K c + 1)) for the measured c and an α
               estimated from this generation's own accept/reject record (K = 0: don't speculate, but draft one
-              token every `PROBE_EVERY` steps so that a poor early estimate can recover)
+              token every `PROBE_EVERY` steps so that a poor early estimate can recover); for a proposer whose one
+              pass drafts the whole step (`one_pass`: the Medusa heads, n-gram lookup) the step costs c, not K c
+              (`theory.draft_cost`), so the denominator is (1 - α)(c + 1) and the argmax is k_max wherever the
+              speedup beats 1, else 0
 """
 
 from __future__ import annotations

@@ -286,3 +286,19 @@ def test_a_tree_steps_k_under_a_policy_is_its_main_line_as_the_docstrings_say(pa
     doc = " ".join(policies.__doc__.split())
     assert "a chain step's `k` in the trace is what was actually drafted" in doc and "main line" in doc
     assert "not its depth (`draft_depth`)" in open(trace_module.__file__, encoding="utf-8").read()
+
+
+def test_the_policies_docstring_gives_the_one_pass_cost_the_optimal_policy_uses():
+    """Read 51: the module docstring gave the optimal policy only the K·c denominator, (1 − α)(K c + 1), while
+    `OptimalK(one_pass=True)` (the Medusa heads, n-gram lookup) charges c per step (`theory.draft_cost`) and then
+    picks k_max wherever the speedup beats 1. The docstring now gives both, as the policy computes them."""
+    import specviz.engine.policies as policies
+    from specviz.engine.theory import expected_speedup
+
+    doc = " ".join(policies.__doc__.split())
+    assert "((1 - α)(K c + 1))" in doc and "the denominator is (1 - α)(c + 1)" in doc
+    assert "the argmax is k_max wherever the speedup beats 1, else 0" in doc
+    alpha, c = 0.37, 0.0002  # what the docstring says, computed: c per step picks k_max; K·c stops below it
+    assert OptimalK(c=c, alpha=alpha, one_pass=True).next_k() == 16 > OptimalK(c=c, alpha=alpha).next_k()
+    assert expected_speedup(alpha, 16, c, one_pass=True) == pytest.approx((1 - alpha ** 17) / ((1 - alpha) * (c + 1)))
+    assert OptimalK(c=5.0, alpha=0.001, one_pass=True).next_k() == 0  # the speedup never beats 1 here

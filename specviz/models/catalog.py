@@ -49,13 +49,16 @@ SHIPPED_TEXTS = (
 
 @dataclass(frozen=True)
 class CatalogModel:
-    """One model of a pair: its Hub id, size, licence."""
+    """One model of a pair: its Hub id, size, licence, and `untied_embedding_billion`, the parameters of an input
+    embedding table kept apart from the output layer (vocabulary × hidden size; 0 where the two share one table), of
+    which a one-token forward reads one row: the speed floor leaves them out (`machine.speed_from_bandwidth`)."""
 
     id: str
     params_billion: float
     memory_gb: dict[str, float]
     licence: str
     gated: bool
+    untied_embedding_billion: float = 0.0
 
     @property
     def short_name(self) -> str:
@@ -262,9 +265,13 @@ def _model(raw, where: str) -> CatalogModel:
             raise ValueError(_("{where}: memory_gb.{dtype} is {stated} but {params} billion parameters take "
                                "{computed} GB in {dtype}.", where=where, dtype=dtype, stated=repr(stated),
                                params=localized(f"{params:g}"), computed=number(computed, 2)))
+    table = raw.get("untied_embedding_billion", 0.0)
+    if not isinstance(table, (int, float)) or isinstance(table, bool) or not 0 <= table < params:  # no nan
+        raise ValueError(_("{where}: 'untied_embedding_billion' must be a number from 0 up to below "
+                           "params_billion (got {value}).", where=where, value=with_minus(repr(table))))
     return CatalogModel(id=str(raw["id"]), params_billion=float(params),
                         memory_gb={d: float(memory[d]) for d in CATALOG_DTYPES}, licence=str(raw["licence"]),
-                        gated=raw["gated"])
+                        gated=raw["gated"], untied_embedding_billion=float(table))
 
 
 def catalog_rows(catalog: dict[str, CatalogEntry]) -> list[dict]:

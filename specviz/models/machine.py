@@ -536,37 +536,54 @@ def measure_bandwidth(device: str | torch.device = "cpu", megabytes: int = 128, 
     return 2 * n * 4 / best
 
 
-def speed_from_bandwidth(weight_bytes: int, bandwidth: float, device_type: str = "cpu") -> SpeedEstimate:
-    """The floor: one read of the target's weights per token at the measured bandwidth (bytes/s), worked out from
-    the two figures as the sentence shows them (`shown`), so the time it gives is the shown size ÷ the shown
-    bandwidth, not a division of unrounded values that a reader cannot repeat. On a GPU (`device_type` "cuda" or
-    "mps") the sentence names what keeps a small model far above that floor there, its kernel launches (read 47:
-    it named only a CPU's arithmetic, and the project's H200 runs, docs/gpu.md, took milliseconds per forward of the
-    default target, whose floor there is tens of microseconds). On a CPU it names the arithmetic and each layer's
-    fixed cost of running its operations (read 49: the toy pair's floor is microseconds, its measured forward
-    milliseconds, and arithmetic alone does not explain that).
+def speed_from_bandwidth(weight_bytes: int, bandwidth: float, device_type: str = "cpu",
+                         embedding_bytes: int = 0) -> SpeedEstimate:
+    """The floor: one read of the weights a one-token forward reads, at the measured bandwidth (bytes/s).
+
+    A forward reads every weight of the target but its input embedding table, of which it reads one row (the token's);
+    where the output layer shares that table (tied embeddings: SmolLM2, the small Qwen2.5 models) the output layer
+    reads it whole, so every weight counts. `embedding_bytes` is the size of an input embedding table kept apart from
+    the output layer (untied: Qwen2.5-7B's 0.545 billion of its 7.62), which the floor leaves out (read 51: it was
+    counted, so the floor of an untied model read about 7% high under "or more"); 0 for a tied one. The sentence says
+    which it counted. Worked out from the two figures as the sentence shows them (`shown`), so the time it gives is
+    the shown size ÷ the shown bandwidth, not a division of unrounded values that a reader cannot repeat. On a GPU
+    (`device_type` "cuda" or "mps") the sentence names what keeps a small model far above that floor there, its
+    kernel launches (read 47: it named only a CPU's arithmetic, and the project's H200 runs, docs/gpu.md, took
+    milliseconds per forward of the default target, whose floor there is tens of microseconds). On a CPU it names the
+    arithmetic and each layer's fixed cost of running its operations (read 49: the toy pair's floor is microseconds,
+    its measured forward milliseconds, and arithmetic alone does not explain that).
 
     >>> speed_from_bandwidth(int(15.4 * GB), 7.64 * GB).sentence()[:57]
     'Speed here: plain decoding would take about 2.0 s or more'
     >>> estimate = speed_from_bandwidth(int(15.4 * GB), 8.04 * GB)
-    >>> estimate.detail[36:41], estimate.detail.split("moves ")[1][:8], estimate.sentence()[44:49]
-    ('15 GB', '8.0 GB/s', '1.9 s')
+    >>> estimate.detail[:70]
+    "because each token reads all 15 GB of the target's weights (its output"
+    >>> estimate.detail.split("moves ")[1][:8], estimate.sentence()[44:49]
+    ('8.0 GB/s', '1.9 s')
     >>> estimate.seconds_per_token  # 15 GB ÷ 8.0 GB/s, not 15.4 ÷ 8.04
     1.875
+    >>> untied = speed_from_bandwidth(int(15.24 * GB), 10 * GB, embedding_bytes=int(1.09 * GB))  # Qwen2.5-7B, bf16
+    >>> untied.seconds_per_token, untied.detail[:68]
+    (1.4, "because each token reads 14 GB of the target's 15 GB of weights: all")
     """
-    size, moved = shown(weight_bytes / GB), shown(bandwidth / GB)
+    read = weight_bytes - embedding_bytes
+    size, moved = shown(read / GB), shown(bandwidth / GB)
+    if embedding_bytes:
+        weights = _("{read} of the target's {size} of weights: all but its input embedding table ({table}), of "
+                    "which it reads one row, as its output layer is a table of its own", read=gb(read),
+                    size=gb(weight_bytes), table=gb(embedding_bytes))
+    else:
+        weights = _("all {size} of the target's weights (its output layer is its input embedding table, which it "
+                    "reads whole)", size=gb(weight_bytes))
     if device_type != "cpu":
         return SpeedEstimate(size / moved, "bandwidth", _(
-            "because each token reads nearly all {size} of the target's weights (an input embedding table apart "
-            "from the output layer only one row a token) and this GPU's memory moves {bandwidth} GB/s (measured once by this server; launching each layer's kernels can make each token slower still, "
-            "far slower for a small model)", size=gb(weight_bytes), bandwidth=_grouped(bandwidth / GB)))
+            "because each token reads {weights}, and this GPU's memory moves {bandwidth} GB/s (measured once by this "
+            "server; launching each layer's kernels can make each token slower still, far slower for a small model)",
+            weights=weights, bandwidth=_grouped(bandwidth / GB)))
     return SpeedEstimate(size / moved, "bandwidth", _(
-        "because each token reads nearly all {size} of the target's weights (an input embedding table apart from "
-        "the output layer only one row a token) and this machine's memory moves {bandwidth} GB/s (measured once by "
-        "this server; a CPU's arithmetic and the fixed cost of running each layer's operations can make each token "
-        "slower still, far slower for a small model)",
-        size=gb(weight_bytes),
-        bandwidth=_grouped(bandwidth / GB)))
+        "because each token reads {weights}, and this machine's memory moves {bandwidth} GB/s (measured once by this "
+        "server; a CPU's arithmetic and the fixed cost of running each layer's operations can make each token slower "
+        "still, far slower for a small model)", weights=weights, bandwidth=_grouped(bandwidth / GB)))
 
 
 def speed_from_reference(weight_bytes: int, reference_bytes: int, reference_seconds: float,

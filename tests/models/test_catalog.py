@@ -117,6 +117,9 @@ def _entry(raw, name):
     (lambda e: e.update(title=["x"]), ["qwen2.5-0.5b-7b", "'title' must be a text"]),
     (lambda e: e.update(hardware=24), ["qwen2.5-0.5b-7b", "'hardware' must be a text"]),
     (lambda e: e.update(recommended={"k": 4, "measured": ["x"]}), ["qwen2.5-0.5b-7b", "'recommended.measured'"]),
+    (lambda e: e["target"].update(untied_embedding_billion=8.0), ["'qwen2.5-0.5b-7b', target",
+                                                                  "'untied_embedding_billion' must be a number"]),
+    (lambda e: e["target"].update(untied_embedding_billion=-0.5), ["'qwen2.5-0.5b-7b', target", "(got −0.5)"]),
 ])
 @pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_a_broken_entry_is_one_sentence_naming_it(tmp_path, raw, breakage, words):
@@ -231,3 +234,32 @@ def test_a_catalog_of_bytes_or_nesting_yaml_cannot_hold_is_one_sentence(tmp_path
             yaml.safe_load(raw.decode("utf-8"))
     with pytest.raises(ValueError, match=r"^The model catalog '.*catalog.yaml' is not valid YAML\.$"):
         load_catalog(path)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_speed_floor_leaves_out_an_untied_embedding_table_and_says_what_it_counted(catalog, lang):
+    """Read 51: the Models page's speed floor ("about 1.5 s or more per token") divided all of a target's weight bytes
+    by the bandwidth, the input embedding table too, of which a one-token forward reads one row where it is apart from
+    the output layer (untied: Qwen2.5-7B, Llama-3.1-8B, Qwen2.5-32B and 72B, vocabulary × hidden size); a tied table is
+    the output layer, read whole. The catalog gives the untied tables; the floor leaves them out and says so."""
+    from specviz.core.i18n import using
+    from specviz.models.machine import GB, speed_from_bandwidth
+
+    untied = {e.target.id: e.target.untied_embedding_billion for e in catalog.values()}
+    assert untied["Qwen/Qwen2.5-7B-Instruct"] == pytest.approx(152_064 * 3_584 / 1e9, abs=5e-4)
+    assert untied["meta-llama/Llama-3.1-8B-Instruct"] == pytest.approx(128_256 * 4_096 / 1e9, abs=5e-4)
+    assert untied["Qwen/Qwen2.5-72B-Instruct"] == pytest.approx(152_064 * 8_192 / 1e9, abs=5e-4)
+    assert untied["HuggingFaceTB/SmolLM2-135M-Instruct"] == untied["Qwen/Qwen2.5-1.5B-Instruct"] == 0  # tied
+    qwen = catalog["qwen2.5-0.5b-7b"].target
+    weights, table = round(qwen.params_billion * 1e9) * 2, round(qwen.untied_embedding_billion * 1e9) * 2  # bf16
+    said = {"en": ("14 GB of the target's 15 GB of weights: all but its input embedding table (1.1 GB), of which it "
+                   "reads one row", "all 0.27 GB of the target's weights (its output layer is its input embedding "
+                   "table, which it reads whole)"),
+            "pt": ("14 GB dos 15 GB de pesos do alvo: todos menos a tabela de embeddings de entrada (1,1 GB), da qual "
+                   "lê uma linha", "todos os 0,27 GB de pesos do alvo (a camada de saída é a própria tabela de "
+                   "embeddings de entrada, que ela lê inteira)")}[lang]
+    with using(lang):
+        floor = speed_from_bandwidth(weights, 10 * GB, embedding_bytes=table)
+        tied = speed_from_bandwidth(int(0.27 * GB), 10 * GB)
+    assert floor.seconds_per_token == 1.4 and said[0] in floor.detail  # 14 GB ÷ 10 GB/s, not 15 GB ÷ 10 GB/s
+    assert tied.seconds_per_token == pytest.approx(0.027) and said[1] in tied.detail

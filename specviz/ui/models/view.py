@@ -191,7 +191,8 @@ def memory_check(entries: dict[str, CatalogEntry], machine: Machine) -> None:
                                  estimate=estimate.sentence(), placement=placement.describe(len(estimate.names)),
                                  k=entry.k,
                                  hardware=_(entry.hardware) if entry.hardware else "-")))
-    st.info(escape_markdown(speed_estimate(estimate.weights_bytes[0], device, machine).sentence()))
+    table = round(entry.target.untied_embedding_billion * 1e9) * dtype.itemsize  # read one row a token
+    st.info(escape_markdown(speed_estimate(estimate.weights_bytes[0], device, machine, table).sentence()))
 
 
 def device_missing(choice: str, machine: Machine) -> str | None:
@@ -228,11 +229,14 @@ def reference_dtype(device: torch.device, machine: Machine | None = None) -> tor
     return pair.dtype if pair is not None else pick_dtype(device, None, machine)
 
 
-def speed_estimate(target_bytes: int, device: torch.device, machine: Machine | None = None) -> SpeedEstimate:
+def speed_estimate(target_bytes: int, device: torch.device, machine: Machine | None = None,
+                   embedding_bytes: int = 0) -> SpeedEstimate:
     """How slow plain decoding with a target of `target_bytes` would be on `device` here: scaled from SmolLM2-135M's
     quickest measured forward when a race has timed it on this device in this server and the target's weights are no
-    smaller (by weight bytes, the reference's in the dtype it was timed in), else the floor set by the memory
-    bandwidth, measured once per server process."""
+    smaller (by the weight bytes a token reads, the reference's in the dtype it was timed in), else the floor set by
+    the memory bandwidth, measured once per server process. `embedding_bytes`: the target's input embedding table
+    where it is apart from the output layer (untied), of which a token reads one row, so neither estimate counts it
+    (SmolLM2-135M's table is tied: it reads all its bytes)."""
     from specviz.ui.common.runs import quiet_forwards  # the race page records what it measured
 
     name, shown, parameters = REFERENCE
@@ -241,11 +245,12 @@ def speed_estimate(target_bytes: int, device: torch.device, machine: Machine | N
     # a smaller target is not the reference's forward scaled down: a forward's fixed costs do not shrink with its
     # weights (read 50: the toy pair read "about 3.7 µs per token ... by its 0.00031× larger weights", where its
     # forward takes milliseconds); it gets the bandwidth floor, which says so
-    if measured_ms and target_bytes >= reference_bytes:
-        return speed_from_reference(target_bytes, reference_bytes, measured_ms / 1000, shown)
+    read = target_bytes - embedding_bytes
+    if measured_ms and read >= reference_bytes:
+        return speed_from_reference(read, reference_bytes, measured_ms / 1000, shown)
     with st.spinner(_("Measuring this machine's memory bandwidth...")):  # shown only while it measures (> 0.5 s)
         bandwidth = _bandwidth(str(device))
-    return speed_from_bandwidth(target_bytes, bandwidth, device.type)
+    return speed_from_bandwidth(target_bytes, bandwidth, device.type, embedding_bytes)
 
 
 @dataclass(frozen=True)

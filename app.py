@@ -6,7 +6,7 @@ import streamlit as st
 
 from specviz.core.i18n import _
 from specviz.teach.pagemap import DEFAULT_PAGE, PAGES
-from specviz.ui.common.frame import apply_language, shared_sidebar
+from specviz.ui.common.frame import apply_language, page_file, shared_sidebar
 
 HERE = Path(__file__).parent
 
@@ -20,5 +20,5 @@ navigation = st.navigation(
     },
     expanded=True,  # every page listed: no "View 3 more" (Streamlit's own words, in English only)
 )
-shared_sidebar()
+shared_sidebar(page_file(navigation.url_path))
 navigation.run()

@@ -474,3 +474,44 @@ def test_the_portuguese_intro_says_the_race_page_measures_the_readers_runs(fast_
     assert "the Speedup lab shows the runs, and the Timeline & race page measures your own.)" in texts["en"]
     assert ("o Laboratório de aceleração mostra as execuções, e a página Linha do tempo e corrida mede as suas.)"
             in texts["pt"])
+
+
+@pytest.mark.slow  # the app under AppTest, twice
+def test_the_sidebar_defines_the_symbols_the_page_uses_beyond_p_q_k_and_alpha(fast_play):
+    """Read 51: the sidebar's notation defined only p, q, K, α and accepted / drafted, on every page, while pages write
+    c, T, u, the residual and p′, q′ undefined (the Overview's chips hover u; its machine line says T = 0.7). Under
+    the legend each page now defines the ones it uses, in both languages; the Serving lab uses none of them."""
+    import re as regex
+
+    from specviz.core.i18n import using
+    from specviz.scripts.i18n import extract
+    from specviz.ui.common.frame import PAGE_SYMBOLS, page_file, page_notation
+
+    assert set(PAGE_SYMBOLS) == set(PAGE_FILES) and page_file("") == "pages/overview.py"
+    for lang, also, u, residual in (("en", "Also on this page: ", "**u** = the uniform draw in [0, 1)",
+                                     "norm(max(0, p − q)), the distribution a recovered token"),
+                                    ("pt", "Também nesta página: ", "**u** = o sorteio uniforme em [0, 1)",
+                                     "norm(max(0, p − q)), a distribuição residual")):
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
+        at.query_params["lang"] = lang
+        at.run()
+        assert not at.exception
+        notes = [c.value for c in at.sidebar.caption if c.value.startswith(also)]
+        assert len(notes) == 1 and u in notes[0] and "**T** = " in notes[0] and "**c**" not in notes[0], notes
+        with using(lang):
+            assert residual in page_notation("pages/playground.py") and "**p′**, **q′** = " in page_notation(
+                "pages/playground.py")
+    assert page_notation("pages/serving.py") is None
+    # each page's own messages that write c, T or p′ are covered by its list (a page package -> its page file)
+    written = {"c": regex.compile(r"(?<![\w′/])c(?![\w′'(])\s*(=|÷|\))|K·c|K c\b"), "T": regex.compile(r"\bT = "),
+               "p′": regex.compile(r"p′|q′")}
+    packages = {"specviz/ui/speedup/": "pages/speedup_lab.py", "specviz/ui/theory/": "pages/theory.py",
+                "specviz/ui/sandbox/": "pages/sandbox.py", "specviz/ui/proposers/": "pages/proposers.py",
+                "specviz/ui/exactness/": "pages/exactness.py", "specviz/ui/serving/": "pages/serving.py"}
+    for message in extract():
+        text = message.id if isinstance(message.id, str) else " ".join(message.id or ())
+        for where, _line in message.locations:
+            page = next((p for folder, p in packages.items() if where.startswith(folder)), None)
+            for symbol, pattern in written.items():
+                if page and pattern.search(text):
+                    assert symbol in PAGE_SYMBOLS[page], (page, symbol, text[:80])

@@ -55,6 +55,62 @@ LEGEND = N_("Notation: **p** = the target model's probability for a token, **q**
           "chance that the target keeps one drafted token: on average Σ min(p, q). It is not the measured accepted / "
           "drafted, where the drafts after a step's first rejection still count as drafted.")
 
+# The symbols a page's text uses beyond p, q, K and α, each defined under the legend on the pages that use it (read 51:
+# the legend defined only p, q, K, α and accepted / drafted, where pages write c, T, u, the residual and p′, q′)
+SYMBOLS = {
+    "c": N_("**c** = the time of one draft forward ÷ one target forward, each for one new token"),
+    "T": N_("**T** = the sampling temperature (T = 0: greedy)"),
+    "u": N_("**u** = the uniform draw in [0, 1) that tests a draft: kept when u < min(1, p/q)"),
+    "residual": N_("**residual** = norm(max(0, p − q)), the distribution a recovered token is drawn from after a "
+                   "rejection"),
+    "p′": N_("**p′**, **q′** = what a tree child tried after a rejected sibling is tested on: p′ the residual those "
+             "siblings left of p, q′ the draft without them (u < min(1, p′/q′) keeps it)"),
+}
+EVERY_SYMBOL = tuple(SYMBOLS)
+# page file -> the symbols its text (its panels, and the quiz bank on the quiz and classroom pages) uses
+PAGE_SYMBOLS: dict[str, tuple[str, ...]] = {
+    "pages/overview.py": ("T", "u"),
+    "pages/learn.py": EVERY_SYMBOL,
+    "pages/playground.py": ("u", "residual", "p′"),
+    "pages/race.py": ("u", "residual", "p′"),
+    "pages/proposers.py": ("c", "T", "residual", "p′"),
+    "pages/exactness.py": ("c", "residual", "p′"),
+    "pages/sandbox.py": ("T", "residual"),
+    "pages/theory.py": ("c", "T", "residual", "p′"),
+    "pages/speedup_lab.py": ("c", "T"),
+    "pages/quiz.py": EVERY_SYMBOL,
+    "pages/classroom.py": EVERY_SYMBOL,
+    "pages/models.py": (),
+    "pages/serving.py": (),
+}
+
+
+def page_notation(page: str | None) -> str | None:
+    """The sentence under the legend that defines the symbols `page` (a page file) uses beyond the legend's, in the
+    reader's language; None for a page that uses none, or an unknown one.
+
+    >>> said = page_notation("pages/speedup_lab.py")
+    >>> said[:53], said[-50:]
+    ('Also on this page: **c** = the time of one draft forw', ' **T** = the sampling temperature (T = 0: greedy).')
+    >>> page_notation("pages/serving.py") is None
+    True
+    """
+    symbols = PAGE_SYMBOLS.get(page or "", ())
+    if not symbols:
+        return None
+    return _("Also on this page: {symbols}.", symbols="; ".join(_(SYMBOLS[s]) for s in symbols))
+
+
+def page_file(url_path: str) -> str | None:
+    """The page file that Streamlit serves at `url_path` (`StreamlitPage.url_path`: "" for the default page).
+
+    >>> page_file(""), page_file("speedup_lab"), page_file("nowhere")
+    ('pages/overview.py', 'pages/speedup_lab.py', None)
+    """
+    from specviz.teach.pagemap import PAGE_FILES, url_path as served_at
+
+    return next((f for f in PAGE_FILES if served_at(f) == "/" + url_path.strip("/")), None)
+
 
 def apply_language() -> str:
     """Choose this session's language on its first run, speak it for this run, and keep it in the URL."""
@@ -171,8 +227,9 @@ def keep_language_in_url() -> None:
         st.query_params[LANG_PARAM] = code
 
 
-def shared_sidebar() -> None:
-    """The language switch and the notation legend, shown on every page, and the page's accessibility repairs."""
+def shared_sidebar(page: str | None = None) -> None:
+    """The language switch and the notation legend, shown on every page, with the symbols `page` (its file) uses
+    beyond the legend's (`page_notation`), and the page's accessibility repairs."""
     from specviz.ui.common import runs  # here, not at import: the library's models load only when the app runs
 
     runs.preload()  # the default pair, in the background: the first live run starts without the model's wait
@@ -190,6 +247,9 @@ def shared_sidebar() -> None:
         elif st.session_state.pop(SAW_PRELOAD, False):  # the load ended: its sentence once more, with no timer
             _preload_status()
         st.caption(_(LEGEND))
+        more = page_notation(page)
+        if more:
+            st.caption(more)
 
 
 PRELOAD_TICK_SECONDS = 2  # the sidebar's loading note refreshes this often while the default pair loads

@@ -467,11 +467,12 @@ def alpha_note(spec: Trace) -> str | None:
     return " ".join(sentences)
 
 
-def length_note(spec: Trace, baseline: Trace, *, chain: bool = False) -> str | None:
+def length_note(spec: Trace, baseline: Trace, *, chain: bool = False, tree: bool = False) -> str | None:
     """A sentence when the two outputs differ a lot in length (sampling draws different random numbers; at
     temperature 0 the texts parted, which the race's outputs box explains), else None. `chain`: the race has a tree
     lane, so `spec` is its chain lane and the sentence names the two lanes it compares (read 47: "The two outputs"
-    stood above a box of three).
+    stood above a box of three). `tree`: `spec` is the race's tree lane, named the same way (read 51: a tree lane
+    whose output length differed from target-only's got no note while the chain lane beside it did).
 
     Tokens/s still compares them, but the shorter run spreads its prefill over fewer tokens: the sentence gives the
     prefill's measured share of that run's time (read 49: "a short run is dominated by its prefill" stood over a run
@@ -489,7 +490,8 @@ def length_note(spec: Trace, baseline: Trace, *, chain: bool = False) -> str | N
     greedy = spec.settings.get("temperature") == 0  # no random numbers to blame: the greedy texts parted somewhere
     shorter = min((spec, baseline), key=lambda trace: trace.num_tokens)
     share = shorter.prefill_seconds / shorter.wall_seconds if shorter.wall_seconds > 0 else 0.0
-    return _(LENGTH_TEXT[("chain" if chain else "two", "greedy" if greedy else "sampled")], spec=spec.num_tokens,
+    lanes = "tree" if tree else "chain" if chain else "two"
+    return _(LENGTH_TEXT[(lanes, "greedy" if greedy else "sampled")], spec=spec.num_tokens,
              base=baseline.num_tokens, prefill=percent(share))
 
 
@@ -512,6 +514,17 @@ LENGTH_TEXT = {  # length_note's sentences, whole, by (which lanes, how they dec
         "prompt."),
     ("chain", "sampled"): N_(
         "The chain lane's output and the target-only output differ in length ({spec} vs {base} tokens): at temperature "
+        "> 0 the two lanes draw different random numbers, so they can stop at different places. Tokens/s still compares"
+        " them, but the shorter run spreads its prefill over fewer tokens (the prefill is {prefill} of its time). The "
+        "shorter one stopped before the token limit, so more tokens would not lengthen it; try another seed."),
+    ("tree", "greedy"): N_(
+        "The tree lane's output and the target-only output differ in length ({spec} vs {base} tokens): at temperature "
+        "0 they parted somewhere (the outputs below say where and why), so they can stop at different places. Tokens/s "
+        "still compares them, but the shorter run spreads its prefill over fewer tokens (the prefill is {prefill} of "
+        "its time). The shorter one stopped before the token limit, so more tokens would not lengthen it; try another "
+        "prompt."),
+    ("tree", "sampled"): N_(
+        "The tree lane's output and the target-only output differ in length ({spec} vs {base} tokens): at temperature "
         "> 0 the two lanes draw different random numbers, so they can stop at different places. Tokens/s still compares"
         " them, but the shorter run spreads its prefill over fewer tokens (the prefill is {prefill} of its time). The "
         "shorter one stopped before the token limit, so more tokens would not lengthen it; try another seed."),

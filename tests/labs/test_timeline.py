@@ -742,3 +742,21 @@ def test_the_race_verdict_names_the_speedup_as_written(monkeypatch, speedup, say
     monkeypatch.setattr(timeline, "measured_speedup", lambda *_: speedup)
     with using("en"):
         assert explain_race(spec, base).startswith(says)
+
+
+def test_length_note_names_the_tree_lane_in_the_chain_lanes_words():
+    """Read 51: a tree lane whose output length differed from target-only's got no note, while a chain lane beside it
+    got one. The tree lane gets the chain lane's sentence, naming the tree lane, in both languages."""
+    base = _trace("autoregressive", [(0.0, 0.1, 1)] * 20)
+    for temperature in (0.0, 0.7):
+        tree = _trace("speculative", [(0.0, 0.1, 1)] * 2)
+        tree.settings["temperature"] = temperature
+        chain = length_note(tree, base, chain=True)
+        note = length_note(tree, base, tree=True)
+        assert note == chain.replace("The chain lane's output", "The tree lane's output")
+        with using("pt"):
+            note = length_note(tree, base, tree=True)
+            chain = length_note(tree, base, chain=True)
+        assert note.startswith(
+            "A saída da raia da árvore e a saída só com o alvo têm comprimentos diferentes (2 vs 20 tokens)")
+        assert note == chain.replace("raia da cadeia", "raia da árvore")

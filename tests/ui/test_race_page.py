@@ -1168,3 +1168,34 @@ def test_the_rounds_and_lanes_tables_speeds_divide_to_their_speedups(lang, speed
         for lane, target_only, speedup in shown:
             assert times(read_number(lane) / read_number(target_only)) == speedup, (lane, target_only, speedup)
     assert shown[0][:2] == speeds
+
+
+def _short_tree_race() -> None:
+    """Render a one-round toy race whose tree lane stopped after its first step, the others at 12 tokens (AppTest)."""
+    from dataclasses import replace
+
+    from specviz.labs.timeline import RaceRounds
+    from specviz.models.pairs import toy_pair
+    from specviz.runs.running import run, run_target_only
+    from specviz.runs.runspec import RunSpec
+    from specviz.ui.race.tree import lane_specs
+    from specviz.ui.race.view import render_race
+
+    pair = toy_pair()
+    chain, tree = lane_specs(RunSpec(pair="toy", prompt="the quick brown fox", k=3, max_new_tokens=12, tree_nodes=6))
+    grown = run(tree, pair=pair)
+    steps = grown.steps[:1]  # the tree lane as if it had met end-of-text after its first step
+    emitted = sum(len(step.emitted) for step in steps)
+    short = replace(grown, steps=steps, output_ids=grown.output_ids[:emitted],
+                    wall_seconds=grown.prefill_seconds + sum(s.draft_seconds + s.verify_seconds for s in steps))
+    render_race(RaceRounds(((run(chain, pair=pair), run_target_only(chain, pair=pair)),)), tree_lanes=(short,))
+
+
+@pytest.mark.slow  # the page under AppTest
+def test_a_tree_lane_shorter_than_target_only_gets_the_length_note():
+    """Read 51: a chain lane whose output length differed from target-only's got a note, a tree lane none."""
+    at = AppTest.from_function(_short_tree_race, default_timeout=120).run()
+    assert not at.exception
+    notes = [c.value for c in at.caption if "differ in length" in c.value]
+    assert any(re.match(r"The tree lane's output and the target-only output differ in length \(\d vs 12 tokens\)", n)
+               for n in notes), notes

@@ -162,8 +162,9 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
             st.info(explanation)
         else:
             {"won": st.success, "tie": st.info, "lost": st.warning}[speedup_band(verdict)](explanation)
-    note = length_note(spec, base, chain=tree is not None)
-    if note:
+    notes = [length_note(spec, base, chain=tree is not None),
+             *([length_note(tree, base, tree=True)] if tree is not None else [])]
+    for note in filter(None, notes):
         st.caption(note)
     if several:
         rows = rounds_table(rounds, tree=tree is not None)

@@ -1199,3 +1199,17 @@ def test_a_tree_lane_shorter_than_target_only_gets_the_length_note():
     notes = [c.value for c in at.caption if "differ in length" in c.value]
     assert any(re.match(r"The tree lane's output and the target-only output differ in length \(\d vs 12 tokens\)", n)
                for n in notes), notes
+
+
+@pytest.mark.parametrize("lang, said", [("en", "Estimate: about 0.2 s ("), ("pt", "Estimativa: cerca de 0,2 s (")])
+def test_a_race_estimate_under_a_second_says_so_not_about_1_s(monkeypatch, lang, said):
+    """Read 51: the estimate never went below "about 1 s" (a floor of 1.0): at 1,000 tokens/s two rounds of two lanes
+    of 48 tokens and their 2-token warm-ups take 0.196 s, and it said "about 1 s", five times that."""
+    from specviz.runs.runspec import RunSpec
+    from specviz.ui.race import inputs
+
+    monkeypatch.setattr(inputs, "_calibrated_rate", lambda name: 1000.0)
+    monkeypatch.setattr(inputs, "has_tree_lane", lambda spec: False)
+    with using(lang):
+        text = inputs.race_estimate(RunSpec(pair="default", proposer="eagle", max_new_tokens=48), rounds=2)
+    assert text.startswith(said), text

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from specviz.core.i18n import N_, _, ngettext, number
+from specviz.core.i18n import N_, _, as_written, ngettext, number, small_digits
 from specviz.engine.proposers import registry
 from specviz.engine.trace import Trace
 from specviz.labs.bench.quoted import machine_text
@@ -78,7 +78,7 @@ def race_estimate(spec: RunSpec, rounds: int) -> str | None:
     warm = race_specs(spec)[0].max_new_tokens  # the warm-up run of every lane before the rounds (`live.measure_race`)
     seconds = (rounds * spec.max_new_tokens + warm) * lanes / rate  # every lane and round, plus the warm-up
     # read 46: the seconds included the warm-up and the sentence did not say so
-    words = dict(seconds=number(max(1.0, seconds), 0), rounds=rounds, lanes=lanes,
+    words = dict(seconds=estimate_seconds(seconds), rounds=rounds, lanes=lanes,
                  tokens=ngettext("{n} token", "{n} tokens", spec.max_new_tokens),
                  warm=ngettext("{n}-token warm-up", "{n}-token warm-up", warm),
                  rate=number(rate, 1), machine=machine, dtype=dtype)
@@ -101,6 +101,19 @@ def race_estimate(spec: RunSpec, rounds: int) -> str | None:
         text += " " + _("The models are not loaded yet: add their first load (seconds once their weights are "
                         "converted; the very first load on a machine converts them and takes longer).")
     return text
+
+
+def estimate_seconds(seconds: float) -> str:
+    """The estimate's seconds as its sentence writes them: whole seconds from 1 s up, and below that in tenths, or with
+    two significant digits under 0.1 s (`small_digits`). Read 51: every estimate under a second read "about 1 s" (a
+    floor of 1.0), 0.2 s included.
+
+    >>> estimate_seconds(9.8), estimate_seconds(0.97), estimate_seconds(0.196), estimate_seconds(0.0392)
+    ('10', '1', '0.2', '0.039')
+    """
+    if float(as_written(seconds, 0)) >= 1:
+        return number(seconds, 0)
+    return number(seconds, small_digits(seconds, 1))
 
 
 def _recorded_rate(pair_name: str) -> tuple[float, str, str] | None:

@@ -112,21 +112,10 @@ if trace_point is not None:
               delta=_("{difference} vs formula", difference=difference) if chain else None, delta_color="off",
               delta_arrow=arrow if chain else "auto")
     if trace_point.draft_over_verify is not None:  # about c / v, not c (Read 48: its label called it c)
-        # read 49: a lookup runs no forward, so its ratio is lookup seconds per step (one search a step)
-        t3.metric(_("Trace: lookup per step / target step (about c / v)") if trace_point.lookup else
-                  _("Trace: draft pass / target step (about c / v)"), number(trace_point.draft_over_verify, 3),
+        kind = theory_view.ratio_kind(trace_point)  # a lookup's, a one-pass drafter's, a forward per draft's
+        t3.metric(_(theory_view.RATIO_LABELS[kind]), number(trace_point.draft_over_verify, 3),
                   # a recording's timings name their machine
-                  help=" ".join(text for text in (_(
-                      "Lookup seconds per step (this proposer runs no model, so there is no draft forward: the time "
-                      "is its one search a step of the text for the last tokens and the copy of what followed) "
-                      "divided by target seconds per step, from the step timings. A step's target forward scores "
-                      "the drafts too: where it costs v one-token forwards (v > 1), this reads about c / v, below "
-                      "the c of the slider, which is over a one-token forward.") if trace_point.lookup else _(
-                      "Draft seconds per draft forward (one per drafted token in a chain, one per level in a tree, "
-                      "one per step for the Medusa heads, whose one pass drafts every token of a step) divided by "
-                      "target seconds per step, from the step timings. A step's target forward scores the "
-                      "drafts too: where it costs v one-token forwards (v > 1), this reads about c / v, below the c "
-                      "of the slider, which is over a one-token forward."), recording_note(trace)) if text))
+                  help=" ".join(text for text in (_(theory_view.RATIO_HELPS[kind]), recording_note(trace)) if text))
     if chain:
         # read 46: it blamed "the last step, cut short by EOS or the token limit"; every example has shorter steps,
         # several near the limit (its budget caps K), one after a drafted end-of-text, a lookup's where it found fewer

@@ -152,6 +152,8 @@ class TracePoint:
     steps: int = 0  # the trace's steps
     lookup: bool = False  # its proposer runs no model (`timed_as` "lookup"): its draft seconds are a lookup's, one
     # search a step, with no draft forward to count (read 49: the help said "per draft forward" for n-gram)
+    one_pass: bool = False  # its proposer drafts a step's tokens in one pass (`registry.one_pass`: the Medusa heads,
+    # n-gram lookup), whose cost grows with the tokens it drafts: the ratio is that whole pass's, per step (read 51)
 
     @property
     def predicted_tokens_per_step(self) -> float:
@@ -192,7 +194,7 @@ def trace_point(trace: Any) -> TracePoint:
     short = sum(1 for s in trace.steps if s.tree is None and s.n_drafted < k)
     lookup = proposer in registry.names() and registry.get(proposer).timed_as == "lookup"
     return TracePoint(min(1.0, max(0.0, alpha)), trace.acceptance_rate, k, trace.mean_accepted_length, ratio, nodes,
-                      depth, untested, short, len(trace.steps), lookup)
+                      depth, untested, short, len(trace.steps), lookup, one_pass)
 
 
 @dataclass(frozen=True)

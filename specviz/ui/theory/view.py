@@ -58,6 +58,39 @@ TEXT = {
                             "below):"),
 }
 
+# The session trace's draft / target ratio (`TracePoint.draft_over_verify`), named by how its proposer drafts a step
+# (`ratio_kind`): read 48 named it c / v, not c; read 49 gave a lookup its own words; read 51: a one-pass drafter's
+# (the Medusa heads') pass grows with the tokens it drafts, so its ratio sits above the benchmarks' c / v for it
+RATIO_LABELS = {
+    "draft": N_("Trace: draft pass / target step (about c / v)"),
+    "one_pass": N_("Trace: draft pass per step / target step (about c / v)"),
+    "lookup": N_("Trace: lookup per step / target step (about c / v)"),
+}
+RATIO_HELPS = {
+    "draft": N_("Draft seconds per draft forward (one per drafted token in a chain, one per level in a tree) divided "
+                "by target seconds per step, from the step timings. A step's target forward scores the drafts too: "
+                "where it costs v one-token forwards (v > 1), this reads about c / v, below the c of the slider, "
+                "which is over a one-token forward."),
+    "one_pass": N_("Draft seconds per step divided by target seconds per step, from the step timings. This proposer "
+                   "drafts every token of a step in one pass, which the formula charges once per step, as c; for the "
+                   "Medusa heads that pass runs one residual block per drafted token and one product with the LM "
+                   "head's rows for them all, so it costs more the more tokens it drafts, and at K > 1 it costs "
+                   "more than the benchmarks' c for the heads, which times them drafting one token. A step's target "
+                   "forward scores the drafts too: where it costs v one-token forwards (v > 1), this reads about "
+                   "c / v, with c this trace's pass per step over a one-token forward."),
+    "lookup": N_("Lookup seconds per step (this proposer runs no model, so there is no draft forward: the time is its "
+                 "one search a step of the text for the last tokens and the copy of what followed) divided by target "
+                 "seconds per step, from the step timings. A step's target forward scores the drafts too: where it "
+                 "costs v one-token forwards (v > 1), this reads about c / v, below the c of the slider, which is "
+                 "over a one-token forward."),
+}
+
+
+def ratio_kind(point: TracePoint) -> str:
+    """Which words name a trace's draft / target ratio: "lookup" (a proposer that runs no model), "one_pass" (one
+    pass drafts a step's tokens: the Medusa heads) or "draft" (a forward per drafted token, or per tree level)."""
+    return "lookup" if point.lookup else "one_pass" if point.one_pass else "draft"
+
 
 # ---- figures ----------------------------------------------------------------------------------------------------
 

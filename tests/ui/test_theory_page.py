@@ -1009,6 +1009,34 @@ def test_the_device_count_reads_a_devices_gb_as_gib(tmp_path, monkeypatch, lang)
         assert read_number(figure) == round(extra / 2**30, 1) and shown == gib(extra)
 
 
+@pytest.mark.slow  # the page under AppTest, twice
+@pytest.mark.parametrize("lang, said", [
+    ("en", "with the draft split the same way, v, c and the speedup stay as shown (communication aside); with the "
+           "draft whole on one device, c is 2 times the c shown."),
+    ("pt", "com o rascunho dividido do mesmo jeito, v, c e a aceleração ficam como mostrado (fora a comunicação); "
+           "com o rascunho inteiro num só dispositivo, c é 2 vezes o c mostrado.")])
+def test_the_device_count_says_c_stays_only_for_a_draft_split_as_the_target(tmp_path, monkeypatch, lang, said):
+    """Read 51: the memory caption said "Splitting a model over several devices multiplies bandwidth and FLOP/s
+    alike, so v, c and the speedup stay as shown", but c is one device's draft forward over one device's target
+    forward (`roofline.draft_cost_ratio`): a target split over 2 devices takes half the time, and c stays only for a
+    draft split the same way. A pair that fits one device gets no sentence about splitting."""
+    from specviz.labs.roofline import PAIRS
+
+    monkeypatch.setattr(theory_points, "BENCHMARKS_DIR", tmp_path / "none")
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["lang"] = lang
+    at.run()
+    assert not at.exception
+    caption = next(c.value for c in at.caption if c.value.startswith(("Target, draft", "Alvo,")))
+    assert said in caption and "multiplies bandwidth" not in caption and "multiplica igualmente" not in caption
+    small = next(key for key, pair in PAIRS.items() if pair.draft is not None and key != "qwen-7b-72b")
+    with using(lang):  # AppTest formats a menu's options in this process: the page's language
+        at.selectbox(key="theory_pair").set_value(small).run()
+    caption = next(c.value for c in at.caption if c.value.startswith(("Target, draft", "Alvo,")))
+    assert "takes one of them." in caption or "cabe em 1 dispositivo." in caption
+    assert "tensor" not in caption
+
+
 def test_the_paying_batch_verdict_says_beyond_that_batch_in_portuguese():
     """Read 45: "beyond it, plain decoding is faster" (past that batch) read "além disso" in Portuguese, which is
     "moreover": plain decoding faster besides, against the sentence's own first half."""

@@ -25,6 +25,15 @@ TEXT = {
     "compute_help_lookup": N_("FLOPs per emitted token with speculation over plain decoding's 2 per parameter: the "
                               "target scores K + 1 = {n} positions for {tokens} tokens on average; the lookup runs no "
                               "model, so it adds none."),
+    # v and c are one device's (`roofline.forward_seconds`): a forward split in shares over n devices takes 1/n of
+    # the time, so c = draft / target stays only where the draft is split as well
+    "split": N_("Split over {n} devices in shares of every layer (tensor parallelism), a forward reads and computes "
+                "1/{n} of its bytes and FLOPs on each, so it takes 1/{n} of the time: with the draft split the same "
+                "way, v, c and the speedup stay as shown (communication aside); with the draft whole on one device, "
+                "c is {n} times the c shown."),
+    "split_lookup": N_("Split over {n} devices in shares of every layer (tensor parallelism), a forward reads and "
+                       "computes 1/{n} of its bytes and FLOPs on each, so it takes 1/{n} of the time: v and the "
+                       "speedup stay as shown (communication aside)."),
     "wasted_help": N_("The share of the verified positions whose work is discarded: 1 − E[tokens] / (K + 1). While "
                       "the pass is memory-bound this compute was idle anyway; once it is compute-bound it is paid "
                       "for."),
@@ -60,14 +69,12 @@ def render(alpha: float, k: int, pair: ModelPair, hw: Hardware, batch: int, cont
     total = costs.target_bytes + costs.extra_bytes
     if math.isfinite(hw.memory) and hw.memory > 0:
         n = max(1, math.ceil(total / hw.memory))
-        st.caption(ngettext("Target, draft and caches need {total}; {hw} has {capacity}, so this takes one of "
-                            "them. Splitting a model over several devices multiplies bandwidth and FLOP/s alike, so v, "
-                            "c and the speedup stay as shown (communication aside).",
-                            "Target, draft and caches need {total}; {hw} has {capacity}, so this takes {n} of "
-                            "them. Splitting a model over several devices multiplies bandwidth and FLOP/s alike, so v, "
-                            "c and the speedup stay as shown (communication aside).",
-                            n, total=gib(total), hw=_(hw.name), capacity=gib(hw.memory, 0)))
-
+        sentences = [ngettext("Target, draft and caches need {total}; {hw} has {capacity}, so this takes one of them.",
+                              "Target, draft and caches need {total}; {hw} has {capacity}, so this takes {n} of them.",
+                              n, total=gib(total), hw=_(hw.name), capacity=gib(hw.memory, 0))]
+        if n > 1:  # read 51: "v, c and the speedup stay as shown" held only for a draft split as the target is
+            sentences.append(_(TEXT["split" if pair.draft is not None else "split_lookup"], n=n))
+        st.caption(" ".join(sentences))
 
 def gib(nbytes: float, digits: int = 1) -> str:
     """Bytes for a reader in GiB (2**30 bytes), the one unit of this section (read 46: the metric said GB, 10**9,

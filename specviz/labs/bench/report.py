@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from specviz.core.i18n import _, fixed, small_digits
+from specviz.core.i18n import N_, _, fixed, small_digits
 from specviz.core.paths import read_json, write_text_atomically
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import is_number, is_whole
@@ -325,6 +325,15 @@ class BenchResult:
                   if r["alpha"] is not None]
         return sum(alphas) / len(alphas) if alphas else None
 
+    def recomputed_optimal_k(self) -> int | None:
+        """The constant K whose cases a run's optimal rows repeat when they were recomputed, not measured (the run
+        carries `RECOMPUTED_OPTIMAL`: default-cpu-ngram, K = 8, its largest K); None for a run that measured them.
+        Read 51: its tables set the two side by side as two runs, 1.94× and 1.94×."""
+        if RECOMPUTED_OPTIMAL not in self.notes:
+            return None
+        return max((r["k"] for r in self.summary if r["policy"] == "constant" and not r.get("tree_nodes")),
+                   default=None)
+
     def best_constant(self, proposer: str, temperature: float) -> Row | None:
         """The constant-K chain with the highest speedup vs target-only, all suites pooled (None: no constant chain);
         tree rows are left out, as `rows` leaves them by default, so a faster tree is not it."""
@@ -518,7 +527,8 @@ def markdown_report(result: BenchResult) -> str:
                                  r.get("tree_nodes") or 0, r.get("tree_width") or 0))
     for r in rows:
         lines.append(
-            f"| {r['proposer']} | {r['policy']} | {r['k']} | {DraftShape.of(r).short()} | {r['temperature']:g} | "
+            f"| {r['proposer']} | {r['policy']} | {'–' if r['policy'] == 'optimal' else r['k']} | "
+            f"{DraftShape.of(r).short()} | {r['temperature']:g} | "
             f"{_alpha_cell(r)} | "
             f"{_fmt(r['acceptance_rate'])} | {_fmt(r['mat_with_bonus'])} | {_fmt(r['mat_without_bonus'])} | "
             f"{_fmt(r['tokens_per_second'], 1)} | {_fmt(r['speedup_vs_ar'], 2, '×')} | "
@@ -535,6 +545,7 @@ def markdown_report(result: BenchResult) -> str:
             lines.append(f"| {r['proposer']} | {r['k']} | {DraftShape.of(r).short()} | {r['temperature']:g} | "
                          f"{_c_cell(r['c'])} | "
                          + (" / ".join(_fmt(a) for a in r["per_position"]) or "–") + " |")
+    recomputed = result.recomputed_optimal_k()
     lines += ["", "## Best configuration per category (speedup vs specviz target-only)", "",
               "| category | T | best | speedup | runner-up policy |", "|---|---|---|---|---|"]
     for suite in [s["name"] for s in result.suites]:
@@ -545,9 +556,9 @@ def markdown_report(result: BenchResult) -> str:
             group.sort(key=lambda r: -(r["speedup_vs_ar"] or 0))
             best = group[0]
             other = next((r for r in group[1:] if r["policy"] != best["policy"]), None)
-            lines.append(f"| {suite} | {temperature:g} | {_config(best)} | "
+            lines.append(f"| {suite} | {temperature:g} | {_config(best, recomputed)} | "
                          f"{_fmt(best['speedup_vs_ar'], 2, '×')} | "
-                         + (f"{_config(other)}: "
+                         + (f"{_config(other, recomputed)}: "
                             f"{_fmt(other['speedup_vs_ar'], 2, '×')}" if other else "–") + " |")
     policy_rows = [r for r in result.summary if r["policy"] != "constant"]
     if policy_rows:
@@ -564,7 +575,10 @@ def markdown_report(result: BenchResult) -> str:
             margin = "" if gain is None else f" ({gain:+.{0 if abs(gain) >= 0.005 else 1}%} vs constant)"
             lines.append(f"| {suite} | {proposer} | {temperature:g} | " + " | ".join(
                 _fmt(found.get(name), 2, "×") for name in ("constant", "heuristic", "threshold", "optimal"))
-                + f" | {best} K₀={k}{margin} |")
+                + f" | {best if best == 'optimal' else f'{best} K₀={k}'}{margin} |")  # optimal picks its own K
+        if recomputed is not None:
+            lines += ["", f"The optimal column holds the constant K={recomputed} cases, recomputed, not a run of its "
+                          "own (see the notes above)."]
     overheads = [r for r in result.summary if r["suite"] == "all" and r["record_overhead"] is not None]
     if overheads:
         lines += ["", "Trace recording overhead (per prompt, one run with the full trace recorded over the median "
@@ -989,6 +1003,16 @@ def plain_load_note(note: str) -> str:
     return _LOAD_LIST.sub(r"\1\2\3", note)
 
 
+# The note default-cpu-ngram carries since its optimal rows were recomputed for the policy that charges a one-pass
+# proposer c per step (read 50; the command is in that commit's message); the Speedup lab shows it in the reader's
+# language (`specviz.ui.speedup.results.NOTES`), and both name those rows as constant K's (`recomputed_optimal_k`)
+RECOMPUTED_OPTIMAL = N_("The optimal policy's rows were recomputed, not measured: this run measured the policy when it "
+                        "charged n-gram lookup K·c; it now charges c per step (one search drafts the whole step), and "
+                        "at this run's c it then asks for K = 8 at every step, whatever α estimate these prompts can "
+                        "give it, so it drafts and emits what constant K = 8 did, token for token: its rows are the "
+                        "constant K = 8 cases, their times included.")
+
+
 # --policy-k is where the heuristic policy starts and the threshold policy's cap; the optimal policy picks its own K up
 # to BenchConfig.k_max, the largest K of the run's shapes and --policy-k (read 48: "ignores it" was not so). Every
 # policy other than constant drafts a chain (cases.py runs them at --policy-k with no tree), so the table compares
@@ -1019,13 +1043,21 @@ def _alpha_cell(row: Row) -> str:
     return _fmt(row["alpha"])
 
 
-def _config(row: Row) -> str:
+def _config(row: Row, recomputed_k: int | None = None) -> str:
     """"eagle constant K=4" for a chain, "eagle constant K=4, tree 16×4 + 8" for a tree: a tree row must not read as
-    a chain of K.
+    a chain of K. The optimal policy picks its own K, so its row names none (read 51: "ngram optimal K=4" gave the
+    --policy-k the bench files it under), and where its rows repeat constant K's cases (`recomputed_k`,
+    `BenchResult.recomputed_optimal_k`) it says so.
 
     >>> _config({"proposer": "eagle", "policy": "constant", "k": 3, "tree_nodes": 8, "tree_width": 4, "tree_lookup": 8})
     'eagle constant K=3, tree 8×4 + 8'
+    >>> _config({"proposer": "ngram", "policy": "optimal", "k": 4}), _config({"proposer": "ngram", "policy": "optimal",
+    ...                                                                     "k": 4}, 8)
+    ('ngram optimal', 'ngram optimal (the constant K=8 cases, recomputed)')
     """
+    if row["policy"] == "optimal":
+        same = f" (the constant K={recomputed_k} cases, recomputed)" if recomputed_k is not None else ""
+        return f"{row['proposer']} optimal{same}"
     tree = f", tree {DraftShape.of(row).short()}" if row.get("tree_nodes") else ""
     return f"{row['proposer']} {row['policy']} K={row['k']}{tree}"
 

@@ -15,7 +15,7 @@ from specviz.core.i18n import N_, _, ngettext, number
 from specviz.labs import bench
 from specviz.labs.bench import BenchResult
 from specviz.labs.bench.quoted import machine_text
-from specviz.labs.bench.report import current_note
+from specviz.labs.bench.report import RECOMPUTED_OPTIMAL, current_note
 from specviz.ui.common.bench_results import command_notes, load_result  # noqa: F401 - this page's names too
 
 
@@ -97,14 +97,6 @@ def render_machine(result: BenchResult, name: str) -> None:
             for note in command_notes(result):
                 st.caption(note)
 
-
-# The note default-cpu-ngram carries since its optimal rows were recomputed for the policy that charges a one-pass
-# proposer c per step (read 50; the command is in that commit's message); NOTES shows it in the reader's language
-RECOMPUTED_OPTIMAL = N_("The optimal policy's rows were recomputed, not measured: this run measured the policy when it "
-                        "charged n-gram lookup K·c; it now charges c per step (one search drafts the whole step), and "
-                        "at this run's c it then asks for K = 8 at every step, whatever α estimate these prompts can "
-                        "give it, so it drafts and emits what constant K = 8 did, token for token: its rows are the "
-                        "constant K = 8 cases, their times included.")
 
 # The notes `specviz bench` writes into a result (bench/runner.py), as patterns: a note read from a file is shown in
 # the reader's language when it is one of these, and as written otherwise.

@@ -94,6 +94,7 @@ if top:
     _("Speedup vs K"), _("Chain vs tree"), _("Acceptance by position"), _("Where the time goes"), _("By category"),
     _("Policies"), _("Verify cost"), _("vs transformers"), _("Definitions")])
 
+recomputed = tables.recomputed_text(result)  # where a run's optimal rows repeat its constant K cases (read 51)
 with tab_k:
     plot.show(charts.speedup_vs_k_figure(result, proposer, temperature), key="speedup_lab_k_chart")
     st.caption(charts.speedup_vs_k_caption(proposer))
@@ -112,6 +113,8 @@ with tab_k:
     st.dataframe(k_table, hide_index=True, width="stretch",
                  column_config={column: st.column_config.Column(help=text)
                                 for column, text in tables.mat_help(k_table).items()})
+    if recomputed and any(r["policy"] == "optimal" for r in result.rows(proposer=proposer, temperature=temperature)):
+        st.caption(recomputed)
 
 with tab_tree:
     trees.render_chain_vs_tree(result, proposer, temperature)
@@ -142,6 +145,8 @@ with tab_cat:
     st.caption(_("Answers that copy the prompt (rewrites, summaries, code edits) give prompt lookup long matches; the "
                  "other categories repeat little. Each bar pools the prompts run in that category: check the "
                  "result's --prompts-per-suite before reading much into one bar."))
+    if recomputed and any(r["policy"] == "optimal" for r in result.rows(proposer=proposer, temperature=temperature)):
+        st.caption(recomputed)
 
 with tab_policy:
     table = tables.policy_table(result, temperature)
@@ -177,6 +182,8 @@ with tab_policy:
         no_threshold = tables.no_threshold_text(result, temperature)
         if no_threshold:
             st.caption(no_threshold)
+        if recomputed and any("optimal" in c.speedups for c in result.policy_comparisons(temperature)):
+            st.caption(recomputed)
 
 with tab_verify:
     plot.show(charts.verify_cost_figure(result), key="speedup_lab_verify_chart")

@@ -34,6 +34,18 @@ def mat_k(row: dict) -> str:
     return "–" if row["policy"] == "optimal" else str(row["k"])
 
 
+def recomputed_text(result: BenchResult) -> str | None:
+    """Under each table or chart that sets the optimal policy beside constant K: where a run's optimal rows are its
+    constant K cases, recomputed (`BenchResult.recomputed_optimal_k`), a sentence that says so; None for a run that
+    measured its optimal policy. Read 51: default-cpu-ngram's K = 8 and optimal columns read 1.94× and 1.94× as two
+    runs, and its optimal policy "won" the policy table by 25%."""
+    k = result.recomputed_optimal_k()
+    if k is None:
+        return None
+    return _("In this run the optimal policy's figures are its constant K = {k} cases, recomputed, not a run of their "
+             "own (the run's notes say why), so the two show the same numbers.", k=k)
+
+
 def mat_help(table: pd.DataFrame) -> dict[str, str]:
     """`mat_table`'s column helps: what its K column holds for each policy, when the table has a policy row."""
     return {"K": _(K_HELP)} if "K" in table.columns else {}

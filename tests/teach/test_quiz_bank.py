@@ -792,3 +792,37 @@ def test_the_bank_readme_names_every_numeric_only_field_the_loader_refuses_elsew
                       .read_text(encoding="utf-8").split())
     named = ", ".join(f"`{field}`" for field in bank._NUMERIC_ONLY)
     assert f"so are the numeric-only fields ({named}) on a question of another type" in readme
+
+
+DOUBLED = """questions:
+- id: mine-1
+  concept: accept_rule
+  type: numeric
+  prompt: "What is min(1, p/q) for p = 0.2, q = 0.5?"
+  answer: 0.4
+  answer: 0.5
+  explanation: "p/q = 0.4."
+  link: pages/playground.py
+"""
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "Quiz file 'my.yaml' has the key 'answer' twice in one mapping near line 7 (YAML would keep only its last "
+           "value, without a word; write each key once)."),
+    ("pt", "O arquivo de quiz 'my.yaml' tem a chave 'answer' duas vezes no mesmo mapeamento perto da linha 7 (o YAML "
+           "guardaria só o último valor, sem avisar; escreva cada chave uma vez).")])
+def test_a_key_written_twice_is_refused_not_read_as_its_last_value(lang, said):
+    """Read 51: YAML keeps the last of two equal keys without a word, so a question with "answer: 0.4" then "answer:
+    0.5" was graded against 0.5, and the teacher's 0.4 was lost."""
+    from specviz.core.i18n import using
+
+    with using(lang), pytest.raises(QuizBankError) as err:
+        parse_bank(DOUBLED, "my.yaml")
+    assert str(err.value) == said
+
+
+def test_a_merge_key_and_keys_of_other_mappings_are_not_doubles():
+    text = DOUBLED.replace("  answer: 0.4\n  answer: 0.5\n", "  <<: {answer: 0.4}\n")
+    assert [q.answer for q in parse_bank(text, "my.yaml")] == [0.4]
+    two = text + text.split("questions:\n", 1)[1].replace("mine-1", "mine-2")  # the same keys in two questions
+    assert [q.id for q in parse_bank(two, "my.yaml")] == ["mine-1", "mine-2"]

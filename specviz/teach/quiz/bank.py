@@ -5,8 +5,9 @@ it is given; `parse_bank` checks one file's text (an upload, say) field by field
 from its `formula` and `params` when it names one; `question_from_dict` rebuilds a stored question the same way.
 
 An upload comes from anyone, so the file is bounded before and while YAML reads it: at most `MAX_BYTES`, UTF-8,
-no anchors or aliases (ten lines of `*alias` can expand to gigabytes), at most `MAX_DEPTH` levels and `MAX_VALUES`
-values, no text longer than `MAX_TEXT` characters and no number longer than `MAX_NUMBER` characters. The fields
+no anchors or aliases (ten lines of `*alias` can expand to gigabytes), no key twice in one mapping (YAML would keep
+the last silently), at most `MAX_DEPTH` levels and `MAX_VALUES` values, no text longer than `MAX_TEXT` characters and
+no number longer than `MAX_NUMBER` characters. The fields
 are bounded next (`MAX_QUESTIONS`, `MAX_ITEMS` choices of at most `MAX_ITEM` characters, ...), and every formula
 parameter by `specviz.teach.quiz.schema.FORMULA_PARAMS`, so recomputing an answer is quick; whatever a file holds, the
 result is a `Bank` or one `QuizBankError` sentence.
@@ -184,6 +185,20 @@ class _QuizLoader(_Fast):  # type: ignore[misc, valid-type]
     def construct_yaml_float(self, node: yaml.ScalarNode) -> float:
         _check_length(node)  # float() reads any length quickly; the bound is the module docstring's promise
         return super().construct_yaml_float(node)
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        # YAML keeps only the last of two equal keys, without a word (read 51: a question with "answer: 0.4" and
+        # "answer: 0.5" was graded against 0.5, and the teacher's 0.4 was lost): refused, with the second one's line
+        seen = set()
+        for key_node, _value in node.value if isinstance(node, yaml.MappingNode) else ():
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            if (key_node.tag, key_node.value) in seen:
+                raise _Refused(N_("the key '{key}' twice in one mapping{where} (YAML would keep only its last value, "
+                                  "without a word; write each key once)"), key_node.start_mark.line + 1,
+                               key=_shown(key_node.value))
+            seen.add((key_node.tag, key_node.value))
+        return super().construct_mapping(node, deep)
 
     def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
         try:

@@ -826,3 +826,19 @@ def test_a_merge_key_and_keys_of_other_mappings_are_not_doubles():
     assert [q.answer for q in parse_bank(text, "my.yaml")] == [0.4]
     two = text + text.split("questions:\n", 1)[1].replace("mine-1", "mine-2")  # the same keys in two questions
     assert [q.id for q in parse_bank(two, "my.yaml")] == ["mine-1", "mine-2"]
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "Quiz file 'my.yaml' has a second YAML document (after a line '---') near line 9; a quiz file holds one."),
+    ("pt", "O arquivo de quiz 'my.yaml' tem um segundo documento YAML (depois de uma linha '---') perto da linha 9; um "
+           "arquivo de quiz tem um só.")])
+def test_a_second_yaml_document_is_named_not_called_invalid_yaml(lang, said):
+    """Read 51: two documents parted by '---' are valid YAML, but the upload said "is not valid YAML near line 9",
+    which sends a teacher looking for a syntax error that is not there."""
+    from specviz.core.i18n import using
+
+    text = DOUBLED.replace("  answer: 0.5\n", "")
+    assert parse_bank(text, "my.yaml")
+    with using(lang), pytest.raises(QuizBankError) as err:
+        parse_bank(text + "---\n" + text, "my.yaml")
+    assert str(err.value) == said

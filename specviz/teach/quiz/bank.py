@@ -249,9 +249,13 @@ def _load_yaml(text: str | bytes, source: str) -> Any:
 def _check_events(text: str) -> None:
     """Walk the file's YAML events (flat, so nothing has expanded yet) and refuse anchors, aliases, deep nesting,
     too many values and overlong texts before any node is built."""
-    depth = values = 0
+    depth = values = documents = 0
     for event in yaml.parse(text, Loader=_Fast):
         line = event.start_mark.line + 1 if event.start_mark is not None else 0
+        if isinstance(event, yaml.DocumentStartEvent):  # read 51: valid YAML, said to be "not valid YAML"
+            documents += 1
+            if documents > 1:
+                raise _Refused(N_("a second YAML document (after a line '---'){where}; a quiz file holds one"), line)
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
             raise _Refused(N_("a YAML anchor or alias (& or *){where}, which quiz files may not use"), line)
         tag = getattr(event, "tag", None)

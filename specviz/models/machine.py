@@ -610,7 +610,8 @@ def speed_from_reference(weight_bytes: int, reference_bytes: int, reference_seco
             model=reference_name))
     scale = shown(weight_bytes / reference_bytes)
     return SpeedEstimate(seconds * scale, "scaled", _(
-        "scaled from {model}'s measured {time} per forward on this machine by its {scale}× larger weights",
+        "scaled from {model}'s measured {time} per forward on this machine by the {scale}× more weight bytes a token "
+        "reads",
         model=reference_name, time=duration(reference_seconds), scale=_decimal(_rounded_text(scale))))
 
 

@@ -894,6 +894,43 @@ def test_the_break_even_charts_table_lists_every_batch_and_where_no_alpha_pays()
         assert theory_serving.break_even_table(points).iloc[-1].tolist() == ["1.024", "nenhum α compensa"]
 
 
+@pytest.mark.slow  # the page runs once per language: over 0.7 s
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_break_even_alpha_of_1_says_no_alpha_below_1_pays(lang):
+    """Read 51: on the benchmark CPU's preset with n-gram lookup (c = 0), K = 1 and batch 64, v = K + 1 = 2, so the
+    break-even α is exactly 1 (only α = 1 ties), but the metric's help said "Above this α speculation pays" and the
+    chart's table wrote a bare 1.000, as if some α above it paid."""
+    from specviz.ui.theory import serving as theory_serving
+
+    def break_even_at(batch: int):
+        at = AppTest.from_file(PAGE, default_timeout=60)
+        at.query_params["lang"] = lang
+        at.session_state["theory_hw"] = "measured"
+        at.session_state["theory_pair"] = "smollm2-ngram"
+        at.session_state["theory_alpha"] = 0.05
+        at.session_state["theory_k"] = 1
+        at.session_state["theory_batch"] = batch
+        at.run()
+        assert not at.exception
+        return next(m for m in at.metric if m.label.startswith(("Predicted break-even", "α de equilíbrio previsto")))
+
+    below = "no α below 1 pays" if lang == "en" else "nenhum α abaixo de 1 compensa"
+    above = "Above this α" if lang == "en" else "Acima deste α"
+    even = break_even_at(64)
+    assert even.value == ("1.000" if lang == "en" else "1,000")
+    assert even.proto.delta == below and below in even.proto.help and above not in even.proto.help
+    points = roofline.sweep(0.05, 1, roofline.PAIRS["smollm2-ngram"], roofline.hardware_presets()["measured"], 512,
+                            [1, 64])
+    assert [p.break_even_alpha for p in points] == [0.0, 1.0]
+    with using(lang):
+        column = theory_serving.break_even_table(points).iloc[:, 1].tolist()
+    assert column == [("0.000" if lang == "en" else "0,000"), even.value + ": " + below]
+
+    even = break_even_at(4)  # v = 1.58: a break-even α of 0.577, which every α above it beats
+    assert even.value == ("0.577" if lang == "en" else "0,577") and not even.proto.delta
+    assert above in even.proto.help and below not in even.proto.help
+
+
 @pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 @pytest.mark.parametrize("lang, says", [("en", "shows 10 of the chart's 101 α columns (α = 0.10, 0.20, "),
                                         ("pt", "mostra 10 das 101 colunas de α do gráfico (α = 0,10; 0,20; ")])

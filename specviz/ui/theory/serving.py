@@ -98,6 +98,12 @@ def _at_batch(label: str) -> str:
     return label.replace(" = ", "\u00a0=\u00a0")
 
 
+def _only_alpha_one(point: BatchPoint) -> bool:
+    """Whether only α = 1 breaks even at this batch (K c + v = K + 1): then no α below 1 pays, and "above this α"
+    names no α at all."""
+    return point.break_even_alpha >= 1.0
+
+
 def _always_reason(points: list[roofline.BatchPoint], ridge: float, context: int) -> str:
     """Why the roofline predicts speculation pays at every batch it looks at, for the settings shown."""
     if math.isinf(ridge):
@@ -243,10 +249,12 @@ def break_even_figure(points: list[BatchPoint], alpha: float, batch: int) -> go.
 def break_even_table(points: list[BatchPoint]) -> pd.DataFrame:
     """The break-even chart's numbers: every batch computed with its break-even α, or "no α pays" where the chart
     shades the batch (the table read off the figure held an unnamed column of 1s, the fill's upper edge, and
-    stopped at the last batch some α paid)."""
+    stopped at the last batch some α paid); a break-even α of 1 says that no α below 1 pays (read 51)."""
     return pd.DataFrame({_("batch size B (sequences per forward)"): [number(p.batch, 0) for p in points],
-                         _("break-even α"): [number(p.break_even_alpha, 3) if math.isfinite(p.break_even_alpha)
-                                             else _("no α pays") for p in points]})
+                         _("break-even α"): [_("no α pays") if not math.isfinite(p.break_even_alpha) else
+                                             _("{alpha}: no α below 1 pays", alpha=number(p.break_even_alpha, 3))
+                                             if _only_alpha_one(p) else number(p.break_even_alpha, 3)
+                                             for p in points]})
 
 
 def _batch_axis(batches: list[int]) -> dict:
@@ -310,9 +318,15 @@ def render(alpha: float, k: int) -> None:
               help=_("The formula at the top with this section's predicted c and v: mean accepted length / (K c + v), "
                      "for the α and K of the sliders. A prediction, not a measurement; the Expected speedup at the "
                      "top takes the slider's c and v = 1 instead, so the two can differ even at B = 1."))
+    # read 51: "Above this α speculation pays" sat under 1.000, where only α = 1 ties (n-gram lookup, c = 0, once
+    # v = K + 1: the benchmark CPU's preset, α 0.05, K 1, batch 64)
+    only_one = _only_alpha_one(here)
     m4.metric(_at_batch(_("Predicted break-even α at B = {batch}", batch=number(batch, 0))), _("never")
               if math.isnan(here.break_even_alpha)
-              else number(here.break_even_alpha, 3), help=_("Above this α speculation pays at this batch size."))
+              else number(here.break_even_alpha, 3), delta=_("no α below 1 pays") if only_one else None,
+              delta_color="off", delta_arrow="off",
+              help=_("Only α = 1 breaks even (a speedup of exactly 1): no α below 1 pays at this batch size.")
+              if only_one else _("Above this α speculation pays at this batch size."))
     ridge, ridge_one = (roofline.ridge_batch(pair.target, hw, n, context) for n in (k + 1, 1))
     if even is None:
         st.success(_(TEXT["pays_always"], alpha=number(alpha), k=k, batch=number(roofline.MAX_BATCH, 0),

@@ -4,7 +4,7 @@ import math
 
 import streamlit as st
 
-from specviz.core.i18n import N_, _, as_written, ngettext, number, percent, signed_delta, times
+from specviz.core.i18n import N_, _, as_written, ngettext, number, percent, percent_of, signed_delta, times
 from specviz.engine import theory
 from specviz.labs.timeline import recording_note, short_step_reasons
 from specviz.ui.common import charts, state
@@ -70,7 +70,8 @@ try:
 except ValueError as exc:
     st.info(str(exc))
 
-# a tree trace's mean min(1, p'/q') is not α (`Trace.mean_accept_prob`): it is not placed on the α axis
+# a tree trace's mean min(1, p'/q') is not α (`Trace.mean_accept_prob`), and even a tree's that never branched, an α
+# estimate, is no chain of K drafts: neither is placed on the α axis
 on_alpha_axis = trace_point if trace_point is not None and not trace_point.tree_nodes else None
 charts.show(theory_view.heatmap_figure(c, alpha, k, points, on_alpha_axis), key="theory_heatmap",
             table=theory_view.heatmap_table(c))
@@ -97,18 +98,38 @@ if trace_point is not None:
                     "accepted / drafted ({rate}) differs from it only by chance: accepted / drafted counts the coin "
                     "flips, this mean averages their chances.", rate=number(trace_point.acceptance_rate, 3)))
     else:
-        t1.metric(_("Trace: mean min(1, p′/q′) along the tree's main line"), number(trace_point.alpha, 3),
-                  help=_("Not an estimate of α: a child tried after a rejected sibling is tested against the "
-                         "residual p′ and the draft without that sibling, q′, so this mean is another quantity, and "
-                         "the chart above does not place this trace. Its accepted / (drafted + copied), {rate}, "
-                         "counts every node the tree drafted and every token its lookup branch copied, and the "
-                         "verifier never tested {untested} of them.",
-                         rate=number(trace_point.acceptance_rate, 3), untested=percent(trace_point.tree_untested)))
+        # read 51: a tree that never branched (one node, or width 1 with no lookup branch beside it) tests one child
+        # a depth on its own p and q, as a chain does; "Not an estimate of α" and "never tested 0% of them" were said
+        # of it. The share is `percent_of` (never a nonzero part as 0%), and an untested part of 0 is said in words
+        rate = number(trace_point.acceptance_rate, 3)
+        counted = _("Its accepted / (drafted + copied), {rate}, counts every node the tree drafted and every token "
+                    "its lookup branch copied, and the verifier never tested {untested} of them.", rate=rate,
+                    untested=percent_of(trace_point.tree_untested_count, trace_point.tree_token_count)) \
+            if trace_point.tree_untested_count else \
+            _("Its accepted / (drafted + copied), {rate}, counts every node the tree drafted and every token its "
+              "lookup branch copied, and the verifier tested every one of them.", rate=rate)
+        if trace_point.tree_branched:
+            t1.metric(_("Trace: mean min(1, p′/q′) along the tree's main line"), number(trace_point.alpha, 3),
+                      help=_("Not an estimate of α: a child tried after a rejected sibling is tested against the "
+                             "residual p′ and the draft without that sibling, q′, so this mean is another quantity, "
+                             "and the chart above does not place this trace.") + " " + counted)
+        else:
+            t1.metric(_("Trace: α estimate"), number(trace_point.alpha, 3),
+                      help=_("Mean of min(1, p/q) over the nodes the verifier tested: an estimate of α, as a chain's "
+                             "is. No node of this trace's trees had a sibling, so no child was tried after a "
+                             "rejected one, and each tested node was kept with min(1, p/q) for its own p and q (q a "
+                             "point mass for a copied or top-k child). The chart above places only traces run as "
+                             "chains.")
+                      + " " + counted)
     # read 51: from the two as written (the metric's value, the caption's prediction), so 1.90 against 1.75 is
     # +0.15, not the +0.16 of 1.9048 − 1.7485
     off = as_written(trace_point.tokens_per_step) - as_written(trace_point.predicted_tokens_per_step)
     difference, arrow = signed_delta(number(off))
-    t2.metric(_("Trace: mean accepted length (K = {k})", k=trace_point.k), number(trace_point.tokens_per_step),
+    # read 51: "(K = 2)" named the setting for a tree whose lookup branch went 8 deep: a tree names its own size
+    t2.metric(_("Trace: mean accepted length (K = {k})", k=trace_point.k) if chain else
+              _("Trace: mean accepted length (trees of up to {tokens}, up to {depth} deep)",
+                tokens=ngettext("{n} token", "{n} tokens", trace_point.tree_nodes), depth=trace_point.tree_depth),
+              number(trace_point.tokens_per_step),
               delta=_("{difference} vs formula", difference=difference) if chain else None, delta_color="off",
               delta_arrow=arrow if chain else "auto")
     if trace_point.draft_over_verify is not None:  # about c / v, not c (Read 48: its label called it c)
@@ -139,12 +160,18 @@ if trace_point is not None:
     else:
         # len(tree.nodes): the copied lookup branch included, so past the settings' node budget (36th read); a node is
         # a drafted token (read 49), so the count is of tokens
+        held = dict(tokens=ngettext("{n} token", "{n} tokens", trace_point.tree_nodes),  # one token: "1 token"
+                    depth=trace_point.tree_depth)
         st.caption(_("This trace's trees held up to {tokens}, their nodes and the tokens copied from the context "
                      "together, up to {depth} deep. The formula above is for a chain of K drafts, so it is not "
                      "compared: a tree offers several candidates at each depth and keeps, on average, a longer prefix "
                      "than a chain of the same depth at the same α (the Speedup lab measures trees against chains).",
-                     tokens=ngettext("{n} token", "{n} tokens", trace_point.tree_nodes),  # one token: "1 token"
-                     depth=trace_point.tree_depth))
+                     **held) if trace_point.tree_branched else
+                   # read 51: "several candidates at each depth" was said of trees that never branched
+                   _("This trace's trees held up to {tokens}, their nodes and the tokens copied from the context "
+                     "together, up to {depth} deep, and none branched: each offered one candidate at each depth, as "
+                     "a chain does. The formula above is compared only with traces run as chains (the Speedup lab "
+                     "measures trees against chains).", **held))
 if points:
     charts.show(theory_view.predicted_vs_measured_figure(points), key="theory_measured",
                 table=theory_view.measured_table(points))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from specviz.core.i18n import number, using
+from specviz.core.i18n import number, percent_of, using
 from specviz.engine import theory
 from specviz.labs import roofline
 from specviz.labs.bench import quoted
@@ -855,7 +855,62 @@ def test_a_tree_traces_untested_share_is_counted_not_called_most(toy):
     point = theory_points.trace_point(trace)
     assert point.tree_untested == statuses.count("not reached") / len(statuses) < 0.5
     page = (ROOT / "pages" / "theory.py").read_text(encoding="utf-8")
-    assert "most of them never tested" not in page and "untested=percent(trace_point.tree_untested)" in page
+    assert "most of them never tested" not in page and "untested=percent_of(trace_point.tree_untested_count" in page
+
+
+def _tree_trace_metrics(trace, lang: str) -> dict[str, tuple[str, str]]:
+    """The Theory page's "Trace: …" metrics for a session trace, each label's value and help."""
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["lang"] = lang
+    at.session_state["trace"] = trace
+    at.run()
+    assert not at.exception
+    return {m.label: (m.value, m.proto.help) for m in at.metric if m.label.startswith(("Trace", "Traço"))}
+
+
+@pytest.mark.slow  # the page runs three times per language: over 2 s
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_tree_that_never_branched_gives_an_alpha_estimate_and_says_what_it_tested(toy, lang):
+    """Read 51: a 1-node tree (and a width-1 one) was called "Not an estimate of α", though no child of it is ever
+    tried after a rejected sibling: each tested node is the one child at its depth, on its own p and q, as a chain's
+    draft is. Its help said "the verifier never tested 0% of them" (the untested share through `percent`, and an
+    empty part in a percentage); and a tree trace's mean accepted length was labelled with the setting's K = 2
+    where its lookup branch went 8 deep."""
+    from specviz.runs.running import run
+    from specviz.runs.runspec import RunSpec
+
+    estimate, not_alpha = ("Trace: α estimate", "Not an estimate of α") if lang == "en" else \
+        ("Traço: estimativa de α", "Não é uma estimativa de α")
+    one = run(RunSpec(pair="toy", prompt="the cat", k=2, tree_nodes=1, tree_width=1, max_new_tokens=30, seed=1),
+              pair=toy)
+    assert all(len(s.tree.nodes) <= 1 for s in one.steps)
+    shown = _tree_trace_metrics(one, lang)
+    value, said = shown[estimate]
+    with using(lang):
+        assert value == number(one.mean_accept_prob, 3)
+    assert not_alpha not in said and ("an estimate of α" if lang == "en" else "uma estimativa de α") in said
+    assert "0%" not in said and ("tested every one of them" if lang == "en" else "testou todos eles") in said
+    depth = "(trees of up to 1 token, up to 1 deep)" if lang == "en" else "(árvores de até 1 token, com até 1 de"
+    assert any(depth in label for label in shown) and not any("K = 2" in label for label in shown)
+
+    wide = run(RunSpec(pair="toy", prompt="the cat", k=2, tree_nodes=4, tree_width=2, max_new_tokens=40, seed=1),
+               pair=toy)
+    point = theory_points.trace_point(wide)
+    assert point.tree_branched and 0 < point.tree_untested_count < point.tree_token_count
+    _value, said = next(v for label, v in _tree_trace_metrics(wide, lang).items() if "p′/q′" in label)
+    with using(lang):
+        share = percent_of(point.tree_untested_count, point.tree_token_count)
+    assert said.startswith(not_alpha) and f" {share} " in said
+
+    lookup = run(RunSpec(pair="toy", prompt="abcabcabcabcab", k=2, tree_nodes=4, tree_width=2, tree_lookup=8,
+                         max_new_tokens=24, temperature=0.0), pair=toy)
+    point = theory_points.trace_point(lookup)
+    assert point.tree_depth > point.k == 2 and point.tree_branched  # the copied branch beside the drafted nodes
+    labels = list(_tree_trace_metrics(lookup, lang))
+    assert not any("K = 2" in label for label in labels)
+    assert any((f"up to {point.tree_nodes} tokens, up to {point.tree_depth} deep)" if lang == "en" else
+                f"até {point.tree_nodes} tokens, com até {point.tree_depth} de profundidade)") in label
+               for label in labels)
 
 
 def test_the_temperature_tables_alpha_is_the_mean_over_prompts_as_its_caption_says():
@@ -998,7 +1053,10 @@ def test_a_one_node_tree_trace_is_named_in_the_singular(toy):
     assert not at.exception
     captions = " ".join(c.value for c in at.caption)
     assert ("This trace's trees held up to 1 token, their nodes and the tokens copied from the context together, up "
-            "to 1 deep.") in captions
+            "to 1 deep") in captions
+    # read 51: a tree that never branched was said to offer "several candidates at each depth"
+    assert "none branched: each offered one candidate at each depth" in captions
+    assert "several candidates" not in captions
 
 
 @pytest.mark.slow  # the page runs once per language: over 0.7 s

@@ -136,7 +136,8 @@ def _record_label(r: dict, path: Path, i: int, dtype: str | None) -> str:
 class TracePoint:
     """What one speculative trace says about the formulas."""
 
-    alpha: float  # mean min(1, p/q) over tested drafts, the estimate of alpha (a tree's: min(1, p′/q′), not alpha)
+    alpha: float  # mean min(1, p/q) over tested drafts, the estimate of alpha (a branched tree's: min(1, p′/q′), not
+    # alpha; see `tree_branched`)
     acceptance_rate: float  # accepted / drafted (lower: drafts after a rejection count as drafted)
     k: int
     tokens_per_step: float  # measured mean accepted length, recovered or bonus token included
@@ -146,7 +147,13 @@ class TracePoint:
     tree_nodes: int = 0  # > 0: the trace drafted trees of up to this many tokens (nodes and copied tokens), which
     # the chain formula does not describe
     tree_depth: int = 0  # the deepest node of those trees: past K where a lookup branch copied a longer continuation
-    tree_untested: float = 0.0  # the share of those trees' tokens the verifier never tested (status not reached)
+    tree_untested_count: int = 0  # those trees' tokens the verifier never tested (status not reached), of
+    tree_token_count: int = 0  # all their tokens, summed over the steps (`tree_untested` is the share)
+    # some node of those trees had a sibling or was copied (`Trace.mean_estimates_alpha` false): a child can then be
+    # tried after a rejected one, against residuals, or a copy against a point mass, and the mean min(1, p′/q′) is no
+    # estimate of α; a trace whose trees never branched (one node, or width 1 with no lookup branch) tests one drafted
+    # child a depth, on its own p and q, as a chain does (read 51)
+    tree_branched: bool = False
     short_steps: int = 0  # chain steps that drafted fewer than K (near the token limit, after a drafted end-of-text,
     # a lookup that found fewer), which the formula, K drafts every step, does not model (read 46)
     steps: int = 0  # the trace's steps
@@ -154,6 +161,11 @@ class TracePoint:
     # search a step, with no draft forward to count (read 49: the help said "per draft forward" for n-gram)
     one_pass: bool = False  # its proposer drafts a step's tokens in one pass (`registry.one_pass`: the Medusa heads,
     # n-gram lookup), whose cost grows with the tokens it drafts: the ratio is that whole pass's, per step (read 51)
+
+    @property
+    def tree_untested(self) -> float:
+        """The share of the trees' tokens the verifier never tested (0 for a chain)."""
+        return self.tree_untested_count / self.tree_token_count if self.tree_token_count else 0.0
 
     @property
     def predicted_tokens_per_step(self) -> float:
@@ -190,11 +202,12 @@ def trace_point(trace: Any) -> TracePoint:
     nodes = max((len(s.tree.nodes) for s in trace.steps if s.tree is not None), default=0)
     depth = max((s.draft_depth for s in trace.steps if s.tree is not None), default=0)
     statuses = [str(n.status) for s in trace.steps if s.tree is not None for n in s.tree.nodes]
-    untested = statuses.count(str(NodeStatus.NOT_REACHED)) / len(statuses) if statuses else 0.0
+    untested = statuses.count(str(NodeStatus.NOT_REACHED))
+    branched = not trace.mean_estimates_alpha  # a sibling or a copied token somewhere (one test for CLI and page)
     short = sum(1 for s in trace.steps if s.tree is None and s.n_drafted < k)
     lookup = proposer in registry.names() and registry.get(proposer).timed_as == "lookup"
     return TracePoint(min(1.0, max(0.0, alpha)), trace.acceptance_rate, k, trace.mean_accepted_length, ratio, nodes,
-                      depth, untested, short, len(trace.steps), lookup, one_pass)
+                      depth, untested, len(statuses), branched, short, len(trace.steps), lookup, one_pass)
 
 
 @dataclass(frozen=True)

@@ -1218,10 +1218,13 @@ def test_a_tree_step_coming_up_counts_its_copied_tokens_apart_as_the_step_does(l
 
 
 @pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
-def test_a_tree_step_with_no_node_left_to_draft_is_not_announced_as_a_tree():
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_tree_step_with_no_node_left_to_draft_is_not_announced_as_a_tree(lang):
     """43rd read: a tree run's last step, with one token left to write, drafts no node; the player announced it as
     "The proposer drafted a tree of 0 nodes, and the target checks them all in one forward pass: the step shows the
-    tree and the path it kept", and the step then showed no tree. It says nothing was drafted, as a chain step does."""
+    tree and the path it kept", and the step then showed no tree. It says nothing was drafted, as a chain step does.
+    Read 51: it said so in two pieces, "The proposer drafted:" over "(nothing drafted: …)"; now in one sentence."""
+    from specviz.core.i18n import using
     from specviz.runs.running import run
     from specviz.runs.runspec import RunSpec
 
@@ -1229,15 +1232,24 @@ def test_a_tree_step_with_no_node_left_to_draft_is_not_announced_as_a_tree():
                        tree_width=2, max_new_tokens=9, temperature=1.0, seed=1))
     last = tree.steps[-1]
     assert last.tree is not None and not last.tree.nodes and not last.decisions
-    at = AppTest.from_file(PAGE, default_timeout=60).run()
-    at.radio(key="playground_source").set_value("upload").run()
-    at.file_uploader(key="playground_upload").set_value(("tree.json", tree.to_json().encode(), "application/json"))
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["lang"] = lang
     at.run()
-    at.slider(key="playground_slider").set_value(tree.num_steps - 1).run()
+    with using(lang):  # AppTest formats the radio's options in this process: the page's language
+        at.radio(key="playground_source").set_value("upload").run()
+        at.file_uploader(key="playground_upload").set_value(("tree.json", tree.to_json().encode(),
+                                                             "application/json"))
+        at.run()
+        at.slider(key="playground_slider").set_value(tree.num_steps - 1).run()
     no_problems(at)
-    coming = [m.value for m in at.markdown if "Coming up" in m.value]
-    assert coming == [f"**Coming up: step {tree.num_steps}.** The proposer drafted:"], coming
-    assert any("(nothing drafted" in h.proto.body for h in at.get("html"))
+    coming = [m.value for m in at.markdown if "Coming up" in m.value or "A seguir" in m.value]
+    said = {"en": f"**Coming up: step {tree.num_steps}.** The proposer drafted nothing (it found no guess, the draft "
+                  "length was 0, or only one token was left to write), so the target writes one token on its own.",
+            "pt": f"**A seguir: passo {tree.num_steps}.** O proponente não rascunhou nada (não achou palpite, o "
+                  "tamanho do rascunho era 0 ou só faltava escrever um token), então o alvo escreve um token "
+                  "sozinho."}[lang]
+    assert coming == [said], coming
+    assert not any("(nothing drafted" in h.proto.body or "(nada rascunhado" in h.proto.body for h in at.get("html"))
 
 
 def test_each_measured_chain_preset_names_its_temperature():

@@ -68,6 +68,10 @@ TEXT = {
                  "the target wrote alone, in a step where nothing was drafted · not reached: drafts after a "
                  "rejection, never checked."),
     "coming_up": N_("**Coming up: step {step}.** The proposer drafted:"),
+    # read 51: a step with no drafts read "The proposer drafted:" over "(nothing drafted: …)"
+    "coming_up_nothing": N_("**Coming up: step {step}.** The proposer drafted nothing (it found no guess, the draft "
+                            "length was 0, or only one token was left to write), so the target writes one token on "
+                            "its own."),
     "coming_up_tree": N_("**Coming up: step {step}.** The proposer drafted a tree of {nodes}, and the target checks "
                          "them all in one forward pass: the step shows the tree and the path it kept."),
     "nothing_yet": N_("Nothing verified yet. Press **Next step** to watch the target check the first drafts, or "
@@ -244,8 +248,11 @@ def _coming_up(trace: Trace, trace_id: str, pos: int) -> None:
         # the lookup branch's copies counted apart, as the step's headline does: no proposer drafted them
         st.markdown(_(TEXT["coming_up_tree"], step=pos + 1, nodes=tree_nodes_text(step)))
         return  # no guess either (`Predictor.ask`), as the live quiz asks a tree step nothing
-    st.markdown(_(TEXT["coming_up"], step=pos + 1))
-    st.html(f"<div>{decision_chips(step, revealed=False, size='normal')}</div>")
+    if step.decisions:
+        st.markdown(_(TEXT["coming_up"], step=pos + 1))
+        st.html(f"<div>{decision_chips(step, revealed=False, size='normal')}</div>")
+    else:  # one sentence, not "The proposer drafted:" over "(nothing drafted: …)"
+        st.markdown(_(TEXT["coming_up_nothing"], step=pos + 1))
     # the token the text ended on: a chat model's end of text is a control token too (<|im_end|>), which the target
     # does write, to end its answer (read 44: the default example's last step drafted it under "the target never
     # writes it inside its answer", and the target kept it)

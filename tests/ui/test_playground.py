@@ -1053,6 +1053,59 @@ def test_another_prompts_reason_fits_the_presets_proposer(preset, reason):
         assert "Your prompt is not the preset's: " + reason in shown
     assert preset == "question" or "learned from short chat" not in shown
 
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_run_of_a_pooled_preset_says_it_is_one_prompt_against_the_committed_runs_prompts(lang):
+    """Read 51: after the tree preset the page said "This run: 29 of 288 drafts kept, 2.53 tokens per target pass"
+    beside the preset's promise of 2.90, which pools the 8 held-out prompts of assets/benchmarks/default-cpu-bf16-tree
+    at up to 128 new tokens each (920 tokens in 317 target passes), so a student read the preset as failing. The
+    caption now says this run is one prompt and what the promise pooled; a chain preset, measured on its own prompt,
+    gets no such sentence."""
+    import json
+
+    from specviz.labs.bench import quoted
+    from specviz.ui.playground.settings import MEDUSA_PRESET_RUN, TREE_PRESET_RUN
+
+    def script(preset: str, lang: str):
+        import streamlit as st
+
+        from specviz.core.i18n import using
+        from specviz.labs.examples import load_example
+        from specviz.ui.playground import live as playground_live
+        from specviz.ui.playground.settings import preset_settings
+
+        trace = load_example("toy-draft")[0]
+        trace.settings["max_new_tokens"], trace.meta["chat"] = 48, True  # as a preset sets them
+        trace.meta["pair"] = "default"  # a run from the preset: its pair
+        settings = preset_settings(preset)
+        trace.settings.update({key: settings[key] for key in ("proposer", "temperature", "k", "tree_nodes",
+                                                              "tree_width", "tree_lookup") if key in settings})
+        trace.meta["prompt"] = settings["prompt"]
+        st.session_state["playground_preset"] = preset
+        with using(lang):
+            playground_live.compare_with_preset(trace)
+
+    runs = {folder: quoted.result(folder) for folder in (TREE_PRESET_RUN, MEDUSA_PRESET_RUN)}
+    for folder, run in runs.items():  # what the sentence says, read from the files
+        prompts = {c["prompt_id"] for c in run["cases"]}
+        assert len(prompts) == 8 and run["config"]["max_new_tokens"] == 128, folder
+    shapes = json.loads((ROOT / "assets" / "benchmarks" / "shapes" / "default.json").read_text(encoding="utf-8"))
+    assert (shapes["prompts"], shapes["suite"], shapes["max_new_tokens"]) == (8, "held-out", 128)  # the lookup lift
+    said = {"en": "This run is one prompt, with at most 48 new tokens; the preset's figures were measured over 8 "
+                  "held-out prompts together, up to 128 new tokens each, so one prompt can land above or below them.",
+            "pt": "Esta execução é um prompt só, com no máximo 48 tokens novos; os números da predefinição foram "
+                  "medidos sobre 8 prompts reservados juntos, com até 128 tokens novos cada um, então um prompt pode "
+                  "ficar acima ou abaixo deles."}[lang]
+    for preset in ("tree", "medusa"):
+        at = AppTest.from_function(script, args=(preset, lang), default_timeout=30)
+        at.run()
+        assert not at.exception
+        shown = at.caption[0].value
+        assert shown.startswith("This run:" if lang == "en" else "Esta execução:") and said in shown, shown
+    at = AppTest.from_function(script, args=("copy", lang), default_timeout=30)
+    at.run()
+    assert at.caption and said.split(";")[0] not in at.caption[0].value
+
+
 def test_a_greedy_example_is_compared_with_target_only_decoding():
     """Issue 27 item 4: where the Playground shows a greedy run, it says whether it is the target's own text and,
     where it is not, the first split and the top-2 logit gap there (specviz.ui.common.greedy_compare)."""

@@ -30,6 +30,7 @@ from specviz.ui.playground.settings import (
     first_load_figures,
     form_value,
     pair_proposers,
+    pooled_note,
     preset_expectation,
     preset_settings,
 )
@@ -243,6 +244,9 @@ def compare_with_preset(trace, spec: RunSpec | None = None) -> None:
                                "than the preset's figures.",
                                "It stopped at its time limit after {n} new tokens, so its counts cover fewer tokens "
                                "than the preset's figures.", trace.num_tokens)
+    pooled = pooled_note(name, int(s.get("max_new_tokens", LIVE_DEFAULTS.max_new_tokens)))
+    if pooled:  # read 51: one prompt's run beside a figure pooled over a committed run's prompts
+        text += " " + pooled
     why = other_prompt_reason(preset["proposer"])
     if why and str(trace.meta.get("prompt", "")).strip() != preset["prompt"].strip():
         text += " " + _(TEXT[why])

@@ -101,7 +101,7 @@ def test_a_self_paced_session_in_portuguese_from_the_start_to_the_presenter_view
     store.record_answer(ana.token, first.id, first.answer)
     at.run()
     _portuguese(at)
-    assert {m.label for m in at.metric} == {"Alunos", "Respostas", "Acertos"}
+    assert {m.label for m in at.metric} == {"Alunos", "Respostas", "Fração de acertos"}
     assert "Baixar todas as respostas (CSV)" in {b.label for b in at.get("download_button")}
     at.button(key="classroom_end").click().run()
     _portuguese(at)

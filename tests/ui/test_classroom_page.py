@@ -86,7 +86,7 @@ def test_the_right_pin_opens_the_dashboard_with_live_results(db):
     at.button(key="classroom_start").click().run()
     code = at.session_state["classroom_session"]
     assert any(code in m.value for m in at.markdown)
-    assert [(m.label, m.value) for m in at.metric] == [("Students", "0"), ("Answers", "0"), ("Right", "–")]
+    assert [(m.label, m.value) for m in at.metric] == [("Students", "0"), ("Answers", "0"), ("Share right", "–")]
 
     store = ClassroomStore(db)
     session = store.session(code)
@@ -97,7 +97,7 @@ def test_the_right_pin_opens_the_dashboard_with_live_results(db):
         easy = next(q for q in session.questions if q.id != hard.id)
         store.record_answer(student.token, easy.id, easy.answer)
     at.run()
-    assert [(m.label, m.value) for m in at.metric] == [("Students", "3"), ("Answers", "6"), ("Right", "67%")]
+    assert [(m.label, m.value) for m in at.metric] == [("Students", "3"), ("Answers", "6"), ("Share right", "67%")]
     questions = at.dataframe[0].value
     assert list(questions["question"][:2]) == [hard.prompt, easy.prompt]  # most missed first, the whole text
     assert list(questions["missed"]) == ["67%", "0%", "not answered yet", "not answered yet"]
@@ -111,6 +111,26 @@ def test_the_right_pin_opens_the_dashboard_with_live_results(db):
     students = at.dataframe[1].value
     assert list(students["name"]) == ["Ana", "Ben", "Cy"] and list(students["right"]) == [2, 1, 1]
     assert "Download all answers (CSV)" in {b.label for b in at.get("download_button")}
+
+
+def test_the_share_of_right_answers_is_not_named_like_the_count_of_them(db):
+    """Read 51: the dashboard's metric headed "Right" (pt "Acertos") showed a share, 5 of 8 answers right as "63%",
+    while the Students table's column of the same name, "right" (pt "acertos"), counts right answers; the metric is
+    now the share's own name, "Share right" (pt "Fração de acertos"), as the Quiz page's mastery table has it."""
+    session = _session(db, n=4)
+    store = ClassroomStore(db)
+    for name, pattern in (("Ben", (1, 0, 1, 1)), ("Cy", (0, 0, 1)), ("Di", (1,))):
+        student = store.join(session.code, name)
+        for question, right in zip(session.questions, pattern, strict=False):
+            store.record_answer(student.token, question.id, question.answer if right else _wrong(question))
+    with i18n.using("pt"):
+        at = _page({"as": "teacher", "lang": "pt"})
+        at.text_input(key="classroom_pin").input(PIN)
+        at.form_submit_button[0].click().run()
+        assert not at.exception
+        assert [(m.label, m.value) for m in at.metric] == [("Alunos", "3"), ("Respostas", "8"),
+                                                           ("Fração de acertos", "63%")]  # 5/8 = 62.5%, half up
+        assert list(at.dataframe[1].value["acertos"]) == [3, 1, 1]  # the count keeps the name "acertos"
 
 
 def test_an_ended_session_no_longer_says_a_question_is_not_answered_yet(db):
@@ -439,7 +459,7 @@ def test_ending_a_session_asks_first_and_keeps_its_results(db):
     picker = at.selectbox(key="classroom_session")
     assert picker.value == session.code and "ended" in picker.format_func(session.code)
     assert any("ended" in i.value for i in at.info) and "classroom_end" not in {b.key for b in at.button}
-    assert [(m.label, m.value) for m in at.metric] == [("Students", "1"), ("Answers", "1"), ("Right", "100%")]
+    assert [(m.label, m.value) for m in at.metric] == [("Students", "1"), ("Answers", "1"), ("Share right", "100%")]
     assert "Download all answers (CSV)" in {b.label for b in at.get("download_button")}
     assert "Ana" in store.export_csv(store.session(session.code))
     fresh = _as_teacher(PIN)  # another visit: the ended session is still there to pick
@@ -737,7 +757,7 @@ def test_a_class_with_one_wrong_answer_is_not_shown_right_100_percent(db):
             right = n or number  # one wrong answer in 200: S00's to the first question
             store.record_answer(student.token, question.id, question.answer if right else _wrong(question))
     at.run()
-    assert [(m.label, m.value) for m in at.metric] == [("Students", "20"), ("Answers", "200"), ("Right", "99.5%")]
+    assert [(m.label, m.value) for m in at.metric] == [("Students", "20"), ("Answers", "200"), ("Share right", "99.5%")]
     missed = at.dataframe[0].value["missed"]
     assert list(missed) == ["5%"] + ["0%"] * 9  # 1 of 20 missed the first question; nobody missed the others
     with i18n.using("pt"):

@@ -273,7 +273,8 @@ def dashboard(store: ClassroomStore, session: Session) -> None:
     left, middle, right = st.columns(3)
     left.metric(_("Students"), len(progress))
     middle.metric(_("Answers"), answers)
-    right.metric(_("Right"), percent_of(sum(p.correct for p in progress), answers) if answers else "–")
+    # read 51: headed "Right" (pt "Acertos"), the name of the Students table's count of right answers, over a share
+    right.metric(_("Share right"), percent_of(sum(p.correct for p in progress), answers) if answers else "–")
     st.subheader(_("Questions, most missed first"))
     st.html(failure_list_html(stats, ended=session.closed))
     with st.expander(_("The same as a table (sortable)")):

@@ -446,8 +446,9 @@ def alpha_note(spec: Trace) -> str | None:
     the two differ only by chance, which the note says instead. If each draft is kept with probability α,
     E[accepted] / K = α(1 − α^K) / ((1 − α) K), below α for K > 1 and 0 < α < 1.
 
-    None for a tree trace too: its mean of min(1, p′/q′) is not an estimate of α (`Trace.mean_accept_prob`), its
-    accepted / drafted counts every node, and the formula is the chain's.
+    None for a tree trace too: its mean of min(1, p′/q′) is not an estimate of α (`Trace.mean_accept_prob`) unless
+    every tree was a chain (`Trace.mean_estimates_alpha`), its accepted / drafted counts every node, and the formula
+    is the chain's, with K drafts a step.
     """
     alpha, ratio = spec.mean_accept_prob, spec.acceptance_rate
     if not (math.isfinite(alpha) and math.isfinite(ratio)) or any(s.tree is not None for s in spec.steps):

@@ -520,3 +520,22 @@ def test_the_tree_mask_is_a_scrolling_grid_that_keeps_its_row_names(page):
     names = [f"{i}:{token}" for i, (token, _) in enumerate(view.TREE_NODES)]
     assert list(mask.value.index) == list(mask.value.columns) == names
     assert not json.loads(mask.proto.columns or "{}").get("_index", {}).get("hidden")
+
+
+@pytest.mark.slow  # a CLI run in a subprocess: make check stays under a minute
+def test_a_tree_trace_of_one_node_a_step_is_described_as_a_chain():
+    """Read 51: the recorded-trace sentence called the mean of any tree trace "not an estimate of α: a child tried
+    after a rejected sibling meets the residual p′", though with one node a step no child has a sibling; the CLI and
+    the Theory page call that mean an α estimate (`Trace.mean_estimates_alpha`)."""
+    import subprocess
+    import sys
+
+    from specviz.engine.trace import Trace
+
+    out = subprocess.run([sys.executable, "-m", "specviz", "generate", "--pair", "toy", "--prompt", "the cat",
+                          "--max-new-tokens", "16", "--temperature", "1", "--seed", "3", "--tree-nodes", "1",
+                          "--json", "-"], capture_output=True, text=True, cwd=ROOT, check=True)
+    trace = Trace.from_json(out.stdout)
+    assert any(s.tree is not None for s in trace.steps) and trace.mean_estimates_alpha
+    said = view.example_stats(trace)
+    assert "(an estimate of α)" in said and "not an estimate" not in said and "p′" not in said

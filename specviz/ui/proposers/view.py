@@ -496,9 +496,10 @@ def render_example(name: str, key: str) -> None:
 def example_stats(trace: Trace) -> str:
     """A recorded trace's counts in one sentence: steps, tokens, its mean accepted length, accepted / drafted (a
     tree's lookup branch's copies added below the line, as the CLI writes it) and the mean of min(1, p/q) over the
-    tested drafts, named an estimate of α for a chain only (for a tree it is the
-    mean min(1, p′/q′) along each step's main line, `Trace.mean_accept_prob`)."""
-    tree = any(step.tree is not None for step in trace.steps)
+    tested drafts, named an estimate of α for a chain, and for a tree trace whose every tree was a chain of drafted
+    nodes (`Trace.mean_estimates_alpha`, read 51); for any other tree it is the mean min(1, p′/q′) along each step's
+    main line, `Trace.mean_accept_prob`."""
+    tree = not trace.mean_estimates_alpha
     key = ("example_stats_tree_copied" if trace.num_copied else "example_stats_tree") if tree else "example_stats"
     return _(TEXT[key], steps=trace.num_steps, tokens=trace.num_tokens,
              per_pass=number(trace.mean_accepted_length, 2), ratio=number(trace.acceptance_rate, 2),

@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from specviz.core.i18n import _, localized, number, os_reason, with_minus
+from specviz.core.i18n import _, list_separator, localized, number, os_reason, with_minus
 from specviz.core.paths import folders_made_for
 from specviz.core.text import shortened
 from specviz.engine.limits import K_RANGE, finite_float, path_arg
@@ -113,7 +113,8 @@ def check_sweep_flags(args: argparse.Namespace) -> None:
     neither flag nor value."""
     if not levels_ok(list(args.levels)):
         raise ValueError(_("--levels must be among {levels}, each at most once (got {value}).",
-                           levels=", ".join(map(str, LEVELS)), value=" ".join(with_minus(str(n)) for n in args.levels)))
+                           levels=list_separator().join(number(c, 0) for c in LEVELS),
+                           value=" ".join(with_minus(str(n)) for n in args.levels)))
     if not requests_ok(args.requests):
         raise ValueError(_("--requests must be a whole number from 1 to {most} (got {value}).", most=MAX_REQUESTS,
                            value=with_minus(str(args.requests))))

@@ -97,7 +97,7 @@ class LoadPlan:
                                "and no two the same.", most=MAX_PROMPT_NAME_CHARS))
         if not levels_ok(self.levels):
             raise ValueError(_("Concurrency levels must be one or more of {levels}, each at most once.",
-                               levels=", ".join(map(str, LEVELS))))
+                               levels=list_separator().join(number(c, 0) for c in LEVELS)))
         if not requests_ok(self.requests):
             raise ValueError(_("Requests per level must be a whole number from 1 to {most}.", most=MAX_REQUESTS))
         if not max_tokens_ok(self.max_tokens):

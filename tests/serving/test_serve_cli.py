@@ -220,6 +220,22 @@ def test_a_refused_timeout_is_quoted_whole_in_the_readers_number_format(stand_in
     assert stand_in == []
 
 
+def test_the_levels_refusal_lists_the_levels_with_semicolons_in_portuguese(stand_in, capsys, monkeypatch):
+    """Read 51: a Portuguese `--levels 3` read "--levels deve estar entre 1, 2, 4, 8, 16": a number list with
+    commas, where Portuguese lists take semicolons (docs/glossary.pt-BR.md), and "estar entre" also reads "be between",
+    which 3 is. Both the CLI's sentence and LoadPlan's list the levels one way."""
+    monkeypatch.setenv("LC_ALL", "pt_BR.UTF-8")
+    assert cli.main(["serve", "sweep", "--levels", "3", "--out", "/tmp/x.json"]) == 2
+    assert capsys.readouterr().err.strip() == ("specviz: --levels deve ser um ou mais de 1; 2; 4; 8; 16, cada um no "
+                                               "máximo uma vez (recebido: 3).")
+    from specviz.core.i18n import using
+    with using("pt"), pytest.raises(ValueError) as info:
+        LoadPlan(prompts=(Prompt("p", "x"),), levels=(3,)).check()
+    assert str(info.value) == ("Os níveis de concorrência devem ser um ou mais de 1; 2; 4; 8; 16, cada um no máximo "
+                               "uma vez.")
+    assert stand_in == []
+
+
 @pytest.mark.parametrize(("argv", "says"), [
     (["--requests", "0"], "--requests must be a whole number from 1 to 64 (got 0)."),
     (["--requests", "65"], "--requests must be a whole number from 1 to 64 (got 65)."),

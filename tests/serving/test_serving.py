@@ -1232,8 +1232,13 @@ def _levels(prompt: str, speedups: dict[int, float]) -> list:
     ({1: 1.2, 2: 0.9, 4: 1.2, 16: 0.8}, "mixed",
      "speculation paid at 1, 4 concurrent streams and did not pay at 2, 16: no one level where it starts or stops "
      "paying.",
-     "a especulação compensou com 1, 4 fluxos simultâneos e não compensou com 2, 16: não há um nível em que comece "
+     # read 51: Portuguese number lists take semicolons ("1, 4" read as one list with the decimal comma's look)
+     "a especulação compensou com 1; 4 fluxos simultâneos e não compensou com 2; 16: não há um nível em que comece "
      "ou deixe de compensar.", []),
+    ({1: 0.9, 2: 0.8, 4: 1.2, 16: 1.3}, "from",
+     "speculation did not pay at 1, 2 concurrent streams and paid from 4 on, up to the highest level measured, 16.",
+     "a especulação não compensou com 1; 2 fluxos simultâneos e compensou a partir de 4, até o nível mais alto "
+     "medido, 16.", [(4, "ngram starts paying")]),
 ])
 def test_the_sweep_verdict_and_its_marks_tell_the_curves_shape(speedups, kind, english, portuguese, marks):
     """Read 45: a curve that lost at 1 stream, paid at 4 and lost again from 16 read "speculation stops paying at 16

@@ -191,8 +191,9 @@ def _row_kernels(result: ServingResult) -> str | None:
 
 
 def _streams(levels) -> str:
-    """Levels as the reader reads them: "1", "4, 16" (each through the locale's number formatter)."""
-    return ", ".join(number(c, 0) for c in levels)
+    """Levels as the reader reads them: "1", "4, 16" ("4; 16" in Portuguese, whose number lists take semicolons:
+    `list_separator`), each through the locale's number formatter."""
+    return list_separator().join(number(c, 0) for c in levels)
 
 
 def verdict(spec: str, prompt: str, shape: PayShape) -> str:

@@ -31,6 +31,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import cache
 
+from babel.lists import format_list
 from babel.numbers import format_decimal, format_percent
 
 from specviz.core.paths import LOCALE_DIR
@@ -335,6 +336,18 @@ def list_separator() -> str:
     '0,50; 0,25'
     """
     return "; " if get_language() == "pt" else ", "
+
+
+def and_list(items: list[str]) -> str:
+    """Phrases as one list inside a sentence, the reader's way: "a and b", "a, b, and c"; "a e b", "a, b e c" in
+    Portuguese (a list of bare numbers takes `list_separator`; a semicolon there split a Portuguese sentence in two,
+    read 51).
+
+    >>> with using("pt"):
+    ...     and_list(["no prompt copy (2,33×)", "no prompt open (1,07×)"])
+    'no prompt copy (2,33×) e no prompt open (1,07×)'
+    """
+    return format_list(list(items), locale=_BABEL_LOCALES[_current.get()]) if items else ""
 
 
 def percent(fraction: float, digits: int = 0) -> str:

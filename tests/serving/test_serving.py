@@ -1382,12 +1382,13 @@ def test_the_engine_comparison_says_where_specvizs_speculative_answer_differed(m
     monkeypatch.setattr(sweep.st, "markdown", lambda *a, **k: None)
     monkeypatch.setattr(sweep.st, "dataframe", lambda *a, **k: None)
     sweep.compare_specviz(result)
-    assert ("specviz's speculative answer was not its own target-only answer on the copy prompt (2.33×), on the "
+    # read 51: the two prompts joined by "and" ("e"), not ", " (and "; " in Portuguese, which split the sentence)
+    assert ("specviz's speculative answer was not its own target-only answer on the copy prompt (2.33×) and on the "
             "open prompt (1.07×), so those speedups compare the throughput of two different answers") in captions[-1]
     assert "only up to numerics" in captions[-1]
     with using("pt"):
         sweep.compare_specviz(result)
-    assert "só com o alvo no prompt copy (2,33×); no prompt open (1,07×)" in captions[-1]
+    assert "só com o alvo no prompt copy (2,33×) e no prompt open (1,07×), então essas acelerações" in captions[-1]
     matched = replace(result, specviz=[{**row, "same_tokens_as_target_only": True} for row in result.specviz])
     sweep.compare_specviz(matched)
     assert "target-only answer on" not in captions[-1]

@@ -9,7 +9,7 @@ import datetime as dt
 import pandas as pd
 import streamlit as st
 
-from specviz.core.i18n import _, list_separator, ngettext, number, times
+from specviz.core.i18n import _, and_list, list_separator, ngettext, number, times
 from specviz.labs import roofline
 from specviz.labs.bench.quoted import kernels_words
 from specviz.labs.bench.report import ran_stock_kernels
@@ -338,9 +338,9 @@ def differed_note(result: ServingResult) -> str:
     rows = [row for row in result.specviz if row.get("same_tokens_as_target_only") is False]
     if not rows:
         return ""
-    where = list_separator().join(
+    where = and_list([  # read 51: joined by "; " in Portuguese, which split the sentence after the first prompt
         _("on the {prompt} prompt ({speedup})", prompt=row["prompt"],
-          speedup=times(row["speedup"]) if row.get("speedup") is not None else "–") for row in rows)
+          speedup=times(row["speedup"]) if row.get("speedup") is not None else "–") for row in rows])
     return ngettext("specviz's speculative answer was not its own target-only answer {where}, so that speedup "
                     "compares the throughput of two different answers: greedy speculative decoding gives the "
                     "target's own answer only up to numerics (a verify forward over K + 1 tokens rounds otherwise "

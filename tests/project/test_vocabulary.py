@@ -557,3 +557,17 @@ def test_the_glossary_says_which_rules_kept_share_estimates_alpha():
     assert 'kept = "kept" if rule in ("exact", "resample_from_target") else "kept_other"' in view
     point = torch.tensor([0.0, 1.0, 0.0, 0.0], dtype=torch.float64)  # exact match's chance is α when q is a point mass
     assert one_step_distribution("exact_match", p, point)[1] == float(torch.minimum(p, point).sum()) == 0.3
+
+
+def test_the_glossary_gives_the_serving_labs_acceptance_by_position_its_own_denominator():
+    """Read 51: the glossary defined acceptance by position as "of the steps that drafted at least i" and said that
+    held for the Serving lab too, which shows vLLM's rate over every step that carried drafts (num_drafts): a step
+    that drafted fewer than i counts there as not kept at i. The chart's own axis says so."""
+    from specviz.ui.serving import charts
+
+    row = next(line for line in (ROOT / "docs" / "glossary.pt-BR.md").read_text(encoding="utf-8").splitlines()
+               if line.startswith("| acceptance by position |"))
+    assert "the Serving lab's is vLLM's, over every step that carried drafts (`num_drafts`)" in row
+    assert "Speedup and Serving labs" not in row
+    (bar,) = charts.per_position_figure([0.75, 0.25]).data
+    assert bar.name == "accepted at this position / steps with drafts, since the server started"

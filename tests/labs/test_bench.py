@@ -143,12 +143,12 @@ def test_a_run_before_the_tree_per_position_meaning_shows_no_tree_entries_and_sa
     assert all(r["position_drafted"] == r["position_survived"] == [] for r in loaded.cases if r.get("tree_nodes"))
     report = markdown_report(loaded)
     assert "| eagle | 3 | 16×4 | 0 | 0.062 | – |" in report and "0.78 / 0.55 / 0.86" not in report
-    assert "- Tree rows: no accepted/drafted. This run wrote results.json in schema version 1" in report
+    assert "- Tree rows: no acceptance rate. This run wrote results.json in schema version 1" in report
     assert "- Tree rows: no acceptance by position. This run computed it for trees before" in report
     later = BenchResult.load(folder / "default-cpu-bf16-tree" / "results.json")  # v1, 2026-12-03
     assert all(r["per_position"] for r in later.summary) and later.blanked == ("acceptance_rate",)
     said = markdown_report(later)
-    assert "Tree rows: no accepted/drafted." in said and "Tree rows: no acceptance by position." not in said
+    assert "Tree rows: no acceptance rate." in said and "Tree rows: no acceptance by position." not in said
     medusa = BenchResult.load(folder / "default-cpu-f32-medusa" / "results.json")  # v2: nothing blanked, no note
     assert medusa.blanked == () and "Tree rows: no" not in markdown_report(medusa)
     assert "blanked" not in later.to_dict()
@@ -163,6 +163,20 @@ def test_every_committed_results_md_is_the_report_of_its_results_json():
     for path in found:
         written = (path.parent / "results.md").read_text(encoding="utf-8")
         assert written == markdown_report(BenchResult.load(path)), path.parent.name
+
+
+def test_the_results_md_table_heads_its_acceptance_column_with_the_definitions_name():
+    """Read 51, names: every results.md headed the column of `acceptance_rate` "accepted/drafted", while its own
+    Definitions and the Speedup lab's table name it "acceptance rate (accepted / (drafted + copied))": two names for
+    one column, and on a tree row whose lookup branch copied tokens the header's fraction leaves out the copies its
+    number counts. The table now uses the Definitions' name, and the v1 note names the column so too."""
+    name = DEFINITIONS["acceptance_rate"][0]
+    assert name == "acceptance rate (accepted / (drafted + copied))"
+    for path in sorted(BENCHMARKS_DIR.glob("*/results.json")):
+        text = markdown_report(BenchResult.load(path))
+        header = next(line for line in text.splitlines() if line.startswith("| proposer | policy |"))
+        assert f"| {name} |" in header and "accepted/drafted" not in header, path.parent.name
+        assert "Tree rows: no accepted/drafted" not in text, path.parent.name
 
 
 def test_files_follow_the_documented_schema(result, tmp_path):

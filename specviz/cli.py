@@ -292,20 +292,22 @@ def run_compare(args: argparse.Namespace) -> int:
             speedup=number(speedup(baseline, spec))))
     print(measured_in(pair))  # a figure names its dtype and machine (STYLE.md)
     # a tree's accepted / drafted counts every node, a step keeps one path: no estimate of α. Read 49: "drafted"
-    # is what a drafter drafted, a node one drafted token; the lookup branch's copies are named apart
+    # is what a drafter drafted, a node one drafted token; the lookup branch's copies are named apart. Read 51: the
+    # number stood bare after "acceptance:", where generate's summary names it the acceptance rate, and a chain's
+    # line did not say why it sits below α
     if is_tree(spec) and spec.num_copied:
-        print(_("acceptance:   {rate} accepted/(drafted + copied) (every node of the tree and every token its "
+        print(_("acceptance:   rate {rate} (accepted/(drafted + copied); every node of the tree and every token its "
                 "lookup branch copied count, tested or not); mean accepted length {length} (tokens per target "
                 "forward, the recovered or bonus token included)", rate=_fmt(spec.acceptance_rate),
                 length=_fmt(spec.mean_accepted_length)))
     elif is_tree(spec):
-        print(_("acceptance:   {rate} accepted/drafted (every node of a tree counts, tested or not); mean accepted "
-                "length {length} (tokens per target forward, the recovered or bonus token included)",
+        print(_("acceptance:   rate {rate} (accepted/drafted; every node of a tree counts, tested or not); mean "
+                "accepted length {length} (tokens per target forward, the recovered or bonus token included)",
                 rate=_fmt(spec.acceptance_rate), length=_fmt(spec.mean_accepted_length)))
     else:
-        print(_("acceptance:   {rate} accepted/drafted; mean accepted length {length} (tokens per target forward, "
-                "the recovered or bonus token included)", rate=_fmt(spec.acceptance_rate),
-                length=_fmt(spec.mean_accepted_length)))
+        print(_("acceptance:   rate {rate} (accepted/drafted; drafts after a step's first rejection count as "
+                "drafted); mean accepted length {length} (tokens per target forward, the recovered or bonus token "
+                "included)", rate=_fmt(spec.acceptance_rate), length=_fmt(spec.mean_accepted_length)))
     if args.temperature == 0:
         if baseline.output_ids == spec.output_ids:
             print(_("greedy output identical: yes"))

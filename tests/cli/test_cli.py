@@ -119,9 +119,24 @@ def test_compare_of_a_tree_says_its_accepted_over_drafted_counts_every_node():
               "--k", "2", "--tree-nodes", "6", "--tree-width", "2", "--no-warmup")
     assert out.returncode == 0, out.stderr
     assert "a tree of 6 nodes" in out.stdout
-    assert "accepted/drafted (every node of a tree counts, tested or not)" in out.stdout
+    assert "rate " in out.stdout and "(accepted/drafted; every node of a tree counts, tested or not)" in out.stdout
     chain = cli("compare", "--pair", "toy", "--prompt", "hello", "--max-new-tokens", "12", "--k", "2", "--no-warmup")
     assert "every node" not in chain.stdout
+
+
+def test_compare_names_its_accepted_over_drafted_the_acceptance_rate_as_generate_does():
+    """Read 51, names: compare printed "acceptance:   0.24 accepted/drafted", a bare number after "acceptance" that a
+    reader takes for α, where generate's summary names the same ratio "acceptance rate" and says the drafts after a
+    step's first rejection count as drafted (why it sits below α). The line now names it the rate and says so, in
+    both languages."""
+    for lang, name, why in (("en", "acceptance:   rate ", "drafts after a step's first rejection count as drafted"),
+                            ("pt", "aceitação:     taxa ", "os palpites depois da primeira rejeição de um passo "
+                                                             "contam como rascunhados")):
+        out = cli("compare", "--pair", "toy", "--prompt", "hello", "--max-new-tokens", "8", "--k", "2",
+                  "--no-warmup", "--lang", lang)
+        assert out.returncode == 0, out.stderr
+        line = next(x for x in out.stdout.splitlines() if x.startswith(name.split()[0]))
+        assert line.startswith(name) and why in line, (lang, line)
 
 
 def test_compare_says_its_mean_accepted_length_counts_the_recovered_or_bonus_token_as_generate_does():

@@ -571,3 +571,18 @@ def test_the_glossary_gives_the_serving_labs_acceptance_by_position_its_own_deno
     assert "Speedup and Serving labs" not in row
     (bar,) = charts.per_position_figure([0.75, 0.25]).data
     assert bar.name == "accepted at this position / steps with drafts, since the server started"
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+@pytest.mark.parametrize("source", ["catalog", "quiz", "docs"])
+def test_no_text_writes_the_acceptance_rates_fraction_over_steps(lang, source):
+    """Read 51, names: docs/serving.md gave vLLM's mean accepted length as "1 + accepted / drafted steps", which
+    reads as the acceptance rate (accepted / drafted) plus a word, where it is accepted tokens over the steps that
+    drafted (vLLM's num_drafts). Every other text writes "1 + accepted / steps that drafted" or "... / steps with
+    drafts"; "accepted / drafted" names only the acceptance rate."""
+    pattern = {"en": re.compile(r"accepted(?: tokens)?\s*/\s*drafted\s+steps", re.IGNORECASE),
+               "pt": re.compile(r"aceitos\s*/\s*rascunhados\s+passos|aceitos\s*/\s*passos\s+rascunhados",
+                                re.IGNORECASE)}[lang]
+    texts = _texts(source, lang)
+    assert texts
+    assert _found(pattern, texts) == []

@@ -586,3 +586,15 @@ def test_no_text_writes_the_acceptance_rates_fraction_over_steps(lang, source):
     texts = _texts(source, lang)
     assert texts
     assert _found(pattern, texts) == []
+
+
+def test_library_md_says_a_trees_acceptance_rate_counts_the_copied_tokens():
+    """Read 51, names: library.md wrote "`acceptance_rate` = accepted/drafted", but `Trace.num_drafted` counts a tree's
+    lookup-branch copies too, so for such a tree the property is accepted / (drafted + copied), the name the CLI and
+    the bench give it; "drafted" never counts copies (the glossary)."""
+    from specviz.engine.trace import Trace
+
+    text = " ".join((ROOT / "docs" / "library.md").read_text(encoding="utf-8").split())
+    clause = text[text.index("(`acceptance_rate` ="):][:200]
+    assert "accepted/(drafted + copied) for a tree whose lookup branch copied tokens" in clause, clause
+    assert "copied" in (Trace.num_drafted.__doc__ or "")  # what the sentence reports

@@ -177,6 +177,9 @@ def test_the_results_md_table_heads_its_acceptance_column_with_the_definitions_n
         header = next(line for line in text.splitlines() if line.startswith("| proposer | policy |"))
         assert f"| {name} |" in header and "accepted/drafted" not in header, path.parent.name
         assert "Tree rows: no accepted/drafted" not in text, path.parent.name
+        # and the two lengths: "mean accepted length" and "accepted/step (excl.)" beside their longer labels
+        lengths = [DEFINITIONS[key][0] for key in ("mat_with_bonus", "mat_without_bonus")]
+        assert f"| {lengths[0]} | {lengths[1]} |" in header and "(excl.)" not in header, path.parent.name
 
 
 def test_files_follow_the_documented_schema(result, tmp_path):

@@ -518,9 +518,11 @@ def markdown_report(result: BenchResult) -> str:
         *[f"- {BLANKED_NOTES[name]}" for name in result.blanked], "",
         "## All suites", "",
         # read 51, names: this column was headed "accepted/drafted", which the Definitions below and the Speedup
-        # lab's table call the acceptance rate, and which on a tree row with a lookup branch counts the copies too
+        # lab's table call the acceptance rate, and which on a tree row with a lookup branch counts the copies too;
+        # the two lengths' columns, "mean accepted length" and "accepted/step (excl.)", take their labels too
         "| proposer | policy | K | tree | T | α estimate (tree: main-line mean min(1, p′/q′)) | "
-        f"{DEFINITIONS['acceptance_rate'][0]} | mean accepted length | accepted/step (excl.) | tok/s | "
+        f"{DEFINITIONS['acceptance_rate'][0]} | {DEFINITIONS['mat_with_bonus'][0]} | "
+        f"{DEFINITIONS['mat_without_bonus'][0]} | tok/s | "
         "vs target-only | vs generate | transformers assisted vs generate | predicted (paper) | "
         "predicted (measured verify) | greedy identical |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",

@@ -324,8 +324,11 @@ def _load(spec: str, device: str, dtype: str, progress) -> Pair:
     settings = (device, dtype)
 
     def load(say=None) -> Pair:  # never remote code nor pickled weights; a Hub id is never a working-folder folder
-        return load_pair(spec, device=None if device == "auto" else device, dtype=None if dtype == "auto" else dtype,
-                         trust_remote_code=False, progress=say, relative_folders=False, pickled_weights=False)
+        # the references as a list: the form takes Hub ids and folders, never a catalog name, so "gpt2" alone is the
+        # Hub id it was typed as, not "Unknown pair 'gpt2': it is no catalog name (closest first: toy, ...)" (read 51)
+        return load_pair(spec.split(","), device=None if device == "auto" else device,
+                         dtype=None if dtype == "auto" else dtype, trust_remote_code=False, progress=say,
+                         relative_folders=False, pickled_weights=False)
 
     with PAIRS.turn(spec):  # one load at a time, and never under a running generation
         pair = PAIRS.loaded(spec)

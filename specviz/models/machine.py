@@ -12,13 +12,15 @@ not fit is a `ModelLoadError` whose one sentence names the numbers.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 
 import torch
 from transformers import AutoModelForCausalLM
 
-from specviz.core.i18n import _, localized, ngettext, percent
+from specviz.core.i18n import _, half_up, localized, ngettext, percent
 from specviz.core.text import shortened
 
 HEADROOM = 0.9  # use at most 90% of free memory: activations, allocator slack and the CUDA context need the rest
@@ -277,13 +279,39 @@ def gb(n_bytes: float) -> str:
 def _grouped(x: float) -> str:
     """`_rounded_text` with the reader's marks, thousands grouped as every other count (a disk's 1,234 GB free, an
     H100's 3,350 GB/s), the value unchanged."""
-    return _decimal(f"{x:,.0f}" if x >= 999.5 else _rounded_text(x))
+    return _decimal(_fixed(x, 0, grouped=True) if x >= 999.5 else _rounded_text(x))
 
 
 def _rounded_text(x: float) -> str:
-    """A positive figure rounded as a sentence shows it: 160, 3.4, 0.27 (no decimal mark applied yet)."""
-    # an exact 0 stays "0" (a download's first "0 MB of 3.4 GB"): "#" keeps 0.020's zero but wrote 0 as "0.0"
-    return f"{x:.0f}" if x >= 10 or x == 0 else f"{x:.1f}" if x >= 1 else f"{x:#.2g}"
+    """A positive figure rounded as a sentence shows it: 160, 3.4, 0.27 (no decimal mark applied yet); a tie rounds
+    away from zero (`_fixed`).
+
+    >>> _rounded_text(12.5), _rounded_text(3.25), _rounded_text(0.125), _rounded_text(0.0996), _rounded_text(0.996)
+    ('13', '3.3', '0.13', '0.10', '1.0')
+    """
+    # an exact 0 stays "0" (a download's first "0 MB of 3.4 GB"), and 0.020 keeps its zero
+    if x >= 10 or x == 0:
+        return _fixed(x, 0)
+    if x >= 1:
+        return _fixed(x, 1)
+    value = Decimal(repr(x))
+    two = _fixed(value, 1 - value.adjusted())  # two significant digits: 0.020, 0.30
+    return two if len(Decimal(two).as_tuple().digits) <= 2 else _fixed(value, -value.adjusted())  # 0.0996: 0.10
+
+
+def _fixed(x: float | Decimal, places: int, grouped: bool = False) -> str:
+    """`x` with `places` decimals, from its shortest repr, a tie rounded away from zero as a reader rounds by hand
+    (`specviz.core.i18n.half_up`, as every other number: read 51, the f-string rounding it replaces wrote a speed of
+    1 / 16 ms = 62.5 tokens/s "62 tokens/s"); thousands grouped with "," if `grouped` (no decimal mark applied yet).
+
+    >>> _fixed(62.5, 0), _fixed(2.25, 1), _fixed(1234.5, 0, grouped=True)
+    ('63', '2.3', '1,235')
+    """
+    if not isinstance(x, Decimal) and not math.isfinite(x):
+        return format(x, f",.{places}f" if grouped else f".{places}f")
+    with half_up():
+        value = (x if isinstance(x, Decimal) else Decimal(repr(x))).quantize(Decimal(1).scaleb(-places))
+    return format(value, ",f" if grouped else "f")
 
 
 def shown(x: float) -> float:
@@ -493,17 +521,17 @@ def duration(seconds: float) -> str:
     ('2.0 s', '350 ms', '4.2 ms', '4.9 µs')
     """
     if seconds >= 1:
-        return _decimal(f"{seconds:.1f}") + " s"
-    ms = 1000 * seconds
-    if ms < 0.1:
-        return _decimal(_rounded_text(1e6 * seconds)) + " µs"
-    return _decimal(f"{ms:.0f}" if ms >= 10 else f"{ms:.1f}") + " ms"
+        return _decimal(_fixed(seconds, 1)) + " s"
+    ms = Decimal(repr(seconds)).scaleb(3)  # not 1000 * seconds, whose binary product can move a tie
+    if ms < Decimal("0.1"):
+        return _decimal(_rounded_text(float(ms.scaleb(3)))) + " µs"
+    return _decimal(_fixed(ms, 0 if ms >= 10 else 1)) + " ms"
 
 
 def rate(tokens_per_second: float) -> str:
     """'0.5 tokens/s', '31 tokens/s', '204,082 tokens/s' (grouped as every count)."""
     if tokens_per_second >= 0.1:
-        shown = f"{tokens_per_second:,.0f}" if tokens_per_second >= 10 else f"{tokens_per_second:.1f}"
+        shown = _fixed(tokens_per_second, 0, grouped=True) if tokens_per_second >= 10 else _fixed(tokens_per_second, 1)
         return _("{rate} tokens/s", rate=_decimal(shown))
     return _("one token every {time}", time=duration(1 / tokens_per_second))
 
@@ -618,8 +646,8 @@ def speed_from_reference(weight_bytes: int, reference_bytes: int, reference_seco
 def _shown_seconds(seconds: float) -> float:
     """`seconds` rounded as `duration` shows it: 2.0 s, 350 ms, 4.2 ms, 4.9 µs."""
     if seconds >= 1:
-        return float(f"{seconds:.1f}")
-    ms = 1000 * seconds
-    if ms < 0.1:
-        return float(_rounded_text(1e6 * seconds)) / 1e6
-    return float(f"{ms:.0f}" if ms >= 10 else f"{ms:.1f}") / 1000
+        return float(_fixed(seconds, 1))
+    ms = Decimal(repr(seconds)).scaleb(3)
+    if ms < Decimal("0.1"):
+        return float(_rounded_text(float(ms.scaleb(3)))) / 1e6
+    return float(_fixed(ms, 0 if ms >= 10 else 1)) / 1000

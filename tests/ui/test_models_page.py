@@ -675,3 +675,18 @@ def test_a_hub_id_without_an_owner_is_a_hub_id_not_a_mistyped_catalog_pair(at, m
     assert shown == [f"'{typed}' is not in this server's Hugging Face cache and HF_HUB_OFFLINE is set: download it "
                      f"there once with network access (`hf download {typed}`), or give a folder inside the allowed "
                      "models folder instead (./FOLDER)."]
+
+
+def test_the_speed_sentence_rounds_a_tie_away_from_zero(at, monkeypatch):
+    """Read 51: at 17 GB/s the default pair's floor is 0.27 GB ÷ 17 GB/s = 16 ms, and 1 ÷ 16 ms = 62.5 tokens/s, which
+    the page wrote "62 tokens/s" (f-string rounding, half to even) where every other number rounds a tie up."""
+    models_view._bandwidth.clear()
+    monkeypatch.setattr(models_view, "measure_bandwidth", lambda device: 17e9)
+    try:
+        at.selectbox(key="models_check_pair").set_value("default").run()
+        at.selectbox(key="models_check_device").set_value("cpu").run()
+        at.selectbox(key="models_check_dtype").set_value("bfloat16").run()
+    finally:
+        models_view._bandwidth.clear()
+    speed = at.info[0].value.replace("\\", "")
+    assert speed.startswith("Speed here: plain decoding would take about 16 ms or more per token (63 tokens/s)")

@@ -455,7 +455,10 @@ def _resolve(name_or_paths, relative_folders: bool = True) -> tuple[str, list[st
         raise ModelLoadError(_("Unknown pair '{pair}': use a catalog name ({names}) or TARGET[,DRAFT], each a local "
                                "folder or a Hugging Face id.", pair=shortened(str(name_or_paths), 200),
                                names=", ".join(catalog)))
-    named = next((p for p in parts if p in catalog and not Path(p).exists()), None) if len(parts) == 2 else None
+    # the web form (relative_folders off) takes Hub ids and folders, never a catalog name: there "toy" is a Hub id, and
+    # the working folder is not looked at (read 51: "use it alone" sent the visitor to a field that takes none)
+    named = (next((p for p in parts if p in catalog and not Path(p).exists()), None)
+             if len(parts) == 2 and relative_folders else None)
     if named is not None:  # "toy,toy" was looked up as a Hub id: "not in the local cache ... `hf download toy`"
         raise ModelLoadError(_("'{name}' names a whole pair from the catalog, not one model: use it alone, or give "
                                "each model as a local folder or a Hugging Face id.", name=named))

@@ -661,14 +661,16 @@ def test_the_emulated_bfloat16_note_names_auto_as_the_dtype_menu_shows_it(lang):
     assert note.endswith(said) and f" {auto}," in said
 
 
-@pytest.mark.parametrize("typed", ["gpt2", "toy"])
+@pytest.mark.parametrize("typed", ["gpt2", "toy", "toy|Org/Draft"])
 def test_a_hub_id_without_an_owner_is_a_hub_id_not_a_mistyped_catalog_pair(at, monkeypatch, tmp_path, typed):
     """Read 51: the form takes Hub ids and folders, yet a target typed alone went to the loader as a --pair value: a
     bare Hub id ("gpt2") read "Unknown pair 'gpt2': it is no catalog name (closest first: toy, default, ...), no
     local folder ...", and a catalog name ("toy") loaded that catalog pair, which the form does not offer."""
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))  # an empty cache
+    typed, _bar, draft = typed.partition("|")  # with a draft, "toy" read "names a whole pair ...: use it alone"
     at.text_input(key="models_target").set_value(typed)
+    at.text_input(key="models_draft").set_value(draft)
     at.button[0].click().run()
     shown = [e.value.replace("\\", "") for e in at.error]
     assert not at.exception and "custom_pair" not in at.session_state

@@ -70,10 +70,10 @@ class Machine:
         if device is not None and device.type == "cuda" and self.gpus:
             if len(self.gpus) == 1:
                 g = self.gpus[0]
-                return _("its GPU ({name}) has {free} free of {total}", name=g.name, free=gb(g.free_bytes),
+                return _("this machine's GPU ({name}) has {free} free of {total}", name=g.name, free=gb(g.free_bytes),
                          total=gb(g.total_bytes))
             free = sum(g.free_bytes for g in self.gpus)
-            return _("its {n} GPUs have {free} free together", n=len(self.gpus), free=gb(free))
+            return _("this machine's {n} GPUs have {free} free together", n=len(self.gpus), free=gb(free))
         if self.gpus:
             return ngettext("this machine has {ram} (and {n} CUDA GPU, not chosen)",
                             "this machine has {ram} (and {n} CUDA GPUs, not chosen)", len(self.gpus), ram=ram)

@@ -138,3 +138,24 @@ def test_far_means_ten_times_the_answer_or_at_least_ten():
     assert not any(label.startswith("far") for label in distribution(small, values, []).labels)
     spread = distribution(small, [*values, 11.0], [])
     assert spread.labels[-1].startswith("far above") and spread.counts[0][-1] == 1
+
+
+THOUSANDS = Question("big", "speedup", "numeric", "How many tokens?", 1500.0, "Counted.", "pages/quiz.py",
+                     tolerance=0.5)
+
+
+@pytest.mark.parametrize("lang, typed, value", [("en", "1,500", 1500.0), ("pt", "1.500", 1500.0),
+                                                ("en", "1.500", 1.5), ("pt", "1,500", 1.5), ("en", "0,4", 0.4)])
+def test_both_classroom_modes_read_a_number_in_the_students_language(db, lang, typed, value):
+    """Read 51: an English student's "1,500" was stored as 1.5 in both modes, and graded wrong."""
+    store = PacedStore(db)
+    ana = store.join(store.create_session([THOUSANDS], "Self").code, "Ana")
+    grade_, stored = store.record_answer(ana.token, "big", typed, lang)
+    assert stored and grade_.correct == (value == 1500.0)
+    assert store.answers(ana.token) == {"big": (value, value == 1500.0)}
+    paced = store.create_paced_session([THOUSANDS], "Paced")
+    ben = store.join(paced.code, "Ben")
+    push = store.push(paced.code, THOUSANDS)
+    assert store.answer(ben.token, push.id, 1, typed, lang)
+    assert store.my_answers(ben.token, push.id)[1] == (value, value == 1500.0)
+    assert checked_answer(THOUSANDS, typed, lang) == value

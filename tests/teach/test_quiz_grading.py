@@ -346,7 +346,13 @@ def test_the_readme_lists_what_the_grader_reads_as_a_number():
     assert len(as_point_four) >= 6 and len(refused) >= 6
     assert {text: parse_number(text) for text in as_point_four} == dict.fromkeys(as_point_four, 0.4)
     assert {text: parse_number(text) for text in refused} == dict.fromkeys(refused, None)
-    assert '"1,000" reads as 1 ' in row and parse_number("1,000") == 1.0
+    # read 51: "1,000" read as 1 in every language; now the learner's language groups thousands, as the row says
+    assert '"1,5" reads as 1.5 ' in row and {parse_number("1,5", "", lang) for lang in ("en", "pt", None)} == {1.5}
+    said = '"1,500" is 1500 in English and 1.5 in Portuguese, "1.500" is 1.5 in English and 1500 in Portuguese'
+    assert said in row and [parse_number(t, "", lang) for t in ("1,500", "1.500") for lang in ("en", "pt")] == [
+        1500, 1.5, 1.5, 1500]
+    assert '"12.345,6" in English, "12,345.6" in Portuguese' in row
+    assert parse_number("12.345,6", "", "en") is parse_number("12,345.6", "", "pt") is None
     assert '("−0.4" is -0.4)' in row and parse_number("−0.4") == -0.4  # 43rd read: it was refused
     assert "just wrong" not in row and "cannot be read as a number" in TEXT["not_a_number"]
     q = Question("demo", "accept_rule", "numeric", "?", 0.4, "0.2/0.5", "pages/playground.py", tolerance=0.005)
@@ -434,3 +440,52 @@ def test_a_number_typed_with_the_unit_its_box_names_is_read(lang):
     assert not grade(speedup, "2.8 tokens/s").valid and not grade(rate, "143×").valid
     assert not grade(speedup, "×").valid  # the feedback is in the locale in force, English here
     assert grade(speedup, "1e16×").feedback.startswith("That number is too large")
+
+
+# Read 51: a lone comma was always a decimal comma, so an English student's "1,500" (as the app writes 1500 in
+# English) read 1.5 and was told "Not quite. The answer is 1,500". A number grouped as the reader's language groups
+# thousands now reads as the app means it; everything else reads as before; the learner's language wins.
+THOUSANDS = Question("big", "speedup", "numeric", "How many tokens?", 1500.0, "Counted.", "pages/quiz.py",
+                     tolerance=0.5)
+
+
+@pytest.mark.parametrize("lang, typed, value", [
+    ("en", "1,500", 1500.0), ("en", "12,345.6", 12345.6), ("en", "1,234,567", 1234567.0), ("en", "−1,500", -1500.0),
+    ("en", "1,500 tokens", 1500.0), ("en", "1.500", 1.5), ("en", "0,4", 0.4), ("en", "0.4", 0.4), ("en", "1,5", 1.5),
+    ("en", "0,400", 0.4), ("en", "1,5000", 1.5), ("en", "12.345,6", None),
+    ("pt", "1.500", 1500.0), ("pt", "12.345,6", 12345.6), ("pt", "1.234.567", 1234567.0), ("pt", "−1.500", -1500.0),
+    ("pt", "1,500", 1.5), ("pt", "0,4", 0.4), ("pt", "0.4", 0.4), ("pt", "1,5", 1.5), ("pt", "0.400", 0.4),
+    ("pt", "12,345.6", None),
+    (None, "1,500", 1.5), (None, "1.500", 1.5), (None, "12,345.6", None)])
+def test_a_number_grouped_in_the_learners_language_reads_as_the_app_writes_it(lang, typed, value):
+    assert parse_number(typed, "tokens", lang) == value
+
+
+@pytest.mark.parametrize("lang, typed, feedback", [
+    ("en", "1,500", "Correct."), ("pt", "1.500", "Correto."),
+    ("en", "1.500", "Not quite. The answer is 1,500 (anything from 1,499.5 to 1,500.5 counts as right)."),
+    ("pt", "1,500", "Não exatamente. A resposta é 1.500 (qualquer valor de 1.499,5 a 1.500,5 conta como certo).")])
+def test_the_grade_follows_the_language_the_number_was_typed_in(lang, typed, feedback):
+    from specviz.core.i18n import using
+
+    with using(lang):
+        assert grade(THOUSANDS, typed, lang).feedback == feedback
+        run = QuizRun([THOUSANDS], seed=0)
+        assert run.submit(THOUSANDS, typed, lang).feedback == feedback
+
+
+def test_a_grouped_number_too_large_is_said_to_be_too_large():
+    result = grade(THOUSANDS, "1,000,000,000,000,000,000", "en")
+    assert not result.valid and result.feedback.startswith("That number is too large")
+
+
+def test_a_switch_of_language_keeps_the_number_a_learner_typed():
+    """An English "1,500" graded right stays right when the learner switches to Portuguese, where "1,500" would
+    read 1.5: the run reads each typed number in the language it was typed in."""
+    from specviz.core.i18n import using
+
+    run = QuizRun([THOUSANDS], seed=0)
+    assert run.submit(THOUSANDS, "1,500", "en").correct
+    with using("pt"):
+        moved = run.relabeled({"big": THOUSANDS})
+        assert moved.grades["big"].correct and moved.grades["big"].feedback == "Correto."

@@ -723,3 +723,19 @@ def test_the_presenter_chart_grows_with_six_four_line_choices():
                                             "pages/learn.py", ("yes", "no"), shuffle=False), ["yes"], [])
     assert distribution_figure(short, 1, reveal=False, font_size=22,
                                min_height=presenter.CHART_HEIGHT).layout.height == presenter.CHART_HEIGHT
+
+
+@pytest.mark.parametrize("lang, typed, value", [("en", "1,500", 1500.0), ("pt", "1.500", 1500.0),
+                                                ("en", "1.500", 1.5), ("pt", "1,500", 1.5)])
+def test_the_submit_callback_reads_a_number_in_the_students_language(db, lang, typed, value):
+    """Read 51: an English student's "1,500" (as the app writes 1500 in English) was held as 1.5, a wrong answer."""
+    big = Question("big", "speedup", "numeric", "How many tokens?", 1500.0, "Counted.", "pages/quiz.py",
+                   tolerance=0.5)
+    store, session, (ana, *_) = _paced(db)
+    push = store.push(session.code, big)
+    with using(lang):
+        at = _page({"student": ana.token, "lang": lang})
+        at.text_input(key=f"paced_{push.id}_1").input(typed).run()
+        at.button(key=f"paced_{push.id}_1_submit").click().run()
+    assert not at.exception and not at.error
+    assert store.my_answers(ana.token, push.id)[1] == (value, value == 1500.0)

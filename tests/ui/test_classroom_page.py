@@ -804,3 +804,25 @@ def test_a_student_the_end_cut_short_is_not_told_every_question_was_wrong(db, la
         store.record_answer(student.token, question.id, _wrong(question))
     store.close_session(session.code)
     assert [s.value for s in _page({"student": student.token, "lang": lang}).success] == [says]
+
+
+@pytest.mark.parametrize("lang, typed, said", [("en", "1,500", "Correct."), ("pt", "1.500", "Correto."),
+                                               ("en", "1.500", "Not quite."), ("pt", "1,500", "Não exatamente.")])
+def test_a_student_s_number_is_read_in_the_student_s_language(db, lang, typed, said):
+    """Read 51: an English student's "1,500" (as the app writes 1500 in English) was stored as 1.5 and graded
+    wrong; a number is read in the student's language, which wins where the conventions disagree."""
+    from specviz.core.i18n import using
+    from specviz.teach.quiz import Question
+
+    big = Question("big", "speedup", "numeric", "How many tokens?", 1500.0, "Counted.", "pages/quiz.py",
+                   tolerance=0.5)
+    store = ClassroomStore(db)
+    student = store.join(store.create_session([big], "Period 3").code, "Dee")
+    with using(lang):  # AppTest calls the widgets' format_func in the test's thread
+        at = _page({"student": student.token, "lang": lang})
+        at.text_input(key="classroom_big").input(typed)
+        at.button(key="classroom_submit").click().run()
+    assert not at.exception
+    feedback = [*(s.value for s in at.success), *(e.value for e in at.error)]
+    assert len(feedback) == 1 and feedback[0].startswith(said)
+    assert store.answers(student.token)["big"][0] == (1500.0 if said.startswith("Corr") else 1.5)

@@ -720,3 +720,22 @@ def test_lesson_6_names_its_tokens_per_step_axis_as_the_theory_explorer_does():
     for lang in ("en", "pt"):
         with using(lang):
             assert _(widgets.TEXT["spread_y"]) == tokens_distribution_figure(0.5, 3).layout.yaxis.title.text
+
+
+@pytest.mark.parametrize("lang, typed, said", [("en", "142.857", "Correct."), ("pt", "142,857", "Correto."),
+                                               ("en", "142,857", "Not quite."), ("pt", "142.857", "Não exatamente.")])
+def test_a_check_reads_a_number_in_the_learners_language(fresh, lang, typed, said):
+    """Read 51: a lone comma was a decimal comma in every language, so "1,500", as the app writes 1500 in English,
+    read 1.5. A number grouped in thousands as the learner's language groups them reads as the app means it, and
+    that language wins where the two conventions disagree: "142,857" is 142857 in English, 142.857 in Portuguese."""
+    from specviz.core.i18n import using
+
+    question = next(q for q in check_questions(BANK, BY_NUMBER[1]) if q.kind == "numeric")
+    assert question.id == "mb-bandwidth-bound" and abs(question.answer - 142.857) <= question.tolerance
+    with using(lang):
+        at = _open(fresh, lang=lang)
+        _give(at, f"learn_q1_{question.id}", question, typed)
+        at.button(key=f"learn_q1_{question.id}_check").click().run()
+    assert not at.exception
+    feedback = [*(s.value for s in at.success), *(e.value for e in at.error)]
+    assert len(feedback) == 1 and feedback[0].startswith(said)

@@ -508,3 +508,29 @@ def test_the_mastery_charts_hover_writes_the_share_its_table_does(lang, right):
         share = mastery_table(rows).iloc[0, -1]
     hover = bar.hovertemplate.split("<extra>")[0].replace("%{y}", bar.y[0])
     assert hover.replace("%{customdata}", bar.customdata[0]) == right and share in right
+
+
+@pytest.mark.parametrize("lang, typed, said", [("en", "1,500", "Correct."), ("pt", "1.500", "Correto."),
+                                               ("en", "1.500", "Not quite."), ("pt", "1,500", "Não exatamente.")])
+def test_a_number_typed_with_the_apps_own_thousands_reads_as_the_app_writes_it(fresh, lang, typed, said):
+    """Read 51: an English learner who typed "1,500", as the app writes 1500 in English, was told "Not quite. The
+    answer is 1,500" (a lone comma was always a decimal comma). The page reads the number in the learner's language;
+    where the conventions disagree, that language wins."""
+    from specviz.core.i18n import using
+
+    fresh.query_params["lang"] = lang
+    fresh.query_params["scope"] = "all"
+    with using(lang):  # the radios' labels, which AppTest formats in this thread, in the page's language
+        fresh.run()
+        own = yaml.safe_dump({"concepts": {"ours": "Our class topic"}, "questions": [
+            {"id": f"n{i}", "concept": "ours", "type": "numeric", "prompt": f"How many tokens ({i})?", "answer": 1500,
+             "tolerance": 0.5, "explanation": "Counted.", "link": "pages/quiz.py"} for i in range(2)]})
+        fresh.file_uploader(key="quiz_upload").set_value(("class.yaml", own.encode(), "application/yaml"))
+        fresh.run()
+        _configure(fresh, concepts=("ours",), count=1)
+        q = fresh.session_state["quiz_run"].current()
+        _give(fresh, q, typed)
+        fresh.button(key=f"quiz_r{fresh.session_state['quiz_round']}_check").click().run()
+        assert not fresh.exception
+        feedback = [*(s.value for s in fresh.success), *(e.value for e in fresh.error)]
+        assert len(feedback) == 1 and feedback[0].startswith(said)

@@ -304,8 +304,10 @@ class ClassroomStore:
         return next((q for q in self.question_order(session, student) if q.id not in done), None)
 
     # ---- answers ----------------------------------------------------------------------------------------------
-    def record_answer(self, token: str, question_id: str, answer: Any) -> tuple[Grade, bool]:
-        """Grade and store a student's answer. Returns (grade, stored): stored is False when this question was
+    def record_answer(self, token: str, question_id: str, answer: Any,
+                      language: str | None = None) -> tuple[Grade, bool]:
+        """Grade and store a student's answer, a number read in the student's `language` (`parse_number`: "1,500" is
+        1500 in English, 1.5 in Portuguese). Returns (grade, stored): stored is False when this question was
         already answered, and then the grade is that of the first answer, which is the one that counts."""
         student = self.student(token)
         if student is None:
@@ -319,7 +321,7 @@ class ClassroomStore:
         answer = stored_answer(question, answer)  # a choice picked in another language: the stored question's text
         if question.kind == QuestionKind.NUMERIC:  # read 49: stored as typed ("1,5") where a teacher-paced one was 1.5
             _answer_json(answer)  # what no form sends (a list, a NaN, a control character): "cannot be stored"
-            answer = parse_number(answer, question.unit)
+            answer = parse_number(answer, question.unit, language)
             if answer is None:  # read 50: "forty" was stored as typed and graded wrong; teacher-paced refuses it
                 raise ClassroomError(_(NOT_A_NUMBER, most=number(MAX_ANSWER, 0)))
         text = _answer_json(answer)

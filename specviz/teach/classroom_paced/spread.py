@@ -47,16 +47,17 @@ class Distribution:
     kind: str = QuestionKind.SINGLE
 
 
-def checked_answer(question: Question, answer: Any) -> Any:
-    """The answer in stored form (a choice, a list of choices, the items in order, or a float), or a ClassroomError
-    sentence when it cannot be an answer to `question` at all.
+def checked_answer(question: Question, answer: Any, language: str | None = None) -> Any:
+    """The answer in stored form (a choice, a list of choices, the items in order, or a float: a typed number read in
+    the student's `language`, see `parse_number`), or a ClassroomError sentence when it cannot be an answer to
+    `question` at all.
 
     >>> q = Question("d", "speedup", "numeric", "?", 2.0, "", "pages/quiz.py", tolerance=0.1)
     >>> checked_answer(q, "2,5")
     2.5
     """
     if question.kind == QuestionKind.NUMERIC:
-        value = parse_number(answer, question.unit)
+        value = parse_number(answer, question.unit, language)
         if value is None:
             raise ClassroomError(_(TEXT["not_finite"], most=number(MAX_ANSWER, 0)))
         return value

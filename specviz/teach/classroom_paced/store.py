@@ -111,12 +111,13 @@ class PacedStore(ClassroomStore):
         with self._connect() as conn:
             return conn.execute("SELECT 1 FROM paced_sessions WHERE code = ?", (code,)).fetchone() is not None
 
-    def record_answer(self, token: str, question_id: str, answer: Any):  # noqa: ANN201 - the parent's type
+    def record_answer(self, token: str, question_id: str, answer: Any,  # noqa: ANN201 - the parent's type
+                      language: str | None = None):
         """Self-paced answers only: a teacher-paced session takes answers through `answer`."""
         student = self.student(token)
         if student is not None and self.is_paced(student.code):
             raise ClassroomError(_(TEXT["not_current"]))
-        return super().record_answer(token, question_id, answer)
+        return super().record_answer(token, question_id, answer, language)
 
     def _paced_session(self, code: Any) -> Session:
         code = normalize_code(code)
@@ -175,8 +176,9 @@ class PacedStore(ClassroomStore):
         return push
 
     # ---- the students' answers --------------------------------------------------------------------------------
-    def answer(self, token: str, push_id: int, round_: int, answer: Any) -> bool:
-        """Store a student's answer to the current question's open round; no feedback (that waits for the reveal).
+    def answer(self, token: str, push_id: int, round_: int, answer: Any, language: str | None = None) -> bool:
+        """Store a student's answer to the current question's open round, a number read in the student's `language`
+        (`parse_number`); no feedback (that waits for the reveal).
         Returns whether it was stored: False when this student already answered this round (the first answer
         counts). Every refusal is one ClassroomError sentence."""
         student = self.student(token)
@@ -190,7 +192,8 @@ class PacedStore(ClassroomStore):
             raise ClassroomError(_(TEXT["revealed"]))
         if round_ != push.round or not push.open:
             raise ClassroomError(_(TEXT["round_closed"], round=round_))
-        value = checked_answer(push.question, stored_answer(push.question, answer, push.translations.values()))
+        value = checked_answer(push.question, stored_answer(push.question, answer, push.translations.values()),
+                               language)
         correct = grade(push.question, value).correct
         try:
             with self._write() as conn:  # checked again under the write lock: the teacher may have moved on

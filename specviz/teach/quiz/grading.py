@@ -4,7 +4,8 @@ A malformed answer (None, a word for a number, an unknown choice) is wrong, neve
 says whether the answer even had the right form, and `Grade.feedback` is "Correct." or two short sentences (what
 was wrong, then the right answer, with the range the grader takes when a numeric question has a tolerance: "Not
 quite. The answer is 0.4 (anything from 0.395 to 0.405 counts as right)."). `parse_number` reads what a learner
-types into a numeric question ("0.4", "3,5", "40%").
+types into a numeric question ("0.4", "3,5", "40%"; "1,500" in English and "1.500" in Portuguese, the thousands the
+app itself writes, given the learner's `language`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from specviz.core.i18n import N_, _, end_sentence, ngettext, number, with_decimal_point
+from specviz.core.i18n import N_, _, end_sentence, language_code, ngettext, number, with_decimal_point
 from specviz.teach.quiz.schema import MAX_ANSWER, Question, _plain
 from specviz.teach.quiz.schema import QuestionKind
 
@@ -57,18 +58,21 @@ class Grade:
         return 1.0 if self.correct else 0.0
 
 
-def grade(question: Question, answer: Any) -> Grade:
+def grade(question: Question, answer: Any, language: str | None = None) -> Grade:
     """Grade any answer to any question; a malformed answer (None, a word for a number, an unknown choice) is
-    wrong, never an exception.
+    wrong, never an exception. `language` is the one the learner typed a number in (`parse_number`): "en" reads
+    "1,500" as 1500, "pt" reads it as 1.5.
 
     >>> q = Question("demo", "accept_rule", "numeric", "p = 0.2, q = 0.5: min(1, p/q)?", 0.4, "0.2/0.5",
     ...              "pages/playground.py", tolerance=0.005)
     >>> grade(q, "0.4").correct, grade(q, "40%").correct, grade(q, "forty").valid
     (True, True, False)
     """
-    graders = {"single": _grade_single, "multiple": _grade_multiple, "numeric": _grade_numeric,
-               "ordering": _grade_ordering}
-    correct, valid, problem = graders[question.kind](question, answer)
+    graders = {"single": _grade_single, "multiple": _grade_multiple, "ordering": _grade_ordering}
+    if question.kind == QuestionKind.NUMERIC:
+        correct, valid, problem = _grade_numeric(question, answer, language)
+    else:
+        correct, valid, problem = graders[question.kind](question, answer)
     expected = question.expected_text()
     if correct:
         feedback = _(TEXT["correct"])
@@ -162,12 +166,12 @@ def within_tolerance(value: float, answer: float, tolerance: float) -> bool:
     return abs(value - answer) <= tolerance + 1e-12
 
 
-def _grade_numeric(q: Question, answer: Any) -> tuple[bool, bool, str]:
-    value = parse_number(answer, q.unit)
+def _grade_numeric(q: Question, answer: Any, language: str | None = None) -> tuple[bool, bool, str]:
+    value = parse_number(answer, q.unit, language)
     if value is None:
         if answer is None or (isinstance(answer, str) and not answer.strip()):
             return False, False, TEXT["no_number"]
-        return False, False, TEXT["too_large" if _too_large(answer, q.unit) else "not_a_number"]
+        return False, False, TEXT["too_large" if _too_large(answer, q.unit, language) else "not_a_number"]
     return within_tolerance(value, float(q.answer), q.tolerance), True, ""
 
 
@@ -180,13 +184,26 @@ def _grade_ordering(q: Question, answer: Any) -> tuple[bool, bool, str]:
     return tuple(items) == q.answer, True, ""
 
 
-def parse_number(answer: Any, unit: str = "") -> float | None:
+def parse_number(answer: Any, unit: str = "", language: str | None = None) -> float | None:
     """A float from a number (int, float, a NumPy number, a Fraction) or a string like "0.4", "3,36" or "40%", at
     most MAX_ANSWER (10^15) in size; None for anything else: NaN, infinities, 1e308, a 5,000-digit string, digits
     that are not ASCII ("²", "٣", "５"), a bool. A string may end with `unit`, the question's unit that its answer
     box names ("2.8×" or "2.8x" where the unit is ×, "143 tokens/s"): read 51, "Your answer (×)" took "2.8×" for
     no number, graded it wrong and showed the key.
 
+    A lone "." or "," is the decimal sign ("0.4" and "0,4" are both 0.4, "1,5" is 1.5), except in a number written
+    with the thousands grouping of the learner's `language` ("en" or "pt"), which reads as the app writes it there:
+    "1,500", "12,345.6" and "1,234,567" in English, "1.500" and "12.345,6" in Portuguese (read 51: an English
+    student's "1,500" read 1.5, then "Not quite. The answer is 1,500"). The language wins where the two conventions
+    disagree: "1.500" is 1.5 in English and "1,500" is 1.5 in Portuguese. A first group that starts with 0 is no
+    grouping ("0,400" is 0.4 in English too). Without a language (None) no grouping is read.
+
+    >>> parse_number("1,500", language="en"), parse_number("1.500", language="en"), parse_number("1,500")
+    (1500.0, 1.5, 1.5)
+    >>> parse_number("1.500", language="pt"), parse_number("1,500", language="pt"), parse_number("0.400", language="pt")
+    (1500.0, 1.5, 0.4)
+    >>> parse_number("12.345,6", language="pt"), parse_number("12,345.6", language="en"), parse_number("12,345.6")
+    (12345.6, 12345.6, None)
     >>> parse_number("2,8 ×", "×"), parse_number("2.8x", "×"), parse_number("143 tokens/s", "tokens/s")
     (2.8, 2.8, 143.0)
     >>> parse_number("2.8×"), parse_number("143 tokens/s", "×")
@@ -211,7 +228,7 @@ def parse_number(answer: Any, unit: str = "") -> float | None:
     scale = 1.0
     if text.endswith("%"):
         text, scale = text[:-1], 0.01
-    text = with_decimal_point(text)
+    text = _float_text(text, language)
     if not _DECIMAL.fullmatch(text):  # what people write: no "nan", "inf", "0x10", "1_000"
         return None
     value = float(text) * scale
@@ -227,7 +244,17 @@ def _without_unit(answer: str, unit: str) -> str:
     return text
 
 
-def _too_large(answer: Any, unit: str = "") -> bool:
+def _float_text(text: str, language: str | None) -> str:
+    """`text` as `float()` reads it: a number grouped in `language`'s convention without its grouping marks and with
+    a decimal point ("1,500.5" in English, "1.500,5" in Portuguese: "1500.5"), else a lone decimal comma made a point
+    (`with_decimal_point`)."""
+    grouped = _GROUPED.get(language_code(language) or "")
+    if grouped is not None and grouped[0].fullmatch(text):
+        return text.replace(grouped[1], "").replace(",", ".")
+    return with_decimal_point(text)
+
+
+def _too_large(answer: Any, unit: str = "", language: str | None = None) -> bool:
     """Whether `parse_number` refused `answer` only for its size: a number written as it reads them ("1e16",
     "-1e999", 10**400, infinity), not a word or NaN, so the learner is not told that 1e16 is not a number.
 
@@ -242,8 +269,12 @@ def _too_large(answer: Any, unit: str = "") -> bool:
         answer = _without_unit(answer, unit)
     if not isinstance(answer, str) or len(answer) > 64 or not answer.isascii():
         return False
-    text = with_decimal_point(answer.strip().replace(" ", "").removesuffix("%"))
-    return bool(_DECIMAL.fullmatch(text)) and parse_number(answer) is None
+    text = _float_text(answer.strip().replace(" ", "").removesuffix("%"), language)
+    return bool(_DECIMAL.fullmatch(text)) and parse_number(answer, "", language) is None
 
 
+# a number grouped in thousands as the app writes it in each language (`number`), and its grouping mark; the first
+# group never starts with 0, so "0,400" and "0.400" stay decimals
+_GROUPED = {"en": (re.compile(r"[+-]?[1-9][0-9]{0,2}(?:,[0-9]{3})+(?:\.[0-9]*)?"), ","),
+            "pt": (re.compile(r"[+-]?[1-9][0-9]{0,2}(?:\.[0-9]{3})+(?:,[0-9]*)?"), ".")}
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,4})?")

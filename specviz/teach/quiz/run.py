@@ -70,6 +70,9 @@ class QuizRun:
     grades: dict[str, Grade] = field(default_factory=dict)
     position: int = 0
     earlier: tuple[str, ...] = ()  # the ids earlier rounds of this quiz asked (retries), oldest first
+    # question id -> the language its answer was typed in (`grade`'s `language`: "1,500" is 1500 in English, 1.5 in
+    # Portuguese), kept so a switch of language grades the same number again
+    languages: dict[str, str | None] = field(default_factory=dict)
 
     @classmethod
     def start(cls, questions: Sequence[Question], seed: int, limit: int | None = None,
@@ -90,10 +93,12 @@ class QuizRun:
     def current(self) -> Question | None:
         return self.questions[self.position] if self.position < len(self.questions) else None
 
-    def submit(self, question: Question, answer: Any) -> Grade:
-        """Grade and keep an answer (a second answer to the same question replaces the first)."""
-        result = grade(question, answer)
+    def submit(self, question: Question, answer: Any, language: str | None = None) -> Grade:
+        """Grade and keep an answer (a second answer to the same question replaces the first); `language` is the
+        one the learner typed it in, which says how a number's "," and "." read (`parse_number`)."""
+        result = grade(question, answer, language)
         self.answers[question.id], self.grades[question.id] = answer, result
+        self.languages[question.id] = language
         return result
 
     def advance(self) -> None:
@@ -150,7 +155,8 @@ class QuizRun:
     def relabeled(self, twins: Mapping[str, Question]) -> QuizRun:
         """The same run with each question replaced by its twin of the same id in `twins` (the bank in another
         language), each answer carried over by its position among the choices or items and graded again, so the
-        feedback speaks the new language. A question without a twin stays as it was.
+        feedback speaks the new language; a typed number is read again in the language it was typed in (an English
+        "1,500" stays 1500 in Portuguese, where "1,500" is 1.5). A question without a twin stays as it was.
 
         >>> from specviz.teach.quiz.schema import Question
         >>> en = Question("d", "accept_rule", "single", "Kept?", "yes", "", "pages/quiz.py", ("yes", "no"))
@@ -166,7 +172,7 @@ class QuizRun:
         run = QuizRun(questions, self.seed, position=self.position, earlier=self.earlier)
         for old, new in zip(self.questions, questions, strict=True):
             if old.id in self.grades:
-                run.submit(new, _carried(old, new, self.answers.get(old.id)))
+                run.submit(new, _carried(old, new, self.answers.get(old.id)), self.languages.get(old.id))
             elif old.id in self.answers:
                 run.answers[old.id] = _carried(old, new, self.answers[old.id])
         return run

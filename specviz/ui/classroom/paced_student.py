@@ -13,7 +13,7 @@ from typing import Any
 
 import streamlit as st
 
-from specviz.core.i18n import N_, _, end_sentence
+from specviz.core.i18n import N_, _, end_sentence, get_language
 from specviz.teach.classroom import ClassroomError, Student, answer_between, shown_title
 from specviz.teach.classroom_paced import POLL_SECONDS, PacedStore, Push
 from specviz.teach.quiz import Question, grade, shown_answer
@@ -124,7 +124,7 @@ def _submit(store: PacedStore, token: str, push: Push, question: Question, key: 
         view.keep_for_panel(SAID_KEY, _(TEXT["blank"]), "warning")
         return
     try:
-        store.answer(token, push.id, push.round, answer_between(answer, question, push.question))
+        store.answer(token, push.id, push.round, answer_between(answer, question, push.question), get_language())
     except ClassroomError as exc:  # the round closed or the teacher moved on meanwhile: one sentence
         view.keep_for_panel(SAID_KEY, str(exc))
 

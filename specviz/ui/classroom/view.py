@@ -18,7 +18,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from specviz.teach.quiz.schema import QuestionKind
 from specviz.teach.classroom import (NAME_MAX, NOT_A_STUDENT_LINK, ClassroomError, ClassroomStore, RateLimit, Student,
                                      answer_between, clean_name, client_id, default_db_path, in_language, shown_title)
-from specviz.core.i18n import _, ngettext
+from specviz.core.i18n import _, get_language, ngettext
 from specviz.teach.classroom_paced import PacedStore
 from specviz.teach.quiz import Question, grade
 from specviz.ui.common.escaping import escape_markdown
@@ -212,7 +212,7 @@ def _ask(store: ClassroomStore, student: Student, question: Question, number: in
         st.warning(_("Give an answer first."))
         return
     try:
-        store.record_answer(student.token, question.id, answer_between(answer, shown, question))
+        store.record_answer(student.token, question.id, answer_between(answer, shown, question), get_language())
     except ClassroomError as exc:
         st.error(str(exc))
         return

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 
 import streamlit as st
 
-from specviz.core.i18n import N_, _
+from specviz.core.i18n import N_, _, get_language
 from specviz.teach.learn import (Lesson, Progress, check_questions, exit_ticket, lessons_to_revisit, retry_question,
                                   ticket_retake)
 from specviz.teach.quiz import Bank, QuizRun
@@ -94,7 +94,7 @@ def checks(bank: Bank, lesson: Lesson) -> None:
                 if quiz_view.is_blank(answer):
                     st.warning(_(quiz_view.TEXT["give_answer"]))
                 else:
-                    run.submit(question, answer)
+                    run.submit(question, answer, get_language())
                     right = sum(g.correct for g in run.grades.values())
                     learn_progress.checked(lesson.number, right == len(run.questions), missed=right < len(run.grades))
                     st.rerun()

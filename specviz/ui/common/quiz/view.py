@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from specviz.core.i18n import N_, _, ngettext, percent_of
+from specviz.core.i18n import N_, _, get_language, ngettext, percent_of
 from specviz.teach.pagemap import PAGES
 from specviz.teach.quiz import Bank, ConceptMastery, Grade, Question, QuizRun, csv_text, results_json
 from specviz.teach.quiz.run import is_blank  # noqa: F401 - the classroom and Learn views ask it here
@@ -142,7 +142,7 @@ def one_at_a_time(run: QuizRun, bank: Bank, key: str) -> None:
             if is_blank(answer):
                 st.warning(_(TEXT["give_answer"]))
             else:
-                run.submit(question, answer)
+                run.submit(question, answer, get_language())
                 st.rerun()
         return
     feedback(question, result)
@@ -167,7 +167,7 @@ def sheet(run: QuizRun, bank: Bank, key: str) -> None:
         submitted = st.form_submit_button(_(TEXT["grade"]), type="primary")
     if submitted:
         for question in run.questions:
-            run.submit(question, answers[question.id])
+            run.submit(question, answers[question.id], get_language())
         run.position = len(run.questions)
         st.rerun()
 

@@ -826,3 +826,31 @@ def test_a_student_s_number_is_read_in_the_student_s_language(db, lang, typed, s
     feedback = [*(s.value for s in at.success), *(e.value for e in at.error)]
     assert len(feedback) == 1 and feedback[0].startswith(said)
     assert store.answers(student.token)["big"][0] == (1500.0 if said.startswith("Corr") else 1.5)
+
+
+@pytest.mark.parametrize("lang, said", [("en", "1 question, the only one on these concepts"),
+                                        ("pt", "1 pergunta, a única sobre esses conceitos")])
+def test_a_one_question_session_offers_no_count_it_would_not_ask(db, lang, said):
+    """Read 51: with one question available, the teacher's "Questions" slider ran from 1 to 2, and a session opened
+    with 2 asked 1. Now no slider is drawn; a line says how many questions the session asks."""
+    import yaml
+
+    from specviz.core.i18n import using
+
+    own = yaml.safe_dump({"concepts": {"ours": "Our class topic"}, "questions": [
+        {"id": "only", "concept": "ours", "type": "single", "prompt": "Pick A.", "choices": ["A", "B"],
+         "answer": "A", "explanation": "A is the one.", "link": "pages/quiz.py"}]})
+    with using(lang):  # AppTest calls the widgets' format_func (the role switch's `_`) in the test's thread
+        at = _page({"as": "teacher", "lang": lang})
+        at.text_input(key="classroom_pin").input(PIN)
+        at.form_submit_button[0].click().run()
+        at.file_uploader(key="classroom_upload").set_value(("class.yaml", own.encode(), "application/yaml"))
+        at.run()
+        at.multiselect(key="classroom_concepts").set_value(["ours"]).run()
+        assert not at.exception
+        assert "classroom_count" not in {s.key for s in at.slider}
+        assert said in [c.value for c in at.caption]
+        at.button(key="classroom_start").click().run()
+    assert not at.exception
+    session = ClassroomStore(db).session(at.session_state["classroom_session"])
+    assert [q.id for q in session.questions] == ["only"]

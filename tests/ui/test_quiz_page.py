@@ -534,3 +534,26 @@ def test_a_number_typed_with_the_apps_own_thousands_reads_as_the_app_writes_it(f
         assert not fresh.exception
         feedback = [*(s.value for s in fresh.success), *(e.value for e in fresh.error)]
         assert len(feedback) == 1 and feedback[0].startswith(said)
+
+
+@pytest.mark.parametrize("lang, said", [("en", "1 question, the only one on these concepts"),
+                                        ("pt", "1 pergunta, a única sobre esses conceitos")])
+def test_one_question_offers_no_count_it_would_not_ask(fresh, lang, said):
+    """Read 51: with one question on the concepts picked, the "Questions" slider ran from 1 to 2, and picking 2
+    quietly asked 1. Now no slider is drawn; a line says how many questions the quiz asks."""
+    from specviz.core.i18n import using
+
+    fresh.query_params["lang"] = lang
+    fresh.query_params["scope"] = "all"
+    with using(lang):  # the radios' labels, which AppTest formats in this thread, in the page's language
+        fresh.run()
+        own = yaml.safe_dump({"concepts": {"ours": "Our class topic"}, "questions": [
+            {"id": "only", "concept": "ours", "type": "single", "prompt": "Pick A.", "choices": ["A", "B"],
+             "answer": "A", "explanation": "A is the one.", "link": "pages/quiz.py"}]})
+        fresh.file_uploader(key="quiz_upload").set_value(("class.yaml", own.encode(), "application/yaml"))
+        fresh.run()
+        fresh.multiselect(key="quiz_concepts").set_value(["ours"]).run()
+    assert not fresh.exception
+    assert "quiz_count" not in {s.key for s in fresh.slider}
+    assert said in [c.value for c in fresh.caption]
+    assert [q.id for q in fresh.session_state["quiz_run"].questions] == ["only"]

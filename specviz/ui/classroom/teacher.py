@@ -107,8 +107,7 @@ def new_session_form(store: PacedStore) -> None:
                               key="classroom_concepts")
     available = len(bank.select(concepts))
     paced = pace == PACES[1]
-    count = available if paced else st.slider(_("Questions"), 1, max(available, 2), min(10, available),
-                                              key="classroom_count")
+    count = available if paced else quiz_setup.question_count(st, available, "classroom_count")
     if st.button(_("Start the session"), key="classroom_start", type="primary"):
         questions = (bank.select(concepts) if paced else
                      QuizRun.start(bank.select(concepts), int(time.time()), min(count, available)).questions)

@@ -11,12 +11,13 @@ from __future__ import annotations
 import os
 import textwrap
 from dataclasses import dataclass
+from typing import Any
 
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 from specviz.core import urlvalues
-from specviz.core.i18n import N_, _, get_language, using
+from specviz.core.i18n import N_, _, get_language, ngettext, using
 from specviz.ui.common.escaping import escape_markdown
 from specviz.teach.learn import parse_progress
 from specviz.teach.quiz import (BANK_DIR, PATHS_ENV, Bank, Question, QuizBankError, live_quiz, load_bank, merge_banks,
@@ -233,6 +234,17 @@ def scope_note(scope: str, met: list[str]) -> bool:
     return True
 
 
+def question_count(where: Any, available: int, key: str) -> int:
+    """How many questions to ask, out of `available`: a slider from 1 to `available` (10 at first) drawn in `where`
+    (a column, or `st`). With one question there is nothing to pick, and a slider needs two ends: it ran from 1 to 2
+    and 2 quietly asked 1 (read 51); a line says "1 question" instead."""
+    if available <= 1:
+        where.caption(ngettext("{n} question, the only one on these concepts",
+                               "{n} questions, all there are on these concepts", available))
+        return available
+    return int(where.slider(_(TEXT["count"]), 1, available, min(10, available), key=key))
+
+
 def settings_panel(bank: Bank, allowed: list[str] | None = None) -> QuizSettings:
     """Mode, seed, concepts and length, gathered in one row. With `allowed`, only those concepts are offered and
     picking none means all of them."""
@@ -251,6 +263,6 @@ def settings_panel(bank: Bank, allowed: list[str] | None = None) -> QuizSettings
     if allowed is not None and not concepts:
         concepts = offered
     available = len(bank.select(concepts))
-    count = int(count_col.slider(_(TEXT["count"]), 1, max(available, 2), min(10, available), key="quiz_count"))
+    count = question_count(count_col, available, "quiz_count")
     return QuizSettings("sheet" if mode == "As a sheet" else "one", seed, tuple(concepts), min(count, available),
                         order)

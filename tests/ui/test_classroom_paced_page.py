@@ -725,6 +725,7 @@ def test_the_presenter_chart_grows_with_six_four_line_choices():
                                min_height=presenter.CHART_HEIGHT).layout.height == presenter.CHART_HEIGHT
 
 
+@pytest.mark.slow  # AppTest runs of a page, over the fast tier's 0.35 s a test
 @pytest.mark.parametrize("lang, typed, value", [("en", "1,500", 1500.0), ("pt", "1.500", 1500.0),
                                                 ("en", "1.500", 1.5), ("pt", "1,500", 1.5)])
 def test_the_submit_callback_reads_a_number_in_the_students_language(db, lang, typed, value):

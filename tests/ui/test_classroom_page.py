@@ -806,6 +806,7 @@ def test_a_student_the_end_cut_short_is_not_told_every_question_was_wrong(db, la
     assert [s.value for s in _page({"student": student.token, "lang": lang}).success] == [says]
 
 
+@pytest.mark.slow  # AppTest runs of a page, over the fast tier's 0.35 s a test
 @pytest.mark.parametrize("lang, typed, said", [("en", "1,500", "Correct."), ("pt", "1.500", "Correto."),
                                                ("en", "1.500", "Not quite."), ("pt", "1,500", "Não exatamente.")])
 def test_a_student_s_number_is_read_in_the_student_s_language(db, lang, typed, said):
@@ -828,6 +829,7 @@ def test_a_student_s_number_is_read_in_the_student_s_language(db, lang, typed, s
     assert store.answers(student.token)["big"][0] == (1500.0 if said.startswith("Corr") else 1.5)
 
 
+@pytest.mark.slow  # AppTest runs of a page, over the fast tier's 0.35 s a test
 @pytest.mark.parametrize("lang, said", [("en", "1 question, the only one on these concepts"),
                                         ("pt", "1 pergunta, a única sobre esses conceitos")])
 def test_a_one_question_session_offers_no_count_it_would_not_ask(db, lang, said):

@@ -722,6 +722,7 @@ def test_lesson_6_names_its_tokens_per_step_axis_as_the_theory_explorer_does():
             assert _(widgets.TEXT["spread_y"]) == tokens_distribution_figure(0.5, 3).layout.yaxis.title.text
 
 
+@pytest.mark.slow  # AppTest runs of a page, over the fast tier's 0.35 s a test
 @pytest.mark.parametrize("lang, typed, said", [("en", "142.857", "Correct."), ("pt", "142,857", "Correto."),
                                                ("en", "142,857", "Not quite."), ("pt", "142.857", "Não exatamente.")])
 def test_a_check_reads_a_number_in_the_learners_language(fresh, lang, typed, said):

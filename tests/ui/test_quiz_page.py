@@ -510,6 +510,7 @@ def test_the_mastery_charts_hover_writes_the_share_its_table_does(lang, right):
     assert hover.replace("%{customdata}", bar.customdata[0]) == right and share in right
 
 
+@pytest.mark.slow  # AppTest runs of a page, over the fast tier's 0.35 s a test
 @pytest.mark.parametrize("lang, typed, said", [("en", "1,500", "Correct."), ("pt", "1.500", "Correto."),
                                                ("en", "1.500", "Not quite."), ("pt", "1,500", "Não exatamente.")])
 def test_a_number_typed_with_the_apps_own_thousands_reads_as_the_app_writes_it(fresh, lang, typed, said):

@@ -8,6 +8,8 @@ import math
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 TRACES = ROOT / "assets" / "traces"
@@ -571,19 +573,54 @@ def test_serving_doc_quotes_vllms_eagle_figures_from_the_committed_scrape():
     assert "eagle-after-held-out.prom" in text and "and no committed file holds them" not in text
 
 
-def test_the_tree_screenshot_names_the_drafter_it_was_taken_with():
+def _tour_link(tour: str, words: str) -> tuple[dict[str, str], int]:
+    """The query of the Playground link docs/app.md gives after `words`, and the step it opens on."""
+    from urllib.parse import parse_qsl
+
+    link = re.search(re.escape(words) + r".*?`/playground\?([^`]+)`", tour).group(1)
+    params = dict(parse_qsl(link, keep_blank_values=True))
+    return params, int(params["step"])
+
+
+@pytest.mark.model
+@pytest.mark.slow
+def test_the_tree_screenshots_links_reproduce_the_steps_their_alt_texts_describe():
     """Issue 43, 18th read: docs/app.md gave the link that made the draft-tree screenshot ("12 nodes, a kept path of
     3") as if it reproduced it, but the shot (9f40a44, 2026-12-01) ran the first EAGLE-1 drafter; the shipped one is
-    EAGLE-3, and the same link now shows another step. While the committed image is that shot, the tour says so."""
-    import hashlib
+    EAGLE-3, and the same link showed another step, which the tour then said. Read 51: both tree shots are retaken
+    with the shipped drafter; the tree link now opens on step 4, and each link's step is the one its picture's alt
+    text describes, in English and Portuguese (a live run of each link, as the Playground runs it)."""
+    from specviz import run
+    from specviz.runs.runspec import RunSpec
+    from specviz.ui.playground.settings import LIVE_DEFAULTS
 
-    shot = ROOT / "assets" / "screenshots" / "playground-tree.png"
-    shipped = json.loads((ROOT / "assets" / "models" / "smollm2-eagle" / "specviz.json").read_text(encoding="utf-8"))
     tour = " ".join((DOCS / "app.md").read_text(encoding="utf-8").split())
-    taken_with_eagle1 = "b9bbf316" == hashlib.sha256(shot.read_bytes()).hexdigest()[:8]
-    assert shipped["kind"] == "eagle3" and taken_with_eagle1
-    assert "taken on 2026-12-01 with the first EAGLE-1 drafter" in tour
-    assert "SmolLM2's first EAGLE drafter (EAGLE-1, since replaced) drafts 12 nodes" in tour
+    pt_tour = " ".join((DOCS / "app.pt-BR.md").read_text(encoding="utf-8").split())
+    assert "EAGLE-1, since replaced" not in tour and "EAGLE-1, já substituído" not in pt_tour
+    cases = [("The tree step is step 4 of a live run at", 12, 0, 2, "recovered",  # of 15 steps, the tour says
+              "SmolLM2's EAGLE-3 drafter drafts 12 nodes, the target keeps a path of 2 and rejects the next level's "
+              "three nodes, then adds a recovered token",
+              "o rascunhador EAGLE-3 do SmolLM2 rascunha 12 nós, o alvo mantém um caminho de 2 e rejeita os três nós "
+              "do nível seguinte, depois acrescenta um token recuperado"),
+             ("The lookup-branch step is step 2 of", 16, 7, 8, "bonus",
+              "the EAGLE drafter's 16 nodes plus 7 tokens copied from the context (marked ❐), the target keeps a path "
+              "of 8 and a bonus token",
+              "os 16 nós do rascunhador EAGLE mais 7 tokens copiados do contexto (marcados com ❐), o alvo mantém um "
+              "caminho de 8 e um token bônus")]
+    for words, nodes, copied, path, correction, alt, pt_alt in cases:
+        assert alt in tour and pt_alt in pt_tour, words
+        params, n = _tour_link(tour, words)
+        assert f"step {n} of" in words, (words, n)
+        spec, problems = RunSpec.parse_query(params, LIVE_DEFAULTS)
+        assert problems == [] and spec.proposer == "eagle", (words, problems)
+        trace = run(spec)
+        step = trace.steps[n - 1]
+        assert (step.n_drafted - step.n_copied, step.n_copied, step.n_accepted) == (nodes, copied, path), words
+        assert step.correction_kind == correction, words
+        if correction == "recovered":  # the rejected level under the kept path: three nodes in the picture
+            rejected = [node for node in step.tree.nodes if node.parent == step.tree.path[-1]]
+            assert len(rejected) == 3 and all(node.status == "rejected" for node in rejected)
+            assert len(trace.steps) == 15 and "(the shipped EAGLE-3 drafter, bfloat16, 15 steps;" in tour
 
 
 def test_the_greedy_identity_command_quoted_for_the_tree_file_names_its_shape():

@@ -57,7 +57,7 @@ def test_numeric_within_tolerance_and_robust_to_text():
         result = grade(q, junk)
         assert not result.correct and not result.valid
         assert result.feedback.startswith("That cannot be read as a number; write one like 0.25.")
-    for huge in ("1e999", "1e16", "-2e15", "1e18%", float("inf")):  # 31st read: numbers, only too large
+    for huge in ("1e999", "1e16", "-2e15", "\u22122e15", "1e18%", float("inf")):  # 31st read; read 51: −
         result = grade(q, huge)
         assert not result.correct and not result.valid and "not a number" not in result.feedback
         assert result.feedback.startswith("That number is too large: no answer here is larger than "

@@ -260,13 +260,15 @@ def _too_large(answer: Any, unit: str = "", language: str | None = None) -> bool
 
     >>> _too_large("1e16"), _too_large("-1e999"), _too_large(10**400), _too_large("nan"), _too_large("1,000.5")
     (True, True, True, False, False)
+    >>> _too_large("\u22121e16")  # the minus sign the app writes
+    True
     """
     if isinstance(answer, bool):
         return False
     if isinstance(answer, numbers.Real):
         return answer == answer and parse_number(answer) is None  # not NaN (which equals nothing), beyond 10^15
-    if isinstance(answer, str):
-        answer = _without_unit(answer, unit)
+    if isinstance(answer, str):  # the app's minus sign too, as parse_number reads it (read 51: "−1e16")
+        answer = _without_unit(answer.replace("\u2212", "-"), unit)
     if not isinstance(answer, str) or len(answer) > 64 or not answer.isascii():
         return False
     text = _float_text(answer.strip().replace(" ", "").removesuffix("%"), language)

@@ -356,3 +356,65 @@ def test_a_draft_rejected_now_and_then_is_not_written_as_alpha_1(lang, alpha, re
     assert not any("p = q" in e.value for e in at.info)
     shown = [c.value for c in at.caption if c.value.startswith(("Drafts kept", "Palpites mantidos"))]
     assert len(shown) == 1 and f": {kept}," in shown[0] and f"({alpha} " in shown[0], shown
+
+
+GROUPING_STARTS = ("Chi-square statistic", "Estatística do qui-quadrado")
+
+
+@pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
+@pytest.mark.parametrize("lang", ["en", "pt"])
+@pytest.mark.parametrize("edits, n, seed, said", [
+    (None, 2000, 1, {"en": "Chi-square statistic 3.57 over 6 outcomes, each expected at least 5 times in 2,000 "
+                           "samples: 5 degrees of freedom (outcomes − 1).",
+                     "pt": "Estatística do qui-quadrado 3,57 sobre 6 resultados, cada um esperado pelo menos 5 vezes "
+                           "em 2.000 amostras: 5 graus de liberdade (resultados − 1)."}),
+    ({i: {"p (target)": "0.9" if i == 0 else "0.02"} for i in range(6)}, 100, 4,
+     {"en": "Chi-square statistic 2.78 with 1 degree of freedom (groups − 1): the most likely outcome, expected at "
+            "least 5 times in 100 samples, is a group of its own, and the other 5 outcomes are pooled into one group, "
+            "as the test needs every group expected at least 5 times.",
+      "pt": "Estatística do qui-quadrado 2,78 com 1 grau de liberdade (grupos − 1)"})])
+def test_the_sandbox_verdict_says_its_statistic_groups_and_degrees_of_freedom(lang, edits, n, seed, said):
+    """Read 51: the sandbox gave a chi-square p-value and nothing behind it, where the Exactness lab now says the
+    statistic, the degrees of freedom and how the outcomes were grouped. The caption under the verdict says them here
+    too, and the p-value recomputed from them is the verdict's: the default table (6 outcomes, 5 degrees of freedom)
+    and p ∝ 0.9, 0.02 × 5 at N = 100 (each 0.02 expected 2 times: five pooled into one group of 10, 1 degree)."""
+    import re
+
+    import scipy.stats
+
+    from specviz.labs.exactness.stats import shown_p_value
+    from specviz.ui.sandbox.view import DEFAULT_P, DEFAULT_Q
+
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["lang"] = lang
+    if edits is not None:
+        at.session_state["sandbox_table"] = {"edited_rows": edits, "added_rows": [], "deleted_rows": []}
+    at.session_state["sandbox_n"], at.session_state["sandbox_seed"] = n, seed
+    at.run()
+    assert not at.exception and not at.error
+    shown = [c.value for c in at.caption if c.value.startswith(GROUPING_STARTS)]
+    assert len(shown) == 1 and shown[0].startswith(said[lang]), shown
+    stat, dof = re.search(r"(\d+[.,]\d+) \S+ .*?(\d+) (?:degrees? of freedom|graus? de liberdade)", shown[0]).groups()
+    p = [0.9] + [0.02] * 5 if edits else DEFAULT_P
+    counts = simulate(sandbox_step(p, DEFAULT_Q), "exact", n, seed).counts.double()
+    expected = torch.tensor(p, dtype=torch.float64) / sum(p) * n
+    if edits:  # the most likely token alone, and the five others pooled
+        counts, expected = [counts[0], counts[1:].sum()], [expected[0], expected[1:].sum()]
+    recomputed = sum((o - e) ** 2 / e for o, e in zip(counts, expected))
+    assert float(stat.replace(",", ".")) == pytest.approx(float(recomputed), abs=0.005)
+    p_value = shown_p_value(scipy.stats.chi2.sf(float(recomputed), int(dof)))
+    p_value = p_value.replace(".", ",") if lang == "pt" else p_value
+    assert any(f"{p_value})" in s.value for s in [*at.success, *at.warning]), p_value  # the verdict's own p-value
+
+
+def test_counts_that_match_p_exactly_have_statistic_0_and_p_value_1():
+    """Read 51: 90 and 10 of 100 against 0.9 and 0.1 (p ∝ 0.9, 0.02 × 5 at N = 100, seed 1, the five pooled) left
+    float noise, statistic 2.2e-30 and p-value 0.9999999999999988: the caption said "statistic 0" and the verdict
+    "p-value > 0.999999", where a statistic of 0 has p-value 1."""
+    from specviz.ui.sandbox.view import DEFAULT_Q
+
+    samples = simulate(sandbox_step([0.9] + [0.02] * 5, DEFAULT_Q), "exact", 100, 1)
+    assert samples.counts[0] == 90
+    test = samples.verdict
+    assert (test.statistic, test.p_value, test.dof) == (0.0, 1.0, 1)
+    assert test.verdict.endswith("(chi-square p-value 1).") and test.grouping.startswith("Chi-square statistic 0 with")

@@ -1,7 +1,8 @@
 """A chi-square verdict in its coloured box, one rule for every page that tests samples against p (the Exactness
 lab and the p/q sandbox): red where p is refuted (a sample p gives 0, or a p-value below 0.001), blue where no test
 ran (every outcome pooled into one group: "Nothing to test", "Too few samples to test"), amber for a borderline
-p-value (below 0.01), green only for a test that found nothing against p."""
+p-value (below 0.01), green only for a test that found nothing against p; under it, where a test ran, how the
+outcomes were grouped, with the statistic and degrees of freedom behind the p-value (`verdict_with_grouping`)."""
 
 from __future__ import annotations
 
@@ -35,3 +36,12 @@ def verdict_alert(result: ChiSquareResult, text: str, where: Any = None) -> None
     page)."""
     kind = verdict_kind(result)
     getattr(where if where is not None else st, kind)(text, icon=ICONS[kind])
+
+
+def verdict_with_grouping(result: ChiSquareResult, text: str, where: Any = None) -> None:
+    """`verdict_alert`, and under it, where a test ran, `result.grouping`: the statistic, the degrees of freedom and
+    how the outcomes were grouped, enough to recompute the p-value the verdict gives (read 51: the Exactness lab's
+    "p-value 0.99" where 1,123 outcomes had become 2 groups, and the sandbox's verdicts, said none of it)."""
+    verdict_alert(result, text, where)
+    if result.grouping:
+        (where if where is not None else st).caption(result.grouping)

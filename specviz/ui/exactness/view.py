@@ -35,7 +35,7 @@ from specviz.ui.common.escaping import escape_markdown, escape_text, plot_text
 from specviz.ui.common.palette import BLUISH_GREEN, GREY, P_COLOR, Q_COLOR, RESIDUAL_COLOR, VERMILLION
 from specviz.ui.common.runs import with_turn
 from specviz.ui.common.tokens import decision_numbers
-from specviz.ui.common.verdicts import verdict_alert
+from specviz.ui.common.verdicts import verdict_with_grouping
 
 PAIRS = {
     "toy": N_("Toy pair (instant; 32 characters and 2 special tokens)"),
@@ -283,9 +283,7 @@ def verdict_box(title: str, counts, probs, pairs: bool = False) -> exactness.Chi
     """Run the chi-square test and show its plain-language verdict in a coloured box (`pairs`: on two tokens), and
     under it how the outcomes were grouped, with the statistic and degrees of freedom behind the p-value."""
     result = exactness.chi_square_test(counts, probs, pairs=pairs)
-    verdict_alert(result, _(RULE_BOX, label=title, text=result.verdict))
-    if result.grouping:  # read 51: "p-value 0.99" where 1,123 outcomes had become 2 groups, and nothing said so
-        st.caption(result.grouping)
+    verdict_with_grouping(result, _(RULE_BOX, label=title, text=result.verdict))
     return result
 
 

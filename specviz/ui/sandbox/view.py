@@ -18,7 +18,7 @@ from specviz.labs.exactness.sandbox import (MAX_SAMPLES, MAX_TOKENS, SandboxSamp
 from specviz.ui.common.charts import show
 from specviz.ui.common.escaping import escape_markdown, plot_text
 from specviz.ui.common.sliders import number_slider
-from specviz.ui.common.verdicts import verdict_alert
+from specviz.ui.common.verdicts import verdict_with_grouping
 
 TOKENS = ["the", "a", "cat", "dog", "sat", "ran"]
 DEFAULT_P = [0.35, 0.25, 0.15, 0.12, 0.08, 0.05]
@@ -220,5 +220,6 @@ def render_simulation(p: list[float], q: list[float], temperature: float, step: 
     st.caption(_(TEXT[kept], kept=percent_of(kept_count, n, 1), alpha=alpha_texts(step.alpha)[0],
                  chance=number(samples.kept_chance, chance_digits(samples.kept_chance))))
     # the Exactness lab's boxes: a borderline p-value is amber and a test that could not run blue, not green (read 49:
-    # "Borderline (chi-square p-value 0.0041): suspicious" and "Too few samples to test" sat in the success box)
-    verdict_alert(samples.verdict, samples.verdict.verdict)
+    # "Borderline (chi-square p-value 0.0041): suspicious" and "Too few samples to test" sat in the success box), and
+    # under it the statistic, degrees of freedom and groups behind its p-value, as there (read 51)
+    verdict_with_grouping(samples.verdict, samples.verdict.verdict)

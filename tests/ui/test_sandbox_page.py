@@ -418,3 +418,29 @@ def test_counts_that_match_p_exactly_have_statistic_0_and_p_value_1():
     test = samples.verdict
     assert (test.statistic, test.p_value, test.dof) == (0.0, 1.0, 1)
     assert test.verdict.endswith("(chi-square p-value 1).") and test.grouping.startswith("Chi-square statistic 0 with")
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "Chi-square statistic 1.10 over 3 outcomes, each expected at least 5 times in 2,000 samples: 2 degrees of "
+           "freedom (outcomes − 1). The 3 outcomes p gives probability 0 are in no group: a single sample of one would "
+           "refute p on its own."),
+    ("pt", "Estatística do qui-quadrado 1,10 sobre 3 resultados, cada um esperado pelo menos 5 vezes em 2.000 "
+           "amostras: 2 graus de liberdade (resultados − 1). Os 3 resultados a que p dá probabilidade 0 não estão em "
+           "nenhum grupo: uma só amostra de um deles já refutaria p.")])
+def test_the_grouping_says_where_the_tokens_p_rules_out_went(lang, said):
+    """Read 51: with p ∝ 1, 1, 1, 0, 0, 0 (q on the other three) the caption under the verdict read "over 3
+    outcomes" beneath a table of 6 tokens; the three p gives probability 0 are in no group (one sample there refutes p
+    outright), and it says so."""
+    at = _page(lang, {i: {"p (target)": "1" if i < 3 else "0", "q (draft)": "0" if i < 3 else str(i - 2)}
+                      for i in range(6)})
+    assert not at.exception and not at.error
+    assert [c.value for c in at.caption if c.value.startswith(GROUPING_STARTS)] == [said]
+
+
+def test_one_ruled_out_outcome_is_named_in_the_singular():
+    from specviz.labs.exactness.stats import chi_square_test
+
+    grouping = chi_square_test([40, 60, 0], [0.4, 0.6, 0.0]).grouping
+    assert grouping.endswith(" The 1 outcome p gives probability 0 is in no group: a single sample of it would refute "
+                             "p on its own."), grouping
+    assert "probability 0" not in chi_square_test([40, 60], [0.4, 0.6]).grouping

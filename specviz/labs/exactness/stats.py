@@ -127,7 +127,8 @@ class ChiSquareResult:
     expects, which tells a test left with one group because every outcome is rare from one left with one group
     because only the most likely is not (the others together expect fewer than `min_expected`). `pooled` is the
     number of outcomes pooled into the last group (0: every outcome is a group of its own), which `grouping` says
-    with the statistic and the degrees of freedom, so a reader can recompute the p-value.
+    with the statistic and the degrees of freedom, so a reader can recompute the p-value; `left_out` the number of
+    outcomes p gives probability 0, which are in no group (`grouping` says so).
     """
 
     statistic: float
@@ -141,6 +142,7 @@ class ChiSquareResult:
     min_expected: float = 5.0
     pairs: bool = False
     pooled: int = 0
+    left_out: int = 0  # outcomes p gives probability 0: no sample there (one would be `impossible`), not in the test
 
     @property
     def grouping(self) -> str:
@@ -162,6 +164,19 @@ class ChiSquareResult:
         stat = number(self.statistic, 2) if self.statistic >= 0.1 else significant(self.statistic, 2)
         if self.statistic == 0:  # counts that match n p exactly (`chi_square_test` clears the float noise)
             stat = "0"
+        return self._groups(stat) + self._left_out()
+
+    def _left_out(self) -> str:
+        """The outcomes p gives probability 0, which no group holds (read 51: p ∝ 1, 1, 1, 0, 0, 0 in the sandbox read
+        "over 3 outcomes" under a table of 6 tokens, and nothing said where the other 3 went)."""
+        if not self.left_out:
+            return ""
+        return " " + ngettext("The {count} outcome p gives probability 0 is in no group: a single sample of it would "
+                              "refute p on its own.",
+                              "The {count} outcomes p gives probability 0 are in no group: a single sample of one "
+                              "would refute p on its own.", self.left_out, count=number(self.left_out, 0))
+
+    def _groups(self, stat: str) -> str:
         least, samples = number(self.min_expected, 0), number(self.n, 0)
         if not self.pooled:
             return ngettext("Chi-square statistic {stat} over {bins} outcomes, each expected at least {least} times in "
@@ -266,4 +281,4 @@ def chi_square_test(counts: torch.Tensor | Sequence[int], probs: torch.Tensor | 
     if stat < 1e-12:  # counts that match n p exactly leave float noise (2.2e-30, p-value 0.9999999999999988): read 51,
         stat, p_value = 0.0, 1.0  # the sandbox's "statistic 0" sat under "p-value > 0.999999", where chi2.sf(0) is 1
     return ChiSquareResult(float(stat), len(exp_bins) - 1, float(p_value), n, len(exp_bins), 0, support, pairs=pairs,
-                           pooled=pooled)
+                           pooled=pooled, left_out=int(p.shape[0]) - support)

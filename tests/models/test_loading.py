@@ -108,7 +108,7 @@ def test_the_72b_pair_is_refused_on_a_small_machine_with_the_numbers():
         assert fact in message, fact
     assert "\n" not in message and message.endswith(".")
     # read 51: "its GPU" after "A + B need ..." read as the pair's GPU; the Portuguese said this machine's
-    gpu = r"need [^.]*, and this machine.s GPU \(NVIDIA H100 80GB\) has 79 GB free of 80 GB\.$"
+    gpu = r"need [^.]*; this machine.s GPU \(NVIDIA H100 80GB\) has 79 GB free of 80 GB\.$"
     with pytest.raises(ModelLoadError, match=gpu):
         check_fits(entry, None, None, Machine(gpus=(H100,), ram_available_bytes=200 * 10**9))
 

@@ -1178,8 +1178,8 @@ def test_a_dip_a_higher_level_recovers_from_is_not_called_paying_at_every_level(
     assert "every level" not in said
     with using("pt_BR"):
         said = verdict("ngram", "open", PayShape.of([(1, 0.9), (2, 1.2), (4, 0.9), (8, 1.1)]))
-    assert said == ("ngram, prompt open: a especulação compensou com 2, 8 fluxos simultâneos e não compensou com "
-                    "1, 4: não há um nível em que comece ou deixe de compensar."), said
+    assert said == ("ngram, prompt open: a especulação compensou com 2; 8 fluxos simultâneos e não compensou com "
+                    "1; 4: não há um nível em que comece ou deixe de compensar."), said  # read 51: pt lists use ;
     assert verdict("ngram", "open", PayShape.of([(1, 2.0), (2, 1.5), (4, 1.1)])).endswith(
         "every level measured, up to 4 streams.")
 

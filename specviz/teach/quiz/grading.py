@@ -250,7 +250,7 @@ def _float_text(text: str, language: str | None) -> str:
     (`with_decimal_point`)."""
     grouped = _GROUPED.get(language_code(language) or "")
     if grouped is not None and grouped[0].fullmatch(text):
-        return text.replace(grouped[1], "").replace(",", ".")
+        return with_decimal_point(text.replace(grouped[1], ""))  # what is left has one mark at most, the decimal
     return with_decimal_point(text)
 
 

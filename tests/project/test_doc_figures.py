@@ -1897,3 +1897,21 @@ def test_the_benchmarks_readme_quotes_the_recomputed_optimal_ngram_rows():
     assert rows["rewrite"]["speedup_vs_ar"] == k8["rewrite"]["speedup_vs_ar"]
     assert f"{k8['rewrite']['speedup_vs_ar']:.2f}× at K = 8 (greedy; the optimal-K policy's row is that run)" in text
     assert "2.08×" not in text and "optimal-K policy 0.94×" not in text
+
+
+def test_the_readmes_how_fast_table_counts_its_tokens_as_a_cap():
+    """Read 51: both READMEs headed the "How fast" table with "8 held-out prompts × 128 new tokens" ("8 prompts
+    reservados × 128 tokens novos"), which reads as 8 × 128 tokens run per shape; 128 is --max-new-tokens, and in the
+    committed run one prompt's answers end at end-of-text before it, in both shapes the table quotes."""
+    run = json.loads((ROOT / "assets" / "benchmarks" / "default-cpu-f32-packed" / "results.json").read_text(
+        encoding="utf-8"))
+    quoted = [c for c in run["cases"] if (c["k"], c["tree_nodes"], c["temperature"]) in ((3, 8, 0.0), (2, 0, 0.7))]
+    assert len(quoted) == 16 and max(c["tokens"] for c in quoted) == 128
+    short = {c["prompt_id"] for c in quoted if c["tokens"] < 128}
+    assert len(short) == 1  # "one answer ends sooner" / "uma resposta termina antes"
+    for name, said in (("README.md", "8 held-out prompts, up to 128 new tokens each (one answer ends sooner)"),
+                       ("README.pt-BR.md", "8 prompts reservados, com até 128 tokens novos cada um (uma resposta "
+                                           "termina antes)")):
+        text = " ".join((ROOT / name).read_text(encoding="utf-8").split())
+        assert "× 128" not in text, name
+        assert said in text, name

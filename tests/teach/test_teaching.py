@@ -803,3 +803,19 @@ def test_the_plans_say_how_a_longer_context_moves_the_ridge_as_the_model_does():
     assert "(82 at 2,048 tokens, 130 at 4,096), and beyond about 7,500 tokens" in en
     assert "(82 com 2.048 tokens; 130 com 4.096), e além de uns 7.500 tokens" in pt
     assert "Long contexts keep the pass memory-bound" not in en
+
+
+@pytest.mark.parametrize("plan", [PLAN_EN, PLAN_PT])
+def test_the_plans_pin_step_exports_no_sample_pin_the_app_lets_through(plan):
+    """Read 51: step 1 said the app refuses the PINs a guesser tries first, then exported 'correct horse battery'
+    (pt: 'cavalo correto bateria grampo'), xkcd 936's famous passphrase, which the app accepted: a lecturer copying
+    the command ran the class on a PIN printed in the project's docs. The step now reads the teacher's own PIN
+    without echoing it, and the app refuses the sample it used to give."""
+    from specviz.teach.classroom import ClassroomError, teacher_pin
+
+    text = plan.read_text(encoding="utf-8")
+    assert not re.search(r"SPECVIZ_TEACHER_PIN=['\"]?\w", text), "a literal PIN in the plan"
+    assert "read -rsp" in text and "export SPECVIZ_TEACHER_PIN" in text
+    for sample in ("correct horse battery", "Correct Horse Battery Staple", "cavalo correto bateria grampo"):
+        with pytest.raises(ClassroomError, match="one of the first a guesser tries"):
+            teacher_pin({"SPECVIZ_TEACHER_PIN": sample})

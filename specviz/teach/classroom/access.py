@@ -46,7 +46,8 @@ def teacher_pin(environ: Mapping[str, str] | None = None, secrets_map: Mapping[s
 
 
 # PINs a guesser tries first (lower case), beyond the patterns `weak_pin` finds by itself: the most common 8+ character
-# passwords and PINs, and a classroom's obvious words.
+# passwords and PINs, a classroom's obvious words, and xkcd 936's famous passphrase (read 51: the teaching plans gave
+# "correct horse battery" and its Portuguese "cavalo correto bateria grampo" as the PIN to export, and both passed).
 COMMON_PINS = frozenset({
     "password", "password1", "password123", "passw0rd", "iloveyou", "sunshine", "princess", "football", "baseball",
     "welcome1", "welcome123", "letmein1", "trustno1", "superman", "whatever", "qwertyui", "qwerty123", "qwertyuiop",
@@ -54,6 +55,8 @@ COMMON_PINS = frozenset({
     "12341234", "11223344", "12344321", "12121212", "69696969", "20202020", "19841984", "12345678", "123456789",
     "1234567890", "0123456789", "87654321", "98765432", "teacher1", "teacher123", "classroom", "classroom1",
     "student1", "students", "specviz1", "specviz123", "changeme", "administrator", "admin123", "secret123",
+    "correct horse battery staple", "correcthorsebatterystaple", "correct horse battery", "correcthorsebattery",
+    "cavalo correto bateria grampo", "cavalocorretobateriagrampo",
 })
 
 

@@ -395,14 +395,16 @@ def test_the_plans_roofline_batches_are_the_models():
     quoted = {"en": f"pays up to a batch of {even}", "pt": f"compensa até um lote de {even}"}
     assert all(quoted[lang] in page[lang] for lang in quoted), page
     # read 50: the ridge is the K = 4 pass's (5 tokens); the plan named K only for the break-even, and the page's
-    # ridge moves with K (near 111 for K = 2, 34 for K = 8), so the plan names K where it gives the ridge too
+    # ridge moves with K (near 111 for K = 2, 34 for K = 8), so the plan names K where it gives the ridge too.
+    # Read 51: nor did it name the dtype its FLOP/s and bytes per weight come from (the H100 preset's bfloat16)
+    assert hw.dtype == "bfloat16"
     assert math.ceil(roofline.ridge_batch(pair.target, hw, 3, 512)) > ridge > math.ceil(
         roofline.ridge_batch(pair.target, hw, 9, 512))
     said = {PLAN_EN: ("sooner the more tokens it scores",
-                      f"predicts {ridge} for a 72B target verifying K = 4 drafts on an H100 at 512",
+                      f"predicts {ridge} for a 72B target in bfloat16 verifying K = 4 drafts on an H100 at 512",
                       f"(beyond {even} there, with α = 0.8, K = 4, c ≈ 0.1: the page's \"{quoted['en']}\")"),
             PLAN_PT: ("tanto mais cedo quanto mais tokens ela avalia",
-                      f"prevê {ridge} para um alvo de 72B que verifica K = 4 palpites numa H100 com 512",
+                      f"prevê {ridge} para um alvo de 72B em bfloat16 que verifica K = 4 palpites numa H100 com 512",
                       f"(além de {even} ali, com α = 0,8; K = 4; c ≈ 0,1: o \"{quoted['pt']}\" da página)")}
     for plan, words in said.items():
         text = " ".join(plan.read_text(encoding="utf-8").split())

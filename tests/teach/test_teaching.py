@@ -805,6 +805,12 @@ def test_the_plans_say_how_a_longer_context_moves_the_ridge_as_the_model_does():
     assert "(82 at 2,048 tokens, 130 at 4,096), and beyond about 7,500 tokens" in en
     assert "(82 com 2.048 tokens; 130 com 4.096), e além de uns 7.500 tokens" in pt
     assert "Long contexts keep the pass memory-bound" not in en
+    # read 51: "moves that batch up" followed the break-even's 212, which a longer context moves too (to 632 at 2,048
+    # tokens; at 4,096 it pays up to the explorer's last batch), so 82 and 130 read as break-evens; they are ridges
+    assert roofline.break_even_batch(0.8, 4, pair, hw, 2048) not in (None, 82)
+    assert "A longer context moves up the batch where the pass turns compute-bound" in en
+    assert "Um contexto mais longo empurra para cima o lote em que a passagem fica limitada pelo cálculo" in pt
+    assert "moves that batch up" not in en and "empurra esse lote" not in pt
 
 
 @pytest.mark.parametrize("plan", [PLAN_EN, PLAN_PT])

@@ -1915,3 +1915,6 @@ def test_the_readmes_how_fast_table_counts_its_tokens_as_a_cap():
         text = " ".join((ROOT / name).read_text(encoding="utf-8").split())
         assert "× 128" not in text, name
         assert said in text, name
+    # and benchmarks.md, whose runs cap the same way (read 51's front-door reader left five "prompts × 128")
+    bench = " ".join((ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8").split())
+    assert "held-out prompts × 128" not in bench and bench.count("prompts × up to 128") == 5

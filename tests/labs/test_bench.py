@@ -1704,3 +1704,20 @@ def test_the_acceptance_rate_names_copied_tokens_apart_and_counts_them():
     drafted, _kept = trace.drafts_only()
     assert trace.num_copied and trace.num_drafted == drafted + trace.num_copied
     assert trace.acceptance_rate == trace.num_accepted / (drafted + trace.num_copied)
+
+
+def test_results_md_rounds_the_policy_margin_and_the_verify_ratios_half_up():
+    """Read 51 (review): results.md's cells and signed changes round a tie half up (`fixed`, `signed_percent`), as the
+    pages do, but the policy table's "(+12% vs constant)" and the Costs ratios kept Python's format, which rounds the
+    binary double half to even: a 12.5% gain read "+12%" (the Speedup lab's `margin_text` writes +13%) and a ratio of
+    0.125 "0.12"."""
+    import copy
+
+    result = copy.deepcopy(BenchResult.load(BENCHMARKS_DIR / "default-cpu-layerskip" / "results.json"))
+    for row in result.summary:
+        if row["suite"] in ("all", "qa") and row["temperature"] == 0 and row["k"] == 4 and not row.get("tree_nodes"):
+            row["speedup_vs_ar"] = {"constant": 1.0, "optimal": 1.125}.get(row["policy"], 0.5)
+    result.costs["verify"][0]["ratio"] = 0.125
+    text = markdown_report(result)
+    assert "| qa | layerskip-7 | 0 | 1.00× | 0.50× | 0.50× | 1.13× | optimal (+13% vs constant) |" in text
+    assert "| time / one-token forward | 0.13 |" in text

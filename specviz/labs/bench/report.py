@@ -576,8 +576,9 @@ def markdown_report(result: BenchResult) -> str:
                      and (r["suite"], r["proposer"], r["temperature"], r["k"]) == (suite, proposer, temperature, k)}
             best = max(found, key=lambda name: found[name] or 0)
             gain = found[best] / found["constant"] - 1 if found.get("constant") and best != "constant" else None
-            # a win under half a percent keeps a decimal: "+0%" read as a tie (read 40)
-            margin = "" if gain is None else f" ({gain:+.{0 if abs(gain) >= 0.005 else 1}%} vs constant)"
+            # a win under half a percent keeps a decimal: "+0%" read as a tie (read 40); a tie rounds half up, as the
+            # Speedup lab's `margin_text` (read 51: Python's format wrote a 12.5% gain "+12%")
+            margin = "" if gain is None else f" ({signed_percent(gain, 0 if abs(gain) >= 0.005 else 1)} vs constant)"
             lines.append(f"| {suite} | {proposer} | {temperature:g} | " + " | ".join(
                 _fmt(found.get(name), 2, "×") for name in ("constant", "heuristic", "threshold", "optimal"))
                 + f" | {best if best == 'optimal' else f'{best} K₀={k}'}{margin} |")  # optimal picks its own K
@@ -594,13 +595,13 @@ def markdown_report(result: BenchResult) -> str:
     lines += _curve_lines(result.verify_curves())
     lines += ["", "## Costs", "",
               f"Target forward, 1 new token, warm cache ({count_text(costs['context_tokens'], 'token')} of context): "
-              f"{costs['target_forward_seconds'] * 1e3:.1f} ms.", ""]
+              f"{fixed(costs['target_forward_seconds'] * 1e3, 1)} ms.", ""]
     for name, c in costs["c"].items():
         lines.append(f"- {name}: draft forward {_ms_cell(costs['draft_forward_seconds'][name])} ms, "
                      f"c = {_c_cell(c)}")
     lines += ["", "| tokens fed | " + " | ".join(str(v["n_tokens"]) for v in costs["verify"]) + " |",
               "|---|" + "---|" * len(costs["verify"]),
-              "| time / one-token forward | " + " | ".join(f"{v['ratio']:.2f}" for v in costs["verify"]) + " |",
+              "| time / one-token forward | " + " | ".join(fixed(v['ratio']) for v in costs["verify"]) + " |",
               "", "## Definitions", ""]
     lines += [f"- **{label}**: {meaning}" for label, meaning in DEFINITIONS.values()]
     return "\n".join(lines) + "\n"

@@ -260,6 +260,7 @@ WARMUP_TOKENS = 4  # compare's untimed warm-up: one short run of each decoding b
 
 def run_compare(args: argparse.Namespace) -> int:
     spec_settings, pair = _prepare(args)
+    from specviz.labs.timeline import seconds_text, speed_decimals
     from specviz.runs.running import proposer_for, run, run_target_only
     proposer = proposer_for(spec_settings, pair)
     if not args.no_warmup:  # first calls pay one-time costs (allocations, kernel choice); keep them out of the timing
@@ -268,13 +269,16 @@ def run_compare(args: argparse.Namespace) -> int:
         run_target_only(warm, pair=pair)
     baseline = run_target_only(spec_settings, pair=pair)
     spec = run(spec_settings, pair=pair, proposer=proposer)
-    # each count its own ngettext, so --max-new-tokens 1 reads "1 token", "1 target forward pass" (43rd read)
+    # each count its own ngettext, so --max-new-tokens 1 reads "1 token", "1 target forward pass" (43rd read); the
+    # speeds take the decimals that give the speedup, the times those that give the speeds (read 51, as the Race)
+    decimals = speed_decimals((spec, baseline))
     print(_("target-only:  {tokens} in {seconds} s ({rate} tok/s, {forwards})",
-            tokens=_tokens(baseline.num_tokens), seconds=number(baseline.wall_seconds),
-            rate=number(baseline.tokens_per_second, 1), forwards=_forwards(baseline.num_steps)))
-    values = dict(tokens=_tokens(spec.num_tokens), seconds=number(spec.wall_seconds),
-                  rate=number(spec.tokens_per_second, 1), forwards=_forwards(spec.num_steps), proposer=proposer.name,
-                  k=spec_settings.k)
+            tokens=_tokens(baseline.num_tokens),
+            seconds=seconds_text(baseline.wall_seconds, baseline.num_tokens, decimals),
+            rate=number(baseline.tokens_per_second, decimals), forwards=_forwards(baseline.num_steps)))
+    values = dict(tokens=_tokens(spec.num_tokens), seconds=seconds_text(spec.wall_seconds, spec.num_tokens, decimals),
+                  rate=number(spec.tokens_per_second, decimals), forwards=_forwards(spec.num_steps),
+                  proposer=proposer.name, k=spec_settings.k)
     if spec_settings.tree_nodes and spec_settings.tree_lookup and getattr(proposer, "can_branch", False):
         copied = ngettext("{n} token copied from the context", "{n} tokens copied from the context",
                           spec_settings.tree_lookup)

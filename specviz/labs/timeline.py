@@ -182,6 +182,30 @@ def speed_decimals(*races: tuple[Trace, Trace]) -> int:
     return next((decimals for decimals in range(1, 4) if agrees(decimals)), 4)
 
 
+def seconds_text(seconds: float, tokens: int | None = None, decimals: int = 1) -> str:
+    """A lane's run time with at least three significant digits, and with `tokens` as many more as it takes for
+    tokens ÷ these seconds to give the tokens/s the metric shows, to its `decimals` (read 48: a toy lane's "47
+    tokens in 0.06 s" read as 783 tokens/s beside a metric of 738.8; read 49: "0.0636 s" still gave 739.0, and the
+    Medusa example's "48 tokens in 3.01 s" 15.9 beside 16.0). The Race page and the CLI's `compare` write with it
+    (read 51: compare printed "40 tokens in 1.94 s (20.7 tok/s" where 40 ÷ 1.94 is 20.6).
+
+    >>> seconds_text(0.0636), seconds_text(0.5331), seconds_text(1.583), seconds_text(12.346)
+    ('0.0636', '0.533', '1.58', '12.35')
+    >>> seconds_text(0.06361933, 47), seconds_text(3.00624, 48)  # 47 ÷ 0.06362 = 738.8; 48 ÷ 3.006 = 16.0
+    ('0.06362', '3.006')
+    >>> seconds_text(2.454946, 48, 2)  # 48 ÷ 2.455 = 19.55 (2.45 gives 19.59)
+    '2.455'
+    """
+    if not (math.isfinite(seconds) and seconds > 0):
+        return number(seconds)
+    digits = min(6, max(2, 2 - math.floor(math.log10(seconds))))
+    if tokens:
+        rate = number(tokens / seconds, decimals)
+        while digits < 9 and number(tokens / as_written(seconds, digits), decimals) != rate:
+            digits += 1
+    return number(seconds, digits)
+
+
 # what both lanes of a race must share besides the prompt (a trace's settings and meta); K and the proposer are
 # the speculative lane's own
 RACE_SETTINGS = ("max_new_tokens", "temperature", "top_k", "top_p", "seed")

@@ -1308,3 +1308,27 @@ def test_generate_prints_a_models_control_characters_as_escapes():
 
     trace = Trace("speculative", {}, [], [], [], output_text="ok\x1b[2J \u202eab\n\tc")
     assert printed_text(trace) == "ok\\x1b[2J \\u202eab\n\tc"
+
+
+def test_compare_writes_times_and_speeds_that_give_the_speedup(monkeypatch):
+    """Read 51 (review): compare wrote each speed to one decimal and each time to two, so the figures beside the
+    speedup did not follow from each other ("40 tokens in 1.94 s (20.7 tok/s": 40 ÷ 1.94 is 20.6). The Race page
+    fixed this (`timeline.speed_decimals`, `seconds_text`); compare now writes with them. Here the run times are
+    set to 0.5349 s and 0.3551 s for 12 tokens: the old "0.53 s" gave 22.6 tokens/s beside 22.4 (12 ÷ 0.5349)."""
+    from dataclasses import replace
+
+    import specviz.runs.running as running
+
+    real_run, real_base = running.run, running.run_target_only
+    monkeypatch.setattr(running, "run", lambda *a, **k: replace(real_run(*a, **k), wall_seconds=0.3551))
+    monkeypatch.setattr(running, "run_target_only", lambda *a, **k: replace(real_base(*a, **k), wall_seconds=0.5349))
+    out = cli("compare", "--pair", "toy", "--prompt", "hello", "--max-new-tokens", "12", "--k", "2", "--no-warmup")
+    assert out.returncode == 0, out.stderr
+    found = re.findall(r"(\d+) tokens in ([\d.]+) s \(([\d.]+) tok/s", out.stdout)
+    speedup = float(re.search(r"speedup: +([\d.]+)x", out.stdout).group(1))
+    assert len(found) == 2
+    for tokens, seconds, rate in found:
+        decimals = len(rate.split(".")[1])
+        assert f"{int(tokens) / float(seconds):.{decimals}f}" == rate, (tokens, seconds, rate)
+    (_t, _s, base), (_t2, _s2, spec) = found
+    assert f"{float(spec) / float(base):.2f}" == f"{speedup:.2f}", out.stdout

@@ -17,10 +17,10 @@ import time
 import pandas as pd
 import streamlit as st
 
-from specviz.core.i18n import _, as_written, ngettext, number, times
+from specviz.core.i18n import _, ngettext, number, times
 from specviz.labs.timeline import (ALPHA_ESTIMATE, ALPHA_NAME, BASELINE_NAME, RATIO_NAME, SPEEDUP_DEFINITION, RaceRounds,
                               alpha_note, busy_note, explain_race, length_note, measured_speedup, speed_decimals,
-                              speedup_band, spread_sentence)
+                              seconds_text, speedup_band, spread_sentence)
 from specviz.engine.trace import Trace
 from specviz.ui.common import charts
 from specviz.ui.race.figures import (BASE_LANE, LANE_DASHES, LANES_TABLE_NOTE, PHASE_COLORS, PHASE_NAMES,
@@ -34,29 +34,6 @@ from specviz.ui.race.tree import CHAIN_LANE, render_lanes
 def _tokens(trace) -> str:
     """A lane's output length: "1 token", "15 tokens"."""
     return ngettext("{n} token", "{n} tokens", trace.num_tokens)
-
-
-def seconds_text(seconds: float, tokens: int | None = None, decimals: int = 1) -> str:
-    """A lane's run time with at least three significant digits, and with `tokens` as many more as it takes for
-    tokens ÷ these seconds to give the tokens/s the metric shows, to its `decimals` (read 48: a toy lane's "47
-    tokens in 0.06 s" read as 783 tokens/s beside a metric of 738.8; read 49: "0.0636 s" still gave 739.0, and the
-    Medusa example's "48 tokens in 3.01 s" 15.9 beside 16.0).
-
-    >>> seconds_text(0.0636), seconds_text(0.5331), seconds_text(1.583), seconds_text(12.346)
-    ('0.0636', '0.533', '1.58', '12.35')
-    >>> seconds_text(0.06361933, 47), seconds_text(3.00624, 48)  # 47 ÷ 0.06362 = 738.8; 48 ÷ 3.006 = 16.0
-    ('0.06362', '3.006')
-    >>> seconds_text(2.454946, 48, 2)  # 48 ÷ 2.455 = 19.55 (2.45 gives 19.59)
-    '2.455'
-    """
-    if not (math.isfinite(seconds) and seconds > 0):
-        return number(seconds)
-    digits = min(6, max(2, 2 - math.floor(math.log10(seconds))))
-    if tokens:
-        rate = number(tokens / seconds, decimals)
-        while digits < 9 and number(tokens / as_written(seconds, digits), decimals) != rate:
-            digits += 1
-    return number(seconds, digits)
 
 
 def format_speedup(speedup: float) -> str:

@@ -674,6 +674,8 @@ def format_summary(trace: Trace, measured: str | None = None) -> str:
     """The run in a few lines, in the current language; the values start in one column in every language (the
     labels are padded by their width in the terminal, accents included, not by a count of spaces in the catalog).
     `measured` (where the run was timed: dtype, device, kernels) follows the speed line."""
+    from specviz.labs.timeline import seconds_text
+
     per_pos = list_separator().join(_fmt(x) for x in trace.per_position_acceptance) or _("n/a")
     tree = is_tree(trace)
     # read 51: `--tree-nodes 1` drafts a chain of one node a step, whose mean is a chain's α estimate
@@ -713,8 +715,9 @@ def format_summary(trace: Trace, measured: str | None = None) -> str:
                            "path reached it)", rates=per_pos) if tree else
                          _("[{rates}]  (entry n: of the steps that drafted n or more, the share whose first n drafts "
                            "were all accepted)", rates=per_pos)),
+        # the time with the digits that give the speed beside it (read 51: "3.76 s" can give another 0.1 tokens/s)
         "speed": _("{rate} tokens/s ({seconds} s)", rate=_fmt(trace.tokens_per_second, 1),
-                   seconds=number(trace.wall_seconds)),
+                   seconds=seconds_text(trace.wall_seconds, trace.num_tokens)),
     }
     return "\n".join([
         _("summary: {steps}, {tokens}, stopped at {reason}", steps=_steps(trace.num_steps),

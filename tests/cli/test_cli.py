@@ -1332,3 +1332,15 @@ def test_compare_writes_times_and_speeds_that_give_the_speedup(monkeypatch):
         assert f"{int(tokens) / float(seconds):.{decimals}f}" == rate, (tokens, seconds, rate)
     (_t, _s, base), (_t2, _s2, spec) = found
     assert f"{float(spec) / float(base):.2f}" == f"{speedup:.2f}", out.stdout
+
+
+def test_the_summary_writes_a_time_that_gives_the_speed_beside_it():
+    """Read 51 (review): generate's summary wrote "20.7 tokens/s (1.94 s)" for 40 tokens in 1.9351 s, where 40 ÷ 1.94
+    is 20.6; the time now takes the digits that give the speed (`timeline.seconds_text`, as the Race and compare)."""
+    from specviz.cli import format_summary
+    from specviz.engine.trace import Step
+
+    trace = Trace("speculative", {}, [1], [7] * 40, [Step(0, 2, 0, "target", [], [])], wall_seconds=1.9351)
+    speed = next(line for line in format_summary(trace).splitlines() if "tokens/s" in line)
+    rate, seconds = re.search(r"([\d.]+) tokens/s \(([\d.]+) s\)", speed).groups()
+    assert rate == "20.7" and f"{40 / float(seconds):.1f}" == rate, speed

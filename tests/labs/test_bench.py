@@ -1721,3 +1721,17 @@ def test_results_md_rounds_the_policy_margin_and_the_verify_ratios_half_up():
     text = markdown_report(result)
     assert "| qa | layerskip-7 | 0 | 1.00× | 0.50× | 0.50× | 1.13× | optimal (+13% vs constant) |" in text
     assert "| time / one-token forward | 0.13 |" in text
+
+
+def test_results_md_costs_give_each_c_from_the_forwards_written_beside_it():
+    """Read 51 (review): the H200 run's Costs read "Target forward ... 18.8 ms" and "draft: draft forward 3.88 ms,
+    c = 0.207", where 3.88 ÷ 18.8 is 0.206; both forwards now take one more decimal where the written ratio needs it
+    (18.78 and 3.883 ms), and every committed run's ratios give its c."""
+    for path in sorted(BENCHMARKS_DIR.glob("*/results.json")):
+        text = markdown_report(BenchResult.load(path))
+        target = float(re.search(r"Target forward, 1 new token.*?: ([\d.]+) ms", text).group(1))
+        for name, draft, c in re.findall(r"- (\S+): draft forward ([\d.]+) ms, c = ([\d.]+)", text):
+            decimals = len(c.split(".")[1])
+            assert f"{float(draft) / target:.{decimals}f}" == c, (path.parent.name, name, draft, target, c)
+    run2 = markdown_report(BenchResult.load(BENCHMARKS_DIR / "default-h200-bf16-run2" / "results.json"))
+    assert "18.78 ms." in run2 and "- draft: draft forward 3.883 ms, c = 0.207" in run2

@@ -486,7 +486,7 @@ def _c_cell(c: Any) -> str:
     return _fmt(c, small_digits(c) if isinstance(c, float) else 3)
 
 
-def _ms_cell(seconds: float) -> str:
+def _ms_cell(seconds: float, extra: int = 0) -> str:
     """A measured draft forward in milliseconds: 2 decimals, or as many as show its first two significant digits, so
     that it over the target forward gives the c written beside it (read 51: the n-gram lookup's 0.0145 ms read
     "0.01 ms" beside c = 0.00022, where 0.01 / 67.1 ms is 0.00015).
@@ -496,7 +496,34 @@ def _ms_cell(seconds: float) -> str:
     """
     ms = 1e3 * seconds
     digits = 2 if ms <= 0 or ms >= 0.1 else 1 - math.floor(math.log10(ms))
-    return _fmt(ms, digits)
+    return _fmt(ms, digits + extra)
+
+
+def _cost_digits(costs: dict) -> int:
+    """How many decimals more than one the Costs line's target forward (and than `_ms_cell`'s the draft forwards)
+    takes so that each draft forward as written ÷ the target forward as written gives the c written beside it (read
+    51: the H200 run's "draft forward 3.88 ms, c = 0.207" under a target forward of 18.8 ms, where 3.88 ÷ 18.8 is
+    0.206): 0, or as many more (up to 3) as it takes.
+
+    >>> _cost_digits({"target_forward_seconds": 0.0187815, "draft_forward_seconds": {"draft": 0.0038831},
+    ...               "c": {"draft": 0.0038831 / 0.0187815}})
+    1
+    """
+    target, drafts, cs = costs.get("target_forward_seconds"), costs.get("draft_forward_seconds", {}), costs.get("c", {})
+
+    def agrees(extra: int) -> bool:
+        shown = float(fixed(target * 1e3, 1 + extra))
+        for name, c in cs.items():
+            draft = drafts.get(name)
+            if not is_number(c) or not is_number(draft) or shown <= 0:
+                continue
+            if _c_cell(float(float(_ms_cell(draft, extra)) / shown)) != _c_cell(c):
+                return False
+        return True
+
+    if not is_number(target):
+        return 0
+    return next((extra for extra in range(3) if agrees(extra)), 3)
 
 
 def markdown_report(result: BenchResult) -> str:
@@ -593,11 +620,12 @@ def markdown_report(result: BenchResult) -> str:
             for r in overheads) + "."]
     lines += _limit_lines(rows)
     lines += _curve_lines(result.verify_curves())
+    extra = _cost_digits(costs)  # the digits that make each draft ÷ target forward give its c
     lines += ["", "## Costs", "",
               f"Target forward, 1 new token, warm cache ({count_text(costs['context_tokens'], 'token')} of context): "
-              f"{fixed(costs['target_forward_seconds'] * 1e3, 1)} ms.", ""]
+              f"{fixed(costs['target_forward_seconds'] * 1e3, 1 + extra)} ms.", ""]
     for name, c in costs["c"].items():
-        lines.append(f"- {name}: draft forward {_ms_cell(costs['draft_forward_seconds'][name])} ms, "
+        lines.append(f"- {name}: draft forward {_ms_cell(costs['draft_forward_seconds'][name], extra)} ms, "
                      f"c = {_c_cell(c)}")
     lines += ["", "| tokens fed | " + " | ".join(str(v["n_tokens"]) for v in costs["verify"]) + " |",
               "|---|" + "---|" * len(costs["verify"]),

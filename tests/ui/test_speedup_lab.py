@@ -49,6 +49,17 @@ def _ok(at) -> None:
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
 
+def _ngram_run(lang: str) -> AppTest:
+    """The lab in `lang` on default-cpu-ngram, the run whose optimal rows are its constant K = 8 cases."""
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params["lang"] = lang
+    at.run()
+    source = at.selectbox(key="speedup_lab_source")
+    source.set_value(next(o for o in source.options if o.startswith("default-cpu-ngram"))).run()
+    _ok(at)
+    return at
+
+
 
 @pytest.mark.slow
 def test_page_opens_on_the_committed_results():
@@ -1715,12 +1726,7 @@ def test_the_policies_tab_names_the_optimal_policys_k_c_formula_and_cap():
                                "Para um proponente de uma só passagem (busca de n-gramas (sem modelo)), ela cobra "
                                "c por passo, como a aba Aceleração vs K"))):
         with using(lang):
-            at = AppTest.from_file(PAGE, default_timeout=120)
-            at.query_params["lang"] = lang
-            at.run()
-            source = at.selectbox(key="speedup_lab_source")
-            source.set_value(next(o for o in source.options if o.startswith("default-cpu-ngram"))).run()
-            _ok(at)
+            at = _ngram_run(lang)
             text = next(m.value for m in at.markdown if "**optimal**" in m.value)
             assert all(part in text for part in said), (lang, text)
 
@@ -1745,12 +1751,7 @@ def test_the_heuristic_text_says_a_step_that_drafted_nothing_leaves_k(lang):
                    "nada (uma busca de n-gramas que não encontrou coincidência) deixa K como está",
                    "diminui 1 caso contrário")}[lang]
     with using(lang):
-        at = AppTest.from_file(PAGE, default_timeout=120)
-        at.query_params["lang"] = lang
-        at.run()
-        source = at.selectbox(key="speedup_lab_source")
-        source.set_value(next(o for o in source.options if o.startswith("default-cpu-ngram"))).run()
-        _ok(at)
+        at = _ngram_run(lang)
         text = next(m.value for m in at.markdown if "**heuristic**" in m.value)
     assert said[0] in text and said[1] in text and said[2] not in text, text
 
@@ -1849,12 +1850,7 @@ def test_the_n_gram_runs_optimal_rows_are_named_as_its_constant_k_8_cases(lang, 
     from specviz.core.i18n import using
 
     with using(lang):
-        at = AppTest.from_file(PAGE, default_timeout=120)
-        at.query_params["lang"] = lang
-        at.run()
-        source = at.selectbox(key="speedup_lab_source")
-        source.set_value(next(o for o in source.options if o.startswith("default-cpu-ngram"))).run()
-        _ok(at)
+        at = _ngram_run(lang)
         assert sum(said in c.value for c in at.caption) == 3  # Speedup vs K, By category, Policies
     layerskip = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-layerskip" / "results.json")
     assert tables.recomputed_text(layerskip) is None  # it measured its optimal policy

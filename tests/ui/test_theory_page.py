@@ -1306,6 +1306,16 @@ def test_a_medusa_traces_draft_over_verify_ratio_counts_one_pass_per_step():
     assert point.one_pass and not theory_points.trace_point(eagle).one_pass
 
 
+def _trace_metrics(trace, lang: str) -> dict:
+    """The page's metrics, by label, with `trace` loaded and the page in `lang`."""
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.session_state["trace"] = trace
+    at.query_params["lang"] = lang
+    at.run()
+    assert not at.exception
+    return {m.label: m for m in at.metric}
+
+
 @pytest.mark.slow  # an AppTest run
 @pytest.mark.parametrize("lang, label, words", [
     ("en", "Trace: draft pass per step / target step (about c / v)",
@@ -1318,12 +1328,7 @@ def test_a_medusa_traces_ratio_says_its_pass_grows_with_the_heads_it_runs(lang, 
     "draft pass / target step (about c / v)" with the help of a drafter that runs once per drafted token. Its pass
     runs one block per head it drafts with, so the label says per step and the help says why it exceeds that c."""
     trace = load_example("smollm-medusa-greedy")[0]
-    at = AppTest.from_file(PAGE, default_timeout=60)
-    at.session_state["trace"] = trace
-    at.query_params["lang"] = lang
-    at.run()
-    assert not at.exception
-    shown = {m.label: m for m in at.metric}
+    shown = _trace_metrics(trace, lang)
     with using(lang):
         value = number(theory_points.trace_point(trace).draft_over_verify, 3)
     assert label in shown and shown[label].value == value and words in shown[label].help
@@ -1353,17 +1358,12 @@ def test_a_lookup_traces_ratio_is_named_lookup_seconds_per_step_not_a_draft_forw
              "Lookup seconds per step (this proposer runs no model, so there is no draft forward"),
             ("pt", "Traço: busca por passo / passo do alvo (cerca de c / v)",
              "Segundos da busca por passo (este proponente não roda nenhum modelo")):
-        at = AppTest.from_file(PAGE, default_timeout=60)
-        at.session_state["trace"] = trace
-        at.query_params["lang"] = lang
-        at.run()
-        assert not at.exception
-        shown = {m.label: m for m in at.metric}
+        shown = _trace_metrics(trace, lang)
         with using(lang):
             value = number(theory_points.trace_point(trace).draft_over_verify, 3)
         assert label in shown and shown[label].value == value
         assert words in shown[label].help and "per draft forward" not in shown[label].help
-        assert not any("draft pass" in m.label or "passagem do rascunho" in m.label for m in at.metric)
+        assert not any("draft pass" in m.label or "passagem do rascunho" in m.label for m in shown.values())
 
 
 def test_the_theory_pages_measured_points_name_the_k_drafts_assumption():

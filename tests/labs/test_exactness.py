@@ -717,3 +717,21 @@ def test_the_stats_docstring_gives_the_expected_tv_a_slope_not_the_value_1_over_
     doc = " ".join(stats.__doc__.split())
     assert "about 1/√N" not in doc
     assert "it shrinks like 1/√N, at a level set by the distribution: 0.04 for two even outcomes at N = 100" in doc
+
+
+def test_compared_on_two_tokens_other_is_not_called_one_outcome():
+    """Second read 51: compared on two tokens the one category p gives 0 is "(other)", every continuation the
+    enumeration left out (at top-k 5 nearly every pair), and the caption said "The 1 outcome p gives probability 0
+    is in no group"."""
+    from specviz.core.i18n import using
+
+    test = chi_square_test([50, 30, 20, 0], [0.5, 0.3, 0.2, 0.0], pairs=True)
+    assert "The 1 outcome" not in test.grouping
+    assert test.grouping.endswith("The 3 outcomes tested are all the ones p gives a positive probability; every "
+                                  "other continuation is counted as “(other)”, which has probability 0 and is in no "
+                                  "group: a single sample there would refute p on its own."), test.grouping
+    with using("pt"):
+        assert "Os 3 resultados testados são todos aqueles" in test.grouping and "“(outros)”" in test.grouping
+    # one token at a time, a token p gives 0 is one outcome, and is counted as one
+    assert chi_square_test([50, 30, 20, 0], [0.5, 0.3, 0.2, 0.0]).grouping.endswith(
+        "The 1 outcome p gives probability 0 is in no group: a single sample of it would refute p on its own.")

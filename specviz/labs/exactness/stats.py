@@ -168,9 +168,19 @@ class ChiSquareResult:
 
     def _left_out(self) -> str:
         """The outcomes p gives probability 0, which no group holds (read 51: p ∝ 1, 1, 1, 0, 0, 0 in the sandbox read
-        "over 3 outcomes" under a table of 6 tokens, and nothing said where the other 3 went)."""
+        "over 3 outcomes" under a table of 6 tokens, and nothing said where the other 3 went). Compared on two tokens
+        (`pairs`) the only such category is "(other)", every pair the enumeration left out: it said "The 1 outcome p
+        gives probability 0" of it, a bucket that at top-k 5 holds nearly every pair (second read 51)."""
         if not self.left_out:
             return ""
+        if self.pairs:  # read 51: the one category p gives 0 there is "(other)", every continuation not enumerated
+            return " " + ngettext("The {count} outcome tested is the only one p gives a positive probability; every "
+                                  "other continuation is counted as “(other)”, which has probability 0 and is in no "
+                                  "group: a single sample there would refute p on its own.",
+                                  "The {count} outcomes tested are all the ones p gives a positive probability; every "
+                                  "other continuation is counted as “(other)”, which has probability 0 and is in no "
+                                  "group: a single sample there would refute p on its own.", self.support,
+                                  count=number(self.support, 0))
         return " " + ngettext("The {count} outcome p gives probability 0 is in no group: a single sample of it would "
                               "refute p on its own.",
                               "The {count} outcomes p gives probability 0 are in no group: a single sample of one "

@@ -264,3 +264,24 @@ def test_a_continuation_the_target_cannot_write_refutes_p_over_two_tokens():
     assert test.verdict.startswith(f"Not the target distribution: {int(spec_counts[-1])} of 100 samples are "
                                    "outcomes the target gives probability 0"), test.verdict
     assert chi_square_test(plain_counts, result.exact_probs, pairs=True).impossible == 0
+
+
+def test_a_top_k_support_says_the_vocabulary_it_leaves_out():
+    """Second read 51: at top-k 20 on SmolLM2 the one-step lab tests the 28 tokens p or q gives mass, and its
+    caption said "The 8 outcomes p gives probability 0 are in no group" with nothing saying that the other 49,124
+    tokens (p = 0 too) are not outcomes there: the coverage note was empty, as both coverages are 1."""
+    from specviz.core.i18n import using
+    from specviz.labs.exactness.experiments import restrict_support
+    from specviz.labs.exactness.lab import StepDistributions, zero_outside
+
+    p = torch.zeros(5000)
+    q = torch.zeros(5000)
+    p[:3], q[1:4] = torch.tensor([0.5, 0.3, 0.2]), torch.tensor([0.4, 0.4, 0.2])
+    support = restrict_support(p, q)
+    dists = StepDistributions([0], support, ["a", "b", "c", "d"], "draft", zero_outside(p, q, support))
+    assert dists.note == ("Over the 4 tokens p or q gives a positive probability (the other 4,996 tokens of the "
+                          "vocabulary have probability 0 under both).")
+    with using("pt"):
+        assert dists.note.startswith("Sobre os 4 tokens a que p ou q dá probabilidade positiva (os outros 4.996 ")
+    whole = restrict_support(p[:4], q[:4])  # a small vocabulary is kept whole: nothing left out, no note
+    assert zero_outside(p[:4], q[:4], whole) == 0

@@ -18,7 +18,7 @@ import torch
 from specviz.engine import theory
 from specviz.labs.exactness.engine import (continuation_samples, exact_first_token_distribution,
                                       exact_two_token_distribution, proposal_distribution)
-from specviz.core.i18n import _, as_written, clause, ngettext, percent
+from specviz.core.i18n import _, as_written, clause, ngettext, number, percent
 from specviz.engine.generation import one_torch_thread
 from specviz.engine.sampling import SamplingConfig
 from specviz.labs.exactness.experiments import Support, one_step_samples, restrict_support, target_samples
@@ -41,6 +41,8 @@ class StepDistributions:
     support: Support
     texts: list[str]  # one per kept token
     proposer: str
+    # the tokens left out of the vocabulary, where p and q both give exactly 0 (top-k, top-p): none, or no note
+    zero_outside: int = 0
 
     @property
     def token_ids(self) -> list[int]:
@@ -57,6 +59,13 @@ class StepDistributions:
     @property
     def note(self) -> str:
         s = self.support
+        if self.zero_outside:  # read 51 (second): "The 8 outcomes p gives probability 0" at top-k 20 on SmolLM, where
+            # 49,132 tokens have p = 0; the test's outcomes are the 28 tokens p or q can give, which nothing said
+            return ngettext("Over the {n} token p or q gives a positive probability (the other {rest} tokens of the "
+                            "vocabulary have probability 0 under both).",
+                            "Over the {n} tokens p or q gives a positive probability (the other {rest} tokens of the "
+                            "vocabulary have probability 0 under both).", len(s.token_ids),
+                            rest=number(self.zero_outside, 0))
         if s.target_coverage >= 1 - 1e-9 and s.draft_coverage >= 1 - 1e-9:
             return ""
         # a cool temperature can leave one token carrying it all (read 44: "Over the 1 tokens that carry")
@@ -104,7 +113,21 @@ def step_distributions(pair: Pair, spec: RunSpec) -> StepDistributions:
         q = proposal_distribution(proposer, ids, sampling, pair.target.config.vocab_size, target=pair.target)
     support = restrict_support(p, q)
     texts = [pair.tokenizer.decode([i]) for i in support.token_ids.tolist()]
-    return StepDistributions(ids, support, texts, proposer.name)
+    return StepDistributions(ids, support, texts, proposer.name, zero_outside(p, q, support))
+
+
+def zero_outside(p: torch.Tensor, q: torch.Tensor, support: Support) -> int:
+    """How many tokens of the vocabulary `support` leaves out where p and q are both exactly 0 (top-k, top-p), when
+    it keeps every token either gives a positive probability; else 0 (it keeps the whole vocabulary, or cuts a tail
+    of positive mass, which the coverage note says).
+
+    >>> from specviz.labs.exactness.experiments import restrict_support
+    >>> p, q = torch.tensor([0.5, 0.5, 0.0, 0.0, 0.0]), torch.tensor([0.0, 0.5, 0.5, 0.0, 0.0])
+    >>> zero_outside(p, q, restrict_support(p, q, max_tokens=4)), zero_outside(p, q, restrict_support(p, q))
+    (2, 0)
+    """
+    kept, positive = len(support.token_ids), int(((p > 0) | (q > 0)).sum())
+    return p.shape[-1] - kept if positive == kept < p.shape[-1] else 0
 
 
 def one_step_lab(dists: StepDistributions, rule: str, n: int, seed: int) -> LabResult:

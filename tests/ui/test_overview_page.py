@@ -515,3 +515,24 @@ def test_the_sidebar_defines_the_symbols_the_page_uses_beyond_p_q_k_and_alpha(fa
             for symbol, pattern in written.items():
                 if page and pattern.search(text):
                     assert symbol in PAGE_SYMBOLS[page], (page, symbol, text[:80])
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_unmeasured_line_names_the_layer_skip_draft_where_there_is_no_eagle_drafter(monkeypatch, lang):
+    """Read 51: without the trained drafter in assets/models the default pair drafts (and is calibrated) with the
+    layer-skip self-draft (`pairs.default_pair_proposer`), but the Overview's line still said the Speedup lab runs
+    "SmolLM2-135M with its EAGLE drafter". It names the draft the measurement will use, in both languages."""
+    from specviz.core.i18n import using
+    from specviz.models import drafts
+    from specviz.ui.common import this_machine
+
+    monkeypatch.setattr(drafts, "has_eagle", lambda *args, **kwargs: False)
+    with using(lang):
+        line = this_machine.one_line(None)
+    assert "EAGLE drafter;" not in line and "rascunhador EAGLE;" not in line, line
+    assert {"en": "SmolLM2-135M with its layer-skip self-draft, as assets/models holds no trained EAGLE drafter here;",
+            "pt": "SmolLM2-135M com o seu autorrascunho pulando camadas, já que assets/models não tem aqui o "
+                  "rascunhador EAGLE treinado;"}[lang] in line, line
+    monkeypatch.setattr(drafts, "has_eagle", lambda *args, **kwargs: True)
+    with using(lang):
+        assert "layer-skip" not in this_machine.one_line(None) and "pulando" not in this_machine.one_line(None)

@@ -76,7 +76,14 @@ def best_here(cal: Calibration, temperature: float) -> Prediction | None:
 def one_line(cal: Calibration | None) -> str:
     """The Overview's sentence: what this machine should reach, or how to measure it."""
     if cal is None:
-        # not "measures it once": a busy machine's measurement is not kept (`calibrate`'s 15%), read 44 review
+        # not "measures it once": a busy machine's measurement is not kept (`calibrate`'s 15%), read 44 review.
+        # Read 51: a checkout without the trained drafter calibrates the default pair with the layer-skip
+        # self-draft (`_default_proposer`), where this line still said "with its EAGLE drafter"
+        if _default_proposer(PAIR) == "layerskip":
+            return _("**This machine** has not been measured yet: the Speedup lab measures it (timed forwards and "
+                     "four short runs of the default pair, SmolLM2-135M with its layer-skip self-draft, as "
+                     "assets/models holds no trained EAGLE drafter here; kept if the machine was quiet) and predicts "
+                     "what speculative decoding reaches here.")
         return _("**This machine** has not been measured yet: the Speedup lab measures it (timed forwards and four "
                  "short runs of the default pair, SmolLM2-135M with its EAGLE drafter; kept if the machine was quiet) "
                  "and predicts what speculative decoding reaches here.")

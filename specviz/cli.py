@@ -678,9 +678,12 @@ def format_summary(trace: Trace, measured: str | None = None) -> str:
 
     per_pos = list_separator().join(_fmt(x) for x in trace.per_position_acceptance) or _("n/a")
     tree = is_tree(trace)
-    # read 51: `--tree-nodes 1` drafts a chain of one node a step, whose mean is a chain's α estimate
-    chains = tree and trace.mean_estimates_alpha
-    names = {**SUMMARY_LABELS, "alpha": TREE_ALPHA_LABEL} if tree and not chains else SUMMARY_LABELS
+    # read 51: `--tree-nodes 1` drafts a chain of one node a step, whose mean is a chain's α estimate; a run whose
+    # trees drafted no node (`--max-new-tokens 1`) tested nothing, and says only that, not "every tree was a chain"
+    drafted = any(step.tree is not None and step.tree.nodes for step in trace.steps)
+    chains = tree and drafted and trace.mean_estimates_alpha
+    wide = tree and drafted and not trace.mean_estimates_alpha
+    names = {**SUMMARY_LABELS, "alpha": TREE_ALPHA_LABEL} if wide else SUMMARY_LABELS
     labels = {key: _(label) for key, label in names.items()}
     column = max(width(label) for label in labels.values())
     # read 49: a node is a drafted token; a tree's lookup branch copies, which Trace.num_drafted counts too, are
@@ -705,7 +708,7 @@ def format_summary(trace: Trace, measured: str | None = None) -> str:
                   if chains else
                   _("{alpha}  (along each step's main line, the accepted path and the first child rejected below "
                     "it; a node tried after a rejected sibling is tested against the residual p′ that sibling left, "
-                    "so this is not an estimate of α)", alpha=_fmt(trace.mean_accept_prob)) if tree else
+                    "so this is not an estimate of α)", alpha=_fmt(trace.mean_accept_prob)) if wide else
                   _("{alpha}  (mean min(1, p/q) over the drafts the verifier tested: an estimate of the acceptance "
                     "probability α = E[sum min(p, q)])", alpha=_fmt(trace.mean_accept_prob))),
         "length": _("{length}  (tokens per target forward, the recovered or bonus token included)",

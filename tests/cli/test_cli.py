@@ -347,6 +347,24 @@ def test_a_tree_of_one_node_per_step_is_a_chain_and_its_mean_is_called_an_alpha_
     assert one_step([kept, TreeNode(8, "b", 0, 2, 0.3, 0.0, "not reached")]).mean_estimates_alpha  # width 1
 
 
+def test_a_tree_run_that_drafted_no_node_does_not_say_every_tree_was_a_chain():
+    """Read 51: `generate --tree-nodes 4 --max-new-tokens 1` drafts an empty tree (its step says "no node drafted"),
+    and its summary said "every tree was a chain, no node with a sibling and none copied, so each was tested against
+    p and q themselves" of a run that tested nothing; it now says only what a run without drafts says."""
+    from specviz.cli import format_summary
+    from specviz.core.i18n import using
+    from specviz.engine.trace import EmittedToken, Step, TreeRecord
+
+    empty = Step(0, 2, 0, "draft", [], [EmittedToken(9, "b", "target")], tree=TreeRecord([], []))
+    trace = Trace("speculative", {}, [1, 2], [9], [empty])
+    text = format_summary(trace)
+    assert "every tree was a chain" not in text and "not an estimate of α" not in text, text
+    assert "α estimate              n/a  (mean min(1, p/q) over the drafts the verifier tested:" in text, text
+    with using("pt"):
+        pt = format_summary(trace)
+    assert "toda árvore foi uma cadeia" not in pt and "estimativa de α" in pt, pt
+
+
 def test_the_toy_pairs_unk_tokens_stay_in_the_printed_text_and_the_playgrounds_answer():
     """Read 51: the toy pair reads a character outside its alphabet as <unk>, and it can write one too; the printed
     text is decoded without special tokens, so "Copy: the cat" at seed 2 printed 38 characters for 40 tokens while

@@ -1,0 +1,24 @@
+"""The tree sweep's printed table says what its speedups are measured against, and says so when its best shape is
+estimated slower than target-only decoding (read 51: `tree_sweep --pair toy` printed "best: tree 6x2 depth 2
+(recommended: ...)" for a shape at 0.51x, under columns named only "est. speedup" and "limit")."""
+
+from specviz.scripts.tree_sweep import report
+
+
+def _row(label: str, speedup: float) -> dict:
+    return {"label": label, "k": 2, "tree_nodes": 6, "tree_width": 2, "tree_lookup": 0, "tokens_per_forward": 2.0,
+            "estimated_speedup": speedup, "physical_limit": 1.64}
+
+
+def test_the_table_names_the_baseline_of_its_speedups_and_what_limit_is():
+    text = "\n".join(report([_row("tree 6x2 depth 2", 1.3)]))
+    assert "est. speedup: over target-only decoding" in text
+    assert "limit: the same shape with a perfect, free draft" in text
+    assert "best: tree 6x2 depth 2 (recommended: k: 2, tree_nodes: 6, tree_width: 2, tree_lookup: 0)" in text
+    assert "no shape swept is estimated to beat" not in text
+
+
+def test_a_best_shape_estimated_below_1x_is_said_to_be_slower():
+    lines = report([_row("tree 6x2 depth 2", 0.51), _row("chain K=2", 0.45)])
+    assert lines[-1] == ("no shape swept is estimated to beat target-only decoding here: the best, tree 6x2 depth 2, "
+                         "at 0.51x")

@@ -357,9 +357,15 @@ def run_calibrate(args: argparse.Namespace) -> int:
                                                      proposer_key(pair, cal.proposer))))
     print(_("One target forward over n new tokens (milliseconds, and in one-token forwards):"))
     print("  " + "   ".join(f"n={n}: {number(s * 1e3, 1)} ms ({number(s / cal.one)})" for n, s in cal.verify))
-    print(_("One drafter pass ({proposer}): {ms} ms = {c} one-token forwards; one token of model.generate: {gms} ms = "
-            "{g}.", proposer=proposer, ms=number(cal.drafter_seconds * 1e3, 1), c=number(cal.c),
-            gms=number(cal.generate_seconds * 1e3, 1), g=number(cal.generate_ratio)))
+    costs = dict(proposer=proposer, ms=number(cal.drafter_seconds * 1e3, 1), c=number(cal.c),
+                 gms=number(cal.generate_seconds * 1e3, 1), g=number(cal.generate_ratio))
+    if cal.sampled_generate_seconds > 0:  # read 51: the T = 0.7 rows' "vs gen." divide by this unprinted cost
+        print(_("One drafter pass ({proposer}): {ms} ms = {c} one-token forwards; one token of model.generate: {gms} "
+                "ms = {g} greedy, {sms} ms = {s} sampling at T = 0.7.",
+                sms=number(cal.sampled_generate_seconds * 1e3, 1), s=number(cal.baseline_ratio(0.7)), **costs))
+    else:
+        print(_("One drafter pass ({proposer}): {ms} ms = {c} one-token forwards; one token of model.generate: {gms} "
+                "ms = {g}.", **costs))
     kinds, modes = {"chain": _("chain"), "tree": _("tree")}, {"greedy": _("greedy"), "sampled": _("T = 0.7")}
     paid = [_("{kind}, {mode}: a drafter pass {draft} ms, a step's overhead {overhead} ms", kind=kinds[key.split("-")[0]],
               mode=modes[key.split("-")[1]], draft=number(d * 1e3, 1), overhead=number(o * 1e3, 1))

@@ -584,6 +584,33 @@ def test_calibrate_names_the_dtype_and_kernels_its_counts_were_taken_in(tmp_path
     assert row.split()[-4:-2] == ["1.90", "3.0"]  # MAL and the tokens fed, under their headers
 
 
+def test_calibrate_prints_the_sampled_generate_cost_its_t07_predictions_divide_by(tmp_path, monkeypatch):
+    """Read 51: calibrate printed "one token of model.generate: 9,558.1 ms = 3.69" (greedy), while its T = 0.7 rows'
+    "vs gen." use the sampled model.generate (`baseline_ratio`), 4.05 there, which it never printed: 1.69 × 3.69 /
+    1.20 gives 5.19, not the 5.69 shown. It now prints both, and a row follows from the printed numbers."""
+    from specviz.core.i18n import using
+    from specviz.labs import calibration, shape_choice
+
+    monkeypatch.setenv("SPECVIZ_CACHE", str(tmp_path))
+    rows = [{"k": 2, "tree_nodes": 0, "tree_width": 4, "tree_lookup": 0, "temperature": 0.7,
+             "tokens_per_forward": 1.8, "mean_rows": 3}]
+    table = {"pair": "toy", "proposer": "draft", "dtype": "float32", "prompts": 3, "rows": rows,
+             "machine": {"kernels": "onednn-packed"}}
+    monkeypatch.setattr(shape_choice, "shape_table", lambda name: table if name == "toy" else None)
+    costs = dict(pair="toy", proposer="draft", dtype="float32", device="cpu", kernels="onednn-packed", cpu="Test CPU",
+                 cpu_flags=(), cpu_bf16=False, torch="x", threads=2, drafter_seconds=0.001, generate_seconds=0.012,
+                 sampled_generate_seconds=0.015, spread=0.0, verify=((1, 0.01), (3, 0.012)))
+    monkeypatch.setattr(calibration, "measure", lambda *a, **k: calibration.Calibration(**costs))
+    out = cli("calibrate", "--pair", "toy", "--lang", "en")
+    assert out.returncode == 0, out.stderr
+    assert "one token of model.generate: 12.0 ms = 1.20 greedy, 15.0 ms = 1.50 sampling at T = 0.7." in out.stdout
+    row = next(line for line in out.stdout.splitlines() if line.strip().startswith("chain"))
+    assert row.split()[-1] == f"{1.8 * 1.5 / (1.2 + 2 * 0.1):.2f}×", row  # MAL × sampled / (verify + K·c)
+    with using("pt"):
+        pt = cli("calibrate", "--pair", "toy", "--lang", "pt").stdout
+    assert "12,0 ms = 1,20 na decodificação gulosa, 15,0 ms = 1,50 com amostragem a T = 0,7." in pt, pt
+
+
 def test_generate_without_a_shape_takes_the_one_predicted_fastest_here(tmp_path, monkeypatch):
     from specviz.labs import calibration, shape_choice
 

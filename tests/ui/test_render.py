@@ -1294,3 +1294,23 @@ def test_every_shipped_step_writes_a_p_over_q_that_follows_from_its_p_and_q():
     step = load_example("smollm-draft-t07")[0].steps[15]  # "Step 16": p = 0.0055 against q = 0.0644
     assert "p = 0.0055 < q = 0.0644" in _position_sentence(step.decisions[0])
     assert "p/q = 0.0852" in _position_sentence(step.decisions[0])
+
+
+@pytest.mark.parametrize(("lang", "said"), [
+    ("en", "temperature = 0 (greedy: p and q are point masses, 1 on each model's top token and 0 elsewhere)"),
+    ("pt", "temperatura = 0 (gulosa: p e q são massas pontuais, 1 no token mais provável de cada modelo e 0 nos "
+           "demais)")])
+def test_a_greedy_traces_settings_say_p_and_q_are_point_masses(lang, said):
+    """Read 51: a greedy run's chips hover "p (target) = 0 · q (draft) = 1.000", which a student reads as the
+    target's softmax giving the token no chance; at T = 0 both are point masses on each model's top token. The
+    settings line above the chips says so; a sampled run's says only its temperature."""
+    from specviz.core.i18n import using
+    from specviz.labs.examples import load_example
+    from specviz.ui.common.step_view import settings_line
+
+    greedy, sampled = load_example("smollm-draft-greedy")[0], load_example("smollm-draft-t07")[0]
+    assert greedy.settings["temperature"] == 0 and sampled.settings["temperature"] > 0
+    with using(lang):
+        assert said in settings_line(greedy)
+        assert ("temperatura = 0,7" if lang == "pt" else "temperature = 0.7") in settings_line(sampled)
+        assert "point mass" not in settings_line(sampled) and "massas pontuais" not in settings_line(sampled)

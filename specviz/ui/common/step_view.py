@@ -464,7 +464,9 @@ def settings_line(trace: Trace) -> str:
         if lookup:
             parts.append(_("a lookup branch of up to {tokens} copied from the context",
                            tokens=ngettext("{n} token", "{n} tokens", lookup) if is_whole(lookup) else str(lookup)))
-    parts += [_("temperature = {value}", value=_setting(s.get("temperature", "?"))),
+    greedy = s.get("temperature") == 0  # read 51: a greedy chip's "p (target) = 0" read as the target's softmax
+    parts += [_("temperature = 0 (greedy: p and q are point masses, 1 on each model's top token and 0 elsewhere)")
+              if greedy else _("temperature = {value}", value=_setting(s.get("temperature", "?"))),
               _("top-k = {value}", value=s.get("top_k", 0) or _("off")),
               _("top-p = {value}", value=_setting(s.get("top_p", 1.0))), _("seed = {value}", value=s.get("seed", "?")),
               _("max new tokens = {value}", value=_count_setting(s.get("max_new_tokens", "?"))),

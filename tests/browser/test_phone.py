@@ -521,3 +521,29 @@ def test_a_long_page_link_wraps_on_a_phone(screens, base):
     assert box["x"] + box["width"] <= PHONE["width"], box
     _shot(page, "phone-learn-links-pt.png")
     page.close()
+
+
+# the first data grid's columns as Glide's accessibility table lists them: the ones in view (a pinned one included)
+GRID_IN_VIEW = """() => { const grid = document.querySelector('[data-testid="stDataFrame"] table[role="grid"]');
+  return {heads: [...grid.querySelectorAll('th')].map(t => t.innerText),
+          first: [...grid.querySelectorAll('tbody tr')].map(r => (r.querySelector('td') || {}).innerText)}; }"""
+GRID_TO_THE_RIGHT = """() => { const s = document.querySelector('[data-testid="stDataFrame"] .dvn-scroller');
+  s.scrollLeft = s.scrollWidth; return s.scrollLeft; }"""
+
+
+@pytest.mark.parametrize("lang, rule, first", [("en", "rule", "Exact rule (Leviathan / Chen)"),
+                                               ("pt", "regra", "Regra exata (Leviathan / Chen)")])
+def test_the_rules_table_keeps_its_rule_names_when_scrolled_sideways_on_a_phone(screens, base, lang, rule, first):
+    """Read 51: at 390 × 844 the Exactness lab's rules table is wider than the screen; scrolled to its speedups, its
+    rule names had gone with the first column, and seven rows of numbers named nothing ("ift (TV)", "P(kept)", ...).
+    The names are pinned (`specviz.ui.common.grids`)."""
+    page = _open(screens, base, f"/exactness?lang={lang}")
+    page.locator('[data-testid="stDataFrame"]').first.scroll_into_view_if_needed()
+    assert page.evaluate(GRID_TO_THE_RIGHT) > 100  # it scrolled: wider than the phone
+    page.wait_for_timeout(500)
+    shown = page.evaluate(GRID_IN_VIEW)
+    assert shown["heads"][0] == rule and shown["first"][0] == first, shown
+    assert len(shown["heads"]) >= 3, shown  # the names leave room for the numbers
+    _shot(page, f"phone-exactness-rules-{lang}.png")
+    _no_page_overflow(page)
+    page.close()

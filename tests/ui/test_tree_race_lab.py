@@ -341,3 +341,20 @@ def test_the_rounds_table_names_its_median_a_target_only_step(lang, header):
         row = rounds_table(RaceRounds(((chain, base),)))[0]
         assert row[header] == _("{ms} ms", ms=number(1000 * statistics.median(s.seconds for s in base.steps), 1))
         assert not [key for key in row if "forward" in key or "passagem" in key]
+
+
+@pytest.mark.slow
+def test_the_tree_rules_table_pins_its_rule_names_narrow_enough_for_a_phone():
+    """Read 51: at 390 × 844 the tree lab's table scrolled sideways and its rule names went with it ("ildren as point
+    masses" beside ✓ and 0.0000). The names are pinned now, in a column narrow enough that Streamlit keeps the pin on
+    a phone (at most 60% of the 354 px grid), their rows tall enough to wrap them."""
+    import json
+
+    at = app("exactness", exact_pair="toy")
+    at.radio(key="exact_shape").set_value("tree").run()
+    assert not at.exception
+    table = at.dataframe[0]
+    names = json.loads(table.proto.columns)["rule"]
+    assert names["pinned"] is True and names["width"] <= 0.6 * 354
+    assert table.proto.row_height > 64  # Streamlit wraps a cell's text only in rows taller than 4rem
+    assert list(table.value["rule"])[0].startswith("Exact tree rule")

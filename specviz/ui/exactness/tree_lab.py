@@ -14,6 +14,7 @@ from specviz.labs.exactness.lab import LabResult, StepDistributions
 from specviz.labs.exactness.tree_lab import one_level_drift, tree_lab
 from specviz.runs.runspec import RunSpec
 from specviz.ui.common.escaping import escape_text
+from specviz.ui.common.grids import NAMED_ROWS, name_column
 from specviz.ui.common.runs import get_pair
 from specviz.ui.common.sliders import number_slider
 from specviz.ui.exactness.view import RULE_BOX, note_caption, render_samples, step_distributions
@@ -116,5 +117,6 @@ def render_tree_lab(pair_name: str, prompt: str, temperature: float, top_k: int,
     if not rule.exact:  # a broken rule whose closed form is p here (T = 0) has no failure to explain
         st.markdown(trap_sentence(result, dists, rule, width) if drift is None or drift > 1e-9 else _(TEXT["no_trap"]))
     st.subheader(_("What each tree rule emits"))
-    st.dataframe(rules_frame(dists, width), hide_index=True, key="exact_tree_rules_table")
+    st.dataframe(rules_frame(dists, width), hide_index=True, key="exact_tree_rules_table", **NAMED_ROWS,
+                 column_config={_("rule"): name_column()})  # the names pinned, as the rules table's (read 51)
     st.caption(_(TEXT["table"]))

@@ -32,6 +32,7 @@ from specviz.models.pairs import Pair
 from specviz.runs.runspec import RunSpec
 from specviz.ui.common.charts import show
 from specviz.ui.common.escaping import escape_markdown, escape_text, plot_text
+from specviz.ui.common.grids import NAMED_ROWS, name_column
 from specviz.ui.common.palette import BLUISH_GREEN, GREY, P_COLOR, Q_COLOR, RESIDUAL_COLOR, VERMILLION
 from specviz.ui.common.runs import with_turn
 from specviz.ui.common.tokens import decision_numbers
@@ -375,9 +376,11 @@ def render_rule_economics(rule: exactness.Rule, dists: StepDistributions, k: int
     # its 1400 px page and cut its last column, "aceleração ×", to "ac" (as the policy table's long headers were,
     # specviz/ui/speedup/tables.py); the metric above names the chance in full
     full, short = _(TABLE_COLUMNS["kept"]), _(KEPT_HEADER)
+    # the rule names pinned: on a phone the numbers scrolled sideways without them (read 51)
     st.dataframe(rules_frame(p, q, k, c).rename(columns={full: short}), hide_index=True, key="exact_rules_table",
-                 column_config={short: st.column_config.Column(help=kept_help),
-                                _(TABLE_COLUMNS["speedup ×"]): st.column_config.Column(help=_(SPEEDUP_HELP))})
+                 **NAMED_ROWS, column_config={
+                     _(TABLE_COLUMNS["rule"]): name_column(), short: st.column_config.Column(help=kept_help),
+                     _(TABLE_COLUMNS["speedup ×"]): st.column_config.Column(help=_(SPEEDUP_HELP))})
     caption = _(RULES_CAPTION)
     st.caption(f"{caption} {dists.note}" if dists.note else caption)
 

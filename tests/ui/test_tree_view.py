@@ -83,6 +83,25 @@ def test_a_tree_step_is_drawn_with_the_traces_accepted_path_highlighted():
     assert any(escape_text(sentence, whitespace=False) in h.proto.body for h in at.get("html"))
 
 
+@pytest.mark.slow  # shares the live toy tree run
+def test_the_players_legend_says_a_tree_leaves_untested_nodes_without_a_rejection():
+    """Read 51: the legend under a tree step said "not reached: drafts after a rejection, never checked", but a
+    tree's kept node leaves its later siblings (and the lookup branch) untested with no rejection at all."""
+    at = tree_page()
+    trace = at.session_state["trace"]
+    step = trace.steps[at.session_state["playground_pos"] - 1]
+    unkept = [n for n in step.tree.nodes if n.parent == ROOT and n.status.value == "not reached"]
+    assert unkept and step.tree.path  # a root child left untested beside the kept path
+    legend = next(c.value for c in at.caption if c.value.startswith("↻ recovered:"))
+    assert legend.endswith("not reached: drafts after a rejection (in a tree step: also below a rejected node, a "
+                           "sibling after the kept one, or below those), never checked.")
+    with using("pt_BR"):
+        from specviz.core.i18n import _
+        from specviz.ui.playground.player import TEXT
+        assert _(TEXT["legend"]).endswith("(num passo em árvore: também abaixo de um nó rejeitado, um irmão depois "
+                                          "do mantido, ou abaixo desses), nunca verificados.")
+
+
 @pytest.mark.slow
 def test_the_mask_heatmap_is_ancestors_and_self():
     at = tree_page()

@@ -63,10 +63,12 @@ TEXT = {
                                 "after all drafts were kept (in a tree step: after the kept path reached a leaf)."),
     "from_start": N_("Step through it from the start"),
     "from_start_note": N_("Watch each step: what the draft guessed, which guesses the target kept, and why."),
+    # read 51: "not reached: drafts after a rejection" under a tree step whose unkept siblings met no rejection
     "legend": N_("↻ recovered: the target's own replacement for a rejected draft · ★ bonus: one extra token when "
                  "every draft was kept (in a tree step: when the kept path reached a leaf) · • target: a token "
                  "the target wrote alone, in a step where nothing was drafted · not reached: drafts after a "
-                 "rejection, never checked."),
+                 "rejection (in a tree step: also below a rejected node, a sibling after the kept one, or below "
+                 "those), never checked."),
     "coming_up": N_("**Coming up: step {step}.** The proposer drafted:"),
     # read 51: a step with no drafts read "The proposer drafted:" over "(nothing drafted: …)"
     "coming_up_nothing": N_("**Coming up: step {step}.** The proposer drafted nothing (it found no guess, the draft "

@@ -104,13 +104,16 @@ SETTINGS: dict[str, Setting] = {
     "policy": Setting(N_("The draft-length policy"), N_("Draft-length policy"), choices=POLICIES),
     "tree_nodes": Setting("tree_nodes", N_("Draft tree nodes (0 = a chain of K)"), *TREE_NODES_RANGE, whole=True),
     # `specviz.engine.tree.grow_tree` uses the width for two jobs; read 46: the label named only one ("Children per
-    # tree node"), now it names the number and both, the help says how
+    # tree node"), now it names the number and both, the help says how; read 51: and how the N nodes are spread
     "tree_width": Setting("tree_width", N_("Tree width W (nodes expanded per level, children per node)"),
                           *TREE_WIDTH_RANGE, whole=True, help=N_(
         "The tree's width W does two jobs. At each level the drafter expands at most W of the nodes it added last "
         "(the root, at first): the W it is surest of, by the product of its own probabilities (at temperature 1) "
         "along the path. And each of them gets at most W children. So a level adds at most W × W nodes, within the "
-        "tree's N nodes and its depth K.")),
+        "tree's N nodes and its depth K. How the N nodes are spread: at temperature 0, the tree keeps the N "
+        "candidates the drafter is surest of over all levels (EAGLE-2's reranking); above 0, each level gets an "
+        "even share of the nodes still left, "
+        "so the tree can reach depth K (N = 8, K = 4: at most 2 nodes a level).")),
     "tree_lookup": Setting("tree_lookup", N_("Lookup branch (0 = none)"), *TREE_LOOKUP_RANGE, whole=True),
 }
 # left out of a URL at their defaults: chain links (and tree links without a lookup branch) stay as they were

@@ -816,3 +816,29 @@ def test_a_main_line_child_tried_after_a_rejected_sibling_shows_p_and_q_primed_i
     assert "p (target) = 0.017\nq (draft) = 0.015\np/q = 1.175\nmin(1, p′/q′) = 0.317" in tip and "q′ =" not in tip
     assert "p = 0.017, q = 0.015\np/q = 1.175" in overview(bare)
     assert "p′ =" not in _position_sentence(d, tree=True, node=old)
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "above 0, each level gets an even share of the nodes still left, so the tree can reach depth K (N = 8, "
+           "K = 4: at most 2 nodes a level)"),
+    ("pt_BR", "acima de 0, cada nível recebe uma parte igual dos nós que ainda restam, para que a árvore possa chegar "
+              "à profundidade K (N = 8, K = 4: no máximo 2 nós por nível)")])
+def test_the_width_help_says_how_a_sampled_tree_spreads_its_nodes_over_the_levels(lang, said):
+    """Read 51: the width's help said only "at most W × W nodes, within the tree's N nodes and its depth K", and a
+    live toy tree of N = 8, K = 4, W = 2 at T = 0.7 drew 2 nodes a level, one parent expanded, where the help led a
+    reader to expect 4 at level 2. The help now says each level gets an even share; the code does."""
+    import torch
+
+    from specviz.core.i18n import _
+    from specviz.engine.tree import grow_tree
+    from specviz.runs.runspec import SETTINGS
+
+    with using(lang):
+        assert said in " ".join(_(SETTINGS["tree_width"].help).split())
+    table = torch.randn(500, 40, generator=torch.Generator().manual_seed(1))
+    tree = grow_tree(lambda tree, nodes: table[[n + 1 for n in nodes]], max_nodes=8, max_depth=4, width=3,
+                     probs=lambda row: row.softmax(-1), sampled=True, generator=torch.Generator().manual_seed(0))
+    depth = {}
+    for j, parent in enumerate(tree.parents):
+        depth[j] = 0 if parent < 0 else depth[parent] + 1
+    assert [sum(d == level for d in depth.values()) for level in range(4)] == [2, 2, 2, 2]

@@ -842,3 +842,23 @@ def test_the_width_help_says_how_a_sampled_tree_spreads_its_nodes_over_the_level
     for j, parent in enumerate(tree.parents):
         depth[j] = 0 if parent < 0 else depth[parent] + 1
     assert [sum(d == level for d in depth.values()) for level in range(4)] == [2, 2, 2, 2]
+
+
+def test_the_copied_caption_says_a_copy_follows_a_drafted_path_it_starts_like():
+    """Read 51: a live toy tree (N = 8, K = 4, W = 2, lookup 3, T = 0.7, seed 3, step 5) copied 3 tokens whose first a
+    drafted node (#1) already held: its 2 ❐ nodes hung below #1, and the caption said the branch was the tokens that
+    followed the match, all of them. It now says a copy follows a drafted path it starts like."""
+    import torch
+
+    from specviz.core.i18n import _
+    from specviz.engine.tree import DraftTree, graft_copy
+    from specviz.ui.common.tree_view import TEXT
+
+    tree = DraftTree([7, 8], [ROOT, ROOT], torch.zeros(2, 10), sampled=False)
+    grown = graft_copy(tree, [7, 9, 3], vocab_size=10)
+    assert grown.parents[2:] == [0, 2] and grown.copied == [False, False, True, True]  # below drafted #1, not root
+    assert ("Where the copy starts as a drafted path does, it follows those drafted nodes, and only the rest hangs "
+            "below them as ❐ nodes.") in _(TEXT["copied"], mark="❐")
+    with using("pt_BR"):
+        assert ("Onde a cópia começa como um caminho rascunhado, ela segue esses nós rascunhados, e só o resto fica "
+                "pendurado abaixo deles como nós ❐.") in _(TEXT["copied"], mark="❐")

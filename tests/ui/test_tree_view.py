@@ -862,3 +862,15 @@ def test_the_copied_caption_says_a_copy_follows_a_drafted_path_it_starts_like():
     with using("pt_BR"):
         assert ("Onde a cópia começa como um caminho rascunhado, ela segue esses nós rascunhados, e só o resto fica "
                 "pendurado abaixo deles como nós ❐.") in _(TEXT["copied"], mark="❐")
+
+
+def test_the_lookup_inputs_help_says_a_copy_follows_a_drafted_path_it_starts_like():
+    """Read 51: the lookup branch's input help, like the tree's ❐ caption, said nothing of a copy whose first tokens
+    a drafted path already holds (`graft_copy` follows those nodes and adds only the rest)."""
+    from specviz.scripts.i18n import PO, read_catalog
+
+    (help_,) = [m for m in read_catalog(PO) if isinstance(m.id, str)
+                and m.id.startswith("The tree also gets one branch copied from the text so far")]
+    assert "Where the copy starts as a drafted path does, it follows those nodes and adds only the rest." in help_.id
+    assert ("Onde a cópia começa como um caminho rascunhado, ela segue esses nós e acrescenta só o resto."
+            in help_.string)

@@ -293,9 +293,10 @@ def tree_inputs(proposer: str) -> None:
                            "that followed the last earlier place where its last 3 tokens appeared (failing a match, "
                            "its last 2, then its last 1). Where fewer tokens follow that place than the branch "
                            "holds, the copy reads on into what it has copied so far, so a repeating loop is "
-                           "carried on past the text's end. No drafter pass makes them; the target scores them in "
-                           "the same forward as the tree. It pays off when the answer repeats itself or the "
-                           "prompt."))
+                           "carried on past the text's end. Where the copy starts as a drafted path does, it "
+                           "follows those nodes and adds only the rest. No drafter pass makes the copied tokens; the "
+                           "target scores them in the same forward as the tree. It pays off when the answer repeats "
+                           "itself or the prompt."))
     if st.session_state.get(KEYS["tree_nodes"]) and not registry.can_branch(proposer):
         st.caption(_(TEXT["no_branching"]))
 

@@ -126,3 +126,23 @@ def test_a_line_with_no_hover_of_its_own_hovers_as_its_table_writes_it(lang, pai
         cell = figure_table(fig)["measured"][0]
         localize(fig)
     assert _hover(fig.data[0], 0) == pair and pair.endswith(cell + ")")
+
+
+@pytest.mark.parametrize("lang, tie, nine, pair", [("en", "2.63", "1.13", "(3, 2.63)"),
+                                                   ("pt", "2,63", "1,13", "(3; 2,63)")])
+def test_a_value_without_hover_decimals_rounds_its_third_figure_half_up(lang, tie, nine, pair):
+    """Read 51: a value with no hover decimals of its own is written to three significant figures, by the format
+    spec ".3g", which rounds the binary double: 21 / 8 = 2.625 read "2.62" and 9 / 8 = 1.125 "1.12" in a chart's
+    table and hover, where `number` (every other figure on a page) writes "2.63" and "1.13"."""
+    import plotly.graph_objects as go
+
+    from specviz.core.i18n import number, using
+    from specviz.ui.common.charts import figure_table, localize
+
+    with using(lang):
+        fig = go.Figure(go.Scatter(x=[3, 9], y=[21 / 8, 9 / 8], name="speedup"))
+        cells = list(figure_table(fig)["speedup"])
+        localize(fig)
+        written = [number(21 / 8, 2), number(9 / 8, 2)]
+    assert cells == [tie, nine] == written
+    assert _hover(fig.data[0], 0) == pair

@@ -17,6 +17,7 @@ import html
 import math
 import re
 import textwrap
+from decimal import Decimal
 from numbers import Number, Real
 from typing import Any
 
@@ -24,7 +25,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from specviz.core.i18n import N_, _, get_language, list_separator, localized, number, with_decimal_point
+from specviz.core.i18n import (N_, _, get_language, half_up, list_separator, localized, number,
+                               with_decimal_point)
 from specviz.ui.common.accessibility import CHART_NAME_CLASS
 from specviz.ui.common.escaping import escape_cell, escape_text
 
@@ -495,8 +497,23 @@ def _value(y: Any, digits: int | None = None) -> str:
     if digits is not None and isinstance(y, Number) and not isinstance(y, bool):
         return number(float(y), digits)
     if isinstance(y, Number) and not isinstance(y, bool):
-        text = f"{float(y):.3g}"
+        text = f"{_three_figures(float(y)):.3g}"
         if "e+" in text:  # 1331 is "1,331" (1.331 in Portuguese), not 1.33e+03
             return number(float(y), 0)
         return localized(text)
     return str(y)
+
+
+def _three_figures(y: float) -> float:
+    """`y` rounded to three significant figures as `number` rounds: its shortest repr, a tie away from zero. The
+    format spec ".3g" alone rounds the binary double, so a chart's table and hover wrote 21 / 8 = 2.625 "2.62" and
+    9 / 8 = 1.125 "1.12" where every other number on a page is "2.63" and "1.13" (`core.i18n.half_up`; read 51).
+
+    >>> [f"{_three_figures(v):.3g}" for v in (2.625, 1.125, 9.995, -0.1235, 0.0)]
+    ['2.63', '1.13', '10', '-0.124', '0']
+    """
+    exact = Decimal(repr(y))
+    if not exact or not exact.is_finite():
+        return y
+    with half_up():
+        return float(exact.quantize(Decimal(1).scaleb(exact.adjusted() - 2)))

@@ -861,3 +861,25 @@ def test_a_verdict_says_how_many_groups_and_degrees_of_freedom_its_p_value_has(l
     statistic = 4 ** 2 / 80 + 4 ** 2 / 120  # 84 against 80, and the pool 116 against 120
     shown = f"{scipy.stats.chi2.sf(statistic, 1):.2g}".replace(".", "," if lang == "pt" else ".")  # 0.56: recomputed
     assert any(shown in s.value for s in at.success)  # the verdict's own p-value
+
+
+@pytest.mark.parametrize("lang, column, drift", [("en", "this rule's drift: TV (dotted line)", "0.050"),
+                                                 ("pt", "desvio desta regra: TV (linha pontilhada)", "0,050")])
+def test_the_tv_charts_table_holds_the_drift_its_dotted_line_names(lang, column, drift):
+    """Read 51: a lossy rule's TV chart draws its drift as a dotted line labelled "this rule's drift: TV = 0.050",
+    but the line is a shape and the chart's table (its text alternative) held the curves alone, no drift. The table
+    has a column for it, written as the label writes it; an exact rule's chart has no line and no column."""
+    import torch
+
+    from specviz.core.i18n import using
+    from specviz.labs.exactness.lab import LabResult
+
+    samples = torch.tensor([0, 1, 1, 0] * 25)
+    result = LabResult(torch.tensor([0.5, 0.5], dtype=torch.float64), ["a", "b"], None, samples, samples, 1.0, "")
+    with using(lang):
+        fig = exactness_view.tv_figure(result, 0.05)
+        table = exactness_view.tv_table(fig, 0.05)
+        plain = exactness_view.tv_table(exactness_view.tv_figure(result, None), None)
+    label = next(a.text for a in fig.layout.annotations)
+    assert label.endswith("TV = " + drift) and set(table[column]) == {drift}
+    assert not any(column in c for c in plain.columns) and len(plain.columns) == len(table.columns) - 1

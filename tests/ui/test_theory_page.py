@@ -1439,3 +1439,24 @@ def test_the_changes_under_the_metrics_follow_from_the_numbers_written_beside_th
     caption = next(c.value for c in at.caption if c.value.startswith("The formula with α ="))
     assert length.value == "1.90" and "predicts a mean accepted length of 1.75." in caption
     assert length.delta == "+0.15 vs formula"
+
+
+@pytest.mark.parametrize("lang, written", [("en", "0.71"), ("pt", "0,71")])
+def test_the_batch_charts_mark_hovers_and_tabulates_as_its_line(lang, written):
+    """Read 51: the Speedup as the batch grows chart's line hovers its speedup with 2 decimals and its "your batch"
+    mark had Plotly's own hover, three significant figures: at batch 256 (qwen-7b-72b on an H100, α 0.8, K 4) one
+    row of the chart's table read 0.71 under the line and 0.707 under the mark, one number written two ways."""
+    from specviz.ui.common.charts import figure_table, localize
+    from specviz.ui.theory import serving as theory_serving
+
+    pair, hw = roofline.PAIRS["qwen-7b-72b"], roofline.HARDWARE["h100"]
+    points = roofline.sweep(0.8, 4, pair, hw, 0, theory_serving.BATCHES)
+    even = roofline.break_even_batch(0.8, 4, pair, hw, 0)
+    with using(lang):
+        fig = theory_serving.speedup_vs_batch_figure(points, 256, even)
+        row = figure_table(fig).iloc[list(theory_serving.BATCHES).index(256)]
+        localize(fig)
+    assert list(row.iloc[1:]) == [written, written]
+    mark = fig.data[1]
+    assert mark.hovertemplate.replace("%{customdata[0]}", mark.customdata[0][0]).startswith(
+        ("lote" if lang == "pt" else "batch") + " %{x}: " + written + "×")

@@ -192,12 +192,14 @@ def speedup_vs_batch_figure(points: list[BatchPoint], batch: int, even_batch: in
                           text=_("predicted break-even: batch {batch}", batch=number(even_batch, 0)),
                           font=dict(color=VERMILLION)))
     chosen = next(p for p in points if p.batch == batch)
+    # the mark hovers as the line does (2 decimals), so its table cell reads as the line's in the same row: 0.71 at
+    # batch 256, not 0.707 (read 51)
+    hover = _("batch %{x}: %{y:.2f}×") + "<extra></extra>"
     fig = go.Figure([go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=BLUE, width=2.5),
-                                name=_("predicted speedup (roofline)"),
-                                hovertemplate=_("batch %{x}: %{y:.2f}×") + "<extra></extra>"),
+                                name=_("predicted speedup (roofline)"), hovertemplate=hover),
                      go.Scatter(x=[batch], y=[chosen.speedup], mode="markers",
                                 name=_("your batch ({batch})", batch=number(batch, 0)),
-                                marker=dict(size=13, color="black", symbol="x"))])
+                                marker=dict(size=13, color="black", symbol="x"), hovertemplate=hover)])
     fig.update_layout(xaxis_title=_("batch size B (sequences per forward)"), yaxis_title=_("expected speedup ×"),
                       height=360, margin=dict(l=10, r=10, t=30, b=10), showlegend=False, shapes=shapes,
                       annotations=notes, title=_("Speedup as the batch grows"), xaxis=_batch_axis(xs),

@@ -146,3 +146,20 @@ def test_a_value_without_hover_decimals_rounds_its_third_figure_half_up(lang, ti
         written = [number(21 / 8, 2), number(9 / 8, 2)]
     assert cells == [tie, nine] == written
     assert _hover(fig.data[0], 0) == pair
+
+
+@pytest.mark.parametrize("lang, negative, pair", [("en", "−0.124", "(2, −0.124)"), ("pt", "−0,124", "(2; −0,124)")])
+def test_a_charts_negative_value_has_the_minus_sign_and_zero_no_sign(lang, negative, pair):
+    """Read 51: a value written to three significant figures kept the format spec's hyphen ("-0.124") and a
+    negative zero its sign ("-0"), in a chart's table and its hover, where `number` writes −0.124 and 0."""
+    import plotly.graph_objects as go
+
+    from specviz.core.i18n import number, using
+    from specviz.ui.common.charts import figure_table, localize
+
+    with using(lang):
+        fig = go.Figure(go.Scatter(x=[1, 2], y=[-0.0, -0.1235], name="gain"))
+        cells = list(figure_table(fig)["gain"])
+        localize(fig)
+        assert cells == ["0", negative] and negative == number(-0.1235, 3)
+    assert _hover(fig.data[0], 1) == pair

@@ -26,7 +26,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from specviz.core.i18n import (N_, _, get_language, half_up, list_separator, localized, number,
-                               with_decimal_point)
+                               with_decimal_point, with_minus)
 from specviz.ui.common.accessibility import CHART_NAME_CLASS
 from specviz.ui.common.escaping import escape_cell, escape_text
 
@@ -491,7 +491,12 @@ def _hover_digits(trace: Any, letter: str) -> int | None:
 
 def _value(y: Any, digits: int | None = None) -> str:
     """A plotted value as the table writes it: "–" for no point (None, NaN or infinite, a NumPy float32's too);
-    with `digits` decimals when given (its hover's), else three significant figures."""
+    with `digits` decimals when given (its hover's), else three significant figures, a negative one with the minus
+    sign U+2212 and a zero with no sign, as `number` writes them (read 51: "-0.124" and "-0" had a hyphen).
+
+    >>> _value(-0.1235), _value(-0.0), _value(2.625), _value(1234.5)
+    ('−0.124', '0', '2.63', '1,235')
+    """
     if y is None or (isinstance(y, Real) and not isinstance(y, bool) and not math.isfinite(float(y))):
         return "–"
     if digits is not None and isinstance(y, Number) and not isinstance(y, bool):
@@ -500,7 +505,7 @@ def _value(y: Any, digits: int | None = None) -> str:
         text = f"{_three_figures(float(y)):.3g}"
         if "e+" in text:  # 1331 is "1,331" (1.331 in Portuguese), not 1.33e+03
             return number(float(y), 0)
-        return localized(text)
+        return with_minus(localized(text), keep_negative_zero=False)  # −0.124 as `number` writes it; 0, not -0
     return str(y)
 
 

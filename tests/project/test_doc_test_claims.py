@@ -185,7 +185,8 @@ SCRIPT_TESTS = {"test_a11y_states.py": "the accessibility audit's page states", 
                 "test_preset_runs.py": "the Playground's presets", "test_recorded_commands.py": "recorded command",
                 "test_script_flags.py": "count and temperature flags", "test_script_help.py": "every script's --help",
                 "test_script_token_caps.py": "the token cap each script's first line states",
-                "test_targets_bench.py": "targets bench", "test_wait_tools.py": "waiting-time tools"}
+                "test_targets_bench.py": "targets bench", "test_wait_tools.py": "waiting-time tools",
+                "test_tree_sweep_report.py": "the tree sweep's report"}
 
 
 # what each file under tests/core covers, as testing.md's "Where a test lives" names it

@@ -822,7 +822,7 @@ def test_a_main_line_child_tried_after_a_rejected_sibling_shows_p_and_q_primed_i
     ("en", "above 0, each level gets an even share of the nodes still left, so the tree can reach depth K (N = 8, "
            "K = 4: at most 2 nodes a level)"),
     ("pt_BR", "acima de 0, cada nível recebe uma parte igual dos nós que ainda restam, para que a árvore possa chegar "
-              "à profundidade K (N = 8, K = 4: no máximo 2 nós por nível)")])
+              "à profundidade K (N = 8; K = 4: no máximo 2 nós por nível)")])
 def test_the_width_help_says_how_a_sampled_tree_spreads_its_nodes_over_the_levels(lang, said):
     """Read 51: the width's help said only "at most W × W nodes, within the tree's N nodes and its depth K", and a
     live toy tree of N = 8, K = 4, W = 2 at T = 0.7 drew 2 nodes a level, one parent expanded, where the help led a

@@ -849,6 +849,7 @@ def test_asking_for_more_held_out_prompts_than_exist_is_one_sentence():
         prompt_sets(0, 1000, 0)
 
 
+@pytest.mark.slow  # over 0.4 s on 2 cores (read 51's --durations): make check stays under a minute
 def test_every_count_of_held_out_prompts_the_topics_make_is_given():
     """31st read: the per-family quotas, each rounded, could add up to less than the count asked for, so
     `--held-out 10` was refused with "make only 9 held-out prompts" and 639 with "only 459", though the held-out

@@ -115,6 +115,7 @@ def test_a_toy_pair_by_hand_loads_in_portuguese(models, tmp_path_factory):
     assert steps.startswith("Lendo a configuração e o tokenizador de target...")
 
 
+@pytest.mark.slow  # over 0.4 s on 2 cores (read 51's --durations): make check stays under a minute
 def test_loading_by_hand_turned_off_reads_portuguese(models, monkeypatch):
     monkeypatch.delenv(ENABLE_ENV)
     at = models()

@@ -166,6 +166,7 @@ def test_every_example_shows_every_token_kind(name):
         assert _kinds_seen(spec, FIRST_STEPS) >= KINDS, name
 
 
+@pytest.mark.slow  # over 0.4 s on 2 cores (read 51's --durations): make check stays under a minute
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_each_description_says_what_its_trace_shows(name):
     """The figures an example's description quotes (tokens per target forward, accepted / drafted, K, T) are its

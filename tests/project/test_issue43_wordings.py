@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from tests.project.test_lookup_branch_credit import joined_texts
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,6 +35,7 @@ def _texts() -> dict[str, str]:
     return joined_texts(PLACES)
 
 
+@pytest.mark.slow  # over 0.4 s on 2 cores (read 51's --durations): make check stays under a minute
 def test_no_text_brings_back_a_wording_issue_43_removed():
     texts = _texts()
     assert {"specviz/teach/learn.py", "docs/teaching.md", "docs/teaching.pt-BR.md", "assets/quiz/03_speedup.yaml",

@@ -11,6 +11,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow  # over 0.4 s on 2 cores (read 51's --durations): make check stays under a minute
 def test_the_kinds_module_and_the_architecture_doc_name_all_five_enums():
     """Read 28: architecture.md listed kinds as (TokenKind, NodeStatus, StopReason, Mode) and the module's docstring
     said "the trace's fixed vocabularies, one enum each" over four; the module holds a fifth, DrafterKind, which is

@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 SCANNED = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "specviz" / "ui").rglob("*.py"))]
 
@@ -40,6 +42,7 @@ def test_no_page_or_ui_module_imports_torch():
     assert found == {}, "ask the library (specviz/engine, labs, models) for the numbers instead"
 
 
+@pytest.mark.slow  # over 0.4 s on 2 cores (read 51's --durations): make check stays under a minute
 def test_the_token_chips_and_the_overview_load_no_torch_at_run_time():
     """Read 51: the Playground answer's `shown_output` came from models.pairs, which imports torch and transformers,
     so the token chips (`ui.common.tokens`) and with them the Overview page loaded both (seconds on a laptop) though

@@ -327,6 +327,7 @@ RETIRED = {
 }
 
 
+@pytest.mark.slow  # over 0.4 s on 2 cores (read 51's --durations): make check stays under a minute
 @pytest.mark.parametrize("lang", ["en", "pt"])
 @pytest.mark.parametrize("source", ["catalog", "quiz", "docs"])
 @pytest.mark.parametrize("wording", RETIRED)

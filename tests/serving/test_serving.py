@@ -694,6 +694,7 @@ def test_a_rising_gain_over_one_and_a_half_waves_is_not_called_one_per_stream():
         assert "cerca de uma por fluxo, então esse nível é uma única onda" in rising_gain(result, "ngram", "copy")
 
 
+@pytest.mark.slow  # over 0.4 s on 2 cores (read 51's --durations): make check stays under a minute
 def test_the_sweeps_eagle_rows_say_they_served_a_drafter_since_replaced():
     """Read 19: the committed sweep ran on 2026-12-01 with the EAGLE-1 drafter's first version (docs/serving.md), but
     the Serving lab, lesson 11 and the Theory explorer showed its eagle rows as today's EAGLE drafter, whose command

@@ -296,6 +296,7 @@ def test_portuguese_catalog_writes_decimals_with_commas():
     assert [t[:80] for t in translations if decimal.search(t)] == []
 
 
+@pytest.mark.slow  # over 0.4 s on 2 cores (read 51's --durations): make check stays under a minute
 def test_portuguese_catalog_separates_number_assignments_with_semicolons():
     """The glossary's Style section: lists of numbers are separated by semicolons, as the lesson plan's
     "α = 0,7; K = 3; c = 0,1" (test_teaching.py). The 32nd read of issue 43 found ten messages rendering

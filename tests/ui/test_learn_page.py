@@ -193,6 +193,7 @@ def test_every_lesson_renders_its_interaction_and_checks(fresh, lesson):
     assert all(c == c.strip() for c in columns), columns
 
 
+@pytest.mark.slow  # over 0.4 s on 2 cores (read 51's --durations): make check stays under a minute
 def test_lesson_4_opens_on_a_rejection_of_a_real_draft_and_reveals_after_a_prediction(fresh):
     """Issue 26 item 4 / issue 27 item 6: a separate draft model's sampled trace (q is a real probability, not the
     n-gram's 1.00), opened on its first step with a rejection, verdicts hidden until the learner predicts."""

@@ -72,6 +72,7 @@ def test_play_button_plays_the_example_to_the_end(fast_play):
     assert any(c.value.startswith(done) for c in at.caption)
 
 
+@pytest.mark.slow  # over 0.4 s on 2 cores (read 51's --durations): make check stays under a minute
 def test_the_legend_draws_a_kept_draft_as_the_played_output_does(fast_play):
     """Read 49: the legend above the player read "✓ tok accepted" while the played output's kept drafts are green
     chips with no ✓ (the Playground's note says so; the Overview has none). The legend's accepted chip has no ✓ now;
@@ -436,6 +437,7 @@ def test_the_overview_quotes_the_h200s_verify_cost_instead_of_saying_it_holds_be
         assert "holds best on a GPU" not in text and "vale melhor numa GPU" not in text
 
 
+@pytest.mark.slow  # over 0.4 s on 2 cores (read 51's --durations): make check stays under a minute
 @pytest.mark.parametrize("lang, last, after", [("en", "draft {k} of {k} rejected ✗", "(and every draft after it)"),
                                                ("pt", "palpite {k} de {k} rejeitado ✗",
                                                 "(e todos os palpites depois dele)")])

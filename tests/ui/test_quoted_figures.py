@@ -106,6 +106,7 @@ def test_draft_and_verify_is_credited_with_skipping_intermediate_layers():
     assert named and all("intermediate layers" in t or "camadas intermediárias" in t for t in named)
 
 
+@pytest.mark.slow  # over 0.4 s on 2 cores (read 51's --durations): make check stays under a minute
 @pytest.mark.parametrize("lang", ["en", "pt"])
 def test_the_overview_quotes_weights_and_verify_costs_in_their_dtypes(lang):
     at = AppTest.from_file(str(ROOT / "pages" / "overview.py"), default_timeout=60)

@@ -1770,6 +1770,7 @@ def test_the_ngram_solid_line_caption_names_one_search_not_only_one_pass(lang):
             else "as one pass (for n-gram, one search) drafts the whole step") in caption
 
 
+@pytest.mark.slow  # over 0.4 s on 2 cores (read 51's --durations): make check stays under a minute
 @pytest.mark.parametrize("lang", ["en", "pt"])
 def test_both_acceptance_charts_are_titled_acceptance_by_position_as_their_tab(lang):
     """Read 50: the all-proposers chart was titled "Acceptance, all proposers", naming no quantity, under the tab

@@ -178,6 +178,7 @@ def _chart_text(at, key):
     return json.dumps(json.loads(spec), ensure_ascii=False)
 
 
+@pytest.mark.slow  # over 0.4 s on 2 cores (read 51's --durations): make check stays under a minute
 def test_a_k1_traces_rate_gap_is_not_blamed_on_untested_drafts(tmp_path, monkeypatch, toy):
     """36th read (page states): a K = 1 trace (accepted / drafted 0.71 beside an α estimate 0.92) got the help "also
     counts the drafts after a step's first rejection, which were never tested": at K = 1 every draft is tested."""

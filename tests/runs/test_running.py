@@ -417,7 +417,8 @@ def test_a_page_that_waits_for_the_background_load_counts_that_loads_seconds(mon
     threading.Timer(0.3, release.set).start()
     runs.get_pair("default")
     assert labels[0].startswith("Loading SmolLM2-135M-Instruct (real model): 30 s so far")
-    seconds = float(re.fullmatch(r"Ready: SmolLM2-135M-Instruct \(real model\) \(loaded in (\d+) s\)\.", labels[-1]).group(1))
+    ready = r"Ready: SmolLM2-135M-Instruct \(real model\) \(loaded in (\d+) s\)\."
+    seconds = float(re.fullmatch(ready, labels[-1]).group(1))
     assert 30 <= seconds < 40
 
 
@@ -454,7 +455,8 @@ def test_a_failed_preload_is_said_on_the_console_and_in_the_sidebar_and_tried_ag
     assert "background load" in caplog.text and "/srv/secret" in caplog.text  # the console has the detail
     assert runs.preload_note() is None  # no clock counting on for ever
     note = runs.preload_ready_note()
-    assert note == "The background load failed (SmolLM2-135M-Instruct (real model)); a live run will try again and say why."
+    assert note == ("The background load failed (SmolLM2-135M-Instruct (real model)); a live run will try again and "
+                    "say why.")
     assert "/srv" not in note  # every visitor sees the sidebar: no server path
     assert runs.PAIRS.get("default") is not None and attempts == ["default", "default"]  # a page loads it again
     assert runs.preload_ready_note() is None  # loaded now: the failure is not shown any more

@@ -13,8 +13,8 @@ from specviz.core.i18n import _, using
 ROOT = Path(__file__).resolve().parents[2]
 HELP = ("1 + accepted / steps with drafts, computed here from vLLM's counters since the server started (its /metrics "
         "page holds the counters, not this mean, which its log lines print): tokens per verify step, including the one "
-        "recovered or bonus token every step emits. Steps that drafted nothing (n-gram lookup without a match) are left out, so for n-gram "
-        "lookup it can read above the tokens per target pass, never below.")
+        "recovered or bonus token every step emits. Steps that drafted nothing (n-gram lookup without a match) are "
+        "left out, so for n-gram lookup it can read above the tokens per target pass, never below.")
 
 
 def _flat(text: str) -> str:
@@ -44,8 +44,8 @@ def test_the_steps_help_counts_only_the_requests_that_drafted():
     running request (read 49)."""
     view = _flat((ROOT / "specviz/ui/serving/view.py").read_text(encoding="utf-8"))
     steps = ("Verify steps that carried drafted tokens since the server started, counted per request (vLLM's "
-             "num_drafts: one request's step, not a drafted token; a forward over several running requests counts once for each of "
-             "them that carried drafts).")
+             "num_drafts: one request's step, not a drafted token; a forward over several running requests counts "
+             "once for each of them that carried drafts).")
     assert steps in view
     with using("pt"):
         assert _(steps).endswith("conta uma vez para cada uma delas que levou palpites).")

@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 from tests.ui.test_learn_page import _give, _wrong  # the same answering helpers as the English page tests
 from tests.teach.test_quiz_live import toy_trace
 
-from specviz.core.i18n import using
+from specviz.core.i18n import localized, using
 from specviz.teach.learn import BY_NUMBER, LAST, LESSONS, check_questions, exit_ticket, parse_progress
 from specviz.teach.quiz import BANK_DIR, QuizBankError, grade, live_questions, load_bank, parse_bank, score_predictions
 from specviz.teach.quiz.run import QuizRun
@@ -69,7 +69,12 @@ def test_every_lesson_speaks_portuguese(page, lesson):
 def test_a_check_graded_right_and_wrong_and_tried_again_in_portuguese(page):
     at = page("learn", lesson="1")
     first, second = check_questions(PT, BY_NUMBER[1])
-    _give(at, f"learn_q1_{first.id}", first, first.answer)
+    # typed as the page writes it in Portuguese: since read 51 "142.857" there reads as 142857, grouped in thousands
+    typed = first.answer
+    if first.kind == "numeric":
+        with using("pt"):
+            typed = localized(str(first.answer))
+    _give(at, f"learn_q1_{first.id}", first, typed)
     at.button(key=f"learn_q1_{first.id}_check").click().run()
     _portuguese(at)
     assert [s.value for s in at.success] == ["Correto."]

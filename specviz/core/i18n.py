@@ -405,10 +405,13 @@ def fixed(value: float, digits: int = 2) -> str:
 
     >>> fixed(0.125), fixed(2.675), fixed(-0.785), fixed(3, 0), fixed(1234.5, 0), fixed(float("inf"))
     ('0.13', '2.68', '-0.79', '3', '1235', 'inf')
+    >>> fixed(-0.001), fixed(-0.4, 0)
+    ('0.00', '0')
     """
     if not _fixed_point_holds(value, digits):
         return f"{value:.{max(digits, 0)}f}" if isinstance(value, float) else str(value)
-    return f"{_rounded(Decimal(repr(float(value))), digits):f}"
+    shown = _rounded(Decimal(repr(float(value))), digits)
+    return f"{shown if shown else shown.copy_abs():f}"  # a value that rounds to zero has no sign, as `number` writes it
 
 
 def localized(text: str) -> str:

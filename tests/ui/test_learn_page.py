@@ -80,6 +80,34 @@ def test_lesson_1_opens_with_its_objective_text_interaction_and_checks(fresh):
     assert _url(at) == {"lesson": "1"} and not at.warning
 
 
+LESSON_1_OPENS = {"en": "they open on a 13-billion model in fp16 on a GPU that reads 3.35 TB/s, the memory bandwidth "
+                         "of an NVIDIA H100 SXM",
+                  "pt": "eles abrem num modelo de 13 bilhões em fp16 numa GPU que lê 3,35 TB/s"}
+
+
+@pytest.mark.parametrize("lang, billion", [("en", "{n}-billion"), ("pt", "{n} bilhões")])
+def test_lesson_1_caption_names_no_setting_a_check_or_retry_asks_about(fresh, lang, billion):
+    """Read 52: the caption under lesson 1's controls named "a 7-billion model on a 2 TB/s GPU", the setting of its
+    check mb-bandwidth-bound (fp16 is the radio's default), so two slider moves put that check's answer, 143, on the
+    metric above it. It names no model size and bandwidth that a check or a retry asks about together, and says
+    where the controls open."""
+    from specviz.core.i18n import number, using
+    from specviz.ui.learn.widgets import _decimal
+
+    with using(lang):
+        at = _open(fresh, lang=lang)
+    caption = next(c.value for c in at.caption if "SmolLM2-135M" in c.value)
+    asked = [q for q in [*check_questions(BANK, BY_NUMBER[1]), *_retry_siblings(1)]
+             if q.kind == "numeric" and "bandwidth_tb_s" in (q.params or {})]
+    assert asked  # mb-bandwidth-bound (7 billion, 2 TB/s) and mb-bytes-halved (70 billion, 3.35 TB/s)
+    with using(lang):
+        for question in asked:
+            size = billion.format(n=number(question.params["params_billion"], 0))
+            rate = _decimal(question.params["bandwidth_tb_s"]) + " TB/s"
+            assert not (size in caption and rate in caption), (question.id, caption)
+    assert LESSON_1_OPENS[lang] in caption
+
+
 @pytest.mark.slow  # over the fast tier's 0.7 s a test
 def test_answer_a_check_then_next_and_the_url_carries_the_progress(fresh):
     at = _open(fresh)

@@ -34,6 +34,8 @@ from specviz.ui.proposers import view as proposers_view
 
 K_SHOWN = 16  # lesson 7's chart: K = 0 to 16
 LAPTOP_TB_S = HARDWARE["laptop"].bandwidth / 1e12  # the Theory explorer's laptop preset: ~70 GB/s usable
+OPEN_PARAMS = 13  # lesson 1's controls open on 13 billion parameters in fp16 ...
+OPEN_GPU = HARDWARE["h100"]  # ... read at this GPU's bandwidth (3.35 TB/s), neither a check's setting nor a retry's
 
 TEXT = {  # English messages, translated with `_()` where they are shown
     "params": N_("Parameters (billions)"),
@@ -43,10 +45,12 @@ TEXT = {  # English messages, translated with `_()` where they are shown
     "rate": N_("Tokens per second, at most"),
     "rate_help": N_("Every token reads every weight once: bandwidth ÷ bytes of weights. The arithmetic is not "
                     "counted."),
+    # read 52: it named "a 7-billion model on a 2 TB/s GPU", the setting of the lesson's check mb-bandwidth-bound,
+    # so two slider moves put that check's answer on the metric above it; it names where the controls open instead
     "read": N_("Each token reads {gb} GB of weights: at least {ms} ms per token, however fast the arithmetic. "
                "SmolLM2-135M in fp32 on a laptop CPU (about {laptop} TB/s usable, the Theory explorer's laptop "
-               "estimate) sets all three controls to their left end; a 7-billion model on a 2 TB/s GPU sits near the "
-               "middle of the parameter and bandwidth sliders."),
+               "estimate) sets all three controls to their left end; they open on a {params}-billion model in fp16 "
+               "on a GPU that reads {bandwidth} TB/s, the memory bandwidth of an {gpu}."),
     "p": N_("p(x): the target's probability"),
     "q": N_("q(x): the draft's probability"),
     "u": N_("u: the uniform draw"),
@@ -118,15 +122,17 @@ def _chart(fig: go.Figure, key: str, title: str, x: str, y: str) -> None:
 
 def bandwidth(lesson: Lesson) -> None:
     left, middle, right = st.columns(3)
-    params = left.select_slider(_(TEXT["params"]), [0.135, 0.5, 1, 3, 7, 13, 70], value=13, key="learn_params",
-                                format_func=_decimal)
+    params = left.select_slider(_(TEXT["params"]), [0.135, 0.5, 1, 3, 7, 13, 70], value=OPEN_PARAMS,
+                                key="learn_params", format_func=_decimal)
     size = middle.radio(_(TEXT["bytes"]), [4, 2, 1], index=1, horizontal=True, key="learn_bytes",
                         format_func=lambda b: _(TEXT["bytes_names"][b]))
-    bw = right.select_slider(_(TEXT["bandwidth"]), [LAPTOP_TB_S, 0.1, 0.5, 1.0, 2.0, 3.35, 4.8], value=3.35,
+    open_tb_s = OPEN_GPU.bandwidth / 1e12
+    bw = right.select_slider(_(TEXT["bandwidth"]), [LAPTOP_TB_S, 0.1, 0.5, 1.0, 2.0, open_tb_s, 4.8], value=open_tb_s,
                              key="learn_bw", format_func=_decimal)
     rate = FORMULAS["decode_tokens_per_second"](params_billion=params, bytes_per_param=size, bandwidth_tb_s=bw)
     st.metric(_(TEXT["rate"]), rate_text(rate), help=_(TEXT["rate_help"]))
-    st.caption(_(TEXT["read"], gb=number(params * size), ms=number(1000 / rate), laptop=_decimal(LAPTOP_TB_S)))
+    st.caption(_(TEXT["read"], gb=number(params * size), ms=number(1000 / rate), laptop=_decimal(LAPTOP_TB_S),
+                 params=_decimal(OPEN_PARAMS), bandwidth=_decimal(open_tb_s), gpu=OPEN_GPU.name))
 
 
 def rate_text(rate: float) -> str:

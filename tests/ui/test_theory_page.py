@@ -987,6 +987,26 @@ def test_a_break_even_alpha_of_1_says_no_alpha_below_1_pays(lang):
     assert above in even.proto.help and below not in even.proto.help
 
 
+@pytest.mark.slow  # the page runs once per language: over 0.7 s
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_break_even_alpha_of_never_says_no_alpha_pays(lang):
+    """Read 52: on the benchmark CPU's preset with the EAGLE pair, α = 0.5, K = 2 and batch 64, v = 3 = K + 1, so
+    K c + v > K + 1 and no α breaks even: the metric read "never" over the help "Above this α speculation pays"."""
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["lang"] = lang
+    for key, value in (("theory_hw", "measured"), ("theory_pair", "smollm2-eagle"), ("theory_alpha", 0.5),
+                       ("theory_k", 2), ("theory_batch", 64)):
+        at.session_state[key] = value
+    at.run()
+    assert not at.exception
+    even = next(m for m in at.metric if m.label.startswith(("Predicted break-even", "α de equilíbrio previsto")))
+    assert even.value == ("never" if lang == "en" else "nunca")
+    above = "Above this α" if lang == "en" else "Acima deste α"
+    none = ("No α pays at this batch size: even at α = 1" if lang == "en" else
+            "Nenhum α compensa com este tamanho de lote: mesmo com α = 1")
+    assert above not in even.proto.help and none in even.proto.help
+
+
 @pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 @pytest.mark.parametrize("lang, says", [("en", "shows 10 of the chart's 101 α columns (α = 0.10, 0.20, "),
                                         ("pt", "mostra 10 das 101 colunas de α do gráfico (α = 0,10; 0,20; ")])

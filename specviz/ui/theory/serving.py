@@ -328,7 +328,11 @@ def render(alpha: float, k: int) -> None:
               else number(here.break_even_alpha, 3), delta=_("no α below 1 pays") if only_one else None,
               delta_color="off", delta_arrow="off",
               help=_("Only α = 1 breaks even (a speedup of exactly 1): no α below 1 pays at this batch size.")
-              if only_one else _("Above this α speculation pays at this batch size."))
+              if only_one else
+              # read 52: "Above this α" sat under "never", where there is no α (K c + v > K + 1)
+              _("No α pays at this batch size: even at α = 1 the K + 1 tokens a step emits do not pay for its cost, "
+                "K c + v.") if math.isnan(here.break_even_alpha) else
+              _("Above this α speculation pays at this batch size."))
     ridge, ridge_one = (roofline.ridge_batch(pair.target, hw, n, context) for n in (k + 1, 1))
     if even is None:
         st.success(_(TEXT["pays_always"], alpha=number(alpha), k=k, batch=number(roofline.MAX_BATCH, 0),

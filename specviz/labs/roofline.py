@@ -440,9 +440,22 @@ def fitted_curve(folder: Path | str | None = None) -> dict[int, float]:
     hw, curve = measured_hardware(folder), measured_curve(folder)
     if hw is None or not curve:
         return {}
-    context = float(_measured_run(folder)["costs"]["context_tokens"])
+    context = measured_context(folder)
     one = forward_seconds(SMOLLM2, hw, 1, 1, context)
     return {n: forward_seconds(SMOLLM2, hw, 1, n, context) / one for n in curve}
+
+
+def measured_context(folder: Path | str | None = None) -> float:
+    """The context, in tokens, at which the committed run measured its verify-cost curve (`costs.context_tokens`),
+    one sequence at a time: where `measured_curve` and `fitted_curve` hold. nan when the file cannot be read.
+
+    >>> measured_context()
+    83.0
+    """
+    try:
+        return float(_measured_run(folder)["costs"]["context_tokens"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return math.nan
 
 
 def hardware_presets(folder: Path | str | None = None) -> dict[str, Hardware]:

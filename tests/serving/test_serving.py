@@ -562,6 +562,25 @@ def test_a_predicted_break_even_of_no_batch_is_said_in_words(monkeypatch):
     assert "n-gram speculation does not pay even at a batch of 1." in shown and "a batch of 0" not in shown
 
 
+def test_a_prediction_that_pays_at_every_batch_names_the_largest_batch_it_looked_at(monkeypatch):
+    """Read 52: `break_even_batch` returns None when speculation pays at every batch up to its max_batch (256 here),
+    and the Measured sweep's prediction read "n-gram speculation pays at every batch size", past what it looked at."""
+    from specviz.core.i18n import using
+    from specviz.labs import roofline
+
+    seen = []
+    monkeypatch.setattr(roofline, "break_even_batch", lambda *args, **kwargs: seen.append(kwargs) or None)
+    at = _page(tab="Measured sweep")
+    assert not at.exception, at.exception
+    shown = " ".join(m.value.replace("\\", "") for m in at.markdown)
+    assert seen and seen[0]["max_batch"] == 256
+    assert "n-gram speculation pays at every batch size up to 256." in shown
+    with using("pt"):
+        from specviz.core.i18n import _
+        assert _("n-gram speculation pays at every batch size up to {most}", most="256") == (
+            "a especulação por n-gramas compensa em todo tamanho de lote até 256")
+
+
 def test_the_views_examples_hold():
     import doctest
 

@@ -352,6 +352,9 @@ def differed_note(result: ServingResult) -> str:
                     len(rows), where=where)
 
 
+PREDICTED_MAX_BATCH = 256  # the largest batch the prediction below looks at
+
+
 def predicted(result: ServingResult) -> None:
     """The roofline's break-even batch for n-gram drafts, from the α that vLLM's mean accepted length over drafted
     steps (1 + accepted / num_drafts) implies."""
@@ -362,8 +365,10 @@ def predicted(result: ServingResult) -> None:
     if hw is None or alpha is None:
         return
     pair = roofline.PAIRS["smollm2-ngram"]
-    b = roofline.break_even_batch(alpha, k, pair, hw, pair.context, max_batch=256)
-    pays = (_("n-gram speculation pays at every batch size") if b is None
+    b = roofline.break_even_batch(alpha, k, pair, hw, pair.context, max_batch=PREDICTED_MAX_BATCH)
+    # read 52: "pays at every batch size" where the roofline looked only up to PREDICTED_MAX_BATCH
+    pays = (_("n-gram speculation pays at every batch size up to {most}", most=number(PREDICTED_MAX_BATCH, 0))
+            if b is None
             else _("n-gram speculation does not pay even at a batch of 1") if b == 0  # break_even_batch's 0
             else _("n-gram speculation pays up to a batch of {batch}", batch=b))
     seen = measured(result.pay_shape("ngram", lv.prompt))

@@ -510,7 +510,13 @@ def test_the_pair_by_hand_caption_offers_folders_only_where_the_server_takes_the
     app = AppTest.from_file(str(ROOT / "pages" / "models.py"), default_timeout=60)
     app.query_params["lang"] = lang
     app.run()
-    caption = next(c.value for c in app.caption if c.value.startswith(("Any two causal", "Quaisquer dois modelos")))
+    # read 52: it began "Any two causal language models", though the draft may stay empty (layer-skip, n-gram lookup)
+    caption = next(c.value for c in app.caption if c.value.startswith(("A causal language model as the target",
+                                                                        "Um modelo de linguagem causal como alvo")))
+    assert ("optionally, one that shares its tokenizer as the draft (without a draft, layer-skip and n-gram lookup "
+            "still draft)" if lang == "en" else "opcionalmente, um que compartilhe o tokenizador dele como rascunho "
+            "(sem rascunho, pular camadas e a busca de n-gramas ainda rascunham)") in caption
+    assert not any(c.value.startswith(("Any two", "Quaisquer dois")) for c in app.caption)
     said = {(False, "en"): "given as Hugging Face Hub ids (this server loads no local folders)",
             (False, "pt"): "informados como ids do Hugging Face Hub (este servidor não carrega pastas locais)",
             (True, "en"): "Hugging Face Hub ids, or folders inside the models folder this server allows",

@@ -267,16 +267,20 @@ class HandPair:
 
 def hand_caption(policy: WebModelPolicy) -> str:
     """What the "pair by hand" form takes on this server. Read 47: it said "local Hugging Face folders or Hub ids"
-    where the operator allows Hub ids only (no SPECVIZ_WEB_MODEL_ROOT), and the form then refuses every folder."""
+    where the operator allows Hub ids only (no SPECVIZ_WEB_MODEL_ROOT), and the form then refuses every folder. Read 52:
+    it began "Any two causal language models", though the draft field may stay empty (layer-skip, n-gram lookup)."""
     if policy.enabled and policy.root is None:
-        return _("Any two causal language models that share a tokenizer, given as Hugging Face Hub ids (this server "
-                 "loads no local folders). specviz checks the configs, the vocabularies and the memory before it "
-                 "loads any weights.")
+        return _("A causal language model as the target and, optionally, one that shares its tokenizer as the draft "
+                 "(without a draft, layer-skip and n-gram lookup still draft), given as Hugging Face Hub ids (this "
+                 "server loads no local folders). specviz checks the configs, the vocabularies and the memory before "
+                 "it loads any weights.")
     if policy.enabled:
-        return _("Any two causal language models that share a tokenizer: Hugging Face Hub ids, or folders inside "
+        return _("A causal language model as the target and, optionally, one that shares its tokenizer as the draft "
+                 "(without a draft, layer-skip and n-gram lookup still draft): Hugging Face Hub ids, or folders inside "
                  "the models folder this server allows. specviz checks the configs, the vocabularies and the memory "
                  "before it loads any weights.")
-    return _("Any two causal language models that share a tokenizer: local Hugging Face folders or Hub ids. "
+    return _("A causal language model as the target and, optionally, one that shares its tokenizer as the draft "
+             "(without a draft, layer-skip and n-gram lookup still draft): local Hugging Face folders or Hub ids. "
              "specviz checks the configs, the vocabularies and the memory before it loads any weights.")
 
 

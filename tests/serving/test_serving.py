@@ -687,6 +687,31 @@ def test_a_rising_gain_over_several_waves_is_not_called_one_per_stream():
     assert said != text and "uma por fluxo" not in said and f"{sent} requisições" in said
 
 
+def test_a_rising_gain_counts_the_requests_a_level_sent_not_only_those_answered():
+    """Read 52: `rising_gain` counted the top level's answered requests as the ones it "sent", so a level of 16
+    requests at 16 streams with 4 failed read "it sent 12 requests, about one per stream" and one of 32 with 8 failed
+    "sent 24 requests, fewer than two per stream", less than the two waves it sent."""
+    from dataclasses import replace
+
+    from specviz.serving.load import RequestRecord
+    from specviz.serving.results import ServingResult
+    from specviz.ui.serving.sweep import rising_gain
+
+    result = ServingResult.load(ROOT / "assets" / "benchmarks" / "serving" / "cpu-smollm2.json")
+    top = max(result.concurrencies("copy"))
+    failed = RequestRecord(1.0, 0, "No vLLM server answered at http://127.0.0.1:8000: check the address.")
+    def level_of(times: int) -> ServingResult:
+        levels = [replace(lv, records=[*lv.records[:-4], *[failed] * 4] * times) if lv.concurrency == top else lv
+                  for lv in result.levels]
+        return replace(result, levels=levels)
+    once, twice = level_of(1), level_of(2)
+    assert len(once.level("ngram", "copy", top).ok) == top - 4
+    text = rising_gain(once, "ngram", "copy")
+    assert text is not None and f"sent {top} requests, about one per stream" in text
+    said = rising_gain(twice, "ngram", "copy")
+    assert said is not None and f"({2 * top} requests at {top} streams)" in said and "fewer than two" not in said
+
+
 def test_a_rising_gain_over_one_and_a_half_waves_is_not_called_one_per_stream():
     """Read 47: a level that sent between one and two requests per stream (`--requests 24` at 16 streams) was still
     "about one per stream, so that level is a single wave"; it is fewer than two per stream, less than two waves."""

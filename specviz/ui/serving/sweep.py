@@ -98,7 +98,9 @@ def level_table(levels: list[LevelResult]) -> pd.DataFrame:
 def rising_gain(result: ServingResult, spec: str, prompt: str) -> str | None:
     """A few sentences when `spec`'s gain rises again at the sweep's highest level, against the page's premise that
     batching eats speculation's gain: what the sweep can and cannot say about it (a level of fewer than two
-    requests per stream is one wave or less than two; one of more is several). None when it does not rise."""
+    requests per stream is one wave or less than two; one of more is several). None when it does not rise. The
+    requests counted are every one the level sent, answered or failed (read 52: it counted the answered ones only,
+    so a level whose requests partly failed read as fewer waves than it sent); the gain is the answered ones'."""
     levels = result.concurrencies(prompt)
     if len(levels) < 2:
         return None
@@ -106,7 +108,7 @@ def rising_gain(result: ServingResult, spec: str, prompt: str) -> str | None:
     if before is None or after is None or after <= before * 1.05:
         return None
     top = result.level(spec, prompt, levels[-1])
-    sent = len(top.ok) if top is not None else 0
+    sent = len(top.records) if top is not None else 0  # the cap's unsent and cut-off requests are not recorded
     model = str(result.server.get("model") or _("this model"))  # escaped with the sentence
     if sent >= 2 * levels[-1]:  # several waves (a sweep with --requests above the streams): not "one per stream"
         return _("{spec}, {prompt} prompt: the gain rises again at {streams} streams ({before} → {after}), against "

@@ -151,7 +151,24 @@ def test_a_run_before_the_tree_per_position_meaning_shows_no_tree_entries_and_sa
     assert "Tree rows: no acceptance rate." in said and "Tree rows: no acceptance by position." not in said
     medusa = BenchResult.load(folder / "default-cpu-f32-medusa" / "results.json")  # v2: nothing blanked, no note
     assert medusa.blanked == () and "Tree rows: no" not in markdown_report(medusa)
-    assert "blanked" not in later.to_dict()
+    assert "blanked" not in medusa.to_dict()  # nothing blanked, nothing written
+
+
+@pytest.mark.parametrize("folder", ["default-cpu-bf16-trees", "default-cpu-bf16-tree"])
+def test_a_version_1_result_written_and_read_again_keeps_its_blanked_notes(folder, tmp_path):
+    """Read 52: `to_dict` dropped what `load` had blanked on a version-1 result's tree rows, and wrote schema version
+    2, so reading it again blanked nothing and its report lost both notes while the cells stayed blank."""
+    root = Path(__file__).resolve().parents[2] / "assets" / "benchmarks"
+    loaded = BenchResult.load(root / folder / "results.json")
+    assert loaded.blanked
+    again = BenchResult.from_dict(json.loads(json.dumps(loaded.to_dict())))
+    assert again.blanked == loaded.blanked and markdown_report(again) == markdown_report(loaded)
+    assert "- Tree rows: no acceptance rate." in markdown_report(again)
+    loaded.save(tmp_path)
+    assert BenchResult.load(tmp_path / "results.json").blanked == loaded.blanked
+    for bad in (["nonsense"], "acceptance_rate", [3]):
+        with pytest.raises(ValueError, match="blanked is not a list of known names"):
+            BenchResult.from_dict({**loaded.to_dict(), "blanked": bad})
 
 
 def test_every_committed_results_md_is_the_report_of_its_results_json():

@@ -199,12 +199,16 @@ class BenchResult:
     notes: list[str] = field(default_factory=list)
     schema: str = SCHEMA
     schema_version: int = SCHEMA_VERSION
-    # what reading a version-1 file left blank on its tree rows (`_upgrade`, `BLANKED_NOTES`); not written to JSON
+    # what reading a version-1 file left blank on its tree rows (`_upgrade`, `BLANKED_NOTES`); written to JSON only
+    # when something was, so that a result read, written and read again keeps its notes (read 52: they were lost)
     blanked: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
-        del data["blanked"]
+        if self.blanked:
+            data["blanked"] = list(self.blanked)
+        else:
+            del data["blanked"]
         data["definitions"] = {key: {"label": label, "meaning": meaning} for key, (label, meaning) in DEFINITIONS.items()}
         return nan_to_null(data)
 
@@ -215,8 +219,11 @@ class BenchResult:
         if data.get("schema_version") not in (1, SCHEMA_VERSION):
             raise ValueError(_("This benchmark has schema version {found}; this specviz reads version {version}.",
                                found=data.get("schema_version"), version=SCHEMA_VERSION))
+        written = data.get("blanked", []) if data.get("schema_version") == SCHEMA_VERSION else []
+        if not (isinstance(written, list) and all(isinstance(name, str) and name in BLANKED_NOTES for name in written)):
+            raise DamagedResult(_("{name} is not a list of known names", name="blanked"))
         data = _upgrade({k: v for k, v in data.items() if k not in ("definitions", "blanked")})
-        blanked = data.pop("blanked", ())
+        blanked = data.pop("blanked", ()) or tuple(written)  # a version-1 file's, or what a version-2 copy carries
         fields = set(cls.__dataclass_fields__) - {"blanked"}
         missing, extra = sorted(fields - {"notes", "schema", "schema_version"} - set(data)), sorted(set(data) - fields)
         if missing or extra:  # Python's own TypeError named the class and its __init__ (30th read)

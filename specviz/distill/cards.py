@@ -539,7 +539,8 @@ def bench_table(rows: list[dict], dtype: str = "float32") -> str:
     body = [f"| {r['temperature']:g} | {DraftShape.of(r).label()} | {r['k']} | "
             f"{r['alpha']:.3f}{'†' if r.get('tree_nodes') else ''} | "
             f"{r['c']:.3f} | {r['mat_with_bonus']:.2f} | "
-            f"{' / '.join(f'{a:.2f}' for a in r['per_position'])} | {_fmt(r.get('speedup_vs_ar'))} | "
+            f"{' / '.join(f'{a:.2f}' if isinstance(a, int | float) else '–' for a in r['per_position'])} | "
+            f"{_fmt(r.get('speedup_vs_ar'))} | "
             f"{_fmt(r.get('speedup_vs_hf_generate'))} | {_fmt(r.get('predicted_speedup_measured_verify'))} | "
             f"{identical_text(r)} |"
             for r in sorted(rows, key=lambda r: (r["temperature"], r.get("tree_nodes") or 0, r["k"]))]

@@ -85,7 +85,7 @@ def bench_section(bench: Path) -> str:
              "vs model.generate |", "|---|---|---:|---:|---|---:|---:|"]
     for r in sorted(rows, key=lambda r: (r["temperature"], r.get("tree_nodes") or 0, r["k"], r["proposer"])):
         shape = DraftShape.of(r).label()  # the name scripts, tables and benchmark rows give it
-        per = " / ".join(f"{a:.2f}" for a in r.get("per_position") or [])
+        per = " / ".join(f"{a:.2f}" if isinstance(a, int | float) else "–" for a in r.get("per_position") or [])
         speeds = [r.get("speedup_vs_ar"), r.get("speedup_vs_hf_generate")]
         lines.append(f"| {r['proposer']} | {shape} | {r['temperature']:g} | {r['mat_with_bonus']:.2f} | {per} | "
                      + " | ".join(f"{v:.2f}×" if v is not None else "–" for v in speeds) + " |")

@@ -1746,3 +1746,28 @@ def test_results_md_rounds_the_policy_margin_and_the_verify_ratios_half_up():
     assert "| qa | layerskip-7 | 0 | 1.00× | 0.50× | 0.50× | 1.13× | optimal (+13% vs constant) |" in text
     assert "| time / one-token forward | 0.13 |" in text
 
+
+
+def test_a_none_in_acceptance_by_position_is_a_dash_or_a_sentence_wherever_it_is_read(tmp_path):
+    """Read 52: a summary row whose acceptance by position holds None (`summarise` writes one for a position no step
+    drafted) was a TypeError in `quoted.kept_through` (the Proposers page, the tree widget) and in the model cards'
+    bench tables, and would have printed "None"; load refuses it in one sentence, the report writes "–"."""
+    from specviz.distill import cards, medusa_card
+    from specviz.labs.bench import quoted
+
+    source = Path(__file__).resolve().parents[2] / "assets" / "benchmarks" / "default-cpu-f32-medusa" / "results.json"
+    data = json.loads(source.read_text(encoding="utf-8"))
+    for r in data["summary"]:
+        r["per_position"] = [None, *r["per_position"][1:]]
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "results.json").write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ValueError, match="acceptance by position is not a list of numbers"):
+        BenchResult.load(tmp_path / "run" / "results.json")
+    row = next(r for r in data["summary"] if r["suite"] == "all" and r["policy"] == "constant")
+    chain = dict(k=row["k"], temperature=row["temperature"], tree_nodes=row.get("tree_nodes") or 0)
+    with pytest.raises(ValueError, match="has no .* acceptance at draft position 1"):
+        quoted.kept_through("run", row["proposer"], 1, root=tmp_path, **chain)
+    assert quoted.kept_through("run", row["proposer"], 2, root=tmp_path, **chain).low == row["per_position"][1]
+    rows = [r for r in data["summary"] if r["suite"] == "all" and r["policy"] == "constant"]
+    for text in (cards.bench_table(rows), medusa_card.bench_section(tmp_path / "run" / "results.json")):
+        assert "| – / " in text and "None" not in text

@@ -109,7 +109,7 @@ def kept_through(folder: str, proposer: str, depth: int, *, k: int, temperature:
     if len(rows) > 1:  # trees of several widths or lookup branches: the first would be quoted as if it were the one
         raise ValueError(f"The benchmark {folder} has {len(rows)} {proposer} rows for that selection, not one.")
     shares = rows[0]["per_position"]
-    if not 1 <= depth <= len(shares):
+    if not 1 <= depth <= len(shares) or not isinstance(shares[depth - 1], int | float):  # read 52: None, a TypeError
         raise ValueError(f"The benchmark {folder} has no {proposer} acceptance at draft position {depth}.")
     return Quoted(float(shares[depth - 1]), float(shares[depth - 1]), folder, dtype(folder, root))
 

@@ -1239,6 +1239,14 @@ def test_models_md_sizes_the_first_fetch_as_the_code_does():
     text = " ".join((DOCS / "models.md").read_text(encoding="utf-8").split())
     assert "a few kilobytes" not in text
     assert "no weight file: megabytes, not gigabytes; SmolLM2-135M's come to 3.5 MB" in text
+    # read 52: the figure came with no command; the doc gives the bytes and the du that measured them
+    files = "tokenizer.json tokenizer_config.json config.json generation_config.json chat_template.jinja"
+    assert "3.5 MB, 3,524,569 bytes as specviz converts them" in text and f"`du -cb {files}`" in text
+    from specviz.core.paths import cache_dir
+
+    found = sorted((cache_dir() / "models").glob(f"{pairs.DEFAULT_TARGET_NAME}-f32-*/tokenizer.json"))
+    if found:  # a machine that has converted the default target: the doc's bytes are its files'
+        assert sum((found[-1].parent / name).stat().st_size for name in files.split()) == 3_524_569
 
 
 def test_models_md_sizes_the_default_drafter_as_it_is_loaded():

@@ -772,8 +772,9 @@ def test_a_tree_step_is_explained_with_the_tree_rule_not_the_chains():
     adds a bonus after a kept leaf (`specviz.engine.tree_verifier`)."""
     from specviz.runs.running import run
     from specviz.runs.runspec import RunSpec
+    from specviz.engine.trace import tested_on_own_probs
     from specviz.ui.common.step_view import _position_sentence
-    from specviz.ui.common.tokens import step_tooltip
+    from specviz.ui.common.tokens import main_line_view, step_tooltip
 
     tree = run(RunSpec(pair="toy", proposer="draft", prompt="hello", k=3, tree_nodes=8, tree_width=2,
                        max_new_tokens=24, temperature=0.0))
@@ -782,7 +783,10 @@ def test_a_tree_step_is_explained_with_the_tree_rule_not_the_chains():
     step = steps[0]
     d = step.decisions[0]
     assert "min(1, p′/q′)" in accept_strip_figure(d, tree=True).layout.title.text
-    assert "min(1, p/q)" not in verdict_overview_figure(step).layout.yaxis.title.text
+    # read 52: the overview's axis names what its bars show, and each node of a greedy tree's main line here was its
+    # parent's first child tried, tested with min(1, p/q) (its hover says so); min(1, p′/q′) follows a rejected sibling
+    assert all(map(tested_on_own_probs, main_line_view(step)[1]))
+    assert verdict_overview_figure(step).layout.yaxis.title.text == "min(1, p/q)"
     assert "min(1, p′/q′)" in _position_sentence(d, tree=True) and "always kept" not in _position_sentence(d, tree=True)
     for s in steps:
         last = s.emitted[-1]

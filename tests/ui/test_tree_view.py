@@ -874,3 +874,40 @@ def test_the_lookup_inputs_help_says_a_copy_follows_a_drafted_path_it_starts_lik
     assert "Where the copy starts as a drafted path does, it follows those nodes and adds only the rest." in help_.id
     assert ("Onde a cópia começa como um caminho rascunhado, ela segue esses nós e acrescenta só o resto."
             in help_.string)
+
+
+def _two_level_step(later_child_kept: bool) -> Step:
+    """A tree step whose main line is a first child 'a' (tested on its own p and q), then below it either its first
+    child 'b' or 'c', tried after 'b' was rejected (tested on the residuals p′ = 0.2, q′ = 0.5)."""
+    from specviz.engine.trace import Decision
+
+    a = TreeNode(1, "a", ROOT, 1, 0.5, 0.4, "accepted", 0.3, 0.8, target_prob_used=0.4, draft_prob_used=0.5)
+    b = TreeNode(2, "b", 0, 2, 0.6, 0.1, "rejected" if later_child_kept else "accepted", 0.9 if later_child_kept
+                 else 0.1, 1 / 6, target_prob_used=0.1, draft_prob_used=0.6)
+    c = TreeNode(3, "c", 0, 2, 0.3, 0.3, "accepted" if later_child_kept else "not reached",
+                 *((0.2, 0.4, False, False, 0.2, 0.5) if later_child_kept else ()))
+    kept = c if later_child_kept else b
+    decisions = [Decision(0, 1, "a", 0.5, 0.4, 0.8, 0.8, 0.3, True, True),
+                 Decision(1, kept.token_id, kept.text, kept.draft_prob, kept.target_prob,
+                          kept.target_prob / kept.draft_prob, kept.accept_prob, kept.uniform, True, True)]
+    emitted = [EmittedToken(1, "a", TokenKind.ACCEPTED), EmittedToken(kept.token_id, kept.text, TokenKind.ACCEPTED),
+               EmittedToken(9, "z", TokenKind.BONUS)]
+    return Step(0, 3, 2, "draft", decisions, emitted, tree=TreeRecord([a, b, c], [0, 2 if later_child_kept else 1]))
+
+
+@pytest.mark.parametrize("lang, both", [("en", "min(1, p/q), or min(1, p′/q′) after a rejected sibling"),
+                                        ("pt", "min(1, p/q), ou min(1, p′/q′) depois de um irmão rejeitado")])
+def test_the_tree_overviews_chance_is_named_after_what_its_rows_show(lang, both):
+    """Read 52: the overview's chance column and y axis read min(1, p′/q′) on every tree step, but a first child is
+    tested with min(1, p/q) (its own p and q, as its hover says): p′ and q′ exist only after a rejected sibling. A
+    main line of first children now reads min(1, p/q); one that holds both names both."""
+    from specviz.ui.common.step_figures import verdict_overview_figure, verdict_overview_table
+
+    firsts, mixed = _two_level_step(later_child_kept=False), _two_level_step(later_child_kept=True)
+    with using(lang):
+        assert list(verdict_overview_table(firsts).columns)[4] == "min(1, p/q)"
+        assert verdict_overview_figure(firsts).layout.yaxis.title.text == "min(1, p/q)"
+        assert list(verdict_overview_table(mixed).columns)[4] == both
+        assert verdict_overview_figure(mixed).layout.yaxis.title.text.replace("<br>", " ") == both
+        hovers = verdict_overview_figure(mixed).data[0].customdata
+    assert [h[3].split(" = ")[0] for h in hovers] == ["min(1, p/q)", "min(1, p′/q′)"]  # each bar says which

@@ -186,6 +186,18 @@ def _chance_name(tree: bool, node: TreeNode | None) -> str:
     return "min(1, p′/q′)" if tree and not tested_on_own_probs(node) else "min(1, p/q)"
 
 
+def _overview_chance(step: Step, nodes: list[TreeNode | None]) -> str:
+    """The name of the overview's chance column and y axis: what its rows show. A chain's rows and a tree's first
+    children (tested on their own p and q) show min(1, p/q); a tree child tried after a rejected sibling shows
+    min(1, p′/q′) (`_chance_name`, as each bar's hover names it). Read 52: the header and the axis said
+    min(1, p′/q′) for every tree row, a first child's min(1, p/q) included; a main line holding both now names both.
+    """
+    tree = step.tree is not None and bool(step.tree.nodes)
+    names = {_chance_name(tree, node) for d, node in zip(step.decisions, nodes) if d.reached}
+    names = names or {_chance_name(tree, node) for node in nodes} or {_chance_name(tree, None)}
+    return names.pop() if len(names) == 1 else _("min(1, p/q), or min(1, p′/q′) after a rejected sibling")
+
+
 def accept_strip_table(d: Decision, tree: bool = False, node: TreeNode | None = None) -> pd.DataFrame:
     """The numbers of `accept_strip_figure`: the chance to keep the draft and u (read off the figure, the table held
     u as a category and the diamond's height, 0.5, as its value; a draft never reached had no table at all). `node`:
@@ -262,10 +274,10 @@ def verdict_overview_table(step: Step) -> pd.DataFrame:
     chance to be kept and u; a draft after the first rejection (drawn with no bar, its table row read 0) says it was
     not reached. The glyph the chart draws above each bar is its verdict column, in words ("✓ accepted"): a table
     reader had to compare u with the chance (issue 43)."""
-    chance = "min(1, p′/q′)" if step.tree is not None and step.tree.nodes else "min(1, p/q)"
     styles = [style(decision_kind(d)) for d in step.decisions]
     # never 1.000 and 1.000; p/q's decimals, with the q the rule used, as the chart's hover (`_rule_q`; Read 48)
     nodes = main_line_view(step)[1]
+    chance = _overview_chance(step, nodes)
     shown = [(n.chance, n.u) for n in map(decision_numbers, step.decisions, nodes)]
     # read 49: a main line that runs into the lookup branch's copies headed them "drafted token"
     head = _("drafted or copied token") if any(map(_copied, nodes)) else _("drafted token")
@@ -302,10 +314,11 @@ def verdict_overview_figure(step: Step) -> go.Figure:
     A draft is accepted when its diamond sits inside its bar; positions after the first rejection were never
     checked, so they get no bar, only their · glyph (and the words "not reached" under it in a step of up to 8
     drafts; past 8 the words would not fit), and a hover that gives them no chance (`_overview_hover`). A tree
-    step's bars are its main line's min(1, p′/q′).
+    step's bars are its main line's chances: min(1, p/q) for a first child, min(1, p′/q′) after a rejected sibling
+    (`_overview_chance` names the axis after them).
     """
-    chance = "min(1, p′/q′)" if step.tree is not None and step.tree.nodes else "min(1, p/q)"
     numbers, nodes = main_line_view(step)  # one walk of the tree for the labels and the hover's q (Read 45)
+    chance = _overview_chance(step, nodes)
     labels = [f"#{n} {plot_text(d.text)}" for d, n in zip(step.decisions, numbers)]
     kinds = [decision_kind(d) for d in step.decisions]
     fig = go.Figure()
@@ -339,8 +352,13 @@ def verdict_overview_figure(step: Step) -> go.Figure:
     title, extra = _wrapped(_("The main line: each node kept if u (◆) lands inside its bar")
                             if step.tree is not None and step.tree.nodes else
                             _("Every draft: kept if u (◆) lands inside its bar"))
-    fig.update_layout(**{**_BASE_LAYOUT, "margin": dict(l=10, r=10, t=44 + extra, b=10)}, height=260 + extra,
-                      yaxis=dict(range=[0, 1.22], title=chance, tickvals=[0, 0.25, 0.5, 0.75, 1]),
+    # both names (read 52) take two lines of a smaller font, and the plot the height they need
+    axis = textwrap.wrap(chance, 30)
+    taller = 48 if len(axis) > 1 else 0
+    fig.update_layout(**{**_BASE_LAYOUT, "margin": dict(l=10, r=10, t=44 + extra, b=10)},
+                      height=260 + extra + taller,
+                      yaxis=dict(range=[0, 1.22], tickvals=[0, 0.25, 0.5, 0.75, 1],
+                                 title=dict(text="<br>".join(axis), font=dict(size=13 if taller else 15))),
                       title=dict(text=title, font=dict(size=16)),
                       showlegend=False, bargap=0.35)
     fig.update_xaxes(tickfont=dict(family="monospace", size=14))

@@ -911,3 +911,31 @@ def test_the_tree_overviews_chance_is_named_after_what_its_rows_show(lang, both)
         assert verdict_overview_figure(mixed).layout.yaxis.title.text.replace("<br>", " ") == both
         hovers = verdict_overview_figure(mixed).data[0].customdata
     assert [h[3].split(" = ")[0] for h in hovers] == ["min(1, p/q)", "min(1, p′/q′)"]  # each bar says which
+
+
+@pytest.mark.parametrize("lang, first, later, old", [
+    ("en", "This token met p′ = p = 0.400 and q′ = q = 0.500 (no sibling before it changed them), so p/q = 0.800 and "
+           "it was kept with probability min(1, p/q) = 0.800.",
+     "This token was tried after a rejected sibling: p′ = 0.200 and q′ = 0.500",
+     "p′ is what p at its parent leaves once the siblings tried before it were rejected"),
+    ("pt", "Este token encontrou p′ = p = 0,400 e q′ = q = 0,500 (nenhum irmão antes dele os mudou), então p/q = 0,800 "
+           "e ele foi mantido com probabilidade min(1, p/q) = 0,800.",
+     "Este token foi tentado depois de um irmão rejeitado: p′ = 0,200 e q′ = 0,500",
+     "p′ é o que resta do p no nó pai depois que os irmãos tentados antes dele foram rejeitados")])
+def test_the_tree_step_sentence_tells_a_first_childs_rule_apart_from_a_later_childs(lang, first, later, old):
+    """Read 52: the step sentence gave every tree child the later child's rule, "p′ is what p at its parent leaves
+    once the siblings tried before it were rejected", of a first child too, which no sibling came before and which
+    met p and q themselves (its strip and hover say min(1, p/q)). The rule now says both cases, and the next sentence
+    which one this token met, with its numbers."""
+    from specviz.ui.common.step_view import _position_sentence
+
+    step = _two_level_step(later_child_kept=True)
+    nodes = [step.tree.nodes[0], step.tree.nodes[2]]
+    with using(lang):
+        said = [_position_sentence(d, tree=True, node=node) for d, node in zip(step.decisions, nodes)]
+    assert first in said[0] and later not in said[0], said[0]
+    assert later in said[1] and first not in said[1], said[1]
+    assert all(old not in s for s in said)
+    rule = ("the first child tried meets p and q themselves; after each rejected sibling, p′ is the residual it left"
+            if lang == "en" else "o primeiro filho tentado encontra os próprios p e q; depois de cada irmão rejeitado")
+    assert all(rule in s for s in said)

@@ -20,7 +20,7 @@ from specviz.engine import tree_verifier, verifier
 from specviz.engine.kinds import StopReason
 from specviz.engine.limits import is_whole
 from specviz.engine.proposers import registry
-from specviz.engine.trace import Decision, Step, TokenKind, Trace, TreeNode, uses_residuals
+from specviz.engine.trace import Decision, Step, TokenKind, Trace, TreeNode, tested_on_own_probs, uses_residuals
 from specviz.models.toy_text import TOY_UNK_ID
 from specviz.ui.common.charts import show
 from specviz.ui.common.escaping import escape_attr, escape_label, escape_text
@@ -329,27 +329,33 @@ def _position_sentence(d: Decision, tree: bool = False, node: TreeNode | None = 
     node was tested with min(1, p′/q′) (`specviz.engine.tree_verifier`), not with the chain's min(1, p/q). `node`:
     its tree node, whose q the rule may take as a point mass; the chance and u then have the chip's decimals (Read
     48: decimals chosen with the draft's q wrote 0.0420 here beside 0.042 in the chip). A child tried after a
-    rejected sibling (`uses_residuals`) is told with the p′, q′ and p′/q′ the rule compared, and its p and q before."""
+    rejected sibling (`uses_residuals`) is told with the p′, q′ and p′/q′ the rule compared, and its p and q before;
+    one the trace records was tested on its own p and q (`tested_on_own_probs`: a first child) with those."""
     if not d.reached:
         return _("**Not reached.** An earlier draft was rejected, and every draft after a rejection is thrown away "
                  "untested: no u was drawn for this one.")
     shown = decision_numbers(d, node)  # p, q, p/q, the chance and u with one number of decimals (read 47)
     chance, u = shown.chance, shown.u  # never "u = 1.000 fell inside" a chance of 1.000 read as false
+    if tree:
+        # read 52: the rule was told as p′ "what p leaves once the siblings tried before it were rejected", of a first
+        # child too, which met p and q themselves: the rule now covers both, and the next sentence says which it met
+        rule = _("In a tree the target tests each child, drafted or copied, with min(1, p′/q′), where p′ and q′ are "
+                 "p and q at its parent as the siblings tried before it left them: the first child tried meets p and "
+                 "q themselves; after each rejected sibling, p′ is the residual it left (rescaled to add up to 1) and "
+                 "q′ the draft's q without it. q′ is a point mass for a child taken from the draft's top tokens, not "
+                 "drawn from q, or copied from the context.")
     if tree and uses_residuals(node):  # read 50: the numbers the rule compared, not only the chance they gave
         before = shown_numbers(d.target_prob, node.rule_draft_prob, None, None)  # the rule's q: 1 for a point mass
-        why = _("In a tree the target tests each child, drafted or copied, with min(1, p′/q′): p′ is what p at its "
-                "parent leaves once the siblings tried before it were rejected (the residual, rescaled to add up to "
-                "1), and q′ the draft's q there without them (a point mass for a child taken from the draft's top "
-                "tokens, not drawn from q, or copied from the context). This token was tried after a rejected "
-                "sibling: p′ = {p} and q′ = {q} (p = {p0} and q = {q0} before those rejections), so p′/q′ = {ratio} "
-                "and it was kept with probability {chance}.", p=shown.p, q=shown.q, p0=before.p, q0=before.q,
-                ratio=shown.ratio, chance=chance)
-    elif tree:
-        why = _("In a tree the target tests each child, drafted or copied, with min(1, p′/q′): p′ is what p at its "
-                "parent leaves once the siblings tried before it were rejected (the residual, rescaled to add up to "
-                "1), and q′ the draft's q there without them (a point mass for a child taken from the draft's top "
-                "tokens, not drawn from q, or copied from the context), so it was kept with probability {chance}.",
-                chance=chance)
+        why = rule + " " + _("This token was tried after a rejected sibling: p′ = {p} and q′ = {q} (p = {p0} and "
+                             "q = {q0} before those rejections), so p′/q′ = {ratio} and it was kept with probability "
+                             "{chance}.", p=shown.p, q=shown.q, p0=before.p, q0=before.q, ratio=shown.ratio,
+                             chance=chance)
+    elif tree and tested_on_own_probs(node):
+        why = rule + " " + _("This token met p′ = p = {p} and q′ = q = {q} (no sibling before it changed them), so "
+                             "p/q = {ratio} and it was kept with probability min(1, p/q) = {chance}.", p=shown.p,
+                             q=shown.q, ratio=shown.ratio, chance=chance)
+    elif tree:  # a trace written before p′, q′ were recorded, or no node: the chance alone
+        why = rule + " " + _("It was kept with probability {chance}.", chance=chance)
     if tree:
         outcome = (_("u = {u} fell inside, so it was **accepted ✓**.", u=u) if d.accepted else
                    _("u = {u} fell outside, so it was **rejected ✗**: the next sibling, if there is one, is tried "

@@ -616,10 +616,22 @@ def format_step(step: Step, color: bool = False) -> str:
         head = _("step {index}  context {context}  K={k}  draft {draft} ms  verify {verify} ms  cache target "
                  "{before}->{after}", k=step.k, **times)
     lines = [head]
+    line = step.main_line()
+    if step.tree is not None and step.tree.nodes:
+        # read 52: "tree of 8 nodes" over one listed node, with nothing saying the rest were left out
+        copied = sum(node.copied for node in step.tree.nodes) - sum(step.tree.nodes[j].copied for j in line)
+        drafted = len(step.tree.nodes) - len(step.decisions) - copied
+        others = [ngettext("{n} other node", "{n} other nodes", drafted)] if drafted else []
+        others += [ngettext("{n} token copied from the context", "{n} tokens copied from the context", copied)
+                   ] if copied else []
+        if others:
+            lines.append("   " + _("(only the main line is listed: the accepted path and, if one was rejected, the "
+                                   "first child rejected below it; not listed: {others}; --json writes them all)",
+                                   others=_("{drafted} plus {copied}", drafted=others[0], copied=others[1])
+                                   if len(others) == 2 else others[0]))
     # a tree's main line is tested against the residuals its earlier siblings left: p′ and q′, shown where they
     # differ from p and q (a child tried after a rejected sibling); a first child is tested on its own p and q, and
     # its chance is named min(1,p/q), as the app's hover names it (read 51: "p/q=… min(1,p′/q′)=…")
-    line = step.main_line()
     for i, d in enumerate(step.decisions):
         verdict = ((_("accepted") if d.accepted else _("rejected")) if d.reached else
                    _("not reached (after a rejection)"))

@@ -461,6 +461,33 @@ def test_a_one_node_tree_steps_head_says_one_node_in_both_languages():
     assert "árvore de 1 nó, profundidade 1" in pt and "1 nós" not in pt, pt
 
 
+@pytest.mark.parametrize("lang, said", [
+    ("en", "   (only the main line is listed: the accepted path and, if one was rejected, the first child rejected "
+           "below it; not listed: 1 other node plus 2 tokens copied from the context; --json writes them all)"),
+    ("pt", "   (só a linha principal é listada: o caminho aceito e, se um foi rejeitado, o primeiro filho rejeitado "
+           "abaixo dele; não listados: 1 outro nó mais 2 tokens copiados do contexto; --json escreve todos)")])
+def test_a_tree_step_says_it_lists_only_its_main_line_and_what_it_leaves_out(lang, said):
+    """Read 52: a tree step's head read "tree of 2 nodes plus 2 tokens copied from the context" over one listed
+    token, and nothing said the other node and the copies were left out (`generate --pair toy --k 3 --tree-nodes 8
+    --tree-width 3 --tree-lookup 3 --temperature 0.7 --seed 3`: "tree of 8 nodes plus 3 tokens ..." over one line).
+    The line under the head now says so, and counts what it leaves out; a tree with nothing left out says nothing."""
+    from specviz.cli import format_step
+    from specviz.core.i18n import using
+    from specviz.engine.trace import Decision, EmittedToken, Step, TreeNode, TreeRecord
+
+    nodes = [TreeNode(7, "a", -1, 1, 0.5, 0.9, "accepted", 0.1, 1.0), TreeNode(5, "e", -1, 1, 0.2, 0.0, "not reached"),
+             TreeNode(7, "a", -1, 1, 1.0, 0.9, "not reached", copied=True),
+             TreeNode(8, "b", 2, 2, 1.0, 0.9, "not reached", copied=True)]
+    decisions = [Decision(0, 7, "a", 0.5, 0.9, 1.8, 1.0, 0.1, True, True)]
+    emitted = [EmittedToken(7, "a", "accepted"), EmittedToken(9, "c", "recovered")]
+    step = Step(0, 3, 1, "eagle", decisions, emitted, tree=TreeRecord(nodes, [0]))
+    whole = Step(0, 3, 1, "eagle", decisions, emitted, tree=TreeRecord(nodes[:1], [0]))
+    with using(lang):
+        lines, alone = format_step(step).splitlines(), format_step(whole).splitlines()
+    assert lines[1] == said, lines
+    assert len(alone) == 3 and "(" not in alone[1][:5], alone  # head, the one node, the recovered token
+
+
 def _step_heads(step) -> tuple[str, str]:
     """The first line `format_step` prints for `step`, in English and in Portuguese."""
     from specviz.cli import format_step

@@ -256,6 +256,10 @@ def _forwards(count: int) -> str:  # a Trace's steps; the pass over the prompt (
 
 
 WARMUP_TOKENS = 4  # compare's untimed warm-up: one short run of each decoding before the timed ones
+# read 52: `compare --max-new-tokens 1` printed "speedup: 0.70x" for two runs that did the same work (one token to
+# write is the target's alone: nothing is drafted). Under this many new tokens a handful of target passes decide the
+# ratio, and the prompt's pass, timed in both runs alike, pulls it toward 1: the speedup line gets a caution
+MIN_COMPARE_TOKENS = 16
 
 
 def run_compare(args: argparse.Namespace) -> int:
@@ -294,6 +298,19 @@ def run_compare(args: argparse.Namespace) -> int:
                 "{proposer}, K={k})", **values))
     print(_("speedup:      {speedup}x (tokens/s, speculative vs specviz's target-only decoding, same run)",
             speedup=number(speedup(baseline, spec))))
+    written = min(baseline.num_tokens, spec.num_tokens)
+    if written < MIN_COMPARE_TOKENS:
+        caution = ngettext(
+            "caution:      a speedup from {n} new token is mostly noise: so few target passes decide it that one timed "
+            "slow or fast moves it, and the prompt's pass, which both runs pay alike, pulls it toward 1. Time at "
+            "least {least} new tokens (--max-new-tokens {least} or more) for a speedup worth reading.",
+            "caution:      a speedup from {n} new tokens is mostly noise: so few target passes decide it that one "
+            "timed slow or fast moves it, and the prompt's pass, which both runs pay alike, pulls it toward 1. Time "
+            "at least {least} new tokens (--max-new-tokens {least} or more) for a speedup worth reading.",
+            written, least=MIN_COMPARE_TOKENS)
+        if not spec.num_drafted:  # one token to write: the speculative run was the target-only run
+            caution += " " + _("Here nothing was drafted, so both runs did the same work.")
+        print(caution)
     print(measured_in(pair))  # a figure names its dtype and machine (STYLE.md)
     # a tree's accepted / drafted counts every node, a step keeps one path: no estimate of α. Read 49: "drafted"
     # is what a drafter drafted, a node one drafted token; the lookup branch's copies are named apart. Read 51: the

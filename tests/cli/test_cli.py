@@ -111,6 +111,27 @@ def test_compare_and_the_summary_agree_one_token_with_its_noun():
         assert format_summary(one).startswith("resumo: 3 passos, 3 tokens, parou por")
 
 
+def test_compare_cautions_that_a_speedup_from_under_16_tokens_is_noise():
+    """Read 52: `compare --max-new-tokens 1` printed "speedup: 0.70x" for two runs that did the same work (one token
+    to write is the target's alone, nothing is drafted), a ratio of timing noise read as a loss. Under 16 new tokens
+    the speedup line is now followed by a caution that says why and what to give; at 16 there is none."""
+    one = cli("compare", "--pair", "toy", "--prompt", "hello", "--max-new-tokens", "1", "--k", "2", "--no-warmup")
+    assert one.returncode == 0, one.stderr
+    lines = one.stdout.splitlines()
+    caution = lines[[i for i, x in enumerate(lines) if x.startswith("speedup:")][0] + 1]
+    assert caution == ("caution:      a speedup from 1 new token is mostly noise: so few target passes decide it that "
+                       "one timed slow or fast moves it, and the prompt's pass, which both runs pay alike, pulls it "
+                       "toward 1. Time at least 16 new tokens (--max-new-tokens 16 or more) for a speedup worth "
+                       "reading. Here nothing was drafted, so both runs did the same work."), caution
+    pt = cli("compare", "--pair", "toy", "--prompt", "hello", "--max-new-tokens", "3", "--k", "2", "--no-warmup",
+             "--lang", "pt")
+    assert ("cuidado:      uma aceleração de 3 tokens novos é quase só ruído: tão poucas passagens do alvo a decidem"
+            in pt.stdout and "(--max-new-tokens 16 ou mais)" in pt.stdout), pt.stdout
+    assert "nada foi rascunhado" not in pt.stdout  # 3 tokens to write: the run drafted
+    enough = cli("compare", "--pair", "toy", "--prompt", "hello", "--max-new-tokens", "16", "--k", "2", "--no-warmup")
+    assert "16 tokens in" in enough.stdout and "caution" not in enough.stdout, enough.stdout
+
+
 def test_compare_of_a_tree_says_its_accepted_over_drafted_counts_every_node():
     """A tree's accepted / drafted counts every node, and a step keeps one path at most, so it is no estimate of α
     (in the committed runs it reads far below a chain's); the line says so rather than print a bare rate a reader

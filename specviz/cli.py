@@ -296,7 +296,8 @@ def run_compare(args: argparse.Namespace) -> int:
     else:
         print(_("speculative:  {tokens} in {seconds} s ({rate} tok/s, {forwards}, proposer "
                 "{proposer}, K={k})", **values))
-    print(_("speedup:      {speedup}x (tokens/s, speculative vs specviz's target-only decoding, same run)",
+    # read 52: "0.70x", where the app and calibrate ("predicted 1.52× the speed of ...") write ×
+    print(_("speedup:      {speedup}× (tokens/s, speculative vs specviz's target-only decoding, same run)",
             speedup=number(speedup(baseline, spec))))
     written = min(baseline.num_tokens, spec.num_tokens)
     if written < MIN_COMPARE_TOKENS:

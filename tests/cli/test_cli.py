@@ -74,6 +74,11 @@ def test_compare_prints_both_times_and_the_speedup():
     assert out.returncode == 0, out.stderr
     assert "target-only:" in out.stdout and "speculative:" in out.stdout and "speedup:" in out.stdout
     assert "greedy output identical: yes" in out.stdout
+    # read 52: the speedup read "0.70x", in ASCII, where the app and calibrate write "×"
+    assert re.search(r"^speedup: +\d+\.\d\d× \(tokens/s, ", out.stdout, re.M) and "x (tokens/s" not in out.stdout
+    pt = cli("compare", "--pair", "toy", "--prompt", "hello", "--max-new-tokens", "12", "--k", "2", "--no-warmup",
+             "--lang", "pt")
+    assert re.search(r"^aceleração: +\d+,\d\d× \(tokens/s, ", pt.stdout, re.M), pt.stdout
     # the measured speedup names its dtype and machine (STYLE.md): the auto dtype differs from CPU to CPU
     from specviz.models.machine import cpu_model
 
@@ -1418,7 +1423,7 @@ def test_compare_writes_times_and_speeds_that_give_the_speedup(monkeypatch):
     out = cli("compare", "--pair", "toy", "--prompt", "hello", "--max-new-tokens", "12", "--k", "2", "--no-warmup")
     assert out.returncode == 0, out.stderr
     found = re.findall(r"(\d+) tokens in ([\d.]+) s \(([\d.]+) tok/s", out.stdout)
-    speedup = float(re.search(r"speedup: +([\d.]+)x", out.stdout).group(1))
+    speedup = float(re.search(r"speedup: +([\d.]+)×", out.stdout).group(1))
     assert len(found) == 2
     for tokens, seconds, rate in found:
         decimals = len(rate.split(".")[1])

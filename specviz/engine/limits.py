@@ -30,7 +30,10 @@ PAIR_DRAFTERS = {"default": ("eagle", "draft", "medusa"), "toy": ("draft",)}
 # pair is the exception: it loads on the CPU in float32 unless a flag names another (`models.pairs.load_pair`)
 DEFAULT_DTYPE_RULE = ("bfloat16 on a GPU that supports it (float16 on an older one and on Apple MPS); on a CPU, "
                       "bfloat16 on a CPU with bf16 instructions, float32 on one without; the toy pair: float32")
-DTYPE_HELP = f"float32, float16, bfloat16 (default: {DEFAULT_DTYPE_RULE})"
+# read 52: generate, compare and calibrate take "auto" too (`pick_dtype`: the default's choice, named), which the help
+# left out; the bench's --dtype lists its choices, which leave auto out (BENCH_DTYPE_HELP)
+DTYPE_HELP = f"float32, float16, bfloat16 or auto (default: auto, which picks {DEFAULT_DTYPE_RULE})"
+BENCH_DTYPE_HELP = f"float32, float16, bfloat16 (default: {DEFAULT_DTYPE_RULE})"
 DEVICE_HELP = "cpu, cuda, cuda:N, mps (default: the fastest available; the toy pair: cpu)"
 # every --max-new-tokens help: the flag is a cap, since a run stops at the end-of-text token (read 50: the scripts'
 # and the bench's helps read "new tokens per prompt", where greedy-identity-float32.json holds answers of 10 tokens)

@@ -1442,3 +1442,22 @@ def test_the_summary_writes_a_time_that_gives_the_speed_beside_it():
     speed = next(line for line in format_summary(trace).splitlines() if "tokens/s" in line)
     rate, seconds = re.search(r"([\d.]+) tokens/s \(([\d.]+) s\)", speed).groups()
     assert rate == "20.7" and f"{40 / float(seconds):.1f}" == rate, speed
+
+
+def test_every_dtype_help_lists_the_choices_its_flag_takes_auto_included():
+    """Read 52: generate, compare and calibrate take `--dtype auto` (the default's own choice, `pick_dtype`), and
+    their help listed "float32, float16, bfloat16" only. It now lists auto and says the default is auto; the bench's
+    --dtype, whose choices leave auto out, lists the three it takes."""
+    from specviz.cli import build_parser
+
+    commands = build_parser()._subparsers._group_actions[0].choices
+    for name in ("generate", "compare", "calibrate", "bench"):
+        flag = next(a for a in commands[name]._actions if "--dtype" in a.option_strings)
+        if name == "bench":
+            assert flag.help.startswith("float32, float16, bfloat16 (default: ") and "auto" not in flag.help, flag.help
+            assert "auto" not in flag.choices
+        else:
+            assert flag.help.startswith("float32, float16, bfloat16 or auto (default: auto, which picks bfloat16 on a "
+                                        "GPU"), (name, flag.help)
+    out = cli("generate", "--pair", "toy", "--prompt", "hi", "--max-new-tokens", "2", "--dtype", "auto", "--quiet")
+    assert out.returncode == 0 and "float32 on cpu" in out.stdout, out.stdout + out.stderr  # the toy pair's default

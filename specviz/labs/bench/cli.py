@@ -21,7 +21,7 @@ from specviz.core.i18n import with_minus
 from specviz.core.paths import folders_made_for
 from specviz.core.text import shortened
 from specviz.engine.draft_shape import DraftShape
-from specviz.engine.limits import (DEVICE_HELP, DTYPE_HELP, K_RANGE, MAX_NEW_TOKENS_CAP, TREE_LOOKUP_RANGE,
+from specviz.engine.limits import (BENCH_DTYPE_HELP, DEVICE_HELP, K_RANGE, MAX_NEW_TOKENS_CAP, TREE_LOOKUP_RANGE,
                                    TREE_NODES_RANGE, TREE_WIDTH_RANGE, dtype_arg, finite_float, path_arg, threads_arg)
 from specviz.engine.proposers import registry
 from specviz.labs.bench.config import CLOCKS, DTYPES, HF_MODES, BenchConfig, prompts_run_note
@@ -98,7 +98,7 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
                      help="wall: elapsed time; cpu: this process's CPU time (for a machine shared with other jobs)")
     cmd.add_argument("--device", default=None, help=DEVICE_HELP)
     cmd.add_argument("--dtype", type=dtype_arg, choices=DTYPES, default=None,
-                     help=DTYPE_HELP + "; the baselines run in the same dtype")
+                     help=BENCH_DTYPE_HELP + "; the baselines run in the same dtype")
     cmd.add_argument("--no-record-overhead", action="store_true", help="skip the recorded-trace runs")
     cmd.add_argument("--seed", type=int, default=0, help="seed of the sampled runs")
     cmd.add_argument("--out", type=path_arg, default="bench-results",

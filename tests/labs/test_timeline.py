@@ -185,6 +185,24 @@ def test_a_win_whose_steps_cost_less_than_a_plain_forward_is_not_credited_to_the
     assert "accepted often enough" in explain_race(good, base)
 
 
+@pytest.mark.parametrize("lang, said, old", [
+    ("en", "The drafts were accepted often enough (accepted / drafted 24%) that on average a step bought more tokens "
+           "than it cost.", "each verify pass"),
+    ("pt", "Os palpites foram aceitos com frequência suficiente (aceitos / rascunhados 24%) para que, em média, um "
+           "passo rendesse mais tokens do que custou.", "cada passagem de verificação")])
+def test_a_win_whose_steps_paid_on_average_does_not_say_every_step_paid(lang, said, old):
+    """Read 52: the EAGLE example's verdict said "each verify pass bought more tokens than it cost", but 14 of its 25
+    steps emitted one token and each of those cost more than a target-only step (break-even 1.24 tokens): only the
+    steps' mean paid, and a step's cost holds its drafting, not its verify pass alone."""
+    spec, base = load_example("smollm-eagle-greedy")
+    c = race_costs(spec, base)
+    unpaid = [s for s in spec.steps if len(s.emitted) * c.base_forward_ms < 1000 * s.seconds]
+    assert len(unpaid) == 14 and c.tokens_per_step > c.break_even_tokens > 1
+    with using(lang):
+        text = explain_race(spec, base)
+    assert text.endswith(said) and old not in text, text
+
+
 def test_length_note_only_when_outputs_differ_a_lot():
     base = _trace("autoregressive", [(0.0, 0.1, 1)] * 20)
     assert length_note(_trace("speculative", [(0.0, 0.1, 4)] * 5), base) is None

@@ -338,6 +338,36 @@ def test_the_race_estimate_uses_this_machines_calibration_when_there_is_one(monk
 
 
 @pytest.mark.parametrize("lang, said", [
+    ("en", ("as if every lane ran at that speed; longer if the machine is busy now or a speculative lane runs slower "
+            "than target-only.",
+            "as if every lane ran at that speed; longer on a busy or slower machine, or where a speculative lane runs "
+            "slower than target-only.")),
+    ("pt", ("como se todas as raias rodassem nessa velocidade; mais se a máquina estiver ocupada agora ou se uma raia "
+            "especulativa for mais lenta que a raia só com o alvo.",
+            "como se todas as raias rodassem nessa velocidade; mais numa máquina ocupada ou mais lenta, ou se uma raia "
+            "especulativa for mais lenta que a raia só com o alvo."))])
+def test_the_race_estimate_says_it_counts_every_lane_at_the_target_only_speed(monkeypatch, lang, said):
+    """Read 52: the estimate's seconds count every lane at the target-only speed it quotes, and the sentence said only
+    that a busy or slower machine takes longer; a layer-skip race (its recorded example ran at 0.34×, so its
+    speculative lane takes about three times the target-only lane) takes about twice the "about 10 s" it gave."""
+    from specviz.runs.runspec import RunSpec
+    from specviz.ui.race import inputs
+
+    spec = RunSpec(pair="default", proposer="layerskip", max_new_tokens=32)
+    monkeypatch.setattr(inputs, "has_tree_lane", lambda spec: False)
+    monkeypatch.setattr(inputs, "_calibrated_rate", lambda name: 13.0)
+    with using(lang):
+        calibrated = inputs.race_estimate(spec, rounds=2)
+    monkeypatch.setattr(inputs, "_calibrated_rate", lambda name: None)
+    for machine in ("AMD EPYC (2 cores)", ""):
+        monkeypatch.setattr(inputs, "_recorded_rate", lambda name, machine=machine: (13.0, machine, "float32"))
+        with using(lang):
+            recorded = inputs.race_estimate(spec, rounds=2)
+        assert said[1] in recorded, recorded
+    assert said[0] in calibrated and number((2 * 32 + 2) * 2 / 13.0, 0) == "10", calibrated
+
+
+@pytest.mark.parametrize("lang, said", [
     ("en", "(2 rounds of the 2 lanes, 48 tokens each, and a 2-token warm-up of each lane before them)"),
     ("pt", "(2 rodadas das 2 raias, 48 tokens cada, e um aquecimento de 2 tokens de cada raia antes delas)")])
 def test_the_race_estimate_says_its_seconds_include_the_warm_up(monkeypatch, lang, said):

@@ -77,6 +77,8 @@ def race_estimate(spec: RunSpec, rounds: int) -> str | None:
     lanes = 3 if has_tree_lane(spec) else 2  # speculative, target-only, and the tree lane when there is one
     warm = race_specs(spec)[0].max_new_tokens  # the warm-up run of every lane before the rounds (`live.measure_race`)
     seconds = (rounds * spec.max_new_tokens + warm) * lanes / rate  # every lane and round, plus the warm-up
+    # read 52: every lane is counted at the target-only speed, and the sentence did not say so: a layer-skip lane
+    # (the recorded example's 0.34×) makes a race about twice as long as "about 10 s"
     # read 46: the seconds included the warm-up and the sentence did not say so
     words = dict(seconds=estimate_seconds(seconds), rounds=rounds, lanes=lanes,
                  tokens=ngettext("{n} token", "{n} tokens", spec.max_new_tokens),
@@ -85,18 +87,21 @@ def race_estimate(spec: RunSpec, rounds: int) -> str | None:
     if measured is not None:  # the pair is loaded: no first load to add
         return _("Estimate: about {seconds} s ({rounds} rounds of the {lanes} lanes, {tokens} each, and a {warm} of "
                  "each lane before them), from this machine's calibration ({rate} tokens/s target-only, measured "
-                 "quietly); longer if the machine is busy now. A recorded example (What to race, above) is instant.",
+                 "quietly), as if every lane ran at that speed; longer if the machine is busy now or a speculative "
+                 "lane runs slower than target-only. A recorded example (What to race, above) is instant.",
                  **words)
     if machine:
         text = _("Estimate: about {seconds} s ({rounds} rounds of the {lanes} lanes, {tokens} each, and a {warm} of "
                  "each lane before them), from the recorded examples' speed for these models ({rate} tokens/s "
-                 "target-only in {dtype}, the slowest recorded example, on {machine}); longer on a busy or slower "
-                 "machine. A recorded example (What to race, above) is instant.", **words)
+                 "target-only in {dtype}, the slowest recorded example, on {machine}), as if every lane ran at that "
+                 "speed; longer on a busy or slower machine, or where a speculative lane runs slower than "
+                 "target-only. A recorded example (What to race, above) is instant.", **words)
     else:
         text = _("Estimate: about {seconds} s ({rounds} rounds of the {lanes} lanes, {tokens} each, and a {warm} of "
                  "each lane before them), from the recorded examples' speed for these models ({rate} tokens/s "
-                 "target-only in {dtype}, the slowest recorded example, on a CPU its recording does not name); longer "
-                 "on a busy or slower machine. A recorded example (What to race, above) is instant.", **words)
+                 "target-only in {dtype}, the slowest recorded example, on a CPU its recording does not name), as if "
+                 "every lane ran at that speed; longer on a busy or slower machine, or where a speculative lane runs "
+                 "slower than target-only. A recorded example (What to race, above) is instant.", **words)
     if spec.pair not in INSTANT_PAIRS and PAIRS.loaded(spec.pair) is None:
         text += " " + _("The models are not loaded yet: add their first load (seconds once their weights are "
                         "converted; the very first load on a machine converts them and takes longer).")

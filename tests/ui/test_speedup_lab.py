@@ -448,6 +448,34 @@ def test_a_model_drafters_short_steps_are_not_blamed_on_a_lookup():
     assert "(a lookup" not in text
 
 
+def test_a_win_its_own_costs_call_a_loss_says_so_with_both_slowdowns():
+    """Read 52: default-h200-bf16-run2's separate draft, greedy, read "1.26× faster ... at its best K = 3" and no
+    more, though a step of K = 3 costs 1.77 one-token forwards (3 x 0.207 + 1.15) for 1.58 tokens: by its costs a
+    loss. Target-only decoding there took 42.5 ms a token against an 18.8 ms forward (its first prompt's slow start,
+    docs/gpu.md); the verdict now says so, and the two factors it gives multiply back to the measured speedup."""
+    result = results.load_result(ROOT / "assets" / "benchmarks" / "default-h200-bf16-run2" / "results.json")
+    best = result.best_constant("draft", 0.0)
+    step = best["k"] * best["c"] + result.verify_ratio(best["k"])
+    assert best["speedup_vs_ar"] > 1.05 and step > best["mat_with_bonus"]  # the case: a win the costs call a loss
+    text = verdict.verdict(result, "draft", 0.0)
+    assert "1.26× faster" in text
+    assert ("Its costs measured alone say it should lose: a step of K = 3 costs 1.77 one-token forwards (K·c of "
+            "drafting, c = 0.207, plus one target forward over 4 tokens, which costs 1.15× a one-token forward) for "
+            "the 1.58 tokens it buys on average") in text
+    assert "took 42.5 ms a token in this run (prefill included), 2.26× the 18.8 ms of one target forward" in text
+    assert "speculative decoding 33.7 ms, 1.60× what its costs add up to" in text
+    assert 2.26 / 1.60 * best["mat_with_bonus"] / step == pytest.approx(best["speedup_vs_ar"], rel=0.01)
+    for proposer, temperature in (("eagle", 0.0), ("eagle", 0.7), ("draft", 0.7)):  # costs that pay, or a loss
+        assert "should lose" not in verdict.verdict(result, proposer, temperature)
+    packed = results.load_result(ROOT / "assets" / "benchmarks" / "default-cpu-f32-packed" / "results.json")
+    assert "should lose" not in verdict.verdict(packed, "eagle", 0.0)
+    from specviz.core.i18n import using
+
+    with using("pt"):
+        pt = verdict.verdict(result, "draft", 0.0)
+    assert "deveria perder" in pt and "42,5 ms" in pt and "2,26×" in pt and "1,60×" in pt
+
+
 def test_a_slowdown_at_the_break_even_alpha_blames_alpha_not_the_verify_cost():
     """α = 0 with free drafts (break-even α = 0) was told "α ≈ 0.00 and c = 0.000 would pay if checking the drafts
     were free": at α = 0 every draft is thrown away, and at the break-even α a step only ties."""

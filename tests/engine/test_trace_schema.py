@@ -30,6 +30,15 @@ def _set(path, value):
     return change
 
 
+def refusal(data: dict | str, lang: str = "en") -> str:
+    """The one sentence `Trace.from_json` refuses `data` with, in `lang`: a dict is written out as JSON first, text
+    (a file as it was uploaded) is read as it is. The refusal tests below share it (they each repeated the four
+    lines)."""
+    with using(lang), pytest.raises(ValueError) as refused:
+        Trace.from_json(data if isinstance(data, str) else json.dumps(data))
+    return str(refused.value)
+
+
 STEP, DECISION = ["steps", 0], ["steps", 0, "decisions", 0]
 BAD = {
     "a thousand drafts in a step": lambda d: d["steps"][0].__setitem__("decisions", d["steps"][0]["decisions"] * 250),
@@ -196,9 +205,8 @@ def test_a_fields_range_is_written_in_the_readers_number_format(lang, change, sa
     "from 0 to 1e+06", beside the same module's "at most 200,000 characters" (and RunSpec's "from 1 to 2,048")."""
     from specviz.core.i18n import using
 
-    with using(lang), pytest.raises(ValueError) as refused:
-        Trace.from_json(json.dumps(mutated(change)))
-    assert says in str(refused.value) and "e+06" not in str(refused.value)
+    refused = refusal(mutated(change), lang)
+    assert says in refused and "e+06" not in refused
 
 
 def test_a_long_settings_key_is_quoted_cut_with_an_ellipsis():
@@ -228,16 +236,12 @@ def test_a_trace_with_no_steps_is_refused_in_one_sentence(lang, change):
     from specviz.engine.trace_schema import check_trace_dict
 
     empty = mutated(change)
-    with using(lang), pytest.raises(ValueError) as refused:
-        Trace.from_json(json.dumps(empty))
-    assert str(refused.value) == NO_STEPS[lang]
+    assert refusal(empty, lang) == NO_STEPS[lang]
     with using(lang), pytest.raises(ValueError) as refused:
         check_trace_dict(empty)
     assert str(refused.value) == NO_STEPS[lang]
     for text in ("[]", "{}", '{"schema_version": 1}'):  # not a trace at all: the same sentence
-        with using(lang), pytest.raises(ValueError) as refused:
-            Trace.from_json(text)
-        assert str(refused.value) == NO_STEPS[lang]
+        assert refusal(text, lang) == NO_STEPS[lang]
 
 
 def test_a_long_text_value_is_quoted_cut_inside_its_quotes():
@@ -288,9 +292,7 @@ def test_mean_accept_prob_holds_the_mean_acceptance_probability_the_glossary_cal
 def test_a_steps_index_is_refused_with_the_last_index_a_trace_can_hold(lang, index, says):
     """Read 49: the refusal said "index must be a whole number from 0 to 2,048", and took 2048, though a trace holds
     at most 2,048 steps (the same module's limit), numbered from 0: the last is 2,047."""
-    with using(lang), pytest.raises(ValueError) as refused:
-        Trace.from_json(json.dumps(mutated(_set([*STEP, "index"], index))))
-    assert str(refused.value) == says
+    assert refusal(mutated(_set([*STEP, "index"], index)), lang) == says
 
 
 @pytest.mark.parametrize("field", ["target_cache_before", "target_cache_after"])
@@ -304,10 +306,8 @@ def test_a_step_without_its_target_cache_lengths_is_refused_naming_the_field(fie
     """Read 50: a step with no target_cache_before but a target_cache_after of 40 was refused with the 0 the
     reader filled in, "(0 -> 40)", a length the file never gave (and with neither, it was read as 0 -> 0)."""
     data = mutated(lambda d: d["steps"][0].pop(field))
-    with using(lang), pytest.raises(ValueError) as refused:
-        Trace.from_json(json.dumps(data))
-    assert str(refused.value) == says.format(field=field)
-    assert "0 ->" not in str(refused.value)
+    refused = refusal(data, lang)
+    assert refused == says.format(field=field) and "0 ->" not in refused
 
 
 @pytest.mark.parametrize("lang, says", [
@@ -319,9 +319,7 @@ def test_a_step_without_its_target_cache_lengths_is_refused_naming_the_field(fie
 def test_a_step_that_repeats_an_index_is_refused(lang, says):
     """Read 50: a second step with "index": 0 loaded without complaint, and the pages, which label and outline a
     step by its index, showed two "step 1"s and outlined both."""
-    with using(lang), pytest.raises(ValueError) as refused:
-        Trace.from_json(json.dumps(mutated(_set(["steps", 1, "index"], 0))))
-    assert str(refused.value) == says
+    assert refusal(mutated(_set(["steps", 1, "index"], 0)), lang) == says
     with pytest.raises(ValueError, match=r"step 1: index must be 0, .* \(got nothing\)\.$"):
         Trace.from_json(json.dumps(mutated(lambda d: d["steps"][0].pop("index"))))
     assert [s.index for s in Trace.from_json(json.dumps(TOY)).steps] == list(range(len(TOY["steps"])))
@@ -337,10 +335,8 @@ def test_a_ratio_of_infinity_is_read_only_where_q_is_0():
             decision["draft_prob"] = decision["draft_prob"] if q is None else q
         return json.dumps(mutated(change))
     assert "Infinity" in ratio(float("inf"))  # Python's json writes (and reads) the bare literal
-    with using("en"), pytest.raises(ValueError) as refused:
-        Trace.from_json(ratio(float("inf")))
-    assert str(refused.value) == ("This trace is damaged: step 1: draft 1: ratio must be target_prob / draft_prob, "
-                                  "inf when draft_prob is 0 (got inf).")
+    assert refusal(ratio(float("inf"))) == ("This trace is damaged: step 1: draft 1: ratio must be target_prob / "
+                                            "draft_prob, inf when draft_prob is 0 (got inf).")
     with using("pt"), pytest.raises(ValueError, match=r"^Este traço .* ratio deve ser target_prob / draft_prob, inf "
                                                        r"quando draft_prob é 0 \(recebido: 0.5\)\.$"):
         Trace.from_json(ratio(0.5, q=0.0))
@@ -384,9 +380,7 @@ def test_a_missing_or_unknown_field_is_named_where_it_is(lang, change, says):
     assert Trace.from_dict(copy.deepcopy(HAND)).steps[0].tree.path == [0]  # the hand-written tree step loads
     data = copy.deepcopy(HAND)
     change(data)
-    with using(lang), pytest.raises(ValueError) as refused:
-        Trace.from_json(json.dumps(data))
-    assert str(refused.value) == says
+    assert refusal(data, lang) == says
 
 
 def test_the_schemas_field_lists_are_the_trace_dataclasses():
@@ -459,9 +453,7 @@ def test_a_steps_k_is_the_number_of_its_decisions(lang, says):
     decisions loaded, and the pages then showed K = 3 over four drafted chips. The recorder writes k = the number
     of decisions (a chain's drafts, a tree step's main line); the tree step written by hand keeps its k = 1."""
     assert TOY["steps"][0]["k"] == len(TOY["steps"][0]["decisions"]) == 4
-    with using(lang), pytest.raises(ValueError) as refused:
-        Trace.from_json(json.dumps(mutated(_set([*STEP, "k"], 3))))
-    assert str(refused.value) == says
+    assert refusal(mutated(_set([*STEP, "k"], 3)), lang) == says
     with pytest.raises(ValueError, match=r"step 1: k must be 0, the number of drafts in decisions \(got 1\)\.$"):
         Trace.from_json(json.dumps({**HAND, "output_ids": [6], "steps": [{
             **TREE_STEP, "decisions": [], "emitted": TREE_STEP["emitted"][1:], "target_cache_after": 3}]}))
@@ -481,9 +473,7 @@ def test_a_decisions_position_is_its_place_in_the_step(lang, says):
     def swapped(data):
         first, second = data["steps"][0]["decisions"][:2]
         first["position"], second["position"] = second["position"], first["position"]
-    with using(lang), pytest.raises(ValueError) as refused:
-        Trace.from_json(json.dumps(mutated(_set([*STEP, "decisions", 1, "position"], 0))))
-    assert str(refused.value) == says
+    assert refusal(mutated(_set([*STEP, "decisions", 1, "position"], 0)), lang) == says
     with pytest.raises(ValueError, match=r"step 1: draft 1: position must be 0, .* \(got 1\)\.$"):
         Trace.from_json(json.dumps(mutated(swapped)))
     assert [d.position for d in Trace.from_json(json.dumps(TOY)).steps[0].decisions] == [0, 1, 2, 3]
@@ -518,9 +508,7 @@ def test_an_accepted_flag_that_contradicts_its_uniform_is_refused(lang, step, dr
     toy = TOY["steps"]
     assert toy[0]["decisions"][0]["accepted"] and toy[1]["decisions"][2]["reached"]
     assert not toy[1]["decisions"][2]["accepted"] and not toy[1]["decisions"][3]["reached"]
-    with using(lang), pytest.raises(ValueError) as refused:
-        Trace.from_json(json.dumps(mutated(_flipped(step, draft))))
-    assert str(refused.value) == says
+    assert refusal(mutated(_flipped(step, draft)), lang) == says
     kept = Trace.from_json(json.dumps(TOY)).steps[1]
     assert [d.accepted for d in kept.decisions] == [True, True, False, False]
 
@@ -542,3 +530,4 @@ def test_a_tree_steps_verdict_is_read_against_the_chance_it_recorded():
     with pytest.raises(ValueError, match=r"^This trace is damaged: step 1: draft 1: accepted is false, but its "
                                          r"uniform 0.6 is below its accept_prob 0.7 \("):
         Trace.from_json(json.dumps(data))
+

@@ -431,7 +431,11 @@ class Trace:
     @classmethod
     def from_json(cls, text: str | bytes) -> Trace:
         try:
-            data = json.loads(text)
+            data = json.loads(text, object_pairs_hook=_keys_once)
+        except _KeyTwice as twice:
+            raise ValueError(_("This file gives the key {key} twice in one object (a JSON reader keeps only its last "
+                               "value, without a word), so it is not a trace specviz wrote.",
+                               key=repr(shortened(twice.key, 38)))) from None
         except (json.JSONDecodeError, UnicodeDecodeError):
             raise ValueError(_("This file is not valid JSON, so it cannot be a specviz trace.")) from None
         except RecursionError:
@@ -439,6 +443,24 @@ class Trace:
         except ValueError:  # Python's own limits, such as an integer of more than 4,300 digits
             raise ValueError(_("This file holds a number far too long to be part of a specviz trace.")) from None
         return cls.from_dict(data)
+
+
+class _KeyTwice(ValueError):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _keys_once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object as a dict, refusing a key given twice: `json.loads` keeps the last value without a word, so a
+    file with two "accepted" in one decision was read by whichever came last (left by earlier reads, read 52's
+    list). specviz writes each key once."""
+    seen: set[str] = set()
+    for key, _value in pairs:
+        if key in seen:
+            raise _KeyTwice(key)
+        seen.add(key)
+    return dict(pairs)
 
 
 def _mark_greedy_point_masses(trace: Trace) -> None:

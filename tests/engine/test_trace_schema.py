@@ -531,3 +531,27 @@ def test_a_tree_steps_verdict_is_read_against_the_chance_it_recorded():
                                          r"uniform 0.6 is below its accept_prob 0.7 \("):
         Trace.from_json(json.dumps(data))
 
+
+def _library() -> str:
+    from pathlib import Path
+
+    return " ".join((Path(__file__).resolve().parents[2] / "docs" / "library.md").read_text(encoding="utf-8").split())
+
+
+@pytest.mark.parametrize("lang, says", [
+    ("en", "This file gives the key 'text' twice in one object (a JSON reader keeps only its last value, without a "
+           "word), so it is not a trace specviz wrote."),
+    ("pt", "Este arquivo dá a chave 'text' duas vezes no mesmo objeto (um leitor de JSON guarda só o último valor, "
+           "sem avisar), então não é um traço que o specviz escreveu."),
+])
+def test_a_key_given_twice_is_refused_naming_it(lang, says):
+    """Left by earlier reads (read 52's list): `json.loads` keeps the last of two equal keys without a word, so a
+    draft written `"text": "k", "text": "cat"` loaded as "cat" and the file's "k" was lost. specviz writes each key
+    once; the file is refused, naming the key."""
+    text = json.dumps(TOY).replace('"text": "k"', '"text": "k", "text": "cat"', 1)
+    assert text.count('"text": "cat"') == 1
+    assert refusal(text, lang) == says
+    long = json.dumps(TOY).replace('"mode": ', f'"{"x" * 100}": 1, "{"x" * 100}": 2, "mode": ', 1)
+    assert refusal(long).startswith(f"This file gives the key '{'x' * 37}…' twice")
+    assert "no key given twice in one object" in _library()
+

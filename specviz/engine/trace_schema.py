@@ -248,6 +248,7 @@ def _step(step: Any, number: int, where: str) -> None:
                        "decisions ({before} -> {after})",
                        most=len(decisions) + 1, before=before, after=after))
     _tops(step.get("correction_top", []), where + "correction_top: ")
+    rejected = 0  # the draft (from 1) the step rejected; 0 until then
     for i, decision in enumerate(decisions, start=1):
         if not isinstance(decision, dict):
             _fail(where, _("a decision must be an object"))
@@ -257,7 +258,13 @@ def _step(step: Any, number: int, where: str) -> None:
             _fail(here, _("position must be {i}, as specviz numbers a step's drafts 0, 1, 2, … in order (got "
                           "{value})", i=i - 1, value=_shown(decision["position"])))
         _ratio(decision, here)
+        if step.get("tree") is None:
+            _chain_chance(decision, here)
+        _tested(decision, here)
         _verdict(decision, here)
+        _in_order(decision, rejected, here)
+        if decision["reached"] and not decision["accepted"]:
+            rejected = rejected or i
         _tops(decision.get("target_top", []), here + "target_top: ")
         _tops(decision.get("draft_top", []), here + "draft_top: ")
     for i, token in enumerate(emitted, start=1):
@@ -277,6 +284,52 @@ def _ratio(decision: dict, where: str) -> None:
     if ratio != (p / q if q > 0 else math.inf) and not (q > 0 and math.isclose(ratio, p / q, rel_tol=1e-9)):
         _fail(where, _("ratio must be target_prob / draft_prob, inf when draft_prob is 0 (got {value})",
                        value=_shown(ratio)))
+
+
+# How far a chain draft's accept_prob may sit from min(1, p/q): JSON keeps the recorder's floats exactly, so this
+# only forgives a hand-written or rounded-again value (p/q computed elsewhere differs in its last bits).
+CHANCE_TOLERANCE_TEXT = "1e-9"  # as the refusal writes it (f"{1e-9:g}" is "1e-09")
+CHANCE_TOLERANCE = float(CHANCE_TOLERANCE_TEXT)
+
+
+def _chain_chance(decision: dict, where: str) -> None:
+    """A chain step's drafts are judged by the exact rule, so each `accept_prob` is min(1, p/q), 1 where q = 0 < p
+    and 0 where p = q = 0 (`verifier.accept_probability`, which the recorder writes for every draft, tested or not;
+    not imported: the verifier imports the trace, which imports this module). Left by earlier reads (read 52's
+    list): an uploaded chain trace could claim any keep chance beside its p and q. A tree step's main line is
+    min(1, p′/q′) and is not checked here; the Exactness lab's broken rules record their own chances but never write
+    a file."""
+    p, q, chance = decision["target_prob"], decision["draft_prob"], decision["accept_prob"]
+    rule = min(1.0, p / q) if q > 0 else float(p > 0)
+    if abs(chance - rule) > CHANCE_TOLERANCE:
+        _fail(where, _("accept_prob must be min(1, target_prob / draft_prob) = {rule}, the chance the exact rule "
+                       "keeps a chain's draft with, to within {tolerance} (got {value})", rule=_shown(rule),
+                       tolerance=CHANCE_TOLERANCE_TEXT, value=_shown(chance)))
+
+
+def _tested(decision: dict, where: str) -> None:
+    """A draft is `reached` exactly when the rule tested it, and the rule draws a uniform for each draft it tests
+    and for no other (`recording.TraceRecorder.decisions`)."""
+    if decision["reached"] and decision["uniform"] is None:
+        _fail(where, _("reached is true, but uniform is null (specviz draws a uniform for every draft it tests)"))
+    if not decision["reached"] and decision["uniform"] is not None:
+        _fail(where, _("reached is false, but it has a uniform {u} (specviz draws a uniform only for the drafts "
+                       "it tests)", u=_shown(decision["uniform"])))
+
+
+def _in_order(decision: dict, rejected: int, where: str) -> None:
+    """A step's drafts are tested from the first until one is rejected: accepted ones, then at most one rejected,
+    then only drafts not reached (`verifier.verify_chain`; a tree step's main line ends the same way). Left by
+    earlier reads (read 52's list): a step whose third draft was kept after its second was rejected loaded."""
+    if rejected and decision["accepted"]:
+        _fail(where, _("accepted is true, but draft {j} before it was rejected, and specviz keeps no draft after a "
+                       "step's first rejection", j=rejected))
+    if rejected and decision["reached"]:
+        _fail(where, _("reached is true, but draft {j} before it was rejected, and specviz tests no draft after a "
+                       "step's first rejection", j=rejected))
+    if not rejected and not decision["reached"]:
+        _fail(where, _("reached is false, but no draft before it was rejected (specviz tests every draft up to a "
+                       "step's first rejection)"))
 
 
 def _verdict(decision: dict, where: str) -> None:
@@ -318,6 +371,48 @@ def _tree(tree: Any, where: str) -> None:
         _fail(where, _("the path must walk down from the root, each node a child of the one before"))
     if sorted(path) != [j for j, node in enumerate(nodes) if node.get("status") == NodeStatus.ACCEPTED]:
         _fail(where, _("the accepted nodes must be exactly the path"))
+    for j, node in enumerate(nodes):
+        _node_tested(nodes, j, where + _("node {j}: ", j=j))
+
+
+def _node_tested(nodes: list[dict], j: int, where: str) -> None:
+    """A tree node is tested (accepted or rejected) exactly when the rule reached it: the rule walks down from the
+    root, tries an accepted node's children in order until it keeps one (`tree_verifier.verify_tree`), and records a
+    uniform and an accept_prob for each node it tries and for no other; it keeps a node exactly when uniform <
+    accept_prob, as in a chain. Left by earlier reads (read 52's list): a node marked not reached with a uniform, or
+    accepted below a rejected parent, loaded as it stood."""
+    node = nodes[j]
+    status, tested = node["status"], node["status"] != NodeStatus.NOT_REACHED
+    for name in ("uniform", "accept_prob"):
+        if tested and node.get(name) is None:
+            _fail(where, _("status is {status}, but {name} is null (specviz records a uniform and an accept_prob for "
+                           "every node it tests)", status=status, name=name))
+        if not tested and node.get(name) is not None:
+            _fail(where, _("status is not reached, but it has {name} {value} (specviz records a uniform and an "
+                           "accept_prob only for the nodes it tests)", name=name, value=_shown(node[name])))
+    parent = node["parent"]
+    reached = parent == -1 or nodes[parent]["status"] == NodeStatus.ACCEPTED  # the rule tried this node's siblings
+    before = [(k, nodes[k]["status"]) for k in range(j) if nodes[k]["parent"] == parent]
+    if tested and not reached:
+        _fail(where, _("status is {status}, but its parent, node {parent}, was not accepted (specviz tests only the "
+                       "children of the root and of accepted nodes)", status=status, parent=parent))
+    if tested and any(other != NodeStatus.REJECTED for _k, other in before):
+        k = next(k for k, other in before if other != NodeStatus.REJECTED)
+        _fail(where, _("status is {status}, but node {k}, a sibling before it, was not rejected (specviz tries a "
+                       "node's children in order and stops at the first it accepts)", status=status, k=k))
+    if not tested and reached and all(other == NodeStatus.REJECTED for _k, other in before):
+        _fail(where, _("status is not reached, but the rule reached it: its parent was accepted (or is the root) and "
+                       "every sibling before it was rejected (specviz tries a node's children in order until it "
+                       "accepts one)"))
+    kept = status == NodeStatus.ACCEPTED
+    if tested and kept and not node["uniform"] < node["accept_prob"]:
+        _fail(where, _("status is accepted, but its uniform {u} is not below its accept_prob {chance} (specviz keeps a "
+                       "node exactly when uniform < accept_prob)", u=_shown(node["uniform"]),
+                       chance=_shown(node["accept_prob"])))
+    if tested and not kept and node["uniform"] < node["accept_prob"]:
+        _fail(where, _("status is rejected, but its uniform {u} is below its accept_prob {chance} (specviz keeps a "
+                       "node exactly when uniform < accept_prob)", u=_shown(node["uniform"]),
+                       chance=_shown(node["accept_prob"])))
 
 
 def _tops(tops: Any, where: str) -> None:

@@ -150,9 +150,10 @@ def test_trace_json_round_trip(toy):
     assert again.to_dict()["summary"]["tokens"] == trace.num_tokens
     assert again.schema_version == 1
     # p/q is infinite for a token the draft could not propose (q = 0): it survives the round trip (read 50: a ratio
-    # other than p/q is refused, so the token's q is 0 here too)
-    first = next(d for s in trace.steps for d in s.decisions)
-    first.draft_prob, first.ratio = 0.0, math.inf
+    # other than p/q is refused, so the token's q is 0 here too; read 52: so is a chain's accept_prob other than
+    # min(1, p/q), which is 1 where q = 0 < p: a draft after the step's rejection, which no uniform contradicts)
+    first = next(d for s in trace.steps for d in s.decisions if not d.reached)
+    first.draft_prob, first.ratio, first.accept_prob = 0.0, math.inf, 1.0
     assert Trace.from_json(trace.to_json()) == trace
 
 

@@ -332,7 +332,8 @@ def test_a_ratio_of_infinity_is_read_only_where_q_is_0():
         def change(data):
             decision = data["steps"][0]["decisions"][0]
             decision["ratio"] = value
-            decision["draft_prob"] = decision["draft_prob"] if q is None else q
+            if q is not None:  # the rule keeps a draft q could not have proposed with chance 1 (p > 0)
+                decision.update(draft_prob=q, accept_prob=1.0)
         return json.dumps(mutated(change))
     assert "Infinity" in ratio(float("inf"))  # Python's json writes (and reads) the bare literal
     assert refusal(ratio(float("inf"))) == ("This trace is damaged: step 1: draft 1: ratio must be target_prob / "
@@ -539,6 +540,114 @@ def _library() -> str:
 
 
 @pytest.mark.parametrize("lang, says", [
+    ("en", "This trace is damaged: step 1: draft 1: accept_prob must be min(1, target_prob / draft_prob) = "
+           "0.8975361412268933, the chance the exact rule keeps a chain's draft with, to within 1e-9 (got 0.5)."),
+    ("pt", "Este traço está danificado: passo 1: palpite 1: accept_prob deve ser min(1, target_prob / draft_prob) = "
+           "0.8975361412268933, a chance de a regra exata manter um palpite de uma cadeia, com tolerância de 1e-9 "
+           "(recebido: 0.5)."),
+])
+def test_a_chain_drafts_accept_prob_is_min_1_p_over_q(lang, says):
+    """Left by earlier reads (read 52's list): a chain decision's accept_prob was checked against its u only, so an
+    uploaded trace could claim any keep chance (here 0.5 beside p/q = 0.898, its u 0.027 below both) and the pages
+    showed it as min(1, p/q). Within 1e-9 it loads (JSON keeps the recorder's floats exactly); a tree step's main
+    line records min(1, p′/q′) and is not held to min(1, p/q) (`test_a_tree_steps_verdict_is_read_against_...`)."""
+    assert refusal(mutated(_set([*DECISION, "accept_prob"], 0.5)), lang) == says
+    near = TOY["steps"][0]["decisions"][0]["accept_prob"] + 1e-12
+    assert Trace.from_json(json.dumps(mutated(_set([*DECISION, "accept_prob"], near)))).steps[0].decisions[0].accepted
+    not_reached = refusal(mutated(_set(["steps", 1, "decisions", 3, "accept_prob"], 1.0)))  # recorded all the same
+    assert not_reached.startswith("This trace is damaged: step 2: draft 4: accept_prob must be min(1, target_prob / "
+                                  "draft_prob) = 0.4880547676261523, ") and not_reached.endswith("(got 1.0).")
+    assert "in a chain step its `accept_prob` min(1, p/q) (to within 1e-9; 1 where q = 0 < p)" in _library()
+
+
+def _step2(**changes):
+    """The toy trace with step 2's drafts changed: they are [accepted, accepted, rejected, not reached]."""
+    def change(data):
+        for draft, fields in changes.items():
+            data["steps"][1]["decisions"][int(draft[1:]) - 1].update(fields)
+    return mutated(change)
+
+
+@pytest.mark.parametrize("lang, changes, says", [
+    ("en", {"d4": {"reached": True, "uniform": 0.1, "accepted": True}},
+     "step 2: draft 4: accepted is true, but draft 3 before it was rejected, and specviz keeps no draft after a "
+     "step's first rejection."),
+    ("pt", {"d4": {"reached": True, "uniform": 0.1, "accepted": True}},
+     "passo 2: palpite 4: accepted é true, mas o palpite 3, antes dele, foi rejeitado, e o specviz não aceita nenhum "
+     "palpite depois da primeira rejeição de um passo."),
+    ("en", {"d4": {"reached": True, "uniform": 0.9}},
+     "step 2: draft 4: reached is true, but draft 3 before it was rejected, and specviz tests no draft after a step's "
+     "first rejection."),
+    ("en", {"d3": {"reached": False, "uniform": None}},
+     "step 2: draft 3: reached is false, but no draft before it was rejected (specviz tests every draft up to a "
+     "step's first rejection)."),
+    ("en", {"d3": {"uniform": None}},
+     "step 2: draft 3: reached is true, but uniform is null (specviz draws a uniform for every draft it tests)."),
+    ("pt", {"d4": {"uniform": 0.5}},
+     "passo 2: palpite 4: reached é false, mas tem um uniform 0.5 (o specviz sorteia um uniform só para os palpites "
+     "que testa)."),
+])
+def test_a_steps_drafts_are_accepted_up_to_one_rejection_and_none_tested_after(lang, changes, says):
+    """Left by earlier reads (read 52's list): each draft was checked alone, so a step whose fourth draft was kept
+    (u = 0.1 below its chance 0.49) after its third was rejected loaded, and the pages drew a kept chip after the
+    rejection; nor did `reached` have to agree with the uniform the rule draws for each draft it tests. The verifier
+    tests drafts from the first until one is rejected and draws a uniform for exactly those."""
+    assert refusal(_step2(**changes), lang).endswith(says)
+    assert "a step's drafts accepted up to at most one rejected, none reached after it" in _library()
+    assert "`uniform` given exactly when it is `reached`" in _library()
+
+
+def _tree(*nodes, path):
+    """HAND with its tree's nodes and path replaced (its one decision, node 0 kept with u 0.1, stays)."""
+    base = TREE_STEP["tree"]["nodes"][0]  # p 0.25, q 0.5, u 0.1, accept_prob 0.5, accepted, under the root
+    return {**HAND, "steps": [{**TREE_STEP, "tree": {"nodes": [{**base, **n} for n in nodes], "path": path}}]}
+
+
+@pytest.mark.parametrize("lang, tree, says", [
+    ("en", _tree({}, {"token_id": 7, "status": "not reached", "uniform": 0.3, "accept_prob": None}, path=[0]),
+     "node 1: status is not reached, but it has uniform 0.3 (specviz records a uniform and an accept_prob only for "
+     "the nodes it tests)."),
+    ("pt", _tree({}, {"token_id": 7, "status": "not reached", "uniform": None}, path=[0]),
+     "nó 1: status é not reached, mas tem accept_prob 0.5 (o specviz registra um uniform e um accept_prob só para os "
+     "nós que testa)."),
+    ("en", _tree({"uniform": None}, path=[0]),
+     "node 0: status is accepted, but uniform is null (specviz records a uniform and an accept_prob for every node it "
+     "tests)."),
+    ("en", _tree({"status": "rejected", "uniform": 0.9}, {"token_id": 7},
+                 {"token_id": 8, "parent": 0, "depth": 2, "status": "rejected", "uniform": 0.9}, path=[1]),
+     "node 2: status is rejected, but its parent, node 0, was not accepted (specviz tests only the children of the "
+     "root and of accepted nodes)."),
+    ("pt", _tree({}, {"token_id": 7, "status": "rejected", "uniform": 0.9}, path=[0]),
+     "nó 1: status é rejected, mas o nó 0, um irmão antes dele, não foi rejeitado (o specviz testa os filhos de um nó "
+     "em ordem e para no primeiro que aceita)."),
+    ("en", _tree({}, {"token_id": 7, "parent": 0, "depth": 2, "status": "not reached", "uniform": None,
+                      "accept_prob": None}, path=[0]),
+     "node 1: status is not reached, but the rule reached it: its parent was accepted (or is the root) and every "
+     "sibling before it was rejected (specviz tries a node's children in order until it accepts one)."),
+    ("en", _tree({"uniform": 0.6}, path=[0]),
+     "node 0: status is accepted, but its uniform 0.6 is not below its accept_prob 0.5 (specviz keeps a node exactly "
+     "when uniform < accept_prob)."),
+    ("pt", _tree({"status": "rejected", "uniform": 0.9}, {"token_id": 7, "uniform": 0.2, "accept_prob": 0.1},
+                 path=[1]),
+     "nó 1: status é accepted, mas seu uniform 0.2 não é menor que seu accept_prob 0.1 (o specviz aceita um nó "
+     "exatamente quando uniform < accept_prob)."),
+    ("en", _tree({"status": "rejected"}, {"token_id": 7}, path=[1]),
+     "node 0: status is rejected, but its uniform 0.1 is below its accept_prob 0.5 (specviz keeps a node exactly when "
+     "uniform < accept_prob)."),
+])
+def test_a_tree_node_is_tested_exactly_where_the_rule_walks(lang, tree, says):
+    """Left by earlier reads (read 52's list): a tree node's status was checked only against the path, so a node
+    marked not reached with a uniform, one tested below a rejected parent or after its accepted sibling, or one
+    kept with u above its chance loaded as it stood. `verify_tree` walks down from the root, tries an accepted
+    node's children in order until it keeps one, and records u and accept_prob for exactly the nodes it tries."""
+    assert refusal(tree, lang).endswith("tree: " + says if lang == "en" else "árvore: " + says)
+    assert Trace.from_dict(_tree({}, {"token_id": 7, "status": "not reached", "uniform": None, "accept_prob": None},
+                                 path=[0])).steps[0].tree.nodes[1].status == "not reached"
+    assert "tested exactly when it is a child of the root or of an accepted node and every sibling before it" \
+           in _library()
+
+
+@pytest.mark.parametrize("lang, says", [
     ("en", "This file gives the key 'text' twice in one object (a JSON reader keeps only its last value, without a "
            "word), so it is not a trace specviz wrote."),
     ("pt", "Este arquivo dá a chave 'text' duas vezes no mesmo objeto (um leitor de JSON guarda só o último valor, "
@@ -555,3 +664,20 @@ def test_a_key_given_twice_is_refused_naming_it(lang, says):
     assert refusal(long).startswith(f"This file gives the key '{'x' * 37}…' twice")
     assert "no key given twice in one object" in _library()
 
+
+@pytest.mark.slow  # eight toy runs
+@pytest.mark.parametrize("temperature", [0.0, 0.7])
+@pytest.mark.parametrize("shape", [{}, {"tree_nodes": 16, "tree_width": 4}, {"tree_nodes": 16, "tree_width": 4,
+                                                                              "tree_lookup": 8}, {"top_k": 5}])
+def test_what_the_engine_writes_loads_under_the_new_checks(toy, temperature, shape):
+    """The checks above (a chain's accept_prob, drafts in order, reached against uniform, a tree's nodes tested
+    where the rule walks, keys once) refuse nothing the engine writes: chain and tree, greedy and sampled, top-k and
+    with a lookup branch (read 52 also ran 44 such traces, three seeds each, and the shipped ones)."""
+    from specviz.runs.running import run
+    from specviz.runs.runspec import RunSpec
+
+    trace = run(RunSpec(pair="toy", prompt="the cat sat on the mat the cat", chat=False, k=4, temperature=temperature,
+                        seed=1, max_new_tokens=30, **shape), pair=toy)
+    again = Trace.from_json(trace.to_json())
+    assert again.output_ids == trace.output_ids and again.num_steps == trace.num_steps
+    assert any(d.reached for s in again.steps for d in s.decisions)

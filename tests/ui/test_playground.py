@@ -1438,7 +1438,9 @@ def test_a_live_run_cut_by_the_time_limit_is_not_what_its_link_shows_next(monkey
     """Read 46: the docs' owls link read "Step 2 of 15" for one reader and "Passo 2 de 8" for another. The same spec
     gives the same tokens in either language; a live run stops at RUN_SECONDS on a busy server, and that cut trace
     was cached as the spec's run, so every later visitor of the link got the shortened run. A run the time limit cut
-    short is shown to the session that ran it but not stored: the next press runs the whole of it."""
+    short is shown to the session that ran it but not stored: the next press runs the whole of it. Read 52: the
+    player, keyed by the settings alone, then stayed on the cut run's step ("Step 14 of 19", the first trace's
+    guesses) instead of opening on the whole run's answer."""
     from specviz.engine.kinds import StopReason
     from specviz.ui.common import runs
 
@@ -1452,15 +1454,19 @@ def test_a_live_run_cut_by_the_time_limit_is_not_what_its_link_shows_next(monkey
     at.text_area(key="playground_prompt").set_value("cut short").run()
     at.button(key="playground_run").click().run()
     no_problems(at)
-    cut, spec = at.session_state["playground_live"]
+    cut, spec, _id = at.session_state["playground_live"]
     assert cut.stop_reason == StopReason.DEADLINE and counter(at) == (1, 1)
+    at.button(key="playground_prev").click().run()
+    assert counter(at) == (0, 1)
     assert runs.cached_speculative(spec) is None  # not the link's run for the next visitor
     monkeypatch.setattr(runs, "RUN_SECONDS", 60.0)
     at.button(key="playground_run").click().run()
     no_problems(at)
-    whole, again = at.session_state["playground_live"]
+    whole, again, _id = at.session_state["playground_live"]
     assert again == spec and whole.stop_reason != StopReason.DEADLINE and whole.num_steps > 1
-    assert counter(at)[1] == whole.num_steps and runs.cached_speculative(spec) is not None  # "Step … of 29"
+    assert runs.cached_speculative(spec) is not None
+    assert counter(at) == (whole.num_steps, whole.num_steps)  # it opens on the whole run's answer, not on step 0
+    assert any(f"Done: {whole.num_tokens} tokens" in s.value for s in at.success)
 
 
 @pytest.mark.slow  # three pages

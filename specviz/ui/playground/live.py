@@ -342,15 +342,23 @@ def live_trace(settings: RunSpec | str, run: bool) -> tuple[Trace, str, RunSpec]
             return None
         finally:
             progress.clear()
-        state["playground_live"] = (trace, settings)
+        state["playground_live"] = (trace, settings, live_id(trace, settings))
         state[LAND_AT_END] = run or state.get(LAND_AT_END, False)  # a shared link with a step opens on that step
     if "playground_live" not in state:
         st.info(_(TEXT["first_prompt"], **first_load_figures()))
         return None
-    trace, shown = state["playground_live"]
+    trace, shown, trace_id = state["playground_live"]
     if shown != settings:
         st.caption(_(TEXT["changed"]))
-    return trace, "live:" + digest(repr(shown)), shown
+    return trace, trace_id, shown
+
+
+def live_id(trace: Trace, settings: RunSpec) -> str:
+    """A live trace's id for the player: its settings and its tokens. A run cut short at its time limit is not
+    cached, so Run with the same settings makes another trace (read 52: the tree preset stopped after 39 tokens, the
+    next run of that shape wrote 48, and the player, keyed by the settings alone, stayed on step 14 of 19 with the
+    first trace's guesses instead of opening on the new answer); the same trace from the cache keeps its id."""
+    return "live:" + digest(repr(settings) + trace.to_json())
 
 
 def take_landing() -> bool:

@@ -1230,7 +1230,7 @@ def test_every_flag_left_unset_by_default_says_what_leaving_it_out_does():
               and "left out" not in (action.help or "")]
     assert unsaid == []
     generate = " ".join(build_parser()._subparsers._group_actions[0].choices["generate"].format_help().split())
-    assert "(0 = a quarter, at least 1) (0..128; default: 0)" in generate
+    assert "(0 = a quarter, rounded down, at least 1) (0..128; default: 0)" in generate
 
 
 DTYPE_CLIS = ["specviz.scripts.gpu_bench", "specviz.scripts.targets_bench", "specviz.scripts.shape_table",

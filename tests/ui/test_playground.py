@@ -1518,12 +1518,14 @@ def test_the_done_line_names_no_stop_a_trace_does_not_record(lang):
     assert limit.startswith(unknown), (unknown, limit)
 
 
-@pytest.mark.parametrize("lang, said", [("en", "Layers the layer-skip draft keeps (0 = a quarter, at least 1)"),
-                                        ("pt", "Camadas que o rascunho de pular camadas mantém (0 = um quarto, no "
-                                               "mínimo 1)")])
+@pytest.mark.parametrize("lang, said", [("en", "Layers the layer-skip draft keeps (0 = a quarter, rounded down, at "
+                                               "least 1)"),
+                                        ("pt", "Camadas que o rascunho de pular camadas mantém (0 = um quarto, "
+                                               "arredondado para baixo, no mínimo 1)")])
 def test_the_layer_skip_layers_box_says_its_default_keeps_at_least_one_layer(lang, said):
     """Read 48: the box said "0 = a quarter", but the toy target has 2 layers, and its default draft keeps 1 of them
-    (a half): a quarter rounds down, and at least 1 layer is kept."""
+    (a half): a quarter rounds down, and at least 1 layer is kept. Read 52: the default pair's 30 layers keep 7, not
+    the 7.5 "a quarter" reads as: the box says it rounds down."""
     from specviz.core.i18n import using
     from specviz.engine.proposers.layerskip import default_layers
     from specviz.models.pairs import load_pair

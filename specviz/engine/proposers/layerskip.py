@@ -47,8 +47,9 @@ def layers_refusal(total: int, layers: object, zero: bool = True) -> str:
     every size (one layer is "1 layer", a target of fewer than 2 layers allows none), and, with `zero`, what 0
     means where the user's value reaches `from_pair` (the proposer's default, a quarter of the layers).
 
-    >>> layers_refusal(2, 5)
-    "A layer-skip draft keeps 1 layer of the target's 2, or 0 for the default: a quarter of them, at least 1 (got 5)."
+    >>> layers_refusal(2, 5)  # doctest: +NORMALIZE_WHITESPACE
+    "A layer-skip draft keeps 1 layer of the target's 2, or 0 for the default: a quarter of them, rounded down,
+    at least 1 (got 5)."
     >>> layers_refusal(1, 0)
     'A layer-skip draft needs a target of at least 2 layers; this one has 1 (got 0).'
     """
@@ -58,9 +59,10 @@ def layers_refusal(total: int, layers: object, zero: bool = True) -> str:
                  total=total, layers=layers)
     if zero:
         return ngettext("A layer-skip draft keeps {n} layer of the target's {total}, or 0 for the default: a quarter "
-                        "of them, at least 1 (got {layers}).",
+                        "of them, rounded down, at least 1 (got {layers}).",
                         "A layer-skip draft keeps 1 to {n} layers of the target's {total}, or 0 for the default: "
-                        "a quarter of them, at least 1 (got {layers}).", total - 1, total=total, layers=layers)
+                        "a quarter of them, rounded down, at least 1 (got {layers}).", total - 1, total=total,
+                        layers=layers)
     return ngettext("A layer-skip draft keeps {n} layer of the target's {total} (got {layers}).",
                     "A layer-skip draft keeps 1 to {n} layers of the target's {total} (got {layers}).",
                     total - 1, total=total, layers=layers)

@@ -329,7 +329,8 @@ register(ProposerInfo(
        "way to see speculation fail."),
     "specviz.engine.proposers.layerskip:from_pair", can_branch=True,
     settings=(ProposerSetting(
-        "layers", N_("Layers the layer-skip draft keeps (0 = a quarter, at least 1)"), 0, 128, unset=0,
+        "layers", N_("Layers the layer-skip draft keeps (0 = a quarter, rounded down, at least 1)"), 0,
+        128, unset=0,
         help=N_("More layers: the draft agrees with the target more often, but each draft costs more."),
         most="specviz.engine.proposers.layerskip:most_layers"),),
     twin="specviz.engine.proposers.layerskip:transformers_twin", timed_as="model"))

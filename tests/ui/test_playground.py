@@ -1590,3 +1590,27 @@ def test_every_preset_label_fits_its_button_in_both_languages():
         assert _(PRESETS["medusa"][0]) == "7 · Cabeças de previsão"
     tour = (Path(__file__).resolve().parents[2] / "docs" / "app.pt-BR.md").read_text(encoding="utf-8")
     assert "*7 · Cabeças de previsão* do Playground" in tour  # the app tour quotes the label as shown
+
+
+@pytest.mark.parametrize("lang, coming, nothing", [
+    ("en", "**Coming up: step 1.** This trace is target-only decoding, with no proposer: the target writes one token",
+     "Nothing decoded yet. Press **Next step** to watch the target write its first token"),
+    ("pt", "**A seguir: passo 1.** Este traço é decodificação só com o alvo, sem proponente: o alvo escreve",
+     "Nada decodificado ainda. Aperte **Próximo passo** para ver o alvo escrever o primeiro token")])
+def test_an_uploaded_target_only_trace_is_not_said_to_have_a_proposer_that_drafted_nothing(lang, coming, nothing):
+    """Read 52: an example's baseline (target-only decoding) uploaded here read "The proposer drafted nothing (it
+    found no guess, the draft length was 0, or only one token was left to write)" at every step: it has no proposer,
+    and none of those reasons held."""
+    from specviz.core.i18n import using
+
+    baseline = load_example("smollm-eagle-greedy")[1]
+    assert baseline is not None and baseline.mode == "autoregressive"
+    at = page(lang=lang)
+    with using(lang):  # AppTest formats the radio's options in this process: the page's language
+        at.radio(key="playground_source").set_value("upload").run()
+        at.file_uploader(key="playground_upload").set_value(("baseline.json", baseline.to_json().encode(),
+                                                             "application/json")).run()
+    no_problems(at)
+    assert any(m.value.startswith(coming) for m in at.markdown)
+    assert any(i.value.startswith(nothing) for i in at.info)
+    assert not any("drafted nothing" in m.value or "não rascunhou nada" in m.value for m in at.markdown)

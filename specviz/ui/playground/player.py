@@ -15,7 +15,7 @@ import re
 import streamlit as st
 
 from specviz.core.i18n import N_, _, ngettext, number
-from specviz.engine.kinds import StopReason
+from specviz.engine.kinds import Mode, StopReason
 from specviz.engine.trace import Trace
 from specviz.ui.classroom import ask as classroom_ask
 from specviz.ui.common import state
@@ -74,6 +74,12 @@ TEXT = {
     "coming_up_nothing": N_("**Coming up: step {step}.** The proposer drafted nothing (it found no guess, the draft "
                             "length was 0, or only one token was left to write), so the target writes one token on "
                             "its own."),
+    # read 52: an uploaded target-only trace (the examples' baselines) read "The proposer drafted nothing (it found no
+    # guess, the draft length was 0, or only one token was left to write)": it has no proposer, and none of those held
+    "coming_up_target_only": N_("**Coming up: step {step}.** This trace is target-only decoding, with no proposer: "
+                                "the target writes one token on its own, one pass per token."),
+    "nothing_yet_target_only": N_("Nothing decoded yet. Press **Next step** to watch the target write its first "
+                                  "token, or **Play**."),
     "coming_up_tree": N_("**Coming up: step {step}.** The proposer drafted a tree of {nodes}, and the target checks "
                          "them all in one forward pass: the step shows the tree and the path it kept."),
     "nothing_yet": N_("Nothing verified yet. Press **Next step** to watch the target check the first drafts, or "
@@ -178,7 +184,7 @@ def render_player(view: TraceView, trace_id: str, on_position=None) -> None:
         st.html(legend_html())
         st.caption(_(TEXT["legend"]))
         if pos == 0:
-            st.info(_(TEXT["nothing_yet"]))
+            st.info(_(TEXT["nothing_yet" if trace.mode == Mode.SPECULATIVE else "nothing_yet_target_only"]))
             return
         with st.container(border=True):  # the revealed step
             if not session.get(PLAYING):  # a press brings the result on screen; Play's ticks leave the view
@@ -250,7 +256,9 @@ def _coming_up(trace: Trace, trace_id: str, pos: int) -> None:
         # the lookup branch's copies counted apart, as the step's headline does: no proposer drafted them
         st.markdown(_(TEXT["coming_up_tree"], step=pos + 1, nodes=tree_nodes_text(step)))
         return  # no guess either (`Predictor.ask`), as the live quiz asks a tree step nothing
-    if step.decisions:
+    if trace.mode != Mode.SPECULATIVE:  # target-only decoding: no proposer, so none of "drafted nothing"'s reasons
+        st.markdown(_(TEXT["coming_up_target_only"], step=pos + 1))
+    elif step.decisions:
         st.markdown(_(TEXT["coming_up"], step=pos + 1))
         st.html(f"<div>{decision_chips(step, revealed=False, size='normal')}</div>")
     else:  # one sentence, not "The proposer drafted:" over "(nothing drafted: …)"

@@ -659,7 +659,8 @@ def format_step(step: Step, color: bool = False) -> str:
         if uses_residuals(node):  # read 49: a later child showed p/q=1.318 beside min(1,p′/q′)=0.771
             p, q, mark = node.target_prob_used, node.draft_prob_used, "′"
             ratio = p_over_q(p, q)
-        # the app's decimals (read 51: "p=0.005 p/q=0.085", though 0.005/0.064 is 0.078): two figures at least
+        # the app's decimals (read 51: "p=0.005 p/q=0.085", though 0.005/0.064 is 0.078): two figures at least,
+        # and p and q as many more as their quotient needs to give the p/q shown (read 52)
         shown = shown_numbers(p, q, d.accept_prob, d.uniform, p_over_q=ratio)
         # 0/0 has no value (read 51: "p/q=inf", where the tree's table writes "–"): "-", as a missing u
         u = _ascii(shown.u) if d.uniform is not None else "  -  "

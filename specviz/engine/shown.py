@@ -1,12 +1,14 @@
 """How every place that shows a draft's numbers writes them: `fmt` (one probability or ratio) and `shown_numbers`
-(p, q, p/q, the chance to keep the draft and u with one number of decimals, `Shown`).
+(p/q, the chance to keep the draft and u with one number of decimals, p and q with it or the more their quotient
+needs, `Shown`).
 
 Plain Python, no Streamlit: the app's step panels (`specviz.ui.common.tokens` re-exports these), the CLI's step lines
 and the live quiz all write them here, so a p/q a reader sees follows from the p and q beside it (read 51: the CLI
-wrote p = 0.005 beside p/q = 0.085, which the app had since written p = 0.0054).
+wrote p = 0.005 beside p/q = 0.085, which the app had since written p = 0.0054; read 52: 0.0054 / 0.0640 is
+0.0844, so p and q now take the decimals their quotient needs).
 
     >>> shown_numbers(0.00544, 0.064, 0.085, 0.026).p
-    '0.0054'
+    '0.00544'
 """
 
 from __future__ import annotations
@@ -14,18 +16,19 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from specviz.core.i18n import localized, number
+from specviz.core.i18n import as_written, localized, number
 from specviz.engine.trace import p_over_q as ratio_of
 
 
-def fmt(x: float | None, digits: int = 3) -> str:
+def fmt(x: float | None, digits: int = 3, figures: int = 2) -> str:
     """A probability or ratio for people: 3 decimals (a decimal comma in Portuguese), ∞ for infinity, – for missing,
     and an exact 0 as "0". The one writer of the step panels' numbers: Read 48 found an exact zero as "0.000" in the
     chips and tables but "0" in the distribution table, which writes the zeros a short top list implies that way.
-    "0" says the value is 0, not a rounded one (a nonzero value below the last decimal is written 1.0e-06).
+    "0" says the value is 0, not a rounded one (a nonzero value below the last decimal is written 1.0e-06, with
+    `figures` significant figures).
 
-    >>> fmt(0.123456), fmt(math.inf), fmt(None), fmt(1e-6), fmt(0.0), fmt(0)
-    ('0.123', '∞', '–', '1.0e-06', '0', '0')
+    >>> fmt(0.123456), fmt(math.inf), fmt(None), fmt(1e-6), fmt(0.0), fmt(0), fmt(1.7712e-6, figures=3)
+    ('0.123', '∞', '–', '1.0e-06', '0', '0', '1.77e-06')
     """
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "–"
@@ -34,7 +37,7 @@ def fmt(x: float | None, digits: int = 3) -> str:
     if x == 0:
         return "0"
     if x != 0 and abs(x) < 10 ** -digits:
-        return localized(f"{x:.1e}")
+        return localized(f"{x:.{figures - 1}e}")
     return number(x, digits)  # the one locale-aware formatter (read 47)
 
 
@@ -51,13 +54,18 @@ class Shown:
 
 def shown_numbers(target_prob: float | None, draft_prob: float | None, chance: float | None, u: float | None,
                   p_over_q: float | None = math.nan, digits: int = 3) -> Shown:
-    """p, q, p/q, the chance to keep the draft and u, all written by `fmt` with one number of decimals: `digits`, or
+    """p, q, p/q, the chance to keep the draft and u, written by `fmt` with one number of decimals: `digits`, or
     more (up to 9) where fewer would write two numbers a sentence compares alike though they differ (p and q, the
     chance and u; p/q or the chance as 1 though it is below 1: reads 44 and 46). Read 47: each was written with
     decimals of its own (three helpers, since removed), so one step panel read p = 0.400, q = 0.800, p/q = 0.500
     and min(1, p/q) = 0.50000. Read 51: three decimals give a p or p/q below 0.01 one significant figure, so
     "p = 0.005 < q = 0.064 ... p/q = 0.085" (0.005 / 0.064 is 0.078) and "p/q = 0.001" for 0.0015 did not follow from
     the numbers beside them; p, q, p/q and the chance now get more decimals until each shows two figures at least.
+    Read 52: p/q is computed from the unrounded p and q, so "p = 0.0054, q = 0.0640, p/q = 0.0850" (0.0054 / 0.0640
+    is 0.0844) still did not follow; p and q now take as many decimals more (up to `MORE_PQ_DIGITS`; significant
+    figures where one is written with an exponent) as it takes for the written p ÷ the written q, rounded to p/q's
+    decimals, to give the p/q written (`quotient_follows`), as `specviz.labs.timeline.speed_decimals` does for
+    speeds.
     `draft_prob` is the q the rule used (1 for a point mass); `p_over_q`, where given, the p/q to show (by default
     `specviz.engine.trace.p_over_q(target_prob, draft_prob)`).
 
@@ -68,13 +76,48 @@ def shown_numbers(target_prob: float | None, draft_prob: float | None, chance: f
     >>> shown_numbers(0.3, 0.1, 1.0, None)
     Shown(p='0.300', q='0.100', ratio='3.000', chance='1.000', u='–')
     >>> shown_numbers(0.00544, 0.064, 0.085, 0.026)
-    Shown(p='0.0054', q='0.0640', ratio='0.0850', chance='0.0850', u='0.0260')
+    Shown(p='0.00544', q='0.06400', ratio='0.0850', chance='0.0850', u='0.0260')
     """
     r = ratio_of(target_prob, draft_prob) if isinstance(p_over_q, float) and math.isnan(p_over_q) else p_over_q
     pairs = [(target_prob, draft_prob), (chance, u), *((x, 1.0) for x in (r, chance) if x is not None and 0 < x < 1)]
     places = next((n for n in range(digits, 10) if all(_told_apart(a, b, n) for a, b in pairs)
                    and all(_two_figures(x, n) for x in (target_prob, draft_prob, r, chance))), 9)
-    return Shown(*(fmt(x, places) for x in (target_prob, draft_prob, r, chance, u)))
+    more = next((n for n in range(places, places + MORE_PQ_DIGITS + 1) if _told_apart(target_prob, draft_prob, n)
+                 and quotient_follows(target_prob, draft_prob, r, n, places)), places + MORE_PQ_DIGITS)
+    return Shown(*(fmt(x, more, 2 + more - places) for x in (target_prob, draft_prob)),
+                 *(fmt(x, places) for x in (r, chance, u)))
+
+
+MORE_PQ_DIGITS = 6  # the most decimals p and q take beyond p/q's so that their quotient gives it (read 52)
+
+
+def written(x: float, digits: int, figures: int = 2) -> float:
+    """`x` as `fmt(x, digits, figures)` writes it, read back as a number: 0.0054 for 0.00544 at 4 decimals, 1e-06
+    for 1.04e-06 (written 1.0e-06).
+
+    >>> written(0.00544, 4), written(1.04e-06, 3), written(0.0, 3), written(0.12449, 3), written(1.7712e-6, 4, 3)
+    (0.0054, 1e-06, 0.0, 0.124, 1.77e-06)
+    """
+    if x == 0 or not math.isfinite(x):
+        return x
+    return float(f"{x:.{figures - 1}e}") if abs(x) < 10 ** -digits else as_written(x, digits)
+
+
+def quotient_follows(target_prob: float | None, draft_prob: float | None, ratio: float | None, pq_digits: int,
+                     ratio_digits: int) -> bool:
+    """Whether p as written ÷ q as written (at `pq_digits`), written at `ratio_digits` as `fmt` writes p/q, is the
+    p/q written: what a reader who checks the division gets (read 52: 0.0054 / 0.0640 is 0.0844, not the 0.0850
+    shown beside them). A ratio that is not p/q (or none, or ∞) is not checked.
+
+    >>> quotient_follows(0.00544, 0.064, 0.085, 4, 4), quotient_follows(0.00544, 0.064, 0.085, 5, 4)
+    (False, True)
+    """
+    if target_prob is None or draft_prob is None or ratio is None or not math.isfinite(ratio) or draft_prob <= 0 \
+            or not math.isclose(ratio, target_prob / draft_prob, rel_tol=1e-9):
+        return True
+    figures = 2 + pq_digits - ratio_digits  # a p or q below 10^-pq_digits gets its added digits as figures
+    q = written(draft_prob, pq_digits, figures)
+    return q > 0 and fmt(written(target_prob, pq_digits, figures) / q, ratio_digits) == fmt(ratio, ratio_digits)
 
 
 def _two_figures(x: float | None, digits: int) -> bool:

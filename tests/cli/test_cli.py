@@ -1329,7 +1329,7 @@ def test_a_tree_child_tried_after_a_rejected_sibling_shows_the_p_and_q_the_rule_
               "--json", str(path))
     assert out.returncode == 0, out.stderr
     line = next(line for line in out.stdout.splitlines() if "'l'" in line)
-    assert "q′=0.040 p′=0.031 p′/q′=0.761   min(1,p′/q′)=0.761" in line, line
+    assert "q′=0.0402 p′=0.0306 p′/q′=0.761   min(1,p′/q′)=0.761" in line, line  # 0.0306 / 0.0402 = 0.761
     assert "p/q=1.132" not in out.stdout
     shown = re.findall(r" (q′?)=\S+ (p′?)=\S+ p′?/q′?=(\S+)\s+min\(1,(p′?)/q′?\)=(\S+)", out.stdout)
     assert {("q", "p"), ("q′", "p′")} <= {s[:2] for s in shown}  # first children plain, later ones primed
@@ -1343,7 +1343,7 @@ def test_a_tree_child_tried_after_a_rejected_sibling_shows_the_p_and_q_the_rule_
     assert round(node.target_prob_used / node.draft_prob_used, 3) == round(node.accept_prob, 3) == 0.761
     step = next(s for s in trace.steps if any(n is node for n in s.tree.nodes))
     with using("pt"):
-        assert "q′=0,040 p′=0,031 p′/q′=0,761   min(1,p′/q′)=0,761" in format_step(step)
+        assert "q′=0,0402 p′=0,0306 p′/q′=0,761   min(1,p′/q′)=0,761" in format_step(step)
 
 
 ESCAPES = "x\x1b[2J\u202e"  # clears a terminal, then reverses the rest of the line

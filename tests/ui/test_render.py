@@ -160,12 +160,13 @@ def test_a_draft_the_draft_gave_no_probability_is_told_as_always_kept():
                                                 "token, então p/q = ∞ e ele é sempre mantido.")
 
 
-@pytest.mark.parametrize("lang, p, ratio", [("en", "p=0.0055", "p/q=0.0852"), ("pt", "p=0,0055", "p/q=0,0852")])
+@pytest.mark.parametrize("lang, p, ratio", [("en", "p=0.005485", "p/q=0.0852"), ("pt", "p=0,005485", "p/q=0,0852")])
 def test_the_cli_writes_a_steps_p_and_q_with_the_apps_decimals_so_p_over_q_follows(lang, p, ratio):
     """Read 51: the shipped example smollm-draft-t07's step 16 printed "q=0.064 p=0.005 p/q=0.085" in the CLI, with
     three decimals each, though 0.005 / 0.064 is 0.078; the app had already given p two figures (0.0054). The CLI's
     step lines now write p, q, p/q, min(1, p/q) and u with `shown_numbers`, the app's rule, so they read as the
-    step panel's hover does."""
+    step panel's hover does. Read 52: "q=0.0644 p=0.0055 p/q=0.0852" still did not follow (0.0055 / 0.0644 is
+    0.0854): p and q now take the decimals their quotient needs, "q=0.064380 p=0.005485"."""
     from specviz.cli import format_step
     from specviz.core.i18n import using
     from specviz.ui.common.tokens import decision_numbers
@@ -177,8 +178,19 @@ def test_the_cli_writes_a_steps_p_and_q_with_the_apps_decimals_so_p_over_q_follo
         app = decision_numbers(step.decisions[0])
     assert f"q={app.q} {p} {ratio}  min(1,p/q)={app.chance} u={app.u}" in line, line
     assert app.p == p[2:] and app.ratio == ratio[4:], app
-    shown_p, shown_q = (float(x.replace(",", ".")) for x in (app.p, app.q))
-    assert abs(shown_p / shown_q - float(app.ratio.replace(",", "."))) < 0.001  # p/q follows from p and q
+    with using(lang):
+        assert quotient_as_written(app.p, app.q, app.ratio) == app.ratio  # p/q follows from p and q
+
+
+def quotient_as_written(p: str, q: str, ratio: str) -> str:
+    """The shown p ÷ the shown q, written as the shown p/q is (its decimals, or its exponent): what a reader who
+    checks the division gets."""
+    from specviz.core.i18n import localized, number, with_decimal_point
+
+    value = float(with_decimal_point(p)) / float(with_decimal_point(q))
+    if "e" in ratio:
+        return localized(f"{value:.1e}")
+    return number(value, len(with_decimal_point(ratio).partition(".")[2]))
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
@@ -1280,7 +1292,9 @@ def test_every_shipped_step_writes_a_p_over_q_that_follows_from_its_p_and_q():
     """Read 51: three decimals gave a p below 0.01 one significant figure, so the Playground's step panel read
     "p = 0.005 < q = 0.064 ... survives with probability p/q = 0.085" (0.005 / 0.064 = 0.078), and an unreached toy
     draft "p = 0.006, q = 0.007, p/q = 0.785" (0.857). On every shipped example, p/q as the sentence, hover and
-    tables write it is now the shown p over the shown q, to the two figures each shows at least."""
+    tables write it is now the shown p over the shown q, to the two figures each shows at least. Read 52: to the
+    two figures was not enough ("p = 0.0054, q = 0.0640, p/q = 0.0850", where 0.0054 / 0.0640 is 0.0844): the shown
+    p ÷ the shown q, written with p/q's decimals, is the p/q shown, on every step of every example."""
     from specviz.labs.examples import list_examples
     from specviz.ui.common.step_view import _position_sentence
 
@@ -1291,12 +1305,11 @@ def test_every_shipped_step_writes_a_p_over_q_that_follows_from_its_p_and_q():
                 shown = tokens.decision_numbers(d)
                 if not (0 < d.target_prob < 1 and 0 < d.draft_prob):
                     continue
-                p, q, ratio = float(shown.p), float(shown.q), float(shown.ratio)
-                if abs(p / q - ratio) > 0.06 * ratio:
+                if quotient_as_written(shown.p, shown.q, shown.ratio) != shown.ratio:
                     far.append((example.name, step.index + 1, d.position + 1, shown.p, shown.q, shown.ratio))
     assert not far, far
-    step = load_example("smollm-draft-t07")[0].steps[15]  # "Step 16": p = 0.0055 against q = 0.0644
-    assert "p = 0.0055 < q = 0.0644" in _position_sentence(step.decisions[0])
+    step = load_example("smollm-draft-t07")[0].steps[15]  # "Step 16": p = 0.005485 against q = 0.064380
+    assert "p = 0.005485 < q = 0.064380" in _position_sentence(step.decisions[0])  # 0.005485 / 0.064380 = 0.0852
     assert "p/q = 0.0852" in _position_sentence(step.decisions[0])
 
 

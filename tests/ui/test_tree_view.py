@@ -784,18 +784,18 @@ def test_a_main_line_child_tried_after_a_rejected_sibling_shows_p_and_q_primed_i
         return text.replace("<br>", "\n")
 
     for lang, primed, hovered, told, caption, chips in [
-            ("en", "q′ = 0.042 · p′ = 0.013 (after the siblings tried before it were rejected)\np′/q′ = 0.317\n",
-             "p′ = 0.013, q′ = 0.042\np′/q′ = 0.317\nmin(1, p′/q′) = 0.317",
-             "p′ = 0.013 and q′ = 0.042 (p = 0.017 and q = 0.015 before those rejections), so p′/q′ = 0.317 and "
-             "it was kept with probability 0.317.",
+            ("en", "q′ = 0.04222 · p′ = 0.01339 (after the siblings tried before it were rejected)\np′/q′ = 0.317\n",
+             "p′ = 0.01339, q′ = 0.04222\np′/q′ = 0.317\nmin(1, p′/q′) = 0.317",
+             "p′ = 0.01339 and q′ = 0.04222 (p = 0.01710 and q = 0.01455 before those rejections), so p′/q′ = 0.317 "
+             "and it was kept with probability 0.317.",
              "a child tried after a rejected sibling is tested against p′, the residual the siblings tried before it "
              "left, and q′, the draft's q without them (or a point mass)",
              "for a node tried after a rejected sibling, p′, q′ and p′/q′"),
-            ("pt", "q′ = 0,042 · p′ = 0,013 (depois que os irmãos tentados antes dele foram rejeitados)\n"
+            ("pt", "q′ = 0,04222 · p′ = 0,01339 (depois que os irmãos tentados antes dele foram rejeitados)\n"
                    "p′/q′ = 0,317\n",
-             "p′ = 0,013, q′ = 0,042\np′/q′ = 0,317\nmin(1, p′/q′) = 0,317",
-             "p′ = 0,013 e q′ = 0,042 (p = 0,017 e q = 0,015 antes dessas rejeições), então p′/q′ = 0,317 e ele "
-             "foi mantido com probabilidade 0,317.",
+             "p′ = 0,01339, q′ = 0,04222\np′/q′ = 0,317\nmin(1, p′/q′) = 0,317",
+             "p′ = 0,01339 e q′ = 0,04222 (p = 0,01710 e q = 0,01455 antes dessas rejeições), então p′/q′ = 0,317 e "
+             "ele foi mantido com probabilidade 0,317.",
              "um filho tentado depois de um irmão rejeitado é testado contra p′, a distribuição residual que os "
              "irmãos tentados antes dele deixaram, e q′, o q do rascunho sem eles (ou uma massa pontual)",
              "para um nó tentado depois de um irmão rejeitado, p′, q′ e p′/q′")]:
@@ -813,8 +813,9 @@ def test_a_main_line_child_tried_after_a_rejected_sibling_shows_p_and_q_primed_i
     old = dataclasses.replace(node, target_prob_used=None, draft_prob_used=None)
     bare = dataclasses.replace(step, tree=TreeRecord([first, old, *step.tree.nodes[2:]], step.tree.path))
     tip = decision_tooltip(d, True, numbers[0], old)
-    assert "p (target) = 0.017\nq (draft) = 0.015\np/q = 1.175\nmin(1, p′/q′) = 0.317" in tip and "q′ =" not in tip
-    assert "p = 0.017, q = 0.015\np/q = 1.175" in overview(bare)
+    # read 52: p and q with the decimals p/q needs (0.017 / 0.015 is 1.133; 0.01710 / 0.01455 is 1.175)
+    assert "p (target) = 0.01710\nq (draft) = 0.01455\np/q = 1.175\nmin(1, p′/q′) = 0.317" in tip
+    assert "q′ =" not in tip and "p = 0.01710, q = 0.01455\np/q = 1.175" in overview(bare)
     assert "p′ =" not in _position_sentence(d, tree=True, node=old)
 
 

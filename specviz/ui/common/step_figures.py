@@ -261,7 +261,7 @@ def _rule_q(d: Decision, node: TreeNode | None) -> tuple[str, str, str, str, str
     against a point mass (copied from the context, or a child not drawn from q) has q = 1 and p/q = p, not the
     draft's q(x) (read 44: "q = 0.000, p/q = ∞"); a child tried after a rejected sibling has p′, q′ and p′/q′, the
     residuals the siblings tried before it left (`rule_probs`; read 50: "p/q = 1.175" beside a bar of 0.317); all
-    five with one number of decimals (`decision_numbers`, read 47)."""
+    five with one number of decimals (`decision_numbers`, read 47), p and q more where p/q needs (read 52)."""
     shown = decision_numbers(d, node)
     point_mass = rule_point_mass(node)
     names = ("p′", "q′", "p′/q′") if uses_residuals(node) else ("p", "q", "p/q")

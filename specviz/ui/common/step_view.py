@@ -334,7 +334,7 @@ def _position_sentence(d: Decision, tree: bool = False, node: TreeNode | None = 
     if not d.reached:
         return _("**Not reached.** An earlier draft was rejected, and every draft after a rejection is thrown away "
                  "untested: no u was drawn for this one.")
-    shown = decision_numbers(d, node)  # p, q, p/q, the chance and u with one number of decimals (read 47)
+    shown = decision_numbers(d, node)  # one number of decimals (read 47); p, q more if p/q needs (read 52)
     chance, u = shown.chance, shown.u  # never "u = 1.000 fell inside" a chance of 1.000 read as false
     if tree:
         # read 52: the rule was told as p′ "what p leaves once the siblings tried before it were rejected", of a first

@@ -133,7 +133,7 @@ def decision_tooltip(d: Decision, tree: bool = False, number: int | None = None,
     shown (`draft_numbers`; its place in the chain when None). `node`: its tree node (`main_line_nodes`), whose q
     is a point mass where the rule takes it so, and whose p′, q′ and p′/q′ replace p, q and p/q after a rejected
     sibling (`pq_lines`)."""
-    shown = decision_numbers(d, node)  # p, q, p/q, the chance and u with one number of decimals (read 47)
+    shown = decision_numbers(d, node)  # one number of decimals (read 47); p, q more if p/q needs (read 52)
     chance, u = shown.chance, shown.u
     kept = tree_chance_line(chance, node) if tree else f"min(1, p/q) = {chance}"
     n = number or d.position + 1  # read 49: a lookup branch's copy read "draft #7" though no model drafted it

@@ -79,7 +79,8 @@ def attention_rows(record: TreeRecord) -> list[list[int]]:
 
 def _shown(node: TreeNode) -> Shown:
     """A node's p, q (the rule's: p′, q′ after a rejected sibling), p/q, chance and u with one number of decimals
-    (`shown_numbers`, read 47); p/q is ∞ where q = 0 < p and "–" where both are 0 (`p_over_q`)."""
+    (`shown_numbers`, read 47; p and q more where their quotient needs them, read 52); p/q is ∞ where q = 0 < p
+    and "–" where both are 0 (`p_over_q`)."""
     return shown_numbers(*rule_probs(node.target_prob, node.draft_prob, node), node.accept_prob, node.uniform)
 
 

@@ -88,7 +88,7 @@ def test_the_issue_example_reads_as_promised():
     qs = _by_kind(live_questions(toy_trace(), 0, rng_seed=0) + live_questions(toy_trace(), 0, rng_seed=1))
     verdict = next(q for q in live_questions(toy_trace(), 0, 3) if "Paris" in q.prompt and q.kind == "single")
     assert "q = 0.62" in verdict.prompt and "p = 0.31" in verdict.prompt and "u = 0.44" in verdict.prompt
-    assert grade(verdict, "accepted").correct and "min(1, 0.31/0.62) = 0.5" in verdict.explanation
+    assert grade(verdict, "accepted").correct and "min(1, 0.310/0.620) = 0.500" in verdict.explanation
     assert qs["ratio"].kind == "numeric"
 
 
@@ -284,12 +284,13 @@ def test_a_tiny_chance_is_written_without_an_exponent_and_no_negative_counts_as_
     assert "−" not in feedback.split("(")[-1]  # the range it states starts at 0 or above
 
 
-@pytest.mark.parametrize("lang, ratio", [("en", "min(1, 0.087/0.6) = 0.15; u = 0.029 < 0.15"),
-                                         ("pt", "min(1; 0,087/0,6) = 0,15; u = 0,029 < 0,15")])
+@pytest.mark.parametrize("lang, ratio", [("en", "min(1, 0.0868/0.6011) = 0.144; u = 0.029 < 0.144"),
+                                         ("pt", "min(1; 0,0868/0,6011) = 0,144; u = 0,029 < 0,144")])
 def test_a_shown_ratio_on_a_tie_rounds_up_as_a_reader_does(lang, ratio):
     """Read 50: the shipped example's step 8 drafted ' that' with p = 0.087, q = 0.6, whose ratio 0.145 the
     verdict wrote "min(1, 0.087/0.6) = 0.14" (Python's float 0.145 is a hair under 0.145), while the next
-    question's key says 0.145 and a reader, like `core.i18n.number`, rounds 0.145 to 0.15."""
+    question's key says 0.145 and a reader, like `core.i18n.number`, rounds 0.145 to 0.15. Read 52: the quiz now
+    writes the step panel's numbers, whose p ÷ q (0.0868 / 0.6011 = 0.1444) gives the chance written beside them."""
     from specviz.core.i18n import using
     from specviz.labs.examples import load_example
 
@@ -297,4 +298,28 @@ def test_a_shown_ratio_on_a_tie_rounds_up_as_a_reader_does(lang, ratio):
     with using(lang):
         verdict, ratio_question = live_questions(trace, 7, 10)[:2]
     assert ratio in verdict.explanation, verdict.explanation
-    assert ratio_question.answer == pytest.approx(0.145)
+    assert ratio_question.answer == pytest.approx(0.0868 / 0.6011)
+    assert grade(ratio_question, "0.144" if lang == "en" else "0,144").correct
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_live_quiz_writes_a_drafts_numbers_as_the_step_panel_does(lang):
+    """Read 52: for the shipped example's step 16 the step panel wrote p = 0.0055, q = 0.0644 and min(1, p/q) =
+    0.0852, but the live quiz, with digits of its own, "q = 0.064, p = 0.0055" and "min(1, 0.0055/0.064) = 0.086"
+    for the same draft. The quiz now writes p, q, u and the chance as the step panel does (`shown_numbers`)."""
+    from specviz.core.i18n import using
+    from specviz.labs.examples import load_example
+    from specviz.ui.common.tokens import decision_numbers
+
+    trace, _meta = load_example("smollm-draft-t07")
+    d = trace.steps[15].decisions[0]
+    seed = next(seed for seed in range(50) if "verdict0" in live_questions(trace, 15, seed)[0].id)
+    with using(lang):
+        verdict, ratio_question = live_questions(trace, 15, seed)[:2]
+        panel = decision_numbers(d)
+    said = f"min(1, {panel.p}/{panel.q}) = {panel.chance}"
+    assert all(f"{name} = {value}" in verdict.prompt for name, value in [("q", panel.q), ("p", panel.p),
+                                                                          ("u", panel.u)])
+    assert said.replace("1, ", "1; " if lang == "pt" else "1, ") in verdict.explanation, verdict.explanation
+    assert said.replace("1, ", "1; " if lang == "pt" else "1, ") in ratio_question.explanation
+    assert "0.086" not in verdict.explanation + ratio_question.explanation

@@ -2,20 +2,21 @@
 next, and which drafts reach the output, all with the step's own numbers.
 
 `live_questions` asks about one step, `live_quiz` about a few steps picked by a seed; the questions are ordinary
-`Question`s (source "live") that `grade` marks like bank questions. The numbers are shown with just enough digits
-that a learner who computes from them reaches the verifier's verdict.
+`Question`s (source "live") that `grade` marks like bank questions. The numbers are the step panel's
+(`specviz.engine.shown.shown_numbers`), so a learner who computes from them reaches the verifier's verdict and the
+p/q the Playground shows beside them.
 """
 
 from __future__ import annotations
 
-import math
 import random
 import re
 
-from specviz.core.i18n import N_, _, localized, ngettext
+from specviz.core.i18n import N_, _, localized, ngettext, using
 from specviz.engine.kinds import TokenKind
+from specviz.engine.shown import shown_numbers
 from specviz.engine.trace import Decision, Step, Trace
-from specviz.teach.quiz.schema import Question, QuestionKind, _accept_prob, _plain
+from specviz.teach.quiz.schema import Question, QuestionKind, _accept_prob
 
 LIVE_LINK = "pages/playground.py"
 
@@ -92,9 +93,9 @@ def _live_verdict(step: Step, d: Decision) -> Question:
 
 
 def _live_ratio(step: Step, d: Decision) -> Question:
-    p, q, _u, _a = _shown_numbers(d)
-    value = _accept_prob(float(p), float(q))
-    values = {"p": _local(p), "q": _local(q), "value": _local(_plain(value, 4))}
+    p, q, _u, a = _shown_numbers(d)
+    value = _accept_prob(float(p), float(q))  # the shown p ÷ the shown q, written as the shown chance `a`
+    values = {"p": _local(p), "q": _local(q), "value": _local(a)}
     return Question(
         id=_live_id(step, f"ratio{d.position}"), concept="accept_rule", kind=QuestionKind.NUMERIC,
         prompt=_("In step {step}, the draft proposed {token} with q = {q}; the target gives p = {p}. What is "
@@ -170,17 +171,35 @@ def _local(number: str) -> str:
 
 
 def _shown_numbers(d: Decision) -> tuple[str, str, str, str]:
-    """p, q, u and min(1, p/q) as shown, with just enough digits that the shown numbers give the same verdict: u
-    against min(1, p/q) computed from the shown p and q, and u against the shown min(1, p/q) (at 2 digits, u = 0.4429
-    and p/q = 0.4407 both read 0.44, and "u = 0.44 < 0.44" is no reason)."""
-    for digits in range(2, 9):
-        p, q = _plain(d.target_prob, digits), _plain(d.draft_prob, digits)  # never 6.667e-05 (read 47)
-        a = _accept_prob(float(p), float(q))
-        u = _plain(d.uniform if d.uniform is not None else math.nan, digits)
-        shown_a = _plain(a, digits)
-        if d.uniform is None or ((float(u) < a) == d.accepted and (float(u) < float(shown_a)) == d.accepted):
-            return p, q, u, shown_a
-    return p, q, u, _plain(a, 8)
+    """p, q, u and min(1, p/q) as the step panel writes them (`shown_numbers`, in English: `_local` gives the reader's
+    marks), a number it writes with an exponent written out in full (read 47: never 6.667e-05). Its digits give the
+    verdict from the shown numbers: u against the shown min(1, p/q), and against min(1, p/q) computed from the shown
+    p and q, which rounds to it (read 29: "u = 0.44 < 0.44" is no reason). Read 52: the quiz wrote its own digits,
+    "min(1, p/q) = 0.086" where the step panel wrote 0.0852 for the same draft (and 0.0055 / 0.064 is 0.0859).
+
+    >>> _shown_numbers(Decision(0, 0, "x", 0.06438015, 0.00548484, 0.08519456, 0.08519456, 0.0265, False, True))
+    ('0.005485', '0.064380', '0.0265', '0.0852')
+    >>> _shown_numbers(Decision(0, 0, "x", 0.72, 1.77e-06, 2.458e-06, 2.458e-06, 0.5, False, True))
+    ('0.0000018', '0.720', '0.500', '0.0000025')
+    """
+    with using("en"):
+        shown = shown_numbers(d.target_prob, d.draft_prob, d.accept_prob, d.uniform)
+    return _in_full(shown.p), _in_full(shown.q), _in_full(shown.u), _in_full(shown.chance)
+
+
+def _in_full(shown: str) -> str:
+    """A number as `shown_numbers` writes it, with an exponent written out to as many figures ("6.7e-05" is
+    0.000067); a missing one ("–") as nan.
+
+    >>> _in_full("6.7e-05"), _in_full("1.00e-06"), _in_full("0.0850"), _in_full("–")
+    ('0.000067', '0.00000100', '0.0850', 'nan')
+    """
+    if shown == "–":
+        return "nan"
+    if "e" not in shown:
+        return shown
+    mantissa, _e, exponent = shown.partition("e")
+    return f"{float(shown):.{len(mantissa.split('.')[-1]) - int(exponent)}f}"
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")

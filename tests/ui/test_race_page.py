@@ -642,7 +642,7 @@ def test_every_lane_of_the_race_chart_ends_at_its_runs_wall_time(monkeypatch):
     """Read 32: the chart's lanes ended where the timed steps did (1.548 s in a replay) while tokens/s divides by the
     whole run's wall time (1.576 s: the loop between the steps' timers), and the text called the tokens/s above its
     totals. Each lane now ends at its wall time, the remainder a "between steps" segment and table row."""
-    from specviz.ui.race.figures import lanes_table, race_figure
+    from specviz.ui.race.figures import _ms, lanes_table, race_figure
 
     monkeypatch.chdir(ROOT)
     example = _raced_examples()[0]
@@ -656,7 +656,7 @@ def test_every_lane_of_the_race_chart_ends_at_its_runs_wall_time(monkeypatch):
     table = lanes_table(spec, base)
     gaps = table[table["step"] == "between steps"]
     assert list(gaps["lane"]) == ["speculative", "target only"]
-    gap_ms = [number(round(1000 * timeline.untimed_seconds(t), 2), 2) for t in (spec, base)]
+    gap_ms = [_ms(timeline.untimed_seconds(t)) for t in (spec, base)]
     assert list(gaps["not timed (ms)"]) == gap_ms
     at = _app()
     text = " ".join(m.value for m in at.markdown)
@@ -1243,3 +1243,16 @@ def test_a_race_estimate_under_a_second_says_so_not_about_1_s(monkeypatch, lang,
     with using(lang):
         text = inputs.race_estimate(RunSpec(pair="default", proposer="eagle", max_new_tokens=48), rounds=2)
     assert text.startswith(said), text
+
+
+@pytest.mark.parametrize("lang, written", [("en", ["1.13", "2.68", "1.01", "1.24"]),
+                                           ("pt", ["1,13", "2,68", "1,01", "1,24"])])
+def test_the_races_milliseconds_are_rounded_once_half_up(lang, written):
+    """Read 52: the race's hovers and lanes table wrote milliseconds with `number(round(1000 * s, 2), 2)`: Python's
+    round first (half to even, on the binary double), then `number`, so a segment of 1.125 ms read "1.12" and one of
+    2.675 ms "2.67", where a reader (and `number`) rounds to 1.13 and 2.68; 1000 × 0.001005 s is 1.0049999... in
+    floating point. They are now rounded once, half up, from the seconds recorded."""
+    from specviz.ui.race.figures import _ms
+
+    with using(lang):
+        assert [_ms(s) for s in (0.001125, 0.002675, 0.001005, 0.0012449)] == written

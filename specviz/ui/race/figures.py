@@ -6,6 +6,7 @@ wraps on a phone.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from itertools import pairwise
 
 import pandas as pd
@@ -44,8 +45,15 @@ LANES_TABLE_NOTE = N_("A dash (–) marks a cell that does not apply to its row:
 
 
 def _ms(seconds: float) -> str:
-    """Milliseconds for a hover, in the reader's number format (up to two decimals)."""
-    return number(round(1000 * seconds, 2), 2)
+    """Milliseconds for a hover or the lanes table, in the reader's number format with two decimals, rounded once
+    and half up from the seconds recorded. Read 52: Python's `round(1000 * seconds, 2)` rounded first (half to even,
+    on the binary double), then `number` again, so 1.125 ms read "1.12" and 2.675 ms "2.67" where `number` writes
+    1.13 and 2.68; and 1000 * 0.001005 is 1.0049999..., so the milliseconds are scaled in decimal.
+
+    >>> _ms(0.001125), _ms(0.002675), _ms(0.001005), _ms(0.0012449), _ms(0.0)
+    ('1.13', '2.68', '1.01', '1.24', '0.00')
+    """
+    return number(float(Decimal(repr(float(seconds))).scaleb(3)), 2)
 
 
 def _pattern(phase: str) -> dict:

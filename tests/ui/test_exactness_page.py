@@ -403,7 +403,7 @@ def test_a_broken_rule_that_passes_the_test_says_it_is_still_not_exact(lang):
     words = "This rule is not exact here" if lang == "en" else "Esta regra não é exata aqui"
     small = run("resample_from_target", 50)
     line = next(c for c in small if words in c)
-    assert ("TV = 0.103" if lang == "en" else "TV = 0,103") in line and " 50 " in line
+    assert ("TV = 0.1030" if lang == "en" else "TV = 0,1030") in line and " 50 " in line  # the metric's: read 52
     assert not any(words in c for c in run("exact", 50))
     assert not any(words in c for c in run("resample_from_target", 5000))
 
@@ -863,8 +863,8 @@ def test_a_verdict_says_how_many_groups_and_degrees_of_freedom_its_p_value_has(l
     assert any(shown in s.value for s in at.success)  # the verdict's own p-value
 
 
-@pytest.mark.parametrize("lang, column, drift", [("en", "this rule's drift: TV (dotted line)", "0.050"),
-                                                 ("pt", "desvio desta regra: TV (linha pontilhada)", "0,050")])
+@pytest.mark.parametrize("lang, column, drift", [("en", "this rule's drift: TV (dotted line)", "0.0500"),
+                                                 ("pt", "desvio desta regra: TV (linha pontilhada)", "0,0500")])
 def test_the_tv_charts_table_holds_the_drift_its_dotted_line_names(lang, column, drift):
     """Read 51: a lossy rule's TV chart draws its drift as a dotted line labelled "this rule's drift: TV = 0.050",
     but the line is a shape and the chart's table (its text alternative) held the curves alone, no drift. The table
@@ -883,3 +883,31 @@ def test_the_tv_charts_table_holds_the_drift_its_dotted_line_names(lang, column,
     label = next(a.text for a in fig.layout.annotations)
     assert label.endswith("TV = " + drift) and set(table[column]) == {drift}
     assert not any(column in c for c in plain.columns) and len(plain.columns) == len(table.columns) - 1
+
+
+@pytest.mark.parametrize("lang, drift, cell", [("en", "0.0123", r"\d\.\d{4}"), ("pt", "0,0123", r"\d,\d{4}")])
+def test_the_tv_chart_writes_its_distances_and_the_drift_with_the_metrics_decimals(lang, drift, cell):
+    """Read 52: the Exactness lab wrote a rule's drift with 4 decimals in its metric and the rules tables but 3 in the
+    TV chart's label, its table and the caption under a green box ("TV = 0.012" for 0.0123), beside TV distances
+    with 4 decimals in the metrics and 3 significant figures in the chart's table and hover (0.00892). Every TV
+    distance and drift on the page now has the rules table's 4 decimals."""
+    import re
+
+    import torch
+
+    from specviz.core.i18n import using
+    from specviz.labs.exactness.lab import LabResult
+    from specviz.ui.common.charts import written_hovers
+
+    generator = torch.Generator().manual_seed(0)
+    spec = torch.multinomial(torch.tensor([0.3, 0.7]), 2000, True, generator=generator)
+    plain = torch.multinomial(torch.tensor([0.5, 0.5]), 2000, True, generator=generator)
+    result = LabResult(torch.tensor([0.5, 0.5], dtype=torch.float64), ["a", "b"], None, spec, plain, 1.0, "")
+    with using(lang):
+        fig = exactness_view.tv_figure(result, 0.0123456)
+        table = exactness_view.tv_table(fig, 0.0123456)
+        hovers = [value for trace in written_hovers(fig).data for row in trace.customdata for value in row[1:]]
+    assert next(a.text for a in fig.layout.annotations).endswith("TV = " + drift)
+    values = [v for column in table.columns[1:] for v in table[column]]
+    assert all(re.fullmatch(cell, v) for v in values + hovers), (values, hovers)
+    assert exactness_view.TV_DIGITS == 4 and drift in values

@@ -17,7 +17,7 @@ from specviz.ui.common.escaping import escape_text
 from specviz.ui.common.grids import NAMED_ROWS, name_column
 from specviz.ui.common.runs import get_pair
 from specviz.ui.common.sliders import number_slider
-from specviz.ui.exactness.view import RULE_BOX, note_caption, render_samples, step_distributions
+from specviz.ui.exactness.view import RULE_BOX, TV_DIGITS, note_caption, render_samples, step_distributions
 
 SHAPES = {"chain": N_("a chain of drafts"), "tree": N_("a draft tree")}
 WIDTHS = (1, 4)  # children at the tree's first level
@@ -89,7 +89,7 @@ def rules_frame(dists: StepDistributions, width: int) -> pd.DataFrame:
     for rule in TREE_RULES.values():
         drift = one_level_drift(rule, dists.target_probs, dists.draft_probs, width)
         rows.append({_("rule"): _(rule.label), _("exact"): "✓" if rule.exact else "✗",
-                     _("drift (TV)"): number(drift, 4) if drift is not None else "–"})
+                     _("drift (TV)"): number(drift, TV_DIGITS) if drift is not None else "–"})
     return pd.DataFrame(rows)
 
 

@@ -71,6 +71,10 @@ RULES_CAPTION = N_("Every rule at this prompt, from its closed form. Mean accept
 # read 47: "Drift from p (exact, one step)" beside the table's "exact" column (✓ / ✗: whether a rule is exact) read as
 # the exact rule's drift, while it is the chosen rule's, computed exactly from its closed form
 DRIFT_LABEL = N_("Drift from p (closed form, one step)")
+# read 52: the drift was written with 4 decimals in its metric and the rules tables, 3 in the TV chart's label, its
+# table and the caption under a green box, beside TV distances with 4 decimals in the metrics and 3 significant
+# figures in the chart's table; every TV distance and drift on the page now has the rules table's decimals
+TV_DIGITS = lab.RULES_TABLE_DIGITS["drift (TV)"]
 # read 50: the speedup metric and column named no baseline (STYLE.md: a speedup names what it is against)
 SPEEDUP_HELP = N_("Predicted speedup over target-only decoding (1×): the Theory explorer's formula, mean accepted "
                   "length / (K c + 1), with this rule's chance of keeping a draft in place of α.")
@@ -219,17 +223,18 @@ def tv_figure(result: LabResult, drift: float | None) -> go.Figure:
     (`expected_tv_exact`: in proportion to 1/√N once every likely outcome comes up often)."""
     spec = exactness.tv_curve(result.speculative, result.exact_probs, points=14)
     plain = exactness.tv_curve(result.target_only, result.exact_probs, points=14)
+    hover = "(%{x:.0f}" + list_separator() + "%{y:." + str(TV_DIGITS) + "f})"  # its table's decimals too
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=spec.ns, y=spec.tv, mode="lines+markers", name=_("speculative (this rule)"),
-                             line=dict(color=VERMILLION)))
+                             line=dict(color=VERMILLION), hovertemplate=hover))
     fig.add_trace(go.Scatter(x=plain.ns, y=plain.tv, mode="lines+markers", name=_("target-only"),
-                             line=dict(color=GREY)))
+                             line=dict(color=GREY), hovertemplate=hover))
     fig.add_trace(go.Scatter(x=spec.ns, y=spec.exact_reference, mode="lines",
                              name=_("expected for exact sampling"),
-                             line=dict(color=P_COLOR, dash="dash")))
+                             line=dict(color=P_COLOR, dash="dash"), hovertemplate=hover))
     if drift is not None and drift > 1e-9:
         fig.add_hline(y=drift, line=dict(color=VERMILLION, dash="dot"),
-                      annotation_text=_("this rule's drift: TV = {drift}", drift=number(drift, 3)))
+                      annotation_text=_("this rule's drift: TV = {drift}", drift=number(drift, TV_DIGITS)))
     fig.update_layout(height=440, margin=dict(l=10, r=10, t=40, b=10), xaxis_title=_("samples N"),
                       yaxis_title=_("TV distance to p") if result.ids is not None else _("TV distance to p(t₁, t₂)"),
                       title=_("Distance to the target as samples grow"),
@@ -250,7 +255,7 @@ def tv_table(fig: go.Figure, drift: float | None) -> pd.DataFrame | None:
     TV = 0.050" and its table had no drift (read 51), as the Speedup lab's dashed line once had none (read 40)."""
     table = figure_table(fig)
     if table is not None and drift is not None and drift > 1e-9:
-        table[_(DRIFT_COLUMN)] = number(drift, 3)
+        table[_(DRIFT_COLUMN)] = number(drift, TV_DIGITS)
     return table
 
 
@@ -333,11 +338,12 @@ def render_samples(result: LabResult, rule_label: str, drift: float | None, exac
         verdict_box(_("Target-only decoding"), plain_counts, result.exact_probs, on_pairs)
     green = spec_test.dof and not spec_test.impossible and spec_test.p_value >= 1e-2  # `verdict_box`'s success
     if green and drift is not None and drift > 1e-9:  # a rule the closed form shows is not p (read 45)
-        v1.caption(_(UNSEEN_DRIFT, drift=number(drift, 3), n=number(spec_test.n, 0)))
+        v1.caption(_(UNSEEN_DRIFT, drift=number(drift, TV_DIGITS), n=number(spec_test.n, 0)))
     elif green and drift is None and not exact:
         v1.caption(_(UNSEEN_LOSSY, n=number(spec_test.n, 0)))
     m1, m2, m3 = st.columns(3)
-    tvs = [number(exactness.tv_distance(counts, result.exact_probs), 4) for counts in (spec_counts, plain_counts)]
+    tvs = [number(exactness.tv_distance(counts, result.exact_probs), TV_DIGITS)
+           for counts in (spec_counts, plain_counts)]
     if result.ids is not None:
         m1.metric(_("Chi-square p-value (speculative)"), p_value_text(spec_test),
                   help=_("How often chance alone would produce a gap at least this large if the samples came from "
@@ -372,7 +378,7 @@ def render_rule_economics(rule: exactness.Rule, dists: StepDistributions, k: int
     exact_alpha = float(theory.acceptance_probability(p, q))
     speedup = theory.expected_speedup(min(1.0, kept), k, c)
     b1, b2, b3 = st.columns(3)
-    b1.metric(_(DRIFT_LABEL), number(exactness.tv_distance(dist, p), 4),
+    b1.metric(_(DRIFT_LABEL), number(exactness.tv_distance(dist, p), TV_DIGITS),
               help=_("TV distance between what this rule emits and p, from its closed form at this prompt."))
     # read 51: each change is the difference of the two figures as written (`as_written`), so a reader who subtracts
     # them gets it: "0.351 (−0.183 vs exact rule)" beside α = 0.533 (0.3506 and 0.5334 before rounding)

@@ -489,3 +489,21 @@ def test_a_switch_of_language_keeps_the_number_a_learner_typed():
     with using("pt"):
         moved = run.relabeled({"big": THOUSANDS})
         assert moved.grades["big"].correct and moved.grades["big"].feedback == "Correto."
+
+
+@pytest.mark.parametrize(("lang", "typed", "exported"), [("pt", "1.500", "1500"), ("en", "1,500", "1500"),
+                                                       ("pt", "0,4", "0.4"), ("en", "40%", "0.4")])
+def test_the_exports_write_a_typed_number_as_the_number_graded(lang, typed, exported):
+    """Read 52: the Quiz CSV and JSON wrote a numeric answer as it was typed, so a Portuguese learner's "1.500",
+    graded as 1500 and right, was exported as "1.500" beside the expected "1500" and True, and "0,4" stood beside
+    "0.4" (the Classroom exports write the number since read 49). The "answer" cell is now the number the grader
+    read, written as "expected" is."""
+    big = Question("big", "speedup", "numeric", "How many?", float(exported), "Counted.", "pages/quiz.py",
+                   tolerance=0.001)
+    run = QuizRun([big], seed=0)
+    assert run.submit(big, typed, lang).correct
+    (row,) = csv.DictReader(io.StringIO(csv_text(run.results())))
+    assert row["answer"] == row["expected"] == exported and row["correct"] == "True"
+    assert json.loads(results_json(run))["results"][0]["answer"] == exported
+    run.submit(big, "forty", lang)  # no number: kept as typed (graded wrong)
+    assert run.results()[0]["answer"] == "forty"

@@ -19,7 +19,7 @@ from typing import Any
 
 from specviz.core.i18n import N_, _
 from specviz.engine.limits import is_whole
-from specviz.teach.quiz.grading import Grade, grade, written_number
+from specviz.teach.quiz.grading import Grade, grade, parse_number, written_number
 from specviz.teach.quiz.schema import Bank, Question, _plain
 from specviz.teach.quiz.schema import QuestionKind
 
@@ -190,14 +190,27 @@ class QuizRun:
 
     def results(self) -> list[dict[str, Any]]:
         """One row per question, for the CSV and JSON downloads. A numeric question's "expected" is its bare number,
-        as "answer" is, and its unit has a column of its own (read 49: "0.4 tokens" beside "0.4", which a
-        spreadsheet reads as a text and a number)."""
+        as "answer" is (the number the grader read, not the text typed: read 52, a Portuguese "1.500", graded
+        1500, was exported as "1.500" beside "1500" and True), and its unit has a column of its own (read 49:
+        "0.4 tokens" beside "0.4", which a spreadsheet reads as a text and a number)."""
         return [{"question_id": q.id, "concept": q.concept, "type": q.kind, "prompt": q.prompt,
-                 "answer": answer_text(self.answers.get(q.id)) if q.id in self.grades else "",
+                 "answer": self._answer_cell(q) if q.id in self.grades else "",
                  # the picks as the "answer" column writes them (read 49: "; " here, " | " there)
                  "expected": _expected(q), "unit": q.unit if q.kind == QuestionKind.NUMERIC else "",
                  "correct": self.grades[q.id].correct if q.id in self.grades else None}
                 for q in self.questions]
+
+
+    def _answer_cell(self, question: Question) -> str:
+        """A graded answer as an export's "answer" cell: for a numeric question the number the grader read from it,
+        in the language it was typed in (`parse_number`), written as "expected" is, "0.4" for "0,4" or "40%"; a
+        text that is no number as it was typed (it was graded wrong: "forty")."""
+        answer = self.answers.get(question.id)
+        if question.kind == QuestionKind.NUMERIC:
+            value = parse_number(answer, question.unit, self.languages.get(question.id))
+            if value is not None:
+                return _plain(value, 12)  # 0.30000000000000004, typed as 0.3, as 0.3 (`shown_answer`)
+        return answer_text(answer)
 
 
 def _expected(question: Question) -> str:

@@ -276,6 +276,36 @@ def gb(n_bytes: float) -> str:
     return _grouped(n_bytes / GB) + " GB"
 
 
+def shown_gb(n_bytes: float) -> Decimal:
+    """A size as `gb` writes it, in GB: what a reader who compares two written sizes works with.
+
+    >>> shown_gb(16.23e9), shown_gb(83e3)
+    (Decimal('16'), Decimal('0.000083'))
+    """
+    if n_bytes < 0.01 * GB:
+        return Decimal(_rounded_text(n_bytes / 1e6)).scaleb(-3)
+    x = n_bytes / GB
+    return Decimal(_fixed(x, 0) if x >= 999.5 else _rounded_text(x))
+
+
+def gb_above(larger: float, smaller: float) -> tuple[str, str]:
+    """Two sizes in bytes, `larger` > `smaller`, as `gb` writes them, unless those would not read larger and smaller:
+    then both in one unit with the fewest decimals at which they do (a pair's 16.23 GB against the 16.16 GB specviz
+    may use, not "16 GB" against "16 GB").
+
+    >>> gb_above(161e9, 14.4e9), gb_above(16.23e9, 16.164e9), gb_above(16.23e9, 14.4e9)
+    (('161 GB', '14 GB'), ('16.23 GB', '16.16 GB'), ('16 GB', '14 GB'))
+    """
+    if shown_gb(larger) > shown_gb(smaller):
+        return gb(larger), gb(smaller)
+    unit, scale = ("GB", GB) if smaller >= 0.01 * GB else ("MB", 1e6)
+    for places in range(1, 10):
+        a, b = _fixed(larger / scale, places, grouped=True), _fixed(smaller / scale, places, grouped=True)
+        if Decimal(a.replace(",", "")) > Decimal(b.replace(",", "")):
+            break
+    return _decimal(a) + " " + unit, _decimal(b) + " " + unit
+
+
 def _grouped(x: float) -> str:
     """`_rounded_text` with the reader's marks, thousands grouped as every other count (a disk's 1,234 GB free, an
     H100's 3,350 GB/s), the value unchanged."""
@@ -433,7 +463,17 @@ def plan_placement(estimate: MemoryEstimate, machine: Machine, device: torch.dev
     need = estimate.total_bytes
     available = (sum(g.free_bytes for g in machine.gpus) if device.type == "cuda" and len(machine.gpus) > 1 else
                  machine.gpus[0].free_bytes if device.type == "cuda" and machine.gpus else machine.ram_available_bytes)
-    if need <= available:
+    # the refusal as a reader checks it from the figures it shows: where those would say the pair fits (16.2 GB needs
+    # "about 16 GB", a machine with 16.0 GB "has 16 GB"; or 90% of a shown 18 GB is 16.2), it names what specviz may
+    # use, written with the decimals that tell the two apart (read 52)
+    shown_need, shown_available = shown_gb(need), shown_gb(available)
+    if need > HEADROOM * available and (shown_need <= Decimal(repr(HEADROOM)) * shown_available if need <= available
+                                        else shown_need <= shown_available):
+        needed, usable = gb_above(need, HEADROOM * available)
+        refuse = _("{estimate}; {machine}, and specviz keeps {share} of it free for activations: it may use {usable}, "
+                   "less than the {needed} needed.", estimate=estimate.sentence(), machine=machine.describe(device),
+                   share=percent(1 - HEADROOM), usable=usable, needed=needed)
+    elif need <= available:
         refuse = _("{estimate}; {machine}, and specviz keeps {share} of it free for activations.",
                    estimate=estimate.sentence(), machine=machine.describe(device), share=percent(1 - HEADROOM))
     else:

@@ -11,6 +11,7 @@ import torch
 from tiny_folders import save_llama, save_toy_pair, shuffled_tokenizer
 from transformers import AutoConfig, AutoModelForCausalLM
 
+from specviz.core.i18n import using
 from specviz.models import loading, machine
 from specviz.models.catalog import load_catalog
 from specviz.models.loading import (GpuInfo, Machine, ModelLoadError, check_fits, check_same_vocabulary, count_parameters,
@@ -141,6 +142,30 @@ def test_a_pair_within_free_memory_but_not_its_headroom_says_why():
     with pytest.raises(ModelLoadError, match=r"^big needs about 42 GB in float32; this machine has 44 GB of RAM "
                                              r"available and no GPU, and specviz keeps 10% of it free"):
         plan_placement(estimate, Machine(ram_available_bytes=44 * 10**9), torch.device("cpu"))
+
+
+@pytest.mark.parametrize(("ram", "said"), [
+    (16, "this machine has 16 GB of RAM available and no GPU, and specviz keeps 10% of it free for activations: it "
+         "may use 14 GB, less than the 16 GB needed."),
+    (18, "this machine has 18 GB of RAM available and no GPU, and specviz keeps 10% of it free for activations: it "
+         "may use 16.20 GB, less than the 16.23 GB needed.")])
+def test_a_refusal_whose_rounded_sizes_would_fit_names_what_specviz_may_use(ram, said):
+    """Read 52: the 7B pair's 16.23 GB on a 16.0 GB machine read "need about 16 GB in bfloat16; this machine has
+    16 GB of RAM available and no GPU." (the same figure twice, refused), and on 18 GB the 10% kept free left 16.2 GB,
+    more than the "about 16 GB" shown: each now says what specviz may use, with the decimals that tell them apart."""
+    estimate = machine.estimate_entry(load_catalog()["qwen2.5-0.5b-7b"], "bfloat16")
+    with pytest.raises(ModelLoadError) as refused:
+        plan_placement(estimate, Machine(ram_available_bytes=ram * 10**9), torch.device("cpu"))
+    assert str(refused.value) == ("Qwen2.5-7B-Instruct + Qwen2.5-0.5B-Instruct need about 16 GB in bfloat16; " + said)
+    with using("pt"):
+        with pytest.raises(ModelLoadError) as refused:
+            plan_placement(estimate, Machine(ram_available_bytes=18 * 10**9), torch.device("cpu"))
+    assert str(refused.value).endswith("e o specviz deixa 10% disso livre para as ativações: pode usar 16,20 GB, menos "
+                                       "que os 16,23 GB necessários.")
+    with pytest.raises(ModelLoadError) as refused:  # figures that already tell it: the sentence as it was
+        plan_placement(estimate, Machine(ram_available_bytes=17 * 10**9), torch.device("cpu"))
+    assert str(refused.value).endswith("has 17 GB of RAM available and no GPU, and specviz keeps 10% of it free for "
+                                       "activations.")
 
 
 def test_a_pair_that_fits_one_gpu_stays_on_it():

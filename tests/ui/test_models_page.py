@@ -14,7 +14,7 @@ from tiny_folders import save_bert, save_toy_pair
 
 from specviz.models.catalog import catalog_rows, load_catalog
 from specviz.models.loading import Machine
-from specviz.models.machine import Placement, detect_machine, dtype_name, pick_dtype
+from specviz.models.machine import GpuInfo, Placement, detect_machine, dtype_name, pick_dtype
 from specviz.ui.common import state
 from specviz.ui.models import view as models_view
 from specviz.ui.models.access import ENABLE_ENV, ROOT_ENV
@@ -367,6 +367,20 @@ def test_bfloat16_on_a_cpu_without_bf16_instructions_is_said_to_be_emulated(monk
     assert any(w.value.startswith("This CPU has no bfloat16 instructions") for w in at.warning)
     at.selectbox(key="models_check_dtype").set_value("float32").run()
     assert not any(w.value.startswith("This CPU has no bfloat16 instructions") for w in at.warning)
+
+
+@pytest.mark.slow  # it loads the toy pair's folders
+def test_a_hand_pair_put_on_the_cpu_beside_a_gpu_warns_of_emulated_bfloat16(at, folders, monkeypatch):
+    """Read 52: the pair-by-hand form warned of emulated bfloat16 only on a machine without a GPU, so Device cpu on a
+    machine with one loaded in bfloat16 on a CPU without bf16 instructions silently (the fit check above warns)."""
+    gpu = GpuInfo(0, "RTX 4090", 23 * 10**9, 24 * 10**9, True, 128)
+    monkeypatch.setattr(models_view, "current_machine", lambda: Machine(gpus=(gpu,), ram_available_bytes=16 * 10**9))
+    at.selectbox(key="models_check_device").set_value("cpu")  # the fit check above: no bandwidth of a made-up GPU
+    at.text_input(key="models_target").set_value(str(folders[0]))
+    at.selectbox(key="models_hand_device").set_value("cpu")
+    at.selectbox(key="models_hand_dtype").set_value("bfloat16")
+    at.button[0].click().run()
+    assert not at.exception and any(w.value.startswith("This CPU has no bfloat16 instructions") for w in at.warning)
 
 
 def test_no_shipped_model_card_calls_its_machine_this_machine():

@@ -366,11 +366,13 @@ def load_hand_pair(hand: HandPair, policy: WebModelPolicy) -> Pair | None:
     if missing:
         st.error(missing)
         return None
-    if hand.dtype == "bfloat16" and hand.device in ("auto", "cpu"):
-        if not machine.gpus and not machine.mps:
-            note = emulated_bf16_note("cpu", "bfloat16", machine)
-            if note:
-                st.warning(note)
+    # on the CPU: Device cpu, or auto where there is no GPU (read 52: cpu on a machine with a GPU said nothing, where
+    # the fit check above warns)
+    if hand.dtype == "bfloat16" and (hand.device == "cpu" or (hand.device == "auto" and not machine.gpus
+                                                                 and not machine.mps)):
+        note = emulated_bf16_note("cpu", "bfloat16", machine)
+        if note:
+            st.warning(note)
     typed = hand.spec  # what the visitor wrote: the only name the page shows (never a resolved server path)
     hand = HandPair(refs[0], refs[1] if len(refs) > 1 else "", hand.device, hand.dtype)
     _TYPED[hand.spec] = typed

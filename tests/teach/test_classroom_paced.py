@@ -458,7 +458,11 @@ def test_ask_the_class_turns_a_trace_step_into_questions():
     assert grade(how_many, "1").correct and "recovered" in how_many.explanation
     assert "#3" in how_many.explanation and "never tested" in how_many.explanation
     assert {q.kind for q in questions[1:]} >= {"single", "numeric"}  # the live quiz's questions about the step
-    assert "Drafts are kept up to the first rejection, so 1 of 3 were kept" in how_many.explanation
+    # read 52: "so 1 of 3 were kept" put a plural verb on a count of one; the step keeps them, as in Portuguese
+    assert "Drafts are kept up to the first rejection, so the step kept 1 of 3," in how_many.explanation
+    assert "were kept" not in how_many.explanation
+    with using("pt"):
+        assert "então o passo manteve 1 de 3," in ask_the_class(trace, 0, seed=1)[0].explanation
     all_kept = ask_the_class(trace, 1)[0]
     assert all_kept.answer == "2" and "bonus" in all_kept.explanation
     # issue 43: a step with no rejection is not explained by "kept up to the first rejection"
@@ -483,7 +487,7 @@ def test_a_step_whose_text_ended_among_its_kept_drafts_promises_no_bonus():
     assert "only 1 of the 2 accepted drafts reached it" in ended.explanation
     trace.steps[1] = replace(full, emitted=full.emitted[:2])  # the text ended at the last draft: no bonus after it
     at_last = ask_the_class(trace, 1)[0]
-    assert at_last.answer == "2" and "2 of 2 were kept, and the text ended there" in at_last.explanation
+    assert at_last.answer == "2" and "The step kept 2 of 2, and the text ended there" in at_last.explanation
 
 
 def test_ask_the_class_asks_nothing_about_a_tree_step():

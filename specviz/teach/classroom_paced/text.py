@@ -31,14 +31,16 @@ TEXT = {
     "no_pick": N_("Please pick at least one choice."),
     "not_an_order": N_("Please place every item exactly once."),
     "not_finite": NOT_A_NUMBER,  # the self-paced classroom's sentence too
-    "how_many_why_recovered": N_("{verdicts}. Drafts are kept up to the first rejection, so {kept} of {k} were "
-                                 "kept, and a recovered token from norm(max(0, p − q)) took the rejected one's "
+    # read 52: "so 1 of 2 were kept" (and "0 of 4 were kept"): the verb disagreed with a kept count of one; the
+    # step is the subject now, as in the Portuguese "o passo manteve"
+    "how_many_why_recovered": N_("{verdicts}. Drafts are kept up to the first rejection, so the step kept {kept} "
+                                 "of {k}, and a recovered token from norm(max(0, p − q)) took the rejected one's "
                                  "place."),
     # "the step kept {k} of {k}": "all {k} were kept" read "all 1 were kept" (Portuguese "todos os 1") at K = 1
     "how_many_why_bonus": N_("{verdicts}. No draft was rejected, so the step kept {k} of {k}, and a bonus token from "
                              "p came free."),
-    "how_many_why_ended": N_("{verdicts}. {kept} of {k} were kept, and the text ended there (the end-of-text token "
-                             "or the token limit), so no recovered or bonus token was added."),
+    "how_many_why_ended": N_("{verdicts}. The step kept {kept} of {k}, and the text ended there (the end-of-text "
+                             "token or the token limit), so no recovered or bonus token was added."),
     "how_many_why_cut": N_("{verdicts}. The text ended at draft #{n} (the end-of-text token or the token limit), so "
                            "only {kept} of the {accepted} accepted drafts reached it, and no recovered or bonus token "
                            "was added."),

@@ -350,6 +350,25 @@ def test_the_json_export_writes_plain_numbers_and_when_the_session_ended(store, 
         assert bars[-1] == {"from": pytest.approx(11 * NUMERIC.answer), "to": None, "count": 1}  # far above: 1e9
 
 
+def test_the_classroom_doc_names_the_spread_key_and_says_a_numeric_bar_spans_both_rounds(store):
+    """Read 52: docs/classroom.md called each round's spread "spread", where the export's key is `distribution`, and
+    gave a one-value bar's `from` and `to` as "the lowest and highest answer": the rounds share their bars, so round
+    1's spread can end at an answer only round 2 gave (142.857 in round 1 and 143.2 in round 2 make one bar, "143",
+    that round 1 writes as {"from": 142.857, "to": 143.2, "count": 1}). The doc names the key and says both."""
+    session, (ana, _ben, _cy) = _session(store)
+    push = store.push(session.code, NUMERIC)
+    store.answer(ana.token, push.id, 1, 142.857)
+    store.start_round_2(session.code)
+    store.answer(ana.token, push.id, 2, 143.2)
+    (exported,) = json.loads(store.export_json(store.session(session.code)))["pushes"]
+    bars = [exported["rounds"][r]["distribution"] for r in ("1", "2")]
+    assert bars[0] == bars[1] == [{"from": 142.857, "to": 143.2, "count": 1}]
+    text = " ".join((Path(__file__).parents[2] / "docs" / "classroom.md").read_text(encoding="utf-8").split())
+    assert "their spread (each round's `distribution`)" in text
+    assert ("the same bars in both rounds, each with that round's count" in text
+            and "the lowest and highest answer either round put in it" in text)
+
+
 def test_a_json_bar_of_one_value_holds_its_answers_not_its_labels_rounding(store):
     """Read 49: a bar of one value was written {"value": 143.0} for answers 142.857, a number no student gave; it is
     the answers' own number, or from the lowest to the highest when the bar holds answers that round alike."""

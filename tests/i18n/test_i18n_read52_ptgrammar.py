@@ -33,3 +33,23 @@ def test_the_theory_pages_tree_note_says_every_one_is_a_drafted_node_not_all_of_
                                "token foi copiado do contexto), com até 3 de profundidade"), text
         assert "(todos nós" not in text
 
+
+def test_the_exactness_verdict_says_all_other_continuations_not_every_other_one():
+    """Read 52: the Exactness lab's chi-square note over two-token continuations read "toda outra continuação conta
+    como “(outros)”", a calque of "every other continuation"; Portuguese says "todas as outras continuações"."""
+    source = (ROOT / "specviz" / "labs" / "exactness" / "stats.py").read_text(encoding="utf-8")
+    assert "other continuation is counted as “(other)”" in source
+    one = ("The {count} outcome tested is the only one p gives a positive probability; every other continuation "
+           "is counted as “(other)”, which has probability 0 and is in no group: a single sample there would refute "
+           "p on its own.")
+    many = ("The {count} outcomes tested are all the ones p gives a positive probability; every other continuation "
+            "is counted as “(other)”, which has probability 0 and is in no group: a single sample there would "
+            "refute p on its own.")
+    with using("pt"):
+        said = [ngettext(one, many, n, count=str(n)) for n in (1, 7)]
+    assert said[0].startswith("O 1 resultado testado é o único a que p dá probabilidade positiva; todas as "
+                              "outras continuações contam como “(outros)”, que tem probabilidade 0"), said[0]
+    assert said[1].startswith("Os 7 resultados testados são todos aqueles a que p dá probabilidade positiva; "
+                              "todas as outras continuações contam como “(outros)”"), said[1]
+    for text in said:
+        assert "toda outra" not in text

@@ -203,6 +203,49 @@ def test_the_tree_trap_is_not_explained_where_it_does_not_fail():
     assert not any("Not the target" in e.value for e in at.error)
 
 
+def test_the_broken_tree_rule_is_exact_where_p_alone_is_a_point_mass():
+    """What the no-trap sentence below now says: the broken rule's one level is p wherever p or q is a point mass,
+    with the other spread (read 52: it said the rule fails wherever q spreads its mass)."""
+    rule = TREE_RULES["tree_top_k_against_q"]
+    p, q = torch.tensor([0.0, 1.0, 0.0, 0.0]), torch.tensor([0.5, 0.3, 0.2, 0.0])
+    for width in (1, 2, 3):
+        assert rule.one_level(p, q, width).tolist() == pytest.approx(p.tolist())
+        assert rule.one_level(torch.tensor([0.4, 0.3, 0.2, 0.1]), p, width).tolist() == pytest.approx(
+            [0.4, 0.3, 0.2, 0.1])
+    assert one_level_drift(rule, torch.tensor([0.4, 0.3, 0.2, 0.1]), q, 2) > 0.05  # both spread: it drifts
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_no_trap_sentence_does_not_blame_a_spread_q_where_p_is_a_point_mass(lang):
+    """Read 52: at top-p 0.15 on the toy pair ("once upon a time") p is a point mass and q keeps two tokens; the
+    broken tree rule's closed form is p, and the page said "It fails where q spreads its mass over several tokens"
+    beside it."""
+    from specviz.core.i18n import _
+    from specviz.labs.exactness.lab import step_distributions
+    from specviz.runs.runspec import RunSpec
+    from specviz.ui.common.runs import PAIRS
+    from specviz.ui.exactness.tree_lab import TEXT
+
+    settings = dict(prompt="once upon a time", top_p=0.15, temperature=1.0)  # the page's temperature
+    dists = step_distributions(PAIRS.get("toy"), RunSpec(pair="toy", **settings))
+    assert int((dists.target_probs > 0).sum()) == 1 and int((dists.draft_probs > 0).sum()) == 2
+    at = AppTest.from_file(str(ROOT / "pages" / "exactness.py"), default_timeout=120)
+    at.query_params["lang"] = lang
+    for key, value in {"exact_prompt": settings["prompt"], "exact_top_p": settings["top_p"], "exact_shape": "tree",
+                       "exact_tree_rule": "tree_top_k_against_q"}.items():
+        at.session_state[key] = value
+    with using(lang):
+        at.run()
+        shown = _(TEXT["no_trap"])
+    assert not at.exception
+    texts = [m.value for m in at.markdown]
+    assert shown in texts
+    assert not any("It fails where q spreads" in t or "Ela falha onde q espalha" in t for t in texts)
+    assert ("p or q puts all its mass on one token" if lang == "en" else
+            "p ou q põe toda a sua massa em um só token") in shown
+
+
 @pytest.mark.parametrize("lang", ["en", "pt"])
 def test_with_a_tree_lane_the_rounds_and_the_draft_legend_name_the_chain_and_the_nodes(lang):
     """Read 45: with a tree lane the rounds table still named its lane "speculative" (and "speculative tokens/s")

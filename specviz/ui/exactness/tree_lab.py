@@ -38,10 +38,13 @@ TEXT = {
                     "shared out wrongly: {token} comes out {expected} of the time ({measured} in these samples) where "
                     "the target gives it {p}. Children that were not drawn from q must be tested as point masses (the "
                     "second exact rule)."),
-    "no_trap": N_("**Here it does not fail:** at these settings its closed form for one level is p itself, as at "
-                  "any prompt at temperature 0 (p and q are point masses there: the one child is the draft's top "
-                  "token, kept exactly when it is the target's). It fails where q spreads its mass over several "
-                  "tokens."),
+    # read 52: it said "It fails where q spreads its mass over several tokens" beside a q on two tokens (toy pair,
+    # "once upon a time", top-p 0.15), where p is a point mass and the rule's closed form is p
+    "no_trap": N_("**Here it does not fail:** at these settings its closed form for one level is p itself, as "
+                  "wherever p or q puts all its mass on one token (both do at temperature 0). With q a point mass, "
+                  "its one child is tested with p′(x), as a point mass should be; with p a point mass, the target's "
+                  "token is always kept and any other child always rejected. It can fail only where p and q both "
+                  "spread their mass over several tokens."),
     "table": N_("Every tree rule at this prompt, from the closed form of one level with these children: how far "
                 "what it emits drifts from p (– where enumerating every order of sampled children would take too "
                 "long)."),

@@ -827,3 +827,23 @@ def test_the_plans_pin_step_exports_no_sample_pin_the_app_lets_through(plan):
     for sample in ("correct horse battery", "Correct Horse Battery Staple", "cavalo correto bateria grampo"):
         with pytest.raises(ClassroomError, match="one of the first a guesser tries"):
             teacher_pin({"SPECVIZ_TEACHER_PIN": sample})
+
+
+def test_the_warm_up_row_names_the_one_token_batch_1_pass_its_flop_per_byte_holds_for():
+    """Read 52: session 1's first row said "A forward pass reads every weight once: ... 2 FLOPs but 2 bytes per
+    parameter, about 1 FLOP per byte, so the GPU waits on memory". A pass over n tokens (a prompt, a batch of B texts)
+    does 2n FLOPs per parameter for the same bytes; lesson 1, which the row cites, gives the figure for one new token
+    at batch size 1. The row now names both, in each language, as the lesson does."""
+    from specviz.core.i18n import _, using
+    from specviz.teach.learn import LESSONS
+
+    for plan, lang, token, batch in ((PLAN_EN, "en", "A forward pass for one new token reads every weight once",
+                                      "so at batch size 1 (one text at a time) the GPU waits on memory"),
+                                     (PLAN_PT, "pt", "Uma passagem para um novo token lê cada peso uma vez",
+                                      "então com tamanho de lote 1 (um texto por vez) a GPU espera pela memória")):
+        row = _sessions(plan.read_text(encoding="utf-8"))[0][0][2]
+        assert token in row and batch in row, (plan.name, row)
+        with using(lang):
+            lesson = " ".join(_(LESSONS[0].text).split()).replace("**", "")
+        assert ("a pass for one new token" if lang == "en" else "uma passagem para um novo token") in lesson
+        assert ("at batch size 1" if lang == "en" else "com tamanho de lote 1") in lesson

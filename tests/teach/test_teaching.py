@@ -847,3 +847,28 @@ def test_the_warm_up_row_names_the_one_token_batch_1_pass_its_flop_per_byte_hold
             lesson = " ".join(_(LESSONS[0].text).split()).replace("**", "")
         assert ("a pass for one new token" if lang == "en" else "uma passagem para um novo token") in lesson
         assert ("at batch size 1" if lang == "en" else "com tamanho de lote 1") in lesson
+
+
+def test_the_large_batch_note_keeps_the_long_context_exception_its_question_gives():
+    """Read 52: the `lm-large-batch` note had the lecturer say that at a large batch "the idle capacity the trick
+    spends is gone", with no case named; the question's own explanation (MagicDec) and the plan's lesson-10 note give
+    the exception, long contexts, where each sequence's KV-cache read keeps the pass memory-bound: in the roofline
+    model the 72B target's K = 4 pass turns compute-bound near batch 64 at 512 tokens, and never at 8,192."""
+    import math
+
+    from specviz.labs import roofline
+
+    pair, hw = roofline.PAIRS["qwen-7b-72b"], roofline.HARDWARE["h100"]
+    assert math.ceil(roofline.ridge_batch(pair.target, hw, 5, 512)) == 64
+    assert roofline.ridge_batch(pair.target, hw, 5, 8192) == float("inf")
+    for lang, plan, heading, said, explained in (
+            ("en", PLAN_EN, "**`lm-large-batch`", "Unless the contexts are long: each sequence's KV cache is still read "
+             "for every token, which can keep the pass memory-bound even in a large batch", "long contexts"),
+            ("pt", PLAN_PT, "**`lm-large-batch`", "A menos que os contextos sejam longos: o cache KV de cada sequência "
+             "ainda é lido a cada token, o que pode manter a passagem limitada pela memória mesmo num lote grande",
+             "contextos longos")):
+        assert explained in load_bank(lang=lang).by_id()["lm-large-batch"].explanation
+        text = " ".join(plan.read_text(encoding="utf-8").split())
+        note = text[text.index(heading):]
+        note = note[:note.index("**`pr-vllm-counters`")]
+        assert said in note, (plan.name, note)

@@ -1132,8 +1132,8 @@ def test_a_one_node_tree_trace_is_named_in_the_singular(toy):
     at.run()
     assert not at.exception
     captions = " ".join(c.value for c in at.caption)
-    assert ("This trace's trees held up to 1 token, their nodes and the tokens copied from the context together, up "
-            "to 1 deep") in captions
+    assert ("This trace's trees held up to 1 token (every one a drafted node: no token was copied from the context), "
+            "up to 1 deep") in captions  # read 52: no lookup branch, so no copied tokens are spoken of
     # read 51: a tree that never branched was said to offer "several candidates at each depth"
     assert "none branched: each offered one candidate at each depth" in captions
     assert "several candidates" not in captions

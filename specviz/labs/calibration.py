@@ -82,7 +82,9 @@ class Calibration:
     torch: str
     threads: int
     verify: tuple[tuple[int, float], ...]  # (tokens fed, seconds of one target forward)
-    drafter_seconds: float  # one drafting pass (a feature drafter's layer and head, a draft model's forward)
+    # one drafting pass (a feature drafter's layer and head, a draft model's forward); 0: not timed, a proposer that
+    # runs no model (n-gram lookup), whose lookups the short real runs in `steps` time
+    drafter_seconds: float
     generate_seconds: float  # one token of model.generate, greedy, prefill excluded
     spread: float  # the largest disagreement between the two halves of the rounds, as a fraction
     # ("chain-greedy" | "chain-sampled" | "tree-greedy" | "tree-sampled", seconds of one drafter pass, seconds of a
@@ -207,14 +209,16 @@ class Calibration:
 
 def _readable(raw: dict) -> bool:
     """Whether a calibration read from the cache has the types `measure` writes: texts, a whole thread count, and
-    seconds from 0 to a million (from a nanosecond where a ratio divides by them, so no ratio is infinite)."""
+    seconds from 0 to a million (from a nanosecond where a ratio divides by them, so no ratio is infinite). An
+    untimed drafter pass is 0 (read 52: `calibrate --proposer ngram` wrote it so, then refused its own file as
+    damaged and measured again on every run, each time saying "Cached in")."""
     def seconds(value: object, positive: bool = False) -> bool:
         return is_number(value) and (1e-9 if positive else 0.0) <= value <= 1e6
     return (all(isinstance(raw.get(k), str) for k in ("pair", "proposer", "dtype", "device", "kernels", "cpu", "torch"))
             and all(isinstance(v, str) for v in (*raw["cpu_flags"], *raw["notes"], raw.get("measured_at", "")))
             and isinstance(raw.get("cpu_bf16"), bool) and is_whole(raw.get("threads")) and raw["threads"] >= 1
             and is_whole(raw.get("context_tokens", 0)) and raw.get("context_tokens", 0) >= 0
-            and seconds(raw.get("drafter_seconds"), True) and seconds(raw.get("generate_seconds"), True)
+            and seconds(raw.get("drafter_seconds")) and seconds(raw.get("generate_seconds"), True)
             and all(seconds(raw.get(k, 0.0)) for k in ("spread", "sampled_generate_seconds", "took_seconds"))
             and all(seconds(d) and seconds(o) for _k, d, o in raw["steps"]))
 

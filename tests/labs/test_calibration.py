@@ -317,3 +317,22 @@ def test_a_generate_round_whose_difference_is_zero_is_unusable_not_a_nanosecond(
                         real(model, context, _generate_clock(set()), sample))
     with pytest.raises(calibration.TooBusy, match="Every timing of model.generate came out zero or negative"):
         calibration.measure(toy, "draft", sizes=(1, 2, 5), rounds=2)
+
+
+def test_an_ngram_calibration_whose_drafter_pass_is_untimed_reads_back_from_the_cache(tmp_path, monkeypatch):
+    """Read 52: n-gram lookup runs no model, so `measure` writes its drafter pass as 0 (untimed), but the cache
+    refused a drafter pass under a nanosecond as damaged: `calibrate --pair toy --proposer ngram` said "Cached in
+    ..." and measured again (30 to 45 s here) on every later run."""
+    pair = _fake_pair(tmp_path, monkeypatch)
+    calls = []
+
+    def fake_measure(pair, proposer=None, progress=None, clock=None):
+        calls.append(proposer)
+        return machine({1: 0.05, 5: 0.06}, drafter=0.0, proposer="ngram",
+                       steps=(("chain-greedy", 3.5e-05, 0.00011),))
+
+    monkeypatch.setattr(calibration, "measure", fake_measure)
+    first = calibration.calibrate(pair, "ngram")
+    assert first.quiet and first.drafter_seconds == 0.0
+    assert calibration.cached_for(pair, "ngram") == first  # the file as written reads back
+    assert calibration.calibrate(pair, "ngram") == first and calls == ["ngram"]  # not measured again

@@ -27,7 +27,7 @@ from dataclasses import replace
 
 from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.core.i18n import (N_, _, drafts_kept, language_code, list_separator, ngettext, number, os_reason,
-                                percent, using, with_minus)
+                                percent, small_number, using, with_minus)
 from specviz.core.text import control_shown, hidden_shown, pad, shortened, visible, width
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.kinds import StopReason
@@ -375,18 +375,25 @@ def run_calibrate(args: argparse.Namespace) -> int:
                                                      proposer_key(pair, cal.proposer))))
     print(_("One target forward over n new tokens (milliseconds, and in one-token forwards):"))
     print("  " + "   ".join(f"n={n}: {number(s * 1e3, 1)} ms ({number(s / cal.one)})" for n, s in cal.verify))
-    costs = dict(proposer=proposer, ms=number(cal.drafter_seconds * 1e3, 1), c=number(cal.c),
+    # read 52: a cost under the decimals shown keeps two significant digits (n-gram lookup's 0.035 ms read "0.0 ms"),
+    # and n-gram lookup's drafter pass, which `measure` does not time (it runs no model), is not written "0.0 ms =
+    # 0.00 one-token forwards" as if it were measured: the short real runs below time its lookups
+    costs = dict(proposer=proposer, ms=small_number(cal.drafter_seconds * 1e3, 1), c=small_number(cal.c, 2),
                  gms=number(cal.generate_seconds * 1e3, 1), g=number(cal.generate_ratio))
-    if cal.sampled_generate_seconds > 0:  # read 51: the T = 0.7 rows' "vs gen." divide by this unprinted cost
-        print(_("One drafter pass ({proposer}): {ms} ms = {c} one-token forwards; one token of model.generate: {gms} "
-                "ms = {g} greedy, {sms} ms = {s} sampling at T = 0.7.",
-                sms=number(cal.sampled_generate_seconds * 1e3, 1), s=number(cal.baseline_ratio(0.7)), **costs))
+    if cal.drafter_seconds == 0:
+        drafter = _("One drafter pass ({proposer}): not timed, it runs no model (the short real runs below time its "
+                    "lookups)", proposer=proposer)
     else:
-        print(_("One drafter pass ({proposer}): {ms} ms = {c} one-token forwards; one token of model.generate: {gms} "
-                "ms = {g}.", **costs))
+        drafter = _("One drafter pass ({proposer}): {ms} ms = {c} one-token forwards", **costs)
+    if cal.sampled_generate_seconds > 0:  # read 51: the T = 0.7 rows' "vs gen." divide by this unprinted cost
+        print(_("{drafter}; one token of model.generate: {gms} ms = {g} greedy, {sms} ms = {s} sampling at T = 0.7.",
+                drafter=drafter, sms=number(cal.sampled_generate_seconds * 1e3, 1), s=number(cal.baseline_ratio(0.7)),
+                **costs))
+    else:
+        print(_("{drafter}; one token of model.generate: {gms} ms = {g}.", drafter=drafter, **costs))
     kinds, modes = {"chain": _("chain"), "tree": _("tree")}, {"greedy": _("greedy"), "sampled": _("T = 0.7")}
     paid = [_("{kind}, {mode}: a drafter pass {draft} ms, a step's overhead {overhead} ms", kind=kinds[key.split("-")[0]],
-              mode=modes[key.split("-")[1]], draft=number(d * 1e3, 1), overhead=number(o * 1e3, 1))
+              mode=modes[key.split("-")[1]], draft=small_number(d * 1e3, 1), overhead=small_number(o * 1e3, 1))
             for key, d, o in cal.steps]
     if paid:
         print(_("As short real runs paid them: {costs}.", costs="; ".join(paid)))

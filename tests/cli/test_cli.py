@@ -664,6 +664,38 @@ def test_calibrate_prints_the_sampled_generate_cost_its_t07_predictions_divide_b
     assert "12,0 ms = 1,20 na decodificação gulosa, 15,0 ms = 1,50 com amostragem a T = 0,7." in pt, pt
 
 
+@pytest.mark.parametrize("lang, untimed, timed", [
+    ("en", "One drafter pass (ngram): not timed, it runs no model (the short real runs below time its lookups); one "
+           "token of model.generate: 12.0 ms = 1.20 greedy",
+     "One drafter pass (draft): 0.020 ms = 0.0020 one-token forwards; one token"),
+    ("pt", "Uma passagem do rascunhador (ngram): não cronometrada, ele não roda modelo (as execuções reais curtas "
+           "abaixo cronometram as suas buscas); um token do model.generate: 12,0 ms = 1,20 na decodificação gulosa",
+     "Uma passagem do rascunhador (draft): 0,020 ms = 0,0020 passagens de um token; um token")])
+def test_calibrate_writes_no_untimed_or_rounded_away_drafter_cost_as_zero(tmp_path, monkeypatch, lang, untimed,
+                                                                           timed):
+    """Read 52: `calibrate --pair toy --proposer ngram` printed "One drafter pass (ngram): 0.0 ms = 0.00 one-token
+    forwards", a pass `measure` never times (n-gram lookup runs no model: 0 by construction), and "As short real runs
+    paid them: chain, greedy: a drafter pass 0.0 ms", a measured 0.035 ms rounded to zero. The untimed pass is now
+    said to be untimed, and a cost under the decimals shown keeps two significant digits (`small_number`)."""
+    from specviz.labs import calibration
+
+    monkeypatch.setenv("SPECVIZ_CACHE", str(tmp_path))
+    costs = dict(pair="toy", proposer="ngram", dtype="float32", device="cpu", kernels="stock", cpu="Test CPU",
+                 cpu_flags=(), cpu_bf16=False, torch="x", threads=2, drafter_seconds=0.0, generate_seconds=0.012,
+                 sampled_generate_seconds=0.015, spread=0.0, verify=((1, 0.01), (3, 0.012)),
+                 steps=(("chain-greedy", 3.5e-05, 0.00011),))
+    monkeypatch.setattr(calibration, "measure", lambda *a, **k: calibration.Calibration(**costs))
+    out = cli("calibrate", "--pair", "toy", "--proposer", "ngram", "--force", "--lang", lang)
+    assert out.returncode == 0, out.stderr
+    assert untimed in out.stdout, out.stdout
+    assert not any(zero in out.stdout for zero in (" 0.0 ms", " 0,0 ms", "0.00 one-token", "0,00 passagens"))
+    assert ("a drafter pass 0.035 ms, a step's overhead 0.1 ms" if lang == "en" else "0,035 ms") in out.stdout
+    costs.update(proposer="draft", drafter_seconds=2e-05)  # a timed pass of 0.002 one-token forwards
+    out = cli("calibrate", "--pair", "toy", "--proposer", "draft", "--force", "--lang", lang)
+    assert out.returncode == 0, out.stderr
+    assert timed in out.stdout, out.stdout
+
+
 def test_generate_without_a_shape_takes_the_one_predicted_fastest_here(tmp_path, monkeypatch):
     from specviz.labs import calibration, shape_choice
 

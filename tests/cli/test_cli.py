@@ -524,6 +524,22 @@ def _step_heads(step) -> tuple[str, str]:
         return head, format_step(step).splitlines()[0]
 
 
+def test_a_steps_head_writes_a_draft_under_a_millisecond_with_its_digits_and_an_exact_zero_as_0():
+    """Read 52: `generate --pair toy --proposer ngram` printed "draft 0 ms" for a lookup that took 0.30 ms, as it
+    prints a step that drafted nothing (0 s): a measured time rounded to zero. It now keeps two significant digits
+    (`small_number`), and an exact 0 stays "0"."""
+    from specviz.engine.trace import Decision, EmittedToken, Step
+
+    decisions = [Decision(0, 7, "a", 1.0, 0.9, 0.9, 0.9, 0.1, True, True)]
+    looked_up = Step(0, 3, 1, "ngram", decisions, [EmittedToken(7, "a", "accepted"), EmittedToken(9, "c", "bonus")],
+                     draft_seconds=0.0002996, verify_seconds=0.10238)
+    head, pt = _step_heads(looked_up)
+    assert "draft 0.30 ms  verify 102 ms" in head, head
+    assert "rascunho 0,30 ms  verificação 102 ms" in pt, pt
+    nothing = Step(1, 5, 0, "ngram", [], [EmittedToken(4, "d", "target")], verify_seconds=0.0393)
+    assert "K=0  draft 0 ms  verify 39 ms" in _step_heads(nothing)[0]
+
+
 def test_a_tree_step_that_drafted_nothing_says_so_in_both_languages():
     """Read 45: a tree run's last step, with one token left to write, drafts an empty tree, and its head read "tree of
     0 nodes, depth 0", "árvore de 0 nó" in Portuguese (whose plural rule puts 0 in the singular); it now says that no

@@ -332,3 +332,16 @@ def test_classroom_md_indents_an_items_later_paragraphs_as_every_markdown_reader
                 if not lines[token.map[0]].startswith("    "):
                     unindented.append(lines[token.map[0]][:40])
     assert later >= 6 and unindented == [] and unseparated == []
+
+
+@pytest.mark.parametrize("readme, named, used", [
+    (README, "emits a *recovered* token, sampled from norm(max(0, p − q))", "the recovered or bonus token included"),
+    (README_PT, "emite um token *recuperado*, amostrado de norm(max(0, p − q))", "o token recuperado ou bônus incluído"),
+])
+def test_the_readmes_name_the_recovered_token_before_counting_it(readme, named, used):
+    """Read 52, names: the idea paragraph said "At the first rejection it emits a token sampled from norm(max(0, p −
+    q))" without naming it, and the next section counted "the recovered or bonus token" in the mean accepted length,
+    a kind of token the README had never named (the bonus one it had)."""
+    text = " ".join(readme.read_text(encoding="utf-8").split())
+    assert named in text and used in text
+    assert text.index(named) < text.index(used)

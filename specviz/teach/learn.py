@@ -265,8 +265,8 @@ LESSONS: tuple[Lesson, ...] = (
            ("lm-large-batch", "lm-situations", "lm-verify-cost"), "limits", "pages/theory.py",
            anchor="when-speculation-stops-paying", section=N_("When speculation stops paying")),
     Lesson(11, "in-production", N_("Running it for real"),
-           N_("Plan a rollout: choose a draft for a target, measure on real traffic, watch acceptance and latency, and "
-              "know when to turn speculation down."),
+           N_("Plan a rollout: choose a draft for a target, measure on real traffic, watch the acceptance rate and "
+              "latency, and know when to turn speculation down."),
            N_("**Choosing the pair.** The draft must share the target's tokenizer (or go through a translation layer "
            "that re-cuts its guesses into the target's tokens) and cost far less than it: a small "
            "sibling from the same family (c ≈ 0.1 for a 7B draft of a 70B target, less for a smaller one), a feature "
@@ -289,8 +289,8 @@ LESSONS: tuple[Lesson, ...] = (
            "lower than α on average. And the latency users feel: time to first token and the "
            "**inter-token latency** (the time between two tokens of one answer), each as its median (p50) and as the "
            "time only the slowest one in a hundred exceeds (p99), next to throughput. Watch acceptance by position "
-           "too, and errors and drift (new kinds of prompts lower acceptance), and keep plain decoding ready as the "
-           "fallback.\n\n"
+           "too, and errors and drift (new kinds of prompts lower the acceptance rate), and keep plain decoding "
+           "ready as the fallback.\n\n"
            "**Turning it down.** Shorten K, or switch speculation off, when the acceptance rate drops (a new kind of "
            "prompt) or when load grows until the verify pass is compute-bound and the speedup falls below 1. The "
            "rule is exact either way, so these switches change the speed, not the output's distribution; what checks "

@@ -311,6 +311,20 @@ BY_DRAFT_POSITION = {"en": re.compile(r"acceptance\s+(?:(?:by|per|at\s+each)\s+d
                      "pt": re.compile(r"aceitação\s+(?:por|em\s+cada)\s+posição\s+d[oe]\s+palpite", re.IGNORECASE)}
 
 
+# Read 52: the tree view's lookup caption said the copies hang "as ❐ nodes" (pt "como nós ❐"), though a node is a
+# drafted token and a copied token is never a node (the glossary).
+COPIED_MARK_NODE = {"en": re.compile(r"❐\s*nodes?\b|copied nodes?\b", re.IGNORECASE),
+                    "pt": re.compile(r"\bnós?\s*❐|\bnós? copiados?\b", re.IGNORECASE)}
+
+# Read 52: lesson 11 told the learner to "watch acceptance and latency" and that "new kinds of prompts lower
+# acceptance": bare "acceptance" names no quantity, where the lesson's own number is the acceptance rate (and α is
+# another); pt "acompanhar a aceitação", "baixam a aceitação".
+BARE_ACCEPTANCE = {"en": re.compile(r"\b(?:watch|lowers?|raises?)\s+acceptance\b(?!\s+(?:rates?|probabilit|by))",
+                                    re.IGNORECASE),
+                   "pt": re.compile(r"\b(?:acompanh\w*|baix\w*)\s+a\s+aceitação\b(?!\s+por)",
+                                    re.IGNORECASE)}
+
+
 # Each wording no text may use, in each language, with a sentence its pattern must catch (so that a pattern broken
 # into catching nothing fails instead of passing): the key names it in the failing case's id.
 RETIRED = {
@@ -324,6 +338,10 @@ RETIRED = {
                                                "pt": "a partir do α e do c medidos"}),
     "acceptance_by_position_other_name": (BY_DRAFT_POSITION, {"en": "Watch acceptance by draft position too",
                                                               "pt": "Aceitação por posição do palpite"}),
+    "copied_token_called_a_node": (COPIED_MARK_NODE, {"en": "only the rest hangs below them as ❐ nodes",
+                                                      "pt": "fica pendurado abaixo deles como nós ❐"}),
+    "bare_acceptance_for_a_quantity": (BARE_ACCEPTANCE, {"en": "new kinds of prompts lower acceptance",
+                                                         "pt": "acompanhar a aceitação e a latência"}),
 }
 
 

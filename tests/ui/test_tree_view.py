@@ -859,10 +859,10 @@ def test_the_copied_caption_says_a_copy_follows_a_drafted_path_it_starts_like():
     grown = graft_copy(tree, [7, 9, 3], vocab_size=10)
     assert grown.parents[2:] == [0, 2] and grown.copied == [False, False, True, True]  # below drafted #1, not root
     assert ("Where the copy starts as a drafted path does, it follows those drafted nodes, and only the rest hangs "
-            "below them as ❐ nodes.") in _(TEXT["copied"], mark="❐")
+            "below them, each copied token marked ❐.") in _(TEXT["copied"], mark="❐")  # read 52: no "❐ nodes"
     with using("pt_BR"):
         assert ("Onde a cópia começa como um caminho rascunhado, ela segue esses nós rascunhados, e só o resto fica "
-                "pendurado abaixo deles como nós ❐.") in _(TEXT["copied"], mark="❐")
+                "pendurado abaixo deles, cada token copiado marcado com ❐.") in _(TEXT["copied"], mark="❐")
 
 
 def test_the_lookup_inputs_help_says_a_copy_follows_a_drafted_path_it_starts_like():

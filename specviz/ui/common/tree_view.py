@@ -29,16 +29,17 @@ TEXT = {
     "read_mask": N_("**How to read the mask:** row = the node being scored, filled column = a node it may read: the "
                     "root, its own ancestors and itself, never a sibling or another branch, so one target forward "
                     "scores every branch as if it were alone."),
-    # read 51: a copy whose first token a drafted node already held hung its ❐ nodes below that node, unexplained
+    # read 51: a copy whose first token a drafted node already held hung its ❐ nodes below that node, unexplained;
+    # read 52: "❐ nodes" called the copies nodes, where a node is a drafted token (the glossary: never a node)
     "copied": N_("**{mark} Copied from the context:** the tree's lookup branch, the tokens that followed the last "
                  "earlier place where the text's last 3 tokens appeared (failing a match, its last 2, then its last 1; "
                  "prompt lookup). Where fewer tokens follow that place than the branch holds, the copy reads on into "
                  "what it has copied so far, so a repeating loop is carried on past the text's end. Where the "
                  "copy starts as a drafted path does, it follows those drafted nodes, and only the rest hangs below "
-                 "them as ❐ nodes. No model drafted a copied token, so q is a point mass: the target keeps a copied "
-                 "token with probability p′(x), where p′ is p at its parent after the siblings tried before it were "
-                 "rejected (the residual they left), and the output still follows the target's distribution "
-                 "exactly."),
+                 "them, each copied token marked {mark}. No model drafted a copied token, so q is a point mass: the "
+                 "target keeps a copied token with probability p′(x), where p′ is p at its parent after the siblings "
+                 "tried before it were rejected (the residual they left), and the output still follows the target's "
+                 "distribution exactly."),
     "copied_chip": N_("copied from the context (no model drafted it)"),
     "numbers": N_("The numbers of every node"),
     # Read 45: a kept path that reaches a leaf (a bonus step) has no node rejected below it

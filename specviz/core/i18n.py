@@ -438,6 +438,10 @@ def times(ratio: float, digits: int = 2) -> str:
 _PLAIN = re.compile(r"[+-]?(?:[0-9]+(?:[.,][0-9]*)?|[.,][0-9]+)")  # 0.35, 0,35, 12, .5: one sign is the decimal one
 _GROUPED_EN = re.compile(r"[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?")  # 12,345.6
 _GROUPED_PT = re.compile(r"[+-]?[0-9]{1,3}(?:\.[0-9]{3})+(?:,[0-9]*)?")  # 12.345,6
+# a number grouped in thousands as `number` writes it in each language, and its grouping mark; the first group never
+# starts with 0, so "0,400" and "0.400" stay decimals
+GROUPED = {"en": (re.compile(r"[+-]?[1-9][0-9]{0,2}(?:,[0-9]{3})+(?:\.[0-9]*)?"), ","),
+           "pt": (re.compile(r"[+-]?[1-9][0-9]{0,2}(?:\.[0-9]{3})+(?:,[0-9]*)?"), ".")}
 
 
 def with_decimal_point(text: str) -> str:
@@ -450,13 +454,38 @@ def with_decimal_point(text: str) -> str:
     return text.replace(",", ".") if text.count(",") == 1 and "." not in text else text
 
 
+def decimal_text(text: str, language: str | None) -> str:
+    """`text` as `float()` reads it, in the one reading the quiz and the labs share: a number grouped in thousands as
+    `number` writes it in `language` ("1,500" and "12,345.6" in English, "1.500" and "12.345,6" in Portuguese) loses
+    its grouping marks and takes a decimal point; anything else has a lone decimal comma made a point
+    (`with_decimal_point`). Where the two conventions disagree the language wins: "1,500" is 1500 in English and
+    1.5 in Portuguese. No language (None) reads no grouping.
+
+    >>> decimal_text("1,500", "en"), decimal_text("1,500", "pt"), decimal_text("1.500", "pt"), decimal_text("1,500", None)
+    ('1500', '1.500', '1500', '1.500')
+    >>> decimal_text("12.345,6", "pt"), decimal_text("0,400", "en"), decimal_text("1,234,567", "en")
+    ('12345.6', '0.400', '1234567')
+    """
+    grouped = GROUPED.get(language_code(language) or "")
+    if grouped is not None and grouped[0].fullmatch(text):
+        return with_decimal_point(text.replace(grouped[1], ""))  # what is left has one mark at most, the decimal
+    return with_decimal_point(text)
+
+
 def read_number(text: object) -> float:
     """A number as a person types it, in either convention: "0,35" and "0.35" are both 0.35 (a single "." or ","
-    is the decimal sign, whichever the reader's language), "12.345,6" and "12,345.6" are 12345.6. Anything else
-    (a word, "nan", "1e5", two signs) is a ValueError with one sentence, in the reader's language.
+    is the decimal sign, whichever the reader's language), "12.345,6" and "12,345.6" are 12345.6; a number grouped
+    as `number` writes it in the reader's language reads as the quiz reads it (`decimal_text`): "1,500" is 1500 in
+    English and 1.5 in Portuguese (read 52: the Sandbox read an English "1,500" as 1.5 where the quiz read 1500).
+    Anything else (a word, "nan", "1e5", two signs) is a ValueError with one sentence, in the reader's language.
 
     >>> read_number("0,35"), read_number(" 0.35 "), read_number("12.345,6"), read_number("−2"), read_number(3)
     (0.35, 0.35, 12345.6, -2.0, 3.0)
+    >>> read_number("1,500"), read_number("1.500")
+    (1500.0, 1.5)
+    >>> with using("pt"):
+    ...     read_number("1,500"), read_number("1.500")
+    (1.5, 1500.0)
     >>> read_number("abc")
     Traceback (most recent call last):
     ...
@@ -468,8 +497,8 @@ def read_number(text: object) -> float:
         return float(text)
     typed = str(text).strip().replace("\u2212", "-").replace("\u00a0", "").replace(" ", "")
     if len(typed) <= 40:
-        if _PLAIN.fullmatch(typed):
-            return float(typed.replace(",", "."))
+        if _PLAIN.fullmatch(read := decimal_text(typed, get_language())):
+            return float(read.replace(",", "."))
         if _GROUPED_EN.fullmatch(typed):
             return float(typed.replace(",", ""))
         if _GROUPED_PT.fullmatch(typed):

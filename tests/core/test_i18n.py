@@ -332,3 +332,19 @@ def test_a_tie_rounds_away_from_zero_as_a_reader_rounds_it(lang):
             f"2{point}63", f"0{point}79", f"−2{point}63")
         assert (i18n.percent(157 / 200), i18n.percent(0.125, 1), i18n.percent_of(1, 200)) == (
             "79%", f"12{point}5%", "1%")
+
+
+@pytest.mark.parametrize("lang, typed, value", [("en", "1,500", 1500.0), ("en", "1.500", 1.5), ("en", "0,400", 0.4),
+                                                ("en", "1,234,567", 1234567.0), ("pt", "1.500", 1500.0),
+                                                ("pt", "1,500", 1.5), ("pt", "0.400", 0.4), ("pt", "12.345,6", 12345.6)])
+def test_the_labs_read_a_grouped_number_as_the_quiz_does(lang, typed, value):
+    """Read 52: the Sandbox's table (`read_number`) read an English "1,500" as 1.5 where the quiz (`parse_number`)
+    read 1500; one reading (`decimal_text`) serves both now, and it is the inverse of what `number` writes."""
+    from specviz.core.i18n import read_number, using
+    from specviz.teach.quiz import parse_number
+    from specviz.ui.sandbox.view import weights
+
+    with using(lang):
+        assert read_number(typed) == parse_number(typed, "", lang) == value
+        assert weights([typed]) == [value]
+        assert read_number(number(value, 1)) == value

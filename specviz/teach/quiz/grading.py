@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from specviz.core.i18n import N_, _, end_sentence, language_code, ngettext, number, with_decimal_point
+from specviz.core.i18n import N_, _, decimal_text, end_sentence, ngettext, number
 from specviz.teach.quiz.schema import MAX_ANSWER, Question, _plain
 from specviz.teach.quiz.schema import QuestionKind
 
@@ -228,7 +228,7 @@ def parse_number(answer: Any, unit: str = "", language: str | None = None) -> fl
     scale = 1.0
     if text.endswith("%"):
         text, scale = text[:-1], 0.01
-    text = _float_text(text, language)
+    text = decimal_text(text, language)
     if not _DECIMAL.fullmatch(text):  # what people write: no "nan", "inf", "0x10", "1_000"
         return None
     value = float(text) * scale
@@ -242,16 +242,6 @@ def _without_unit(answer: str, unit: str) -> str:
         if text.endswith(written) and text[:-len(written)].strip():
             return text[:-len(written)].strip()
     return text
-
-
-def _float_text(text: str, language: str | None) -> str:
-    """`text` as `float()` reads it: a number grouped in `language`'s convention without its grouping marks and with
-    a decimal point ("1,500.5" in English, "1.500,5" in Portuguese: "1500.5"), else a lone decimal comma made a point
-    (`with_decimal_point`)."""
-    grouped = _GROUPED.get(language_code(language) or "")
-    if grouped is not None and grouped[0].fullmatch(text):
-        return with_decimal_point(text.replace(grouped[1], ""))  # what is left has one mark at most, the decimal
-    return with_decimal_point(text)
 
 
 def _too_large(answer: Any, unit: str = "", language: str | None = None) -> bool:
@@ -271,12 +261,8 @@ def _too_large(answer: Any, unit: str = "", language: str | None = None) -> bool
         answer = _without_unit(answer.replace("\u2212", "-"), unit)
     if not isinstance(answer, str) or len(answer) > 64 or not answer.isascii():
         return False
-    text = _float_text(answer.strip().replace(" ", "").removesuffix("%"), language)
+    text = decimal_text(answer.strip().replace(" ", "").removesuffix("%"), language)
     return bool(_DECIMAL.fullmatch(text)) and parse_number(answer, "", language) is None
 
 
-# a number grouped in thousands as the app writes it in each language (`number`), and its grouping mark; the first
-# group never starts with 0, so "0,400" and "0.400" stay decimals
-_GROUPED = {"en": (re.compile(r"[+-]?[1-9][0-9]{0,2}(?:,[0-9]{3})+(?:\.[0-9]*)?"), ","),
-            "pt": (re.compile(r"[+-]?[1-9][0-9]{0,2}(?:\.[0-9]{3})+(?:,[0-9]*)?"), ".")}
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,4})?")

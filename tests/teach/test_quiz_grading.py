@@ -463,8 +463,11 @@ def test_a_number_grouped_in_the_learners_language_reads_as_the_app_writes_it(la
 
 @pytest.mark.parametrize("lang, typed, feedback", [
     ("en", "1,500", "Correct."), ("pt", "1.500", "Correto."),
-    ("en", "1.500", "Not quite. The answer is 1,500 (anything from 1,499.5 to 1,500.5 counts as right)."),
-    ("pt", "1,500", "Não exatamente. A resposta é 1.500 (qualquer valor de 1.499,5 a 1.500,5 conta como certo).")])
+    ("en", "2.500", "Not quite. Your answer 2.500 was read as 2.5, not 2500. The answer is 1,500 (anything from "
+                    "1,499.5 to 1,500.5 counts as right)."),
+    ("pt", "2,500", "Não exatamente. Sua resposta 2,500 foi lida como 2,5, não 2500. A resposta é 1.500 (qualquer "
+                    "valor de 1.499,5 a 1.500,5 conta como certo)."),
+    ("en", "2", "Not quite. The answer is 1,500 (anything from 1,499.5 to 1,500.5 counts as right).")])
 def test_the_grade_follows_the_language_the_number_was_typed_in(lang, typed, feedback):
     from specviz.core.i18n import using
 
@@ -507,3 +510,39 @@ def test_the_exports_write_a_typed_number_as_the_number_graded(lang, typed, expo
     assert json.loads(results_json(run))["results"][0]["answer"] == exported
     run.submit(big, "forty", lang)  # no number: kept as typed (graded wrong)
     assert run.results()[0]["answer"] == "forty"
+
+
+# Read 52: a number with one mark before three digits reads two ways a thousandfold apart ("142,857": 142857 in
+# English, 142.857 the Portuguese way), and the grader took the learner's language's reading without a word, so a
+# student in the English app who wrote mb-bandwidth-bound's 142.857 tokens/s as "142,857" was marked wrong. Where
+# only the other convention's reading is right it is taken, and the feedback says which reading was graded.
+@pytest.mark.parametrize("lang, typed, feedback", [
+    ("en", "142,857", "Correct. Your answer 142,857 was read as 142.857, not 142857."),
+    ("en", "142,857 tokens/s", "Correct. Your answer 142,857 was read as 142.857, not 142857."),
+    ("en", "142.857", "Correct."), ("en", "143", "Correct."),
+    ("en", "150,000", "Not quite. Your answer 150,000 was read as 150000, not 150. The answer is 142.857 tokens/s "
+                      "(anything from 141.357 to 144.357 counts as right)."),
+    ("pt", "142.857", "Correto. Sua resposta 142.857 foi lida como 142,857, não 142857."),
+    ("pt", "142,857", "Correto."),
+    ("pt", "150.000", "Não exatamente. Sua resposta 150.000 foi lida como 150000, não 150. A resposta é 142,857 "
+                      "tokens/s (qualquer valor de 141,357 a 144,357 conta como certo).")])
+def test_a_number_the_two_conventions_read_apart_is_right_if_one_reading_is(lang, typed, feedback):
+    from specviz.core.i18n import using
+
+    question = Q["mb-bandwidth-bound"]
+    assert (question.answer, question.tolerance) == (142.857, 1.5)
+    with using(lang):
+        assert grade(question, typed, lang).feedback == feedback
+        assert QuizRun([question], seed=0).submit(question, typed, lang).feedback == feedback
+
+
+def test_the_other_reading_never_rescues_an_answer_off_by_more_than_its_marks():
+    from specviz.teach.quiz import read_answer
+
+    question = Q["mb-bandwidth-bound"]
+    for typed in ("142,857", "142.857"):  # in either language one of the two readings is the answer
+        assert grade(question, typed, "en").correct and grade(question, typed, "pt").correct
+    assert grade(question, "142,857").correct  # no language: no grouping, so a lone comma is a decimal comma
+    for typed in ("1,428", "14,285", "1,428.57", "1428,57", "40%"):  # no reading of these is 142.857
+        assert not grade(question, typed, "en").correct and not grade(question, typed, "pt").correct
+    assert read_answer(question, "1,5", "en").other is None  # one reading only: nothing to say

@@ -21,7 +21,7 @@ from specviz.core.text import typed
 from specviz.teach.classroom.answers import UNREADABLE, _answer_json, _questions, read_stored, stored_answer
 from specviz.teach.classroom.inputs import (NOT_A_NUMBER, NOT_A_STUDENT_LINK, ClassroomError, DEFAULT_TITLES, TITLE_MAX,
                                             clean_name, clean_text, name_keys, new_code, normalize_code, shown_title)
-from specviz.teach.quiz import Grade, Question, answer_text, csv_text, grade, parse_number
+from specviz.teach.quiz import Grade, Question, answer_text, csv_text, grade, parse_number, read_answer
 from specviz.teach.quiz.schema import MAX_ANSWER, QuestionKind
 
 
@@ -307,7 +307,8 @@ class ClassroomStore:
     def record_answer(self, token: str, question_id: str, answer: Any,
                       language: str | None = None) -> tuple[Grade, bool]:
         """Grade and store a student's answer, a number read in the student's `language` (`parse_number`: "1,500" is
-        1500 in English, 1.5 in Portuguese). Returns (grade, stored): stored is False when this question was
+        1500 in English, 1.5 in Portuguese), or in the other convention where only that reading is right
+        (`read_answer`: an English "142,857" is stored as 142.857 when 142.857 is the answer). Returns (grade, stored): stored is False when this question was
         already answered, and then the grade is that of the first answer, which is the one that counts."""
         student = self.student(token)
         if student is None:
@@ -321,7 +322,7 @@ class ClassroomStore:
         answer = stored_answer(question, answer)  # a choice picked in another language: the stored question's text
         if question.kind == QuestionKind.NUMERIC:  # read 49: stored as typed ("1,5") where a teacher-paced one was 1.5
             _answer_json(answer)  # what no form sends (a list, a NaN, a control character): "cannot be stored"
-            answer = parse_number(answer, question.unit, language)
+            answer = read_answer(question, answer, language).value  # "142,857" right either way: read 52
             if answer is None:  # read 50: "forty" was stored as typed and graded wrong; teacher-paced refuses it
                 raise ClassroomError(_(NOT_A_NUMBER, most=number(MAX_ANSWER, 0)))
         text = _answer_json(answer)

@@ -13,7 +13,7 @@ from typing import Any
 from specviz.core.i18n import _, number
 from specviz.teach.classroom import ClassroomError, answer_between
 from specviz.teach.classroom_paced.text import TEXT
-from specviz.teach.quiz import Question, parse_number
+from specviz.teach.quiz import Question, read_answer
 from specviz.teach.quiz.grading import within_tolerance, written_number
 from specviz.teach.quiz.schema import MAX_ANSWER, _plain
 from specviz.teach.quiz.schema import QuestionKind
@@ -49,7 +49,8 @@ class Distribution:
 
 def checked_answer(question: Question, answer: Any, language: str | None = None) -> Any:
     """The answer in stored form (a choice, a list of choices, the items in order, or a float: a typed number read in
-    the student's `language`, see `parse_number`), or a ClassroomError sentence when it cannot be an answer to
+    the student's `language`, or the other convention's reading where only that one is right: see `read_answer`), or
+    a ClassroomError sentence when it cannot be an answer to
     `question` at all.
 
     >>> q = Question("d", "speedup", "numeric", "?", 2.0, "", "pages/quiz.py", tolerance=0.1)
@@ -57,7 +58,7 @@ def checked_answer(question: Question, answer: Any, language: str | None = None)
     2.5
     """
     if question.kind == QuestionKind.NUMERIC:
-        value = parse_number(answer, question.unit, language)
+        value = read_answer(question, answer, language).value  # "142,857" right either way: read 52
         if value is None:
             raise ClassroomError(_(TEXT["not_finite"], most=number(MAX_ANSWER, 0)))
         return value

@@ -178,7 +178,7 @@ class PacedStore(ClassroomStore):
     # ---- the students' answers --------------------------------------------------------------------------------
     def answer(self, token: str, push_id: int, round_: int, answer: Any, language: str | None = None) -> bool:
         """Store a student's answer to the current question's open round, a number read in the student's `language`
-        (`parse_number`); no feedback (that waits for the reveal).
+        (`read_answer`); no feedback (that waits for the reveal).
         Returns whether it was stored: False when this student already answered this round (the first answer
         counts). Every refusal is one ClassroomError sentence."""
         student = self.student(token)

@@ -19,7 +19,7 @@ This package only gathers the public names; the parts:
                Question and Bank dataclasses
   bank         load_bank, parse_bank, merge_banks, question_from_dict: reading and validating the YAML files, with
                the limits that make an upload from anyone safe to read (MAX_BYTES, MAX_QUESTIONS, ...)
-  grading      grade, Grade, parse_number
+  grading      grade, Grade, parse_number, read_answer
   run          QuizRun, ConceptMastery, and the CSV / JSON downloads
   live         live_questions, live_quiz: questions from one step of a trace
   predictions  score_predictions: predict-then-reveal
@@ -30,7 +30,7 @@ This package only gathers the public names; the parts:
 from __future__ import annotations
 
 from specviz.teach.quiz.bank import BANK_DIR, PATHS_ENV, bank_paths, load_bank, merge_banks, parse_bank, question_from_dict
-from specviz.teach.quiz.grading import Grade, grade, parse_number
+from specviz.teach.quiz.grading import Grade, grade, parse_number, read_answer
 from specviz.teach.quiz.live import LIVE_LINK, live_questions, live_quiz
 from specviz.teach.quiz.predictions import PredictionScore, StepPrediction, score_predictions
 from specviz.teach.quiz.run import ConceptMastery, QuizRun, answer_text, csv_text, results_json, shown_answer
@@ -42,7 +42,7 @@ __all__ = [
     # bank
     "BANK_DIR", "PATHS_ENV", "bank_paths", "load_bank", "merge_banks", "parse_bank", "question_from_dict",
     # grading
-    "Grade", "grade", "parse_number",
+    "Grade", "grade", "parse_number", "read_answer",
     # run
     "ConceptMastery", "QuizRun", "answer_text", "csv_text", "results_json", "shown_answer",
     # live

@@ -16,7 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from specviz.core.i18n import N_, _, decimal_text, end_sentence, ngettext, number
+from specviz.core.i18n import (N_, _, decimal_text, end_sentence, language_code, localized, ngettext, number,
+                               with_minus)
 from specviz.teach.quiz.schema import MAX_ANSWER, Question, _plain
 from specviz.teach.quiz.schema import QuestionKind
 
@@ -39,6 +40,8 @@ TEXT = {
     "too_large": N_("That number is too large: no answer here is larger than {most} in size."),
     "not_an_order": N_("The answer should be the items in order."),
     "each_once": N_("Every item must be placed exactly once."),
+    # a number the two conventions read apart (`read_answer`): "142,857" is 142857 in English, 142.857 in Portuguese
+    "read_as": N_("Your answer {typed} was read as {value}, not {other}."),
 }
 
 
@@ -69,18 +72,25 @@ def grade(question: Question, answer: Any, language: str | None = None) -> Grade
     (True, True, False)
     """
     graders = {"single": _grade_single, "multiple": _grade_multiple, "ordering": _grade_ordering}
+    read_as = ""
     if question.kind == QuestionKind.NUMERIC:
-        correct, valid, problem = _grade_numeric(question, answer, language)
+        reading = read_answer(question, answer, language)
+        correct, valid, problem = _grade_numeric(question, answer, reading.value, language)
+        # a learner marked wrong, or right on the other convention's reading, sees which reading was graded (read
+        # 52); one right on their own language's reading needs no word on the other
+        if reading.other is not None and (reading.switched or not correct):
+            read_as = _(TEXT["read_as"], typed=with_minus(_without_unit(str(answer), question.unit)),
+                        value=_ungrouped(reading.value), other=_ungrouped(reading.other)) + " "
     else:
         correct, valid, problem = graders[question.kind](question, answer)
     expected = question.expected_text()
     if correct:
-        feedback = _(TEXT["correct"])
+        feedback = _(TEXT["correct"]) + (" " + read_as.strip() if read_as else "")
     elif not valid:
         said = _(problem, most=number(MAX_ANSWER, 0), example=number(0.25))  # each problem takes the ones it names
         feedback = _(TEXT["invalid"], problem=said, answer=answer_sentence(question))
     else:
-        feedback = _(TEXT["wrong"], answer=answer_sentence(question))
+        feedback = _(TEXT["wrong"], answer=read_as + answer_sentence(question))
     return Grade(correct=correct, valid=valid, feedback=feedback, expected=expected)
 
 
@@ -166,8 +176,69 @@ def within_tolerance(value: float, answer: float, tolerance: float) -> bool:
     return abs(value - answer) <= tolerance + 1e-12
 
 
-def _grade_numeric(q: Question, answer: Any, language: str | None = None) -> tuple[bool, bool, str]:
-    value = parse_number(answer, q.unit, language)
+@dataclass(frozen=True)
+class Reading:
+    """The number a numeric answer is graded as (`value`, None when it is no number), and the other convention's
+    reading of the same text where the two differ (`other`): "142,857" is 142857 in English and 142.857 in
+    Portuguese, a thousandfold apart. `switched`: the value is the other convention's reading, the right one."""
+
+    value: float | None
+    other: float | None = None
+    switched: bool = False
+
+
+def read_answer(question: Question, answer: Any, language: str | None = None) -> Reading:
+    """The number a numeric answer is graded as. A number with one "," or "." before three digits ("142,857",
+    "1.500") reads two ways, a thousandfold apart: the learner's `language` decides (`parse_number`), unless that
+    reading is wrong and the other convention's is right, which is then taken. No learner who typed the right digits
+    in a convention they know means the number a thousand times larger or smaller, and the two readings are never
+    both right, so this marks nobody right who was wrong by more than how they wrote it (read 52: a student in the
+    English app who wrote 142.857 tokens/s the Portuguese way, "142,857", was marked wrong for 142857 tokens/s).
+    `Reading.other` keeps the reading not taken, so the feedback can say which one was graded ("Correct. Your answer
+    142,857 was read as 142.857, not 142857."; "Not quite. Your answer 1,500 was read as 1500, not 1.5. The answer
+    is 2.").
+
+    >>> q = Question("demo", "memory_bound", "numeric", "?", 142.857, "", "pages/overview.py", tolerance=1.5)
+    >>> read_answer(q, "142,857", "en"), read_answer(q, "142.857", "pt")
+    (Reading(value=142.857, other=142857.0, switched=True), Reading(value=142.857, other=142857.0, switched=True))
+    >>> read_answer(q, "142,857", "pt")
+    Reading(value=142.857, other=142857.0, switched=False)
+    >>> read_answer(q, "1,500", "en"), read_answer(q, "142,86", "en")
+    (Reading(value=1500.0, other=1.5, switched=False), Reading(value=142.86, other=None, switched=False))
+    """
+    value = parse_number(answer, question.unit, language)
+    other = other_reading(answer, question.unit, language)
+    if other is None:
+        return Reading(value)
+    right = [within_tolerance(v, float(question.answer), question.tolerance) for v in (value, other)]
+    return Reading(other, value, switched=True) if right == [False, True] else Reading(value, other)
+
+
+def other_reading(answer: Any, unit: str = "", language: str | None = None) -> float | None:
+    """The number the other language's convention reads in a typed `answer` where it differs from what `language`
+    reads, else None: "142,857" is 142857 in English and 142.857 in Portuguese; "1,5", "12,345.6", "40%" and a
+    number (not a text) read one way only.
+
+    >>> other_reading("142,857", "", "en"), other_reading("1.500 tokens/s", "tokens/s", "en")
+    (142.857, 1500.0)
+    >>> other_reading("1,5", "", "en"), other_reading("12,345.6", "", "en"), other_reading("1,500%", "", "en")
+    (None, None, None)
+    """
+    code = language_code(language)
+    if code is None or not isinstance(answer, str) or answer.strip().endswith("%"):
+        return None
+    mine, theirs = parse_number(answer, unit, code), parse_number(answer, unit, "pt" if code == "en" else "en")
+    return theirs if None not in (mine, theirs) and mine != theirs else None
+
+
+def _ungrouped(value: float) -> str:
+    """A reading of a typed number with no grouping marks, so its two readings cannot be told apart only by a mark a
+    reader might take for the other: 142857 and 142.857 (142857 and 142,857 in Portuguese)."""
+    return with_minus(localized(_plain(value, 15)))
+
+
+def _grade_numeric(q: Question, answer: Any, value: float | None,
+                   language: str | None = None) -> tuple[bool, bool, str]:
     if value is None:
         if answer is None or (isinstance(answer, str) and not answer.strip()):
             return False, False, TEXT["no_number"]

@@ -336,7 +336,8 @@ def test_a_tie_rounds_away_from_zero_as_a_reader_rounds_it(lang):
 
 @pytest.mark.parametrize("lang, typed, value", [("en", "1,500", 1500.0), ("en", "1.500", 1.5), ("en", "0,400", 0.4),
                                                 ("en", "1,234,567", 1234567.0), ("pt", "1.500", 1500.0),
-                                                ("pt", "1,500", 1.5), ("pt", "0.400", 0.4), ("pt", "12.345,6", 12345.6)])
+                                                ("pt", "1,500", 1.5), ("pt", "0.400", 0.4),
+                                                ("pt", "12.345,6", 12345.6)])
 def test_the_labs_read_a_grouped_number_as_the_quiz_does(lang, typed, value):
     """Read 52: the Sandbox's table (`read_number`) read an English "1,500" as 1.5 where the quiz (`parse_number`)
     read 1500; one reading (`decimal_text`) serves both now, and it is the inverse of what `number` writes."""

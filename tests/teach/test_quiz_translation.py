@@ -512,8 +512,9 @@ def test_portuguese_separates_a_formulas_numbers_with_semicolons_and_its_letters
 
 def test_a_rollout_is_an_adocao_in_the_portuguese_bank(banks):
     """Read 52: pr-vllm-counters' Portuguese explanation said "colocar a especulação em produção" for the English
-    "after a rollout", the glossary's "adoção" (docs/glossary.pt-BR.md), and one of its distractors added "com tráfego
-    real", a claim its English twin does not make. Every twin of an English text that says "rollout" says "adoção"."""
+    "after a rollout", the glossary's "adoção" (docs/glossary.pt-BR.md), and one of its distractors added "com
+    tráfego real", a claim its English twin does not make. Every twin of an English text that says "rollout" says
+    "adoção"."""
     for en, pt in pairs(banks):
         english = " ".join([en.prompt, en.explanation, *en.choices]).lower()
         portuguese = " ".join([pt.prompt, pt.explanation, *pt.choices]).lower()

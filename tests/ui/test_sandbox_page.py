@@ -447,6 +447,6 @@ def test_one_ruled_out_outcome_is_named_in_the_singular():
 
     with using("pt"):  # read 52: the Portuguese singular began with a bare "1 resultado", the plural with "Os"
         grouping = chi_square_test([40, 60, 0], [0.4, 0.6, 0.0]).grouping
-    assert grouping.endswith(" O 1 resultado a que p dá probabilidade 0 não está em nenhum grupo: uma só amostra dele "
-                             "já refutaria p."), grouping
+    assert grouping.endswith(" O 1 resultado a que p dá probabilidade 0 não está em nenhum grupo: uma só amostra "
+                             "dele já refutaria p."), grouping
     assert "probability 0" not in chi_square_test([40, 60], [0.4, 0.6]).grouping

@@ -308,7 +308,8 @@ class ClassroomStore:
                       language: str | None = None) -> tuple[Grade, bool]:
         """Grade and store a student's answer, a number read in the student's `language` (`parse_number`: "1,500" is
         1500 in English, 1.5 in Portuguese), or in the other convention where only that reading is right
-        (`read_answer`: an English "142,857" is stored as 142.857 when 142.857 is the answer). Returns (grade, stored): stored is False when this question was
+        (`read_answer`: an English "142,857" is stored as 142.857 when 142.857 is the answer).
+        Returns (grade, stored): stored is False when this question was
         already answered, and then the grade is that of the first answer, which is the one that counts."""
         student = self.student(token)
         if student is None:

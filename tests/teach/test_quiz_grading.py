@@ -495,7 +495,9 @@ def test_a_switch_of_language_keeps_the_number_a_learner_typed():
 
 
 @pytest.mark.parametrize(("lang", "typed", "exported"), [("pt", "1.500", "1500"), ("en", "1,500", "1500"),
-                                                       ("pt", "0,4", "0.4"), ("en", "40%", "0.4")])
+                                                       ("pt", "0,4", "0.4"), ("en", "40%", "0.4"),
+                                                       # the other convention's reading, graded right (`read_answer`)
+                                                       ("en", "142,857", "142.857"), ("pt", "142.857", "142.857")])
 def test_the_exports_write_a_typed_number_as_the_number_graded(lang, typed, exported):
     """Read 52: the Quiz CSV and JSON wrote a numeric answer as it was typed, so a Portuguese learner's "1.500",
     graded as 1500 and right, was exported as "1.500" beside the expected "1500" and True, and "0,4" stood beside

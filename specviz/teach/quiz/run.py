@@ -19,7 +19,7 @@ from typing import Any
 
 from specviz.core.i18n import N_, _
 from specviz.engine.limits import is_whole
-from specviz.teach.quiz.grading import Grade, grade, parse_number, written_number
+from specviz.teach.quiz.grading import Grade, grade, read_answer, written_number
 from specviz.teach.quiz.schema import Bank, Question, _plain
 from specviz.teach.quiz.schema import QuestionKind
 
@@ -203,11 +203,12 @@ class QuizRun:
 
     def _answer_cell(self, question: Question) -> str:
         """A graded answer as an export's "answer" cell: for a numeric question the number the grader read from it,
-        in the language it was typed in (`parse_number`), written as "expected" is, "0.4" for "0,4" or "40%"; a
-        text that is no number as it was typed (it was graded wrong: "forty")."""
+        in the language it was typed in (`read_answer`: an English "142,857" graded as 142.857 is exported so, not as
+        142857), written as "expected" is, "0.4" for "0,4" or "40%"; a text that is no number as it was typed (it was
+        graded wrong: "forty")."""
         answer = self.answers.get(question.id)
         if question.kind == QuestionKind.NUMERIC:
-            value = parse_number(answer, question.unit, self.languages.get(question.id))
+            value = read_answer(question, answer, self.languages.get(question.id)).value
             if value is not None:
                 return _plain(value, 12)  # 0.30000000000000004, typed as 0.3, as 0.3 (`shown_answer`)
         return answer_text(answer)

@@ -1952,3 +1952,8 @@ def test_the_first_runs_verify_lesson_names_the_stock_kernels_it_held_for():
     assert (f"on that AMD EPYC in float32 with PyTorch's stock kernels, the only ones then, a target forward over 2 "
             f"to 9 tokens cost {min(stock):.1f}–{max(stock):.1f}× a one-token forward") in text
     assert f"with the packed kernels since, {min(packed):.2f}–{max(packed):.2f}× on the same kind of CPU" in text
+    # the benchmarks folder's README said the same of "a CPU" in its first runs' lessons
+    readme = " ".join((bench / "README.md").read_text(encoding="utf-8").split())
+    assert "Verification is not free on a CPU" not in readme
+    assert (f"cost {min(stock):.1f}–{max(stock):.1f}× a one-token forward (67 ms) with PyTorch's stock float32 "
+            f"kernels, the only ones then (the packed kernels since cost {min(packed):.2f}–{max(packed):.2f}×") in readme

@@ -208,3 +208,15 @@ def test_testing_md_says_what_every_file_under_a_tests_folder_covers(folder, cov
     entry = text.partition(entry_start)[2].partition(next_entry)[0]
     assert entry, f"testing.md's tests/{folder} entry"
     assert [topic for topic in covers.values() if topic not in entry] == []
+
+
+def test_testing_md_names_every_check_of_the_serving_tier():
+    """Read 52: testing.md listed four checks of the serving tier (counters, page, sweep, EAGLE drafter) where
+    tests/serving/test_serving_real.py has five: the fifth checks the vLLM source lines docs/serving.md cites."""
+    tests = re.findall(r"^def (test_\w+)", (ROOT / "tests" / "serving" / "test_serving_real.py").read_text(
+        encoding="utf-8"), flags=re.M)
+    said = {"counters": "spec_decode counters move", "page": "the Serving page renders", "sweep": "2-level load sweep",
+            "eagle": "exported EAGLE drafter", "line_numbers": "vLLM source lines `docs/serving.md` cites"}
+    assert len(tests) == len(said) and any("line_numbers" in t for t in tests)
+    text = " ".join((ROOT / "docs" / "testing.md").read_text(encoding="utf-8").split())
+    assert [key for key, words in said.items() if words not in text] == []

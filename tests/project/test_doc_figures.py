@@ -202,6 +202,17 @@ def test_the_front_door_docs_say_the_offline_target_is_a_q4_1_quantization():
         assert "Q4_1" in page.read_text(encoding="utf-8"), page.name
 
 
+def test_the_readmes_say_the_q4_1_files_token_embeddings_are_8_bit():
+    """Read 52: both READMEs glossed the Q4_1 quantization as "4-bit weight matrices", but the file's token embeddings,
+    which SmolLM2 ties to its LM head (the file has no separate output matrix), are Q8_0: 28.3 M of its 134.5 M
+    parameters, the largest matrix of all, at 8 bits (`tests/models/test_models.py` reads the types)."""
+    said = {"README.md": "4-bit weight matrices in its layers, 8-bit token embeddings, which are also its LM head",
+            "README.pt-BR.md": "matrizes de pesos de 4 bits nas camadas, embeddings de tokens de 8 bits, que são também "
+                               "a sua cabeça de LM"}
+    for name, words in said.items():
+        assert words in " ".join((ROOT / name).read_text(encoding="utf-8").split()), name
+
+
 def test_cli_md_gives_the_temperature_and_seed_ranges_the_cli_enforces():
     """cli.md listed ranges for --k, --max-new-tokens and the tree flags but none for --temperature and --seed, which
     the CLI refuses outside TEMPERATURE_RANGE and SEED_RANGE (exit code 2)."""

@@ -483,9 +483,13 @@ def test_the_playground_shots_alt_texts_name_which_n_gram_example_they_show():
              "README.pt-BR.md": "pt-playground.png", "docs/app.pt-BR.md": "pt-playground.png"}
     for doc, shot in shots.items():
         (alt,) = _alt_texts(doc, shot)
-        said = ("step 2 of the n-gram example at T = 0.7, the one it opens on" if "pt-BR" not in doc
-                else "passo 2 do exemplo de n-gramas com T = 0,7, o que ele abre")
+        # read 52: "step 2 of the n-gram example at T = 0.7, the one it opens on" read as if the Playground opened on
+        # step 2; it opens on step 0 of that example (`select_trace`), and the shot is two presses of Next step later
+        said = ("on the example it opens on (n-gram drafts at T = 0.7), at step 2 after two presses of Next step"
+                if "pt-BR" not in doc else
+                "no exemplo com que ele abre (n-gramas com T = 0,7), no passo 2, depois de dois cliques em Próximo passo")
         assert said in alt, (doc, alt)
+        assert "the one it opens on" not in alt and "o que ele abre" not in alt, (doc, alt)
 
 
 def test_benchmarks_md_says_greedy_identity_keeps_the_tree_for_k_alone():

@@ -224,6 +224,17 @@ def test_cli_md_gives_the_temperature_and_seed_ranges_the_cli_enforces():
     assert f"`--seed` ({SEED_RANGE[0]}..{SEED_RANGE[1]})" in text
 
 
+def test_cli_md_gives_the_top_k_and_top_p_ranges_the_cli_enforces():
+    """Read 52: cli.md gave a range for every numeric flag but `--top-k` and `--top-p`, which the CLI refuses
+    outside RunSpec's ranges (`--top-k -1`, `--top-p 0`: exit code 2), as if any value ran."""
+    from specviz.runs.runspec import SETTINGS
+
+    text = " ".join((DOCS / "cli.md").read_text(encoding="utf-8").split())
+    top_k, top_p = SETTINGS["top_k"], SETTINGS["top_p"]
+    assert f"`--top-k` ({top_k.lo:g}..{top_k.hi:g}; 0 = off)" in text
+    assert f"`--top-p` ({top_p.lo:g}..{top_p.hi:g}; 1 = off)" in text
+
+
 def test_the_readmes_xeon_figures_name_the_tree_they_measure():
     """The README quoted "an Intel Xeon in bfloat16: 1.82×, 1.37×" right after the shapes chosen for the AMD EPYC, as if
     they were the same shapes; they are default-cpu-bf16-tree's 16 × 4 + 8 tree over `model.generate`, greedy and at

@@ -235,6 +235,28 @@ def test_cli_md_gives_the_top_k_and_top_p_ranges_the_cli_enforces():
     assert f"`--top-p` ({top_p.lo:g}..{top_p.hi:g}; 1 = off)" in text
 
 
+def test_library_md_says_when_a_tree_traces_mean_estimates_alpha():
+    """Read 52: library.md said a tree trace's `mean_accept_prob` "is not α", with no exception; a trace whose every
+    tree was a chain of drafted nodes (`--tree-nodes 1`, or width 1 without a lookup branch) tests each node against
+    p and q themselves, and `Trace.mean_estimates_alpha` (the CLI's summary, the Theory page) calls its mean an α
+    estimate. A tree with a sibling still is not one."""
+    from specviz.engine.trace import Decision, EmittedToken, Step, Trace, TreeNode, TreeRecord
+
+    def one_step(nodes):
+        decisions = [Decision(0, 7, "a", 0.5, 0.9, 1.8, 1.0, 0.1, True, True)]
+        step = Step(0, 3, 1, "eagle", decisions, [EmittedToken(7, "a", "accepted"), EmittedToken(9, "c", "bonus")],
+                    tree=TreeRecord(nodes, [0]))
+        return Trace("speculative", {}, [1, 2], [7, 9], [step])
+
+    kept = TreeNode(7, "a", -1, 1, 0.5, 0.9, "accepted", 0.1, 1.0)
+    assert one_step([kept, TreeNode(8, "b", 0, 2, 0.3, 0.0, "not reached")]).mean_estimates_alpha  # a chain
+    assert not one_step([kept, TreeNode(8, "b", -1, 1, 0.3, 0.0, "not reached")]).mean_estimates_alpha  # a sibling
+    text = " ".join((DOCS / "library.md").read_text(encoding="utf-8").split())
+    assert "along its main line, which is not α;" not in text
+    assert ("which is not α unless every tree was a chain of drafted nodes (`--tree-nodes 1`, or width 1 with no "
+            "lookup branch: `mean_estimates_alpha`)") in text
+
+
 def test_the_readmes_xeon_figures_name_the_tree_they_measure():
     """The README quoted "an Intel Xeon in bfloat16: 1.82×, 1.37×" right after the shapes chosen for the AMD EPYC, as if
     they were the same shapes; they are default-cpu-bf16-tree's 16 × 4 + 8 tree over `model.generate`, greedy and at

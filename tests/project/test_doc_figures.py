@@ -257,6 +257,26 @@ def test_library_md_says_when_a_tree_traces_mean_estimates_alpha():
             "lookup branch: `mean_estimates_alpha`)") in text
 
 
+def test_models_md_states_the_size_bounds_as_the_check_applies_them():
+    """Read 52: models.md said every config size must be "under a bound" (512 layers, ...), where `check_sizes`
+    accepts the bound itself (512 layers load, 513 are refused), and it called `vocab_size`'s bound "4,194,304
+    tokens", which reads as a context length; it now says "no larger than" and "a vocabulary of 4,194,304 tokens"."""
+    from transformers import LlamaConfig
+
+    from specviz.models.loading import MAX_LAYERS, SIZE_LIMITS, check_sizes
+    from specviz.models.machine import ModelLoadError
+
+    small = {"hidden_size": 64, "intermediate_size": 128, "num_attention_heads": 4, "num_key_value_heads": 4}
+    check_sizes(LlamaConfig(num_hidden_layers=MAX_LAYERS, **small), "m")  # the bound itself loads
+    with pytest.raises(ModelLoadError):
+        check_sizes(LlamaConfig(num_hidden_layers=MAX_LAYERS + 1, **small), "m")
+    text = " ".join((DOCS / "models.md").read_text(encoding="utf-8").split())
+    assert "positive whole number under a bound" not in text
+    assert f"positive whole number no larger than a bound far beyond any published model (`SIZE_LIMITS` in " \
+           f"`specviz/models/loading.py`: {MAX_LAYERS} layers," in text
+    assert f"a vocabulary of {SIZE_LIMITS['vocab_size']:,} tokens" in text
+
+
 def test_the_readmes_xeon_figures_name_the_tree_they_measure():
     """The README quoted "an Intel Xeon in bfloat16: 1.82×, 1.37×" right after the shapes chosen for the AMD EPYC, as if
     they were the same shapes; they are default-cpu-bf16-tree's 16 × 4 + 8 tree over `model.generate`, greedy and at

@@ -138,10 +138,12 @@ def add_generation_flags(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--max-new-tokens", type=int, default=64,
                      help="the most new tokens to generate (a cap: an answer that ends sooner stops sooner), "
                           f"{MAX_NEW_TOKENS_RANGE[0]}..{MAX_NEW_TOKENS_RANGE[1]}")
-    cmd.add_argument("--temperature", type=finite_float, default=0.0, help="0 = greedy")
-    cmd.add_argument("--top-k", type=int, default=0, help="0 = off")
-    cmd.add_argument("--top-p", type=finite_float, default=1.0, help="1.0 = off")
-    cmd.add_argument("--seed", type=int, default=0, help="seed of the uniform draws and the sampling")
+    # read 52: these four gave no range, though every other numeric flag does and the CLI refuses values outside
+    cmd.add_argument("--temperature", type=finite_float, default=0.0, help=f"0 = greedy, {_range('temperature')}")
+    cmd.add_argument("--top-k", type=int, default=0, help=f"0 = off, {_range('top_k')}")
+    cmd.add_argument("--top-p", type=finite_float, default=1.0, help=f"1.0 = off, {_range('top_p')}")
+    cmd.add_argument("--seed", type=int, default=0,
+                     help=f"seed of the uniform draws and the sampling, {_range('seed')}")
     cmd.add_argument("--tree-nodes", type=int, default=None,
                      help="draft a tree of at most this many nodes (depth K), EAGLE-2 style; 0 = a chain of K "
                           "(default: as for --k when no shape flag is given; else the pair's recommended tree, or a "
@@ -509,6 +511,12 @@ def check_branching(args: argparse.Namespace, shape: dict[str, int], proposer: s
 
 
 # the generation flags that give a RunSpec setting, by the setting's name: a refused value is named by its flag
+def _range(name: str) -> str:
+    """A setting's allowed range as the flags' help writes one ("0..1000"), from `SETTINGS`, which the CLI enforces."""
+    setting = SETTINGS[name]
+    return f"{setting.lo:g}..{setting.hi:g}" if not setting.whole else f"{int(setting.lo)}..{int(setting.hi)}"
+
+
 FLAGS = {"k": "--k", "max_new_tokens": "--max-new-tokens", "temperature": "--temperature", "top_k": "--top-k",
          "top_p": "--top-p", "seed": "--seed", "tree_nodes": "--tree-nodes", "tree_width": "--tree-width",
          "tree_lookup": "--tree-lookup"}

@@ -1347,6 +1347,22 @@ def test_max_new_tokens_help_says_what_it_counts_and_that_it_is_a_cap():
         in help_
 
 
+@pytest.mark.parametrize("command", ["generate", "compare"])
+def test_the_sampling_flags_help_gives_the_range_the_cli_enforces(command, capsys):
+    """Read 52: --temperature, --top-k, --top-p and --seed gave no range, where every other numeric flag does, and
+    the CLI refuses a value outside one ("--top-k must be a whole number from 0 to 1,000 (got −1).")."""
+    from specviz.cli import build_parser, main
+
+    parser = build_parser()._subparsers._group_actions[0].choices[command]
+    help_ = " ".join(parser.format_help().split())
+    for said in ("0 = greedy, 0..2 (default: 0.0)", "0 = off, 0..1000 (default: 0)", "1.0 = off, 0.01..1 (default: 1.0)",
+                 "seed of the uniform draws and the sampling, 0..4294967295 (default: 0)"):
+        assert said in help_
+    # the ends the help gives are the ones refused past
+    assert main([command, "--pair", "toy", "--prompt", "hi", "--top-k", "1001"]) == 2
+    assert "from 0 to 1,000 (got 1001)" in capsys.readouterr().err
+
+
 def test_tree_flags_that_shape_nothing_are_refused_in_portuguese_too(capsys):
     """Read 49: `--k 3 --tree-width 2` and `--proposer ngram --tree-nodes 4` ran a chain and said nothing of the flag;
     both are refused before a model loads, in the language asked for."""

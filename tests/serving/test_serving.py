@@ -1514,3 +1514,17 @@ def test_the_sweeps_median_latency_says_which_middle_value_it_is():
         at.run()
         assert not at.exception, at.exception
         assert any(c.value.endswith(says) for c in at.caption), [c.value for c in at.caption]
+
+
+def test_the_sweep_tables_requests_column_says_it_counts_the_answered_ones():
+    """Read 52: the sweep table's "requests" column is `len(level.ok)`, the answered requests whose tokens and times
+    the other columns hold; a live level that sent 4 requests and saw one fail read "requests 3"."""
+    from specviz.serving.load import RequestRecord
+    from specviz.ui.serving import sweep
+
+    level = LevelResult(prompt="copy", concurrency=4, speculative="none", seconds=2.0,
+                        records=[RequestRecord(1.0, 64)] * 3 + [RequestRecord(0.5, 0, "No vLLM server answered.")])
+    for lang, column in (("en", "requests answered"), ("pt", "requisições respondidas")):
+        with using(lang):
+            table = sweep.level_table([level])
+        assert column in table.columns and table[column].tolist() == [3], (lang, list(table.columns))

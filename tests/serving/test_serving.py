@@ -1528,3 +1528,18 @@ def test_the_sweep_tables_requests_column_says_it_counts_the_answered_ones():
         with using(lang):
             table = sweep.level_table([level])
         assert column in table.columns and table[column].tolist() == [3], (lang, list(table.columns))
+
+
+@pytest.mark.slow  # a page load and a small sweep against the fake server
+def test_a_live_sweeps_table_says_its_acceptance_columns_count_the_servers_whole_traffic(fake):
+    """Read 52: a live level's acceptance rate and mean accepted length are the server's counters read before and
+    after it (`load.run_load`), so another client's requests in that window count too; load.py said so, the page
+    showed the columns as the sweep's own. The caption under the live table says it, with what its latency is."""
+    at = _page(fake.url, tab="Load generator")
+    at.multiselect(key="serving_load_levels").set_value([1])
+    at.number_input(key="serving_load_requests").set_value(1)
+    next(b for b in at.button if b.label == "Run the sweep").click().run()
+    assert not at.exception and fake.requests == 1
+    captions = [c.value for c in at.caption]
+    assert any(c.startswith("Median latency: the time of each request's whole answer") and c.endswith(
+        "so another client's requests to it in that time count too.") for c in captions), captions

@@ -30,6 +30,8 @@ LIVE_SECONDS = 180.0  # a live sweep's time cap (`LoadPlan.max_seconds`)
 LATENCY_NOTE = N_("Median latency: the time of each request's whole answer, not of its first token; with an even "
                   "number of requests, the higher of the two middle values (a time one request took), not their "
                   "mean.")
+SHARED_COUNTERS_NOTE = N_("The acceptance columns are the server's own counters read before and after each level, "
+                          "so another client's requests to it in that time count too.")
 
 
 def live_sweep(base: str, speculating: bool) -> None:
@@ -75,7 +77,8 @@ def live_sweep(base: str, speculating: bool) -> None:
     if done:
         plot.show(charts.sweep_figure(done, done[0].prompt), key="serving_live_sweep_chart")
         st.dataframe(level_table(done), hide_index=True, width="stretch")
-        st.caption(_(LATENCY_NOTE))
+        # read 52: load.py says so; the page showed these columns as the sweep's own
+        st.caption(" ".join((_(LATENCY_NOTE), _(SHARED_COUNTERS_NOTE))))
         planned = st.session_state.get(LIVE_SWEEP + "_plan")
         if planned and (note := cap_note(done, planned["prompts"], planned["levels"], LIVE_SECONDS)):
             st.warning(escape_markdown(note))  # read 50: levels past the cap were left out without a word

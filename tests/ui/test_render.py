@@ -1331,3 +1331,20 @@ def test_a_greedy_traces_settings_say_p_and_q_are_point_masses(lang, said):
         assert said in settings_line(greedy)
         assert ("temperatura = 0,7" if lang == "pt" else "temperature = 0.7") in settings_line(sampled)
         assert "point mass" not in settings_line(sampled) and "massas pontuais" not in settings_line(sampled)
+
+
+def test_a_draft_never_reached_gives_its_chance_only_as_had_the_drafts_before_it_been_kept(toy):
+    """Read 52: toy-draft step 2's draft #4, "not reached" in the overview, read "min(1, p/q) = 0.488" in its chip's
+    hover and its coin-flip strip (chart and table) as if it had been tested."""
+    from specviz.ui.common.step_figures import accept_strip_table, verdict_overview_table
+    d = toy.steps[1].decisions[3]
+    assert not d.reached and verdict_overview_table(toy.steps[1]).iloc[3, 4] == "not reached"
+    tip = decision_tooltip(d)
+    assert "min(1, p/q) = 0.488" not in tip.splitlines()
+    assert ("not reached: it would have been kept with chance min(1, p/q) = 0.488 if the drafts before it had been "
+            "kept") in tip
+    assert accept_strip_table(d).iloc[:, 0].tolist() == [
+        "not reached; if the drafts before it had been kept: min(1, p/q)", "u"]
+    notes = {a.text for a in accept_strip_figure(d).layout.annotations}
+    assert "if the drafts before it had been kept: min(1, p/q) = 0.488" in notes
+    assert "min(1, p/q) = 0.488" not in notes

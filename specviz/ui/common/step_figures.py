@@ -206,6 +206,8 @@ def accept_strip_table(d: Decision, tree: bool = False, node: TreeNode | None = 
     drawn = d.reached and d.uniform is not None
     shown = decision_numbers(d, node)  # as the step's sentence and hover write them (read 47)
     a, u = shown.chance, shown.u
+    if not d.reached:  # read 52: a chance that decided nothing, beside the overview's "not reached"
+        chance = _("not reached; if the drafts before it had been kept: {name}", name=chance)
     return pd.DataFrame({_("quantity"): [chance, "u"], _("value"): [a, u if drawn else _("not drawn")]})
 
 
@@ -223,7 +225,11 @@ def accept_strip_figure(d: Decision, tree: bool = False, node: TreeNode | None =
     fig.add_shape(type="rect", x0=a, x1=1, y0=0, y1=1, fillcolor=REJECT_FILL, line_width=0)
     fig.add_vline(x=a, line=dict(color=style(TokenKind.ACCEPTED).color, width=3))
     side = "left" if a < 0.2 else "right" if a > 0.8 else "center"  # keep the label inside the plot
-    fig.add_annotation(x=a, y=1, yanchor="bottom", xanchor=side, showarrow=False, text=f"{chance} = {a_text}",
+    # read 52: a draft never reached was given "min(1, p/q) = 0.488" as if tested: its chance is what it would
+    # have been kept with had the drafts before it been kept, and named so
+    label = f"{chance} = {a_text}" if d.reached else _("if the drafts before it had been kept: {name} = {chance}",
+                                                          name=chance, chance=a_text)
+    fig.add_annotation(x=a, y=1, yanchor="bottom", xanchor=side, showarrow=False, text=label,
                        font=dict(color="#0B3D2E"))
     # the zone names along the strip's top edge, u's diamond and its label below them: on one line (y = 0.5) the
     # diamond at u = 0.70 covered "rejeitar" on a 390 px phone whenever u fell near the middle of its zone

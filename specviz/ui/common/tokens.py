@@ -136,6 +136,10 @@ def decision_tooltip(d: Decision, tree: bool = False, number: int | None = None,
     shown = decision_numbers(d, node)  # one number of decimals (read 47); p, q more if p/q needs (read 52)
     chance, u = shown.chance, shown.u
     kept = tree_chance_line(chance, node) if tree else f"min(1, p/q) = {chance}"
+    if not d.reached:  # read 52: "min(1, p/q) = 0.488" of a draft the overview says was not reached, never tested
+        name = "min(1, p′/q′)" if tree and not tested_on_own_probs(node) else "min(1, p/q)"
+        kept = _("not reached: it would have been kept with chance {name} = {chance} if the drafts before it had "
+                 "been kept", name=name, chance=chance)
     n = number or d.position + 1  # read 49: a lookup branch's copy read "draft #7" though no model drafted it
     head = (_("copied token #{n}: {text}  (id {id})", n=n, text=visible(d.text), id=d.token_id)
             if node is not None and node.copied else

@@ -120,6 +120,18 @@ def quotient_follows(target_prob: float | None, draft_prob: float | None, ratio:
     return q > 0 and fmt(written(target_prob, pq_digits, figures) / q, ratio_digits) == fmt(ratio, ratio_digits)
 
 
+def column_numbers(values: list[float | None], digits: int = 3) -> list[str]:
+    """A column of probabilities written by `fmt` with one number of decimals: `digits`, or more (up to 9) until each
+    shows two significant figures at least (`_two_figures`, the rule `shown_numbers` applies to p, q and p/q). Read 52:
+    a correction table wrote 0.00148, 0.00141 and 0.00135 all as "0.001".
+
+    >>> column_numbers([0.969, 0.00148, 0.00141, 0.001347]), column_numbers([0.5, 0.25, 1e-6, 0.0])
+    (['0.9690', '0.0015', '0.0014', '0.0013'], ['0.500', '0.250', '1.0e-06', '0'])
+    """
+    places = next((n for n in range(digits, 10) if all(_two_figures(x, n) for x in values)), 9)
+    return [fmt(x, places) for x in values]
+
+
 def _two_figures(x: float | None, digits: int) -> bool:
     """Whether `fmt` at `digits` writes `x` with two significant figures at least: 0, ∞, a missing value and one
     written as 5.8e-04 need none; 0.005 at three decimals has one (read 51).

@@ -1348,3 +1348,12 @@ def test_a_draft_never_reached_gives_its_chance_only_as_had_the_drafts_before_it
     notes = {a.text for a in accept_strip_figure(d).layout.annotations}
     assert "if the drafts before it had been kept: min(1, p/q) = 0.488" in notes
     assert "min(1, p/q) = 0.488" not in notes
+
+
+def test_the_correction_table_gives_each_probability_two_significant_figures():
+    """Read 52: smollm-layerskip-t07 step 1's correction table wrote 0.00148, 0.00141 and 0.00135 all as "0.001"; the
+    step panels' rule (`specviz.engine.shown`) gives each two significant figures at least, in its hover too."""
+    step = load_example("smollm-layerskip-t07")[0].steps[0]
+    column = correction_table(step).iloc[:, 1].tolist()
+    assert column[-3:] == ["0.0015", "0.0014", "0.0013"] and column[0] == "0.9693"
+    assert list(correction_figure(step).data[0].customdata) == column

@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 
 from specviz.core.i18n import _
 from specviz.engine.limits import TOP_N
+from specviz.engine.shown import column_numbers
 from specviz.engine.trace import (Decision, Step, TokenKind, TokenProb, TreeNode, rule_point_mass,
                                   tested_on_own_probs, uses_residuals)
 from specviz.ui.common.escaping import plot_text, table_text
@@ -390,7 +391,7 @@ def correction_figure(step: Step) -> go.Figure | None:
                                       width=[3 if pk else 0 for pk in picked])),
                 # the hover writes each probability as the table does (`fmt`): its own 3 figures read 0.0723 where
                 # the table read 0.072, and 1 for 0.9996 (read 50); an exact 0 is "0", 2.9e-05 stays 2.9e-05
-                customdata=[fmt(t.prob) for t in step.correction_top],
+                customdata=column_numbers([t.prob for t in step.correction_top]),  # as its table (read 52)
                 hovertemplate=_("%{x}<br>probability %{customdata}<extra></extra>"))
     s = style(kind)
     if any(picked):
@@ -421,7 +422,7 @@ def correction_figure(step: Step) -> go.Figure | None:
 
 
 def correction_table(step: Step) -> pd.DataFrame | None:
-    """The numbers of `correction_figure`, as `fmt` writes them and as its hover gives them (2.9e-05, 0.072),
+    """The numbers of `correction_figure`, as `column_numbers` writes them and as its hover gives them (0.0015),
     with the chart's mark on the sampled token in words ("↻ sampled (recovered)"): read off the figure, the table did
     not say which token was sampled (issue 43). None where there is no chart."""
     drawn = _correction(step)
@@ -430,7 +431,8 @@ def correction_table(step: Step) -> pd.DataFrame | None:
     kind, labels, picked = drawn
     s = style(kind)
     mark = _("{glyph} sampled ({kind})", glyph=s.glyph, kind=_(s.label))
-    shown = [fmt(t.prob) for t in step.correction_top]
+    # two significant figures at least, one number of decimals (read 52: 0.00148, 0.00141, 0.00135 read "0.001")
+    shown = column_numbers([t.prob for t in step.correction_top])
     marks = [mark if pk else "" for pk in picked]
     if not any(picked):  # the sampled token outside the bars drawn: its own row says so (read 46)
         labels = [*labels, plot_text(step.emitted[-1].text)]

@@ -1357,3 +1357,16 @@ def test_the_correction_table_gives_each_probability_two_significant_figures():
     column = correction_table(step).iloc[:, 1].tolist()
     assert column[-3:] == ["0.0015", "0.0014", "0.0013"] and column[0] == "0.9693"
     assert list(correction_figure(step).data[0].customdata) == column
+
+
+def test_a_draft_models_q_of_one_is_not_told_as_a_lookups_copy():
+    """Read 52: a chain draft with q = 1 was told as "a point mass, as every token a lookup copies is" whatever its
+    proposer, so a draft model whose top-p kept one token read as copied; the lookup wording is for a proposer that
+    copies (`registry.copies`)."""
+    from specviz.engine.proposers import registry
+    from specviz.ui.common.step_view import _position_sentence
+    d = Decision(position=0, token_id=7, text=" cat", draft_prob=1.0, target_prob=0.4, ratio=0.4, accept_prob=0.4,
+                 uniform=0.2, accepted=True, reached=True)
+    drafted = _position_sentence(d, copied=registry.copies("draft"))
+    assert "lookup" not in drafted and "the draft put all its probability on this token" in drafted
+    assert "as every token a lookup copies is" in _position_sentence(d, copied=registry.copies("ngram"))

@@ -244,6 +244,16 @@ def can_branch(name: str) -> bool:
     return name in _REGISTRY and _REGISTRY[name].can_branch
 
 
+def copies(name: str) -> bool:
+    """Whether the proposer called `name` copies its tokens from the context (a prompt lookup, `timed_as`
+    "lookup"): no model scores them, so their q = 1 is a point mass, not a confidence (False for an unknown name).
+
+    >>> copies("ngram"), copies("draft"), copies("no such proposer")
+    (True, False, False)
+    """
+    return name in _REGISTRY and _REGISTRY[name].timed_as == "lookup"
+
+
 def one_pass(name: str) -> bool:
     """Whether the proposer called `name` drafts a step's tokens in one pass (`ProposerInfo.one_pass`); a name the
     registry does not know (an old result's) drafts one pass per token, as the paper's formula charges."""

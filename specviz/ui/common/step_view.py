@@ -303,7 +303,7 @@ def render_step(step: Step, *, key: str, stop: str = "") -> None:
         with right:
             show(accept_strip_figure(d, tree=drew_tree, node=nodes[at]), f"{key}_strip_{step.index}",
                  table=accept_strip_table(d, tree=drew_tree, node=nodes[at]))
-            st.markdown(_position_sentence(d, tree=drew_tree, node=nodes[at]))
+            st.markdown(_position_sentence(d, tree=drew_tree, node=nodes[at], copied=registry.copies(step.proposer)))
             _kv_box(step)
     else:
         with right:
@@ -324,13 +324,14 @@ def _kv_box(step: Step) -> None:
         st.html(kv_cache_html(step))
 
 
-def _position_sentence(d: Decision, tree: bool = False, node: TreeNode | None = None) -> str:
+def _position_sentence(d: Decision, tree: bool = False, node: TreeNode | None = None, copied: bool = False) -> str:
     """What happened at one drafted position, in words (numbers only: safe as markdown). A `tree` step's main-line
     node was tested with min(1, p′/q′) (`specviz.engine.tree_verifier`), not with the chain's min(1, p/q). `node`:
     its tree node, whose q the rule may take as a point mass; the chance and u then have the chip's decimals (Read
     48: decimals chosen with the draft's q wrote 0.0420 here beside 0.042 in the chip). A child tried after a
     rejected sibling (`uses_residuals`) is told with the p′, q′ and p′/q′ the rule compared, and its p and q before;
-    one the trace records was tested on its own p and q (`tested_on_own_probs`: a first child) with those."""
+    one the trace records was tested on its own p and q (`tested_on_own_probs`: a first child) with those. `copied`:
+    the chain's proposer copies its tokens from the context (`registry.copies`), so a q of 1 is no model's."""
     if not d.reached:
         return _("**Not reached.** An earlier draft was rejected, and every draft after a rejection is thrown away "
                  "untested: no u was drawn for this one.")
@@ -371,6 +372,10 @@ def _position_sentence(d: Decision, tree: bool = False, node: TreeNode | None = 
     elif d.draft_prob == 0:  # read 50: "p = 0.154 < q = 0: the draft was over-confident ... p/q = ∞" (a trace
         # file may record q = 0, and `verifier.accept_probability` keeps such a token whenever p > 0)
         why = _("p = {p} > q = 0: the draft gave this token no probability, so p/q = ∞ and it is always kept.", p=p)
+    elif d.draft_prob == 1.0 and not copied:  # read 52: a draft model's q = 1 (its top-p kept one token) read as a
+        # lookup's copy
+        why = _("p = {p} < q = {q}: the draft put all its probability on this token (a point mass), so the token "
+                "survives with probability p/q = {ratio}, p itself.", p=p, q=q, ratio=shown.ratio)
     elif d.draft_prob == 1.0:  # read 49: "over-confident" of an n-gram draft, whose q = 1 is no confidence at all,
         # and "the draft gave" of a tree's copied token, which no draft scored
         why = _("p = {p} < q = {q}: q puts all its probability on this token (a point mass, as every token a "

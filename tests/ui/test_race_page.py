@@ -1256,3 +1256,16 @@ def test_the_races_milliseconds_are_rounded_once_half_up(lang, written):
 
     with using(lang):
         assert [_ms(s) for s in (0.001125, 0.002675, 0.001005, 0.0012449)] == written
+
+
+@pytest.mark.slow  # renders the page
+def test_how_the_output_grew_says_what_one_jump_is(monkeypatch):
+    """Read 52: "Steep jumps are steps where several drafts were accepted at once", though a jump of 2 tokens is one
+    kept draft plus the recovered or bonus token every step adds. The sentence now says what a jump is, and the
+    example's steps bear it out: each adds its kept drafts plus one."""
+    monkeypatch.chdir(ROOT)
+    told = [str(m.value) for m in _app().markdown if "How the output grew" in str(m.value)]
+    assert len(told) == 1 and "several drafts were accepted at once" not in told[0]
+    assert "plus the one token it adds (recovered or bonus), so a jump of n tokens kept n − 1" in told[0]
+    spec = load_example(_raced_examples()[0].name)[0]
+    assert all(len(s.emitted) == sum(d.accepted for d in s.decisions) + 1 for s in spec.steps[:-1])

@@ -164,7 +164,12 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
                           patterns=[PHASE_PATTERNS[p] for p in PHASE_NAMES]))
     charts.show(race_figure(spec, base, tree), key="race_lanes", table=lanes_table(spec, base, tree),
                 name=_("Where the time went: every step of each lane on one time axis"), note=_(LANES_TABLE_NOTE))
-    st.markdown(_("**How the output grew.** Steep jumps are steps where several drafts were accepted at once."))
+    # read 52: "steps where several drafts were accepted at once" of every steep jump, though a jump of 2 tokens is
+    # one kept draft and the recovered or bonus token the target adds in every step
+    st.markdown(_("**How the output grew.** Each jump of a speculative line is one step: the drafted (or copied) "
+                  "tokens the target kept, plus the one token it adds (recovered or bonus), so a jump of n tokens "
+                  "kept n − 1, unless the end of the text cut the step short. The target-only line climbs one token "
+                  "per forward."))
     lines = token_lines(spec, base, tree)
     st.html(swatches_html([(lane_tokens(lane, trace.num_tokens), color) for trace, lane, color in lines], line=True,
                           dashes=[LANE_DASHES[lane] for _trace, lane, _color in lines]))

@@ -1884,3 +1884,17 @@ def test_the_n_gram_runs_optimal_rows_are_named_as_its_constant_k_8_cases(lang, 
         assert sum(said in c.value for c in at.caption) == 3  # Speedup vs K, By category, Policies
     layerskip = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-layerskip" / "results.json")
     assert tables.recomputed_text(layerskip) is None  # it measured its optimal policy
+
+
+def test_the_threshold_policy_has_one_name_in_the_lab(tiny):
+    """Read 52: the text above the policy table defined "**threshold**" (the CLI's --policies name, and results.md's
+    column), while the table's header help, the mean-accepted-length rows and the live menu called it "stop below
+    draft confidence": one policy, two names. Both languages now say "threshold", as the pt text above does."""
+    from specviz.core.i18n import using
+    table = tables.policy_table(tiny, 0.0)
+    assert tables.policy_help(table)["threshold"] == "threshold"
+    for lang in ("en", "pt"):
+        with using(lang):
+            assert view.policy_text("threshold") == "threshold"
+            rows = tables.mat_table(tiny, "draft", 0.0).iloc[:, 0].tolist()
+            assert "threshold" in rows and not any("confian" in r or "confidence" in r for r in rows)

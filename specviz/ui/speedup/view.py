@@ -24,7 +24,9 @@ from specviz.labs.bench import DEFINITIONS, BenchResult
 POLICY_TEXT = {  # the policies' names for people, translated with _() where shown
     "constant": N_("constant K"),
     "heuristic": N_("+2 / −1 heuristic"),
-    "threshold": N_("stop below draft confidence"),
+    # read 52: "stop below draft confidence" here, "threshold" in the text above the policy table, the CLI's
+    # --policies and results.md: one policy, two names; its bench name, which the text defines, is its one name
+    "threshold": N_("threshold"),
     "optimal": N_("optimal K from α and c"),
 }
 # The bundled prompt suites' titles (assets/prompts/*.yaml, every one: tests/ui/test_speedup_lab.py checks), as a

@@ -88,6 +88,7 @@ def shown_numbers(target_prob: float | None, draft_prob: float | None, chance: f
                  *(fmt(x, places) for x in (r, chance, u)))
 
 
+POINT_MASS_Q = "1"  # a q the rule takes as a point mass is exactly 1, written so (as the CLI does; read 52)
 MORE_PQ_DIGITS = 6  # the most decimals p and q take beyond p/q's so that their quotient gives it (read 52)
 
 

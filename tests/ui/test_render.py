@@ -1084,7 +1084,7 @@ def test_a_point_mass_draft_is_not_called_over_confident(lang, said):
     model = next(d for s in load_example("smollm-draft-t07")[0].steps for d in s.decisions
                  if d.reached and 0 < d.target_prob < d.draft_prob < 1.0)
     with using(lang):
-        sentence, other = _position_sentence(lookup), _position_sentence(model)
+        sentence, other = _position_sentence(lookup, copied=True), _position_sentence(model)  # an n-gram lookup
     assert said in sentence and "over-confident" not in sentence and "confiante demais" not in sentence
     assert ("p/q = 0.9997, p itself" if lang == "en" else "p/q = 0,9997, o próprio p") in sentence
     assert ("over-confident" if lang == "en" else "confiante demais") in other

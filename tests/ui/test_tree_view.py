@@ -509,35 +509,37 @@ def test_a_point_mass_node_shows_the_q_the_rule_used_in_the_hover_table_and_chip
     step = Step(0, 3, 1, "draft", decisions, [EmittedToken(2, "b", TokenKind.ACCEPTED, 1.0, 0.0, 0.4),
                                               EmittedToken(4, "d", TokenKind.BONUS)], tree=TreeRecord(nodes, [1]))
     rows = tree_rows(step.tree)
-    assert [(row["q"], row["p/q"]) for row in rows] == [("1.000 (point mass)", "0"), ("1.000 (point mass)", "1.000")]
+    assert [(row["q"], row["p/q"]) for row in rows] == [("1 (point mass)", "0"), ("1 (point mass)", "1.000")]
     hover = tree_figure(step).to_plotly_json()["layout"]["annotations"][2]["hovertext"]
     assert "not drawn from q: the rule takes q as a point mass (the draft gave it q(x) = 0)" in hover, hover
     assert "p/q = 1.000" in hover and "∞" not in hover, hover
     # read 44 review: the q line called the rule's point mass the draft's, under "the draft gave it q(x) = 0.000"
-    assert "q = 1.000 (point mass) · p (target) = 1.000" in hover and "q (draft) = 1.000" not in hover, hover
+    assert "q = 1 (point mass) · p (target) = 1.000" in hover and "q (draft) = 1" not in hover, hover
     chips = decision_chips(step)
-    assert "q = 1.000, a point mass (a top-k child, not drawn from q; the draft gave it q(x) = 0)" in chips
+    assert "q = 1, a point mass (a top-k child, not drawn from q; the draft gave it q(x) = 0)" in chips
     assert "p/q = ∞" not in chips
     bars = verdict_overview_figure(step).to_plotly_json()["data"][0]["customdata"][0]
-    assert list(bars[1:3]) == ["1.000 (point mass)", "1.000"]
+    assert list(bars[1:3]) == ["1 (point mass)", "1.000"]
     with using("pt"):
-        assert tree_rows(step.tree)[1]["q"] == "1,000 (massa pontual)"
+        assert tree_rows(step.tree)[1]["q"] == "1 (massa pontual)"
 
 
 def test_a_nodes_p_is_written_apart_from_the_q_the_rule_used_in_the_hover_and_table():
     """Read 47: a copied node with p = 0.9997 read "q = 1.000 (point mass) · p (target) = 1.000" beside
     "p/q = 0.9997" in the tree's hover and table (and a drafted node with p = 0.9997, q = 0.99999 read "1.000" twice),
-    where the chain's hover writes them apart since read 46. Both now take the decimals that tell p from q."""
+    where the chain's hover writes them apart since read 46. Both now take the decimals that tell p from q. Read 52:
+    that gave the copy's point mass "1.0000 (point mass)" among rows of "1.000 (point mass)"; a point mass is now
+    written exactly, "1 (point mass)", in every row, as the CLI writes it."""
     from specviz.ui.common.tree_figures import tree_rows
 
     nodes = [TreeNode(1, "a", ROOT, 1, 0.2, 0.9997, "accepted", 0.5, 0.9997, copied=True),
              TreeNode(2, "b", 0, 2, 0.99999, 0.9997, "accepted", 0.3, 0.9997)]
     step = Step(0, 3, 2, "draft", [], [], tree=TreeRecord(nodes, [0, 1]))
     rows = tree_rows(step.tree)
-    assert [(row["q"], row["p"], row["p/q"]) for row in rows] == [("1.0000 (point mass)", "0.9997", "0.9997"),
+    assert [(row["q"], row["p"], row["p/q"]) for row in rows] == [("1 (point mass)", "0.9997", "0.9997"),
                                                                    ("1.0000", "0.9997", "0.9997")]
     hovers = [a["hovertext"] for a in tree_figure(step).to_plotly_json()["layout"]["annotations"] if "hovertext" in a]
-    assert any("q = 1.0000 (point mass) · p (target) = 0.9997" in h for h in hovers), hovers
+    assert any("q = 1 (point mass) · p (target) = 0.9997" in h for h in hovers), hovers
     assert any("q (draft) = 1.0000 · p (target) = 0.9997" in h for h in hovers), hovers
     with using("pt"):
         assert tree_rows(step.tree)[0]["p"] == "0,9997"

@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 
 from specviz.core.i18n import _
 from specviz.engine.limits import TOP_N
-from specviz.engine.shown import column_numbers
+from specviz.engine.shown import POINT_MASS_Q, column_numbers
 from specviz.engine.trace import (Decision, Step, TokenKind, TokenProb, TreeNode, rule_point_mass,
                                   tested_on_own_probs, uses_residuals)
 from specviz.ui.common.escaping import plot_text, table_text
@@ -114,6 +114,7 @@ def _distribution(d: Decision, n: int, node: TreeNode | None = None
             q_hover[row] = _("{q} (q′ = {used} after the siblings tried before it)", q=q_hover[row], used=used.q)
     if point_mass:
         row = ids.index(d.token_id)
+        q_hover[row] = POINT_MASS_Q  # exactly 1, as the chips and the tree's table write it (read 52)
         # read 49: a copy's recorded q(x) = 1 is graft_copy's point mass, not anything a drafter gave it
         q_hover[row] = (_("{one} (point mass; copied from the context: no model drafted it)", one=q_hover[row])
                         if node.copied else
@@ -272,7 +273,7 @@ def _rule_q(d: Decision, node: TreeNode | None) -> tuple[str, str, str, str, str
     shown = decision_numbers(d, node)
     point_mass = rule_point_mass(node)
     names = ("p′", "q′", "p′/q′") if uses_residuals(node) else ("p", "q", "p/q")
-    return (shown.p, _("{q} (point mass)", q=shown.q) if point_mass else shown.q, shown.ratio, shown.chance,
+    return (shown.p, _("{q} (point mass)", q=POINT_MASS_Q) if point_mass else shown.q, shown.ratio, shown.chance,
             shown.u if d.uniform is not None else fmt(None), *names)
 
 

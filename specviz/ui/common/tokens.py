@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from specviz.core.i18n import _
-from specviz.engine.shown import Shown, fmt, shown_numbers
+from specviz.engine.shown import POINT_MASS_Q, Shown, fmt, shown_numbers
 from specviz.engine.trace import (Decision, EmittedToken, Step, TokenKind, Trace, TreeNode, p_over_q,
                                   rule_point_mass, tested_on_own_probs, uses_residuals)
 from specviz.models.toy_text import shown_output
@@ -101,7 +101,7 @@ def pq_lines(shown: Shown, draft_prob: float | None, node: TreeNode | None) -> l
     kept it with p′(x)). A child tried after a rejected sibling (`uses_residuals`) gets q′, p′ and p′/q′, as the
     tree's hover writes them: `shown` then holds them (`rule_probs`)."""
     if uses_residuals(node):
-        q = _("{q} (point mass)", q=shown.q) if rule_point_mass(node) else shown.q
+        q = _("{q} (point mass)", q=POINT_MASS_Q) if rule_point_mass(node) else shown.q
         # read 51: "(the residuals the siblings tried before it left)" named q′ a residual, which it is not: q′ is q
         # without the rejected siblings, or a point mass (1), and the step's sentence says so
         return [_("q′ = {q} · p′ = {p} (after the siblings tried before it were rejected)", q=q, p=shown.p),
@@ -109,9 +109,9 @@ def pq_lines(shown: Shown, draft_prob: float | None, node: TreeNode | None) -> l
     if not rule_point_mass(node):
         return [_("p (target) = {p}", p=shown.p), _("q (draft) = {q}", q=shown.q), f"p/q = {shown.ratio}"]
     if node.copied:  # read 49: "the draft gave it q(x) = 1.000" of a copy, which no drafter scored (graft_copy)
-        q_line = _("q = {one}, a point mass (copied from the context: no model drafted it)", one=shown.q)
+        q_line = _("q = {one}, a point mass (copied from the context: no model drafted it)", one=POINT_MASS_Q)
     else:
-        q_line = _("q = {one}, a point mass ({why}; the draft gave it q(x) = {q})", one=shown.q,
+        q_line = _("q = {one}, a point mass ({why}; the draft gave it q(x) = {q})", one=POINT_MASS_Q,
                    why=_("a top-k child, not drawn from q"), q=fmt(draft_prob))
     return [_("p (target) = {p}", p=shown.p), q_line, f"p/q = {shown.ratio}"]
 

@@ -27,6 +27,7 @@ import plotly.graph_objects as go
 
 from specviz.core.i18n import _, ngettext
 from specviz.engine.kinds import NodeStatus
+from specviz.engine.shown import POINT_MASS_Q
 from specviz.engine.trace import (Step, TokenKind, TreeNode, TreeRecord, rule_point_mass, tested_on_own_probs,
                                   uses_residuals)
 from specviz.engine.tree import ROOT, mask_rows
@@ -85,9 +86,11 @@ def _shown(node: TreeNode) -> Shown:
 
 
 def _point_mass_q(node: TreeNode) -> str:
-    """The q column of a node: q(x), or for a node the rule tests against a point mass, "1 (point mass)"."""
+    """The q column of a node: q(x), or for a node the rule tests against a point mass, "1 (point mass)": exactly 1,
+    as the CLI writes it (read 52: "1.0000 (point mass)" among rows of "1.000 (point mass)", the decimals a copy's
+    p = 0.9997 needed to be told from 1 given to q too)."""
     if rule_point_mass(node):
-        return _("{q} (point mass)", q=_shown(node).q)
+        return _("{q} (point mass)", q=POINT_MASS_Q)
     return _shown(node).q
 
 

@@ -34,7 +34,9 @@ DEFAULT_DTYPE_RULE = ("bfloat16 on a GPU that supports it (float16 on an older o
 # left out; the bench's --dtype lists its choices, which leave auto out (BENCH_DTYPE_HELP)
 DTYPE_HELP = f"float32, float16, bfloat16 or auto (default: auto, which picks {DEFAULT_DTYPE_RULE})"
 BENCH_DTYPE_HELP = f"float32, float16, bfloat16 (default: {DEFAULT_DTYPE_RULE})"
-DEVICE_HELP = "cpu, cuda, cuda:N, mps (default: the fastest available; the toy pair: cpu)"
+# read 52: every --device takes "auto" too (`machine.pick_device`: the default's choice), which the help left out
+DEVICE_HELP = ("cpu, cuda, cuda:N, mps or auto (default: auto, which picks the fastest CUDA GPU, else Apple MPS, else "
+               "cpu; the toy pair: cpu)")
 # every --max-new-tokens help: the flag is a cap, since a run stops at the end-of-text token (read 50: the scripts'
 # and the bench's helps read "new tokens per prompt", where greedy-identity-float32.json holds answers of 10 tokens)
 MAX_NEW_TOKENS_CAP = "a cap: an answer that ends sooner stops sooner"

@@ -204,7 +204,7 @@ def pick_device(device: str | torch.device | None = None, machine: Machine | Non
         try:
             dev = torch.device(device)
         except (RuntimeError, TypeError):
-            raise ModelLoadError(_("Unknown device '{device}': use cpu, cuda, cuda:N or mps.",
+            raise ModelLoadError(_("Unknown device '{device}': use cpu, cuda, cuda:N, mps or auto.",
                                    device=shortened(str(device)))) from None
         if dev.type not in ("cpu", "cuda", "mps"):  # meta, xla, ...: torch knows them, specviz cannot run on them
             raise ModelLoadError(_("Models run on cpu, cuda or mps, not on '{device}'.", device=shortened(str(device))))

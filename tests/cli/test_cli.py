@@ -916,7 +916,8 @@ def test_the_toy_pairs_stand_in_drafters_are_said_to_run_where_they_do():
 
 def test_every_device_help_names_the_devices_pick_device_takes():
     """Read 32: generate's, compare's and calibrate's --device help offered "cpu, cuda, mps" while bench's said
-    "cpu, cuda, cuda:N, mps"; `pick_device` takes cuda:N for all four (its refusal names the same four forms)."""
+    "cpu, cuda, cuda:N, mps"; `pick_device` takes cuda:N for all four (its refusal names the same four forms). Read
+    52: it takes "auto" too (the default's own choice), which the help left out: it now lists auto as the default."""
     import argparse
 
     from specviz.cli import build_parser
@@ -925,13 +926,15 @@ def test_every_device_help_names_the_devices_pick_device_takes():
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
     helps = {name: next(a.help for a in sub[name]._actions if "--device" in a.option_strings)
              for name in ("generate", "compare", "calibrate", "bench")}
-    assert len(helps) == 4 and all(text.startswith("cpu, cuda, cuda:N, mps (default: the fastest")
+    assert len(helps) == 4 and all(text.startswith("cpu, cuda, cuda:N, mps or auto (default: auto, which picks the "
+                                                   "fastest CUDA GPU, else Apple MPS, else cpu")
                                    for text in helps.values()), helps
+    assert pick_device("auto") == pick_device(None)
     two = Machine(gpus=(GpuInfo(0, "GPU", 2**34, 2**34), GpuInfo(1, "GPU", 2**34, 2**34)))
     assert str(pick_device("cuda:1", two)) == "cuda:1"  # the cuda:N the help offers is taken
     with pytest.raises(ModelLoadError, match="There is no GPU 1: this machine has 1"):
         pick_device("cuda:1", Machine(gpus=(GpuInfo(0, "GPU", 2**34, 2**34),)))
-    with pytest.raises(ModelLoadError, match="use cpu, cuda, cuda:N or mps"):
+    with pytest.raises(ModelLoadError, match="use cpu, cuda, cuda:N, mps or auto"):
         pick_device("gpu")
 
 def test_the_docstring_says_argparse_errors_stay_english_as_they_do(capsys):
@@ -1525,3 +1528,4 @@ def test_every_dtype_help_lists_the_choices_its_flag_takes_auto_included():
                                         "GPU"), (name, flag.help)
     out = cli("generate", "--pair", "toy", "--prompt", "hi", "--max-new-tokens", "2", "--dtype", "auto", "--quiet")
     assert out.returncode == 0 and "float32 on cpu" in out.stdout, out.stdout + out.stderr  # the toy pair's default
+

@@ -424,6 +424,9 @@ def run_calibrate(args: argparse.Namespace) -> int:
                   f"{number(p.step_cost):>7} {number(p.vs_generate):>8}×")
         note = slowdown_note(ranked[0], cal)
         print("  " + (note or _("Chosen: {shape}.", shape=ranked[0].shape.describe())))
+        if not cal.quiet:  # read 52: a busy run's predictions were printed with no caveat beside them
+            print("  " + _("These predictions rest on costs measured while the machine was busy ({why}): measure "
+                           "again on an idle machine before relying on them.", why=cal.disagreement(1)))
     return 0
 
 

@@ -1263,6 +1263,35 @@ def test_calibrate_never_says_agreed_within_a_spread_over_the_threshold(tmp_path
         assert "agreed within" not in out.stdout and "concordaram dentro" not in out.stdout
 
 
+def test_calibrate_says_beside_its_predictions_that_a_busy_machine_measured_them(tmp_path, monkeypatch):
+    """Read 52: after a busy run, `calibrate` said so only in its "Measured ... while the machine was busy" line at the
+    top; the predicted table and its "Chosen: a chain of K = 2." came with no caveat. Each block now ends with one."""
+    from specviz.labs import calibration, shape_choice
+
+    monkeypatch.setenv("SPECVIZ_CACHE", str(tmp_path))
+    rows = [{"k": 2, "tree_nodes": 0, "tree_width": 4, "tree_lookup": 0, "temperature": 0.0,
+             "tokens_per_forward": 1.9, "mean_rows": 3}]
+    table = {"pair": "toy", "proposer": "draft", "dtype": "float32", "prompts": 3, "rows": rows,
+             "machine": {"kernels": "stock"}}
+    monkeypatch.setattr(shape_choice, "shape_table", lambda name: table if name == "toy" else None)
+    costs = dict(pair="toy", proposer="draft", dtype="float32", device="cpu", kernels="stock", cpu="Test CPU",
+                 cpu_flags=(), cpu_bf16=False, torch="x", threads=2, drafter_seconds=0.001, generate_seconds=0.01,
+                 spread=0.5, verify=((1, 0.01), (3, 0.012)), measured_at="2026-12-06T20:00:00Z")
+    monkeypatch.setattr(calibration, "measure", lambda *a, **k: calibration.Calibration(**costs))
+    said = {"en": "  Chosen: a chain of K = 2.\n  These predictions rest on costs measured while the machine was busy "
+                  "(the rounds disagreed by 50.0%): measure again on an idle machine before relying on them.\n",
+            "pt": "  Escolhida: uma cadeia de K = 2.\n  Estas previsões se apoiam em custos medidos com a máquina "
+                  "ocupada (as rodadas discordaram em 50,0%): meça de novo com a máquina ociosa antes de confiar "
+                  "nelas.\n"}
+    for lang in ("en", "pt"):
+        out = cli("calibrate", "--pair", "toy", "--lang", lang)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.endswith(said[lang]), out.stdout
+    monkeypatch.setattr(calibration, "measure", lambda *a, **k: calibration.Calibration(**{**costs, "spread": 0.0}))
+    quiet = cli("calibrate", "--pair", "toy", "--lang", "en", "--force").stdout
+    assert quiet.endswith("  Chosen: a chain of K = 2.\n") and "busy" not in quiet
+
+
 def test_every_flag_left_unset_by_default_says_what_leaving_it_out_does():
     """Read 47: the flags whose default is None were not checked: `calibrate --lang` said only "the language of the
     printout" (its siblings: "default: from LC_ALL / LC_MESSAGES / LANG") and `--layers` gave its range but not what

@@ -874,6 +874,32 @@ def test_the_cost_chart_caption_counts_a_trees_lookup_branch_in_the_tokens_fed()
     assert "lookup branch" in COST_CAPTION and "a tree feeds its nodes plus one" not in COST_CAPTION
 
 
+@pytest.mark.parametrize("lang, said", [
+    ("en", ("One drafter pass costs 0.0020; one token of model.generate 1.20 greedy and 1.50 sampling at T = 0.7 "
+            "(the predictions at T = 0.7 are measured against the sampled one).",
+            "One drafter pass costs 0.0020; one token of greedy model.generate 1.20 (sampling was not timed: the "
+            "predictions at T = 0.7 are measured against greedy model.generate too).")),
+    ("pt", ("Uma passagem do rascunhador custa 0,0020; um token do model.generate, 1,20 na decodificação gulosa e "
+            "1,50 com amostragem a T = 0,7 (as previsões a T = 0,7 são comparadas com o da amostragem).",
+            "Uma passagem do rascunhador custa 0,0020; um token do model.generate na decodificação gulosa, 1,20 (a "
+            "amostragem não foi cronometrada: as previsões a T = 0,7 também são comparadas com ele)."))])
+def test_the_cost_chart_caption_writes_a_small_c_and_says_which_model_generate_it_timed(lang, said):
+    """Read 52: under "This machine"'s cost chart the caption wrote c as `number(cal.c)`, so a drafter pass of 0.002
+    one-token forwards read "0.00", and it gave "one token of model.generate 1.20", the greedy timing only, while the
+    T = 0.7 predictions beside it divide by the sampled one (`Calibration.baseline_ratio`)."""
+    import dataclasses
+
+    from specviz.core.i18n import using
+    from specviz.labs import calibration
+    from specviz.ui.common import this_machine
+
+    cal = calibration.Calibration("default", "eagle", "float32", "cpu", "stock", "cpu", (), False, "2", 2,
+                                  ((1, 0.01), (3, 0.012)), 0.00002, 0.012, 0.0, sampled_generate_seconds=0.015)
+    with using(lang):
+        assert this_machine.cost_caption(cal).endswith(said[0])
+        assert this_machine.cost_caption(dataclasses.replace(cal, sampled_generate_seconds=0.0)).endswith(said[1])
+
+
 def test_the_alpha_beside_the_best_k_is_that_ks_own():
     """Issue 43, twelfth read: the headline's α and the verdict's "at its best K = 4 (α ≈ 0.34 ...)" showed the mean
     of α over every constant K, while the table row for K = 4 of the same run says 0.36 (the committed n-gram run,

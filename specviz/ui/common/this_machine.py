@@ -12,7 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from specviz.core.i18n import N_, _, number, times
+from specviz.core.i18n import N_, _, number, small_number, times
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.kernels import PACKED, STOCK, packing_available
 from specviz.labs.calibration import Calibration, TooBusy, cached, calibrate
@@ -28,7 +28,15 @@ MEASURE_WAIT_SECONDS = 60.0  # the longest "Measure this machine" waits for the 
 COST_CAPTION = N_("One target forward over n new tokens, in one-token forwards ({one} ms here). Checking K drafts "
                   "feeds K + 1 tokens; a tree feeds its nodes, the tokens of its lookup branch when it has one, and "
                   "one more. The flatter the curve, the more a step can check for the price of one token. One drafter "
-                  "pass costs {c}; one token of model.generate {g}.")
+                  "pass costs {c}; one token of model.generate {g} greedy and {s} sampling at T = 0.7 (the predictions "
+                  "at T = 0.7 are measured against the sampled one).")
+# read 52: a calibration without a sampled model.generate timing (`sampled_generate_seconds` 0) has the greedy one only,
+# which its T = 0.7 predictions then divide by too (`Calibration.baseline_ratio`); the caption said "model.generate"
+COST_CAPTION_GREEDY = N_("One target forward over n new tokens, in one-token forwards ({one} ms here). Checking K "
+                         "drafts feeds K + 1 tokens; a tree feeds its nodes, the tokens of its lookup branch when it "
+                         "has one, and one more. The flatter the curve, the more a step can check for the price of one "
+                         "token. One drafter pass costs {c}; one token of greedy model.generate {g} (sampling was not "
+                         "timed: the predictions at T = 0.7 are measured against greedy model.generate too).")
 
 
 def expected(pair: str = PAIR) -> Calibration | None:
@@ -157,7 +165,7 @@ def measured_heading(cal: Calibration) -> str:
 def _render(cal: Calibration, key: str) -> None:
     st.markdown(measured_heading(cal))
     plot.show(cost_figure(cal), key=f"{key}_cost", table=cost_table(cal))
-    st.caption(_(COST_CAPTION, one=number(cal.one * 1e3, 1), c=number(cal.c), g=number(cal.generate_ratio)))
+    st.caption(cost_caption(cal))
     table = table_for(cal.pair, cal.proposer)
     if table is None:
         return
@@ -180,6 +188,16 @@ def _render(cal: Calibration, key: str) -> None:
                   "of their temperature when you do not choose one.", prompts=table.get("prompts", "?"),
                   dtype=table.get("dtype", "?")))
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+
+
+def cost_caption(cal: Calibration) -> str:
+    """The caption under the cost chart: the one-token forward's milliseconds, c, and the token of model.generate,
+    greedy and sampled, each the baseline of its temperature's predictions. Read 52: c was written `number(cal.c)`,
+    so a c under 0.005 read "0.00"; it has two significant digits now, as the Theory page and `calibrate` write it."""
+    values = dict(one=number(cal.one * 1e3, 1), c=small_number(cal.c, 2), g=number(cal.generate_ratio))
+    if cal.sampled_generate_seconds > 0:
+        return _(COST_CAPTION, s=number(cal.baseline_ratio(0.7)), **values)
+    return _(COST_CAPTION_GREEDY, **values)
 
 
 def cost_table(cal: Calibration) -> pd.DataFrame:

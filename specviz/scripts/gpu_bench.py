@@ -98,7 +98,7 @@ def bench_pair(spec: str, *, k: int | None, max_new_tokens: int, temperatures: S
                 "target_forwards": spec_trace.num_steps,
                 "greedy_identical": base.output_ids == spec_trace.output_ids if temperature == 0 else None,
             })
-            say(f"{pair.name} T={temperature} prompt {index}: {runs[-1]['speedup']:.2f}x, "
+            say(f"{pair.name} T={temperature} prompt {index}: {runs[-1]['speedup']:.2f}×, "
                 f"acceptance rate (accepted / drafted) {spec_trace.acceptance_rate:.2f}")
     info = pair.info
     ids = [m.id for m in entry.models] if entry else [part.strip() for part in spec.split(",")]
@@ -216,7 +216,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             # a timing names its dtype and device (STYLE.md), and which side is which
             print(f"{result['pair']} ({result['dtype']} on {result['device']})  T={t}: speculative "
                   f"{s['speculative_tokens_per_s']:.1f} vs target-only {s['target_only_tokens_per_s']:.1f} tokens/s, "
-                  f"speedup {s['speedup']:.2f}x, acceptance rate {_fmt(s['acceptance_rate'])}")
+                  f"speedup {s['speedup']:.2f}×, acceptance rate {_fmt(s['acceptance_rate'])}")
     print(f"results written to {args.out}", file=sys.stderr)
     return 0
 

@@ -191,11 +191,11 @@ def report(rows: list[dict]) -> list[str]:
     ...          "tokens_per_forward": 1.6, "estimated_speedup": 0.45, "physical_limit": 1.99}]
     >>> print("\\n".join(report(rows)[-2:]))
     best: chain K=2 (recommended: k: 2, tree_nodes: 0, tree_width: 4, tree_lookup: 0)
-    no shape swept is estimated to beat target-only decoding here: the best, chain K=2, at 0.45x
+    no shape swept is estimated to beat target-only decoding here: the best, chain K=2, at 0.45×
     """
     lines = ["", f"{'shape':<48} {'tok/forward':>11} {'est. speedup':>13} {'limit':>7}"]
-    lines += [f"{r['label']:<48} {r['tokens_per_forward']:>11.2f} {r['estimated_speedup']:>12.2f}x "
-              f"{r['physical_limit']:>6.2f}x" for r in rows]
+    lines += [f"{r['label']:<48} {r['tokens_per_forward']:>11.2f} {r['estimated_speedup']:>12.2f}× "
+              f"{r['physical_limit']:>6.2f}×" for r in rows]
     lines.append("(est. speedup: over target-only decoding, tok/forward over a step's cost in one-token forwards, the "
                  "verify cost of the tokens fed plus the drafter's passes at c each; limit: the same shape with a "
                  "perfect, free draft, every step keeping a whole path and its bonus token)")
@@ -204,7 +204,7 @@ def report(rows: list[dict]) -> list[str]:
                   f"tree_width: {best['tree_width'] or 4}, tree_lookup: {best['tree_lookup']})"]
     if best["estimated_speedup"] < 1:
         lines.append(f"no shape swept is estimated to beat target-only decoding here: the best, {best['label']}, at "
-                     f"{best['estimated_speedup']:.2f}x")
+                     f"{best['estimated_speedup']:.2f}×")
     return lines
 
 

@@ -80,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"up to {count_text(args.max_new_tokens, 'new token')} each")
     print(f"  chain K={args.k}:                          {chain_tpf:.2f} tokens per target forward")
     print(f"  tree {args.tree_nodes} nodes, width {args.tree_width}, depth {args.k}:   {tree_tpf:.2f} tokens per "
-          f"target forward  ({tree_tpf / chain_tpf:.2f}x the chain)")
+          f"target forward  ({tree_tpf / chain_tpf:.2f}× the chain)")
     print(f"  tree / chain wall time: {wall:.2f}  (this run, this machine)")
     if args.temperature:  # sampled: chain and tree draw their random numbers differently, so outputs differ by chance
         print(f"  identical outputs: {same} of {len(prompts)} (sampled: not compared, a split here is chance)")

@@ -21,4 +21,10 @@ def test_the_table_names_the_baseline_of_its_speedups_and_what_limit_is():
 def test_a_best_shape_estimated_below_1x_is_said_to_be_slower():
     lines = report([_row("tree 6x2 depth 2", 0.51), _row("chain K=2", 0.45)])
     assert lines[-1] == ("no shape swept is estimated to beat target-only decoding here: the best, tree 6x2 depth 2, "
-                         "at 0.51x")
+                         "at 0.51×")
+
+
+def test_the_table_writes_its_speedups_with_the_times_sign_as_the_app_and_cli_do():
+    """Read 52: the sweep printed "1.30x" and "1.64x" (ASCII x) where results.md, the app and `calibrate` write ×."""
+    row = next(line for line in report([_row("tree 6x2 depth 2", 1.3)]) if line.startswith("tree 6x2"))
+    assert row.split()[-2:] == ["1.30×", "1.64×"], row

@@ -473,8 +473,8 @@ def _fmt(v: Any, digits: int = 2, suffix: str = "") -> str:
     """A results.md cell: `v` to `digits` decimals, a tie rounded half away from zero as the pages round it (read 51:
     Python's format wrote 0.125 "0.12" and 2.675 "2.67"), "–" for none, yes/NO for a check.
 
-    >>> _fmt(0.125), _fmt(2.675, 2, "x"), _fmt(None), _fmt(True)
-    ('0.13', '2.68x', '–', 'yes')
+    >>> _fmt(0.125), _fmt(2.675, 2, "×"), _fmt(None), _fmt(True)
+    ('0.13', '2.68×', '–', 'yes')
     """
     if v is None or (isinstance(v, float) and not math.isfinite(v)):
         return "–"

@@ -1155,7 +1155,12 @@ def test_the_fastest_preset_takes_this_machines_shape(tmp_path, monkeypatch):
     best = recommended_for("default")
     assert at.slider(key="playground_k").value == best.k
     assert at.number_input(key="playground_tree_nodes").value == best.tree_nodes
-    assert any("this machine is not measured yet" in c.value for c in at.caption)
+    # read 52: it said "the draft shape predicted fastest on this machine (...): this machine is not measured yet";
+    # before a measurement it names the shape it runs and says when the predicted one takes over
+    said = (f"6: the same drafter with the pair's recommended draft shape ({best.shape.describe()}), as this machine "
+            "is not measured yet; once the Speedup lab measures it, the draft shape predicted fastest here")
+    shown = " ".join(c.value for c in at.caption)
+    assert said in shown and "predicted fastest on this machine" not in shown
     # measured: a machine where verifying more than 3 tokens is dear, so a short chain is fastest
     from specviz.engine.kernels import PACKED, STOCK, packing_available
     from specviz.models.machine import cpu_has_bf16
@@ -1171,6 +1176,20 @@ def test_the_fastest_preset_takes_this_machines_shape(tmp_path, monkeypatch):
     at.button(key="playground_preset_fastest").click().run()
     assert at.number_input(key="playground_tree_nodes").value == 0 and at.slider(key="playground_k").value <= 2
     assert any("predicted" in c.value and "the speed of model.generate here" in c.value for c in at.caption)
+    assert not any("not measured yet" in c.value for c in at.caption)
+
+
+def test_the_fastest_presets_promise_before_a_measurement_says_what_it_runs_in_portuguese(tmp_path, monkeypatch):
+    from specviz.core.i18n import using
+    from specviz.ui.playground.settings import preset_expectation
+
+    monkeypatch.setenv("SPECVIZ_CACHE", str(tmp_path))
+    with using("pt"):
+        shape = recommended_for("default").shape.describe()
+        assert preset_expectation("fastest") == (
+            f"o mesmo rascunhador com a forma de rascunho recomendada do par ({shape}), pois esta máquina ainda não "
+            "foi medida; depois que o Laboratório de aceleração a medir, a forma de rascunho prevista como a mais "
+            "rápida aqui")
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])

@@ -212,12 +212,14 @@ def _convert_gguf(gguf: Path, folder: Path) -> None:
 
 
 def toy_tokenizer():
-    """A character-level tokenizer over a 34-symbol vocabulary (ids 0 = <unk>, 1 = <eos>)."""
+    """A character-level tokenizer over a 34-symbol vocabulary (ids 0 = <unk>, 1 = <eos>): one token per character,
+    any character outside TOY_ALPHABET its own <unk>, a line break too (read 52: the pattern "." skipped line breaks,
+    so "\\n\\n" became one <unk> between two characters)."""
     vocab = {"<unk>": TOY_UNK_ID, "<eos>": 1}
     for ch in TOY_ALPHABET:
         vocab[ch] = len(vocab)
     backend = Tokenizer(WordLevel(vocab, unk_token="<unk>"))
-    backend.pre_tokenizer = pre_tokenizers.Split(Regex("."), behavior="isolated")
+    backend.pre_tokenizer = pre_tokenizers.Split(Regex(r"[\s\S]"), behavior="isolated")
     backend.decoder = decoders.Fuse()
     tokenizer = PreTrainedTokenizerFast(tokenizer_object=backend, unk_token="<unk>", eos_token="<eos>")
     setattr(tokenizer, SHIPPED, True)  # built here: no template, a one-character pattern

@@ -334,3 +334,15 @@ def test_sizes_of_a_thousand_gb_and_more_are_grouped_the_readers_way():
     assert (gb(1234e9), gb(999.4e9), gb(15.4e9), gb(3.44e9)) == ("1,234 GB", "999 GB", "15 GB", "3.4 GB")
     with using("pt"):
         assert (gb(1234e9), gb(3.44e9)) == ("1.234 GB", "3,4 GB")
+
+
+@pytest.mark.parametrize("text, pieces", [
+    ("a\n\nb", ["a", "<unk>", "<unk>", "b"]),
+    ("hi\r\nyo", ["h", "i", "<unk>", "<unk>", "y", "o"]),
+    ("a\tB1", ["a", "<unk>", "<unk>", "<unk>"])])
+def test_the_toy_tokenizer_reads_one_token_per_character_line_breaks_too(text, pieces):
+    """Read 52: the toy tokenizer is said to be character-level, but its pattern "." skipped line breaks, so
+    "a\\n\\nb" read as three tokens, a, one <unk> for both line breaks, b. Each character is now its own token."""
+    tokenizer = toy_tokenizer()
+    ids = tokenizer(text, add_special_tokens=False)["input_ids"]
+    assert [tokenizer.decode([i]) for i in ids] == pieces and len(ids) == len(text)

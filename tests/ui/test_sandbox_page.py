@@ -358,6 +358,30 @@ def test_a_draft_rejected_now_and_then_is_not_written_as_alpha_1(lang, alpha, re
     assert len(shown) == 1 and f": {kept}," in shown[0] and f"({alpha} " in shown[0], shown
 
 
+@pytest.mark.parametrize("lang, alpha, rest", [("en", "> 0.999999", "< 0.000001"), ("pt", "> 0,999999", "< 0,000001")])
+def test_an_alpha_within_the_cap_of_1_is_written_as_a_bound_not_1(lang, alpha, rest):
+    """Read 52: read 50's rows at T = 0.05 have α = 0.99999999, which the six-decimal cap wrote "α = 1.000000", "TV
+    0.000000" and "chance of rejection 0.000000", as if no draft were ever rejected; `percent_of` never writes a miss
+    as 100%. It is now "> 0.999999" and "< 0.000001"."""
+    step = sandbox_step([0.5, 0.2, 0.1, 0.1, 0.05, 0.05], [0.6, 0.1, 0.1, 0.1, 0.05, 0.05], 0.05)
+    assert 1 - 1e-7 < step.alpha < 1
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["lang"] = lang
+    at.session_state["sandbox_table"] = {"edited_rows": {0: {"p (target)": "0.5", "q (draft)": "0.6"},
+                                                         1: {"p (target)": "0.2", "q (draft)": "0.1"},
+                                                         2: {"p (target)": "0.1", "q (draft)": "0.1"},
+                                                         3: {"p (target)": "0.1", "q (draft)": "0.1"},
+                                                         4: {"p (target)": "0.05", "q (draft)": "0.05"},
+                                                         5: {"p (target)": "0.05", "q (draft)": "0.05"}},
+                                         "added_rows": [], "deleted_rows": []}
+    at.session_state["sandbox_temperature"] = 0.05
+    at.run()
+    assert not at.exception and not at.error
+    assert [m.value for m in at.metric] == [alpha, rest, rest]
+    shown = [c.value for c in at.caption if c.value.startswith(("Drafts kept", "Palpites mantidos"))]
+    assert len(shown) == 1 and f"({alpha} " in shown[0], shown
+
+
 GROUPING_STARTS = ("Chi-square statistic", "Estatística do qui-quadrado")
 
 

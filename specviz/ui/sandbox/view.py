@@ -135,6 +135,9 @@ def split_figure(step: SandboxStep) -> go.Figure:
     return fig
 
 
+CHANCE_CAP = 6  # the most decimals `chance_digits` gives a chance
+
+
 def chance_digits(chance: float) -> int:
     """The decimals a chance is written with: 3, or as many more (up to 6) as keep one that is neither 0 nor 1 from
     reading 0.000 or 1.000 (read 50: p ∝ 0.5, 0.2, 0.1, 0.1, 0.05, 0.05 and q ∝ 0.6, 0.1, 0.1, 0.1, 0.05, 0.05 at
@@ -145,19 +148,41 @@ def chance_digits(chance: float) -> int:
     (3, 4, 4, 3)
     """
     digits = 3
-    while 1e-12 < chance < 1 - 1e-12 and digits < 6 and as_written(chance, digits) in (0.0, 1.0):
+    while 1e-12 < chance < 1 - 1e-12 and digits < CHANCE_CAP and as_written(chance, digits) in (0.0, 1.0):
         digits += 1
     return digits
 
 
+def chance_text(chance: float) -> str:
+    """A chance written with `chance_digits`' decimals; one that is neither 0 nor 1 (beyond the float noise
+    `chance_digits` allows) but still rounds to 1 or 0 at the cap is "> 0.999999" or "< 0.000001", never 1 or 0
+    (read 52: p ∝ 0.5, 0.2, 0.1, 0.1, 0.05, 0.05 and q ∝ 0.6, 0.1, 0.1, 0.1, 0.05, 0.05 at T = 0.05 have
+    α = 0.99999999, written "α = 1.000000" and "TV 0.000000"; as `percent_of` never writes a miss as 100%).
+
+    >>> chance_text(0.99990), chance_text(0.99999999), chance_text(3e-9), chance_text(1.0), chance_text(0.0)
+    ('0.9999', '> 0.999999', '< 0.000001', '1.000', '0.000')
+    """
+    digits = chance_digits(chance)
+    if 1e-12 < chance < 1 - 1e-12 and as_written(chance, digits) in (0.0, 1.0):
+        cap = 10.0 ** -CHANCE_CAP
+        return ("> " + number(1 - cap, CHANCE_CAP)) if as_written(chance, digits) == 1.0 else \
+            ("< " + number(cap, CHANCE_CAP))
+    return number(chance, digits)
+
+
 def alpha_texts(alpha: float) -> tuple[str, str]:
     """α and 1 − α as the metrics write them, 1 − α from the α written beside it, so the two always add up to 1
-    (read 50: α = 0.7305 read "α = 0.731" beside "TV(p, q) = 1 − α" 0.270, since TV = 0.2695 rounds up too).
+    (read 50: α = 0.7305 read "α = 0.731" beside "TV(p, q) = 1 − α" 0.270, since TV = 0.2695 rounds up too); an α
+    beyond the cap of 1 or 0 and its 1 − α are bounds (`chance_text`).
 
     >>> alpha_texts(0.7305), alpha_texts(0.99990), alpha_texts(1.0)
     (('0.731', '0.269'), ('0.9999', '0.0001'), ('1.000', '0.000'))
+    >>> alpha_texts(0.99999999), alpha_texts(3e-9)
+    (('> 0.999999', '< 0.000001'), ('< 0.000001', '> 0.999999'))
     """
     digits = chance_digits(alpha)
+    if 1e-12 < alpha < 1 - 1e-12 and as_written(alpha, digits) in (0.0, 1.0):
+        return chance_text(alpha), chance_text(1 - alpha)
     return number(alpha, digits), number(1 - as_written(alpha, digits), digits)
 
 
@@ -218,7 +243,7 @@ def render_simulation(p: list[float], q: list[float], temperature: float, step: 
     # counted: a share of a few misses in 20,000 is not written 100.0% (read 50; `percent_of`)
     kept_count = round(samples.accepted_fraction * n)
     st.caption(_(TEXT[kept], kept=percent_of(kept_count, n, 1), alpha=alpha_texts(step.alpha)[0],
-                 chance=number(samples.kept_chance, chance_digits(samples.kept_chance))))
+                 chance=chance_text(samples.kept_chance)))
     # the Exactness lab's boxes: a borderline p-value is amber and a test that could not run blue, not green (read 49:
     # "Borderline (chi-square p-value 0.0041): suspicious" and "Too few samples to test" sat in the success box), and
     # under it the statistic, degrees of freedom and groups behind its p-value, as there (read 51)

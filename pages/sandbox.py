@@ -3,7 +3,6 @@
 import streamlit as st
 
 from specviz.core.i18n import N_, _
-from specviz.ui.common.charts import show
 from specviz.ui.common.frame import page_start
 from specviz.ui.sandbox import view
 
@@ -20,7 +19,7 @@ step = view.compute(p, q, temperature)
 if step is not None:
     with right:
         view.render_numbers(step)
-        show(view.pq_figure(step), "sandbox_pq_chart")
-    show(view.split_figure(step), "sandbox_split_chart")
+        view.show_chart(view.pq_figure(step), "sandbox_pq_chart")
+    view.show_chart(view.split_figure(step), "sandbox_split_chart")
     st.subheader(_("Many steps: is the output p?"))
     view.render_simulation(p, q, temperature, step)

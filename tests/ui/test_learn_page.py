@@ -769,3 +769,11 @@ def test_a_check_reads_a_number_in_the_learners_language(fresh, lang, typed, sai
     assert not at.exception
     feedback = [*(s.value for s in at.success), *(e.value for e in at.error)]
     assert len(feedback) == 1 and feedback[0].startswith(said)
+
+
+def test_lesson_5s_simulated_shares_say_they_are_rounded(fresh):
+    """Read 52: lesson 5's table of 2,000 simulated steps wrote 699 of them (0.3495) as 0.35, so its column added up
+    to 1.0005 as written, and nothing said the shares were rounded."""
+    at = _open(fresh, lesson="5")
+    assert at.table[-1].value.iloc[0, 0] == "0.35"
+    assert any(c.value.startswith("The values are rounded to three significant figures") for c in at.caption)

@@ -474,3 +474,37 @@ def test_one_ruled_out_outcome_is_named_in_the_singular():
     assert grouping.endswith(" O 1 resultado a que p dá probabilidade 0 não está em nenhum grupo: uma só amostra "
                              "dele já refutaria p."), grouping
     assert "probability 0" not in chi_square_test([40, 60], [0.4, 0.6]).grouping
+
+
+ROUNDED = {"en": "The values are rounded to three significant figures, so a column, as written, can add up to a little "
+                 "more or less than its exact total (1 for a distribution).",
+           "pt": "Os valores estão arredondados para três algarismos significativos, então uma coluna, como escrita, "
+                 "pode somar um pouco mais ou um pouco menos que o seu total exato (1 para uma distribuição)."}
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_table_whose_rounded_shares_do_not_add_up_to_1_says_they_are_rounded(lang):
+    """Read 52: at N = 2,000, seed 1, 699 simulated "the" tokens (0.3495) are written 0.35 in the simulated chart's
+    table, whose column then adds up to 1.0005 as written, and nothing said the shares were rounded. The note is over
+    that table alone: the default p, q and split charts' columns add up as written (0.35 + 0.25 + ... = 1)."""
+    from decimal import Decimal
+
+    at = _page(lang)
+    assert not at.exception and not at.error
+    simulated = at.table[-1].value.iloc[:, 0].tolist()  # the simulated chart's table, its first column
+    assert simulated[0] == ("0.35" if lang == "en" else "0,35")
+    assert sum(Decimal(cell.replace(",", ".")) for cell in simulated) == Decimal("1.0005")
+    assert [c.value for c in at.caption].count(ROUNDED[lang]) == 1
+
+
+def test_a_table_whose_shares_add_up_as_written_has_no_rounding_note():
+    """p = q ∝ 1, 1, 1, 1, 0, 0 at N = 100: every value has two decimals at most, so every column adds up as written
+    and no note says otherwise."""
+    edits = {i: {"p (target)": "1" if i < 4 else "0", "q (draft)": "1" if i < 4 else "0"} for i in range(6)}
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.session_state["sandbox_table"] = {"edited_rows": edits, "added_rows": [], "deleted_rows": []}
+    at.session_state["sandbox_n"] = 100
+    at.run()
+    assert not at.exception and not at.error
+    assert at.table[-1].value.iloc[:4, 1].tolist() == ["0.25"] * 4
+    assert ROUNDED["en"] not in [c.value for c in at.caption]

@@ -21,7 +21,6 @@ from specviz.labs.exactness.sandbox import SandboxSamples, sandbox_step, simulat
 from specviz.labs.examples import get_example, load_example
 from specviz.serving.results import ServingResult, find_serving_results
 from specviz.teach.learn import Lesson
-from specviz.ui.common.charts import show
 from specviz.ui.common.predict import Predictor
 from specviz.ui.common.step_view import render_step
 from specviz.ui.common.tokens import decision_chips
@@ -153,7 +152,7 @@ def exactness(lesson: Lesson) -> None:
     step = sandbox_step(sandbox_view.DEFAULT_P, sandbox_view.DEFAULT_Q, 1.0)
     samples = _samples(name, n)
     st.caption(_(TEXT["samples"], n=number(n, 0)))
-    show(sandbox_view.samples_figure(step, samples, name, n), "learn_samples")
+    sandbox_view.show_chart(sandbox_view.samples_figure(step, samples, name, n), "learn_samples")
     # in words, not the test's p-value: this lesson's p is the target's probabilities
     (st.success if samples.verdict.consistent else st.error)(_(TEXT["match" if samples.verdict.consistent else "off"]))
 

@@ -15,7 +15,7 @@ from specviz.core.i18n import N_, _, as_written, number, percent_of, read_number
 from specviz.labs.exactness import RULES
 from specviz.labs.exactness.sandbox import (MAX_SAMPLES, MAX_TOKENS, SandboxSamples, SandboxStep, sandbox_step,
                                             simulate)
-from specviz.ui.common.charts import show
+from specviz.ui.common.charts import rounding_shows, show
 from specviz.ui.common.escaping import escape_markdown, plot_text
 from specviz.ui.common.sliders import number_slider
 from specviz.ui.common.verdicts import verdict_with_grouping
@@ -58,6 +58,9 @@ TEXT = {
     "p": N_("p (target)"),
     "q": N_("q (draft)"),
     "rule_box": N_("**{label}.** {text}"),
+    # read 52: 699 of 2,000 simulated "the" tokens (0.3495) read 0.35, and the column added up to 1.0005 as written
+    "rounded": N_("The values are rounded to three significant figures, so a column, as written, can add up to a "
+                  "little more or less than its exact total (1 for a distribution)."),
 }
 
 
@@ -111,6 +114,12 @@ def _bars(title: str) -> go.Figure:
     fig.update_layout(title=title, height=300, margin=dict(l=10, r=10, t=40, b=10), xaxis_title=_(TEXT["token"]),
                       yaxis_title=_(TEXT["probability"]), legend=dict(orientation="h", y=-0.3))  # below the axis title
     return fig
+
+
+def show_chart(fig: go.Figure, key: str) -> None:
+    """`show`, with a note above the chart's table where its rounded values, as written, do not add up to what the
+    values do (`charts.rounding_shows`)."""
+    show(fig, key, note=_(TEXT["rounded"]) if rounding_shows(fig) else None)
 
 
 def pq_figure(step: SandboxStep) -> go.Figure:
@@ -236,7 +245,7 @@ def render_simulation(p: list[float], q: list[float], temperature: float, step: 
     entry = RULES[rule]
     (st.success if entry.exact else st.warning)(_(TEXT["rule_box"], label=_(entry.label), text=_(entry.explanation)))
     samples = _simulate(tuple(p), tuple(q), float(temperature), rule, n, seed)
-    show(samples_figure(step, samples, rule, n), "sandbox_samples_chart")
+    show_chart(samples_figure(step, samples, rule, n), "sandbox_samples_chart")
     # the exact rule and resample-from-p share the accept test min(1, p/q), so both keep a draft with chance α (the
     # review of read 43: resample-from-p's rate was called "not α ..., the chance that min(1, p/q) keeps one")
     kept = "kept" if rule in ("exact", "resample_from_target") else "kept_other"

@@ -478,8 +478,8 @@ def test_one_ruled_out_outcome_is_named_in_the_singular():
 
 ROUNDED = {"en": "The values are rounded to three significant figures, so a column, as written, can add up to a little "
                  "more or less than its exact total (1 for a distribution).",
-           "pt": "Os valores estão arredondados para três algarismos significativos, então uma coluna, como escrita, "
-                 "pode somar um pouco mais ou um pouco menos que o seu total exato (1 para uma distribuição)."}
+           "pt": "Os valores estão arredondados para três algarismos significativos, então uma coluna, como "
+                 "escrita, pode somar um pouco mais ou um pouco menos que o seu total exato (1 para uma distribuição)."}
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])

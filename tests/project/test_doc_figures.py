@@ -1604,6 +1604,8 @@ def test_serving_md_gives_the_rooflines_break_even_for_the_sweeps_own_alpha():
     assert (f"pays only up to a batch of {batch} at the α of {min(alphas):.2f}–{max(alphas):.2f} that the sweep's "
             f"mean accepted lengths imply") in text
     assert f"loses from a batch of {batch + 1}," in text and "stops paying at a batch of 2–3" not in text
+    # read 52: the context the prediction assumes (the pair's, not the sweep's prompts') went unsaid
+    assert f"The prediction assumes {pair.context} tokens of context per sequence, the roofline's typical" in text
 
 
 def test_the_benchmarks_index_gives_the_preset_runs_token_limit_as_a_limit():

@@ -550,26 +550,59 @@ def test_a_local_server_without_speculation_is_given_no_k(fake, monkeypatch, tmp
 
 
 @pytest.mark.slow  # the committed sweep's tab under AppTest
-def test_a_predicted_break_even_of_no_batch_is_said_in_words(monkeypatch):
-    """`roofline.break_even_batch` returns 0 when speculation does not pay even at a batch of 1, and the Measured
-    sweep's prediction then read "n-gram speculation pays up to a batch of 0" (read 43)."""
+def test_a_prediction_that_pays_at_no_batch_is_said_in_words(monkeypatch):
+    """`roofline.break_even_batch` returns 0 when speculation does not pay at a batch of 1, and the Measured sweep's
+    prediction then read "n-gram speculation pays up to a batch of 0" (read 43). Where no batch pays, it says so."""
     from specviz.labs import roofline
 
-    monkeypatch.setattr(roofline, "break_even_batch", lambda *args, **kwargs: 0)
+    monkeypatch.setattr(roofline, "_pays", lambda *args: False)
     at = _page(tab="Measured sweep")
     assert not at.exception, at.exception
     shown = " ".join(m.value.replace("\\", "") for m in at.markdown)
-    assert "n-gram speculation does not pay even at a batch of 1." in shown and "a batch of 0" not in shown
+    assert "n-gram speculation pays at no batch size up to 256." in shown and "a batch of 0" not in shown
+
+
+@pytest.mark.slow  # the committed sweep's tab under AppTest
+def test_a_prediction_that_loses_at_batch_1_names_the_larger_batches_that_pay(monkeypatch):
+    """Read 52: a `break_even_batch` of 0 read "n-gram speculation does not pay even at a batch of 1", though the
+    roofline can predict that larger batches pay (`paying_batches`); the prediction now names them, and also the
+    context it assumes (`ModelPair.context`: 512 tokens, unsaid, beside the sweep's prompts of about 100 to 200)."""
+    import dataclasses
+
+    from specviz.core.i18n import using
+    from specviz.labs import roofline
+
+    monkeypatch.setattr(roofline, "_pays", lambda tokens, k, pair, hw, batch, context: batch >= 32)
+    pair = roofline.PAIRS["smollm2-ngram"]
+    assert pair.context == 512
+    monkeypatch.setitem(roofline.PAIRS, "smollm2-ngram", dataclasses.replace(pair, context=1500))
+    at = _page(tab="Measured sweep")
+    assert not at.exception, at.exception
+    shown = " ".join(m.value.replace("\\", "") for m in at.markdown)
+    assert ("n-gram speculation does not pay at a batch of 1 but pays at larger batches: 32 to 256 (of 1 to 256)."
+            in shown), shown
+    assert "even at a batch of 1" not in shown
+    assert ("at one stream, with 1,500 tokens of context per sequence, the roofline's typical context for this "
+            "model, not measured from the sweep's prompts):") in shown, shown
+    from specviz.ui.serving.sweep import predicted_pays
+    assert predicted_pays([1, 2, 3, 40, 41]) == (
+        "n-gram speculation pays at these batch sizes: 1 to 3, 40 to 41 (of 1 to 256)")
+    with using("pt"):
+        assert predicted_pays([*range(32, 257)]) == (
+            "a especulação por n-gramas não compensa com um lote de 1, mas compensa em lotes maiores: 32 a 256 (de 1 a "
+            "256)")
+        assert predicted_pays([]) == "a especulação por n-gramas não compensa em nenhum tamanho de lote até 256"
 
 
 def test_a_prediction_that_pays_at_every_batch_names_the_largest_batch_it_looked_at(monkeypatch):
-    """Read 52: `break_even_batch` returns None when speculation pays at every batch up to its max_batch (256 here),
+    """Read 52: `break_even_batch` returned None when speculation pays at every batch up to its max_batch (256 here),
     and the Measured sweep's prediction read "n-gram speculation pays at every batch size", past what it looked at."""
     from specviz.core.i18n import using
     from specviz.labs import roofline
 
     seen = []
-    monkeypatch.setattr(roofline, "break_even_batch", lambda *args, **kwargs: seen.append(kwargs) or None)
+    monkeypatch.setattr(roofline, "paying_batches",
+                        lambda *args, **kwargs: seen.append(kwargs) or list(range(1, kwargs["max_batch"] + 1)))
     at = _page(tab="Measured sweep")
     assert not at.exception, at.exception
     shown = " ".join(m.value.replace("\\", "") for m in at.markdown)

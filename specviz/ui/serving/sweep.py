@@ -20,6 +20,7 @@ from specviz.serving.results import PayKind, PayShape, ServingResult, find_servi
 from specviz.ui.common import charts as plot
 from specviz.ui.common.escaping import escape_markdown
 from specviz.ui.serving import charts
+from specviz.ui.theory.serving import paying_ranges
 from specviz.ui.common import roofline as serving_roofline
 
 LIVE_SWEEP = "serving_live_sweep"
@@ -370,9 +371,36 @@ def differed_note(result: ServingResult) -> str:
 PREDICTED_MAX_BATCH = 256  # the largest batch the prediction below looks at
 
 
+def predicted_pays(paying: list[int]) -> str:
+    """Which batches (1..PREDICTED_MAX_BATCH) the roofline predicts n-gram speculation pays at
+    (`roofline.paying_batches`), in words. Read 52: a `break_even_batch` of 0 read "does not pay even at a batch of
+    1", which says no batch pays, though larger batches can (`paying_batches`); and one past batch 1 can have larger
+    batches that pay again.
+
+    >>> predicted_pays([]), predicted_pays([1, 2, 3])
+    ('n-gram speculation pays at no batch size up to 256', 'n-gram speculation pays up to a batch of 3')
+    >>> predicted_pays([*range(32, 257)])
+    'n-gram speculation does not pay at a batch of 1 but pays at larger batches: 32 to 256 (of 1 to 256)'
+    """
+    most = number(PREDICTED_MAX_BATCH, 0)
+    if not paying:
+        return _("n-gram speculation pays at no batch size up to {most}", most=most)
+    if paying == list(range(1, PREDICTED_MAX_BATCH + 1)):
+        return _("n-gram speculation pays at every batch size up to {most}", most=most)
+    if paying == list(range(1, paying[-1] + 1)):
+        return _("n-gram speculation pays up to a batch of {batch}", batch=number(paying[-1], 0))
+    if paying[0] > 1:
+        return _("n-gram speculation does not pay at a batch of 1 but pays at larger batches: {ranges} (of 1 to "
+                 "{most})", most=most, ranges=paying_ranges(paying))
+    return _("n-gram speculation pays at these batch sizes: {ranges} (of 1 to {most})", most=most,
+             ranges=paying_ranges(paying))
+
+
 def predicted(result: ServingResult) -> None:
-    """The roofline's break-even batch for n-gram drafts, from the α that vLLM's mean accepted length over drafted
-    steps (1 + accepted / num_drafts) implies."""
+    """The batches at which the roofline predicts n-gram drafts pay (`predicted_pays`), from the α that vLLM's mean
+    accepted length over drafted steps (1 + accepted / num_drafts) implies, at the pair's typical context
+    (`ModelPair.context`, said in the sentence: read 52, it assumed 512 tokens unsaid beside prompts of about
+    100 to 200)."""
     hw = roofline.hardware_presets().get("measured")
     lv = result.level("ngram", result.prompt_names()[0], 1) if result.prompt_names() else None
     k = int(result.server.get("k", 4))
@@ -380,17 +408,14 @@ def predicted(result: ServingResult) -> None:
     if hw is None or alpha is None:
         return
     pair = roofline.PAIRS["smollm2-ngram"]
-    b = roofline.break_even_batch(alpha, k, pair, hw, pair.context, max_batch=PREDICTED_MAX_BATCH)
-    # read 52: "pays at every batch size" where the roofline looked only up to PREDICTED_MAX_BATCH
-    pays = (_("n-gram speculation pays at every batch size up to {most}", most=number(PREDICTED_MAX_BATCH, 0))
-            if b is None
-            else _("n-gram speculation does not pay even at a batch of 1") if b == 0  # break_even_batch's 0
-            else _("n-gram speculation pays up to a batch of {batch}", batch=b))
+    paying = roofline.paying_batches(alpha, k, pair, hw, pair.context, max_batch=PREDICTED_MAX_BATCH)
     seen = measured(result.pay_shape("ngram", lv.prompt))
     st.markdown(escape_markdown(_(
         "Predicted (the Theory explorer's roofline for the project's benchmark CPU, α = {alpha} from the {prompt} "
-        "prompt's mean accepted length over the steps that drafted, at one stream): {pays}. Measured: {measured}.",
-        alpha=number(alpha, 2), prompt=lv.prompt, pays=pays, measured=seen)))
+        "prompt's mean accepted length over the steps that drafted, at one stream, with {context} tokens of context "
+        "per sequence, the roofline's typical context for this model, not measured from the sweep's prompts): "
+        "{pays}. Measured: {measured}.", alpha=number(alpha, 2), prompt=lv.prompt, context=number(pair.context, 0),
+        pays=predicted_pays(paying), measured=seen)))
     st.caption(_("The roofline is fitted to specviz's float32 single-thread verify curve; vLLM in bfloat16 on the "
                  "sweep's CPU, with as many threads as it took, is not that machine, so read the prediction as the "
                  "shape, not the number."))

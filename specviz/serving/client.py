@@ -119,15 +119,22 @@ _INET_ATON = re.compile(r"[0-9a-fx.]+")  # what an IPv4 literal in inet_aton's s
 def _literal(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
     """The IP address a host written as an address stands for, or None for a name; nothing is resolved. IPv4's
     short forms count (read 48: "127.1" is 127.0.0.1 to every resolver, so it was refused as not loopback), read by
-    inet_aton on a literal made only of digits, hex letters, x and dots, never on a name.
+    inet_aton on a literal made only of digits, hex letters, x and dots, never on a name. An IPv4-mapped IPv6
+    address stands for the IPv4 address it carries (read 52: "::ffff:127.0.0.1" is 127.0.0.1, and was refused as
+    not this machine; "::ffff:10.0.0.5" is 10.0.0.5, still refused).
 
     >>> _literal("127.1"), _literal("0x7f.1"), _literal("::1"), _literal("localhost"), _literal("127.1.example")
     (IPv4Address('127.0.0.1'), IPv4Address('127.0.0.1'), IPv6Address('::1'), None, None)
+    >>> _literal("::ffff:127.0.0.1"), _literal("::ffff:a00:5"), _literal("::127.0.0.1")
+    (IPv4Address('127.0.0.1'), IPv4Address('10.0.0.5'), IPv6Address('::7f00:1'))
     """
     try:  # a zone id ("%lo") only on an IPv6 literal (read 49: "127.0.0.1%evil.example" was taken as loopback)
-        return ipaddress.ip_address(host)
+        address = ipaddress.ip_address(host)
     except ValueError:
         pass
+    else:
+        mapped = address.ipv4_mapped if isinstance(address, ipaddress.IPv6Address) else None
+        return mapped or address
     if not _INET_ATON.fullmatch(host.lower()):
         return None
     try:
@@ -183,9 +190,9 @@ def _addresses(host: str, port: int, deadline: float) -> list[tuple]:
     listed = host in _listed()
     # a name under .localhost is this machine by its text (RFC 6761): resolve localhost itself, never a
     # visitor-chosen name, which would send a DNS query for it (issue 44 item 6); a literal in a short form
-    # ("127.1") is connected to as the address it stands for, written out
+    # ("127.1") or IPv4-mapped ("::ffff:127.0.0.1") is connected to as the address it stands for, written out
     name = "localhost" if host.endswith(".localhost") and not listed else host
-    if literal and ":" not in host:
+    if literal and (":" not in host or address.version == 4):
         name = str(address)
 
     def resolve() -> None:

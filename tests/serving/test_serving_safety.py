@@ -145,10 +145,13 @@ def _answer(code: int, body: bytes = b"", headers: dict[str, str] | None = None)
 
 OUTSIDE = ["http://example.org:8000", "http://10.0.0.5:8000", "http://169.254.169.254", "http://192.168.1.1",
            "http://[fd00::1]:8000", "http://0.0.0.0:8000", "http://10.1:8000", "http://0xa000001:8000",
-           "http://[::ffff:127.0.0.1]:8000", "http://localhost.:8000", "http://127.1.example:8000",
+           "http://localhost.:8000", "http://127.1.example:8000",
            "http://127.0.0.1.nip.io:8000", "http://ｌｏｃａｌｈｏｓｔ:8000", "https://metadata.google.internal",
            # read 49: a zone id belongs to an IPv6 literal only; this one was cut at "%" and taken as 127.0.0.1
-           "http://127.0.0.1%evil.example:8000"]
+           "http://127.0.0.1%evil.example:8000",
+           # read 52: an IPv4-mapped address is the IPv4 address it carries (::ffff:127.0.0.1 is loopback, below);
+           # an IPv4-compatible one (::127.0.0.1, deprecated) is not mapped and is not loopback
+           "http://[::ffff:10.0.0.5]:8000", "http://[::ffff:a9fe:a9fe]", "http://[::127.0.0.1]:8000"]
 
 
 @pytest.mark.parametrize("url", OUTSIDE)
@@ -169,11 +172,13 @@ def test_every_other_host_is_refused_before_any_lookup_or_connection(url, no_out
     assert no_outside.resolved == [] and no_outside.connected == []
 
 
-@pytest.mark.parametrize("host", ["127.1", "2130706433", "0x7f000001", "127.0.1"])
+@pytest.mark.parametrize("host", ["127.1", "2130706433", "0x7f000001", "127.0.1", "[::ffff:127.0.0.1]",
+                                  "[::ffff:7f00:1]", "[0:0:0:0:0:ffff:127.0.0.1]"])
 def test_a_short_form_of_a_loopback_address_is_this_machine(host, no_outside, stand_in):
     """Read 48: "127.1" (127.0.0.1 to inet_aton and every resolver) was refused as "only connects to this machine".
     It is judged from the address it stands for, read from the text alone, and connected to written out: the one
-    lookup is of the numeric 127.0.0.1, never of the text typed (10.1 and 0xa000001 stay refused in OUTSIDE)."""
+    lookup is of the numeric 127.0.0.1, never of the text typed (10.1 and 0xa000001 stay refused in OUTSIDE).
+    Read 52: so is the IPv4-mapped IPv6 address ::ffff:127.0.0.1 (::ffff:10.0.0.5 stays refused in OUTSIDE)."""
     server = stand_in(_answer(200, recorded("ngram-idle.prom").encode()))
     port = int(server.url.rsplit(":", 1)[1])
     base = client.base_url(f"http://{host}:{port}")
@@ -484,6 +489,16 @@ def test_the_page_refuses_other_hosts_in_one_sentence_before_connecting(url, no_
         assert [e.value for e in at.error] == [escape_markdown(str(client.not_allowed()))]
     # the page's first run reads its default address, this machine; nothing else was looked up or connected to
     assert all(_loopback(host) for host in no_outside.resolved + no_outside.connected)
+
+
+def test_the_page_reads_a_server_at_an_ipv4_mapped_loopback_address(no_outside, stand_in):
+    """Read 52: http://[::ffff:127.0.0.1] was refused with "The Serving lab only connects to this machine
+    (localhost)", though that address is this machine; the page now reads the server there (over 127.0.0.1)."""
+    server = stand_in(_answer(200, recorded("ngram-idle.prom").encode()))
+    port = int(server.url.rsplit(":", 1)[1])
+    at = _page(f"http://[::ffff:127.0.0.1]:{port}")
+    assert not at.exception and [e.value for e in at.error] == []
+    assert server.hits >= 1 and no_outside.connected and set(no_outside.connected) <= {"127.0.0.1"}
 
 
 def test_the_page_backs_off_after_a_failure(no_outside, stand_in):

@@ -1308,6 +1308,8 @@ def test_the_speedup_chart_shades_batches_that_pay_after_a_loss_at_batch_1():
     with using("pt"):
         assert theory_serving.paying_note(paying) == ("O gráfico sombreia os lotes em que o modelo prevê que a "
                                                       "especulação compensa: 32 a 1.024.")
+        # read 52: runs joined by ", " read "1 a 3, 600" beside the decimal comma; pt lists take semicolons
+        assert theory_serving.paying_note([1, 2, 3, 600]).endswith("compensa: 1 a 3; 600.")
 
 
 @pytest.mark.slow  # the page runs once per language: over 0.7 s
@@ -1347,7 +1349,7 @@ def test_a_one_batch_paying_run_is_drawn_and_the_sentence_names_every_run(lang):
     with using(lang):
         said = _(theory_serving.TEXT["pays_later"], alpha="0.05", k=1,
                  ranges=theory_serving.paying_ranges([*range(32, 41), *range(60, 1025)]))
-    assert ("compensa com lotes maiores (32 a 40, 60 a 1.024): " if lang == "pt" else
+    assert ("compensa com lotes maiores (32 a 40; 60 a 1.024): " if lang == "pt" else
             "pays at larger batches (32 to 40, 60 to 1,024): ") in said
     assert "{" not in said and ("de 32 a 1.024" if lang == "pt" else "from 32 to 1,024") not in said
 

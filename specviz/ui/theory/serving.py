@@ -12,7 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from specviz.core.i18n import N_, _, number, times
+from specviz.core.i18n import N_, _, list_separator, number, times
 from specviz.labs import roofline
 from specviz.labs.roofline import BatchPoint
 from specviz.ui.common import charts
@@ -138,12 +138,17 @@ def paying_runs(paying: list[int]) -> list[tuple[int, int]]:
 
 def paying_ranges(paying: list[int]) -> str:
     """The paying batches in words, run by run (`paying_runs`): "32 to 1,024", "1 to 3, 600". One text for the
-    chart's note and the `pays_later` sentence, so neither reads two runs as one.
+    chart's note, the `pays_later` sentence and the Serving lab's prediction, so none reads two runs as one. Runs are
+    separated by `list_separator` (read 52: Portuguese "1 a 3, 600" read as 3,6 beside its decimal comma).
 
     >>> paying_ranges([1, 2, 3, 600])
     '1 to 3, 600'
+    >>> from specviz.core.i18n import using
+    >>> with using("pt"):
+    ...     paying_ranges([1, 2, 3, 600, 1024])
+    '1 a 3; 600; 1.024'
     """
-    return ", ".join(_("{first} to {last}", first=number(a, 0), last=number(b, 0)) if a != b else number(a, 0)
+    return list_separator().join(_("{first} to {last}", first=number(a, 0), last=number(b, 0)) if a != b else number(a, 0)
                      for a, b in paying_runs(paying))
 
 

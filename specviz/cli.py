@@ -670,9 +670,12 @@ def format_step(step: Step, color: bool = False) -> str:
     # differ from p and q (a child tried after a rejected sibling); a first child is tested on its own p and q, and
     # its chance is named min(1,p/q), as the app's hover names it (read 51: "p/q=… min(1,p′/q′)=…")
     for i, d in enumerate(step.decisions):
-        verdict = ((_("accepted") if d.accepted else _("rejected")) if d.reached else
-                   _("not reached (after a rejection)"))
+        # read 52: a draft never reached showed min(1,p/q)=0.488 beside "not reached", as if it had been tested
         node = step.tree.nodes[line[i]] if line else None
+        accept = "min(1,p′/q′)" if step.tree is not None and not tested_on_own_probs(node) else "min(1,p/q)"
+        verdict = ((_("accepted") if d.accepted else _("rejected")) if d.reached else
+                   _("not reached (after a rejection): never tested, so {accept} is the chance it would have had",
+                     accept=accept))
         q, ratio, verdict = _rule_q(d, node, verdict)
         p, mark = d.target_prob, ""
         if uses_residuals(node):  # read 49: a later child showed p/q=1.318 beside min(1,p′/q′)=0.771
@@ -683,7 +686,6 @@ def format_step(step: Step, color: bool = False) -> str:
         shown = shown_numbers(p, q, d.accept_prob, d.uniform, p_over_q=ratio)
         # 0/0 has no value (read 51: "p/q=inf", where the tree's table writes "–"): "-", as a missing u
         u = _ascii(shown.u) if d.uniform is not None else "  -  "
-        accept = "min(1,p′/q′)" if step.tree is not None and not tested_on_own_probs(node) else "min(1,p/q)"
         token = _paint(f"{GLYPHS[d.kind]} {visible(d.text)!r:<14}", d.kind, color)
         lines.append(f"   {token} q{mark}={_ascii(shown.q)} p{mark}={_ascii(shown.p)} "
                      f"p{mark}/q{mark}={_ascii(shown.ratio):<7} {accept}={_ascii(shown.chance)} u={u}  {verdict}")

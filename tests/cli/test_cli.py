@@ -429,6 +429,26 @@ def test_a_tree_steps_last_token_says_where_a_tree_takes_it_from():
     assert "all drafts accepted" in format_step(chain)
 
 
+@pytest.mark.parametrize("lang, said", [
+    ("en", "not reached (after a rejection): never tested, so min(1,p/q) is the chance it would have had"),
+    ("pt", "não alcançado (depois de uma rejeição): nunca testado, então min(1,p/q) é a chance que ele teria tido")])
+def test_a_draft_never_reached_says_its_chance_is_one_it_would_have_had(lang, said):
+    """Read 52: a draft after a step's first rejection printed "min(1,p/q)=0.488 u=-  not reached (after a
+    rejection)", a keep chance beside a verdict that says it was never tested; the app's hover now says the chance is
+    the one it would have had, and so does the CLI."""
+    from specviz.cli import format_step
+    from specviz.core.i18n import using
+    from specviz.engine.trace import Trace
+
+    trace = Trace.from_json((ROOT / "assets" / "traces" / "toy-draft.json").read_text(encoding="utf-8"))
+    step = next(s for s in trace.steps if any(not d.reached for d in s.decisions))
+    with using(lang):
+        lines = format_step(step).splitlines()
+    unreached = [line for line in lines if "min(1,p/q)=" in line and "u=  -  " in line]
+    assert len(unreached) == sum(not d.reached for d in step.decisions) > 0
+    assert all(line.endswith(said) for line in unreached)
+
+
 def test_a_tree_steps_head_names_its_nodes_and_depth_not_its_main_lines_length():
     """Read 38: a tree step's head printed "K={step.k}", and Step.k is the main line's length (the drafts listed
     under it), so a depth-3 tree whose accepted path stopped at depth 2 read "K=2" beside `--k 3`. The head now

@@ -163,3 +163,24 @@ def test_a_charts_negative_value_has_the_minus_sign_and_zero_no_sign(lang, negat
         localize(fig)
         assert cells == ["0", negative] and negative == number(-0.1235, 3)
     assert _hover(fig.data[0], 1) == pair
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_this_machines_cost_chart_hovers_what_its_table_writes(lang):
+    """Read 52: the Speedup lab's "This machine" chart hovered Plotly's three significant figures ("(3, 0.973)",
+    "(33, 10)") beside a table of two decimals (0.97, 10.05), and its table left out the dotted line. Every point now
+    hovers the table's cell, and the dotted line's n is a column of its own."""
+    from specviz.core.i18n import using
+    from specviz.labs.calibration import Calibration
+    from specviz.ui.common import charts, this_machine
+
+    cal = Calibration("default", "eagle", "bfloat16", "cpu", "packed", "AMD EPYC", (), True, "2.13.0", 2,
+                      ((1, 0.040), (3, 0.03892), (33, 0.4019)), 0.003, 0.045, 0.0)
+    with using(lang):
+        fig = charts.localize(this_machine.cost_figure(cal))
+        table = this_machine.cost_table(cal)
+        measured = [row[-1] for row in fig.data[0].customdata]
+        assert measured == list(table[this_machine._("in one-token forwards")])
+        assert measured == (["1.00", "0.97", "10.05"] if lang == "en" else ["1,00", "0,97", "10,05"])
+        dotted = list(table[this_machine._("n separate one-token forwards")])
+        assert dotted == [str(n) for n in fig.data[1].y] == ["1", "3", "33"]

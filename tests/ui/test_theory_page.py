@@ -637,11 +637,32 @@ def test_the_benchmark_hovers_separate_their_numbers_with_semicolons_in_portugue
         heatmap = theory_view.heatmap_figure(0.05, 0.8, 4, points, trace)
         scatter = theory_view.predicted_vs_measured_figure(points)
     hovers = {t.name: t.hovertemplate for t in heatmap.data}
-    assert "α = %{x:.2f}; K = %{y}; c = %{customdata[1]}" in hovers["execuções de benchmark"]
+    assert "estimativa de α = %{x:.2f}; K = %{y}; c = %{customdata[1]}" in hovers["execuções de benchmark"]
     assert "traço: α ≈ %{x:.2f}; K = %{y}" in hovers["traço desta sessão"]
     measured = scatter.data[-1].hovertemplate
-    assert "α = %{customdata[1]:.2f}; K = %{customdata[2]}; c = %{customdata[3]}" in measured
+    assert "estimativa de α = %{customdata[1]:.2f}; K = %{customdata[2]}; c = %{customdata[3]}" in measured
     assert "previsto %{x:.2f}×; medido %{y:.2f}×" in measured and "×, " not in measured
+
+
+@pytest.mark.parametrize("lang, name", [("en", "α estimate"), ("pt", "estimativa de α")])
+def test_a_benchmark_runs_alpha_is_called_its_alpha_estimate_in_the_theory_charts(lang, name):
+    """Read 52: the Speedup lab calls a run's α its "α estimate", but the Theory explorer's table under "Does the
+    formula predict real runs?" headed the same numbers "α", both charts' hovers read "α = 0.56" and the heatmap's
+    caption put the runs "at their own α". Each now names the α estimate."""
+    from specviz.core.i18n import using
+
+    points = [theory_points.MeasuredPoint(0.56, 2, 0.081, 1.79, "eagle", "run/results.json")]
+    with using(lang):
+        table = theory_view.measured_table(points)
+        heatmap = theory_view.heatmap_figure(0.05, 0.8, 4, points)
+        scatter = theory_view.predicted_vs_measured_figure(points)
+        caption = theory_view.heatmap_caption(0.05, True)
+    assert name in table.columns and "α" not in table.columns
+    assert list(table[name]) == ["0.56" if lang == "en" else "0,56"]
+    runs = next(t for t in heatmap.data if t.type == "scatter" and t.marker.symbol == "diamond")
+    assert runs.hovertemplate.split("<br>")[1].startswith(name + " = %{x:.2f}")
+    assert scatter.data[-1].hovertemplate.split("<br>")[1].startswith(name + " = %{customdata[1]:.2f}")
+    assert ("at their own α estimate and K" if lang == "en" else "na sua própria estimativa de α") in caption
 
 
 def test_the_vllm_alpha_hint_separates_its_numbers_with_semicolons_in_portuguese():

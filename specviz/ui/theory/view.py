@@ -33,8 +33,9 @@ TEXT = {
                           "≥ 1 loses time."),
     "heatmap_table": N_("The table of its numbers shows {shown} of the chart's {total} α columns (α = {alphas}), "
                         "for every K from 0 to {k_max}; hover the chart for any other α."),
-    "heatmap_points": N_("Benchmark runs sit at their own α and K; their c may differ from the slider's (hover to "
-                         "see it)."),
+    # read 52: a run's α is its α estimate, as the Speedup lab names it (the chart's hovers and table said "α")
+    "heatmap_points": N_("Benchmark runs sit at their own α estimate and K; their c may differ from the slider's "
+                         "(hover to see it)."),
     # read 50: the map charges K·c, where the one-pass proposers' points are predicted with c per step
     "heatmap_one_pass": N_("The map charges K·c, a drafter pass per drafted token; for the Medusa heads' and n-gram "
                            "lookup's points, whose one pass (for n-gram, one search) drafts every token of a step, "
@@ -151,8 +152,8 @@ def heatmap_figure(c: float, alpha: float, k: int, points: list[MeasuredPoint] =
             x=[pt.alpha for pt in points], y=[pt.k for pt in points], mode="markers", name=_("benchmark runs"),
             marker=dict(symbol="diamond", size=11, color=REDDISH_PURPLE, line=dict(width=1, color="white")),
             customdata=[[_where(pt), small_number(pt.c), pt.measured_speedup] for pt in points],
-            hovertemplate="%{customdata[0]}<br>" + _("α = %{x:.2f}, K = %{y}, c = %{customdata[1]}<br>measured "
-                                                     "%{customdata[2]:.2f}×") + "<extra></extra>"))
+            hovertemplate="%{customdata[0]}<br>" + _("α estimate = %{x:.2f}, K = %{y}, c = %{customdata[1]}<br>"
+                                                     "measured %{customdata[2]:.2f}×") + "<extra></extra>"))
     if trace is not None:
         fig.add_trace(go.Scatter(x=[trace.alpha], y=[trace.k], mode="markers", name=_("trace in this session"),
                                  marker=dict(symbol="star", size=16, color=VERMILLION,
@@ -225,7 +226,7 @@ def measured_table(points: list[MeasuredPoint]) -> pd.DataFrame:
         _("run"): [pt.label for pt in points],
         _("dtype"): [pt.dtype or _("not recorded") for pt in points],
         _("machine"): [pt.machine or _("not recorded") for pt in points],
-        "α": [number(pt.alpha, 2) for pt in points],
+        _("α estimate"): [number(pt.alpha, 2) for pt in points],  # a run's α, as the Speedup lab names it
         "K": [str(pt.k) for pt in points],
         "c": [small_number(pt.c) for pt in points],
         _("mean K drafted"): [number(pt.mean_k, 2) if pt.mean_k is not None else "–" for pt in points],
@@ -290,7 +291,7 @@ def predicted_vs_measured_figure(points: list[MeasuredPoint]) -> go.Figure:
         customdata=[[_where(pt), pt.alpha, pt.k, small_number(pt.c)] for pt in points],
         # read 50: the settings were an untranslated literal, "α = 0,56, K = 2, c = 0,081" in Portuguese, whose
         # glossary separates numbers with semicolons
-        hovertemplate="%{customdata[0]}<br>" + _("α = %{customdata[1]:.2f}, K = %{customdata[2]}, c = "
+        hovertemplate="%{customdata[0]}<br>" + _("α estimate = %{customdata[1]:.2f}, K = %{customdata[2]}, c = "
                                                  "%{customdata[3]}") + "<br>"
                       + _("predicted %{x:.2f}×, measured %{y:.2f}×") + "<extra></extra>"))
     fig.update_layout(xaxis_title=_("predicted speedup ×"), yaxis_title=_("measured speedup ×"), height=400,

@@ -607,6 +607,31 @@ def _measured_figure(pair_key: str, hw_key: str = "measured"):
                                      serving_roofline.committed())
 
 
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_roofline_charts_table_holds_the_alpha_its_measured_points_hover(lang):
+    """Read 52: each vLLM point's hover on "Speedup as the batch grows" gives the α its mean accepted length implies
+    ("α ≈ 0.81" at 4 streams, open question), but the table under the chart, the only way to its numbers without a
+    mouse, held the speedups alone. It now has a column of them per prompt, as the hovers write them."""
+    from specviz.core.i18n import using
+    from specviz.ui.common import charts
+    from specviz.ui.common import roofline as serving_roofline
+
+    with using(lang):
+        fig, _caption = _measured_figure("smollm2-ngram")
+        table = serving_roofline.chart_table(fig, "smollm2-ngram", serving_roofline.committed())  # as the page does
+        plain = charts.figure_table(fig)
+        fig = charts.localize(fig)  # the hovers as drawn
+        column = serving_roofline._(serving_roofline.ALPHA_COLUMN,
+                                    prompt=serving_roofline._prompt_name("open"))
+    points = next(t for t in fig.data if t.name.endswith(("open question", "pergunta aberta")))
+    hovered = [row[-1] for row in points.customdata]  # the α as the hover writes it
+    rows = table.set_index(table.columns[0])
+    assert [rows[column][str(x)] for x in points.x] == hovered
+    assert hovered == (["0.86", "0.81", "0.85"] if lang == "en" else ["0,86", "0,81", "0,85"])
+    assert set(rows[column].drop([str(x) for x in points.x])) == {"–"}  # no point, no α
+    assert table[plain.columns].equals(plain)  # the chart's own columns as before
+
+
 def test_only_the_measured_presets_line_is_called_fitted_to_specvizs_engine():
     """Read 45: under the H100's line the caption still said "The preset “the project's benchmark CPU, as measured”
     is fitted to specviz's own engine ...: compare the shapes more than the numbers", a preset the chart did not

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
 import plotly.graph_objects as go
 
 from specviz.core.i18n import N_, _, list_separator, ngettext, number
@@ -18,6 +19,7 @@ from specviz.labs import roofline
 from specviz.labs.bench.quoted import kernels_words
 from specviz.serving.load import LevelResult
 from specviz.serving.results import SERVING_DIR, ServingResult
+from specviz.ui.common.charts import figure_table
 from specviz.ui.common.palette import BLUE, REDDISH_PURPLE, SKY_BLUE
 
 COMMITTED = SERVING_DIR / "cpu-smollm2.json"
@@ -27,6 +29,8 @@ COLORS = {"copy": REDDISH_PURPLE, "open": SKY_BLUE}
 PROMPT_NAMES = {"copy": N_("copy prompt"), "open": N_("open question")}
 BREAK_EVEN_COLOR = BLUE
 STOPPED = N_("speculation stopped paying at %{x} concurrent requests")
+# the table's column of the α a prompt's hover gives at each level (read 52: only the hover had them)
+ALPHA_COLUMN = N_("{prompt}: α ≈ from the mean accepted length over drafted steps")
 NO_POINTS = N_("Measured vLLM points are drawn for the SmolLM2 pairs with n-gram lookup or the EAGLE drafter (the "
                "committed serving sweep); pick one of them under Models to see them.")
 
@@ -67,26 +71,31 @@ def _prompt_name(prompt: str) -> str:
     return _(PROMPT_NAMES[prompt]) if prompt in PROMPT_NAMES else prompt
 
 
+def _levels(result: ServingResult, spec: str, prompt: str) -> list[tuple[int, float, float | None]]:
+    """A prompt's measured points: (concurrency, speedup, the α its mean accepted length implies) at each level
+    with a speedup."""
+    k = int(result.server.get("k", 4))
+    levels = [(c, result.speedup(spec, prompt, c), result.level(spec, prompt, c))
+              for c in result.concurrencies(prompt)]
+    return [(c, s, measured_alpha(lv, k)) for c, s, lv in levels if s is not None]
+
+
 def add_measured(fig: go.Figure, result: ServingResult, spec: str) -> go.Figure:
     """One marker trace per prompt (speedup = tokens/s with `spec` over tokens/s without, same concurrency) and,
     where the sweep saw speculation stop paying, an open marker at that concurrency on 1×. Turns the legend on."""
-    k = int(result.server.get("k", 4))
     for prompt in result.prompt_names():
-        levels = [(c, result.speedup(spec, prompt, c), result.level(spec, prompt, c))
-                  for c in result.concurrencies(prompt)]
-        levels = [(c, s, lv) for c, s, lv in levels if s is not None]
+        levels = _levels(result, spec, prompt)
         if not levels:
             continue
-        alphas = [measured_alpha(lv, k) for _c, _s, lv in levels]
         name = _("measured: vLLM, {prompt}", prompt=_prompt_name(prompt))
         fig.add_trace(go.Scatter(
-            x=[c for c, _s, _lv in levels], y=[s for _c, s, _lv in levels], mode="markers+lines", name=name,
+            x=[c for c, _s, _a in levels], y=[s for _c, s, _a in levels], mode="markers+lines", name=name,
             line=dict(color=COLORS.get(prompt, BLUE), dash="dot", width=1),
             marker=dict(size=11, symbol=SYMBOLS.get(prompt, "diamond"), color=COLORS.get(prompt, BLUE),
                         line=dict(width=1, color="black")),
             # each level's count written here, so 1 agrees ("1 concurrent requests" did not); α beside it
             customdata=[[ngettext("{n} concurrent request", "{n} concurrent requests", c),
-                         a if a is not None else float("nan")] for (c, _s, _lv), a in zip(levels, alphas)],
+                         a if a is not None else float("nan")] for c, _s, a in levels],
             hovertemplate=f"<b>{name}</b><br>" + _("%{customdata[0]}: %{y:.2f}× the tokens/s without "
                                                    "speculation; α ≈ %{customdata[1]:.2f} from the mean accepted "
                                                    "length over drafted steps") + "<extra></extra>"))
@@ -105,6 +114,22 @@ def add_measured(fig: go.Figure, result: ServingResult, spec: str) -> go.Figure:
                       yaxis_title=_("speedup ×"))  # the line's is expected, the points' measured
     fig.update_layout(height=max(fig.layout.height or 0, 440), margin=dict(b=10))
     return fig
+
+
+def chart_table(fig: go.Figure, pair_key: str, result: ServingResult | None) -> pd.DataFrame | None:
+    """The numbers of `on_chart`'s figure: its lines and points (`charts.figure_table`) and, for each prompt measured
+    for this pair, the α its points' hovers give at each concurrency (written as they write it, 2 decimals; "–" where
+    the level recorded no mean accepted length). Read 52: those α were on hover only, out of a keyboard's reach."""
+    table = figure_table(fig)
+    spec = spec_for(pair_key, result)
+    if table is None or spec is None:
+        return table
+    rows = list(table[table.columns[0]])
+    for prompt in result.prompt_names():
+        found = {number(c, 0): "–" if a is None else number(a, 2) for c, _s, a in _levels(result, spec, prompt)}
+        if found:
+            table[_(ALPHA_COLUMN, prompt=_prompt_name(prompt))] = [found.get(row, "–") for row in rows]
+    return table
 
 
 def caption(result: ServingResult, spec: str, hw: roofline.Hardware) -> str:

@@ -357,9 +357,11 @@ def render(alpha: float, k: int) -> None:
                    _(TEXT["ridge_at_one"], n=k + 1, v=number(points[0].verify_cost),
                      ridge_one=number(math.ceil(ridge_one), 0)))
     left, right = st.columns(2)
+    sweep = serving_roofline.committed()
     fig, measured = serving_roofline.on_chart(speedup_vs_batch_figure(points, batch, even, paying), pair_key, hw,
-                                            serving_roofline.committed())
-    charts.show(fig, key="theory_batch_speedup", where=left, note=paying_note(paying))
+                                            sweep)
+    charts.show(fig, key="theory_batch_speedup", where=left, note=paying_note(paying),
+                table=serving_roofline.chart_table(fig, pair_key, sweep))
     left.caption(measured)
     charts.show(break_even_figure(points, alpha, batch), key="theory_batch_even", where=right,
                 table=break_even_table(points))

@@ -848,7 +848,7 @@ TITLES = {"eagle3": "smollm2-eagle: an EAGLE-3 drafter for SmolLM2-135M-Instruct
 WHAT = {
     "eagle3": "One decoder layer with its own head (Li et al., 2025, *EAGLE-3*), about {params} parameters: an input "
               "projection fuses the target's low, middle and high layers (the residual stream entering layers 2, 15 "
-              "and 27 of 30, 3 × 576 → 576), the layer reads that state and the next token's embedding side by side "
+              "and 27 of 30, counted from 0, 3 × 576 → 576), the layer reads that state and the next token's embedding side by side "
               "(q, k, v 1,152 wide), and its head scores a frequency-ranked draft vocabulary (FR-Spec). To draft "
               "further it feeds its own output back, and it was trained that way (training-time test). The tensors "
               "are laid out and named as vLLM's EAGLE-3 Llama drafter's; `make serve SPEC=eagle` exports them on "
@@ -926,9 +926,9 @@ and a follow-up or rewrite quotes an earlier answer, which may mention one):
   question-lists and questions: the target lists questions people ask about a topic, then answers them
   (self-instruct); follow-ups: a second user turn after an earlier conversation; rewrites: summaries, key points
   and rewrites of its own answers; drills: arithmetic with random numbers.
-- Recorded at every position, prompt included: the residual stream entering layers 2, 15 and 27 and the final
-  norm's output (the target's next-token distribution is recomputed from it), bfloat16, in memory-mapped chunks on
-  disk (`specviz/distill/data.py`).
+- Recorded at every position, prompt included: the residual stream entering layers 2, 15 and 27 (counted from 0)
+  and the final norm's output (the target's next-token distribution is recomputed from it), bfloat16, in
+  memory-mapped chunks on disk (`specviz/distill/data.py`).
 - {held} held-out prompts whose topics no training prompt is about (`assets/prompts/held-out.yaml`), answered
   greedily by the float32 target, {as_bench}.
 - The data step took {data_minutes:.0f} minutes ({new_tokens:,} response tokens), on a machine this card does not

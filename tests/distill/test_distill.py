@@ -1154,3 +1154,21 @@ def test_the_cards_name_the_alpha_estimate_and_the_commit_their_data_section_mea
     draft = " ".join((ASSETS / "models" / "smollm2-draft" / "README.md").read_text(encoding="utf-8").split())
     data = draft.split("## Data")[1].split("## Command")[0]
     assert "(commit `35ce4c2baa51`'s `specviz/distill/prompts.py`:" in data and "that commit's" not in data
+
+
+def test_the_eagle3_card_says_its_layer_numbers_count_from_0(tmp_path):
+    """Read 52: the EAGLE-3 card said "the residual stream entering layers 2, 15 and 27 of 30", which a reader counts
+    from 1 (the second layer); the drafter reads transformers' hidden_states[2], [15], [27], vLLM's 0-based default
+    (2, n // 2, n - 3) for a 30-layer target, so the card now says the numbers count from 0."""
+    from specviz.distill.batched import aux_layer_ids
+    from specviz.distill.cards import WHAT
+    from specviz.core.paths import MODELS_DIR, EAGLE_NAME
+
+    assert aux_layer_ids(30) == (2, 15, 27)
+    text = " ".join(WHAT["eagle3"].split())
+    assert "entering layers 2, 15 and 27 of 30, counted from 0," in text
+    from pathlib import Path
+
+    shipped = " ".join((MODELS_DIR / EAGLE_NAME / "README.md").read_text().split())
+    assert shipped.count("2, 15 and 27") == shipped.count("2, 15 and 27 of 30, counted from 0") + \
+        shipped.count("2, 15 and 27 (counted from 0)") == 2

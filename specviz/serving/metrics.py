@@ -23,10 +23,14 @@ Two scrapes a few seconds apart give rates. The words follow vLLM's `v1/spec_dec
     ... vllm:spec_decode_num_accepted_tokens_total{engine="0",model_name="m"} 25.0
     ... vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",model_name="m",position="0"} 9.0
     ... vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",model_name="m",position="1"} 7.0
+    ... vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",model_name="m",position="2"} 5.0
+    ... vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",model_name="m",position="3"} 4.0
     ... vllm:generation_tokens_total{engine="0",model_name="m"} 35.0'''
     >>> s = parse_scrape(text, at=0.0)
     >>> s.speculating, s.drafts, s.acceptance_rate, s.mean_accepted_length, s.per_position
-    (True, 10.0, 0.625, 3.5, [0.9, 0.7])
+    (True, 10.0, 0.625, 3.5, [0.9, 0.7, 0.5, 0.4])
+    >>> sum(s.per_position) * s.drafts == 25  # the positions add up to the accepted tokens (K = 40 / 10 = 4)
+    True
 """
 
 from __future__ import annotations

@@ -121,21 +121,24 @@ def test_a_typed_number_is_stored_and_exported_as_the_number_a_paced_session_kee
 
     numeric = next(q for q in QUESTIONS if q.kind == "numeric")
     session = store.create_session([numeric])
-    typed = {"Ana": "1,5", "Ben": " 40% ", "Cy": "4e1", "Di": "−0,25"}
+    typed = {"Ana": "1,5", "Ben": " 40% ", "Cy": "4e1", "Di": "−0,25", "Gil": "1500"}
     for name, answer in typed.items():
         store.record_answer(store.join(session.code, name).token, numeric.id, answer)
     legacy = store.join(session.code, "Ed")
     with sqlite3.connect(store.path) as conn:  # as the store wrote it before
         conn.execute("INSERT INTO answers VALUES (?, ?, '\"2,5\"', 0, 9e9)", (legacy.token, numeric.id))
     rows = list(csv.DictReader(io.StringIO(store.export_csv(store.session(session.code)))))
-    assert {r["student"]: r["answer"] for r in rows} == {"Ana": "1.5", "Ben": "0.4", "Cy": "40.0", "Di": "-0.25",
-                                                          "Ed": "2.5"}
+    # read 52: a whole number was written "40.0", "1500.0", where the Quiz's export writes "1500" (`answer_text`)
+    assert {r["student"]: r["answer"] for r in rows} == {"Ana": "1.5", "Ben": "0.4", "Cy": "40", "Di": "-0.25",
+                                                          "Gil": "1500", "Ed": "2.5"}
     paced = PacedStore(store.path)
     class_ = paced.create_paced_session([numeric])
     student = paced.join(class_.code, "Fay")
-    paced.answer(student.token, paced.push(class_.code, numeric).id, 1, "1,5")
-    (row,) = csv.DictReader(io.StringIO(paced.export_csv(paced.session(class_.code))))
-    assert row["answer"] == "1.5"  # the same form in both kinds of session
+    push = paced.push(class_.code, numeric)
+    paced.answer(student.token, push.id, 1, "1,5")
+    paced.answer(paced.join(class_.code, "Hal").token, push.id, 1, "1500")
+    rows = list(csv.DictReader(io.StringIO(paced.export_csv(paced.session(class_.code)))))
+    assert [r["answer"] for r in rows] == ["1.5", "1500"]  # the same form in both kinds of session, and the Quiz's
 
 
 def test_dashboard_orders_questions_by_failure_rate(store):

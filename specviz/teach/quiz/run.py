@@ -210,7 +210,7 @@ class QuizRun:
         if question.kind == QuestionKind.NUMERIC:
             value = read_answer(question, answer, self.languages.get(question.id)).value
             if value is not None:
-                return _plain(value, 12)  # 0.30000000000000004, typed as 0.3, as 0.3 (`shown_answer`)
+                return answer_text(value)  # 0.30000000000000004, typed as 0.3, as 0.3 (`shown_answer`)
         return answer_text(answer)
 
 
@@ -248,22 +248,25 @@ EXPORT_SEPARATOR = "\n"  # between the picks of one answer in an export's cell: 
 def answer_text(answer: Any) -> str:
     """An answer (or a right answer) as an export's cell: a list's texts one per line (`EXPORT_SEPARATOR`), the same
     in the "answer" and "expected" columns (read 49: "expected" joined with "; ", which choices contain, and
-    "answer" with " | ").
+    "answer" with " | "); a number as the Quiz's export writes it, plain and to 12 significant digits (read 52: the
+    classroom exports wrote Python's "1500.0" where the Quiz's wrote "1500").
 
-    >>> answer_text(["a; b", "c | d"]), answer_text(2.5), answer_text(None)
-    ('a; b\\nc | d', '2.5', '')
+    >>> answer_text(["a; b", "c | d"]), answer_text(2.5), answer_text(1500.0), answer_text(None)
+    ('a; b\\nc | d', '2.5', '1500', '')
     """
     if answer is None:
         return ""
     if isinstance(answer, list | tuple):
         return EXPORT_SEPARATOR.join(map(str, answer))
+    if isinstance(answer, int | float) and not isinstance(answer, bool):
+        return _plain(float(answer), 12)  # 0.30000000000000004, typed as 0.3, as 0.3 (`_answer_cell`)
     return str(answer)
 
 
 def shown_answer(answer: Any) -> str:
     """An answer as a learner reads it back on a page: a list's texts joined with " | " on one line, a number written
     the reader's way and with no more decimals than it has (2.5, 2,5 in Portuguese; 3, not 3.0; 1,000 or 1.000),
-    where `answer_text` writes Python's 2.5 and 3.0, and a list one text per line, for the exports.
+    where `answer_text` writes 2.5 and 3 in every language, and a list one text per line, for the exports.
 
     >>> from specviz.core.i18n import using
     >>> shown_answer(3.0), shown_answer(0.125), shown_answer(1234567.0), shown_answer(["a", "b"])

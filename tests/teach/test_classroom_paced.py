@@ -170,7 +170,8 @@ def test_numeric_answers_are_binned_and_multiple_choices_counted_per_choice():
     few = distribution(q, [2.0, 2.0, 3.0], [2.0])
     assert few.labels == ("2", "3") and few.counts == ((2, 1), (1, 0)) and few.right == (True, False)
     many = distribution(q, [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 12.0], [])
-    assert many.labels == ("0–1.95", "1.95–2.05", "2.05–4", "4–6", "6–8", "8–10", "10–12")
+    assert many.labels == ("0 to under 1.95", "1.95–2.05", "over 2.05 to under 4", "4 to under 6", "6 to under 8",
+                           "8 to under 10", "10 to 12")
     assert many.counts[0] == (2, 1, 1, 2, 1, 0, 1)
     assert many.right == (False, True, False, False, False, False, False)  # 2 ± 0.05 is a bar of its own
     m = Question("m", "speedup", "multiple", "?", ("a", "b"), "", "pages/quiz.py", ("a", "b", "c"))
@@ -206,14 +207,15 @@ def test_with_many_answers_too_a_bar_marked_right_holds_only_answers_graded_righ
     (shown,) = (i for i, right in enumerate(spread.right) if right)
     for rnd, given in enumerate((answers, answers[3:5])):
         assert spread.counts[rnd][shown] == sum(grade(q, a).correct for a in given) == 1
-    assert spread.labels[:3] == ("7–141.357", "141.357–144.357", "144.357–239") and shown == 1
+    assert spread.labels[:3] == ("7 to under 141.357", "141.357–144.357", "over 144.357 to under 239") and shown == 1
     assert "141.357" in answer_sentence(q) and "144.357" in answer_sentence(q)  # the feedback's own range
     with using("pt"):
         pt = distribution(q, answers, []).labels
-        assert pt[:3] == ("7–141,357", "141,357–144,357", "144,357–239") and "141,357" in answer_sentence(q)
+        assert pt[:3] == ("de 7 a menos de 141,357", "141,357–144,357", "mais de 144,357 e menos de 239")
+        assert "141,357" in answer_sentence(q)
     exact = Question("n", "speedup", "numeric", "?", 2.0, "", "pages/quiz.py")  # no tolerance: the answer alone
     spread = distribution(exact, [0.0, 1.0, 2.0, 2.0000001, 3.0, 4.0, 6.0, 12.0], [])
-    assert spread.labels[:3] == ("0–2", "2", "2–4") and spread.right[:3] == (False, True, False)
+    assert spread.labels[:3] == ("0 to under 2", "2", "over 2 to under 4") and spread.right[:3] == (False, True, False)
     assert spread.counts[0][:3] == (2, 1, 2)
 
 
@@ -227,10 +229,28 @@ def test_a_numeric_spread_writes_its_ranges_as_the_app_writes_numbers():
         pt = distribution(q, answers, []).labels
     en = distribution(q, answers, []).labels
     assert "e+" not in " ".join(pt + en) and "-" not in " ".join(pt + en)
-    assert pt[0] == "muito abaixo: menos de −1.286" and pt[-1] == "muito acima: mais de 1.571"
-    assert "936–1,168" in en and "1,168–1,400" in en
+    assert pt[0] == "muito abaixo: menos de −1.285,713" and pt[-1] == "muito acima: mais de 1.571,427"
+    assert "936 to under 1,168" in en and "1,168 to 1,400" in en
     few = distribution(q, [1430.0, 143.0], [])
     assert few.labels == ("143", "1,430")
+
+
+@pytest.mark.parametrize("lang, far, edge, below", [
+    ("en", "far below: under −1,285.713", "200 to under 367", "over 144.357 to under 200"),
+    ("pt", "muito abaixo: menos de −1.285,713", "de 200 a menos de 367", "mais de 144,357 e menos de 200")])
+def test_a_numeric_range_says_which_of_its_ends_it_holds(lang, far, edge, below):
+    """Read 52: the far bar's cut-off, −1285.713, was written "under −1,286", yet −1285.8 was counted there;
+    and an answer of 200 sat in "144.357–200", not "200–367", the equal ranges' edge being 200.00000000000006. The
+    cut-off is written whole, the edges are the numbers their labels write, and each label says which ends it
+    holds."""
+    q = Question("n", "speedup", "numeric", "?", 142.857, "", "pages/quiz.py", tolerance=1.5)
+    answers = [-1285.8, -300.0, 0.0, 142.857, 200.0, 250.0, 700.0]
+    with using(lang):
+        spread = distribution(q, answers, [])
+    held = dict(zip(spread.labels, spread.counts[0], strict=True))
+    assert held[far] == 1 and held[edge] == 2 and held[below] == 0  # 200 and 250; nothing between 144.357 and 200
+    bounds = spread.bounds[spread.labels.index(edge)]
+    assert bounds == (200.0, 367.0)  # the JSON export's from and to: the numbers the label writes
 
 
 def _two_rounds(store, session, students, right_1: int, right_2: int) -> None:

@@ -127,12 +127,19 @@ def _numeric(question: Question, rounds: tuple[list, list], answered: tuple[int,
     floats bin safely, even stored ones from before answers were bounded (1e308 and −1e308 together): a stored value
     that is not a finite number is left out.
 
+    Each label says which of its ends it holds (read 52: an answer of 200 sat in "144.357–200", not in "200–250",
+    the equal ranges' edge being 200.00000000000006): a range holds its lower end and not its upper one ("200 to
+    under 250"), the grader's range both its ends (as the feedback writes it), the range just above it not its lower
+    end ("over 144.357 to under 200"), the highest range its upper end too; the equal ranges' edges are the numbers
+    their labels write, and the far bars' cut-offs are written whole ("under −1,285.713", where "under −1,286"
+    left out −1285.8, counted there).
+
     >>> q = Question("d", "speedup", "numeric", "?", 2.0, "", "pages/quiz.py", tolerance=0.1)
     >>> d = _numeric(q, ([1e308, -1e308, 1, 2, 3, 4, 5], []), (7, 0), (1, 0))
-    >>> d.labels[1:4], d.counts[0], d.right.index(True)
-    (('1–1.67', '1.67–1.9', '1.9–2.1'), (1, 1, 0, 1, 0, 0, 1, 1, 1, 1), 3)
-    >>> d.labels[0], d.labels[-1]
-    ('far below: under −18', 'far above: over 22')
+    >>> d.labels[1:5], d.counts[0], d.right.index(True)
+    (('1 to under 1.67', '1.67 to under 1.9', '1.9–2.1', 'over 2.1 to under 2.33'), (1, 1, 0, 1, 0, 0, 1, 1, 1, 1), 3)
+    >>> d.labels[0], d.labels[-2], d.labels[-1]
+    ('far below: under −18', '4.33 to 5', 'far above: over 22')
     """
     values = [[v for v in (_stored_number(a) for a in r) if v is not None] for r in rounds]
     target, tol = float(question.answer), question.tolerance
@@ -140,11 +147,15 @@ def _numeric(question: Question, rounds: tuple[list, list], answered: tuple[int,
     if len(distinct) <= NUMERIC_BINS:
         return _few_numbers(values, target, tol, answered, correct)
     reach = 10 * max(abs(target), tol, 1.0)  # farther than this from the right answer: counted apart
-    low_edge, high_edge = target - reach, target + reach
+    # the cut-offs as their labels write them, whole (read 52: "under −1,286" for −1285.713)
+    low_edge, high_edge = (float(_plain(e, 12)) for e in (target - reach, target + reach))
     near = [v for r in values for v in r if low_edge <= v <= high_edge]
     lo, hi = min([*near, target]), max([*near, target])
     width = hi / NUMERIC_BINS - lo / NUMERIC_BINS  # not (hi − lo) / n: hi − lo overflows for 1e308 and −1e308
-    edges = [lo + i * width for i in range(NUMERIC_BINS)] + [hi]
+    # the edges between the equal ranges are the numbers their labels write (read 52: 200.00000000000006, written
+    # "200", put an answer of 200 in the range below it); one that rounds onto another, or onto an end, is dropped
+    inner = sorted({float(_plain(lo + i * width, 3)) for i in range(1, NUMERIC_BINS)})
+    edges = [lo, *(e for e in inner if lo < e < hi), hi]
 
     def graded(v: float) -> bool:  # the grader's own rule
         return within_tolerance(v, target, tol)
@@ -170,7 +181,13 @@ def _numeric(question: Question, rounds: tuple[list, list], answered: tuple[int,
         # end that would read as a bound, the answers' lowest or highest a hair from it, with six figures too)
         return _num(e, 6) if e in (low, high) or _num(e) in (_num(low, 6), _num(high, 6)) else _num(e)
 
-    labels = tuple(f"{end(side[i])}–{end(side[i + 1])}" for side in (below, above) for i in range(len(side) - 1))
+    def label(side: list[float], i: int) -> str:  # which ends a range holds: its lower one (not the grader's
+        # bound just below it), and its upper one only at the top
+        key = ("range_over" if side is above and i == 0 else "range") + (
+            "_top" if side is above and i == len(side) - 2 else "")
+        return _(TEXT[key], low=end(side[i]), high=end(side[i + 1]))
+
+    labels = tuple(label(side, i) for side in (below, above) for i in range(len(side) - 1))
     bounds = tuple((side[i], side[i + 1]) for side in (below, above) for i in range(len(side) - 1))
     right_label = f"{_num(low, 6)}–{_num(high, 6)}" if tol > 0 else _num(target, 6)
     labels = (*labels[:len(below) - 1], right_label, *labels[len(below) - 1:])
@@ -181,11 +198,11 @@ def _numeric(question: Question, rounds: tuple[list, list], answered: tuple[int,
     far_below = tuple(sum(v < low_edge for v in r) for r in values)
     far_above = tuple(sum(v > high_edge for v in r) for r in values)
     if any(far_below):
-        labels, right = (_(TEXT["far_below"], value=_num(low_edge)), *labels), (False, *right)
+        labels, right = (_(TEXT["far_below"], value=_num(low_edge, 12)), *labels), (False, *right)
         counts = tuple((b, *c) for b, c in zip(far_below, counts, strict=True))
         bounds = ((None, low_edge), *bounds)
     if any(far_above):
-        labels, right = (*labels, _(TEXT["far_above"], value=_num(high_edge))), (*right, False)
+        labels, right = (*labels, _(TEXT["far_above"], value=_num(high_edge, 12))), (*right, False)
         counts = tuple((*c, a) for a, c in zip(far_above, counts, strict=True))
         bounds = (*bounds, (high_edge, None))
     return Distribution(labels, counts, right, answered, correct, bounds, kind=QuestionKind.NUMERIC)

@@ -50,4 +50,9 @@ TEXT = {
     "other_orders": N_("another order"),
     "far_below": N_("far below: under {value}"),
     "far_above": N_("far above: over {value}"),
+    # a numeric spread's ranges, each saying which of its ends it holds (read 52: 200 sat in "144.357–200")
+    "range": N_("{low} to under {high}"),
+    "range_top": N_("{low} to {high}"),
+    "range_over": N_("over {low} to under {high}"),
+    "range_over_top": N_("over {low} to {high}"),
 }

@@ -6,6 +6,8 @@ where it says it, in English and in Portuguese."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from specviz.teach.quiz import BANK_DIR, load_bank
@@ -48,3 +50,19 @@ def test_the_exactness_checks_key_says_no_test_no_lesson_explains(lang, term, me
     question = load_bank([BANK_DIR], lang=lang).by_id()["q-check-exactness"]
     assert term not in question.answer and term not in question.prompt
     assert term in question.explanation and meaning in " ".join(question.explanation.split())
+
+
+# read 52: a bare "acceptance" (pt "aceitação") where the acceptance rate (accepted / drafted) is meant
+BARE_ACCEPTANCE = {"en": re.compile(r"\bacceptance(?! (?:rate|probability|by position|test|rule)\b)", re.IGNORECASE),
+                   "pt": re.compile(r"(?<!taxa de )(?<!probabilidade de )\baceitação(?! por posição)",
+                                    re.IGNORECASE)}
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_production_questions_name_the_acceptance_rate_not_a_bare_acceptance(lang):
+    """pr-roadmap's "acceptance targets/goals" and "acceptance can drift", pr-watch's "exact at any acceptance" and
+    pr-pick-draft's "the acceptance goal" named no quantity: the dashboards' number is the acceptance rate."""
+    by_id = load_bank(lang=lang).by_id()
+    bare = [(qid, m.group(0)) for qid in ("pr-roadmap", "pr-watch", "pr-pick-draft")
+            for m in BARE_ACCEPTANCE[lang].finditer(f"{_text(by_id[qid])} {by_id[qid].explanation}")]
+    assert bare == []

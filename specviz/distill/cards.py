@@ -998,7 +998,7 @@ minutes on {machine}. {stages}
 
 {extrapolation}
 
-{replaced}## Held-out acceptance and speed
+{replaced}## Held-out α estimate, acceptance by position and speed
 
 Benchmark on {bench_scope}, {dtype} on both sides{where}{rerun}:
 
@@ -1012,8 +1012,8 @@ Benchmark on {bench_scope}, {dtype} on both sides{where}{rerun}:
 of min(1, p/q) over the drafts the target tested; a tree row shows instead the mean of min(1, p′/q′) along each
 step's main line, which is not α (a child tried after a rejected sibling meets the residual p′). c is one draft
 forward's time over one target forward. The mean accepted length is the tokens per target forward, the recovered
-or bonus token included. Per-position entry i: of the steps that drafted at least i tokens, the share
-whose first i drafts were all kept (a tree: of the steps whose tree reached depth i, the share whose accepted path
+or bonus token included. Acceptance by position, entry i: of the steps that drafted at least i tokens, the
+share whose first i drafts were all kept (a tree: of the steps whose tree reached depth i, the share whose accepted path
 reached it). The prediction is the speedup formula fed with that estimate of α, the measured c and this CPU's
 measured verify cost; a tree has no α for it, so its row shows its measured mean accepted length over (K·c + the
 verify cost of the tokens it fed).

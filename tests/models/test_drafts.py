@@ -23,8 +23,12 @@ def test_assets_fit_the_budget_and_have_cards():
     assert total <= 40 * 2**20
     for name in (EAGLE_NAME, DRAFT_NAME):
         card = (ASSETS / name / "README.md").read_text()
-        for heading in ("## Data", "## Command", "## Held-out acceptance", "## Licence"):
+        for heading in ("## Data", "## Command", "## Held-out α estimate, acceptance by position and speed",
+                        "## Licence"):
             assert heading in card, (name, heading)
+        # read 52: the section said "Held-out acceptance" and "Per-position entry i" for its table's columns,
+        # the α estimate and acceptance by position, names the glossary gives
+        assert "Per-position entry" not in card and "Acceptance by position, entry i:" in card, name
         assert "Apache-2.0" in card
         assert read_meta(ASSETS / name)["target"] == "SmolLM2-135M-Instruct"
 

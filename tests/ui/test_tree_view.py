@@ -264,6 +264,22 @@ def test_copied_nodes_carry_a_mark_a_hover_line_and_a_source_column():
         assert [row["origem"] for row in tree_rows(step.tree)][2] == f"{COPIED_MARK} copiado"
 
 
+def test_the_tree_table_names_its_first_column_for_nodes_and_copied_tokens():
+    """Read 52: the tree's table headed its first column "node" (pt "nó") and listed the copied tokens in it, and
+    an unused heading said "The numbers of every node"; the glossary says a copied token is never a node."""
+    from specviz.ui.common.tree_figures import COPIED_MARK, tree_rows
+    from specviz.ui.common.tree_view import TEXT
+
+    step = copied_tree_step()
+    rows = tree_rows(step.tree)
+    assert list(rows[0])[0] == "node or copied token"
+    assert [row["source"] for row in rows if row["node or copied token"].startswith(("#3 ", "#4 "))] == [
+        f"{COPIED_MARK} copied"] * 2  # the copied tokens are listed in it
+    with using("pt"):
+        assert list(tree_rows(step.tree)[0])[0] == "nó ou token copiado"
+    assert "The numbers of every node" not in TEXT.values()
+
+
 def test_a_tree_without_copies_says_nothing_of_them():
     from specviz.ui.common.tree_figures import COPIED_MARK
 

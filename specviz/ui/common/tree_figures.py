@@ -266,8 +266,9 @@ def _parent(node: TreeNode) -> str:
 
 
 def tree_rows(record: TreeRecord) -> list[dict[str, str]]:
-    """The tree's numbers as rows (for a table next to the hover): node, parent, depth, source (drafted or copied
-    from the context), q, p, p/q (written q′ = …, p′ = …, p′/q′ = … for a child tried after a rejected sibling), the
+    """The tree's numbers as rows (for a table next to the hover): the node or copied token (read 52: the column
+    was headed "node", and a copied token is never a node), parent, depth, source (drafted or copied from the
+    context), q, p, p/q (written q′ = …, p′ = …, p′/q′ = … for a child tried after a rejected sibling), the
     acceptance chance used, u, verdict.
     Token text with its whitespace drawn (a table shows plain text, never HTML)."""
     rows = []
@@ -278,7 +279,7 @@ def tree_rows(record: TreeRecord) -> list[dict[str, str]]:
         q, p, pq = _point_mass_q(n), shown.p, shown.ratio
         if uses_residuals(n):  # read 49: the rule compared p′ with q′, the residuals the siblings tried before it left
             q, p, pq = f"q′ = {q}", f"p′ = {p}", f"p′/q′ = {pq}"
-        rows.append({_("node"): f"#{j + 1} {visible(n.text)}",
+        rows.append({_("node or copied token"): f"#{j + 1} {visible(n.text)}",
                      _("parent"): _parent(n),
                      _("depth"): str(n.depth),
                      _("source"): _("{mark} copied", mark=COPIED_MARK) if n.copied else _("drafted"),

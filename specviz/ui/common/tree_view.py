@@ -41,7 +41,6 @@ TEXT = {
                  "tried before it were rejected (the residual they left), and the output still follows the target's "
                  "distribution exactly."),
     "copied_chip": N_("copied from the context (no model drafted it)"),
-    "numbers": N_("The numbers of every node"),
     # Read 45: a kept path that reaches a leaf (a bonus step) has no node rejected below it
     "main_line": N_("The main line: the accepted path and, if one was rejected, the first node rejected below it "
                     "(hover a chip for p, q, p/q, min(1, p′/q′) and u; for a node tried after a rejected sibling, "
@@ -63,7 +62,7 @@ def render_tree(step: Step, *, key: str) -> None:
     drawn = tree_col.container(key=f"{key}_{WIDE}_{step.index}")  # the drawn tree: hidden on a phone (accessibility.CSS)
     drawn.markdown(f"**{tree_title(step)}**")
     show(tree_figure(step), f"{key}_tree_{step.index}", drawn, name=tree_title(step, plain=True),
-         table=pd.DataFrame(tree_rows(step.tree)))  # the numbers of every node
+         table=pd.DataFrame(tree_rows(step.tree)))  # every node's and copied token's numbers
     tree_col.container(key=f"{key}_{NARROW}_{step.index}").markdown(tree_list(step))  # a phone reads a list
     drawn.caption(_(TEXT["read_tree"]))  # how to read the drawing: a phone reads the list instead
     tree_col.html(legend_html(tuple(STATUS_KINDS.values()), distributions=False))

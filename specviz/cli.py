@@ -455,7 +455,8 @@ def _prepare(args: argparse.Namespace):
     untrained stand-ins, refused here; the tests and the GPU rehearsal run them, and so do `bench --proposers` and
     `calibrate --proposer` when named (they measure costs, which an untrained drafter has too)."""
     toy = registry.offered(PAIR_DRAFTERS["toy"])
-    if args.pair == "toy" and args.proposer is not None and args.proposer not in toy:
+    # the pair's name as load_pair reads it (read 52: `--pair " toy" --proposer eagle` ran the untrained stand-in)
+    if args.pair.strip() == "toy" and args.proposer is not None and args.proposer not in toy:
         raise ValueError(_("The toy pair has no trained EAGLE drafter or Medusa heads; choose one of these proposers: "
                            "{choices}.", choices=", ".join(toy)))
     flags = {**FLAGS, **{own.name: own.flag for own in registry.all_settings()}}

@@ -176,6 +176,9 @@ class RunSpec:
             raise ValueError(_(THRESHOLD_NEEDS_CHAIN))     # as "constant" under the threshold's name before
         if not isinstance(self.pair, str) or not self.pair.strip():
             raise ValueError(_("Name a pair: a catalog name such as default or toy, or TARGET[,DRAFT]."))
+        # the name as load_pair reads it, so the trace records it so (read 52: a trace of pair " toy" lost the toy
+        # pair's <unk> tokens from its text, which is written for a trace of pair "toy")
+        object.__setattr__(self, "pair", self.pair.strip())
         if not isinstance(self.prompt, str) or not self.prompt.strip():
             raise ValueError(_("The prompt is empty: type something for the model to continue."))
         if refusal := prompt_refusal(self.prompt):  # checked before a model loads, as every setting is

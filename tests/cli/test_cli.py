@@ -214,6 +214,9 @@ def test_compare_says_its_mean_accepted_length_counts_the_recovered_or_bonus_tok
     (["--prompt", "x" * 3000, "--pair", "toy", "--max-new-tokens", "64"], "context"),
     (["--prompt", "hi", "--pair", "toy", "--json", "/no/such/dir/t.json"], "Cannot write"),
     (["--prompt", "hi", "--pair", "toy", "--proposer", "eagle"], "no trained EAGLE drafter"),  # as the web UI does
+    # read 52: load_pair strips the name, so " toy" ran the untrained EAGLE stand-in and Medusa heads
+    (["--prompt", "hi", "--pair", " toy", "--proposer", "eagle"], "no trained EAGLE drafter"),
+    (["--prompt", "hi", "--pair", "toy ", "--proposer", "medusa"], "no trained EAGLE drafter"),
 ])
 def test_bad_input_is_one_sentence_and_exit_2(args, phrase):
     out = cli("generate", *(["--pair", "toy"] if "--pair" not in args else []), *args)
@@ -409,6 +412,17 @@ def test_the_toy_pairs_unk_tokens_stay_in_the_printed_text_and_the_playgrounds_a
     view = trace_view(trace)
     assert view.answer == text and answer_html(view.answer).count("&lt;unk&gt;") == 2
     assert view.output_html().count("&lt;unk&gt;</span>") == 2  # the chips, as before (their hovers too)
+
+
+def test_a_pair_name_with_spaces_around_it_runs_and_is_recorded_as_the_pair_it_loads():
+    """Read 52: load_pair strips `--pair " toy"` and loads the toy pair, but the trace recorded " toy", so the text
+    lost the two <unk> tokens the run above prints (they are written for a trace of pair "toy")."""
+    out = cli("generate", "--pair", " toy ", "--prompt", "Copy: the cat", "--max-new-tokens", "40", "--temperature",
+              "1", "--seed", "2", "--json", "-")
+    assert out.returncode == 0, out.stderr
+    assert Trace.from_json(out.stdout).meta["pair"] == "toy"
+    text = out.stderr.split("\n\nsummary: ")[0].rsplit("\n\n", 1)[-1]
+    assert text.count("<unk>") == 2, text
 
 
 def test_a_tree_steps_last_token_says_where_a_tree_takes_it_from():

@@ -55,10 +55,12 @@ _PACKAGE = Path(__file__).resolve().parent.parent  # specviz/, above core/
 
 
 @contextmanager
-def folders_made_for(folder: str | Path) -> Iterator[Path]:
+def folders_made_for(folder: str | Path, keep: bool = True) -> Iterator[Path]:
     """Create `folder` and its missing parents for a write check, and remove the ones this made (empty, deepest
     first) when the check fails inside: a refused output path leaves no stray folder behind (read 46: `serve sweep
-    --out /new/<300 characters>/x.json` was refused with /new left on the disk).
+    --out /new/<300 characters>/x.json` was refused with /new left on the disk). With `keep` off they are removed
+    when the check passes too: the command that checked may still be refused before it writes (read 52: `bench
+    --pair no-such-pair --out new/a/b` left new/a/b on the disk), and its writer makes the folders it needs.
 
     >>> import tempfile
     >>> root = Path(tempfile.mkdtemp())
@@ -66,6 +68,10 @@ def folders_made_for(folder: str | Path) -> Iterator[Path]:
     ...     with folders_made_for(root / "a" / "b"):
     ...         raise OSError("refused")
     ... except OSError:
+    ...     pass
+    >>> list(root.iterdir())
+    []
+    >>> with folders_made_for(root / "a" / "b", keep=False):
     ...     pass
     >>> list(root.iterdir())
     []
@@ -80,12 +86,19 @@ def folders_made_for(folder: str | Path) -> Iterator[Path]:
         path.mkdir(parents=True, exist_ok=True)
         yield path
     except BaseException:
-        for made in missing:  # deepest first; a folder that holds something now is kept
-            try:
-                made.rmdir()
-            except OSError:
-                pass
+        _remove_empty(missing)
         raise
+    if not keep:
+        _remove_empty(missing)
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    """Remove each folder, deepest first; one that holds something now is kept."""
+    for made in folders:
+        try:
+            made.rmdir()
+        except OSError:
+            pass
 
 
 def _find_assets() -> Path:

@@ -130,15 +130,15 @@ def sweep_plan(args: argparse.Namespace) -> LoadPlan:
 
 
 def writable_output(out: str) -> Path:
-    """The sweep's output path, after making sure a file can be written there (its folder is created if needed),
-    so a sweep of many minutes never ends on an unwritable path."""
+    """The sweep's output path, after making sure a file can be written there (its missing folders are made for
+    the check and removed again; the save makes them), so a sweep of many minutes never ends on an unwritable path."""
     path = Path(out).expanduser()
     problem = None
     if path.is_dir():
         problem = _("it is a folder")
     else:
-        try:  # the folders made for the check are removed again when it fails
-            with folders_made_for(path.parent), tempfile.NamedTemporaryFile(dir=path.parent,
+        try:  # the folders made for the check are removed again (a server may fail to start); the save makes them
+            with folders_made_for(path.parent, keep=False), tempfile.NamedTemporaryFile(dir=path.parent,
                                                                             prefix=".specviz-write-check-"):
                 pass
         except FileExistsError:  # mkdir met a file where a folder should be ("/etc/passwd/x"): no folder there

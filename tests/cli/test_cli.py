@@ -922,6 +922,16 @@ def test_bench_out_naming_a_file_says_it_is_a_file_not_that_it_exists(tmp_path):
     assert out.stderr.strip() == f"specviz: Cannot write the results to '{blocker}': it is a file, not a folder."
 
 
+def test_a_bench_refused_after_its_write_check_leaves_no_folder_behind(tmp_path):
+    """Read 52: the write check made --out and its missing parents and kept them, so a bench refused after it (an
+    unknown pair, a flag known to be wrong once the pair loads) left three empty folders on the disk."""
+    out = cli("bench", "--pair", "no-such-pair", "--out", str(tmp_path / "new" / "a" / "b"))
+    assert out.returncode == 2 and "Unknown pair 'no-such-pair'" in out.stderr
+    out = cli("bench", "--pair", "toy", "--layers", "5", "--out", str(tmp_path / "new" / "a" / "b"))
+    assert out.returncode == 2 and "--layers 5 sets layerskip" in out.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("flag, value", [("--proposers", ""), ("--k", ","), ("--temperatures", " "),
                                          ("--suites", ""), ("--verify-dtypes", "")])
 def test_a_bench_list_flag_with_no_value_in_it_is_refused_not_read_as_the_default(flag, value):

@@ -85,6 +85,20 @@ def test_a_sweep_on_a_machine_without_vllm_installs_first_and_writes_its_file(st
     assert not list(out.parent.glob(".specviz-write-check-*"))  # the write check leaves nothing behind
 
 
+def test_a_sweep_whose_server_fails_to_start_leaves_no_folder_behind(stand_in, tmp_path, capsys, monkeypatch):
+    """Read 52: the write check kept the folders it made, so a sweep refused after it (vLLM failed to install or
+    start) left NEW/folder on the disk with nothing in it; the save makes them (the test above)."""
+    def fails(self, spec="ngram", **kwargs):
+        raise ValueError("The server did not start.")
+
+    monkeypatch.setattr(serve_cli.Server, "start", fails)
+    argv = ["serve", "sweep", "--specs", "ngram", "--prompts", "copy", "--levels", "1", "--requests", "2",
+            "--max-tokens", "4", "--no-specviz", "--out", str(tmp_path / "new" / "folder" / "sweep.json")]
+    assert cli.main(argv) == 2
+    assert capsys.readouterr().err.strip() == "specviz: The server did not start."
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_sweep_the_time_cap_cut_says_so_on_stderr(stand_in, tmp_path, capsys, monkeypatch):
     """Read 50: `serve sweep` wrote a file with fewer levels than asked, and its table, without a word when the
     sweep's 600 s cap ended it; it now prints `load.cap_note`, named by the speculation it served."""

@@ -299,7 +299,9 @@ def check_writable(folder: str) -> None:
     try:  # a name past the system's limit cannot even be looked at (read 50: "File name too long", exit code 1)
         if path.exists() and not path.is_dir():  # mkdir's own reason, "File exists", reads as if the results did
             raise ValueError(f"Cannot write the results to '{shortened(folder, 200)}': it is a file, not a folder.")
-        with folders_made_for(path), tempfile.NamedTemporaryFile(dir=path):  # none left behind when refused
+        # none left behind, refused or not: the bench may be refused later (a pair, a flag known once it loads), and
+        # BenchResult.save makes the folder it writes into
+        with folders_made_for(path, keep=False), tempfile.NamedTemporaryFile(dir=path):
             pass
     except OSError as exc:
         raise ValueError(f"Cannot write the results to '{shortened(folder, 200)}': "

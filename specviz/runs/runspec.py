@@ -179,7 +179,9 @@ class RunSpec:
         # the name as load_pair reads it, so the trace records it so (read 52: a trace of pair " toy" lost the toy
         # pair's <unk> tokens from its text, which is written for a trace of pair "toy")
         object.__setattr__(self, "pair", self.pair.strip())
-        if not isinstance(self.prompt, str) or not self.prompt.strip():
+        if not isinstance(self.prompt, str):  # read 52: prompt=3 was refused as "The prompt is empty"
+            raise ValueError(_must("prompt", _rule("prompt"), self.prompt))
+        if not self.prompt.strip():
             raise ValueError(_("The prompt is empty: type something for the model to continue."))
         if refusal := prompt_refusal(self.prompt):  # checked before a model loads, as every setting is
             raise ValueError(refusal)

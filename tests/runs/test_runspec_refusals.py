@@ -25,3 +25,15 @@ def test_an_unknown_proposer_setting_is_quoted_with_its_control_characters_escap
     with pytest.raises(ValueError) as refused:
         RunSpec(proposer_settings={"x\x1b[2J\u202e": 3})
     assert "'x\\x1b[2J\\u202e'" in str(refused.value) and "\x1b" not in str(refused.value)
+
+
+@pytest.mark.parametrize("lang, said", [("en", "prompt must be text of 1 to 4,000 characters (got 3)."),
+                                        ("pt", "prompt deve ser um texto de 1 a 4.000 caracteres (recebido: 3).")])
+def test_a_prompt_that_is_not_text_is_not_called_empty(lang, said):
+    """Read 52: RunSpec(prompt=3) was refused "The prompt is empty: type something for the model to continue.";
+    3 is not empty, it is not text. An empty or blank prompt keeps its own sentence."""
+    with using(lang), pytest.raises(ValueError) as refused:
+        RunSpec(prompt=3)
+    assert str(refused.value) == said
+    with pytest.raises(ValueError, match="The prompt is empty"):
+        RunSpec(prompt="  ")

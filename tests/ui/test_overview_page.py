@@ -538,3 +538,20 @@ def test_the_unmeasured_line_names_the_layer_skip_draft_where_there_is_no_eagle_
     monkeypatch.setattr(drafts, "has_eagle", lambda *args, **kwargs: True)
     with using(lang):
         assert "layer-skip" not in this_machine.one_line(None) and "pulando" not in this_machine.one_line(None)
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "Playground: step through real generations one step at a time: what was drafted and what the target kept"),
+    ("pt", "Playground: percorra gerações reais um passo por vez: o que foi rascunhado e o que o alvo manteve")])
+def test_the_playground_link_promises_steps_as_its_next_step_button_reveals(lang, said):
+    """Read 52: the link said "step through real generations one decision at a time" (pt "uma decisão por vez"), but
+    the Playground's Next step reveals a whole step: every draft's verdict and the token that ends it at once."""
+    from specviz.core.i18n import _, using
+    from specviz.ui.playground import player
+
+    with using(lang):
+        links = [_("{page}: {what}", page=_(title), what=_(what)) for _path, title, _icon, what in
+                 overview_view.next_pages()]
+    assert said in links and not any("decision at a time" in link or "decisão por vez" in link for link in links)
+    assert 'row.button(_("Next step")' in Path(player.__file__).read_text(encoding="utf-8")
+

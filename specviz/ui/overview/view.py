@@ -27,7 +27,8 @@ PLAY_SECONDS = 4.0  # the whole animation, however long the example
 CONTROL_TOKEN = re.compile(r"<\|[^|<>]{1,40}\|>")  # a chat template's marker, such as <|im_start|>
 # page file stem -> what a student finds there (English messages); titles, icons and paths come from the app's page map
 NEXT_PAGES = {
-    "playground": N_("step through real generations one decision at a time"),
+    # read 52: said "one decision at a time", but its Next step reveals a whole step, every draft's verdict at once
+    "playground": N_("step through real generations one step at a time: what was drafted and what the target kept"),
     "race": N_("race speculative against plain decoding, every step timed on one axis"),
     "exactness": N_("sample speculative and target-only output many times and compare both with the "
                     "probabilities the target computes"),

@@ -555,3 +555,21 @@ def test_the_playground_link_promises_steps_as_its_next_step_button_reveals(lang
     assert said in links and not any("decision at a time" in link or "decisão por vez" in link for link in links)
     assert 'row.button(_("Next step")' in Path(player.__file__).read_text(encoding="utf-8")
 
+
+@pytest.mark.slow  # the app under AppTest, twice
+@pytest.mark.parametrize("lang, residual, primes", [
+    ("en", "**residual** = norm(max(0, p − q))", "**p′**, **q′** = "),
+    ("pt", "norm(max(0, p − q)), a distribuição residual", "**p′**, **q′** = ")])
+def test_the_overview_sidebar_defines_the_residual_p_prime_its_legend_hovers(fast_play, lang, residual, primes):
+    """Read 52: the Overview's legend hovers "(in a tree: from the residual p′ once every child of the last kept node
+    was rejected)" over its recovered chip, but its sidebar note defined only T and u: p′ and the residual were
+    nowhere defined on the page."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
+    at.query_params["lang"] = lang
+    at.run()
+    assert not at.exception
+    hovers = " ".join(html.unescape(t) for h in at.main.get("html") for t in re.findall(r'title="([^"]*)"',
+                                                                                          h.proto.body))
+    assert "p′" in hovers and ("residual" in hovers)
+    (note,) = [c.value for c in at.sidebar.caption if c.value.startswith(("Also on this page: ", "Também nesta"))]
+    assert residual in note and primes in note and "**u** = " in note and "**T** = " in note

@@ -69,7 +69,7 @@ SYMBOLS = {
 EVERY_SYMBOL = tuple(SYMBOLS)
 # page file -> the symbols its text (its panels, and the quiz bank on the quiz and classroom pages) uses
 PAGE_SYMBOLS: dict[str, tuple[str, ...]] = {
-    "pages/overview.py": ("T", "u"),
+    "pages/overview.py": ("T", "u", "residual", "p′"),  # read 52: its legend hovers "the residual p′"
     "pages/learn.py": EVERY_SYMBOL,
     "pages/playground.py": ("u", "residual", "p′"),
     "pages/race.py": ("u", "residual", "p′"),

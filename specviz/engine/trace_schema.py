@@ -14,12 +14,13 @@ cannot produce, with one sentence that says where and what, so every caller of `
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from specviz.core.i18n import N_, _, number, with_minus
+from specviz.core.i18n import N_, _, ngettext, number, with_minus
 from specviz.core.text import shortened
 from specviz.engine.kinds import Mode, NodeStatus, StopReason, TokenKind
 from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, MAX_SEED, TOP_N, TREE_LOOKUP_RANGE,
@@ -247,7 +248,7 @@ def _step(step: Any, number: int, where: str) -> None:
         _fail(where, _("the target's cache grows by 0 to {most} entries in a step, one more than the drafts in "
                        "decisions ({before} -> {after})",
                        most=len(decisions) + 1, before=before, after=after))
-    _tops(step.get("correction_top", []), where + "correction_top: ")
+    _tops(step.get("correction_top", []), "correction_top", where)
     rejected = 0  # the draft (from 1) the step rejected; 0 until then
     for i, decision in enumerate(decisions, start=1):
         if not isinstance(decision, dict):
@@ -265,25 +266,33 @@ def _step(step: Any, number: int, where: str) -> None:
         _in_order(decision, rejected, here)
         if decision["reached"] and not decision["accepted"]:
             rejected = rejected or i
-        _tops(decision.get("target_top", []), here + "target_top: ")
-        _tops(decision.get("draft_top", []), here + "draft_top: ")
+        _tops(decision.get("target_top", []), "target_top", here)
+        _tops(decision.get("draft_top", []), "draft_top", here)
     for i, token in enumerate(emitted, start=1):
         if not isinstance(token, dict):
             _fail(where, _("an emitted token must be an object"))
         _fields(token, EMITTED, where + _("token {i}: ", i=i), "emitted")
     if step.get("tree") is not None:
         _tree(step["tree"], where + _("tree: "))
+        _main_line(decisions, step["tree"]["nodes"], step["tree"]["path"], where)
 
 
 def _ratio(decision: dict, where: str) -> None:
     """A draft's ratio is p/q, inf exactly when q = 0 (`specviz.engine.recording`): a ratio of inf beside q = 0.5
-    was read as it stood (read 50)."""
+    was read as it stood (read 50). Read 52: the refusal named neither p/q's value nor the tolerance, so a ratio
+    rounded to 0.665 was refused as "must be target_prob / draft_prob (got 0.665)", as if 0.665 were not p/q."""
     if not all(name in decision for name in ("ratio", "target_prob", "draft_prob")):
         return
     p, q, ratio = decision["target_prob"], decision["draft_prob"], decision["ratio"]
-    if ratio != (p / q if q > 0 else math.inf) and not (q > 0 and math.isclose(ratio, p / q, rel_tol=1e-9)):
-        _fail(where, _("ratio must be target_prob / draft_prob, inf when draft_prob is 0 (got {value})",
-                       value=_shown(ratio)))
+    if q == 0 and ratio != math.inf:
+        _fail(where, _("ratio must be inf, as draft_prob is 0 (got {value})", value=_shown(ratio)))
+    if q > 0 and not math.isclose(ratio, p / q, rel_tol=RATIO_TOLERANCE):
+        _fail(where, _("ratio must be target_prob / draft_prob = {rule}, to within a relative {tolerance} (got "
+                       "{value})", rule=_shown(p / q), tolerance=RATIO_TOLERANCE_TEXT, value=_shown(ratio)))
+
+
+RATIO_TOLERANCE_TEXT = "1e-9"  # relative: p/q computed elsewhere differs from the recorder's in its last bits
+RATIO_TOLERANCE = float(RATIO_TOLERANCE_TEXT)
 
 
 # How far a chain draft's accept_prob may sit from min(1, p/q): JSON keeps the recorder's floats exactly, so this
@@ -353,6 +362,9 @@ def _tree(tree: Any, where: str) -> None:
     an accepted path that walks down from the root through exactly the accepted nodes."""
     if not isinstance(tree, dict) or not isinstance(tree.get("nodes"), list) or not isinstance(tree.get("path"), list):
         _fail(where, _("a tree must be an object with a list of nodes and a path"))
+    for name in tree:
+        if name not in ("nodes", "path"):
+            _fail(where, _("{name} is not a field specviz writes", name=shortened(repr(name))))
     nodes, path = tree["nodes"], tree["path"]
     if len(nodes) > MAX_TREE_NODES:
         _fail(where, _("a tree has at most {limit} nodes (this one has {n})", limit=MAX_TREE_NODES, n=len(nodes)))
@@ -373,6 +385,33 @@ def _tree(tree: Any, where: str) -> None:
         _fail(where, _("the accepted nodes must be exactly the path"))
     for j, node in enumerate(nodes):
         _node_tested(nodes, j, where + _("node {j}: ", j=j))
+
+
+# What a tree step's decisions repeat of the node each one is (`decoding.main_line`, `recording.TraceRecorder`)
+MAIN_LINE_FIELDS = ("token_id", "draft_prob", "target_prob", "uniform", "accept_prob")
+
+
+def _main_line(decisions: list[dict], nodes: list[dict], path: list[int], where: str) -> None:
+    """A tree step's `decisions` are its tree's main line: the nodes of its path, then the first child rejected below
+    the path's last node (the root's, for an empty path), each with that node's token, q, p, u and chance, accepted
+    exactly when the node is (`Step.main_line`). Read 52: nothing tied the two, so a chain trace given an empty
+    `tree` on each step skipped the check of its accept_prob and loaded with any keep chance."""
+    below = path[-1] if path else -1
+    line = list(path) + [j for j, node in enumerate(nodes)
+                         if node["parent"] == below and node["status"] == NodeStatus.REJECTED][:1]
+    if len(decisions) != len(line):
+        _fail(where, ngettext("decisions must be the tree's main line, its path and then the first child rejected "
+                              "below it: {n} draft (got {got})",
+                              "decisions must be the tree's main line, its path and then the first child rejected "
+                              "below it: {n} drafts (got {got})", len(line), got=len(decisions)))
+    for i, (decision, j) in enumerate(zip(decisions, line), start=1):
+        node = nodes[j]
+        same = all(decision[name] == node.get(name) for name in MAIN_LINE_FIELDS)
+        if not same or decision["accepted"] != (node["status"] == NodeStatus.ACCEPTED):
+            _fail(where + _("draft {i}: ", i=i),
+                  _("this draft must be node {j} of the tree, with its token_id, draft_prob, target_prob, uniform "
+                    "and accept_prob, and accepted exactly when the node is (a tree step's decisions are its main "
+                    "line: its path, then the first child rejected below it)", j=j))
 
 
 def _node_tested(nodes: list[dict], j: int, where: str) -> None:
@@ -415,8 +454,14 @@ def _node_tested(nodes: list[dict], j: int, where: str) -> None:
                        chance=_shown(node["accept_prob"])))
 
 
-def _tops(tops: Any, where: str) -> None:
-    if not isinstance(tops, list) or len(tops) > TOP_N:
+def _tops(tops: Any, name: str, where: str) -> None:
+    """A top-10 list. Read 52: a null one was refused as "target_top: a top list holds at most 10 tokens", as if
+    it were too long."""
+    if not isinstance(tops, list):
+        _fail(where, _("{name} must be a list of at most {limit} tokens (got {value})", name=name, limit=TOP_N,
+                       value=_shown(tops)))
+    where += name + ": "
+    if len(tops) > TOP_N:
         _fail(where, _("a top list holds at most {limit} tokens", limit=TOP_N))
     for top in tops:
         if not isinstance(top, dict):
@@ -442,6 +487,10 @@ def _check(value: Any, rule: tuple[Check, Words], name: str, where: str) -> None
 
 
 def _shown(value: Any) -> str:
+    """A value from the file as the file wrote it: JSON's null, true and false, not Python's None, True and False
+    (read 52: "k must be a whole number from 0 to 16 (got None)")."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
     if is_whole(value) and abs(value) >= 10**30:
         return _("a number of more than 30 digits")
     if isinstance(value, str):  # cut inside its quotes (read 47: "(got 'xxx…)." never closed the quote)

@@ -336,11 +336,12 @@ def test_a_ratio_of_infinity_is_read_only_where_q_is_0():
                 decision.update(draft_prob=q, accept_prob=1.0)
         return json.dumps(mutated(change))
     assert "Infinity" in ratio(float("inf"))  # Python's json writes (and reads) the bare literal
+    decision = TOY["steps"][0]["decisions"][0]
+    p_over_q = decision["target_prob"] / decision["draft_prob"]
     assert refusal(ratio(float("inf"))) == ("This trace is damaged: step 1: draft 1: ratio must be target_prob / "
-                                            "draft_prob, inf when draft_prob is 0 (got inf).")
-    with using("pt"), pytest.raises(ValueError, match=r"^Este traço .* ratio deve ser target_prob / draft_prob, inf "
-                                                       r"quando draft_prob é 0 \(recebido: 0.5\)\.$"):
-        Trace.from_json(ratio(0.5, q=0.0))
+                                            f"draft_prob = {p_over_q!r}, to within a relative 1e-9 (got inf).")
+    assert refusal(ratio(0.5, q=0.0), "pt") == ("Este traço está danificado: passo 1: palpite 1: ratio deve ser inf, "
+                                                "pois draft_prob é 0 (recebido: 0.5).")
     assert Trace.from_json(ratio(float("inf"), q=0.0)).steps[0].decisions[0].ratio == float("inf")
     assert Trace.from_json(ratio("inf", q=0.0)).steps[0].decisions[0].ratio == float("inf")  # as specviz writes it
 
@@ -404,7 +405,11 @@ def test_the_schemas_field_lists_are_the_trace_dataclasses():
 
 
 @pytest.mark.parametrize("rule, change", [
-    ("none missing, none unknown", lambda d: d["steps"][0].update(surprise=1)),
+    ("none unknown, and none missing that has no default", lambda d: d["steps"][0].update(surprise=1)),
+    ("none missing that has no default in `specviz.engine.trace`", lambda d: d["steps"][0].pop("proposer")),
+    ("at most one token more than them in its `emitted`",
+     lambda d: d["steps"][0]["emitted"].extend(d["steps"][0]["emitted"] * 2)),
+    ("a tree step's `decisions` its tree's main line", lambda d: d["steps"][0].update(tree={"nodes": [], "path": []})),
     ("a list of at least one step under `steps`", lambda d: d.update(steps=[], output_ids=[])),
     ("step `index` 0, 1, 2, … in order", _set(["steps", 1, "index"], 0)),
     ("each step's `k` the number of its `decisions`", _set([*STEP, "k"], 3)),
@@ -412,7 +417,7 @@ def test_the_schemas_field_lists_are_the_trace_dataclasses():
     ("its `accepted` true exactly when its `uniform` is below its `accept_prob`",
      _set([*STEP, "decisions", 0, "accepted"], False)),
     ("`target_cache_before` and `target_cache_after`", lambda d: d["steps"][0].pop("target_cache_before")),
-    ("`ratio` p/q, `inf` only where q = 0", _set([*DECISION, "ratio"], float("inf"))),
+    ("`ratio` p/q (to within a relative 1e-9), `inf` exactly where q = 0", _set([*DECISION, "ratio"], float("inf"))),
     ("`output_ids` the tokens the steps `emitted`, in order", lambda d: d["output_ids"].reverse()),
 ])
 def test_library_md_states_each_rule_a_hand_written_trace_trips_on(rule, change):
@@ -557,7 +562,8 @@ def test_a_chain_drafts_accept_prob_is_min_1_p_over_q(lang, says):
     not_reached = refusal(mutated(_set(["steps", 1, "decisions", 3, "accept_prob"], 1.0)))  # recorded all the same
     assert not_reached.startswith("This trace is damaged: step 2: draft 4: accept_prob must be min(1, target_prob / "
                                   "draft_prob) = 0.4880547676261523, ") and not_reached.endswith("(got 1.0).")
-    assert "in a chain step its `accept_prob` min(1, p/q) (to within 1e-9; 1 where q = 0 < p)" in _library()
+    assert "in a chain step its `accept_prob` min(1, p/q) (to within 1e-9; 1 where q = 0 < p, 0 where p = q = 0)" \
+        in _library()
 
 
 def _step2(**changes):
@@ -681,3 +687,67 @@ def test_what_the_engine_writes_loads_under_the_new_checks(toy, temperature, sha
     again = Trace.from_json(trace.to_json())
     assert again.output_ids == trace.output_ids and again.num_steps == trace.num_steps
     assert any(d.reached for s in again.steps for d in s.decisions)
+
+
+@pytest.mark.parametrize("lang, says", [
+    ("en", "This trace is damaged: step 1: draft 1: ratio must be target_prob / draft_prob = {}, to within a relative "
+           "1e-9 (got {})."),
+    ("pt", "Este traço está danificado: passo 1: palpite 1: ratio deve ser target_prob / draft_prob = {}, com "
+           "tolerância relativa de 1e-9 (recebido: {})."),
+])
+def test_a_rounded_ratio_is_refused_with_the_p_over_q_it_should_be(lang, says):
+    """Read 52: a ratio rounded to three decimals was refused as "ratio must be target_prob / draft_prob, inf when
+    draft_prob is 0 (got 0.898)", naming neither p/q's value nor how close it must be, so a person writing a trace by
+    hand read their own p/q quoted back as wrong. Within a relative 1e-9 it loads."""
+    decision = TOY["steps"][0]["decisions"][0]
+    exact = decision["target_prob"] / decision["draft_prob"]
+    rounded = round(exact, 3)
+    assert refusal(mutated(_set([*DECISION, "ratio"], rounded)), lang) == says.format(repr(exact), repr(rounded))
+    assert Trace.from_json(json.dumps(mutated(_set([*DECISION, "ratio"], exact * (1 + 1e-12))))).steps
+
+
+@pytest.mark.parametrize("lang, change, says", [
+    ("en", _set([*DECISION, "target_top"], None),
+     "This trace is damaged: step 1: draft 1: target_top must be a list of at most 10 tokens (got null)."),
+    ("pt", _set([*STEP, "correction_top"], {}),
+     "Este traço está danificado: passo 1: correction_top deve ser uma lista de no máximo 10 tokens (recebido: "
+     "dict)."),
+    ("en", _set([*DECISION, "token_id"], None),
+     "This trace is damaged: step 1: draft 1: token_id must be a whole number from 0 to 16,777,216 (got null)."),
+    ("en", _set([*DECISION, "position"], True),
+     "This trace is damaged: step 1: draft 1: position must be a whole number from 0 to 15 (got true)."),
+])
+def test_a_value_that_is_not_a_list_or_number_is_quoted_as_the_file_wrote_it(lang, change, says):
+    """Read 52: a null top list was refused as "target_top: a top list holds at most 10 tokens", as if it were too
+    long, and a null or true field was quoted as Python writes it, "(got None)", "(got True)", not as the file did."""
+    assert refusal(mutated(change), lang) == says
+
+
+def _tree_hand(**changes):
+    """HAND with its tree step changed: `tree` entries update the tree object, `decision` entries its one draft."""
+    data = copy.deepcopy(HAND)
+    data["steps"][0]["tree"].update(changes.get("tree", {}))
+    data["steps"][0]["decisions"][0].update(changes.get("decision", {}))
+    return data
+
+
+@pytest.mark.parametrize("lang, data, says", [
+    ("en", _tree_hand(tree={"shape": "16x4"}), "step 1: tree: 'shape' is not a field specviz writes."),
+    ("en", mutated(lambda d: d["steps"][0].update(tree={"nodes": [], "path": []})),
+     "step 1: decisions must be the tree's main line, its path and then the first child rejected below it: 0 drafts "
+     "(got 4)."),
+    ("pt", _tree_hand(decision={"uniform": 0.2}),
+     "passo 1: palpite 1: este palpite deve ser o nó 0 da árvore, com seus token_id, draft_prob, target_prob, uniform "
+     "e accept_prob, e accepted exatamente quando o nó é aceito (as decisions de um passo de árvore são sua linha "
+     "principal: seu caminho, depois o primeiro filho rejeitado abaixo dele)."),
+    ("en", _tree_hand(decision={"token_id": 9}), "step 1: draft 1: this draft must be node 0 of the tree, with its "
+     "token_id, draft_prob, target_prob, uniform and accept_prob, and accepted exactly when the node is (a tree step's "
+     "decisions are its main line: its path, then the first child rejected below it)."),
+])
+def test_a_tree_steps_decisions_are_its_main_line(lang, data, says):
+    """Read 52: nothing tied a tree step's `decisions` to its tree, so a chain trace given `"tree": {"nodes": [],
+    "path": []}` on a step skipped the check of its accept_prob (any keep chance loaded), a decision could name
+    another token than its node, and an unknown key in the tree object was dropped without a word (library.md says
+    "none unknown"). The recorder writes the main line's nodes as the decisions (`decoding.main_line`)."""
+    assert refusal(data, lang).endswith(says)
+    assert Trace.from_dict(copy.deepcopy(HAND)).steps[0].main_line() == [0]

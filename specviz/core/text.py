@@ -57,20 +57,21 @@ def _escape(ch: str) -> str:
 KEPT_IN_TEXT = frozenset("\n\r\t\u200c\u200d")
 
 
-def hidden_shown(text: str) -> str:
+def hidden_shown(text: str, kept: frozenset[str] = KEPT_IN_TEXT) -> str:
     """Running text (a prompt, what a model wrote) as written, line breaks, tabs and spaces kept, with every character
     that would hide or reorder what is shown written as an escape, as `visible` writes it in a token chip: a control
     character (a NUL, an escape, a form feed), a format character (a direction override such as U+202E, a
     zero-width space, a tag character), a line or paragraph separator, a lone surrogate or a private-use
-    character. Shown as it is, "abc\\u202edef" reads "abcfed" and a NUL vanishes (read 50).
+    character. Shown as it is, "abc\\u202edef" reads "abcfed" and a NUL vanishes (read 50). A name (a Hub id, a
+    folder) keeps none of them (`kept=frozenset()`): a zero-width joiner in one is a character the reader cannot see.
 
     >>> hidden_shown("a\\nb\\tc d\\u202eef\\x00\\u200b")
     'a\\nb\\tc d\\\\u202eef\\\\x00\\\\u200b'
-    >>> hidden_shown("Zoë 👩\\u200d💻") == "Zoë 👩\\u200d💻"
-    True
+    >>> hidden_shown("Zoë 👩\\u200d💻") == "Zoë 👩\\u200d💻", hidden_shown("a\\u200db\\n", kept=frozenset())
+    (True, 'a\\\\u200db\\\\x0a')
     """
     hidden = ("Cc", "Cf", "Cs", "Co", "Zl", "Zp")
-    return "".join(_escape(ch) if ch not in KEPT_IN_TEXT and unicodedata.category(ch) in hidden else ch
+    return "".join(_escape(ch) if ch not in kept and unicodedata.category(ch) in hidden else ch
                    for ch in text)
 
 

@@ -265,3 +265,24 @@ def test_an_empty_name_offers_a_folder_only_where_folders_are_allowed(tmp_path):
     with using("pt"), pytest.raises(ValueError) as err:
         WebModelPolicy(True, tmp_path).check("", "target")
     assert "ou ./PASTA para uma pasta dentro da pasta de modelos permitida" in str(err.value)
+
+
+@pytest.mark.parametrize(("ref", "shown"), [("org/m\u200b", "'org/m\\u200b'"), ("org/m\u00ad", "'org/m\\xad'"),
+                                            ("org/m\u200d", "'org/m\\u200d'")])
+def test_an_invisible_character_in_a_refused_name_is_written_as_its_escape(ref, shown):
+    """Read 52: 'org/m' + a zero-width space was refused as "'org/m​' is not a Hugging Face Hub id": the quote
+    looked like a good id. The character the reader cannot see is now written as its escape."""
+    with pytest.raises(ValueError) as err:
+        WebModelPolicy(True).check(ref)
+    assert str(err.value) == f"{shown} is not a Hugging Face Hub id (Org/Model-Name) that can be loaded here."
+
+
+def test_a_hub_page_address_is_not_called_a_local_folder():
+    """Read 52: a pasted https://huggingface.co/Org/Model was refused with "Local folders cannot be loaded from the
+    browser on this server": it is no folder; it is said not to be a Hub id (Org/Model-Name)."""
+    for root in (None, "tmp"):
+        with pytest.raises(ValueError) as err:
+            WebModelPolicy(True, None if root is None else __import__("pathlib").Path("/tmp")).check(
+                "https://huggingface.co/HuggingFaceTB/SmolLM2-135M-Instruct")
+        assert str(err.value) == ("'https://huggingface.co/HuggingFaceTB/SmolLM2-135M-Instruct' is not a Hugging "
+                                  "Face Hub id (Org/Model-Name) that can be loaded here.")

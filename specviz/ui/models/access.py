@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from specviz.core.i18n import N_, _, number
-from specviz.core.text import control_refusal
+from specviz.core.text import control_refusal, hidden_shown
 
 ENABLE_ENV = "SPECVIZ_WEB_CUSTOM_MODELS"
 ROOT_ENV = "SPECVIZ_WEB_MODEL_ROOT"
@@ -86,7 +86,7 @@ class WebModelPolicy:
         if len(text) > MAX_REF:
             raise ValueError(_("'{name}' is too long for a model's name: at most {limit} characters.",
                                name=_shown(text), limit=number(MAX_REF, 0)))
-        if _looks_local(text):
+        if _looks_local(text) and "://" not in text:  # a web address (the model's Hub page) is no folder (read 52)
             return self._local(text)
         if not HUB_ID.match(text) or ".." in text:
             raise ValueError(_("'{name}' is not a Hugging Face Hub id (Org/Model-Name) that can be loaded here.",
@@ -130,4 +130,11 @@ def _looks_local(text: str) -> bool:
 
 
 def _shown(text: str, limit: int = 60) -> str:
+    """A typed name as a refusal quotes it: a character the reader cannot see (a zero-width space, a soft hyphen)
+    written as its escape, so "'org/m\\u200b' is not a Hub id" does not read as a refusal of a good id (read 52).
+
+    >>> _shown("org/m\\u200b"), _shown("a" * 70)[-3:]
+    ('org/m\\\\u200b', 'aa…')
+    """
+    text = hidden_shown(text, kept=frozenset())
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -698,6 +698,21 @@ def test_a_quiz_file_name_with_a_nul_is_refused_as_holding_a_control_character(t
         assert char not in str(refused.value) and "does not exist" not in str(refused.value)
 
 
+@pytest.mark.parametrize(("lang", "says"), [
+    ("en", "The file's name 'q\\u202e.yaml' contains a control character (such as a NUL, a line break or a "
+           "text-direction override); rename the file and choose it again."),
+    ("pt", "O nome do arquivo 'q\\u202e.yaml' contém um caractere de controle (como um NUL, uma quebra de linha ou "
+           "um caractere que inverte a direção do texto); renomeie o arquivo e escolha-o de novo.")])
+def test_an_uploaded_quiz_files_name_is_not_asked_to_be_typed(lang, says):
+    """Read 52: an upload named with a direction override was refused with "please type it as plain text", but
+    nobody typed it: the browser sent the file's name. The sentence says it is the file's name and to rename it."""
+    from specviz.core.i18n import using
+
+    with using(lang), pytest.raises(QuizBankError) as refused:
+        parse_bank(b"questions: []", "q\u202e.yaml")
+    assert str(refused.value) == says
+
+
 @pytest.mark.parametrize("given", ["", "  "])
 def test_an_empty_quiz_path_is_refused_not_read_as_the_working_folder(given, tmp_path, monkeypatch):
     """Read 48: an empty path string became Path("."), so every YAML file of the working folder was read as quiz

@@ -132,10 +132,15 @@ def merge_banks(banks: Sequence[Bank]) -> Bank:
     return Bank(tuple(seen.values()), concepts)
 
 
+UPLOAD_NAME = N_("The file's name '{name}' contains a control character (such as a NUL, a line break or a "
+                  "text-direction override); rename the file and choose it again.")
+
+
 def parse_bank(text: str | bytes, source: str) -> Bank:
     """Validate one file's text. `source` names it in error messages (a file name, or an upload's name)."""
-    if refusal := control_refusal(source):  # an upload's name: shown escaped, but refused like a path
-        raise QuizBankError(refusal)
+    if has_control(source):  # an upload's name: refused like a path, but nobody typed it (read 52: "type it as plain
+        shown = control_shown(source)  # text" was said of a file's name); a long one keeps its end, as paths do
+        raise QuizBankError(_(UPLOAD_NAME, name=shown if len(shown) <= 60 else "…" + shown[-59:]))
     source = _shown(source, 60)
     data = _load_yaml(text, source)
     if isinstance(data, list):

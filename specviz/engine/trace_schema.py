@@ -275,6 +275,7 @@ def _step(step: Any, number: int, where: str) -> None:
     if step.get("tree") is not None:
         _tree(step["tree"], where + _("tree: "))
         _main_line(decisions, step["tree"]["nodes"], step["tree"]["path"], where)
+    _emitted_kinds(decisions, emitted, where)
 
 
 def _ratio(decision: dict, where: str) -> None:
@@ -357,6 +358,31 @@ def _verdict(decision: dict, where: str) -> None:
                        "draft exactly when uniform < accept_prob)", u=_shown(u), chance=_shown(chance)))
 
 
+def _emitted_kinds(decisions: list[dict], emitted: list[dict], where: str) -> None:
+    """A step emits its accepted drafts, in order, then one token of the kind its decisions call for: recovered after
+    a rejection, bonus when every draft was accepted, target when nothing was drafted (`decoding.emitted_tokens`,
+    `StepResult.next_kind`); the list may stop early, where the run hit EOS or max_new_tokens. Left by earlier reads
+    (read 52's list): a step whose draft was rejected could emit a "bonus" token, and one with kept drafts a
+    "target" one."""
+    kept = sum(1 for decision in decisions if decision["accepted"])  # a prefix, `_in_order` saw to that
+    rejected = any(decision["reached"] and not decision["accepted"] for decision in decisions)
+    after = TokenKind.TARGET if not decisions else TokenKind.RECOVERED if rejected else TokenKind.BONUS
+    for i, token in enumerate(emitted, start=1):
+        here = where + _("token {i}: ", i=i)
+        if i > kept + 1:
+            _fail(here, _("specviz emits nothing after the token that follows a step's accepted drafts (token "
+                          "{n} here)", n=kept + 1))
+        expected = TokenKind.ACCEPTED if i <= kept else after
+        if token["kind"] != expected:
+            _fail(here, _("kind is {value}, but the step's decisions make it {expected} (specviz emits the accepted "
+                          "drafts, then a recovered token after a rejection, a bonus token when every draft was "
+                          "accepted, a target token when nothing was drafted)", value=token["kind"], expected=expected))
+        if i <= kept and token["token_id"] != decisions[i - 1]["token_id"]:
+            _fail(here, _("token_id is {value}, but draft {i}, the accepted draft it emits, is {draft} (specviz "
+                          "emits a step's accepted drafts first, in order)", value=_shown(token["token_id"]), i=i,
+                          draft=_shown(decisions[i - 1]["token_id"])))
+
+
 def _tree(tree: Any, where: str) -> None:
     """A step's draft tree: at most MAX_TREE_NODES nodes, parents first, each depth one more than its parent's, and
     an accepted path that walks down from the root through exactly the accepted nodes."""
@@ -429,6 +455,13 @@ def _node_tested(nodes: list[dict], j: int, where: str) -> None:
         if not tested and node.get(name) is not None:
             _fail(where, _("status is not reached, but it has {name} {value} (specviz records a uniform and an "
                            "accept_prob only for the nodes it tests)", name=name, value=_shown(node[name])))
+    used = node.get("target_prob_used"), node.get("draft_prob_used")
+    if tested and None not in used:  # traces written before read 49 hold no p′, q′: nothing to check
+        rule = min(1.0, used[0] / used[1]) if used[1] > 0 else float(used[0] > 0)
+        if abs(node["accept_prob"] - rule) > CHANCE_TOLERANCE:
+            _fail(where, _("accept_prob must be min(1, target_prob_used / draft_prob_used) = {rule}, the chance the "
+                           "exact rule keeps a node with, to within {tolerance} (got {value})", rule=_shown(rule),
+                           tolerance=CHANCE_TOLERANCE_TEXT, value=_shown(node["accept_prob"])))
     parent = node["parent"]
     reached = parent == -1 or nodes[parent]["status"] == NodeStatus.ACCEPTED  # the rule tried this node's siblings
     before = [(k, nodes[k]["status"]) for k in range(j) if nodes[k]["parent"] == parent]

@@ -751,3 +751,73 @@ def test_a_tree_steps_decisions_are_its_main_line(lang, data, says):
     "none unknown"). The recorder writes the main line's nodes as the decisions (`decoding.main_line`)."""
     assert refusal(data, lang).endswith(says)
     assert Trace.from_dict(copy.deepcopy(HAND)).steps[0].main_line() == [0]
+
+
+@pytest.mark.parametrize("lang, says", [
+    ("en", "This trace is damaged: step 1: tree: node 0: accept_prob must be min(1, target_prob_used / "
+           "draft_prob_used) = 0.5, the chance the exact rule keeps a node with, to within 1e-9 (got 0.6)."),
+    ("pt", "Este traço está danificado: passo 1: árvore: nó 0: accept_prob deve ser min(1, target_prob_used / "
+           "draft_prob_used) = 0.5, a chance de a regra exata manter um nó, com tolerância de 1e-9 (recebido: 0.6)."),
+])
+def test_a_tree_nodes_accept_prob_is_min_1_p_prime_over_q_prime_where_it_records_them(lang, says):
+    """Read 52: a tested node's accept_prob was checked against its u only, so a node that recorded p′ = 0.25 and
+    q′ = 0.5 could claim a keep chance of 0.6 (its u 0.1 below both) and the pages showed it as min(1, p′/q′). Where
+    a trace holds no p′, q′ (written before read 49) the chance is not checked."""
+    def tree(chance, used=True):
+        data = copy.deepcopy(HAND)
+        node, decision = data["steps"][0]["tree"]["nodes"][0], data["steps"][0]["decisions"][0]
+        node["accept_prob"] = decision["accept_prob"] = chance
+        if used:
+            node.update(target_prob_used=0.25, draft_prob_used=0.5)
+        return data
+    assert refusal(tree(0.6), lang) == says
+    assert Trace.from_dict(tree(0.5)).steps[0].tree.nodes[0].accept_prob == 0.5
+    assert Trace.from_dict(tree(0.6, used=False)).steps[0].tree.nodes[0].accept_prob == 0.6  # an older trace
+    assert "`accept_prob` min(1, p′/q′) of its `target_prob_used` and `draft_prob_used`" in _library()
+
+
+def _emitted(step: int, *changes, extra=None):
+    """The toy trace with step `step`'s emitted tokens changed (step 2 emits 12 and 24 accepted, then 15
+    recovered), its output_ids kept equal to what the steps emit."""
+    def change(data):
+        emitted = data["steps"][step]["emitted"]
+        for i, fields in changes:
+            emitted[i].update(fields)
+        if extra:
+            emitted.append(extra)
+        data["output_ids"] = [t["token_id"] for s in data["steps"] for t in s["emitted"]]
+    return mutated(change)
+
+
+@pytest.mark.parametrize("lang, data, says", [
+    ("en", _emitted(1, (2, {"kind": "bonus"})),
+     "step 2: token 3: kind is bonus, but the step's decisions make it recovered (specviz emits the accepted drafts, "
+     "then a recovered token after a rejection, a bonus token when every draft was accepted, a target token when "
+     "nothing was drafted)."),
+    ("pt", _emitted(0, (4, {"kind": "recovered"})),
+     "passo 1: token 5: kind é recovered, mas as decisões do passo fazem dele bonus (o specviz emite os palpites "
+     "aceitos e depois um token recuperado após uma rejeição, um token bônus quando todo palpite foi aceito, um token "
+     "do alvo quando nada foi rascunhado)."),
+    ("en", _emitted(1, (1, {"kind": "recovered"})),
+     "step 2: token 2: kind is recovered, but the step's decisions make it accepted (specviz emits the accepted "
+     "drafts, then a recovered token after a rejection, a bonus token when every draft was accepted, a target token "
+     "when nothing was drafted)."),
+    ("en", _emitted(1, (0, {"token_id": 3})),
+     "step 2: token 1: token_id is 3, but draft 1, the accepted draft it emits, is 12 (specviz emits a step's "
+     "accepted drafts first, in order)."),
+    ("pt", _emitted(1, extra={"token_id": 9, "text": "x", "kind": "recovered"}),
+     "passo 2: token 4: o specviz não emite nada depois do token que segue os palpites aceitos de um passo (aqui, o "
+     "token 3)."),
+])
+def test_a_steps_emitted_kinds_follow_its_decisions(lang, data, says):
+    """Read 52: an emitted token's kind was checked against the list of kinds only, so a step whose third draft was
+    rejected could emit a "bonus" token, one whose drafts were all kept a "recovered" one, and an accepted draft
+    could be emitted as another token or followed by two tokens of its own; the pages drew them as they stood."""
+    assert refusal(data, lang).endswith(says)
+    kept = Trace.from_json(json.dumps(TOY)).steps[1]
+    assert [t.kind for t in kept.emitted] == ["accepted", "accepted", "recovered"]
+    short = _emitted(1)
+    short["steps"][1]["emitted"].pop()  # a run that stopped (EOS, max_new_tokens) after the accepted drafts
+    short["output_ids"] = [t["token_id"] for s in short["steps"] for t in s["emitted"]]
+    assert Trace.from_dict(short).steps[1].emitted[-1].kind == "accepted"
+    assert "then one token of the kind its decisions call for" in _library()

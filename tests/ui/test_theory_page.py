@@ -1588,3 +1588,45 @@ def test_the_batch_charts_mark_hovers_and_tabulates_as_its_line(lang, written):
     mark = fig.data[1]
     assert mark.hovertemplate.replace("%{customdata[0]}", mark.customdata[0][0]).startswith(
         ("lote" if lang == "pt" else "batch") + " %{x}: " + written + "×")
+
+
+@pytest.mark.slow  # the page runs once per case: over 0.7 s
+@pytest.mark.parametrize("lang, hw, pair, context, k, says", [
+    ("en", "laptop", "smollm2-draft", 512, 4,
+     "The verify pass over K + 1 = 5 tokens per sequence turns compute-bound near a batch of {ridge}: from there each "
+     "verified position costs compute, and v climbs from 1, but it stays below 5: with each sequence's cache of 512 "
+     "tokens a one-token pass stays memory-bound whatever the batch."),
+    ("pt", "laptop", "smollm2-draft", 512, 4,
+     "A passagem de verificação sobre K + 1 = 5 tokens por sequência fica limitada pelo cálculo perto de um lote de "
+     "{ridge}: a partir dali cada posição verificada custa cálculo, e v sobe de 1, mas fica abaixo de 5: com o cache "
+     "de 512 tokens de cada sequência, uma passagem de um token continua limitada pela memória qualquer que seja o "
+     "lote."),
+    ("en", "measured", "smollm2-ngram", 8192, 8,
+     "The verify pass over K + 1 = 9 tokens per sequence is compute-bound already at batch 1, where v = {v}: each "
+     "verified position costs compute, and v climbs as the batch grows, but it stays below 9: with each sequence's "
+     "cache of 8,192 tokens a one-token pass stays memory-bound whatever the batch."),
+])
+def test_a_verify_pass_that_turns_compute_bound_is_said_to_where_a_one_token_pass_never_does(lang, hw, pair,
+                                                                                             context, k, says):
+    """Read 52: the ridge caption was left out whenever a one-token pass never turns compute-bound (its ridge is
+    inf), so on the laptop preset with the separate draft the page never said that the 5-token verify pass turns
+    compute-bound near a batch of 8 (`roofline.ridge_batch`), nor that v, which climbs from there, stays below
+    K + 1. The batch comes from the roofline code, v from the page's own metric."""
+    from specviz.labs import roofline
+
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["lang"] = lang
+    at.session_state["theory_hw"] = hw
+    at.session_state["theory_pair"] = pair
+    at.session_state["theory_context"] = context
+    at.session_state["theory_k"] = k
+    at.run()
+    assert not at.exception
+    preset = roofline.hardware_presets()[hw]
+    target = roofline.PAIRS[pair].target
+    assert math.isinf(roofline.ridge_batch(target, preset, 1, context))  # the case: a one-token pass never turns
+    ridge = math.ceil(roofline.ridge_batch(target, preset, k + 1, context))
+    v = next(m.value for m in at.metric if m.label.startswith(("Predicted verify cost", "Custo de verificação")))
+    said = " ".join(c.value for c in at.caption)
+    assert says.format(ridge=ridge, v=v) in said
+    assert (ridge == 8) == (hw == "laptop")  # the reader's case: near a batch of 8 for K = 4

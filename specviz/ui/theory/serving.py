@@ -45,6 +45,17 @@ TEXT = {
                        "where v = {v}: each verified position costs compute, and v climbs toward {n} as the batch "
                        "grows, a value it reaches only once even a one-token pass is compute-bound (near "
                        "{ridge_one})."),
+    # read 52: with each sequence's cache long enough that a one-token pass never turns compute-bound (the laptop
+    # preset, SmolLM2 at 512 tokens: its ridge is inf) the caption was left out, though the K + 1-token pass still
+    # turns compute-bound (near a batch of 8 for K = 4) and v climbs from there
+    "ridge_no_one": N_("The verify pass over K + 1 = {n} tokens per sequence turns compute-bound near a batch of "
+                       "{ridge}: from there each verified position costs compute, and v climbs from 1, but it stays "
+                       "below {n}: with each sequence's cache of {context} tokens a one-token pass stays "
+                       "memory-bound whatever the batch."),
+    "ridge_at_one_no_one": N_("The verify pass over K + 1 = {n} tokens per sequence is compute-bound already at "
+                              "batch 1, where v = {v}: each verified position costs compute, and v climbs as the "
+                              "batch grows, but it stays below {n}: with each sequence's cache of {context} tokens "
+                              "a one-token pass stays memory-bound whatever the batch."),
     "pays_always": N_("With α = {alpha} and K = {k}, the roofline model predicts that speculation pays at every "
                       "batch up to {batch}: {reason}"),
     # the model's reason, for the settings shown: which one holds depends on where the verify pass's ridge falls
@@ -105,6 +116,22 @@ def _only_alpha_one(point: BatchPoint) -> bool:
     """Whether only α = 1 breaks even at this batch (K c + v = K + 1): then no α below 1 pays, and "above this α"
     names no α at all."""
     return point.break_even_alpha >= 1.0
+
+
+def _ridge_caption(k: int, ridge: float, ridge_one: float, v_at_one: float, context: int) -> str:
+    """Where the verify pass over K + 1 tokens turns compute-bound (`roofline.ridge_batch`), and whether v can reach
+    K + 1: only once a one-token pass is compute-bound too, which a long enough cache puts off for ever (`ridge_one`
+    inf). "" where even the K + 1-token pass never turns compute-bound (the success box says so where it matters)."""
+    if math.isinf(ridge):
+        return ""
+    # a ridge below 1 is compute-bound already at batch 1 (44th read)
+    at_one, n, whole = ridge <= 1 and ridge_one > 1, k + 1, number(math.ceil(ridge), 0)
+    if math.isinf(ridge_one):
+        return (_(TEXT["ridge_at_one_no_one"], n=n, v=number(v_at_one), context=number(context, 0)) if at_one else
+                _(TEXT["ridge_no_one"], n=n, ridge=whole, context=number(context, 0)))
+    one = number(math.ceil(ridge_one), 0)
+    return (_(TEXT["ridge_at_one"], n=n, v=number(v_at_one), ridge_one=one) if at_one else
+            _(TEXT["ridge"], n=n, ridge=whole, ridge_one=one))
 
 
 def _always_reason(points: list[roofline.BatchPoint], ridge: float, context: int) -> str:
@@ -351,11 +378,9 @@ def render(alpha: float, k: int) -> None:
         st.warning(_(TEXT["pays_never"], alpha=number(alpha), k=k))
     else:
         st.info(_(TEXT["pays_up_to"], alpha=number(alpha), k=k, batch=number(even, 0)))
-    if math.isfinite(ridge) and math.isfinite(ridge_one):  # long contexts keep the pass memory-bound: no ridge
-        st.caption(_(TEXT["ridge"], n=k + 1, ridge=number(math.ceil(ridge), 0),
-                     ridge_one=number(math.ceil(ridge_one), 0)) if ridge > 1 or ridge_one <= 1 else
-                   _(TEXT["ridge_at_one"], n=k + 1, v=number(points[0].verify_cost),
-                     ridge_one=number(math.ceil(ridge_one), 0)))
+    ridge_caption = _ridge_caption(k, ridge, ridge_one, points[0].verify_cost, context)
+    if ridge_caption:
+        st.caption(ridge_caption)
     left, right = st.columns(2)
     sweep = serving_roofline.committed()
     fig, measured = serving_roofline.on_chart(speedup_vs_batch_figure(points, batch, even, paying), pair_key, hw,

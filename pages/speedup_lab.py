@@ -139,6 +139,10 @@ with tab_time:
     st.caption(_("A step pays off when its time is less than the dashed line times the tokens it emits on average "
                  "(its mean accepted length). Drafting costs K drafter passes (n-gram lookup: one search; Medusa: "
                  "its heads' small products, no drafter pass); verifying is one target forward over K+1 tokens."))
+    # read 52: its optimal bar is default-cpu-ngram's constant K = 8 bar again, as the three other tabs that set the
+    # optimal policy beside constant K say
+    if recomputed and any(r["policy"] == "optimal" for r in result.rows(proposer=proposer, temperature=temperature)):
+        st.caption(recomputed)
 
 with tab_cat:
     plot.show(charts.category_figure(result, proposer, temperature), key="speedup_lab_cat_chart")

@@ -1615,6 +1615,10 @@ def test_medusas_speedup_vs_k_charges_c_per_step_and_stops_at_its_heads(lang):
                                  "acima de {ms} ms,")}[lang]
         assert against.format(c=small_number(rows[2]['c']), ms=c_ms) in text  # c a ratio, its time in ms apart
         assert above.format(ms=c_ms) in text and "(c: " not in text and "K·c:" not in text
+        # read 52: "Where it is above", just after "Its c ... is", read as c above its own time; it names the time
+        where = {"en": "Where a step's draft time is above {ms} ms, the curves and the table's predicted columns",
+                 "pt": "Onde o tempo de rascunho de um passo fica acima de {ms} ms, as curvas e as colunas previstas"}
+        assert where[lang].format(ms=c_ms) in text and "Where it is" not in text and "Onde ele" not in text
         if lang == "pt":
             assert "cobram c de rascunho por passo, qualquer que seja K, e não K·c" in text
             assert "a escolha gulosa do token" in text and "superestimam sua aceleração" in text

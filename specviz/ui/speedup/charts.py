@@ -129,7 +129,9 @@ def medusa_draft_caption(result: BenchResult, proposer: str, temperature: float)
     quotes this run's measured draft time per step at each K beside c, so a reader sees where the model charges too
     little (default-cpu-f32-medusa: about 5.3 ms a greedy step at K = 2 and 4, c 2.5 ms). Read 50: it said a step
     "runs every head's block", but a step of K drafts runs heads 1 to K only (`MedusaProposer.head_logits`: 2 of the
-    5 shipped heads at K = 2). None for another proposer, or when the run has no Medusa chain."""
+    5 shipped heads at K = 2). Read 52: "Where it is above {c_ms} ms" followed "Its c ... is {c_ms} ms", so "it" read
+    as c (the pt "ele" too); the sentence now names the draft time per step. None for another proposer, or when the
+    run has no Medusa chain."""
     rows = sorted(result.rows(proposer=proposer, temperature=temperature, policy="constant"), key=lambda r: r["k"])
     rows = [r for r in rows if not r.get("tree_nodes")]
     if proposer != "medusa" or not rows:
@@ -142,8 +144,9 @@ def medusa_draft_caption(result: BenchResult, proposer: str, temperature: float)
              "heads' draft vocabulary and the greedy token pick. A step of K drafts runs the blocks of heads 1 to K "
              "and then the LM head once over all K of them, so the curves and the table's predicted columns charge "
              "c of drafting a step whatever K, not K·c. This run's draft time per step: {each}. Its c, {c} of a "
-             "target forward, is {c_ms} ms. Where it is above {c_ms} ms, they charge Medusa too little drafting and "
-             "overstate its speedup.", each=each, c=small_number(rows[0]["c"]), c_ms=c_ms)
+             "target forward, is {c_ms} ms. Where a step's draft time is above {c_ms} ms, the curves and the "
+             "table's predicted columns charge Medusa too little drafting and overstate its speedup.", each=each,
+             c=small_number(rows[0]["c"]), c_ms=c_ms)
 
 
 def acceptance_figure(result: BenchResult, proposer: str, temperature: float) -> go.Figure:

@@ -1966,3 +1966,23 @@ def test_the_threshold_policy_has_one_name_in_the_lab(tiny):
             assert view.policy_text("threshold") == "threshold"
             rows = tables.mat_table(tiny, "draft", 0.0).iloc[:, 0].tolist()
             assert "threshold" in rows and not any("confian" in r or "confidence" in r for r in rows)
+
+
+def test_the_shape_chart_names_each_series_with_its_unit():
+    """Read 52: the Chain vs tree chart's one axis read "mean accepted length / speedup (×)", giving the length the
+    unit ×, and its table (the chart's text alternative) had a column "physical limit" of 6.9 beside a length of 2.98,
+    which read as a length. Each series now names its unit: tokens per target forward for the bars, × for the two
+    speedups, and the physical limit says it is a speedup."""
+    from specviz.core.i18n import using
+
+    result = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-f32-packed" / "results.json")
+    names = {"en": ("tokens per target forward", "(×)", "physical limit: speedup", "speedup (×"),
+             "pt": ("tokens por passagem do alvo", "(×)", "limite físico: aceleração", "aceleração (×")}
+    for lang, (tokens, times_unit, limit, axis_speedup) in names.items():
+        with using(lang):
+            fig = trees.shape_figure(result, "eagle", 0.0)
+            length, speedup, physical = plot.figure_table(fig).columns[1:]
+            axis = fig.layout.yaxis.title.text.replace("<br>", " ")
+        assert tokens in length and "×" not in length
+        assert speedup.endswith(times_unit) and physical.startswith(limit) and physical.endswith(times_unit)
+        assert tokens in axis and axis_speedup in axis and "/ speedup (×)" not in axis

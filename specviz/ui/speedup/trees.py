@@ -197,16 +197,20 @@ def shape_figure(result: BenchResult, proposer: str, temperature: float) -> go.F
     # describe()'s sentence, up to 81 characters with a lookup branch, wrapped into short lines: a phone's chart has
     # room for a few words a tick
     names = ["<br>".join(textwrap.wrap(shape_name(r), 22)) for r in rows]
+    # one axis, two units: each series names its own (read 52: the axis gave the length the unit ×, and a "physical
+    # limit" of 6.9 beside a bar of 2.98 read as a length)
     fig = go.Figure()
-    fig.add_bar(x=names, y=[r["mat_with_bonus"] for r in rows], name=label("mat_with_bonus"), marker_color=BLUE)
-    fig.add_scatter(x=names, y=[r["speedup_vs_ar"] for r in rows], mode="markers", name=label("speedup_vs_ar"),
-                    marker=dict(size=12, color=VERMILLION, symbol="diamond"))
-    fig.add_scatter(x=names, y=[r.get("physical_limit") for r in rows], mode="markers", name=label("physical_limit"),
+    fig.add_bar(x=names, y=[r["mat_with_bonus"] for r in rows], marker_color=BLUE,
+                name=_("mean accepted length (tokens per target forward, recovered or bonus token included)"))
+    fig.add_scatter(x=names, y=[r["speedup_vs_ar"] for r in rows], mode="markers",
+                    name=label("speedup_vs_ar") + " (×)", marker=dict(size=12, color=VERMILLION, symbol="diamond"))
+    fig.add_scatter(x=names, y=[r.get("physical_limit") for r in rows], mode="markers",
+                    name=_("physical limit: speedup of a perfect, free draft (×)"),
                     marker=dict(size=10, color=GREY, symbol="line-ew-open"))
     fig.add_hline(y=1.0, line=dict(color=GREY, dash="dot"))
     return _layout(fig, _("Chain vs tree: {proposer}, T = {t}", proposer=proposer_text(proposer),
                           t=temperature_text(temperature)),
-                   _("draft shape"), _("mean accepted length / speedup (×)"), height=440)
+                   _("draft shape"), _("tokens per target forward (bars) / speedup (×, markers)"), height=440)
 
 
 def shape_sentence(result: BenchResult, proposer: str, temperature: float) -> str | None:

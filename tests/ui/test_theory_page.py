@@ -632,6 +632,45 @@ def test_the_roofline_charts_table_holds_the_alpha_its_measured_points_hover(lan
     assert table[plain.columns].equals(plain)  # the chart's own columns as before
 
 
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_roofline_charts_table_says_where_the_measured_break_even_is(lang):
+    """Read 52: where EAGLE never paid (both prompts of the committed sweep), the break-even marker sits on the 1× line
+    at one request, and the table under the chart, the chart's text alternative, read "1" in the column "measured
+    break-even, copy prompt": only the hover said speculation did not pay even there. The cell now says it."""
+    from specviz.core.i18n import using
+    from specviz.ui.common import roofline as serving_roofline
+
+    with using(lang):
+        fig, _caption = _measured_figure("smollm2-eagle")
+        table = serving_roofline.chart_table(fig, "smollm2-eagle", serving_roofline.committed())
+        columns = [serving_roofline.break_even_label(p) for p in ("copy", "open")]
+        hovers = [next(t for t in fig.data if t.name == c).hovertemplate for c in columns]
+    said = ("speculation did not pay even at 1 request at a time" if lang == "en" else
+            "a especulação não compensou nem com 1 requisição por vez")
+    rows = table.set_index(table.columns[0])
+    for column, hover in zip(columns, hovers):
+        assert rows[column]["1"] == said and said in hover
+        assert set(rows[column].drop("1")) == {"–"}
+
+
+def test_a_break_even_above_the_first_level_says_speculation_stopped_paying_there():
+    """The other reading of the marker, in the table and the hover alike, with its count written (the hover's
+    "%{x} concurrent requests" had no singular)."""
+    from specviz.core.i18n import using
+    from specviz.ui.common import roofline as serving_roofline
+
+    class Sweep:
+        def concurrencies(self, prompt):
+            return [1, 4, 16]
+
+    text = serving_roofline.break_even_text
+    assert text(Sweep(), "copy", 16) == "speculation stopped paying at 16 concurrent requests"
+    assert text(Sweep(), "copy", 1) == "speculation did not pay even at 1 request at a time"
+    with using("pt"):
+        assert text(Sweep(), "copy", 1024) == (
+            "a especulação deixou de compensar com 1.024 requisições simultâneas")
+
 def test_only_the_measured_presets_line_is_called_fitted_to_specvizs_engine():
     """Read 45: under the H100's line the caption still said "The preset “the project's benchmark CPU, as measured”
     is fitted to specviz's own engine ...: compare the shapes more than the numbers", a preset the chart did not

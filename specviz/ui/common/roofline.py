@@ -28,7 +28,6 @@ SYMBOLS = {"copy": "circle", "open": "square"}
 COLORS = {"copy": REDDISH_PURPLE, "open": SKY_BLUE}
 PROMPT_NAMES = {"copy": N_("copy prompt"), "open": N_("open question")}
 BREAK_EVEN_COLOR = BLUE
-STOPPED = N_("speculation stopped paying at %{x} concurrent requests")
 # the table's column of the α a prompt's hover gives at each level (read 52: only the hover had them)
 ALPHA_COLUMN = N_("{prompt}: α ≈ from the mean accepted length over drafted steps")
 NO_POINTS = N_("Measured vLLM points are drawn for the SmolLM2 pairs with n-gram lookup or the EAGLE drafter (the "
@@ -101,31 +100,49 @@ def add_measured(fig: go.Figure, result: ServingResult, spec: str) -> go.Figure:
                                                    "length over drafted steps") + "<extra></extra>"))
         even = result.break_even(spec, prompt)
         if even is not None:
-            label = _("measured break-even, {prompt}", prompt=_prompt_name(prompt))
+            label = break_even_label(prompt)
             fig.add_trace(go.Scatter(
                 x=[even], y=[1.0], mode="markers", showlegend=False, name=label,
                 marker=dict(size=18, symbol="circle-open", color=BREAK_EVEN_COLOR, line=dict(width=2)),
-                # the first level measured need not be 1 (`--levels 4 16`): "even at 4 request at a time" did not agree
-                hovertemplate=f"<b>{label}</b><br>" + (
-                    _(STOPPED) if even > min(result.concurrencies(prompt)) else
-                    ngettext("speculation did not pay even at {n} request at a time",
-                             "speculation did not pay even at {n} concurrent requests", even)) + "<extra></extra>"))
+                hovertemplate=f"<b>{label}</b><br>" + break_even_text(result, prompt, even) + "<extra></extra>"))
     fig.update_layout(showlegend=True, legend=dict(orientation="h", yanchor="top", y=-0.22, x=0),
                       yaxis_title=_("speedup ×"))  # the line's is expected, the points' measured
     fig.update_layout(height=max(fig.layout.height or 0, 440), margin=dict(b=10))
     return fig
 
 
+def break_even_label(prompt: str) -> str:
+    """The name of a prompt's measured break-even marker (its hover's title, its table column)."""
+    return _("measured break-even, {prompt}", prompt=_prompt_name(prompt))
+
+
+def break_even_text(result: ServingResult, prompt: str, even: int) -> str:
+    """What a prompt's measured break-even marker at concurrency `even` means: speculation stopped paying there, or,
+    at the lowest level measured, it did not pay even there (the first level need not be 1, `--levels 4 16`: "even
+    at 4 request at a time" did not agree)."""
+    if even > min(result.concurrencies(prompt)):
+        return ngettext("speculation stopped paying at {n} concurrent request",
+                        "speculation stopped paying at {n} concurrent requests", even)
+    return ngettext("speculation did not pay even at {n} request at a time",
+                    "speculation did not pay even at {n} concurrent requests", even)
+
+
 def chart_table(fig: go.Figure, pair_key: str, result: ServingResult | None) -> pd.DataFrame | None:
     """The numbers of `on_chart`'s figure: its lines and points (`charts.figure_table`) and, for each prompt measured
     for this pair, the α its points' hovers give at each concurrency (written as they write it, 2 decimals; "–" where
-    the level recorded no mean accepted length). Read 52: those α were on hover only, out of a keyboard's reach."""
+    the level recorded no mean accepted length). Read 52: those α were on hover only, out of a keyboard's reach.
+    A break-even marker's cell says what its hover says (read 52: it read "1", its place on the 1× line, so where
+    EAGLE never paid the table gave "1" at one request and only the hover said it did not pay even there)."""
     table = figure_table(fig)
     spec = spec_for(pair_key, result)
     if table is None or spec is None:
         return table
     rows = list(table[table.columns[0]])
     for prompt in result.prompt_names():
+        even = result.break_even(spec, prompt)
+        if even is not None and break_even_label(prompt) in table.columns:
+            words = break_even_text(result, prompt, even)
+            table[break_even_label(prompt)] = [words if row == number(even, 0) else "–" for row in rows]
         found = {number(c, 0): "–" if a is None else number(a, 2) for c, _s, a in _levels(result, spec, prompt)}
         if found:
             table[_(ALPHA_COLUMN, prompt=_prompt_name(prompt))] = [found.get(row, "–") for row in rows]

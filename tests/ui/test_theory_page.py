@@ -1157,13 +1157,42 @@ def test_a_break_even_alpha_of_never_says_no_alpha_pays(lang):
 def test_the_heatmap_caption_says_how_many_of_its_alpha_columns_the_table_shows(lang, says):
     """Read 32: the heatmap's table holds 10 of the chart's 101 α columns and did not say so."""
     table = theory_view.heatmap_table(0.05)
-    assert len(table.columns) - 1 == len(theory_view.TABLE_ALPHAS) == 10 and len(theory_view.ALPHAS) == 101
+    alpha_columns = [c for c in table.columns if c.startswith("α = ")]
+    assert len(alpha_columns) == len(theory_view.TABLE_ALPHAS) == 10 and len(theory_view.ALPHAS) == 101
     at = AppTest.from_file(PAGE, default_timeout=60)
     at.query_params["lang"] = lang
     at.run()
     assert not at.exception
     assert any(says in c.value and f"0 {'a' if lang == 'pt' else 'to'} 16" in c.value for c in at.caption)
 
+
+
+@pytest.mark.parametrize("lang, c", [("en", 0.05), ("pt", 0.05), ("en", 0.5), ("en", 1.5)])
+def test_the_heatmap_table_holds_its_break_even_line_and_best_k_steps(lang, c):
+    """Read 52: the heatmap's dashed break-even line and its orange best-K steps were in no table, though the table
+    is the chart's text alternative. Its last two columns now give each K's break-even α as the line's hover writes
+    it, and the α of the chart's grid where that K is the best K, and the note under the chart says so."""
+    from specviz.core.i18n import number, using
+
+    with using(lang):
+        fig = theory_view.heatmap_figure(c, 0.8, 4)
+        table = theory_view.heatmap_table(c).set_index("K")
+        even_column, best_column = table.columns[-2:]
+        note = theory_view.heatmap_table_note()
+        to = " a " if lang == "pt" else " to "
+        line = next((t for t in fig.data if t.name == theory_view._("break-even (speedup = 1)")), None)
+        steps = next(t for t in fig.data if t.name == theory_view._("best K for each α"))
+        even = {} if line is None else {str(k): number(a, 3) for a, k in zip(line.x, line.y)}
+        best: dict[str, list[str]] = {}
+        for a, k in zip(steps.x, steps.y):
+            best.setdefault(str(k), []).append(number(float(a), 2))
+    assert ("dashed line" if lang == "en" else "linha tracejada") in even_column
+    assert dict(table[even_column][table[even_column] != "–"]) == even
+    assert bool(even) == (c <= 1)
+    for k, cell in table[best_column].items():
+        shown = [part.split(to) for part in cell.split("; " if lang == "pt" else ", ")] if cell != "–" else []
+        assert [(span[0], span[-1]) for span in shown] == ([(best[k][0], best[k][-1])] if k in best else [])
+    assert ("orange steps" if lang == "en" else "degraus laranja") in note
 
 def test_hover_counts_of_one_agree_with_their_noun():
     """Read 44: the tokens-per-step chart hovered "1 tokens: 0.500" at j = 1, and the measured vLLM points "1

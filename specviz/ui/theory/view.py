@@ -33,6 +33,10 @@ TEXT = {
                           "≥ 1 loses time."),
     "heatmap_table": N_("The table of its numbers shows {shown} of the chart's {total} α columns (α = {alphas}), "
                         "for every K from 0 to {k_max}; hover the chart for any other α."),
+    # read 52: the dashed line and the orange steps were in no table, the chart's text alternative
+    "heatmap_lines": N_("Its last two columns are the chart's lines: each K's break-even α (the dashed line; – "
+                        "where that K has none) and the α at which that K is the best K (the orange steps, read on "
+                        "the chart's α grid of step 0.01; – where it never is)."),
     # read 52: a run's α is its α estimate, as the Speedup lab names it (the chart's hovers and table said "α")
     "heatmap_points": N_("Benchmark runs sit at their own α estimate and K; their c may differ from the slider's "
                          "(hover to see it)."),
@@ -98,13 +102,38 @@ def ratio_kind(point: TracePoint) -> str:
 
 def heatmap_table(c: float) -> pd.DataFrame:
     """The heatmap's numbers, readable without hovering: the expected speedup for K = 0..K_MAX (rows) at α = 0.1, 0.2,
-    ..., 0.9, 0.95 (columns, `TABLE_ALPHAS`: 10 of the chart's 101, as `heatmap_table_note` says), for this c."""
+    ..., 0.9, 0.95 (columns, `TABLE_ALPHAS`: 10 of the chart's 101, as `heatmap_table_note` says), for this c; then
+    the chart's two lines, each K's break-even α (the dashed line, as its hover writes it) and the α of the chart's
+    grid at which the K is the best K (the orange steps), "–" where there is none."""
     alphas = TABLE_ALPHAS
     ks = list(range(K_MAX + 1))
     grid = theory.speedup_grid(np.array(alphas), ks, c)  # (K, α)
+    even = dict((kk, a) for a, kk in theory.break_even_curve(ks, c))
     return pd.DataFrame({"K": [str(k) for k in ks],
                          **{f"α = {number(a, 2)}": [number(float(grid[i][j]), 2) + "×" for i in range(len(ks))]
-                            for j, a in enumerate(alphas)}})
+                            for j, a in enumerate(alphas)},
+                         _("break-even α (dashed line)"): [number(even[k], 3) if k in even else "–" for k in ks],
+                         _("α where this K is best (orange steps)"): best_k_alphas(c, ks)})
+
+
+def best_k_alphas(c: float, ks: list[int]) -> list[str]:
+    """For each K in `ks`, the α of the heatmap's grid (`ALPHAS`) where it is the best K (the orange steps, as their
+    hover writes α: 2 decimals), as ranges ("0.42 to 0.54"; one α alone; "–" where it is never best).
+
+    >>> best_k_alphas(0.5, [0, 1, 5, 8, 16])
+    ['0.00 to 0.50', '0.51 to 0.76', '0.95', '–', '1.00']
+    """
+    best = theory.optimal_k_curve(ALPHAS, c, K_MAX)
+    runs: dict[int, list[tuple[float, float]]] = {}
+    for a, kk in zip(ALPHAS, best):
+        spans = runs.setdefault(int(kk), [])
+        if spans and spans[-1][1] == round(float(a) - 0.01, 2):  # the next α of the grid: the same step goes on
+            spans[-1] = (spans[-1][0], float(a))
+        else:
+            spans.append((float(a), float(a)))
+    return [list_separator().join(number(lo, 2) if lo == hi else _("{low} to {high}", low=number(lo, 2),
+                                                                        high=number(hi, 2))
+                                  for lo, hi in runs[k]) if k in runs else "–" for k in ks]
 
 
 def heatmap_caption(c: float, with_points: bool, one_pass: bool = False) -> str:
@@ -119,8 +148,9 @@ def heatmap_caption(c: float, with_points: bool, one_pass: bool = False) -> str:
 def heatmap_table_note() -> str:
     """How much of the heatmap its table holds: which of the chart's α columns, for which K (read 32: it showed 10 of
     101 without saying so)."""
-    return _(TEXT["heatmap_table"], shown=len(TABLE_ALPHAS), total=len(ALPHAS),
-             alphas=list_separator().join(number(a, 2) for a in TABLE_ALPHAS), k_max=K_MAX)
+    return " ".join((_(TEXT["heatmap_table"], shown=len(TABLE_ALPHAS), total=len(ALPHAS),
+                       alphas=list_separator().join(number(a, 2) for a in TABLE_ALPHAS), k_max=K_MAX),
+                     _(TEXT["heatmap_lines"])))
 
 
 def heatmap_figure(c: float, alpha: float, k: int, points: list[MeasuredPoint] = (),

@@ -91,7 +91,25 @@ def test_page_overlays_a_session_trace_and_benchmark_files(tmp_path, monkeypatch
     assert len(at.get("plotly_chart")) == 6  # the predicted-vs-measured scatter joins
     # read 45: "1 settings (proposer, K, temperature) measured in 1 benchmark runs"; each count agrees with its noun
     assert any(c.value.startswith("1 setting (proposer, K, temperature) measured in 1 benchmark run in "
-                                  "assets/benchmarks/, predicted at its own α, K and c.") for c in at.caption)
+                                  "assets/benchmarks/, predicted at its own α estimate, K and c.") for c in at.caption)
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", ("predicted at its own α estimate, K and c.", "each predicted at its own α estimate, K and c.")),
+    ("pt", ("prevista com a sua própria estimativa de α, o seu K e o seu c.",
+            "cada uma prevista com a sua própria estimativa de α, o seu K e o seu c."))])
+def test_the_measured_caption_calls_a_runs_alpha_its_alpha_estimate(lang, said):
+    """Read 52: under "Does the formula predict real runs?" the caption said each setting was "predicted at its own
+    α, K and c", where the chart's table and the heatmap's points call a run's α its α estimate (an estimate from the
+    run, as the Speedup lab names it)."""
+    from specviz.core.i18n import using
+
+    points = theory_points.load_benchmark_points()
+    assert len(points) > 1
+    with using(lang):
+        one, many = theory_view.measured_caption(points[:1]), theory_view.measured_caption(points)
+    assert said[0] in one and said[1] in many
+    assert "own α," not in one + many and "próprio α" not in one + many
 
 
 @pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it

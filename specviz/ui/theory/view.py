@@ -276,10 +276,11 @@ def measured_caption(points: list[MeasuredPoint]) -> str:
         counts[shown] = counts.get(shown, 0) + 1
     # read 45: one setting read "1 settings ... in 1 benchmark runs"; each count now agrees with its noun
     files = len({pt.source for pt in points})
+    # read 52: "at its own α": a run's α is its α estimate, as the chart's table and the heatmap's points name it
     runs = ngettext("{n} setting (proposer, K, temperature) measured in {runs} in assets/benchmarks/, predicted at "
-                    "its own α, K and c.",
+                    "its own α estimate, K and c.",
                     "{n} settings (proposer, K, temperature) measured in {runs} in assets/benchmarks/, each predicted "
-                    "at its own α, K and c.", len(points),
+                    "at its own α estimate, K and c.", len(points),
                     runs=ngettext("{n} benchmark run", "{n} benchmark runs", files))
     runs += " " + _("Both speedups are against specviz's target-only decoding: the measured one is tokens/s of "
                     "speculative decoding over tokens/s of target-only decoding in the same run (a bench run's "

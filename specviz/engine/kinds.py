@@ -32,6 +32,19 @@ class TokenKind(StrEnum):
     TARGET = "target"
 
 
+def kind_after_drafts(drafted: bool, rejected: bool) -> TokenKind:
+    """The kind of the token a step emits after its accepted drafts, from what its decisions say: recovered after a
+    rejection, bonus when every draft was accepted, target when nothing was drafted. The engine's verifier decides
+    it as it draws (`decoding.StepResult.next_kind`); a trace file's check (`trace_schema`) reads it back with this.
+
+    >>> kind_after_drafts(False, False), kind_after_drafts(True, True), kind_after_drafts(True, False)
+    (<TokenKind.TARGET: 'target'>, <TokenKind.RECOVERED: 'recovered'>, <TokenKind.BONUS: 'bonus'>)
+    """
+    if not drafted:
+        return TokenKind.TARGET
+    return TokenKind.RECOVERED if rejected else TokenKind.BONUS
+
+
 class NodeStatus(StrEnum):
     """A draft-tree node's verdict: on the accepted path, tested and rejected, or never tested (below a rejected node,
     or a sibling after the accepted one, and whatever hangs below those)."""

@@ -22,7 +22,7 @@ from typing import Any
 
 from specviz.core.i18n import N_, _, ngettext, number, with_minus
 from specviz.core.text import shortened
-from specviz.engine.kinds import Mode, NodeStatus, StopReason, TokenKind
+from specviz.engine.kinds import Mode, NodeStatus, StopReason, TokenKind, kind_after_drafts
 from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, MAX_SEED, TOP_N, TREE_LOOKUP_RANGE,
                                    TREE_NODES_RANGE, TREE_WIDTH_RANGE, is_whole)
 
@@ -366,7 +366,7 @@ def _emitted_kinds(decisions: list[dict], emitted: list[dict], where: str) -> No
     "target" one."""
     kept = sum(1 for decision in decisions if decision["accepted"])  # a prefix, `_in_order` saw to that
     rejected = any(decision["reached"] and not decision["accepted"] for decision in decisions)
-    after = TokenKind.TARGET if not decisions else TokenKind.RECOVERED if rejected else TokenKind.BONUS
+    after = kind_after_drafts(bool(decisions), rejected)
     for i, token in enumerate(emitted, start=1):
         here = where + _("token {i}: ", i=i)
         if i > kept + 1:

@@ -230,7 +230,7 @@ def test_a_numeric_spread_writes_its_ranges_as_the_app_writes_numbers():
     en = distribution(q, answers, []).labels
     assert "e+" not in " ".join(pt + en) and "-" not in " ".join(pt + en)
     assert pt[0] == "muito abaixo: menos de −1.285,713" and pt[-1] == "muito acima: mais de 1.571,427"
-    assert "936 to under 1,168" in en and "1,168 to 1,400" in en
+    assert "936 to under 1,168" in en and "from 1,168 to 1,400" in en
     few = distribution(q, [1430.0, 143.0], [])
     assert few.labels == ("143", "1,430")
 

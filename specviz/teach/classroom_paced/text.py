@@ -52,7 +52,7 @@ TEXT = {
     "far_above": N_("far above: over {value}"),
     # a numeric spread's ranges, each saying which of its ends it holds (read 52: 200 sat in "144.357–200")
     "range": N_("{low} to under {high}"),
-    "range_top": N_("{low} to {high}"),
+    "range_top": N_("from {low} to {high}"),  # its own message: "{low} to {high}" is shared, "a" in Portuguese
     "range_over": N_("over {low} to under {high}"),
     "range_over_top": N_("over {low} to {high}"),
 }

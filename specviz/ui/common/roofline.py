@@ -179,3 +179,35 @@ def _alpha_hint(result: ServingResult, spec: str) -> str:
     return _("At one request the measured mean accepted length over drafted steps (vLLM's 1 + accepted / "
              "steps that drafted) implies α ≈ {alphas}: set α above to compare.",
              alphas=list_separator().join(shown))  # read 50: "0,29 (…), 0,25 (…)" in Portuguese
+
+
+def paying_runs(paying: list[int]) -> list[tuple[int, int]]:
+    """The batches at which speculation pays (`roofline.paying_batches`), as runs of consecutive batches, each its
+    first and last.
+
+    >>> paying_runs([1, 2, 3, 7, 8]), paying_runs([])
+    ([(1, 3), (7, 8)], [])
+    """
+    runs: list[tuple[int, int]] = []
+    for b in paying:
+        if runs and b == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], b)
+        else:
+            runs.append((b, b))
+    return runs
+
+
+def paying_ranges(paying: list[int]) -> str:
+    """The paying batches in words, run by run (`paying_runs`): "32 to 1,024", "1 to 3, 600". One text for the
+    chart's note, the `pays_later` sentence and the Serving lab's prediction, so none reads two runs as one. Runs are
+    separated by `list_separator` (read 52: Portuguese "1 a 3, 600" read as 3,6 beside its decimal comma).
+
+    >>> paying_ranges([1, 2, 3, 600])
+    '1 to 3, 600'
+    >>> from specviz.core.i18n import using
+    >>> with using("pt"):
+    ...     paying_ranges([1, 2, 3, 600, 1024])
+    '1 a 3; 600; 1.024'
+    """
+    return list_separator().join(_("{first} to {last}", first=number(a, 0), last=number(b, 0)) if a != b else number(a, 0)
+                     for a, b in paying_runs(paying))

@@ -20,7 +20,7 @@ from specviz.serving.results import PayKind, PayShape, ServingResult, find_servi
 from specviz.ui.common import charts as plot
 from specviz.ui.common.escaping import escape_markdown
 from specviz.ui.serving import charts
-from specviz.ui.theory.serving import paying_ranges
+from specviz.ui.common.roofline import paying_ranges
 from specviz.ui.common import roofline as serving_roofline
 
 LIVE_SWEEP = "serving_live_sweep"

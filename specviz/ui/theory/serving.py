@@ -12,12 +12,13 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from specviz.core.i18n import N_, _, list_separator, number, times
+from specviz.core.i18n import N_, _, number, times
 from specviz.labs import roofline
 from specviz.labs.roofline import BatchPoint
 from specviz.ui.common import charts
 from specviz.ui.common.palette import BLUE, BLUISH_GREEN, GREY, ORANGE, VERMILLION
 from specviz.ui.common import roofline as serving_roofline
+from specviz.ui.common.roofline import paying_ranges, paying_runs  # shared with the Serving lab
 from specviz.ui.theory import costs as theory_costs
 
 BATCHES = [2**i for i in range(11)]  # 1 .. 1024, the batch slider's stops
@@ -145,38 +146,6 @@ def _always_reason(points: list[roofline.BatchPoint], ridge: float, context: int
 
 
 # ---- figures ----------------------------------------------------------------------------------------------------
-
-
-def paying_runs(paying: list[int]) -> list[tuple[int, int]]:
-    """The batches at which speculation pays (`roofline.paying_batches`), as runs of consecutive batches, each its
-    first and last.
-
-    >>> paying_runs([1, 2, 3, 7, 8]), paying_runs([])
-    ([(1, 3), (7, 8)], [])
-    """
-    runs: list[tuple[int, int]] = []
-    for b in paying:
-        if runs and b == runs[-1][1] + 1:
-            runs[-1] = (runs[-1][0], b)
-        else:
-            runs.append((b, b))
-    return runs
-
-
-def paying_ranges(paying: list[int]) -> str:
-    """The paying batches in words, run by run (`paying_runs`): "32 to 1,024", "1 to 3, 600". One text for the
-    chart's note, the `pays_later` sentence and the Serving lab's prediction, so none reads two runs as one. Runs are
-    separated by `list_separator` (read 52: Portuguese "1 a 3, 600" read as 3,6 beside its decimal comma).
-
-    >>> paying_ranges([1, 2, 3, 600])
-    '1 to 3, 600'
-    >>> from specviz.core.i18n import using
-    >>> with using("pt"):
-    ...     paying_ranges([1, 2, 3, 600, 1024])
-    '1 a 3; 600; 1.024'
-    """
-    return list_separator().join(_("{first} to {last}", first=number(a, 0), last=number(b, 0)) if a != b else number(a, 0)
-                     for a, b in paying_runs(paying))
 
 
 def paying_note(paying: list[int]) -> str:

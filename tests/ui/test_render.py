@@ -611,12 +611,12 @@ def test_the_kv_note_of_a_tree_step_counts_the_last_token_among_the_entries_kept
     step = Step(0, 60, 0, "draft", decisions, [EmittedToken(3, "l", "recovered")],
                 target_cache_before=60, target_cache_after=61, tree=TreeRecord(nodes, []))
     html = kv_cache_html(step)
-    assert "The target wrote 7 new entries (the last token and 6 tree nodes), kept 1 (the last token and the " \
-           "accepted path) and rolled back 6." in html
-    assert "kept only" not in html
+    assert "The target wrote 7 new entries (the last token and 6 tree nodes), kept 1 (the last token&#x27;s&#58; " \
+           "no drafted or copied token was accepted) and rolled back 6." in html
+    assert "kept only" not in html and "accepted path" not in html  # read 52: it accepted no path
     with using("pt"):
-        assert "O alvo escreveu 7 entradas novas (o último token e 6 nós da árvore), manteve 1 (o último token e o " \
-               "caminho aceito) e reverteu 6." in kv_cache_html(step)
+        assert "O alvo escreveu 7 entradas novas (o último token e 6 nós da árvore), manteve 1 (a do último token&#58; " \
+               "nenhum token rascunhado ou copiado foi aceito) e reverteu 6." in kv_cache_html(step)
 
 
 def test_a_huge_cache_jump_is_drawn_as_a_count_not_as_cells(toy):
@@ -1370,3 +1370,25 @@ def test_a_draft_models_q_of_one_is_not_told_as_a_lookups_copy():
     drafted = _position_sentence(d, copied=registry.copies("draft"))
     assert "lookup" not in drafted and "the draft put all its probability on this token" in drafted
     assert "as every token a lookup copies is" in _position_sentence(d, copied=registry.copies("ngram"))
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "(the last token and 2 tree nodes plus 1 token copied from the context), kept 1 (the last token's: no "
+           "drafted or copied token was accepted) and rolled back 3."),
+    ("pt", "(o último token e 2 nós da árvore mais 1 token copiado do contexto), manteve 1 (a do último token: "
+           "nenhum token rascunhado ou copiado foi aceito) e reverteu 3.")])
+def test_the_kv_note_of_a_tree_step_that_kept_no_token_names_no_accepted_path(lang, said):
+    """Read 52: a toy tree step (T = 0.7) whose every root child, the copied one too, was rejected said "kept 1
+    (the last token and the accepted path)": it accepted no path, and kept only the last token's entry."""
+    from specviz.core.i18n import using
+    from specviz.engine.trace import TreeNode, TreeRecord
+
+    nodes = [TreeNode(5, "a", -1, 1, 0.4, 0.1, "rejected", 0.9, 0.25),
+             TreeNode(6, "b", -1, 1, 0.3, 0.0, "rejected", 0.5, 0.0),
+             TreeNode(7, "c", -1, 1, 1.0, 0.0, "rejected", 0.5, 0.0, copied=True)]
+    decisions = [Decision(0, 5, "a", 0.1, 0.4, 0.25, 0.25, 0.9, False, True)]
+    step = Step(0, 4, 0, "draft", decisions, [EmittedToken(9, "d", TokenKind.RECOVERED)],
+                target_cache_before=4, target_cache_after=5, tree=TreeRecord(nodes, path=[]))
+    with using(lang):
+        text = html.unescape(re.sub(r"<[^>]+>", "", kv_cache_html(step)))
+    assert said in text and "accepted path" not in text and "caminho aceito" not in text, text

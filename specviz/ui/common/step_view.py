@@ -73,6 +73,9 @@ TEXT = {
     # read 50: "kept only the accepted path: 6 rolled back" of 7 written, where the last token's entry stays too
     "kv_tree": N_("The target wrote {wrote} new entries (the last token and {nodes}), kept {kept} (the last token "
                   "and the accepted path) and rolled back {rolled}."),
+    # read 52: a tree step that kept no token read "kept 1 (the last token and the accepted path)", a path it had not
+    "kv_tree_none": N_("The target wrote {wrote} new entries (the last token and {nodes}), kept {kept} (the last "
+                       "token's: no drafted or copied token was accepted) and rolled back {rolled}."),
     "kv_tree_all": N_("The target wrote {wrote} new entries (the last token and {nodes}) and kept every one (the last "
                       "token and the accepted path): nothing was rolled back."),
     # {path}: `accepted_path_text`, "accepted a path of 3 tokens" or "accepted no draft token"
@@ -188,6 +191,8 @@ def kv_cache_html(step: Step) -> str:
         rows.append(_cache_row(_("Draft"), step.draft_cache_before, None, step.draft_cache_after))
     rolled = peak - step.target_cache_after
     wrote = TEXT[("kv_tree" if step.tree is not None else "kv_wrote") + ("_all" if rolled == 0 else "")]
+    if step.tree is not None and rolled and not step.n_accepted:  # nothing kept but the last token's entry
+        wrote = TEXT["kv_tree_none"]
     drafted, copied = _drafted_and_copied(step)  # read 49: "the last token and 10 tree nodes" counted 4 copies
     counts = dict(drafts=ngettext("{n} draft", "{n} drafts", k),
                   nodes=_with_copies(ngettext("{n} tree node", "{n} tree nodes", drafted), copied))

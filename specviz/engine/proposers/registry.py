@@ -335,8 +335,9 @@ register(ProposerInfo(
     timed_as="lookup", one_pass=True))
 register(ProposerInfo(
     "layerskip", N_("Layer-skip self-draft"), N_("layer-skip self-draft"),
-    N_("**Layer-skip**: the target's own first layers guess, untrained for it, so the guesses are rarely right: a "
-       "way to see speculation fail."),
+    # read 52: "so the guesses are rarely right" under the toy pair's menu, where sampling keeps about a third
+    N_("**Layer-skip**: the target's own first layers guess, untrained for it: on SmolLM2 the guesses are rarely "
+       "right, a way to see speculation fail."),
     "specviz.engine.proposers.layerskip:from_pair", can_branch=True,
     settings=(ProposerSetting(
         "layers", N_("Layers the layer-skip draft keeps (0 = a quarter, rounded down, at least 1)"), 0,

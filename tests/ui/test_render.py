@@ -1392,3 +1392,20 @@ def test_the_kv_note_of_a_tree_step_that_kept_no_token_names_no_accepted_path(la
     with using(lang):
         text = html.unescape(re.sub(r"<[^>]+>", "", kv_cache_html(step)))
     assert said in text and "accepted path" not in text and "caminho aceito" not in text, text
+
+
+def test_the_distribution_table_gives_each_probability_two_significant_figures():
+    """Read 52 review: the correction table took two significant figures, but the p and q table beside it (and its
+    chart's hover) kept three decimals: smollm-draft-t07 step 2's first draft read p = 0.001 for ":" (0.0014) and
+    q = 0.003, 0.007, 0.009 (0.0032, 0.0073, 0.0088), one figure each. Each column now has one number of decimals
+    with two figures at least; the drafted token keeps the numbers its sentence gives."""
+    from specviz.ui.common.step_figures import distribution_table
+
+    d = load_example("smollm-draft-t07")[0].steps[1].decisions[0]
+    table = distribution_table(d).set_index("token")
+    assert table.loc[":"].iloc[:2].tolist() == ["0.0014", "0.0088"]
+    assert table.loc["␣in"].iloc[:2].tolist() == ["0.0104", "0.0032"]
+    assert table.loc["␣is"].iloc[:2].tolist() == ["0.862", "0.775"]  # the drafted token, as its sentence
+    bars = distribution_figure(d).data
+    assert list(bars[0].customdata) == table.iloc[:, 0].tolist()
+    assert list(bars[1].customdata) == table.iloc[:, 1].tolist()

@@ -93,8 +93,12 @@ def _distribution(d: Decision, n: int, node: TreeNode | None = None
     # a point mass q′ is exactly 0 off the drafted token, whatever the draft's own top 10 left out (Read 48 review:
     # beside a full draft list those zero bars read "below the draft's top 10")
     below_q = fmt(0.0) if point_mass else _outside(d.draft_top, _("below the draft's top 10"))
-    p_hover = [fmt(p[i].prob) if i in p else below_p for i in ids]
-    q_hover = [fmt(q[i].prob) if i in q else below_q for i in ids]
+    # two significant figures at least, one number of decimals per column, as the correction table (read 52:
+    # smollm-draft-t07 step 1 wrote p = 0.001 and q = 0.003, 0.007, 0.009: one figure each)
+    p_known, q_known = column_numbers([p[i].prob for i in ids if i in p]), column_numbers([q[i].prob for i in ids
+                                                                                          if i in q])
+    p_hover = [p_known.pop(0) if i in p else below_p for i in ids]
+    q_hover = [q_known.pop(0) if i in q else below_q for i in ids]
     if d.token_id in p and d.token_id in q and 0 < p[d.token_id].prob != q[d.token_id].prob > 0:  # an exact 0 stays 0
         # the drafted token's p and q, compared by the sentence beside the chart, are written apart: p = 0.9997
         # against q = 1 read "1.000" and "1.000" (read 46)

@@ -11,7 +11,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from specviz.core.i18n import N_, _, list_separator, ngettext, number, percent, small_number
+from specviz.core.i18n import (N_, _, as_written, list_separator, ngettext, number, percent, signed_delta,
+                               small_number)
 from specviz.engine import theory
 from specviz.ui.common.palette import BLUE, GREY, ORANGE, REDDISH_PURPLE, VERMILLION
 from specviz.ui.theory.points import K_MAX, MeasuredPoint, TemperatureRow, TracePoint
@@ -342,9 +343,10 @@ def render_temperature(rows: list[TemperatureRow]) -> None:
     st.caption(_(TEXT["temperature_table"], k=rows[0].k))
     proposer = _("proposer")
 
-    def change(r: TemperatureRow) -> str:  # +0.014, −0.159 (the minus sign, as `number` writes it), 0.000
-        text = number(r.alpha_sampled - r.alpha_greedy, 3)
-        return text if text.startswith("−") or text == number(0.0, 3) else "+" + text
+    # +0.014, −0.159 (the minus sign, as `number` writes it), 0.000: the difference of the two α as written, so a
+    # reader who subtracts them gets it (read 52: 0.464 and 0.380 beside "−0.083", from 0.4635 − 0.3805)
+    def change(r: TemperatureRow) -> str:
+        return signed_delta(number(as_written(r.alpha_sampled, 3) - as_written(r.alpha_greedy, 3), 3))[0]
 
     # one table per machine and dtype, both above it, and the benchmark folders in the expander: with them as
     # columns (six in all) a 390 px phone split numbers mid-digit

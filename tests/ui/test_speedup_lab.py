@@ -1219,6 +1219,10 @@ def test_the_time_breakdown_table_holds_the_dashed_lines_time_per_token():
         (line,) = fig.layout.shapes
         assert line.y0 == pytest.approx(1e3 / rate)
         assert drawn in fig.layout.annotations[0].text
+        # read 52: the label sat on the first bar's stripes, unreadable; it has a white ground of its own now
+        assert fig.layout.annotations[0].bgcolor == charts.LABEL_GROUND
+        *rgb, alpha = (float(v) for v in charts.LABEL_GROUND.removeprefix("rgba(").rstrip(")").split(","))
+        assert rgb == [255.0] * 3 and alpha >= 0.85
         assert list(table[column]) == [drawn] * len(result.rows(proposer=proposer, temperature=temperature))
         assert list(table.columns[1:4]) == [trace.name for trace in fig.data]  # the bars, as before
 

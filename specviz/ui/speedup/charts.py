@@ -172,6 +172,7 @@ def acceptance_figure(result: BenchResult, proposer: str, temperature: float) ->
 
 DASHES = ["solid", "dash", "dot", "dashdot", "longdash"]  # one per proposer, so colour is never the only cue
 SYMBOLS = ["circle", "diamond", "square", "triangle-up", "x"]
+LABEL_GROUND = "rgba(255, 255, 255, 0.9)"  # behind a line's label that may lie on a bar: nearly opaque white
 
 
 def proposers_acceptance_figure(result: BenchResult, temperature: float) -> go.Figure:
@@ -219,7 +220,10 @@ def time_breakdown_figure(result: BenchResult, proposer: str, temperature: float
     if rate:
         fig.add_hline(y=1e3 / rate, line=dict(color=VERMILLION, dash="dash"),
                       annotation_text=_("target-only: {ms} ms per token", ms=number(1e3 / rate, 0)),
-                      annotation_position="top left")
+                      annotation_position="top left",
+                      # on a white ground: over the first bar's stripes and dots (the line crosses the bars when a
+                      # step costs about one target-only token), the label was unreadable (read 52, a browser look)
+                      annotation=dict(bgcolor=LABEL_GROUND))
     fig.update_layout(barmode="stack")
     return _layout(fig, _("Where a step's time goes (and how many tokens it must buy)"), _("configuration"),
                    _("ms per step"))

@@ -1990,3 +1990,32 @@ def test_the_shape_chart_names_each_series_with_its_unit():
         assert tokens in length and "×" not in length
         assert speedup.endswith(times_unit) and physical.startswith(limit) and physical.endswith(times_unit)
         assert tokens in axis and axis_speedup in axis and "/ speedup (×)" not in axis
+
+
+def test_each_comparison_rows_tokens_per_second_as_written_give_its_speedups():
+    """Read 52 (a browser look): default-cpu-f32-packed's vs transformers table wrote EAGLE at 35.4 tokens/s and
+    model.generate at 20.6 beside a speedup of 1.71× (35.4 / 20.6 = 1.72), and 35.1 against target-only's 21.1
+    beside 1.67× (1.66): the speedups are ratios of the unrounded speeds. The speeds now carry the decimals the ratios
+    need, in every committed run, at every temperature."""
+    from specviz.core.i18n import read_number
+    from specviz.labs.bench.report import HF_GENERATE, TARGET_ONLY
+
+    checked = 0
+    for path in results.result_files():
+        result = results.load_result(path)
+        for temperature in sorted({r["temperature"] for r in result.summary}):
+            table = tables.comparison_table(result, temperature)
+            speeds = [None if s == "–" else read_number(s) for s in table[view.label("tokens_per_second")]]
+            bases = {}
+            for method, speed in zip(table["method"], speeds):
+                bases.setdefault(method, speed)
+            for column, base in ((view.label("speedup_vs_ar"), bases.get(view.method_text(TARGET_ONLY))),
+                                 (view.label("speedup_vs_hf_generate"), bases.get(view.method_text(HF_GENERATE)))):
+                if not base:
+                    continue
+                for speed, shown in zip(speeds, table[column]):
+                    if speed is None:
+                        continue
+                    assert shown == f"{view.number(speed / base, 2)}×", (results.result_name(path), temperature)
+                    checked += 1
+    assert checked > 50

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from specviz.core.i18n import N_, _, list_separator, ngettext, percent, signed_delta
+from specviz.core.i18n import N_, _, as_written, list_separator, ngettext, percent, signed_delta
 from specviz.engine.proposers import registry
 from specviz.labs.bench import BenchResult
 from specviz.labs.bench.report import HF_GENERATE, TARGET_ONLY
@@ -181,14 +181,10 @@ def comparison_table(result: BenchResult, temperature: float) -> pd.DataFrame:
     method, every speedup a pooled tokens/s ratio from the same run."""
     ar = result.baseline_tokens_per_second(TARGET_ONLY, temperature)
     generate = result.baseline_tokens_per_second(HF_GENERATE, temperature)
-    data = []
+    rows: list[tuple[str, str, int | None, float | None, str]] = []
 
     def add(method: str, proposer: str, k: int | None, tps: float | None, identical: str) -> None:
-        data.append({_("method"): method_text(method), _("proposer"): proposer, "K": "–" if k is None else str(k),
-                     label("tokens_per_second"): number(tps, 1),
-                     label("speedup_vs_ar"): times(tps / ar if tps and ar else None),
-                     label("speedup_vs_hf_generate"): times(tps / generate if tps and generate else None),
-                     label("identical"): identical})
+        rows.append((method, proposer, k, tps, identical))
 
     for method in result.baseline_methods(temperature):
         add(method, "–", None, result.baseline_tokens_per_second(method, temperature),
@@ -201,7 +197,28 @@ def comparison_table(result: BenchResult, temperature: float) -> pd.DataFrame:
             identical = r["hf_assisted_identical"]
             add(hf, proposer_text(r["proposer"]), r["k"], r["tokens_per_second"] / r["speedup_vs_hf_assisted"],
                 "–" if identical is None else (_("yes") if identical else _("NO")))
-    return pd.DataFrame(data)
+    decimals = _speed_decimals([row[3] for row in rows], [b for b in (ar, generate) if b])
+    return pd.DataFrame([{_("method"): method_text(method), _("proposer"): proposer,
+                          "K": "–" if k is None else str(k), label("tokens_per_second"): number(tps, decimals),
+                          label("speedup_vs_ar"): times(tps / ar if tps and ar else None),
+                          label("speedup_vs_hf_generate"): times(tps / generate if tps and generate else None),
+                          label("identical"): identical} for method, proposer, k, tps, identical in rows])
+
+
+def _speed_decimals(speeds: list[float | None], bases: list[float]) -> int:
+    """The decimals the comparison table's tokens/s take so that each row's tokens/s as written ÷ a baseline's as
+    written gives the speedup the row writes (`times`): 1, or as many more (up to 4) as it takes, as the race's
+    `timeline.speed_decimals` does. Read 52: default-cpu-f32-packed's 35.4 tokens/s against model.generate's 20.6
+    stood beside 1.71× (35.4 / 20.6 = 1.72), from 35.36 / 20.63.
+
+    >>> _speed_decimals([35.3615, 21.0806, 20.6329], [21.0806, 20.6329]), _speed_decimals([20.0, None], [10.0])
+    (2, 1)
+    """
+    def agrees(decimals: int) -> bool:
+        return all(number(as_written(tps, decimals) / as_written(base, decimals)) == number(tps / base)
+                   for tps in speeds if tps for base in bases if as_written(base, decimals) > 0)
+
+    return next((decimals for decimals in range(1, 4) if agrees(decimals)), 4)
 
 
 # the column is named as its header names it, `label("identical")` (read 47: "Greedy identical" beside the header

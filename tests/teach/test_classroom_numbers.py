@@ -146,11 +146,11 @@ THOUSANDS = Question("big", "speedup", "numeric", "How many tokens?", 1500.0, "C
 
 @pytest.mark.parametrize("lang, typed, value", [("en", "1,500", 1500.0), ("pt", "1.500", 1500.0),
                                                 ("en", "2.500", 2.5), ("pt", "2,500", 2.5), ("en", "0,4", 0.4),
-                                                ("en", "1.500", 1500.0), ("pt", "1,500", 1500.0)])
+                                                ("en", "1.500", 1.5), ("pt", "1,500", 1.5)])
 def test_both_classroom_modes_read_a_number_in_the_students_language(db, lang, typed, value):
-    """Read 51: an English student's "1,500" was stored as 1.5 in both modes, and graded wrong. Read 52: "1.500" in
-    English (and "1,500" in Portuguese), whose own reading 1.5 is wrong where the other convention's 1500 is right,
-    is stored as 1500 and graded right in both modes, as the quiz grades it (`read_answer`)."""
+    """Read 51: an English student's "1,500" was stored as 1.5 in both modes, and graded wrong. The student's language
+    decides, always: "1.500" in English (and "1,500" in Portuguese) is 1.5, a wrong answer here, as the quiz grades it
+    (`read_answer`; read 52's review: taking the other reading where only it was right passed thousandfold slips)."""
     store = PacedStore(db)
     ana = store.join(store.create_session([THOUSANDS], "Self").code, "Ana")
     grade_, stored = store.record_answer(ana.token, "big", typed, lang)

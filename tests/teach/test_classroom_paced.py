@@ -171,7 +171,7 @@ def test_numeric_answers_are_binned_and_multiple_choices_counted_per_choice():
     assert few.labels == ("2", "3") and few.counts == ((2, 1), (1, 0)) and few.right == (True, False)
     many = distribution(q, [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 12.0], [])
     assert many.labels == ("0 to under 1.95", "1.95–2.05", "over 2.05 to under 4", "4 to under 6", "6 to under 8",
-                           "8 to under 10", "10 to 12")
+                           "8 to under 10", "from 10 to 12")
     assert many.counts[0] == (2, 1, 1, 2, 1, 0, 1)
     assert many.right == (False, True, False, False, False, False, False)  # 2 ± 0.05 is a bar of its own
     m = Question("m", "speedup", "multiple", "?", ("a", "b"), "", "pages/quiz.py", ("a", "b", "c"))

@@ -307,8 +307,7 @@ class ClassroomStore:
     def record_answer(self, token: str, question_id: str, answer: Any,
                       language: str | None = None) -> tuple[Grade, bool]:
         """Grade and store a student's answer, a number read in the student's `language` (`parse_number`: "1,500" is
-        1500 in English, 1.5 in Portuguese), or in the other convention where only that reading is right
-        (`read_answer`: an English "142,857" is stored as 142.857 when 142.857 is the answer).
+        1500 in English, 1.5 in Portuguese: `read_answer`, never the other convention's reading).
         Returns (grade, stored): stored is False when this question was
         already answered, and then the grade is that of the first answer, which is the one that counts."""
         student = self.student(token)
@@ -323,7 +322,7 @@ class ClassroomStore:
         answer = stored_answer(question, answer)  # a choice picked in another language: the stored question's text
         if question.kind == QuestionKind.NUMERIC:  # read 49: stored as typed ("1,5") where a teacher-paced one was 1.5
             _answer_json(answer)  # what no form sends (a list, a NaN, a control character): "cannot be stored"
-            answer = read_answer(question, answer, language).value  # "142,857" right either way: read 52
+            answer = read_answer(question, answer, language).value
             if answer is None:  # read 50: "forty" was stored as typed and graded wrong; teacher-paced refuses it
                 raise ClassroomError(_(NOT_A_NUMBER, most=number(MAX_ANSWER, 0)))
         text = _answer_json(answer)

@@ -49,8 +49,7 @@ class Distribution:
 
 def checked_answer(question: Question, answer: Any, language: str | None = None) -> Any:
     """The answer in stored form (a choice, a list of choices, the items in order, or a float: a typed number read in
-    the student's `language`, or the other convention's reading where only that one is right: see `read_answer`), or
-    a ClassroomError sentence when it cannot be an answer to
+    the student's `language`: see `read_answer`), or a ClassroomError sentence when it cannot be an answer to
     `question` at all.
 
     >>> q = Question("d", "speedup", "numeric", "?", 2.0, "", "pages/quiz.py", tolerance=0.1)
@@ -58,7 +57,7 @@ def checked_answer(question: Question, answer: Any, language: str | None = None)
     2.5
     """
     if question.kind == QuestionKind.NUMERIC:
-        value = read_answer(question, answer, language).value  # "142,857" right either way: read 52
+        value = read_answer(question, answer, language).value
         if value is None:
             raise ClassroomError(_(TEXT["not_finite"], most=number(MAX_ANSWER, 0)))
         return value
@@ -139,7 +138,7 @@ def _numeric(question: Question, rounds: tuple[list, list], answered: tuple[int,
     >>> d.labels[1:5], d.counts[0], d.right.index(True)
     (('1 to under 1.67', '1.67 to under 1.9', '1.9–2.1', 'over 2.1 to under 2.33'), (1, 1, 0, 1, 0, 0, 1, 1, 1, 1), 3)
     >>> d.labels[0], d.labels[-2], d.labels[-1]
-    ('far below: under −18', '4.33 to 5', 'far above: over 22')
+    ('far below: under −18', 'from 4.33 to 5', 'far above: over 22')
     """
     values = [[v for v in (_stored_number(a) for a in r) if v is not None] for r in rounds]
     target, tol = float(question.answer), question.tolerance

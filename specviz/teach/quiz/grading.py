@@ -76,9 +76,8 @@ def grade(question: Question, answer: Any, language: str | None = None) -> Grade
     if question.kind == QuestionKind.NUMERIC:
         reading = read_answer(question, answer, language)
         correct, valid, problem = _grade_numeric(question, answer, reading.value, language)
-        # a learner marked wrong, or right on the other convention's reading, sees which reading was graded (read
-        # 52); one right on their own language's reading needs no word on the other
-        if reading.other is not None and (reading.switched or not correct):
+        # a learner marked wrong on a number the two conventions read apart sees which reading was graded (read 52)
+        if reading.other is not None and not correct:
             read_as = _(TEXT["read_as"], typed=with_minus(_without_unit(str(answer), question.unit)),
                         value=_ungrouped(reading.value), other=_ungrouped(reading.other)) + " "
     else:
@@ -180,38 +179,28 @@ def within_tolerance(value: float, answer: float, tolerance: float) -> bool:
 class Reading:
     """The number a numeric answer is graded as (`value`, None when it is no number), and the other convention's
     reading of the same text where the two differ (`other`): "142,857" is 142857 in English and 142.857 in
-    Portuguese, a thousandfold apart. `switched`: the value is the other convention's reading, the right one."""
+    Portuguese, a thousandfold apart."""
 
     value: float | None
     other: float | None = None
-    switched: bool = False
 
 
 def read_answer(question: Question, answer: Any, language: str | None = None) -> Reading:
-    """The number a numeric answer is graded as. A number with one "," or "." before three digits ("142,857",
-    "1.500") reads two ways, a thousandfold apart: the learner's `language` decides (`parse_number`), unless that
-    reading is wrong and the other convention's is right, which is then taken. No learner who typed the right digits
-    in a convention they know means the number a thousand times larger or smaller, and the two readings are never
-    both right, so this marks nobody right who was wrong by more than how they wrote it (read 52: a student in the
-    English app who wrote 142.857 tokens/s the Portuguese way, "142,857", was marked wrong for 142857 tokens/s).
-    `Reading.other` keeps the reading not taken, so the feedback can say which one was graded ("Correct. Your answer
-    142,857 was read as 142.857, not 142857."; "Not quite. Your answer 1,500 was read as 1500, not 1.5. The answer
-    is 2.").
+    """The number a numeric answer is graded as: the learner's `language` reads it (`parse_number`), always. A number
+    with one "," or "." before three digits ("142,857", "1.500") reads two ways, a thousandfold apart, and
+    `Reading.other` keeps the reading not taken, so a learner marked wrong sees how their answer was read ("Not quite.
+    Your answer 142,857 was read as 142857, not 142.857. The answer is 142.857 tokens/s …"). The other reading is
+    never graded: a thousandfold slip (ms for s, MB for GB) typed with a grouping mark would then pass, and the
+    teacher's export would show the slip as right (read 52's review; for a while "142,857" was taken as 142.857 in
+    English where 142.857 was the answer).
 
     >>> q = Question("demo", "memory_bound", "numeric", "?", 142.857, "", "pages/overview.py", tolerance=1.5)
     >>> read_answer(q, "142,857", "en"), read_answer(q, "142.857", "pt")
-    (Reading(value=142.857, other=142857.0, switched=True), Reading(value=142.857, other=142857.0, switched=True))
-    >>> read_answer(q, "142,857", "pt")
-    Reading(value=142.857, other=142857.0, switched=False)
-    >>> read_answer(q, "1,500", "en"), read_answer(q, "142,86", "en")
-    (Reading(value=1500.0, other=1.5, switched=False), Reading(value=142.86, other=None, switched=False))
+    (Reading(value=142857.0, other=142.857), Reading(value=142857.0, other=142.857))
+    >>> read_answer(q, "142,857", "pt"), read_answer(q, "142,86", "en")
+    (Reading(value=142.857, other=142857.0), Reading(value=142.86, other=None))
     """
-    value = parse_number(answer, question.unit, language)
-    other = other_reading(answer, question.unit, language)
-    if other is None:
-        return Reading(value)
-    right = [within_tolerance(v, float(question.answer), question.tolerance) for v in (value, other)]
-    return Reading(other, value, switched=True) if right == [False, True] else Reading(value, other)
+    return Reading(parse_number(answer, question.unit, language), other_reading(answer, question.unit, language))
 
 
 def other_reading(answer: Any, unit: str = "", language: str | None = None) -> float | None:

@@ -200,12 +200,11 @@ class QuizRun:
                  "correct": self.grades[q.id].correct if q.id in self.grades else None}
                 for q in self.questions]
 
-
     def _answer_cell(self, question: Question) -> str:
         """A graded answer as an export's "answer" cell: for a numeric question the number the grader read from it,
-        in the language it was typed in (`read_answer`: an English "142,857" graded as 142.857 is exported so, not as
-        142857), written as "expected" is, "0.4" for "0,4" or "40%"; a text that is no number as it was typed (it was
-        graded wrong: "forty")."""
+        in the language it was typed in (`read_answer`: an English "142,857" is 142857, as it was graded), written as
+        "expected" is, "0.4" for "0,4" or "40%"; a text that is no number as it was typed (it was graded wrong:
+        "forty")."""
         answer = self.answers.get(question.id)
         if question.kind == QuestionKind.NUMERIC:
             value = read_answer(question, answer, self.languages.get(question.id)).value

@@ -5,6 +5,7 @@ import streamlit as st
 
 from specviz.core.i18n import _, ngettext
 from specviz.labs.timeline import RaceRounds
+from specviz.ui.common.escaping import escape_markdown
 from specviz.ui.common.frame import route_through_app
 from specviz.ui.common.runs import is_light, start_live_run
 from specviz.ui.race.inputs import example_picker, live_settings, race_estimate, source_picker
@@ -24,9 +25,10 @@ if "race_linked" not in st.session_state:  # opened from a link to a live race: 
     st.session_state["race_linked"] = st.query_params.get("race_source") == "live"
 bad = init_from_url()
 if bad:
-    st.error(ngettext("The link's value for {names} was not usable, so the default is shown instead.",
-                      "The link's values for {names} were not usable, so the defaults are shown instead.", len(bad),
-                      names=", ".join(bad)))
+    st.error(escape_markdown(ngettext(
+        "A value in the link was not usable, so the default is shown instead: {problems}.",
+        "Some values in the link were not usable, so the defaults are shown instead: {problems}.", len(bad),
+        problems="; ".join(bad))))
 
 traces = None
 live = None

@@ -180,7 +180,7 @@ class RunSpec:
         # pair's <unk> tokens from its text, which is written for a trace of pair "toy")
         object.__setattr__(self, "pair", self.pair.strip())
         if not isinstance(self.prompt, str):  # read 52: prompt=3 was refused as "The prompt is empty"
-            raise ValueError(_must("prompt", _rule("prompt"), self.prompt))
+            raise ValueError(_must("prompt", rule_of("prompt"), self.prompt))
         if not self.prompt.strip():
             raise ValueError(_("The prompt is empty: type something for the model to continue."))
         if refusal := prompt_refusal(self.prompt):  # checked before a model loads, as every setting is
@@ -265,8 +265,7 @@ class RunSpec:
                 replace(base, **probe)  # checks the value in the spec's own terms
             except ValueError:
                 # what the link says, a number bare and a word quoted (`typed`; read 50: "(got '99')")
-                problems.append(_("{name} must be {rule} (got {value}).", name=name, rule=_rule(name),
-                                  value=typed(raw)).rstrip("."))
+                problems.append(link_refusal(name, raw, rule_of(name)))
                 continue
             if name in own_names:
                 own[name] = value
@@ -330,7 +329,8 @@ def _parse(name: str, raw: str) -> Any:
     return number
 
 
-def _rule(name: str) -> str:
+def rule_of(name: str) -> str:
+    """What the setting under URL name `name` accepts, as words for a refusal: "a whole number from 1 to 16"."""
     if name == "chat":
         return _("1 or 0")
     if name == "pair":
@@ -358,6 +358,18 @@ def _own_settings(given: Mapping[str, Any] | tuple | list) -> tuple[tuple[str, i
             raise ValueError(_must(declared.name, setting.rule(), value))
         kept[declared.name] = setting.plain(value)
     return tuple(sorted(kept.items()))
+
+
+def link_refusal(name: str, raw: object, rule: str) -> str:
+    """The phrase that refuses one parameter of a link, as `parse_query` words it: the parameter as the link writes
+    it, what it accepts and the value typed (`typed`: a number bare, a word quoted, a control character escaped).
+    A page that offers less than RunSpec allows passes its own rule (read 52: the Playground and the race named only
+    the parameter, "…not valid (max_new_tokens)", not the value nor the range).
+
+    >>> link_refusal("race_k", "40", rule_of("k"))
+    'race_k must be a whole number from 1 to 16 (got 40)'
+    """
+    return _("{name} must be {rule} (got {value}).", name=name, rule=rule, value=typed(raw)).rstrip(".")
 
 
 def _must(name: str, rule: str, value: Any, whole: bool = True) -> str:

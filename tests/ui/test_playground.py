@@ -121,7 +121,11 @@ def test_bad_url_values_fall_back_with_one_warning():
     at = page(source="example", example="no-such-example", step="-3", k="many")
     no_problems(at)
     assert len(at.warning) == 1
-    assert "example, k, step" in at.warning[0].value and at.warning[0].value.endswith("defaults.")
+    said = at.warning[0].value.replace("\\", "")
+    assert said.startswith("Some settings in the link were not valid, so they were set to their defaults: example "
+                           "must be one of ") and said.endswith("(got 'no-such-example'); k must be a whole number "
+                                                                "from 1 to 16 (got 'many'); step must be a whole "
+                                                                "number from 0 to 100,000 (got \u22123).")
     assert counter(at)[0] == 0
     assert at.selectbox(key="playground_example").value == DEFAULT_EXAMPLE
 
@@ -131,7 +135,11 @@ def test_out_of_range_live_values_in_the_url_never_break_the_widgets():
     at = page(source="live", pair="toy", proposer="draft", top_p="0.001", temperature="9", k="17", seed="-1",
               max_new_tokens="100000", top_k="5", chat="maybe", prompt="the cat")
     no_problems(at)
-    assert "temperature, top_p, seed, max_new_tokens, chat" in at.warning[0].value and "k," in at.warning[0].value
+    said = at.warning[0].value.replace("\\", "")
+    assert [name for name in ("k", "temperature", "top_p", "seed", "max_new_tokens", "chat")
+            if f"; {name} must be " in said or f": {name} must be " in said] == [
+        "k", "temperature", "top_p", "seed", "max_new_tokens", "chat"]
+    assert "max_new_tokens must be a whole number from 1 to 256 (got 100000)" in said  # the page's top, not 2,048
     trace = at.session_state["trace"]
     assert trace.settings["top_k"] == 5 and trace.settings["top_p"] == 1.0 and trace.settings["k"] == 4
 
@@ -644,8 +652,18 @@ def test_a_link_deeper_than_the_pairs_layer_skip_allows_is_refused_with_the_warn
     with no sentence, and the run kept the default depth while the link said 2."""
     at = page(source="live", pair="toy", proposer="layerskip", layers="2", k="2", max_new_tokens="6", prompt="hi")
     no_problems(at)
-    assert [w.value for w in at.warning] == [
-        "Some settings in the link were not valid (layers); they were set to their defaults."]
+    assert [w.value for w in at.warning] == [escape_markdown(
+        "A setting in the link was not valid, so it was set to its default: layers must be a whole number from 0 to 1 "
+        "(got 2).")]
+
+
+def test_a_refused_link_setting_is_quoted_with_its_range_and_value():
+    """Read 52: "Some settings in the link were not valid (max_new_tokens)" named the parameter only; the warning
+    now says what each accepts and what the link gave, as the command line's refusals do."""
+    at = page(source="live", pair="toy", max_new_tokens="999", temperature="*hot*", prompt="hi")
+    assert [w.value for w in at.warning] == [escape_markdown(
+        "Some settings in the link were not valid, so they were set to their defaults: temperature must be a number "
+        "from 0 to 2 (got '*hot*'); max_new_tokens must be a whole number from 1 to 256 (got 999).")]
 
 
 @pytest.mark.slow  # over 0.5 s on 2 cores: make check stays under a minute, make test runs it

@@ -20,6 +20,7 @@ from specviz.labs.timeline import measured_speedup
 from specviz.runs.running import PairCache
 from specviz.teach.pagemap import PAGE_FILES
 from specviz.ui.common import runs
+from specviz.ui.common.escaping import escape_markdown
 from specviz.ui.race import live as race_live
 from specviz.ui.race.outputs import agreement
 from specviz.ui.race.view import format_speedup
@@ -146,8 +147,9 @@ def test_each_speculative_lane_says_whether_it_is_the_target_only_output():
 def test_bad_input_gets_one_sentence_not_a_traceback(monkeypatch):
     monkeypatch.chdir(ROOT)
     at = _app(race_source="live", race_k="many", race_example="nope")
-    assert [e.value for e in at.error] == ["The link's value for race_k was not usable, so the default is shown "
-                                           "instead."]
+    assert [e.value for e in at.error] == [escape_markdown(
+        "A value in the link was not usable, so the default is shown instead: race_k must be a whole number from 1 "
+        "to 16 (got 'many').")]
     assert at.slider(key="race_k").value == 4
     at.text_area(key="race_prompt").input("   ")
     at.button(key="race_run").click().run()
@@ -198,8 +200,9 @@ def test_temperature_from_the_link_is_kept_or_refused(monkeypatch, value):
 def test_an_out_of_range_k_in_the_link_is_refused_not_clamped(monkeypatch):
     monkeypatch.chdir(ROOT)
     at = _app(race_source="live", race_k="40", race_seed="7")
-    assert [e.value for e in at.error] == ["The link's value for race_k was not usable, so the default is shown "
-                                           "instead."]
+    assert [e.value for e in at.error] == [escape_markdown(
+        "A value in the link was not usable, so the default is shown instead: race_k must be a whole number from 1 "
+        "to 16 (got 40).")]
     assert at.slider(key="race_k").value == 4 and at.number_input(key="race_seed").value == 7
     assert at.slider(key="race_k").max == 16  # the engine's K range, the same on every page
 
@@ -207,8 +210,9 @@ def test_an_out_of_range_k_in_the_link_is_refused_not_clamped(monkeypatch):
 def test_a_proposer_the_pair_does_not_offer_is_refused_in_the_sentence_not_swapped_silently(monkeypatch):
     monkeypatch.chdir(ROOT)
     at = _app(race_source="example", race_pair="toy", race_proposer="eagle")  # the toy pair has no EAGLE drafter
-    assert [e.value for e in at.error] == [
-        "The link's value for race_proposer was not usable, so the default is shown instead."]
+    assert [e.value for e in at.error] == [escape_markdown(
+        "A value in the link was not usable, so the default is shown instead: race_proposer must be one of draft, "
+        "ngram, layerskip (got 'eagle').")]
 
 
 def _live_toy(**query) -> AppTest:
@@ -667,24 +671,29 @@ def test_every_lane_of_the_race_chart_ends_at_its_runs_wall_time(monkeypatch):
 
 @pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_two_unusable_link_values_are_named_in_the_plural(monkeypatch):
-    """It read "The link's value for k, seed was not usable, so the default is shown instead." for two names."""
+    """It read "The link's value for k, seed was not usable, so the default is shown instead." for two names; read
+    52: it named the parameters only, not what each accepts nor the value the link gave."""
     monkeypatch.chdir(ROOT)
     at = _app(race_source="live", race_k="40", race_seed="-3")
-    assert [e.value for e in at.error] == [
-        "The link's values for race_k, race_seed were not usable, so the defaults are shown instead."]
+    assert [e.value for e in at.error] == [escape_markdown(
+        "Some values in the link were not usable, so the defaults are shown instead: race_k must be a whole number "
+        "from 1 to 16 (got 40); race_seed must be a whole number from 0 to 4,294,967,295 (got −3).")]
 
 
 @pytest.mark.slow  # an AppTest run per language
 @pytest.mark.parametrize("lang, says", [
-    ("en", "The link's values for race_example, race_prompt were not usable, so the defaults are shown instead."),
-    ("pt", "Os valores do link para race_example, race_prompt não puderam ser usados, então os padrões são mostrados "
-           "no lugar.")])
+    ("en", "Some values in the link were not usable, so the defaults are shown instead: race_example must be text "
+           "of at most 100 characters (got 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…'); race_prompt must be text of 1 "
+           "to 4,000 characters (got ' ')."),
+    ("pt", "Alguns valores do link não puderam ser usados, então os padrões são mostrados no lugar: race_example deve "
+           "ser um texto de no máximo 100 caracteres (recebido: 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…'); "
+           "race_prompt deve ser um texto de 1 a 4.000 caracteres (recebido: ' ').")])
 def test_an_unusable_link_value_is_named_as_the_link_writes_it(monkeypatch, lang, says):
     """Read 50: the refusal named "example, prompt" (in Portuguese too, English words no link holds) where the
     link's parameters are race_example and race_prompt; it names the parameters as the address bar shows them."""
     monkeypatch.chdir(ROOT)
     at = _app(race_source="live", race_example="x" * 200, race_prompt=" ", lang=lang)
-    assert [e.value for e in at.error] == [says]
+    assert [e.value for e in at.error] == [escape_markdown(says)]
 
 
 def test_the_outputs_note_says_sampled_lanes_can_differ_not_that_they_do(toy):

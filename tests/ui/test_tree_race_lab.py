@@ -81,7 +81,8 @@ def test_the_outputs_box_shows_the_tree_lanes_output_identical_at_greedy(monkeyp
 
 def test_a_race_link_without_a_tree_lane_stays_as_it_was():
     values, bad = race_settings.parse_url({"race_tree_nodes": "65", "race_tree_width": "2"})
-    assert values == {"race_tree_width": 2} and bad == ["race_tree_nodes"]
+    assert values == {"race_tree_width": 2} and bad == {
+        "race_tree_nodes": "race_tree_nodes must be a whole number from 0 to 64 (got 65)"}
     assert race_settings.DEFAULTS.tree_nodes == 0  # no tree lane unless asked for
 
 

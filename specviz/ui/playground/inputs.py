@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from specviz.core.i18n import N_, _, get_language
+from specviz.core.i18n import N_, _, get_language, ngettext
 from specviz.engine.trace import Trace
 from specviz.labs.examples import list_examples, load_example
 from specviz.runs.runspec import RunSpec
@@ -45,7 +45,7 @@ def init_state() -> None:
     if "playground_url_read" not in state:
         state["playground_url_read"] = True
         values, bad = parse_query_params({k: st.query_params[k] for k in st.query_params}, names)
-        state["playground_url_warning"] = ", ".join(bad)  # the names of the refused parameters (URL names: English)
+        state["playground_url_warning"] = list(bad.values())  # one phrase per refused parameter: rule and value
         state[LAND_AT_END] = values.get("source") == "live" and STEP_PARAM not in values
         shared.set_start_step(values.pop(STEP_PARAM, 0))
         state[_SAVED] = {**defaults(names), **values}
@@ -62,9 +62,13 @@ def save_state() -> None:
 
 
 def show_url_warning() -> None:
-    if st.session_state.get("playground_url_warning"):
-        st.warning(_("Some settings in the link were not valid ({names}); they were set to their defaults.",
-                     names=st.session_state["playground_url_warning"]))
+    """Which settings of the link were refused, what each accepts and the value the link gave (read 52: it named
+    only the parameter, "…not valid (max_new_tokens)")."""
+    if problems := st.session_state.get("playground_url_warning"):
+        st.warning(escape_markdown(ngettext(
+            "A setting in the link was not valid, so it was set to its default: {problems}.",
+            "Some settings in the link were not valid, so they were set to their defaults: {problems}.",
+            len(problems), problems="; ".join(problems))))
 
 
 def write_url(source: str, example: str | None, settings: RunSpec | None, step: int) -> None:

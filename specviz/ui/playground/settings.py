@@ -26,7 +26,7 @@ from specviz.labs.shape_choice import lookup_lift, shape_table
 from specviz.models.catalog import recommended_for
 from specviz.runs.presets import (CHAIN_PRESETS, LIVE_DEFAULTS, QUESTION_PROMPT, first_load, preset_measurement,
                                   preset_run)
-from specviz.runs.runspec import WEB_MAX_NEW_TOKENS, RunSpec
+from specviz.runs.runspec import LOOKUP_NEEDS_TREE, WEB_MAX_NEW_TOKENS, RunSpec, link_refusal, setting_of
 from specviz.ui.common.runs import PAIR_TITLES
 
 # The labels below are English messages (marked with `N_`): the pages translate them with `_()` where they are shown.
@@ -338,60 +338,81 @@ def form_value(name: str, value: int | None) -> int:
     return setting.lo if setting.unset is None else setting.unset
 
 
-def parse_query_params(params: Mapping[str, str], example_names: list[str]) -> tuple[dict[str, Any], list[str]]:
-    """Settings from URL parameters: (values by URL name for the valid ones, names of the invalid ones). A run
-    setting is checked by `RunSpec` (refused, never clamped) and by what this page offers (its pairs, their
-    proposers and the top of a proposer's own setting, at most WEB_MAX_NEW_TOKENS new tokens).
+def parse_query_params(params: Mapping[str, str],
+                       example_names: list[str]) -> tuple[dict[str, Any], dict[str, str]]:
+    """Settings from URL parameters: (values by URL name for the valid ones, a phrase by URL name for each invalid
+    one, saying what it accepts and the value typed). A run setting is checked by `RunSpec` (refused, never clamped)
+    and by what this page offers (its pairs, their proposers and the top of a proposer's own setting, at most
+    WEB_MAX_NEW_TOKENS new tokens).
 
-    >>> parse_query_params({"k": "6", "temperature": "hot", "pair": "toy"}, ["toy-draft"])
-    ({'pair': 'toy', 'k': 6}, ['temperature'])
-    >>> parse_query_params({"pair": "toy", "layers": "2"}, [])  # the toy target's layer skip keeps at most 1 layer
-    ({'pair': 'toy'}, ['layers'])
+    >>> values, bad = parse_query_params({"k": "6", "temperature": "hot", "pair": "toy"}, ["toy-draft"])
+    >>> values, bad
+    ({'pair': 'toy', 'k': 6}, {'temperature': "temperature must be a number from 0 to 2 (got 'hot')"})
+    >>> parse_query_params({"pair": "toy", "layers": "2"}, [])[1]  # the toy target's layer skip keeps at most 1 layer
+    {'layers': 'layers must be a whole number from 0 to 1 (got 2)'}
+    >>> parse_query_params({"max_new_tokens": "99999", "pair": "toy", "layers": "200"}, [])[1]  # the page's tops
+    {'max_new_tokens': 'max_new_tokens must be a whole number from 1 to 256 (got 99999)', \
+'layers': 'layers must be a whole number from 0 to 1 (got 200)'}
     """
-    page_checks = {
-        "source": lambda v: v if v in SOURCES else None,
-        "example": lambda v: v if v in example_names else None,
-        STEP_PARAM: lambda v: urlvalues.whole(v, 0, 100_000),  # ASCII digits only: "²" or "٣" is no step
+    page_rules = {
+        "source": (lambda v: v if v in SOURCES else None, lambda: _choices(SOURCES)),
+        "example": (lambda v: v if v in example_names else None, lambda: _choices(example_names)),
+        STEP_PARAM: (lambda v: urlvalues.whole(v, 0, 100_000),  # ASCII digits only: "²" or "٣" is no step
+                     lambda: _("a whole number from {lo} to {hi}", lo=number(0, 0), hi=number(100_000, 0))),
     }
     values: dict[str, Any] = {}
-    bad: list[str] = []
+    bad: dict[str, str] = {}
     for name in ("source", "example", *KEYS, STEP_PARAM):
         if name not in params or name in values or name in bad:
             continue
         raw = str(params[name])
-        value = page_checks[name](raw) if name in page_checks else _run_setting(name, raw)
-        if value is None:
-            bad.append(name)
+        if name in page_rules:
+            read, rule = page_rules[name]
+            value = read(raw)
+            if value is None:
+                bad[name] = link_refusal(name, raw, rule())
         else:
+            value, problem = _run_setting(name, raw)
+            if problem is not None:
+                bad[name] = problem
+        if name not in bad:
             values[name] = value
     if values.get("tree_lookup") and not values.get("tree_nodes", LIVE_DEFAULTS.tree_nodes):
-        bad.append("tree_lookup")  # a lookup branch with no tree (issue 44 item 9): refused, not silently dropped
+        # a lookup branch with no tree (issue 44 item 9): refused, not silently dropped
+        bad["tree_lookup"] = _(LOOKUP_NEEDS_TREE).rstrip(".")
         values.pop("tree_lookup")
     pair = values.get("pair", LIVE_DEFAULTS.pair)
     if "proposer" in values and values["proposer"] not in pair_proposers(pair):
-        bad.append("proposer")
+        bad["proposer"] = link_refusal("proposer", params["proposer"], _choices(pair_proposers(pair)))
         values.pop("proposer")
     for own in registry.all_settings():  # the pair's own top (layer skip keeps fewer layers than the target has):
-        if own.name in values and values[own.name] > own.most_for(pair):  # refused here, not reset by its input
-            bad.append(own.name)
-            values.pop(own.name)
+        over = own.name in values and values[own.name] > own.most_for(pair)  # refused here, not reset by its input
+        if over or own.name in bad:  # a refusal says this pair's top, not RunSpec's (128 layers for a 2-layer toy)
+            bad[own.name] = link_refusal(own.name, params[own.name],
+                                         replace(setting_of(own.name), hi=own.most_for(pair)).rule())
+            values.pop(own.name, None)
     return values, bad
 
 
-def _run_setting(name: str, raw: str) -> Any:
-    """One run setting from its URL text, or None when RunSpec or this page refuses it."""
+def _choices(names) -> str:
+    return _("one of {choices}", choices=", ".join(names))
+
+
+def _run_setting(name: str, raw: str) -> tuple[Any, str | None]:
+    """One run setting from its URL text: (its value, None), or (None, the phrase that refuses it) when RunSpec or
+    this page refuses it."""
     base = replace(LIVE_DEFAULTS, tree_nodes=1) if name == "tree_lookup" else LIVE_DEFAULTS  # nodes judged apart
     spec, problems = RunSpec.parse_query({name: raw}, base)
+    if name == "max_new_tokens" and (problems or spec.max_new_tokens > WEB_MAX_NEW_TOKENS):  # this page's top
+        return None, link_refusal(name, raw, replace(setting_of(name), hi=WEB_MAX_NEW_TOKENS).rule())
     if problems:
-        return None
+        return None, problems[0]
     if name in registry.setting_names():
-        return form_value(name, spec.proposer_setting(name))
+        return form_value(name, spec.proposer_setting(name)), None
     value = getattr(spec, name)
     if name == "pair" and value not in PAIRS:
-        return None
-    if name == "max_new_tokens" and value > WEB_MAX_NEW_TOKENS:
-        return None
-    return value
+        return None, link_refusal(name, raw, _choices(PAIRS))
+    return value, None
 
 
 def query_params_for(source: str, example: str | None, settings: RunSpec | None, step: int,

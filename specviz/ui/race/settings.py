@@ -5,13 +5,15 @@ its URL parameter, and only the settings in use go into the URL, so a shared lin
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
 from specviz.core import urlvalues
-from specviz.core.i18n import N_
+from specviz.core.i18n import N_, _, number
 from specviz.engine.limits import PAIR_DRAFTERS
 from specviz.engine.proposers import registry
-from specviz.runs.runspec import WEB_MAX_NEW_TOKENS, RunSpec, float_text
+from specviz.runs.runspec import WEB_MAX_NEW_TOKENS, RunSpec, float_text, link_refusal, rule_of, setting_of
 from specviz.ui.race.tree import TREE_FIELDS
 
 # The words below are marked with N_() and translated with _() where they are shown (never at import).
@@ -63,48 +65,63 @@ def pair_changed() -> None:
                                  "race_tree_width": shape.tree_width})
 
 
-def parse_url(params: dict[str, str]) -> tuple[dict[str, object], list[str]]:
-    """(widget values from the URL's usable parameters, names of the unusable ones as the link writes them: read 50,
-    the refusal named "example", "prompt", words no link holds, for race_example and race_prompt).
+def parse_url(params: dict[str, str]) -> tuple[dict[str, object], dict[str, str]]:
+    """(widget values from the URL's usable parameters, by the name the link writes for each unusable one (read 50:
+    the refusal named "example", "prompt", words no link holds, for race_example and race_prompt) the phrase that
+    says what it accepts and the value the link gave (read 52: it named only the parameter)).
 
     >>> parse_url({"race_k": "40", "race_seed": "5", "race_source": "live"})
-    ({'race_source': 'live', 'race_seed': 5}, ['race_k'])
-    >>> parse_url({"race_pair": "toy", "race_proposer": "eagle"})  # a proposer the pair does not offer
-    ({'race_pair': 'toy'}, ['race_proposer'])
+    ({'race_source': 'live', 'race_seed': 5}, {'race_k': 'race_k must be a whole number from 1 to 16 (got 40)'})
+    >>> parse_url({"race_pair": "toy", "race_proposer": "eagle"})[1]  # a proposer the pair does not offer
+    {'race_proposer': "race_proposer must be one of draft, ngram, layerskip (got 'eagle')"}
     """
     values: dict[str, object] = {}
-    bad: list[str] = []
+    bad: dict[str, str] = {}
     if "race_source" in params:
         if params["race_source"] in SOURCES:
             values["race_source"] = params["race_source"]
         else:
-            bad.append("race_source")
+            bad["race_source"] = link_refusal("race_source", params["race_source"], _choices(SOURCES))
     if "race_example" in params:
         example = urlvalues.text(str(params["race_example"]), 100)
         if example is None:
-            bad.append("race_example")
+            bad["race_example"] = link_refusal("race_example", params["race_example"],
+                                               _("text of at most {limit} characters", limit=number(100, 0)))
         else:
             values["race_example"] = example  # checked against the installed examples when shown
     for key, field in RUN_FIELDS.items():
         if key not in params:
             continue
-        spec, problems = RunSpec.parse_query({field: params[key]}, DEFAULTS)
+        raw = params[key]
+        spec, problems = RunSpec.parse_query({field: raw}, DEFAULTS)
         value = getattr(spec, field)
-        offered = ((field != "pair" or value in RACE_PAIRS)
-                   and (field != "max_new_tokens" or value <= WEB_MAX_NEW_TOKENS))
-        if problems or not offered:
-            bad.append(key)
+        if problems and not problems[0].startswith(f"{field} "):  # a sentence of its own (a lookup with no tree)
+            bad[key] = problems[0]
+            continue
+        if field == "max_new_tokens" and (problems or value > WEB_MAX_NEW_TOKENS):  # this page's top, not RunSpec's
+            rule = replace(setting_of(field), hi=WEB_MAX_NEW_TOKENS).rule()
+        elif problems:
+            rule = rule_of(field)
+        elif field == "pair" and value not in RACE_PAIRS:
+            rule = _choices(RACE_PAIRS)
         else:
             values[key] = value
+            continue
+        bad[key] = link_refusal(key, raw, rule)  # named as the link writes it: race_k, not k
     pair = str(values.get("race_pair", DEFAULTS.pair))
     if "race_proposer" in values and values["race_proposer"] not in pair_proposers(pair):
-        bad.append("race_proposer")  # eagle for the toy pair: refused with the others, not silently swapped for draft
+        # eagle for the toy pair: refused with the others, not silently swapped for draft
+        bad["race_proposer"] = link_refusal("race_proposer", params["race_proposer"], _choices(pair_proposers(pair)))
         values.pop("race_proposer")
     return values, bad
 
 
+def _choices(names) -> str:
+    return _("one of {choices}", choices=", ".join(names))
+
+
 def init_from_url() -> list[str]:
-    """Fill session state from the URL once per session; returns the names of URL values that were unusable."""
+    """Fill session state from the URL once per session; returns one phrase per unusable URL value (`parse_url`)."""
     if "race_url_read" in st.session_state:
         return []
     st.session_state["race_url_read"] = True
@@ -113,7 +130,7 @@ def init_from_url() -> list[str]:
                 **PAIR_DEFAULTS.get(str(values.get("race_pair", DEFAULTS.pair)), {})}
     for key, default in defaults.items():
         st.session_state.setdefault(key, values.get(key, default))
-    return bad
+    return list(bad.values())
 
 
 def write_url() -> None:

@@ -938,7 +938,27 @@ def test_a_bench_list_flag_with_no_value_in_it_is_refused_not_read_as_the_defaul
     """30th read: `bench --proposers ""` began a benchmark with the pair's own proposer, `--k ""` with the
     recommended K (while counting as a shape flag), both without a word."""
     out = cli("bench", "--pair", "toy", flag, value, "--out", "/nonexistent-r30a/never")
-    assert out.returncode == 2 and f"argument {flag}: '{value}' is not a list of" in out.stderr, out.stderr
+    assert out.returncode == 2 and f"argument {flag}: " in out.stderr and ", separated by spaces or commas (got " \
+        f"'{value}')" in out.stderr, out.stderr
+
+
+def test_a_bench_list_flag_says_what_it_takes_in_words_and_the_counts_say_their_ranges(capsys):
+    """Read 52: `--k 1,x` was refused "'1,x' is not a list of int values", Python's type name; and the help of
+    --prompts-per-suite, --repeats and --warmup left out the ranges BenchConfig enforces."""
+    import argparse
+
+    from specviz.labs.bench.cli import add_bench_arguments
+
+    parser = argparse.ArgumentParser(prog="bench")
+    add_bench_arguments(parser)
+    for flag, value, takes in (("--k", "1,x", "whole numbers"), ("--temperatures", "0,warm", "numbers")):
+        with pytest.raises(SystemExit):
+            parser.parse_args([flag, value])
+        assert f"argument {flag}: {takes}, separated by spaces or commas (got '{value}')" in capsys.readouterr().err
+    shown = " ".join(parser.format_help().split())
+    for words in ("prompts taken from each suite, 1 to 100", "timed repeats per case, 1 to 100",
+                  "untimed warm-up rounds before timing, 0 to 100"):
+        assert words in shown
 
 
 def test_the_toy_pairs_stand_in_drafters_are_said_to_run_where_they_do():

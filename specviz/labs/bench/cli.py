@@ -19,26 +19,42 @@ from tqdm import tqdm
 
 from specviz.core.i18n import with_minus
 from specviz.core.paths import folders_made_for
-from specviz.core.text import shortened
+from specviz.core.text import shortened, typed
 from specviz.engine.draft_shape import DraftShape
-from specviz.engine.limits import (BENCH_DTYPE_HELP, DEVICE_HELP, K_RANGE, MAX_NEW_TOKENS_CAP, TREE_LOOKUP_RANGE,
-                                   TREE_NODES_RANGE, TREE_WIDTH_RANGE, dtype_arg, finite_float, path_arg, threads_arg)
+from specviz.engine.limits import (BENCH_DTYPE_HELP, DEVICE_HELP, K_RANGE, MAX_NEW_TOKENS_CAP, REPEATS_RANGE,
+                                   TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE, dtype_arg, finite_float,
+                                   path_arg, threads_arg)
 from specviz.engine.proposers import registry
 from specviz.labs.bench.config import CLOCKS, DTYPES, HF_MODES, BenchConfig, prompts_run_note
 from specviz.models.catalog import recommended_for
 from specviz.runs.runspec import SETTINGS
 
 
+# what a list flag takes, by the type of its values, in words (read 52: "'1,x' is not a list of int values" used
+# Python's type names)
+_LISTED = {int: "whole numbers", str: "names", finite_float: "numbers"}
+
+
 def _listed(kind):
     """argparse type for list flags: each value may itself be comma-separated; a value with none in it (`--k ""`,
-    `--proposers ,`) is refused, not read as the flag's default."""
+    `--proposers ,`) is refused, not read as the flag's default. argparse names the flag before the sentence:
+    "argument --k: whole numbers, separated by spaces or commas (got '1,x')".
+
+    >>> _listed(int)("1,2")
+    [1, 2]
+    >>> _listed(int)("1,x")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: whole numbers, separated by spaces or commas (got '1,x')
+    """
     def parse(text: str):
         try:
             values = [kind(x) for x in text.split(",") if x.strip()]
         except ValueError:
             values = []
         if not values:
-            raise argparse.ArgumentTypeError(f"'{text}' is not a list of {kind.__name__} values")
+            raise argparse.ArgumentTypeError(f"{_LISTED[kind]}, separated by spaces or commas (got "
+                                             f"{typed(text, marks=False)})")
         return values
     return parse
 
@@ -77,11 +93,13 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--temperatures", nargs="+", type=_listed(finite_float), default=[[0.0]], help="0 = greedy")
     cmd.add_argument("--suites", nargs="+", type=_listed(str), default=None,
                      help="prompt suites in assets/prompts (default: all)")
-    cmd.add_argument("--prompts-per-suite", type=int, default=2, help="prompts taken from each suite")
+    lo, hi = REPEATS_RANGE  # BenchConfig's limits, stated in the help (read 52: they were not)
+    cmd.add_argument("--prompts-per-suite", type=int, default=2, help=f"prompts taken from each suite, 1 to {hi}")
     cmd.add_argument("--max-new-tokens", type=int, default=64,
                      help=f"the most new tokens per prompt ({MAX_NEW_TOKENS_CAP})")
-    cmd.add_argument("--repeats", type=int, default=3, help="timed repeats per case (medians are reported)")
-    cmd.add_argument("--warmup", type=int, default=1, help="untimed warm-up rounds before timing")
+    cmd.add_argument("--repeats", type=int, default=3, help=f"timed repeats per case, {lo} to {hi} (medians are "
+                                                                "reported)")
+    cmd.add_argument("--warmup", type=int, default=1, help=f"untimed warm-up rounds before timing, 0 to {hi}")
     cmd.add_argument("--threads", type=threads_arg, default=None, help="torch.set_num_threads (0 or left out: torch's choice)")
     cmd.add_argument("--policies", nargs="+", type=_listed(str), default=[["constant"]],
                      help="constant, heuristic, threshold, optimal (threshold runs only proposers with a draft's "

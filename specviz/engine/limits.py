@@ -186,13 +186,34 @@ def whole_arg(lo: int, hi: int | None = None):
     return parse
 
 
+class TypedFloat(float):
+    """A float that keeps the text it was typed as (`typed`), so a refusal quotes "--timeout 1e9" as 1e9, not
+    Python's 1e+09, and "--top-p 1e1" as 1e1, not 10 (read 52). It is a float in every other way; arithmetic on it
+    gives a plain float.
+
+    >>> x = TypedFloat("1e9")
+    >>> x == 1e9, x.typed, TypedFloat(0.5).typed
+    (True, '1e9', None)
+    """
+
+    def __new__(cls, value: str | float, typed: str | None = None):
+        made = super().__new__(cls, value)
+        made.typed = typed if typed is not None else value if isinstance(value, str) else None
+        return made
+
+
+def as_typed(value: object) -> str | None:
+    """The text a number flag was typed as (a `TypedFloat`'s), else None."""
+    return getattr(value, "typed", None) if isinstance(value, float) else None
+
+
 def finite_float(text: str) -> float:
     """argparse's type for a number flag whose range a later check states in the reader's language (`generate
     --temperature`, `bench --threshold`): what float() reads as inf or nan is argparse's one-line error quoting what
     was typed. Read 46: `--temperature 1e400` was refused "(got inf)", a number the user never typed.
 
-    >>> finite_float("0.7"), finite_float("1e-400")
-    (0.7, 0.0)
+    >>> finite_float("0.7"), finite_float("1e-400"), finite_float("1e9").typed
+    (0.7, 0.0, '1e9')
     >>> for text in ("1e400", "-1e400", "nan", "-inf"):
     ...     try:
     ...         finite_float(text)
@@ -207,7 +228,7 @@ def finite_float(text: str) -> float:
 
     value = float(text)  # a ValueError: argparse's own "invalid float value: 'abc'" (this type's name is float)
     if math.isfinite(value):
-        return value
+        return TypedFloat(value, text)  # a refusal quotes it as typed (`as_typed`)
     word = text.strip().lstrip("+-").lower()
     why = "is not a number" if math.isnan(value) else "is infinite, not a number" if word in ("inf", "infinity") \
         else "is too large to be a number" if value > 0 else "is too far below 0 to be a number"

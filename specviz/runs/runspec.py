@@ -22,7 +22,7 @@ from specviz.core.i18n import N_, _, given, localized, number, with_minus
 from specviz.core.text import prompt_refusal, typed
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, SEED_RANGE, TEMPERATURE_RANGE,
-                                   TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE, is_real)
+                                   TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE, as_typed, is_real)
 from specviz.engine.proposers import registry
 
 MAX_PROMPT_CHARS = 4000
@@ -413,9 +413,17 @@ def _shown(value: Any, whole: bool = True, limit: int = 40) -> str:
 
     >>> _shown(10**5000), _shown(-(10**60))
     ('1e+5000', '−1e+60')
+
+    A number a flag read (`limits.finite_float`) is quoted as typed: `--temperature 1e9` "(got 1e9)".
+
+    >>> from specviz.engine.limits import finite_float
+    >>> _shown(finite_float("1e9"), whole=False), _shown(finite_float("1e1"), whole=False)
+    ('1e9', '1e1')
     """
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**limit:
         return given(value)
+    if as_typed(value) is not None:  # a flag's number as the user typed it: 1e9, not 1e+09 (read 52)
+        return typed(as_typed(value))
     finite = isinstance(value, float) and math.isfinite(value)
     text = with_minus((given(value) if not whole else localized(repr(value))) if finite else repr(value))
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -25,10 +25,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from specviz.core.i18n import _, list_separator, localized, number, os_reason, with_minus
+from specviz.core.i18n import _, list_separator, number, os_reason, with_minus
 from specviz.core.paths import folders_made_for
-from specviz.core.text import shortened
-from specviz.engine.limits import K_RANGE, finite_float, path_arg
+from specviz.core.text import shortened, typed
+from specviz.engine.limits import K_RANGE, as_typed, finite_float, path_arg
 from specviz.runs.runspec import float_text
 from specviz.serving.load import (LEVELS, MAX_REQUESTS, MAX_TOKENS, LoadPlan, Prompt, cap_note, levels_ok,
                                   max_tokens_ok, requests_ok, run_load)
@@ -96,7 +96,8 @@ def check_serve_args(args: argparse.Namespace) -> None:
                            value=with_minus(str(k))))
     if not (math.isfinite(timeout) and 1 <= timeout <= MAX_START_SECONDS):
         raise ValueError(_("--timeout must be a number of seconds from 1 to {most} (got {value}).",
-                           most=number(MAX_START_SECONDS, 0), value=with_minus(localized(float_text(timeout)))))
+                           most=number(MAX_START_SECONDS, 0),
+                           value=typed(as_typed(timeout) or float_text(timeout))))  # as typed: 1e9, not 1e+09
     if args.action == "sweep":
         for flag, names in (("--specs", args.specs), ("--prompts", args.prompts)):
             twice = next((name for i, name in enumerate(names) if name in names[:i]), None)

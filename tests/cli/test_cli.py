@@ -838,6 +838,21 @@ def test_serve_starts_timeout_quotes_a_number_too_large_as_typed(capsys):
     assert exit_.value.code == 2 and "--timeout: '1e400' is too large to be a number" in err and "(got " not in err
 
 
+@pytest.mark.parametrize("args, said", [
+    (["serve", "start", "--timeout", "1e9"], "--timeout must be a number of seconds from 1 to 7,200 (got 1e9)."),
+    (["generate", "--pair", "toy", "--prompt", "hi", "--temperature", "1e9"],
+     "--temperature must be a number from 0 to 2 (got 1e9)."),
+    (["generate", "--pair", "toy", "--prompt", "hi", "--top-p", "1e1"], "--top-p must be a number from 0.01 to 1 "
+                                                                         "(got 1e1)."),
+    (["generate", "--pair", "toy", "--prompt", "hi", "--temperature", "-2.50"],
+     "--temperature must be a number from 0 to 2 (got \u22122.50).")])
+def test_a_refused_number_flag_is_quoted_as_typed(args, said):
+    """Read 52: `--timeout 1e9` and `--temperature 1e9` were refused "(got 1e+09)" and `--top-p 1e1` "(got 10)",
+    numbers written as Python writes them, not as typed."""
+    out = cli(*args)
+    assert out.returncode == 2 and said in out.stderr, out.stderr
+
+
 @pytest.mark.parametrize("args", [["generate", "--k", "abc"], ["generate", "--proposer", "hydra"], ["generat"],
                                   ["compare", "--temperature", "warm"], ["generate", "--no-such-flag"]])
 def test_a_flag_argparse_cannot_read_is_one_line_without_the_usage_block(args):
@@ -1278,7 +1293,7 @@ def test_every_flag_with_a_default_says_it_in_its_help():
             unsaid.append(f"{name} {action.option_strings[-1]}")
     assert unsaid == []
     bench = " ".join(build_parser()._subparsers._group_actions[0].choices["bench"].format_help().split())
-    assert "timed repeats per case (medians are reported) (default: 3)" in bench
+    assert "timed repeats per case, 1 to 100 (medians are reported) (default: 3)" in bench
     assert "0 = greedy (default: 0.0)" in bench and "(default: bench-results)" in bench
     # read 46 (review): a help that only used the word ("(default, toy, ...)", "0: torch's default") hid the default
     generate = " ".join(build_parser()._subparsers._group_actions[0].choices["generate"].format_help().split())

@@ -14,7 +14,7 @@ Moving on marks nothing: a lesson is mastered by its checks alone.
     >>> progress.to_params()
     {'lesson': '4', 'done': '1,2', 'tried': '3'}
     >>> parse_progress({"lesson": "twelve"})[1]
-    'The link asked for lesson "twelve", which is not on the path, so it starts at lesson 1.'
+    "The link asked for lesson 'twelve', which is not on the path (lessons 1 to 11), so it starts at lesson 1."
 
 After the last lesson comes the exit ticket (`lesson=ticket`): one question per FAQ topic of the bank.
 """
@@ -27,8 +27,9 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from specviz.core import urlvalues
-from specviz.core.i18n import N_, _
+from specviz.core.i18n import N_, _, list_separator, ngettext
 from specviz.core.paths import QUIZ_DIR
+from specviz.core.text import typed
 from specviz.teach.quiz.schema import FAQ_TOPICS, Bank, Question
 
 TICKET = "ticket"  # the URL value of the exit ticket, the stop after the last lesson
@@ -330,10 +331,15 @@ def measured_figures() -> dict[str, str]:
 BY_NUMBER: dict[int, Lesson] = {lesson.number: lesson for lesson in LESSONS}
 LAST = LESSONS[-1].number
 
-TEXT = {  # translated with `_()` where they are used
-    "bad_lesson": N_('The link asked for lesson "{value}", which is not on the path, so it starts at lesson 1.'),
-    "bad_done": N_('The link\'s list of finished lessons ("{value}") could not be read, so it starts at lesson 1.'),
-    "bad_tried": N_('The link\'s list of attempted lessons ("{value}") could not be read, so it starts at lesson 1.'),
+# translated with `_()` where they are used; {value} as `core.text.typed` quotes it: a number bare, a word in quotes
+# (read 52: "999" was quoted as a word, and `done=1,99`, readable but out of range, was said to be unreadable)
+TEXT = {
+    "bad_lesson": N_("The link asked for lesson {value}, which is not on the path (lessons {first} to {last}), so it "
+                     "starts at lesson 1."),
+    "bad_done": N_("The link's list of finished lessons ({value}) could not be read (it takes up to {most} lesson "
+                   "numbers separated by commas), so it starts at lesson 1."),
+    "bad_tried": N_("The link's list of attempted lessons ({value}) could not be read (it takes up to {most} lesson "
+                    "numbers separated by commas), so it starts at lesson 1."),
 }
 
 
@@ -391,7 +397,13 @@ def parse_progress(params: Mapping[str, str]) -> tuple[Progress, str | None]:
     read by `specviz.core.urlvalues`; the sentence repeats (part of) the value as typed, so a page shows it escaped.
 
     >>> parse_progress({"lesson": "²"})[1]
-    'The link asked for lesson "²", which is not on the path, so it starts at lesson 1.'
+    "The link asked for lesson '²', which is not on the path (lessons 1 to 11), so it starts at lesson 1."
+    >>> parse_progress({"lesson": "999"})[1]
+    'The link asked for lesson 999, which is not on the path (lessons 1 to 11), so it starts at lesson 1.'
+    >>> print(parse_progress({"lesson": "2", "done": "1,99"})[1])  # readable, but out of range: said so
+    ... # doctest: +NORMALIZE_WHITESPACE
+    The link's list of finished lessons names lesson 99, which is not on the path (lessons 1 to 11), so it starts
+    at lesson 1.
     """
     raw_lesson = str(params.get("lesson", "1")).strip()
     raw_done = str(params.get("done", "")).strip()
@@ -403,15 +415,36 @@ def parse_progress(params: Mapping[str, str]) -> tuple[Progress, str | None]:
     elif number is not None and number in BY_NUMBER:
         lesson = number
     else:
-        return Progress(), _(TEXT["bad_lesson"], value=urlvalues.echoed(raw_lesson, 20))
+        return Progress(), _(TEXT["bad_lesson"], value=typed(raw_lesson), first=first, last=last)
     sets = []
-    for raw, problem in ((raw_done, "bad_done"), (raw_tried, "bad_tried")):
-        parts = urlvalues.whole_list(raw, first, last, most=len(BY_NUMBER) * 2)
-        if parts is None or not set(parts) <= set(BY_NUMBER):
-            return Progress(), _(TEXT[problem], value=urlvalues.echoed(raw, 40))
+    most = len(BY_NUMBER) * 2
+    for raw, which in ((raw_done, "done"), (raw_tried, "tried")):
+        parts = urlvalues.whole_list(raw, -10**15, 10**15, most=most)  # readable: ASCII whole numbers, not too many
+        if parts is None:
+            return Progress(), _(TEXT[f"bad_{which}"], value=typed(raw), most=most)
+        off = [text.strip() for text in raw.split(",") if text.strip() and int(text) not in BY_NUMBER]
+        if off:  # read, but not on the path: said so, with the path's lessons
+            return Progress(), _off_path(which, off)
         sets.append(frozenset(parts))
     done, tried = sets
     return Progress(lesson, done, tried - done), None
+
+
+def _off_path(which: str, off: list[str]) -> str:
+    """The sentence for a list of lessons (`done` or `tried`) that reads but names a lesson not on the path, the
+    ones named as typed (`typed`: bare numbers)."""
+    values, first, last = list_separator().join(map(typed, off)), min(BY_NUMBER), max(BY_NUMBER)
+    if which == "done":
+        return ngettext("The link's list of finished lessons names lesson {values}, which is not on the path "
+                        "(lessons {first} to {last}), so it starts at lesson 1.",
+                        "The link's list of finished lessons names lessons {values}, which are not on the path "
+                        "(lessons {first} to {last}), so it starts at lesson 1.", len(off), values=values,
+                        first=first, last=last)
+    return ngettext("The link's list of attempted lessons names lesson {values}, which is not on the path "
+                    "(lessons {first} to {last}), so it starts at lesson 1.",
+                    "The link's list of attempted lessons names lessons {values}, which are not on the path "
+                    "(lessons {first} to {last}), so it starts at lesson 1.", len(off), values=values,
+                    first=first, last=last)
 
 
 def concepts_up_to(number: int) -> list[str]:

@@ -230,7 +230,10 @@ def test_the_quiz_library_speaks_portuguese():
         assert kind.answer == "recuperado" and kept.explanation.startswith("Os palpites aceitos")
         summary = score_predictions({0: 1}, toy_trace()).summary()
         assert summary == "1 de 1 previsão exata; erro médio de 0,00 no número de palpites aceitos."
-        assert parse_progress({"lesson": "onze"})[1].startswith('O link pediu a lição "onze"')
+        assert parse_progress({"lesson": "onze"})[1].startswith("O link pediu a lição 'onze'")
+        assert parse_progress({"lesson": "2", "done": "1,99"})[1] == (
+            "A lista de lições concluídas do link cita a lição 99, que não está na trilha (lições 1 a 11), então a "
+            "trilha começa na lição 1.")
         with pytest.raises(ValueError, match="Ordem de perguntas desconhecida"):
             QuizRun.start([], 0, order="random")
     assert grade(single, single.answer).feedback == "Correct."  # English again outside the block

@@ -125,9 +125,13 @@ def test_progress_reads_what_the_url_says(params, lesson, done):
 
 
 @pytest.mark.parametrize("params, word", [
-    ({"lesson": "0"}, '"0"'), ({"lesson": "12"}, '"12"'), ({"lesson": "<b>x</b>"}, "<b>x</b>"),
-    ({"lesson": "2", "done": "1,zwei"}, '"1,zwei"'), ({"lesson": "2", "done": "12"}, '"12"'),
-    ({"lesson": "2", "tried": "1,x"}, '"1,x"'),
+    ({"lesson": "0"}, "lesson 0, which"), ({"lesson": "12"}, "lesson 12, which"), ({"lesson": "<b>x</b>"}, "'<b>x</b>'"),
+    ({"lesson": "2", "done": "1,zwei"}, "('1,zwei') could not be read"),
+    ({"lesson": "2", "done": "12"}, "finished lessons names lesson 12, which is not on the path (lessons 1 to 11)"),
+    ({"lesson": "2", "tried": "1,x"}, "('1,x')"),
+    # read 52: readable but out of range was "could not be read"; a typed number was quoted "999"
+    ({"lesson": "2", "done": "1,99"}, "names lesson 99, which is not on the path"),
+    ({"lesson": "2", "tried": "0, 99"}, "attempted lessons names lessons 0, 99, which are not on the path"),
 ])
 def test_a_bad_url_starts_at_lesson_1_with_one_sentence(params, word):
     progress, problem = parse_progress(params)

@@ -198,7 +198,7 @@ def test_a_right_answer_after_a_reload_keeps_a_mastered_lesson_mastered(fresh):
 
 
 @pytest.mark.parametrize("params, shown", [
-    ({"lesson": "99"}, '"99"'), ({"lesson": "two"}, '"two"'), ({"lesson": "3", "done": "1,x"}, '"1,x"'),
+    ({"lesson": "99"}, "lesson 99, which"), ({"lesson": "two"}, "'two'"), ({"lesson": "3", "done": "1,x"}, "'1,x'"),
 ])
 def test_a_bad_url_gives_one_sentence_and_lesson_1(fresh, params, shown):
     at = _open(fresh, **params)

@@ -125,7 +125,8 @@ def test_progress_reads_what_the_url_says(params, lesson, done):
 
 
 @pytest.mark.parametrize("params, word", [
-    ({"lesson": "0"}, "lesson 0, which"), ({"lesson": "12"}, "lesson 12, which"), ({"lesson": "<b>x</b>"}, "'<b>x</b>'"),
+    ({"lesson": "0"}, "lesson 0, which"), ({"lesson": "12"}, "lesson 12, which"),
+    ({"lesson": "<b>x</b>"}, "'<b>x</b>'"),
     ({"lesson": "2", "done": "1,zwei"}, "('1,zwei') could not be read"),
     ({"lesson": "2", "done": "12"}, "finished lessons names lesson 12, which is not on the path (lessons 1 to 11)"),
     ({"lesson": "2", "tried": "1,x"}, "('1,x')"),

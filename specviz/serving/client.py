@@ -42,6 +42,7 @@ import time
 from urllib.parse import urlsplit
 
 from specviz.core.i18n import N_, _
+from specviz.core.text import control_shown, has_control
 
 __all__ = ["HOSTS_ENV", "LOAD_HOSTS_ENV", "LOCAL_URL", "MAX_BODY", "MAX_CONNECTIONS", "ServerError", "allowed",
            "base_url", "get_json", "get_text", "host_of", "is_loopback", "load_allowed", "post_json", "served_model"]
@@ -79,6 +80,9 @@ def base_url(text: str) -> str:
         raise ValueError(_("Type the server's address, like http://127.0.0.1:8000."))
     if len(text) > 500:
         raise ValueError(_("That address is too long to be a server's address."))
+    if has_control(text):  # read 52: "http://127.0.0.1:8000\x00" was said to have "a bad port"
+        raise ValueError(_("That address holds a control character ({address}): type it as plain text, like "
+                           "http://127.0.0.1:8000.", address=control_shown(text)))
     try:
         parts = urlsplit(text)  # an unclosed [ or a character that NFKC turns into / ? # @ : is refused here
         if "[" in parts.netloc and not _BRACKETED.fullmatch(parts.netloc.rpartition("@")[2]):
@@ -100,13 +104,24 @@ def base_url(text: str) -> str:
         raise ValueError(_("That address needs a host name and no spaces, like http://127.0.0.1:8000."))
     if parts.query or parts.fragment:
         raise ValueError(_("Give the server's address without ?… or #…, like http://127.0.0.1:8000."))
-    path = parts.path.rstrip("/")
-    for tail in ("/metrics", "/health", "/v1/models", "/v1"):
-        if path.endswith(tail):
-            path = path[: -len(tail)]
-            break
+    if parts.hostname.endswith("."):  # read 52: "localhost." was refused as another host, with no reason given
+        raise ValueError(_("That address's host ends in a dot ({host}), which the Serving lab does not read: write "
+                           "the host without the dot, like http://localhost:8000.", host=parts.hostname))
     host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
-    return f"{parts.scheme}://{host}{'' if port is None else f':{port}'}{path}"
+    return f"{parts.scheme}://{host}{'' if port is None else f':{port}'}{_server_path(parts.path)}"
+
+
+_ENDPOINTS = ("/metrics", "/health", "/v1/models", "/v1/chat/completions", "/v1")  # what specviz asks a server for
+
+
+def _server_path(path: str) -> str:
+    """A URL's path with the endpoint specviz asks for cut off: the path to the server itself ("/vllm" of
+    "/vllm/metrics"), "" for a server at the root."""
+    path = path.rstrip("/")
+    for tail in _ENDPOINTS:
+        if path.endswith(tail):
+            return path[: -len(tail)]
+    return path
 
 
 def host_of(url: str) -> str:
@@ -313,9 +328,15 @@ def _exchange(method: str, url: str, body: bytes | None, timeout: float, limit: 
 
 
 def base_of(url: str) -> str:
-    """The scheme, host and port of a URL, for a sentence (the path left out)."""
+    """The server a request went to, for a sentence: its scheme, host and port and the path to it as typed, the
+    endpoint left out (read 52: "No vLLM server answered at http://127.0.0.1:8000" for a server typed as
+    http://127.0.0.1:8000/vllm).
+
+    >>> base_of("http://127.0.0.1:8000/vllm/metrics"), base_of("http://127.0.0.1:8000/v1/chat/completions")
+    ('http://127.0.0.1:8000/vllm', 'http://127.0.0.1:8000')
+    """
     parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}"
+    return f"{parts.scheme}://{parts.netloc}{_server_path(parts.path)}"
 
 
 def get_text(url: str, timeout: float = READ_TIMEOUT_S) -> str:

@@ -123,6 +123,30 @@ def test_a_bracketed_host_alone_or_with_a_port_is_still_read(typed, base):
     assert client.base_url(typed) == base
 
 
+@pytest.mark.parametrize("lang, typed, says", [
+    ("en", "http://127.0.0.1:8000\x00", "That address holds a control character (http://127.0.0.1:8000\\x00): type "
+                                       "it as plain text, like http://127.0.0.1:8000."),
+    ("pt", "http://127.0.0.1:8000\x00", "Esse endereço contém um caractere de controle (http://127.0.0.1:8000\\x00): "
+                                       "digite-o como texto simples, como http://127.0.0.1:8000."),
+    ("en", "http://localhost.:8000", "That address's host ends in a dot (localhost.), which the Serving lab does not "
+                                     "read: write the host without the dot, like http://localhost:8000."),
+    ("pt", "http://localhost.:8000", "O host desse endereço termina em ponto (localhost.), o que o Laboratório do "
+                                     "servidor não lê: escreva o host sem o ponto, como http://localhost:8000.")])
+def test_a_control_character_or_a_trailing_dot_is_named_as_the_reason(lang, typed, says):
+    """Read 52: "http://127.0.0.1:8000\x00" was said to have "a bad port" (the NUL was the problem), and
+    "http://localhost." was refused with the other-host sentence, which gave no reason. Nothing is resolved."""
+    with using(lang), pytest.raises(ValueError) as info:
+        client.base_url(typed)
+    assert str(info.value) == says
+
+
+def test_no_answer_names_the_server_with_the_path_typed():
+    """Read 52: a server typed as http://127.0.0.1:9/vllm was named "http://127.0.0.1:9", its path left out."""
+    with pytest.raises(client.ServerError) as info:
+        client.get_text(client.base_url("http://127.0.0.1:9/vllm") + "/metrics", timeout=2.0)  # nothing listens
+    assert "No vLLM server answered at http://127.0.0.1:9/vllm: " in str(info.value)
+
+
 def test_an_unreachable_server_is_one_sentence_and_quick():
     start = time.monotonic()
     with pytest.raises(client.ServerError) as info:

@@ -528,6 +528,8 @@ def test_join_codes(store):
     assert all(len(c) == 6 and set(c) <= set(CODE_ALPHABET) for c in codes) and len(codes) > 190
     assert not set("01OIL") & set(CODE_ALPHABET)
     assert normalize_code(" ab c-234 ") == "ABC234"
+    # read 52: a phone's full-width keyboard typed "ＡＢＣ２３４", refused as not "6 letters and digits"
+    assert normalize_code("ＡＢＣ２３４") == normalize_code("ａｂｃ－２３４") == "ABC234"
     for bad in ("ABC", "ABC2340", "ABCD0O", "", None):
         with pytest.raises(ClassroomError, match="A join code is 6 letters and digits"):
             normalize_code(bad)

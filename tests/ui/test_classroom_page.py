@@ -860,3 +860,16 @@ def test_a_one_question_session_offers_no_count_it_would_not_ask(db, lang, said)
     assert not at.exception
     session = ClassroomStore(db).session(at.session_state["classroom_session"])
     assert [q.id for q in session.questions] == ["only"]
+
+
+@pytest.mark.parametrize("lang, says", [
+    ("en", "The link's join code ('ABC234ABC234X') is longer than a join code can be, so it was left out: type the "
+           "code from your teacher's screen."),
+    ("pt", "O código de entrada do link ('ABC234ABC234X') é mais longo do que um código de entrada pode ser, então ele "
+           "foi deixado de fora: digite o código da tela do(a) professor(a).")])
+def test_a_link_code_too_long_for_the_field_is_said_and_left_out_not_cut(lang, says):
+    """Read 52: a ?code= of 13 characters was cut to 12 by the field without a word, so the student saw a code the
+    link never held."""
+    at = _page({"code": "ABC234ABC234X", "lang": lang})
+    assert [w.value for w in at.warning] == [escape_markdown(says)]
+    assert at.text_input(key="classroom_code").value == ""

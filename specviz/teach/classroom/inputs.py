@@ -152,12 +152,13 @@ def concept_name(concept: str) -> str:
 
 
 def normalize_code(text: Any) -> str:
-    """A join code as typed (any case, spaces or dashes) in canonical form, or ClassroomError.
+    """A join code as typed (any case, spaces or dashes, full-width letters and digits as a phone's Japanese or
+    Chinese keyboard types them: NFKC-normalised, read 52) in canonical form, or ClassroomError.
 
-    >>> normalize_code(" abc-234 ")
-    'ABC234'
+    >>> normalize_code(" abc-234 "), normalize_code("ＡＢＣ－２３４")
+    ('ABC234', 'ABC234')
     """
-    raw = "".join(str(text or "").split()).replace("-", "").upper()
+    raw = "".join(unicodedata.normalize("NFKC", str(text or "")).split()).replace("-", "").upper()
     if len(raw) != CODE_LENGTH or any(ch not in CODE_ALPHABET for ch in raw):
         raise ClassroomError(_("A join code is {length} letters and digits, like {example}; please check it.",
                                length=CODE_LENGTH, example=new_code(random.Random(0))))

@@ -19,6 +19,7 @@ from specviz.teach.quiz.schema import QuestionKind
 from specviz.teach.classroom import (NAME_MAX, NOT_A_STUDENT_LINK, ClassroomError, ClassroomStore, RateLimit, Student,
                                      answer_between, clean_name, client_id, default_db_path, in_language, shown_title)
 from specviz.core.i18n import _, get_language, ngettext
+from specviz.core.text import typed
 from specviz.teach.classroom_paced import PacedStore
 from specviz.teach.quiz import Question, grade
 from specviz.ui.common.escaping import escape_markdown
@@ -107,6 +108,9 @@ def current_student(store: ClassroomStore) -> Student | None:
     return student
 
 
+CODE_FIELD_CHARS = 12  # the join-code field: 6 characters and room for the spaces and dashes a student may type
+
+
 def join_form(store: ClassroomStore) -> None:
     """Join code + display name; on success the student's token goes into the URL, so a refresh keeps them in. Enter
     in either field presses Join (accessibility.LANDINGS counts on it); an Enter in the code field before the name
@@ -114,7 +118,12 @@ def join_form(store: ClassroomStore) -> None:
     locked the phone out for a minute)."""
     with st.form("classroom_join"):
         given = st.query_params.get("code") or st.query_params.get("join", "")  # ?code=... from the QR code
-        code = st.text_input(_("Join code (from your teacher's screen)"), value=given, max_chars=12,
+        if len(given) > CODE_FIELD_CHARS:  # read 52: the field cut it to 12 characters without a word
+            st.warning(escape_markdown(_("The link's join code ({code}) is longer than a join code can be, so it was "
+                                         "left out: type the code from your teacher's screen.",
+                                         code=typed(given))))
+            given = ""
+        code = st.text_input(_("Join code (from your teacher's screen)"), value=given, max_chars=CODE_FIELD_CHARS,
                              key="classroom_code")
         name = st.text_input(_("Your display name"), max_chars=NAME_MAX, key="classroom_name")
         joined = st.form_submit_button(_("Join"), type="primary", key="classroom_join_submit")  # see LANDINGS

@@ -70,8 +70,10 @@ st.subheader(_("The rule, in one sentence"))
 st.markdown(_(TEXT["rule"]))
 
 st.subheader(_("Watch it run"))
+# read 52: it promised p, q and u on every chip, where a recovered, bonus or target chip shows p alone
 st.caption(_("A recorded generation, replayed token by token. Each chip is one token; hover a chip for its "
-             "numbers (p, q, and the uniform draw u)."))
+             "numbers: a drafted token's p, q and the uniform draw u, or p alone for a token the target sampled "
+             "(recovered, bonus or target)."))
 example_player("overview")
 
 st.subheader(_("Where next"))

@@ -573,3 +573,19 @@ def test_the_overview_sidebar_defines_the_residual_p_prime_its_legend_hovers(fas
     assert "p′" in hovers and ("residual" in hovers)
     (note,) = [c.value for c in at.sidebar.caption if c.value.startswith(("Also on this page: ", "Também nesta"))]
     assert residual in note and primes in note and "**u** = " in note and "**T** = " in note
+
+
+def test_the_players_caption_promises_the_numbers_each_chip_shows(fast_play):
+    """Read 52: the caption promised p, q and u on every chip; a recovered, bonus or target chip shows p alone."""
+    from specviz.engine.trace import TokenKind
+    from specviz.ui.common.tokens import emitted_tooltip
+
+    at = AppTest.from_file(PAGE, default_timeout=30)
+    at.run()
+    captions = [c.value for c in at.caption]
+    assert any(c.endswith("hover a chip for its numbers: a drafted token's p, q and the uniform draw u, or p alone "
+                          "for a token the target sampled (recovered, bonus or target).") for c in captions)
+    for kind in (TokenKind.RECOVERED, TokenKind.BONUS, TokenKind.TARGET):
+        hover = emitted_tooltip(EmittedToken(token_id=5, text="a", kind=kind, target_prob=0.5, draft_prob=0.25))
+        lines = hover.splitlines()
+        assert "p (target) = 0.500" in lines and not [line for line in lines if line.startswith(("q", "u"))], hover

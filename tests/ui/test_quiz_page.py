@@ -307,6 +307,26 @@ def test_live_questions_from_an_uploaded_trace(at):
     assert "not valid JSON" in at.error[0].value
 
 
+def test_the_trace_upload_names_both_sources_and_a_command_line_trace_loads(at, tmp_path):
+    """Read 52: the label said "a JSON trace saved from the Playground", leaving out `specviz generate --json`, whose
+    traces load too."""
+    import subprocess
+    import sys
+
+    assert at.file_uploader(key="quiz_trace").label == (
+        "Add live questions from a trace (a JSON trace saved from the Playground or written by "
+        "`python -m specviz generate --json`)")
+    path = tmp_path / "trace.json"
+    subprocess.run([sys.executable, "-m", "specviz", "generate", "--pair", "toy", "--prompt", "the quick brown",
+                    "--max-new-tokens", "12", "--json", str(path)], cwd=ROOT, check=True, capture_output=True,
+                   timeout=120)
+    _configure(at, count=1)
+    at.file_uploader(key="quiz_trace").set_value(("trace.json", path.read_bytes(), "application/json"))
+    at.run()
+    assert not at.exception and not at.error
+    assert [q for q in at.session_state["quiz_run"].questions if q.source == "live"]
+
+
 def test_inside_the_app_the_link_is_a_real_page_link(monkeypatch):
     """Routed by app.py (st.navigation), the feedback links to the page file named by the question."""
     monkeypatch.chdir(ROOT)

@@ -848,8 +848,8 @@ TITLES = {"eagle3": "smollm2-eagle: an EAGLE-3 drafter for SmolLM2-135M-Instruct
 WHAT = {
     "eagle3": "One decoder layer with its own head (Li et al., 2025, *EAGLE-3*), about {params} parameters: an input "
               "projection fuses the target's low, middle and high layers (the residual stream entering layers 2, 15 "
-              "and 27 of 30, counted from 0, 3 × 576 → 576), the layer reads that state and the next token's embedding side by side "
-              "(q, k, v 1,152 wide), and its head scores a frequency-ranked draft vocabulary (FR-Spec). To draft "
+              "and 27 of 30, counted from 0, 3 × 576 → 576), the layer reads that state and the next token's "
+              "embedding side by side (q, k, v 1,152 wide), and its head scores a frequency-ranked draft vocabulary (FR-Spec). To draft "
               "further it feeds its own output back, and it was trained that way (training-time test). The tensors "
               "are laid out and named as vLLM's EAGLE-3 Llama drafter's; `make serve SPEC=eagle` exports them on "
               "first use to a folder in the specviz cache (`specviz/serving/export.py`: the same tensors cast to "

@@ -209,5 +209,5 @@ def paying_ranges(paying: list[int]) -> str:
     ...     paying_ranges([1, 2, 3, 600, 1024])
     '1 a 3; 600; 1.024'
     """
-    return list_separator().join(_("{first} to {last}", first=number(a, 0), last=number(b, 0)) if a != b else number(a, 0)
-                     for a, b in paying_runs(paying))
+    return list_separator().join(_("{first} to {last}", first=number(a, 0), last=number(b, 0)) if a != b
+                                 else number(a, 0) for a, b in paying_runs(paying))

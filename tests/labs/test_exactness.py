@@ -735,3 +735,28 @@ def test_compared_on_two_tokens_other_is_not_called_one_outcome():
     # one token at a time, a token p gives 0 is one outcome, and is counted as one
     assert chi_square_test([50, 30, 20, 0], [0.5, 0.3, 0.2, 0.0]).grouping.endswith(
         "The 1 outcome p gives probability 0 is in no group: a single sample of it would refute p on its own.")
+
+
+def test_the_written_statistic_gives_the_verdicts_p_value():
+    """Read 52: the grouping caption writes the statistic "so a reader can recompute the p-value", but with two
+    decimals it often gave another one: 15 and 12 samples of p = ½, ½ read "Chi-square statistic 0.33 … 1 degree of
+    freedom" beside the verdict's p-value 0.56, where P(χ²₁ > 0.33) = 0.57. Every statistic written now gives, as
+    written, the p-value the verdict writes, in both languages."""
+    import scipy.stats
+
+    from specviz.core.i18n import using
+    from specviz.labs.exactness.stats import shown_p_value
+
+    test = chi_square_test([15, 12], [0.5, 0.5])
+    assert test.grouping.startswith("Chi-square statistic 0.333 over 2 outcomes"), test.grouping
+    assert test.verdict.endswith("(chi-square p-value 0.56).")
+    with using("pt"):
+        assert test.grouping.startswith("Estatística do qui-quadrado 0,333 sobre 2 resultados"), test.grouping
+    for n in range(20, 160, 7):
+        for a in range(n // 2, n + 1):
+            test = chi_square_test([a, n - a, 0], [0.5, 0.4, 0.1])
+            if not test.grouping:
+                continue
+            written = re.search(r"statistic ([0-9.,e+−-]+) ", test.grouping).group(1).replace(",", "")
+            recomputed = scipy.stats.chi2.sf(float(written), test.dof)
+            assert shown_p_value(recomputed) == shown_p_value(test.p_value), (a, n, test.grouping, test.verdict)

@@ -842,7 +842,8 @@ def test_a_verdict_says_how_many_groups_and_degrees_of_freedom_its_p_value_has(l
     """Read 51: compared on two tokens at N = 200, the toy pair's 1,123 outcomes became two groups (the one outcome
     expected 5 times or more, and a pool of the rest), a test with 1 degree of freedom, and the page gave only its
     p-value. Under each verdict now: the statistic, the degrees of freedom and how the outcomes were grouped, enough
-    to recompute the p-value the verdict gives."""
+    to recompute the p-value the verdict gives. Read 52: the statistic read 0.33, from which the p-value is 0.57,
+    not the verdict's 0.56; it reads 0.333."""
     import scipy.stats
 
     at = AppTest.from_function(_render_pooled_samples, args=(lang,), default_timeout=60).run()
@@ -850,17 +851,18 @@ def test_a_verdict_says_how_many_groups_and_degrees_of_freedom_its_p_value_has(l
     said = [c.value for c in at.caption if "qui-quadrado" in c.value or "Chi-square statistic" in c.value]
     assert len(said) == 2  # under each verdict: speculative and target-only
     if lang == "pt":
-        assert said[0].startswith("Estatística do qui-quadrado 0,33 com 1 grau de liberdade (grupos − 1): o resultado "
+        assert said[0].startswith("Estatística do qui-quadrado 0,333 com 1 grau de liberdade (grupos − 1): o resultado "
                                   "mais provável, esperado pelo menos 5 vezes em 200 amostras, é um grupo próprio, e "
                                   "os outros 30 resultados se juntam em um só grupo")
     else:
-        assert said[0] == ("Chi-square statistic 0.33 with 1 degree of freedom (groups − 1): the most likely outcome, "
+        assert said[0] == ("Chi-square statistic 0.333 with 1 degree of freedom (groups − 1): the most likely outcome, "
                            "expected at least 5 times in 200 samples, is a group of its own, and the other 30 "
                            "outcomes are pooled into one group, as the test needs every group expected at least 5 "
                            "times.")
     statistic = 4 ** 2 / 80 + 4 ** 2 / 120  # 84 against 80, and the pool 116 against 120
     shown = f"{scipy.stats.chi2.sf(statistic, 1):.2g}".replace(".", "," if lang == "pt" else ".")  # 0.56: recomputed
     assert any(shown in s.value for s in at.success)  # the verdict's own p-value
+    assert f"{scipy.stats.chi2.sf(0.333, 1):.2g}" == "0.56" != f"{scipy.stats.chi2.sf(0.33, 1):.2g}"
 
 
 @pytest.mark.parametrize("lang, column, drift", [("en", "this rule's drift: TV (dotted line)", "0.0500"),

@@ -393,15 +393,16 @@ GROUPING_STARTS = ("Chi-square statistic", "Estatística do qui-quadrado")
                      "pt": "Estatística do qui-quadrado 3,57 sobre 6 resultados, cada um esperado pelo menos 5 vezes "
                            "em 2.000 amostras: 5 graus de liberdade (resultados − 1)."}),
     ({i: {"p (target)": "0.9" if i == 0 else "0.02"} for i in range(6)}, 100, 4,
-     {"en": "Chi-square statistic 2.78 with 1 degree of freedom (groups − 1): the most likely outcome, expected at "
+     {"en": "Chi-square statistic 2.778 with 1 degree of freedom (groups − 1): the most likely outcome, expected at "
             "least 5 times in 100 samples, is a group of its own, and the other 5 outcomes are pooled into one group, "
             "as the test needs every group expected at least 5 times.",
-      "pt": "Estatística do qui-quadrado 2,78 com 1 grau de liberdade (grupos − 1)"})])
+      "pt": "Estatística do qui-quadrado 2,778 com 1 grau de liberdade (grupos − 1)"})])
 def test_the_sandbox_verdict_says_its_statistic_groups_and_degrees_of_freedom(lang, edits, n, seed, said):
     """Read 51: the sandbox gave a chi-square p-value and nothing behind it, where the Exactness lab now says the
     statistic, the degrees of freedom and how the outcomes were grouped. The caption under the verdict says them here
     too, and the p-value recomputed from them is the verdict's: the default table (6 outcomes, 5 degrees of freedom)
-    and p ∝ 0.9, 0.02 × 5 at N = 100 (each 0.02 expected 2 times: five pooled into one group of 10, 1 degree)."""
+    and p ∝ 0.9, 0.02 × 5 at N = 100 (each 0.02 expected 2 times: five pooled into one group of 10, 1 degree). Read
+    52: that statistic read 2.78, from which the p-value is 0.095, beside the verdict's 0.096; it reads 2.778."""
     import re
 
     import scipy.stats

@@ -315,7 +315,7 @@ def test_the_trace_upload_names_both_sources_and_a_command_line_trace_loads(at, 
 
     assert at.file_uploader(key="quiz_trace").label == (
         "Add live questions from a trace (a JSON trace saved from the Playground or written by "
-        "`python -m specviz generate --json`)")
+        "`python -m specviz generate --prompt 'the cat' --json trace.json`)")
     path = tmp_path / "trace.json"
     subprocess.run([sys.executable, "-m", "specviz", "generate", "--pair", "toy", "--prompt", "the quick brown",
                     "--max-new-tokens", "12", "--json", str(path)], cwd=ROOT, check=True, capture_output=True,

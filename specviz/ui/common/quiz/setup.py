@@ -52,8 +52,9 @@ TEXT = {
                       "answer and an explanation. The example file below holds one question of each type to copy "
                       "and edit; a file that breaks a rule is refused with a sentence that names the question."),
     "example": N_("Download an example quiz file"),
+    # read 52: both load; the label named one
     "trace_upload": N_("Add live questions from a trace (a JSON trace saved from the Playground or written by "
-                       "`python -m specviz generate --json`)"),  # read 52: both load; the label named one
+                       "`python -m specviz generate --prompt 'the cat' --json trace.json`)"),
     "no_drafts": N_("This trace has no chain step with a tested draft to ask about (the live questions follow a "
                     "chain of drafts; a draft tree's steps follow the recursive rule)."),
     "mode": N_("How to take it"),

@@ -302,9 +302,7 @@ def prefills_a_drafter(spec: Trace) -> bool:
     """
     from specviz.engine.proposers import registry
 
-    name = spec.settings.get("proposer") or next((step.proposer for step in spec.steps), "")
-    if name not in registry.names():
-        name = name.partition("-")[0]
+    name = proposer_name(spec)
     return name in registry.names() and registry.get(name).timed_as == "model"
 
 
@@ -454,14 +452,45 @@ ALPHA_TEXT = {  # the sentences of alpha_note, whole, with named values; transla
 
 # Read 48: why a step drafts fewer than K, one message for every sentence that lists the reasons (the α note above,
 # the Theory page's trace caption, the Speedup lab's verdict); the Theory caption and the verdict had lost the heads'
-# cap that the α note gained
-SHORT_STEP_REASONS = N_("drafting stops at the token limit and after a drafted end-of-text token, a lookup drafts "
-                        "only what it finds, and Medusa heads draft one token each, so never more than there are heads")
+# cap that the α note gained. Read 52: one list for every proposer told an n-gram or draft-model run that "Medusa
+# heads draft one token each": each proposer gets the reasons that can apply to it (the token limit and a drafted
+# end-of-text stop every proposer; a lookup also drafts only what it finds, the Medusa heads no more than their count)
+SHORT_STEP_REASONS = {
+    "any": N_("drafting stops at the token limit and after a drafted end-of-text token"),
+    "ngram": N_("drafting stops at the token limit and after a drafted end-of-text token, and a lookup drafts only "
+                "what it finds"),
+    "medusa": N_("drafting stops at the token limit and after a drafted end-of-text token, and Medusa heads draft one "
+                 "token each, so never more than there are heads"),
+    # the proposer is not known: the reasons of every shipped one
+    None: N_("drafting stops at the token limit and after a drafted end-of-text token, a lookup drafts only what it "
+             "finds, and Medusa heads draft one token each, so never more than there are heads"),
+}
 
 
-def short_step_reasons() -> str:
-    """The reasons a step drafts fewer than K, translated: a clause for inside parentheses."""
-    return _(SHORT_STEP_REASONS)
+def proposer_name(spec: Trace) -> str:
+    """The registry name of `spec`'s proposer ("" when it names none): its settings' "proposer", else its steps'. A
+    layer-skip trace names its proposer by its layers ("layerskip-7", `LayerSkipProposer`): its registry name is the
+    part before the dash.
+
+    >>> from specviz.engine.trace import Trace
+    >>> [proposer_name(Trace("speculative", {"proposer": name}, [1], [], [])) for name in ("layerskip-7", "eagle")]
+    ['layerskip', 'eagle']
+    """
+    from specviz.engine.proposers import registry
+
+    name = spec.settings.get("proposer") or next((step.proposer for step in spec.steps), "") or ""
+    return name if name in registry.names() else name.partition("-")[0]
+
+
+def short_step_reasons(proposer: str | None = None) -> str:
+    """The reasons a step of `proposer` (a registry name; None: not known) drafts fewer than K, translated: a clause
+    for inside parentheses. A name the list does not single out gets the reasons every proposer shares; no name
+    ("" or None), those of every shipped proposer.
+
+    >>> short_step_reasons("draft")
+    'drafting stops at the token limit and after a drafted end-of-text token'
+    """
+    return _(SHORT_STEP_REASONS[proposer if proposer in SHORT_STEP_REASONS else "any" if proposer else None])
 
 
 def alpha_note(spec: Trace) -> str | None:
@@ -491,7 +520,7 @@ def alpha_note(spec: Trace) -> str | None:
         # 43rd read: the formula assumes K drafts every step; every committed example trace has a shorter one (its
         # last, at the token limit; the separate draft's also after a drafted end-of-text), not only lookups
         if any(len(s.decisions) < k for s in spec.steps):
-            sentences.append(_(ALPHA_TEXT["fewer"], reasons=short_step_reasons()))
+            sentences.append(_(ALPHA_TEXT["fewer"], reasons=short_step_reasons(proposer_name(spec))))
     return " ".join(sentences)
 
 

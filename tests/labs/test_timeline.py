@@ -395,10 +395,9 @@ def test_alpha_note_says_its_formula_assumes_k_drafts_every_step():
     some = timeline.alpha_note(Trace("speculative", {"k": 4}, [1, 2, 3], [7] * 9, short))
     assert "If every step drafts K tokens and each is kept with probability α" in every
     assert "drafted fewer than K" not in every
+    # read 52: these steps were drafted by a draft model, so no lookup and no Medusa heads are among the reasons
     assert some.endswith("Some steps of this run drafted fewer than K tokens (drafting stops at the token limit and "
-                         "after a drafted end-of-text token, a lookup drafts only what it finds, and Medusa heads "
-                         "draft one token each, so never more than there are heads), which that formula does not "
-                         "model.")
+                         "after a drafted end-of-text token), which that formula does not model.")
 
 
 def test_alpha_notes_shorter_steps_are_not_blamed_on_a_lookup_in_a_draft_models_run():
@@ -650,6 +649,27 @@ def test_alpha_notes_shorter_steps_name_the_medusa_heads_cap():
                               "número de cabeças")):
         with using(lang):
             assert said in timeline.alpha_note(spec)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_alpha_notes_short_step_reasons_are_those_of_the_runs_proposer(lang):
+    """Read 52: one list of reasons went into every note, so the n-gram and draft-model examples' notes said "Medusa
+    heads draft one token each" of runs no head drafted. Each proposer now gets the reasons that can apply to it."""
+    from specviz.core.i18n import using
+
+    heads = ("cabeças de previsão (Medusa)", "Medusa heads")[lang == "en"]
+    lookup = ("busca de n-gramas", "a lookup drafts")[lang == "en"]
+    limit = ("no limite de tokens", "at the token limit")[lang == "en"]
+    with using(lang):
+        notes = {name: timeline.alpha_note(load_example(name)[0])
+                 for name in ("smollm-ngram-greedy", "smollm-draft-greedy", "smollm-eagle-greedy",
+                              "smollm-layerskip-t07", "smollm-medusa-greedy")}
+    assert all(limit in note for note in notes.values()), notes
+    assert [name for name, note in notes.items() if heads in note] == ["smollm-medusa-greedy"], notes
+    assert [name for name, note in notes.items() if lookup in note] == ["smollm-ngram-greedy"], notes
+    with using(lang):  # a trace that names no proposer: every shipped proposer's reasons
+        assert heads in timeline.short_step_reasons() and lookup in timeline.short_step_reasons("")
+        assert heads not in timeline.short_step_reasons("some-new-proposer")
 
 
 def test_the_shipped_layer_skip_example_is_known_to_prefill_a_drafter():

@@ -1570,15 +1570,42 @@ def test_the_vs_transformers_caption_says_which_transformers_rows_this_run_has()
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_committed_verdicts_give_the_short_step_reasons_of_their_proposer(lang):
+    """Read 52: the n-gram, EAGLE and draft-model verdicts of the committed runs said "Medusa heads draft one token
+    each" among the reasons their steps drafted fewer than K; each now gives its own proposer's."""
+    from specviz.core.i18n import using
+
+    heads = "cabeças de previsão (Medusa)" if lang == "pt" else "Medusa heads"
+    lookup = "uma busca de n-gramas" if lang == "pt" else "a lookup drafts"
+    limit = "no limite de tokens" if lang == "pt" else "at the token limit"
+    said = {}
+    for run, proposer, t in (("default-cpu-ngram", "ngram", 0.0), ("default-cpu-drafts", "eagle", 0.7),
+                             ("default-h200-bf16", "draft", 0.7)):
+        result = bench.BenchResult.load(ROOT / "assets" / "benchmarks" / run / "results.json")
+        with using(lang):
+            said[proposer] = verdict.verdict(result, proposer, t)
+    assert all(limit in text and heads not in text for text in said.values()), said
+    assert lookup in said["ngram"] and lookup not in said["eagle"] + said["draft"], said
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
 def test_a_slowdowns_short_steps_name_the_medusa_heads_cap(lang):
     """Read 48: the verdict's reasons for steps that drafted fewer than K named the token limit, an end-of-text and a
     lookup, not the Medusa heads' cap (5 shipped heads, one token each), which the race's α note already named."""
     from specviz.core.i18n import using
 
     with using(lang):
-        text = verdict.slowdown_reason(0.80, 0.01, 8, 4.5, 3.2, drafted=5.0, speedup=0.7)
-    assert ("as cabeças de previsão (Medusa) rascunham um token cada, então nunca mais do que o número de cabeças"
-            if lang == "pt" else "Medusa heads draft one token each, so never more than there are heads") in text
+        text = verdict.slowdown_reason(0.80, 0.01, 8, 4.5, 3.2, drafted=5.0, speedup=0.7, proposer="medusa")
+        # read 52: the same list went into every proposer's verdict, the heads' cap under an n-gram or draft model's
+        others = {name: verdict.slowdown_reason(0.80, 0.01, 8, 4.5, 3.2, drafted=5.0, speedup=0.7, proposer=name)
+                  for name in ("ngram", "draft")}
+    heads = ("as cabeças de previsão (Medusa) rascunham um token cada, então nunca mais do que o número de cabeças"
+             if lang == "pt" else "Medusa heads draft one token each, so never more than there are heads")
+    lookup = ("uma busca de n-gramas rascunha só o que encontra" if lang == "pt" else
+              "a lookup drafts only what it finds")
+    assert heads in text and lookup not in text
+    assert heads not in others["ngram"] and lookup in others["ngram"]
+    assert heads not in others["draft"] and lookup not in others["draft"]
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])

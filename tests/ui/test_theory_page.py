@@ -1452,19 +1452,21 @@ def test_the_speedup_chart_shades_batches_that_pay_after_a_loss_at_batch_1():
 
 @pytest.mark.slow  # the page runs once per language: over 0.7 s
 @pytest.mark.parametrize("lang", ["en", "pt"])
-def test_the_formula_captions_short_steps_name_the_medusa_heads_cap(lang):
+def test_the_formula_captions_short_steps_name_the_proposers_own_reasons(lang):
     """Read 48: the α note named the Medusa heads' cap among the reasons a step drafts fewer than K (5 shipped heads,
     one token each, so a run at K = 8 drafts 5), and this caption still gave only the token limit, an end-of-text and
-    a lookup. The reasons are now one shared message."""
+    a lookup. The reasons are now one shared message. Read 52: that one list said "Medusa heads draft one token each"
+    under this n-gram trace; the caption gives the reasons of the trace's own proposer."""
     from specviz.ui.common.state import TRACE_KEY
 
     at = AppTest.from_file(PAGE, default_timeout=60)
     at.query_params["lang"] = lang
     at.session_state[TRACE_KEY] = load_example("smollm-ngram-greedy")[0]  # 2 of its 12 steps drafted fewer than K
     at.run()
-    captions = " ".join(c.value for c in at.caption)
-    assert ("as cabeças de previsão (Medusa) rascunham um token cada, então nunca mais do que o número de cabeças"
-            if lang == "pt" else "Medusa heads draft one token each, so never more than there are heads") in captions
+    caption = next(c.value for c in at.caption if c.value.startswith(("The formula with α", "A fórmula com α")))
+    assert ("e uma busca de n-gramas rascunha só o que encontra)" if lang == "pt" else
+            "and a lookup drafts only what it finds)") in caption
+    assert ("cabeças de previsão" if lang == "pt" else "Medusa heads") not in caption
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])

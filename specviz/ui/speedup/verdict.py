@@ -67,7 +67,7 @@ def verdict(result: BenchResult, proposer: str, temperature: float) -> str:
                  "target-only decoding (best {speedup} at K = {k}, α ≈ {alpha}).", **where)
     else:
         why = slowdown_reason(alpha, best["c"], k, verify, best["mat_with_bonus"], drafted=best.get("mean_k"),
-                              speedup=s, one_pass=registry.one_pass(proposer))
+                              speedup=s, one_pass=registry.one_pass(proposer), proposer=proposer)
         if one_k:
             text = _("Over all categories — {proposer}, T = {t} — speculative decoding is slower than target-only "
                      "decoding at K = {k}, the only K of this run's chains ({speedup}): {why}.", why=why, **where)
@@ -184,7 +184,8 @@ def repetition_note(result: BenchResult, tree: dict, temperature: float) -> str:
 
 
 def slowdown_reason(alpha: float | None, c: float, k: int, verify: float, tokens_per_step: float,
-                    drafted: float | None = None, speedup: float | None = None, one_pass: bool = False) -> str:
+                    drafted: float | None = None, speedup: float | None = None, one_pass: bool = False,
+                    proposer: str | None = None) -> str:
     """Why a speculative run lost to target-only decoding, naming the cause the numbers point to.
 
     A step costs K·c draft forwards plus one target forward over K + 1 tokens (`verify` one-token forwards) and emits
@@ -199,7 +200,8 @@ def slowdown_reason(alpha: float | None, c: float, k: int, verify: float, tokens
     fewer than K on average (`drafted`: drafting stops at the token limit, so a model drafter's steps near it draft
     fewer too, a lookup drafts only what it finds, and Medusa heads cap it at their count), drafting + `verify` is the
     cost of a full step only, so the sentence names that and compares the tokens with what an average step cost by
-    the measured `speedup` (tokens per step over the speedup, in one-token target forwards).
+    the measured `speedup` (tokens per step over the speedup, in one-token target forwards), with the reasons that
+    can apply to `proposer` (its registry name; None: every shipped proposer's, `short_step_reasons`).
 
     >>> slowdown_reason(0.43, 0.122, 3, 1.09, 1.73)[:40]
     'by α ≈ 0.43, c = 0.122 and the verify co'
@@ -233,7 +235,7 @@ def slowdown_reason(alpha: float | None, c: float, k: int, verify: float, tokens
                  "on average ({reasons}): by the measured speedup an average step cost about "
                  "{cost} one-token forwards, more than the {tokens} tokens it bought (its mean accepted length)",
                  drafted=number(drafted), cost=number(tokens_per_step / speedup),
-                 reasons=short_step_reasons(), **words)
+                 reasons=short_step_reasons(proposer), **words)
     if step >= tokens_per_step and one_pass:
         return _("α ≈ {alpha} and c = {c} would pay if checking the drafts were free, but one target forward over {n} "
                  "tokens costs {verify} a one-token forward on the machine that measured it, so a step's forwards (c, "

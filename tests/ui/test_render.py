@@ -550,6 +550,29 @@ def test_a_step_that_kept_every_draft_says_nothing_was_rolled_back(lang, chain, 
         assert rolled_one in kv_cache_html(one_rejected)
 
 
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_kv_notes_eagle_clause_stands_only_under_an_eagle_chain_step(lang):
+    """Read 52: "after a chain step an EAGLE drafter keeps its last drafts' slots" stood under every step with a draft
+    cache row, a draft model's, a layer-skip draft's and tree steps included. Now under an EAGLE chain step only."""
+    from specviz.core.i18n import using
+    from specviz.engine.trace import TreeNode, TreeRecord
+
+    decisions = [Decision(0, 5, "a", 0.5, 0.4, 0.8, 0.8, 0.1, True, True)]
+    chain = Step(0, 4, 1, "draft", decisions, [EmittedToken(5, "a", TokenKind.ACCEPTED),
+                                               EmittedToken(7, "c", TokenKind.BONUS)],
+                 target_cache_before=3, target_cache_after=5, draft_cache_before=3, draft_cache_after=5)
+    tree = TreeRecord([TreeNode(5, "a", -1, 1, 0.4, 0.5, "accepted")], path=[0])
+    eagle = dataclasses.replace(chain, proposer="eagle")
+    steps = {"draft": chain, "layerskip-7": dataclasses.replace(chain, proposer="layerskip-7"), "eagle": eagle,
+             "eagle tree": dataclasses.replace(eagle, tree=tree)}
+    clause = {"en": "an EAGLE drafter keeps", "pt": "um rascunhador EAGLE mantém"}[lang]
+    recorded = {"en": "dropped again are not recorded", "pt": "descartou de novo não ficam registradas"}[lang]
+    with using(lang):
+        said = {name: html.unescape(re.sub(r"<[^>]+>", "", kv_cache_html(step))) for name, step in steps.items()}
+    assert all(recorded in text for text in said.values()), said
+    assert [name for name, text in said.items() if clause in text] == ["eagle"], said
+
+
 def test_kv_cache_draws_the_rollback(toy):
     assert any(step.n_drafted > step.n_accepted for step in toy.steps)  # a step with something to roll back
     for step in toy.steps:

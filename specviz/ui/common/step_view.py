@@ -67,9 +67,12 @@ TEXT = {
     "kv_wrote_all": N_("The target wrote {wrote} new entries (the last token and {drafts}) and kept every one: "
                        "nothing was rolled back."),
     "kv_one": N_("The target wrote one new entry."),
+    # read 52: the EAGLE clause stood under draft-model, layer-skip and tree steps too: only an EAGLE chain step's
     "kv_draft": N_("The draft's row compares only its cache's length before and after the step: the slots it wrote "
-                   "while drafting and dropped again are not recorded, and after a chain step an EAGLE drafter keeps "
-                   "its last drafts' slots until its next step drops them."),
+                   "while drafting and dropped again are not recorded."),
+    "kv_draft_eagle": N_("The draft's row compares only its cache's length before and after the step: the slots it "
+                         "wrote while drafting and dropped again are not recorded, and after a chain step an EAGLE "
+                         "drafter keeps its last drafts' slots until its next step drops them."),
     # read 50: "kept only the accepted path: 6 rolled back" of 7 written, where the last token's entry stays too
     "kv_tree": N_("The target wrote {wrote} new entries (the last token and {nodes}), kept {kept} (the last token "
                   "and the accepted path) and rolled back {rolled}."),
@@ -200,7 +203,8 @@ def kv_cache_html(step: Step) -> str:
     note = (_(wrote, wrote=written, kept=written - rolled, rolled=rolled, **counts) if step.decisions
             else _(TEXT["kv_one"]))
     if len(rows) > 1:  # read 45: the draft's net growth was drawn as "written and kept", an EAGLE drafter's last
-        note += " " + _(TEXT["kv_draft"])  # drafts included, which its next step drops
+        eagle = step.tree is None and step.proposer == "eagle"  # drafts included, which its next step drops
+        note += " " + _(TEXT["kv_draft_eagle" if eagle else "kv_draft"])
     note = escape_text(note, whitespace=False)
     return f'<div style="font-size:0.95rem">{"".join(rows)}<div style="color:#444;margin-top:4px">{note}</div></div>'
 

@@ -41,7 +41,7 @@ SHIPPED_TEXTS = (
     N_("one 24 GB GPU (bfloat16)"),
     N_("one 24 GB GPU (bfloat16); accept both licences on the Hub first"),
     N_("one 80 GB GPU (bfloat16)"),
-    N_("several GPUs with about 180 GB free together (bfloat16), e.g. 3 x 80 GB or 2 x 141 GB"),
+    N_("several GPUs with about 180 GB free together (bfloat16), e.g. 3 × 80 GB or 2 × 141 GB"),
     N_("part of specviz"),
     N_("Qwen License (commercial use above 100M monthly users needs a licence from Alibaba Cloud)"),
 )

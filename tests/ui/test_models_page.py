@@ -475,6 +475,21 @@ def test_the_kv_cache_context_is_written_in_the_readers_format(monkeypatch):
         assert not app.exception and shown in captions and "2048" not in captions
 
 
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_models_page_multiplies_with_the_times_sign(monkeypatch, lang):
+    """Read 52: the memory caption's "parameters x 4 bytes" and the 72B pair's hardware note "3 x 80 GB or
+    2 x 141 GB" wrote an ASCII x where the app writes ×."""
+    monkeypatch.setattr(models_view, "current_machine", lambda: Machine(ram_available_bytes=16 * 10**9))
+    monkeypatch.chdir(ROOT)
+    app = AppTest.from_file(str(ROOT / "pages" / "models.py"), default_timeout=60)
+    app.query_params["lang"] = lang
+    app.run()
+    shown = " ".join([c.value for c in app.caption] + [t.value.to_string() for t in app.table])
+    assert not app.exception and not re.search(r"\w x \w", shown), re.findall(r".{30}\w x \w.{20}", shown)
+    assert ("parâmetros × 4 bytes" if lang == "pt" else "parameters × 4 bytes") in shown
+    assert "3 × 80 GB" in " ".join(app.table[2].value.to_numpy().ravel().astype(str))
+
+
 def test_the_turned_off_note_says_a_folder_needs_both_settings(monkeypatch):
     """Read 45: with loading by hand turned off, the note read as if SPECVIZ_WEB_MODEL_ROOT alone allowed local
     folders; `WebModelPolicy` allows nothing without SPECVIZ_WEB_CUSTOM_MODELS=1, root or no root."""

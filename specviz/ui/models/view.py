@@ -96,7 +96,7 @@ def catalog_table(entries: dict[str, CatalogEntry]) -> None:
     st.table(_shown_table(rows, WHERE_COLUMNS))
     st.markdown(_("**Licence**"))
     st.table(_shown_table(rows, LICENCE_COLUMNS))
-    st.caption(_("Memory = weights only, parameters x 4 bytes (float32) or x 2 bytes (bfloat16), GB = 10^9 bytes; "
+    st.caption(_("Memory = weights only, parameters × 4 bytes (float32) or × 2 bytes (bfloat16), GB = 10^9 bytes; "
                  "the fit check below counts weights only; loading a pair by hand reads the models' configs and adds a "
                  "KV cache of {context} tokens. Gated "
                  "repositories need you to accept the licence on the model's Hub page and `hf auth login`.",

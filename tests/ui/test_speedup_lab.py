@@ -1999,6 +1999,22 @@ def test_the_threshold_policy_has_one_name_in_the_lab(tiny):
             assert "threshold" in rows and not any("confian" in r or "confidence" in r for r in rows)
 
 
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_shape_table_names_its_columns_as_the_chart_names_its_series(lang):
+    """Read 52: the chart's series named their units ("physical limit: speedup of a perfect, free draft (×)"), the
+    st.dataframe under it still had "physical limit" and two speedups with no unit beside a length. Its columns now
+    carry the chart's names."""
+    from specviz.core.i18n import using
+
+    result = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-f32-packed" / "results.json")
+    with using(lang):
+        columns = list(trees.shape_table(result, "eagle", 0.0).columns)
+        series = list(plot.figure_table(trees.shape_figure(result, "eagle", 0.0)).columns[1:])
+        generate = view.label("speedup_vs_hf_generate") + " (×)"
+    assert columns[1:5] == [*series[:2], generate, series[2]], columns
+    assert all(name.endswith("(×)") for name in columns[2:5]), columns
+
+
 def test_the_shape_chart_names_each_series_with_its_unit():
     """Read 52: the Chain vs tree chart's one axis read "mean accepted length / speedup (×)", giving the length the
     unit ×, and its table (the chart's text alternative) had a column "physical limit" of 6.9 beside a length of 2.98,

@@ -180,11 +180,23 @@ def shape_name(row: dict) -> str:
     return DraftShape.of(row).describe()
 
 
+def shape_names() -> dict[str, str]:
+    """The Chain vs tree chart's series and its table's columns, each with its unit, in the reader's language: one
+    name for one quantity in both (read 52: the chart's series named their units, the table's columns did not)."""
+    return {"mat_with_bonus": _("mean accepted length (tokens per target forward, recovered or bonus token "
+                                "included)"),
+            "speedup_vs_ar": label("speedup_vs_ar") + " (×)",
+            "speedup_vs_hf_generate": label("speedup_vs_hf_generate") + " (×)",
+            "physical_limit": _("physical limit: speedup of a perfect, free draft (×)")}
+
+
 def shape_table(result: BenchResult, proposer: str, temperature: float) -> pd.DataFrame:
-    """Chain and tree rows side by side: tokens per forward, speedups, the physical limit and the share reached."""
-    data = [{_("draft shape"): shape_name(r), label("mat_with_bonus"): r["mat_with_bonus"],
-             label("speedup_vs_ar"): r["speedup_vs_ar"], label("speedup_vs_hf_generate"): r["speedup_vs_hf_generate"],
-             label("physical_limit"): r.get("physical_limit"), label("fraction_of_limit"): r.get("fraction_of_limit"),
+    """Chain and tree rows side by side: tokens per forward, speedups, the physical limit and the share reached,
+    under the chart's names (`shape_names`)."""
+    names = shape_names()
+    data = [{_("draft shape"): shape_name(r), names["mat_with_bonus"]: r["mat_with_bonus"],
+             names["speedup_vs_ar"]: r["speedup_vs_ar"], names["speedup_vs_hf_generate"]: r["speedup_vs_hf_generate"],
+             names["physical_limit"]: r.get("physical_limit"), label("fraction_of_limit"): r.get("fraction_of_limit"),
              label("identical"): r["identical_count"]}
             for r in result.shape_rows(proposer, temperature)]
     df = pd.DataFrame(data)
@@ -199,14 +211,13 @@ def shape_figure(result: BenchResult, proposer: str, temperature: float) -> go.F
     names = ["<br>".join(textwrap.wrap(shape_name(r), 22)) for r in rows]
     # one axis, two units: each series names its own (read 52: the axis gave the length the unit ×, and a "physical
     # limit" of 6.9 beside a bar of 2.98 read as a length)
+    series = shape_names()  # the table below the chart has the same names
     fig = go.Figure()
-    fig.add_bar(x=names, y=[r["mat_with_bonus"] for r in rows], marker_color=BLUE,
-                name=_("mean accepted length (tokens per target forward, recovered or bonus token included)"))
+    fig.add_bar(x=names, y=[r["mat_with_bonus"] for r in rows], marker_color=BLUE, name=series["mat_with_bonus"])
     fig.add_scatter(x=names, y=[r["speedup_vs_ar"] for r in rows], mode="markers",
-                    name=label("speedup_vs_ar") + " (×)", marker=dict(size=12, color=VERMILLION, symbol="diamond"))
+                    name=series["speedup_vs_ar"], marker=dict(size=12, color=VERMILLION, symbol="diamond"))
     fig.add_scatter(x=names, y=[r.get("physical_limit") for r in rows], mode="markers",
-                    name=_("physical limit: speedup of a perfect, free draft (×)"),
-                    marker=dict(size=10, color=GREY, symbol="line-ew-open"))
+                    name=series["physical_limit"], marker=dict(size=10, color=GREY, symbol="line-ew-open"))
     fig.add_hline(y=1.0, line=dict(color=GREY, dash="dot"))
     return _layout(fig, _("Chain vs tree: {proposer}, T = {t}", proposer=proposer_text(proposer),
                           t=temperature_text(temperature)),

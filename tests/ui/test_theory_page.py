@@ -155,7 +155,8 @@ def test_benchmark_loader_reads_bench_results_summaries(tmp_path):
     # only the pooled, constant-K chain row: a tree row's "alpha" is its main line's mean min(1, p′/q′), not α, and
     # the chain formula does not predict a tree (issue 43, eighth read: 30 tree rows were drawn and predicted as α)
     assert len(points) == 1
-    assert points[0].measured_speedup == 1.3 and points[0].label == "ngram, T = 0.0 · float32"  # no dtype: float32
+    # read 52: "T = 0.0" here, "T = 0" on the Speedup lab: one spelling, the lab's `temperature_text`
+    assert points[0].measured_speedup == 1.3 and points[0].label == "ngram, T = 0 · float32"  # no dtype: float32
     assert points[0].source == "default-cpu-ngram/results.json" and points[0].dtype == "float32"
 
 
@@ -166,6 +167,17 @@ def _bench_run(folder, proposer, dtype=None):
            "c": 0.05, "speedup_vs_ar": 1.4}
     machine = {"cpu": "test"} | ({"dtype": dtype} if dtype else {})
     (folder / "results.json").write_text(json.dumps({"machine": machine, "summary": [row]}))
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_measured_points_temperature_is_written_as_the_speedup_lab_writes_it(lang):
+    """Read 52: the Theory page's measured table named a greedy run "T = 0.0" where the Speedup lab writes "T = 0"
+    (`speedup.view.temperature_text`); one spelling now, the lab's."""
+    with using(lang):
+        labels = [theory_points._record_label({"proposer": "ngram", "temperature": t}, Path("r/results.json"), 0,
+                                              "float32") for t in (0, 0.0, 0.7, 0.05)]
+    comma = "," if lang == "pt" else "."
+    assert labels == [f"ngram, T = {t} · float32" for t in ("0", "0", f"0{comma}7", f"0{comma}05")], labels
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
@@ -1595,7 +1607,7 @@ def test_the_theory_pages_measured_points_name_the_k_drafts_assumption():
     (`theory.drafts_short`, the Speedup lab's rule too), and its table shows each point's mean K drafted."""
     points = theory_points.load_benchmark_points()
     ngram = next(p for p in points if p.source.startswith("default-cpu-ngram") and p.k == 1
-                 and p.label.startswith("ngram, T = 0.0"))
+                 and p.label.startswith("ngram, T = 0 "))
     assert ngram.mean_k == pytest.approx(0.4508, abs=1e-4) and theory.drafts_short(ngram.mean_k, ngram.k)
     short = sum(theory.drafts_short(p.mean_k, p.k) for p in points)
     assert short == 10  # 8 n-gram settings, layer-skip at K = 8 at both temperatures (7.43 and 7.52 of 8)

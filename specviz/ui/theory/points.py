@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from specviz.core.i18n import _, number
+from specviz.core.i18n import _
 from specviz.core.paths import BENCHMARKS_DIR, read_json
 from specviz.engine import theory
 from specviz.engine.proposers import registry
@@ -117,17 +117,21 @@ def load_benchmark_points(folder: Path | str | None = None) -> list[MeasuredPoin
 
 
 def _record_label(r: dict, path: Path, i: int, dtype: str | None) -> str:
-    """The run's name (or pair, proposer and T), then its dtype: float32 and bfloat16 runs sit side by side.
+    """The run's name (or pair, proposer and T), then its dtype: float32 and bfloat16 runs sit side by side. T is
+    written as the Speedup lab writes it (`temperature_text`: read 52, "T = 0.0" here beside the lab's "T = 0").
 
     >>> _record_label({"proposer": "ngram", "temperature": 0.7}, Path("run/results.json"), 0, "bfloat16")
     'ngram, T = 0.7 · bfloat16'
+    >>> _record_label({"proposer": "ngram", "temperature": 0}, Path("run/results.json"), 0, "float32")
+    'ngram, T = 0 · float32'
     """
+    from specviz.ui.speedup.view import temperature_text
+
     name = r.get("label") or r.get("name")
     if not name:
         parts = [str(r[key]) for key in ("pair", "proposer") if r.get(key)]
         if r.get("temperature") is not None:
-            t = float(r["temperature"])
-            parts.append("T = " + number(t, 1 if round(t, 1) == t else 2))
+            parts.append("T = " + temperature_text(float(r["temperature"])))
         name = ", ".join(parts) or f"{path.parent.name}/{path.stem} #{i + 1}"
     return f"{name} · " + (dtype or _("dtype not recorded"))
 

@@ -15,6 +15,7 @@ from specviz.core.i18n import (N_, _, as_written, list_separator, ngettext, numb
                                small_number)
 from specviz.engine import theory
 from specviz.ui.common.palette import BLUE, GREY, ORANGE, REDDISH_PURPLE, VERMILLION
+from specviz.ui.speedup.view import temperature_text
 from specviz.ui.theory.points import K_MAX, MeasuredPoint, TemperatureRow, TracePoint
 
 ALPHAS = np.round(np.linspace(0.0, 1.0, 101), 2)
@@ -362,7 +363,8 @@ def render_temperature(rows: list[TemperatureRow]) -> None:
                      dtype=dtype))
         st.table(pd.DataFrame([{proposer: f"{r.proposer} [{runs[r.run]}]",
                                 _("α at T = {t}", t=0): number(r.alpha_greedy, 3),
-                                _("α at T = {t}", t=number(r.temperature, 1)): number(r.alpha_sampled, 3),
+                                # read 52: T as the Speedup lab writes it (0.05 is not "0.1")
+                                _("α at T = {t}", t=temperature_text(r.temperature)): number(r.alpha_sampled, 3),
                                 _("change"): change(r)} for r in group]).set_index(proposer))
     with st.expander(_("The benchmarks [n] and the commands that measured them")):
         for run, n in runs.items():

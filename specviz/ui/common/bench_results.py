@@ -7,7 +7,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from specviz.core.i18n import _, ngettext
+from specviz.core.i18n import _, localized, ngettext
 from specviz.labs.bench import BenchResult
 from specviz.labs.bench.report import (GPU_CHECK_FOLDER, DtypeDefault, GpuCheckRun, IsaLimits, ReplacedDrafter,
                                        StockKernels, SuitesDefault, rerun_differences)
@@ -68,3 +68,8 @@ def command_notes(result: BenchResult) -> list[str]:
                                "its notes).", folder=GPU_CHECK_FOLDER, repeats=repeats, default=default))
     return notes
 
+
+def temperature_text(t: float) -> str:
+    """A run's temperature as written: 0, 0.7 (0,7 in Portuguese). The Speedup lab and the Theory explorer both name
+    runs by it (read 52: "T = 0.0" on one beside "T = 0" on the other)."""
+    return localized(f"{t:g}")

@@ -19,6 +19,7 @@ from specviz.core import i18n
 from specviz.core.i18n import N_, _
 from specviz.engine.proposers import registry
 from specviz.labs.bench import DEFINITIONS, BenchResult
+from specviz.ui.common.bench_results import temperature_text  # shared with the Theory explorer
 
 
 POLICY_TEXT = {  # the policies' names for people, translated with _() where shown
@@ -98,12 +99,6 @@ def written(frame: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
     '1,981'
     """
     return frame.map(lambda v: number(v, digits) if isinstance(v, float) else "–" if v is None else v)
-
-
-def temperature_text(t: float) -> str:
-    """A temperature as written: 0, 0.7 (0,7 in Portuguese)."""
-    text = f"{t:g}"
-    return i18n.localized(text)
 
 
 def definitions_table() -> pd.DataFrame:

@@ -125,7 +125,7 @@ def _record_label(r: dict, path: Path, i: int, dtype: str | None) -> str:
     >>> _record_label({"proposer": "ngram", "temperature": 0}, Path("run/results.json"), 0, "float32")
     'ngram, T = 0 · float32'
     """
-    from specviz.ui.speedup.view import temperature_text
+    from specviz.ui.common.bench_results import temperature_text
 
     name = r.get("label") or r.get("name")
     if not name:

@@ -15,7 +15,7 @@ from specviz.core.i18n import (N_, _, as_written, list_separator, ngettext, numb
                                small_number)
 from specviz.engine import theory
 from specviz.ui.common.palette import BLUE, GREY, ORANGE, REDDISH_PURPLE, VERMILLION
-from specviz.ui.speedup.view import temperature_text
+from specviz.ui.common.bench_results import temperature_text
 from specviz.ui.theory.points import K_MAX, MeasuredPoint, TemperatureRow, TracePoint
 
 ALPHAS = np.round(np.linspace(0.0, 1.0, 101), 2)

@@ -6,7 +6,7 @@ The order matters for users with big models and small machines:
   1. parse   each reference is an existing local folder or a valid Hub id;
   2. fetch   config and tokenizer files only (no weights), from the local cache when offline;
   3. check   both are causal LMs and share a vocabulary;
-  4. size    parameters x bytes per dtype + KV cache for a context, against free GPU memory / available RAM,
+  4. size    parameters × bytes per dtype + KV cache for a context, against free GPU memory / available RAM,
              refused with one sentence that names the numbers instead of crashing half-way through a download;
   5. place   one device, or the target sharded over several GPUs with accelerate's device_map="auto" and the
              draft on the chosen GPU (the fastest unless the device names one); on a GPU the weights load tensor by
@@ -200,7 +200,7 @@ def progress_bar_class(progress: Progress, every_seconds: float = 1.0):
 
 
 def plausible_bytes(params: int) -> int:
-    """The most a checkpoint of `params` parameters may download: 1.25 x params x 4 bytes + 64 MiB.
+    """The most a checkpoint of `params` parameters may download: 1.25 × params × 4 bytes + 64 MiB.
 
     float32 is the widest dtype a checkpoint stores, 4 bytes a parameter (bfloat16 and float16 take 2), so one copy
     of the weights is at most params x 4 bytes; the 25% covers what the count on the meta device can miss (buffers,

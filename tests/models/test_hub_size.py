@@ -7,6 +7,7 @@ loopback fails the test.
 
 from __future__ import annotations
 
+import re
 import shutil
 import socket
 from pathlib import Path
@@ -170,7 +171,9 @@ def test_local_folders_and_offline_mode_never_ask_the_hub(tmp_path, hub, monkeyp
 def test_docs_state_the_bounds_the_code_applies():
     """docs/models.md names the bounds of a Hub download; they must be the ones `check_download` is given."""
     text = " ".join((Path(__file__).parents[2] / "docs" / "models.md").read_text(encoding="utf-8").split())
-    assert f"at most {MAX_FILES} files" in text and "1.25 x parameters x 4 bytes + 64 MiB" in text
+    assert f"at most {MAX_FILES} files" in text and "1.25 × parameters × 4 bytes + 64 MiB" in text
+    assert "parameters × bytes per dtype + a 2,048-token KV cache" in text  # the app's ×, never an ASCII x
+    assert not re.search(r"\w x \w", text), "a product written with an ASCII x"
     assert plausible_bytes(0) == loading.WEIGHT_SLACK == 64 * 2**20 and plausible_bytes(4) == 20 + 64 * 2**20
     assert f"{loading.SMALL_BYTES // 2**20} MiB for the configs and tokenizer" in text
 

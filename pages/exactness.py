@@ -14,6 +14,13 @@ from specviz.ui.exactness import view
 
 MODES = {"one_step": N_("One step (fast)"), "engine": N_("Whole continuations")}
 COMPARE = {"first": N_("the first token"), "pair": N_("the first two tokens")}
+# read 52: the chain help ("every rule here ... except “accept every draft”") was shown beside the tree rules too
+GREEDY_HELP = {"chain": N_("At 0 (greedy) p is a point mass on the target's top token. Every rule here emits that "
+                           "token except “accept every draft”, which emits the draft's top token: where the two "
+                           "differ, it is the only rule that fails."),
+               "tree": N_("At 0 (greedy) p and q are point masses on each model's top token, and every tree rule "
+                          "here, the broken one included, emits the target's top token: the broken rule can fail "
+                          "only at a temperature above 0.")}
 
 route_through_app()
 
@@ -30,9 +37,7 @@ pair_name = c1.selectbox(_("Models"), list(view.PAIRS), format_func=lambda name:
 prompt = c2.text_input(_("Prompt"), "the quick brown fox", key="exact_prompt", max_chars=500)
 c3, c4, c5 = st.columns(3)
 temperature = number_slider(c3, _("Temperature"), 0.0, 2.0, 1.0, 0.05, key="exact_temperature",
-                            help=_("At 0 (greedy) p is a point mass on the target's top token. Every rule here "
-                                   "emits that token except “accept every draft”, which emits the draft's top "
-                                   "token: where the two differ, it is the only rule that fails."))
+                            help=_(GREEDY_HELP[st.session_state.get("exact_shape", "chain")]))  # the shape below
 top_k = c4.number_input(_("top-k (0 = off)"), 0, 1000, 0, 1, key="exact_top_k")
 top_p = number_slider(c5, _("top-p (1 = off)"), 0.05, 1.0, 1.0, 0.05, key="exact_top_p")
 

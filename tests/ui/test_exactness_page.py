@@ -913,3 +913,31 @@ def test_the_tv_chart_writes_its_distances_and_the_drift_with_the_metrics_decima
     values = [v for column in table.columns[1:] for v in table[column]]
     assert all(re.fullmatch(cell, v) for v in values + hovers), (values, hovers)
     assert exactness_view.TV_DIGITS == 4 and drift in values
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_greedy_help_names_only_the_rules_its_mode_offers(lang):
+    """Read 52: the temperature help said "Every rule here emits that token except “accept every draft”" in tree
+    mode too, where that rule is not offered and every tree rule emits the target's top token at 0."""
+    import torch
+
+    from specviz.labs.exactness import TREE_RULES
+
+    def temperature_help(shape: str) -> str:  # a fresh page a shape: AppTest cannot re-run a translated selectbox
+        at = AppTest.from_file(PAGE, default_timeout=120)
+        at.query_params["lang"] = lang
+        at.session_state["exact_shape"] = shape
+        at.session_state["exact_temperature"] = 0.0
+        at.run()
+        assert not at.exception
+        return at.select_slider(key="exact_temperature").help
+
+    assert ("aceitar todo palpite" if lang == "pt" else "accept every draft") in temperature_help("chain")
+    tree_help = temperature_help("tree")
+    assert ("aceitar todo palpite" if lang == "pt" else "accept every draft") not in tree_help
+    assert ("toda regra de árvore aqui, a quebrada inclusive, emite o token mais provável do alvo" if lang == "pt"
+            else "every tree rule here, the broken one included, emits the target's top token") in tree_help
+    for top in range(3):  # what the help says: at T = 0 (p, q point masses) every tree rule's one level is p
+        for favourite in range(3):
+            p, q = torch.eye(3, dtype=torch.float64)[top], torch.eye(3, dtype=torch.float64)[favourite]
+            assert all(torch.equal(rule.one_level(p, q, width), p) for rule in TREE_RULES.values() for width in (1, 2))

@@ -402,3 +402,25 @@ def test_the_tree_rules_table_pins_its_rule_names_narrow_enough_for_a_phone():
     assert names["pinned"] is True and names["width"] <= 0.6 * 354
     assert table.proto.row_height > 64  # Streamlit wraps a cell's text only in rows taller than 4rem
     assert list(table.value["rule"])[0].startswith("Exact tree rule")
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_trap_sentence_writes_a_small_favourites_q_with_two_figures(lang):
+    """Read 52: the trap sentence wrote q at three decimals, so a draft favourite with q = 0.0054 (a flat draft over
+    a large vocabulary) read "q = 0.005", one significant figure, where every p and q elsewhere shows two
+    (`specviz.engine.shown`)."""
+    from specviz.labs.exactness.experiments import Support
+    from specviz.labs.exactness.lab import LabResult, StepDistributions
+    from specviz.ui.exactness.tree_lab import trap_sentence
+
+    size = 200
+    q = torch.full((size,), (1 - 0.0054) / (size - 1), dtype=torch.float64)
+    q[0] = 0.0054  # the favourite
+    p = torch.full((size,), (1 - 0.001) / (size - 1), dtype=torch.float64)
+    p[0] = 0.001
+    dists = StepDistributions([1], Support(torch.arange(size), p, q, 1.0, 1.0), [f"t{i}" for i in range(size)], "toy")
+    samples = torch.zeros(50, dtype=torch.int64)
+    result = LabResult(p, dists.texts, dists.token_ids, samples, samples, 1.0, "")
+    with using(lang):
+        trap = trap_sentence(result, dists, TREE_RULES["tree_top_k_against_q"], 1)
+    assert ("q = 0,0054" if lang == "pt" else "q = 0.0054") in trap, trap

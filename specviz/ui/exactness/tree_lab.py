@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from specviz.core.i18n import N_, _, get_language, number, percent
+from specviz.engine.shown import column_numbers
 from specviz.labs.exactness import TREE_RULES, TreeRule
 from specviz.labs.exactness.lab import LabResult, StepDistributions
 from specviz.labs.exactness.tree_lab import one_level_drift, tree_lab
@@ -81,7 +82,8 @@ def trap_sentence(result: LabResult, dists: StepDistributions, rule: TreeRule, w
 
     favourite_shares = shares(favourite)
     if favourite_shares["expected"] != favourite_shares["p"]:
-        return _(TEXT["trap"], q=number(float(dists.draft_probs[favourite]), 3), **favourite_shares)
+        # read 52: q at 3 decimals wrote a favourite's 0.0054 as "q = 0.005", one figure; now two at least
+        return _(TEXT["trap"], q=column_numbers([float(dists.draft_probs[favourite])])[0], **favourite_shares)
     worst = int((closed - p).abs().argmax())  # the favourite comes out as p says: the drift is on another token
     return _(TEXT["trap_rest"], favourite=favourite_shares["token"], p_favourite=favourite_shares["p"], **shares(worst))
 

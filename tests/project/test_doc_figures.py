@@ -206,13 +206,14 @@ def test_the_front_door_docs_say_the_offline_target_is_a_q4_1_quantization():
 
 
 def test_the_readmes_say_the_q4_1_files_token_embeddings_are_8_bit():
-    """Read 52: both READMEs (and docs/models.md's pair table) glossed the Q4_1 quantization as "4-bit weight matrices", but the file's token embeddings,
-    which SmolLM2 ties to its LM head (the file has no separate output matrix), are Q8_0: 28.3 M of its 134.5 M
+    """Read 52: both READMEs (and docs/models.md's pair table) glossed the Q4_1 quantization as "4-bit weight
+    matrices", but the file's token embeddings, which SmolLM2 ties to its LM head (the file has no separate output matrix), are Q8_0: 28.3 M of its 134.5 M
     parameters, the largest matrix of all, at 8 bits (`tests/models/test_models.py` reads the types)."""
     said = {"README.md": "4-bit weight matrices in its layers, 8-bit token embeddings, which are also its LM head",
             "docs/models.md": "4-bit weight matrices in its layers, 8-bit token embeddings, which are also its LM head",
             "README.pt-BR.md": "matrizes de pesos de 4 bits nas camadas, embeddings de tokens de 8 bits, que são também "
                                "a sua cabeça de LM"}
+    assert len(said) == 3
     for name, words in said.items():
         assert words in " ".join((ROOT / name).read_text(encoding="utf-8").split()), name
 

@@ -2025,6 +2025,7 @@ def test_the_shape_chart_names_each_series_with_its_unit():
     result = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-f32-packed" / "results.json")
     names = {"en": ("tokens per target forward", "(×)", "physical limit: speedup", "speedup (×"),
              "pt": ("tokens por passagem do alvo", "(×)", "limite físico: aceleração", "aceleração (×")}
+    assert len(names) == 2
     for lang, (tokens, times_unit, limit, axis_speedup) in names.items():
         with using(lang):
             fig = trees.shape_figure(result, "eagle", 0.0)

@@ -685,6 +685,7 @@ def test_the_roofline_charts_table_says_where_the_measured_break_even_is(lang):
     said = ("speculation did not pay even at 1 request at a time" if lang == "en" else
             "a especulação não compensou nem com 1 requisição por vez")
     rows = table.set_index(table.columns[0])
+    assert len(columns) == len(hovers) == 2
     for column, hover in zip(columns, hovers):
         assert rows[column]["1"] == said and said in hover
         assert set(rows[column].drop("1")) == {"–"}

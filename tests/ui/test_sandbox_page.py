@@ -95,12 +95,20 @@ def test_the_page_draws_alpha_and_catches_a_broken_rule():
     assert not at.exception and float(at.metric[0].value) == 0.0  # the defaults' top tokens differ
 
 
-def _page(lang: str, edits: dict | None = None) -> AppTest:
+def _page(lang: str, edits: dict | None = None, temperature: float | None = None) -> AppTest:
     at = AppTest.from_file(PAGE, default_timeout=60)
     at.query_params["lang"] = lang
     if edits is not None:  # what the browser sends after cell edits (AppTest cannot type into a data editor)
         at.session_state["sandbox_table"] = {"edited_rows": edits, "added_rows": [], "deleted_rows": []}
+    if temperature is not None:
+        at.session_state["sandbox_temperature"] = temperature
     return at.run()
+
+
+# read 50's rows: p ∝ 0.5, 0.2, 0.1, 0.1, 0.05, 0.05 and q ∝ 0.6, 0.1, 0.1, 0.1, 0.05, 0.05, as cell edits
+NEAR_ONE = {i: {"p (target)": p, "q (draft)": q}
+            for i, (p, q) in enumerate([("0.5", "0.6"), ("0.2", "0.1"), ("0.1", "0.1"), ("0.1", "0.1"),
+                                        ("0.05", "0.05"), ("0.05", "0.05")])}
 
 
 @pytest.mark.parametrize("lang, shown", [("en", "0.350"), ("pt", "0,350")])
@@ -340,17 +348,7 @@ def test_a_draft_rejected_now_and_then_is_not_written_as_alpha_1(lang, alpha, re
     kept in the simulation: 100.0%", all without the "p = q" note, as if no draft were ever rejected."""
     step = sandbox_step([0.5, 0.2, 0.1, 0.1, 0.05, 0.05], [0.6, 0.1, 0.1, 0.1, 0.05, 0.05], 0.1)
     assert 0.9998 < step.alpha < 0.99995
-    at = AppTest.from_file(PAGE, default_timeout=60)
-    at.query_params["lang"] = lang
-    at.session_state["sandbox_table"] = {"edited_rows": {0: {"p (target)": "0.5", "q (draft)": "0.6"},
-                                                         1: {"p (target)": "0.2", "q (draft)": "0.1"},
-                                                         2: {"p (target)": "0.1", "q (draft)": "0.1"},
-                                                         3: {"p (target)": "0.1", "q (draft)": "0.1"},
-                                                         4: {"p (target)": "0.05", "q (draft)": "0.05"},
-                                                         5: {"p (target)": "0.05", "q (draft)": "0.05"}},
-                                         "added_rows": [], "deleted_rows": []}
-    at.session_state["sandbox_temperature"] = 0.1
-    at.run()
+    at = _page(lang, NEAR_ONE, 0.1)
     assert not at.exception and not at.error
     assert [m.value for m in at.metric] == [alpha, rest, rest]
     assert not any("p = q" in e.value for e in at.info)
@@ -365,17 +363,7 @@ def test_an_alpha_within_the_cap_of_1_is_written_as_a_bound_not_1(lang, alpha, r
     as 100%. It is now "> 0.999999" and "< 0.000001"."""
     step = sandbox_step([0.5, 0.2, 0.1, 0.1, 0.05, 0.05], [0.6, 0.1, 0.1, 0.1, 0.05, 0.05], 0.05)
     assert 1 - 1e-7 < step.alpha < 1
-    at = AppTest.from_file(PAGE, default_timeout=60)
-    at.query_params["lang"] = lang
-    at.session_state["sandbox_table"] = {"edited_rows": {0: {"p (target)": "0.5", "q (draft)": "0.6"},
-                                                         1: {"p (target)": "0.2", "q (draft)": "0.1"},
-                                                         2: {"p (target)": "0.1", "q (draft)": "0.1"},
-                                                         3: {"p (target)": "0.1", "q (draft)": "0.1"},
-                                                         4: {"p (target)": "0.05", "q (draft)": "0.05"},
-                                                         5: {"p (target)": "0.05", "q (draft)": "0.05"}},
-                                         "added_rows": [], "deleted_rows": []}
-    at.session_state["sandbox_temperature"] = 0.05
-    at.run()
+    at = _page(lang, NEAR_ONE, 0.05)
     assert not at.exception and not at.error
     assert [m.value for m in at.metric] == [alpha, rest, rest]
     shown = [c.value for c in at.caption if c.value.startswith(("Drafts kept", "Palpites mantidos"))]

@@ -6,6 +6,7 @@ shipped examples) come out in Portuguese."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -101,7 +102,10 @@ def test_playground_bad_upload_is_one_portuguese_sentence():
 def test_playground_bad_link_warns_in_portuguese():
     at = page("playground", k="99", temperature="hot")
     portuguese_only(at)
-    assert at.warning[0].value.startswith("Algumas configurações do link não eram válidas (")
+    # read 52: the warning gives each refused value's rule and the value typed (markdown-escaped where shown)
+    assert re.sub(r"\\(.)", r"\1", at.warning[0].value) == (
+        "Algumas configurações do link não eram válidas, então elas voltaram ao padrão: k deve ser um número inteiro "
+        "de 1 a 16 (recebido: 99); temperature deve ser um número de 0 a 2 (recebido: 'hot').")
 
 
 def test_library_sentences_in_portuguese():

@@ -35,7 +35,9 @@ def test_multiple_choice_needs_exactly_the_right_set():
     assert grade(q, tuple(reversed(right))).correct
     assert not grade(q, right[:-1]).correct  # one missing
     assert not grade(q, list(q.choices)).correct  # everything ticked
-    assert grade(q, []).valid and not grade(q, []).correct
+    # read 53: nothing ticked is no answer (a sheet's feedback said "Not quite.", as if the learner had said none)
+    assert not grade(q, []).valid and not grade(q, []).correct
+    assert grade(q, []).feedback.startswith("No choice was picked. The right choices are")
     assert not grade(q, [*right, "made up"]).valid
     for junk in [None, 3, right[0], {"x": 1}, [1, 2]]:
         assert not grade(q, junk).correct
@@ -185,7 +187,7 @@ def test_the_default_order_is_basics_first():
 
 
 @pytest.mark.parametrize("qid, answer, expected", [
-    ("kv-facts", [], "Not quite. The right choices are “"),
+    ("kv-facts", [], "No choice was picked. The right choices are “"),
     ("ci-what-is", "A way to compress a large model into a smaller one (by distillation or pruning) that then answers "
                    "in its place, trading a little quality for speed.", "Not quite. The right answer is “A cheap"),
     ("ar-prob-1", "0.9", "Not quite. The answer is 0.4 (anything from 0.395 to 0.405 counts as right)."),
@@ -374,7 +376,8 @@ def test_one_right_choice_is_not_called_the_right_choices(lang, said):
     with using(lang):
         kept = next(q for q in live_quiz(toy_trace(), 3) if q.kind == "multiple")
         assert kept.answer == ("#1 ' Paris'",)
-        assert grade(kept, []).feedback == said
+        wrong = [c for c in kept.choices if c not in kept.answer][:1]  # a wrong pick ([] is no answer: read 53)
+        assert grade(kept, wrong).feedback == said
         both = replace(kept, answer=kept.choices[:2])
         assert answer_sentence(both).startswith("The right choices are" if lang == "en" else "As alternativas certas")
 

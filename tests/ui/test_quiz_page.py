@@ -578,3 +578,22 @@ def test_one_question_offers_no_count_it_would_not_ask(fresh, lang, said):
     assert "quiz_count" not in {s.key for s in fresh.slider}
     assert said in [c.value for c in fresh.caption]
     assert [q.id for q in fresh.session_state["quiz_run"].questions] == ["only"]
+
+
+def test_a_sheets_multiple_choice_question_left_unticked_says_no_choice_was_picked(at):
+    """Read 53: a sheet's multiple-choice question with no box ticked was told "Not quite. The right choices are …",
+    as if the learner had answered that none is right, while a single choice left blank says "No choice was
+    picked.", the score's help counts it as not answered and Check refuses it one question at a time."""
+    bank = load_bank(lang="en")
+    concept = next(q.concept for q in bank if q.kind == "multiple")
+    _configure(at, concepts=(concept,), count=len(bank.select([concept])), mode="As a sheet")
+    questions = at.session_state["quiz_run"].questions
+    blank = next(q for q in questions if q.kind == "multiple")
+    for q in questions:
+        if q is not blank:
+            _give(at, q, q.answer)
+    at.form_submit_button[0].click().run()
+    assert not at.exception
+    said = [e.value for e in at.error]
+    assert len(said) == 1 and said[0].startswith("No choice was picked. The right choice")
+    assert at.metric[0].help == f"{len(questions) - 1} answered"

@@ -160,6 +160,8 @@ def _grade_multiple(q: Question, answer: Any) -> tuple[bool, bool, str]:
     if isinstance(answer, str) or not isinstance(answer, Iterable):
         return False, False, TEXT["not_a_list"]
     given = list(answer)
+    if not given:  # a sheet's boxes left unticked: no answer, as a single choice left blank (read 53: "Not quite.")
+        return False, False, TEXT["no_choice"]
     picked = [a.strip() for a in given if isinstance(a, str)]
     if len(picked) != len(given) or not set(picked) <= set(q.choices):
         return False, False, TEXT["unknown_picks"]

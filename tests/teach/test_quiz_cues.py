@@ -216,3 +216,19 @@ def test_no_key_is_the_choice_that_speaks_its_lessons_words(bank):
         question = by_id[qid]
         assert term.lower() in question.answer.lower(), (lang, qid, term)
         assert any(term.lower() in c.lower() for c in question.choices if c != question.answer), (lang, qid, term)
+
+
+def test_the_counters_check_asks_why_not_only_what_the_ratio_is_called(bank):
+    """Read 53: pr-vllm-counters (a lesson-11 check) asks what vLLM's accepted / drafted is and why it sits under α
+    on average; its key was the only choice naming the acceptance rate, accepted / drafted, in lesson 11's words,
+    so a learner who remembered the name alone found it without the reason. A wrong choice now names it too, with a
+    wrong reason (the bonus token, which is never drafted), so only the reason tells the key."""
+    lang, questions = bank
+    question = questions.by_id()["pr-vllm-counters"]
+    name = {"en": "the acceptance rate, accepted / drafted:", "pt": "a taxa de aceitação, aceitos / rascunhados:"}[lang]
+    assert question.id in LESSONS[10].checks and question.answer.lower().startswith(name)
+    named = [c for c in question.choices if c.lower().startswith(name)]
+    assert len(named) == 2, named  # the key and one wrong reason
+    (wrong,) = [c for c in named if c != question.answer]
+    assert ("bonus" if lang == "en" else "bônus") in wrong
+    assert ("never drafted" if lang == "en" else "nunca é rascunhado") in question.explanation

@@ -77,9 +77,13 @@ def shown_numbers(target_prob: float | None, draft_prob: float | None, chance: f
     Shown(p='0.300', q='0.100', ratio='3.000', chance='1.000', u='–')
     >>> shown_numbers(0.00544, 0.064, 0.085, 0.026)
     Shown(p='0.00544', q='0.06400', ratio='0.0850', chance='0.0850', u='0.0260')
+    >>> shown_numbers(0.1616, 1.0, 0.1616, 0.99978).u  # a u below 1 is never written 1.000
+    '0.9998'
     """
     r = ratio_of(target_prob, draft_prob) if isinstance(p_over_q, float) and math.isnan(p_over_q) else p_over_q
-    pairs = [(target_prob, draft_prob), (chance, u), *((x, 1.0) for x in (r, chance) if x is not None and 0 < x < 1)]
+    # read 53: u = 0.99978 read "u = 1.000 fell outside", a draw a uniform on [0, 1) never makes: u below 1 too
+    pairs = [(target_prob, draft_prob), (chance, u),
+             *((x, 1.0) for x in (r, chance, u) if x is not None and 0 < x < 1)]
     places = next((n for n in range(digits, 10) if all(_told_apart(a, b, n) for a, b in pairs)
                    and all(_two_figures(x, n) for x in (target_prob, draft_prob, r, chance))), 9)
     more = next((n for n in range(places, places + MORE_PQ_DIGITS + 1) if _told_apart(target_prob, draft_prob, n)

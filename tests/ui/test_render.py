@@ -1432,3 +1432,24 @@ def test_the_distribution_table_gives_each_probability_two_significant_figures()
     bars = distribution_figure(d).data
     assert list(bars[0].customdata) == table.iloc[:, 0].tolist()
     assert list(bars[1].customdata) == table.iloc[:, 1].tolist()
+
+
+@pytest.mark.parametrize(("lang", "u", "chance"), [("en", "u = 0.9998", "0.1616"), ("pt", "u = 0,9998", "0,1616")])
+def test_a_u_just_below_one_is_never_written_one(lang, u, chance):
+    """Read 53: a live n-gram run at T = 0.7 (seed 2) drew u = 0.99978 against p = 0.1616, and its step read "u = 1.000
+    fell outside", in the chip's hover and the table too: u is uniform on [0, 1), so it never is 1. u now takes the
+    decimals that tell it from 1, as p/q and the chance already did (read 46)."""
+    from specviz.core.i18n import using
+    from specviz.ui.common.step_figures import verdict_overview_table
+    from specviz.ui.common.step_view import _position_sentence
+
+    d = Decision(0, 5, " seems", 1.0, 0.16157782, 0.16157782, 0.16157782, 0.99977672, False, True)
+    step = Step(0, 1, 0, "ngram", [d], [EmittedToken(6, ",", "recovered", target_prob=0.94)])
+    with using(lang):
+        texts = [_position_sentence(d, copied=True), decision_tooltip(d)]
+        table = verdict_overview_table(step)
+    for text in texts:
+        assert not re.search(r"u = 1[.,]0", text), text
+    assert f"{u} fell outside" in texts[0] or f"{u} caiu fora" in texts[0], texts[0]
+    assert f"{u} ≥ {chance}" in texts[1], texts[1]
+    assert table.iloc[0]["u"] == u.removeprefix("u = "), table

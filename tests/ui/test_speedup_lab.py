@@ -2063,3 +2063,23 @@ def test_each_comparison_rows_tokens_per_second_as_written_give_its_speedups():
                     assert shown == f"{view.number(speed / base, 2)}×", (results.result_name(path), temperature)
                     checked += 1
     assert checked > 50
+
+
+def test_the_assisted_rows_say_on_how_many_prompts_their_output_was_identical():
+    """Read 53: in the vs transformers table the column "greedy output identical" read "3/3" for specviz's rows and
+    "1/3" for model.generate, but "yes" for transformers' assisted generation (default-h200-bf16-run2, greedy): one
+    column, two ways of writing it, and "yes" said nothing of how many prompts were checked. Every committed greedy
+    table now writes each row's count as "same/checked", the assisted rows' from the run's cases."""
+    counted = 0
+    for path in results.result_files():
+        result = results.load_result(path)
+        table = tables.comparison_table(result, 0.0)
+        for method, k, shown in zip(table["method"], table["K"], table[view.label("identical")]):
+            assert shown == "–" or re.fullmatch(r"\d+/\d+", shown), (results.result_name(path), method, shown)
+            if method.startswith("transformers") and k != "–":
+                checked = [c["hf_assisted_identical"] for c in result.cases if c["k"] == int(k)
+                           and c["temperature"] == 0.0 and c["policy"] == "constant" and not c.get("tree_nodes")
+                           and c.get("hf_assisted_identical") is not None]
+                assert shown == f"{sum(checked)}/{len(checked)}", (results.result_name(path), method, k)
+                counted += 1
+    assert counted >= 12  # the draft, layer-skip and n-gram runs' and both H200 runs' assisted rows

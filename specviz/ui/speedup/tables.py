@@ -194,15 +194,36 @@ def comparison_table(result: BenchResult, temperature: float) -> pd.DataFrame:
             r["identical_count"] or "–")
         if r["speedup_vs_hf_assisted"]:
             hf = f"transformers {result.assisted_method(r['proposer'])}"
-            identical = r["hf_assisted_identical"]
             add(hf, proposer_text(r["proposer"]), r["k"], r["tokens_per_second"] / r["speedup_vs_hf_assisted"],
-                "–" if identical is None else (_("yes") if identical else _("NO")))
+                assisted_identical(result, r) or "–")
     decimals = _speed_decimals([row[3] for row in rows], [b for b in (ar, generate) if b])
     return pd.DataFrame([{_("method"): method_text(method), _("proposer"): proposer,
                           "K": "–" if k is None else str(k), label("tokens_per_second"): number(tps, decimals),
                           label("speedup_vs_ar"): times(tps / ar if tps and ar else None),
                           label("speedup_vs_hf_generate"): times(tps / generate if tps and generate else None),
                           label("identical"): identical} for method, proposer, k, tps, identical in rows])
+
+
+def assisted_identical(result: BenchResult, row: dict) -> str | None:
+    """On how many prompts transformers' assisted generation (or prompt lookup) gave target-only's greedy tokens, for
+    the chain of `row` (a summary row: its proposer, K and temperature), as "same/checked" like every other row of
+    the comparison table; None when none was checked. Read 53: its cell said "yes" (or "NO") beside "1/3" and "3/3"
+    in the same column (default-h200-bf16-run2, greedy), which did not say on how many prompts.
+
+    >>> from specviz.labs.bench import BenchResult
+    >>> case = dict(suite="qa", proposer="draft", policy="constant", k=2, temperature=0.0, tree_nodes=0)
+    >>> result = BenchResult(command="", created="", machine={}, config={}, costs={}, baselines=[], summary=[],
+    ...                      suites=[], cases=[dict(case, hf_assisted_identical=True),
+    ...                                     dict(case, prompt_id="b", hf_assisted_identical=False),
+    ...                                     dict(case, k=4, hf_assisted_identical=True)])
+    >>> assisted_identical(result, dict(case, suite="all")), assisted_identical(result, dict(case, k=3))
+    ('1/2', None)
+    """
+    checked = [c["hf_assisted_identical"] for c in result.cases
+               if c["proposer"] == row["proposer"] and c["policy"] == "constant" and c["k"] == row["k"]
+               and c["temperature"] == row["temperature"] and not c.get("tree_nodes")
+               and c.get("hf_assisted_identical") is not None]
+    return f"{sum(checked)}/{len(checked)}" if checked else None
 
 
 def _speed_decimals(speeds: list[float | None], bases: list[float]) -> int:

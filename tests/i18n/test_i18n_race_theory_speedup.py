@@ -210,5 +210,5 @@ def test_speedup_sentences_of_the_library_in_portuguese():
             "Speedups are ratios of tokens/s measured in the same run, repeat by repeat interleaved, medians over 1 "
             "repeat after 2 warm-up rounds.").endswith("medianas sobre 1 repetição depois de 2 rodadas de aquecimento.")
         assert speedup_results.note_text("Stopped at its time limit: 1 of 1 prompt x temperature case did not run.") \
-            == "Parou no limite de tempo sem rodar 1 de 1 caso prompt x temperatura."
+            == "Parou no limite de tempo sem rodar 1 de 1 caso prompt × temperatura."
     assert speedup_view.label("acceptance_rate") == "acceptance rate (accepted / (drafted + copied))"  # files: English

@@ -190,8 +190,8 @@ def test_a_gpu_run_is_named_by_its_gpu_and_its_flat_curve_not_called_a_cpus(lang
     assert "memory-bound GPU" not in sentence and "limitada pela memória" not in sentence
 
 
-@pytest.mark.parametrize("lang, phrase", [("en", "{n} prompt x temperature cases"),
-                                          ("pt", "{n} casos prompt x temperatura")])
+@pytest.mark.parametrize("lang, phrase", [("en", "{n} prompt × temperature cases"),
+                                          ("pt", "{n} casos prompt × temperatura")])
 def test_the_h200_runs_line_and_its_time_limit_note_count_the_same_cases(lang, phrase):
     """Read 46: the H200 run's machine line said "20 measured cases" (its rows: every proposer and K on each case)
     beside its note's "3 of 8 prompt x temperature cases did not run". Both now count prompt x temperature cases in

@@ -196,11 +196,11 @@ def test_a_one_case_toy_sweep_says_one_case_and_no_dtype_to_add(tiny_folder):
     _ok(at)
     captions = [c.value for c in at.caption]
     # read 46: the line counts prompt x temperature cases, as a time-limit note does
-    assert any(": 1 prompt x temperature case measured, 8 new tokens each." in c for c in captions), captions
+    assert any(": 1 prompt × temperature case measured, 8 new tokens each." in c for c in captions), captions
     assert not [c for c in captions if "names no --dtype" in c], captions
     # Read 44: the finished progress bar said "Done: 1 cases measured." ("1 casos medidos" in Portuguese)
     bars = [bar.proto.text for bar in at.get("progress")]
-    assert bars == ["Done: 1 prompt x temperature case measured."], bars
+    assert bars == ["Done: 1 prompt × temperature case measured."], bars
 
 
 @pytest.mark.slow  # an AppTest of the whole page
@@ -2083,3 +2083,22 @@ def test_the_assisted_rows_say_on_how_many_prompts_their_output_was_identical():
                 assert shown == f"{sum(checked)}/{len(checked)}", (results.result_name(path), method, k)
                 counted += 1
     assert counted >= 12  # the draft, layer-skip and n-gram runs' and both H200 runs' assisted rows
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_machine_line_and_notes_write_a_product_with_a_times_sign(lang):
+    """Read 53: every committed run's machine line counted "16 prompt x temperature cases" and its tree note said
+    "node budget x width", with an ASCII x where the pages write × for every product (docs/gpu.md: "prompt ×
+    temperature"). The line and the notes as the lab shows them, in both languages; the files keep their words."""
+    from specviz.core.i18n import using
+
+    shown = 0
+    for path in results.result_files():
+        result = results.load_result(path)
+        m = result.machine
+        with using(lang):
+            texts = [results.machine_line(result, "wall time"),
+                     *(results.note_text(n, m.get("cores", "?"), m.get("torch_threads")) for n in result.notes)]
+        assert not [t for t in texts if re.search(r"\w x \w", t)], (results.result_name(path), texts)
+        shown += sum("×" in t for t in texts)
+    assert shown >= 14  # every run's line, the trees' notes, the H200 runs' time-limit notes

@@ -48,14 +48,19 @@ def ordered(paths: list[Path]) -> list[Path]:
 
 def case_count(n: int) -> str:
     """The bench's unit of work, one prompt at one temperature (every proposer, K and policy of the run measured on
-    it), counted as its time-limit note counts it: "8 prompt x temperature cases". The machine line and that note say
+    it), counted as its time-limit note counts it: "8 prompt × temperature cases". The machine line and that note say
     it alike (read 46: the H200 run's line said "20 measured cases", its rows, beside "3 of 8 prompt x temperature
-    cases did not run")."""
-    return ngettext("{n} prompt x temperature case", "{n} prompt x temperature cases", n)
+    cases did not run"). Read 53: with ×, as every product on the pages is written (the bench's English notes in a
+    results.json keep their "x", which `NOTES` reads).
+
+    >>> case_count(1), case_count(8)
+    ('1 prompt × temperature case', '8 prompt × temperature cases')
+    """
+    return ngettext("{n} prompt × temperature case", "{n} prompt × temperature cases", n)
 
 
 def measured_cases(result: BenchResult) -> int:
-    """How many prompt x temperature cases the run measured: its rows' distinct (category, prompt, temperature)."""
+    """How many prompt × temperature cases the run measured: its rows' distinct (category, prompt, temperature)."""
     return len({(row.get("suite"), row.get("prompt_id"), row.get("temperature")) for row in result.cases})
 
 
@@ -141,7 +146,7 @@ NOTES = (
      r"(?:#MAT is tokens per target forward, the physical limit a perfect free draft of the same shape|their mean "
      r"accepted length counts tokens per target forward, and their physical limit is that of a perfect free draft "
      r"of the same shape)\.",
-     N_("Tree rows draft an EAGLE-2 style tree (node budget x width, depth K) scored in one target forward; their "
+     N_("Tree rows draft an EAGLE-2 style tree (node budget × width, depth K) scored in one target forward; their "
         "mean accepted length counts tokens per target forward, and their physical limit is that of a perfect free "
         "draft of the same shape.")),
     (re.escape(RECOMPUTED_OPTIMAL), RECOMPUTED_OPTIMAL),

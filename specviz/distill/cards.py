@@ -236,7 +236,7 @@ def bench_scope(bench: Path, held: int) -> str:
     with_k = f" with K = {_and_list([str(k) for k in ks])}" if ks else ""
     stopped = next((re.search(r"(\d+) of (\d+) prompt x temperature cases? did not run", str(n))
                     for n in run.get("notes") or [] if "did not run" in str(n)), None)
-    cut = (f" (its time limit left {stopped[1]} of {stopped[2]} prompt x temperature "
+    cut = (f" (its time limit left {stopped[1]} of {stopped[2]} prompt × temperature "
            f"{'case' if stopped[2] == '1' else 'cases'} unrun)" if stopped else "")
     return f"{prompts}{at}{with_k}, {tokens} new tokens{cut}"
 

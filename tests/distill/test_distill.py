@@ -929,7 +929,7 @@ def test_a_cards_benchmark_scope_says_which_prompts_temperatures_and_k_ran(tmp_p
         "notes": ["Stopped at its time limit: 1 of 8 prompt x temperature cases did not run."]}))
     assert bench_scope(bench, 64) == (
         "the first 2 prompts of each of the suites qa and code (qa-01, qa-02 and code-01) at T = 0 and 0.7 with "
-        "K = 2 and 4, 32 new tokens (its time limit left 1 of 8 prompt x temperature cases unrun)")
+        "K = 2 and 4, 32 new tokens (its time limit left 1 of 8 prompt × temperature cases unrun)")
     layerskip = BENCHES["draft"].parent.parent / "default-cpu-layerskip" / "results.json"
     assert bench_scope(layerskip, 64).startswith("the first prompt of the suite qa (qa-01) at T = 0 and 0.7 with K = 1")
     for name, kind in (("smollm2-eagle", "eagle"), ("smollm2-draft", "draft")):

@@ -84,7 +84,7 @@ def grade(question: Question, answer: Any, language: str | None = None) -> Grade
         correct, valid, problem = graders[question.kind](question, answer)
     expected = question.expected_text()
     if correct:
-        feedback = _(TEXT["correct"]) + (" " + read_as.strip() if read_as else "")
+        feedback = _(TEXT["correct"])  # read_as is only set for a wrong answer
     elif not valid:
         said = _(problem, most=number(MAX_ANSWER, 0), example=number(0.25))  # each problem takes the ones it names
         feedback = _(TEXT["invalid"], problem=said, answer=answer_sentence(question))

@@ -25,7 +25,7 @@ import gettext
 import math
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -222,6 +222,19 @@ def small_digits(value: float, digits: int = 3) -> int:
     if not math.isfinite(value) or value == 0 or abs(value) >= 10.0 ** -digits:
         return digits
     return max(digits, 1 - math.floor(math.log10(abs(value))))
+
+
+def fewest_digits(holds: Callable[[int], bool], start: int, most: int) -> int:
+    """The fewest digits from `start` at which `holds(digits)` is true, or `most` where none below it is: the one
+    "add digits until the written figures agree" search (read 53 found four copies of it). `shown.shown_numbers`
+    and `shown.column_numbers` (p, q and table columns), `timeline.speed_decimals` and the Speedup table's speeds,
+    the bench report's Costs line and the race chart's seconds ask it.
+
+    >>> third = lambda digits: number(1 / 3, digits) != number(0.3334, digits)  # 0.333 vs 0.333, 0.3333 vs 0.3334
+    >>> fewest_digits(third, 1, 9), fewest_digits(third, 5, 9), fewest_digits(lambda digits: False, 1, 4)
+    (4, 5, 4)
+    """
+    return next((digits for digits in range(start, most) if holds(digits)), most)
 
 
 def small_number(value: float, digits: int = 3) -> str:

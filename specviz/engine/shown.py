@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from specviz.core.i18n import as_written, localized, number
+from specviz.core.i18n import as_written, fewest_digits, localized, number
 from specviz.engine.trace import p_over_q as ratio_of
 
 
@@ -84,10 +84,10 @@ def shown_numbers(target_prob: float | None, draft_prob: float | None, chance: f
     # read 53: u = 0.99978 read "u = 1.000 fell outside", a draw a uniform on [0, 1) never makes: u below 1 too
     pairs = [(target_prob, draft_prob), (chance, u),
              *((x, 1.0) for x in (r, chance, u) if x is not None and 0 < x < 1)]
-    places = next((n for n in range(digits, 10) if all(_told_apart(a, b, n) for a, b in pairs)
-                   and all(_two_figures(x, n) for x in (target_prob, draft_prob, r, chance))), 9)
-    more = next((n for n in range(places, places + MORE_PQ_DIGITS + 1) if _told_apart(target_prob, draft_prob, n)
-                 and quotient_follows(target_prob, draft_prob, r, n, places)), places + MORE_PQ_DIGITS)
+    places = fewest_digits(lambda n: all(_told_apart(a, b, n) for a, b in pairs)
+                           and all(_two_figures(x, n) for x in (target_prob, draft_prob, r, chance)), digits, 9)
+    more = fewest_digits(lambda n: _told_apart(target_prob, draft_prob, n)
+                         and quotient_follows(target_prob, draft_prob, r, n, places), places, places + MORE_PQ_DIGITS)
     return Shown(*(fmt(x, more, 2 + more - places) for x in (target_prob, draft_prob)),
                  *(fmt(x, places) for x in (r, chance, u)))
 
@@ -133,7 +133,7 @@ def column_numbers(values: list[float | None], digits: int = 3) -> list[str]:
     >>> column_numbers([0.969, 0.00148, 0.00141, 0.001347]), column_numbers([0.5, 0.25, 1e-6, 0.0])
     (['0.9690', '0.0015', '0.0014', '0.0013'], ['0.500', '0.250', '1.0e-06', '0'])
     """
-    places = next((n for n in range(digits, 10) if all(_two_figures(x, n) for x in values)), 9)
+    places = fewest_digits(lambda n: all(_two_figures(x, n) for x in values), digits, 9)
     return [fmt(x, places) for x in values]
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from specviz.core.i18n import N_, _, as_written, list_separator, ngettext, number, percent, times
+from specviz.core.i18n import N_, _, as_written, fewest_digits, list_separator, ngettext, number, percent, times
 from specviz.engine import theory
 from specviz.engine.kinds import Mode, StopReason
 from specviz.engine.limits import is_whole
@@ -179,7 +179,7 @@ def speed_decimals(*races: tuple[Trace, Trace]) -> int:
                 return False
         return True
 
-    return next((decimals for decimals in range(1, 4) if agrees(decimals)), 4)
+    return fewest_digits(agrees, 1, 4)
 
 
 def seconds_text(seconds: float, tokens: int | None = None, decimals: int = 1) -> str:

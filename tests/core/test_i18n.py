@@ -349,3 +349,23 @@ def test_the_labs_read_a_grouped_number_as_the_quiz_does(lang, typed, value):
         assert read_number(typed) == parse_number(typed, "", lang) == value
         assert weights([typed]) == [value]
         assert read_number(number(value, 1)) == value
+
+
+def test_fewest_digits_is_the_one_search_for_digits_that_agree():
+    """Read 53: six places searched "add digits until the written figures agree" each with its own `next(range)`;
+    `fewest_digits` is that search now. It asks no digit past the first that holds, answers `most` when none below
+    it holds, and gives what every old copy gave, which searched up to `most` inclusive or not."""
+    import random
+
+    from specviz.core.i18n import fewest_digits
+
+    asked: list[int] = []
+    assert fewest_digits(lambda digits: asked.append(digits) or digits >= 4, 1, 9) == 4 and asked == [1, 2, 3, 4]
+    assert fewest_digits(lambda digits: False, 3, 6) == 6 and fewest_digits(lambda digits: True, 9, 9) == 9
+    rng = random.Random(53)
+    for _case in range(500):
+        start, most = rng.randint(0, 9), rng.randint(0, 12)
+        holding = {digits for digits in range(13) if rng.random() < 0.3}
+        inclusive = next((n for n in range(start, most + 1) if n in holding), most)  # e.g. range(digits, 10), 9
+        exclusive = next((n for n in range(start, most) if n in holding), most)
+        assert fewest_digits(holding.__contains__, start, most) == exclusive == inclusive

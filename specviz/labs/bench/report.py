@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from specviz.core.i18n import N_, _, fixed, small_digits
+from specviz.core.i18n import N_, _, fewest_digits, fixed, small_digits
 from specviz.core.paths import read_json, write_text_atomically
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import is_number, is_whole
@@ -530,7 +530,7 @@ def _cost_digits(costs: dict) -> int:
 
     if not is_number(target):
         return 0
-    return next((extra for extra in range(3) if agrees(extra)), 3)
+    return fewest_digits(agrees, 0, 3)
 
 
 def markdown_report(result: BenchResult) -> str:

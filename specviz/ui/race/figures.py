@@ -12,7 +12,7 @@ from itertools import pairwise
 import pandas as pd
 import plotly.graph_objects as go
 
-from specviz.core.i18n import N_, _, ngettext, number
+from specviz.core.i18n import N_, _, fewest_digits, ngettext, number
 from specviz.engine.trace import TokenKind, Trace
 from specviz.labs.timeline import Interval, step_intervals, tokens_over_time, untimed_seconds
 from specviz.ui.common.escaping import escape_text
@@ -252,7 +252,7 @@ def time_digits(*traces: Trace | None) -> int:
         return all(number(a, digits) != number(b, digits) for trace in traces if trace is not None
                    for a, b in pairwise(tokens_over_time(trace)[0]) if b > a)
 
-    return next((digits for digits in range(3, 6) if apart(digits)), 6)
+    return fewest_digits(apart, 3, 6)
 
 
 def tokens_table(spec: Trace, base: Trace, tree: Trace | None = None) -> pd.DataFrame:

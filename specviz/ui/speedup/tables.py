@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from specviz.core.i18n import N_, _, as_written, list_separator, ngettext, percent, signed_delta
+from specviz.core.i18n import N_, _, as_written, fewest_digits, list_separator, ngettext, percent, signed_delta
 from specviz.engine.proposers import registry
 from specviz.labs.bench import BenchResult
 from specviz.labs.bench.report import HF_GENERATE, TARGET_ONLY
@@ -239,7 +239,7 @@ def _speed_decimals(speeds: list[float | None], bases: list[float]) -> int:
         return all(number(as_written(tps, decimals) / as_written(base, decimals)) == number(tps / base)
                    for tps in speeds if tps for base in bases if as_written(base, decimals) > 0)
 
-    return next((decimals for decimals in range(1, 4) if agrees(decimals)), 4)
+    return fewest_digits(agrees, 1, 4)
 
 
 # the column is named as its header names it, `label("identical")` (read 47: "Greedy identical" beside the header

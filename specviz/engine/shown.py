@@ -20,12 +20,13 @@ from specviz.core.i18n import as_written, fewest_digits, localized, number
 from specviz.engine.trace import p_over_q as ratio_of
 
 
-def fmt(x: float | None, digits: int = 3, figures: int = 2) -> str:
+def fmt(x: float | None, digits: int = 3, figures: int = 2, exponent_under: int | None = None) -> str:
     """A probability or ratio for people: 3 decimals (a decimal comma in Portuguese), ∞ for infinity, – for missing,
     and an exact 0 as "0". The one writer of the step panels' numbers: Read 48 found an exact zero as "0.000" in the
     chips and tables but "0" in the distribution table, which writes the zeros a short top list implies that way.
     "0" says the value is 0, not a rounded one (a nonzero value below the last decimal is written 1.0e-06, with
-    `figures` significant figures).
+    `figures` significant figures; with `exponent_under`, one below 10^−exponent_under is, whatever `digits`: p and
+    q as `shown_numbers` writes them, read 53).
 
     >>> fmt(0.123456), fmt(math.inf), fmt(None), fmt(1e-6), fmt(0.0), fmt(0), fmt(1.7712e-6, figures=3)
     ('0.123', '∞', '–', '1.0e-06', '0', '0', '1.77e-06')
@@ -36,7 +37,7 @@ def fmt(x: float | None, digits: int = 3, figures: int = 2) -> str:
         return "∞" if x > 0 else "−∞"
     if x == 0:
         return "0"
-    if x != 0 and abs(x) < 10 ** -digits:
+    if abs(x) < 10 ** -(digits if exponent_under is None else exponent_under):
         return localized(f"{x:.{figures - 1}e}")
     return number(x, digits)  # the one locale-aware formatter (read 47)
 
@@ -65,7 +66,10 @@ def shown_numbers(target_prob: float | None, draft_prob: float | None, chance: f
     is 0.0844) still did not follow; p and q now take as many decimals more (up to `MORE_PQ_DIGITS`; significant
     figures where one is written with an exponent) as it takes for the written p ÷ the written q, rounded to p/q's
     decimals, to give the p/q written (`quotient_follows`), as `specviz.labs.timeline.speed_decimals` does for
-    speeds.
+    speeds. Read 53: six more were not always enough (0.184036126 / 0.000109017 is 1,688.143, not the 1,688.139
+    shown), and a p or q with an exponent at p/q's decimals lost figures at more decimals (1.042e-06 became
+    0.000001042, 8.0e-05 became 0.00008): such a p or q keeps its exponent with one figure more per digit
+    (`_pq_text`), and p and q take up to 17 significant figures, which give p/q itself.
     `draft_prob` is the q the rule used (1 for a point mass); `p_over_q`, where given, the p/q to show (by default
     `specviz.engine.trace.p_over_q(target_prob, draft_prob)`).
 
@@ -79,6 +83,8 @@ def shown_numbers(target_prob: float | None, draft_prob: float | None, chance: f
     Shown(p='0.00544', q='0.06400', ratio='0.0850', chance='0.0850', u='0.0260')
     >>> shown_numbers(0.1616, 1.0, 0.1616, 0.99978).u  # a u below 1 is never written 1.000
     '0.9998'
+    >>> shown_numbers(0.184036125519404, 0.00010901715560250499, 1.0, 0.5)  # 0.184036126 / 1.0901716e-04 = 1,688.139
+    Shown(p='0.184036126', q='1.0901716e-04', ratio='1,688.139', chance='1.000', u='0.500')
     """
     r = ratio_of(target_prob, draft_prob) if isinstance(p_over_q, float) and math.isnan(p_over_q) else p_over_q
     # read 53: u = 0.99978 read "u = 1.000 fell outside", a draw a uniform on [0, 1) never makes: u below 1 too
@@ -86,26 +92,41 @@ def shown_numbers(target_prob: float | None, draft_prob: float | None, chance: f
              *((x, 1.0) for x in (r, chance, u) if x is not None and 0 < x < 1)]
     places = fewest_digits(lambda n: all(_told_apart(a, b, n) for a, b in pairs)
                            and all(_two_figures(x, n) for x in (target_prob, draft_prob, r, chance)), digits, 9)
-    more = fewest_digits(lambda n: _told_apart(target_prob, draft_prob, n)
+    more = fewest_digits(lambda n: _told_apart(target_prob, draft_prob, n, places)
                          and quotient_follows(target_prob, draft_prob, r, n, places), places, places + MORE_PQ_DIGITS)
-    return Shown(*(fmt(x, more, 2 + more - places) for x in (target_prob, draft_prob)),
+    return Shown(*(_pq_text(x, more, places) for x in (target_prob, draft_prob)),
                  *(fmt(x, places) for x in (r, chance, u)))
 
 
 POINT_MASS_Q = "1"  # a q the rule takes as a point mass is exactly 1, written so (as the CLI does; read 52)
-MORE_PQ_DIGITS = 6  # the most decimals p and q take beyond p/q's so that their quotient gives it (read 52)
+# The most digits p and q take beyond p/q's so that their quotient gives it (read 52). 16 more give each 17
+# significant figures, which write a float exactly, so p ÷ q always gives the p/q shown (read 53: six more
+# missed for p/q over 100 or a tiny p or q; 0.000001042 / 0.077190453 is 1.3499e-05, not the 1.4e-05 shown).
+MORE_PQ_DIGITS = 16
 
 
-def written(x: float, digits: int, figures: int = 2) -> float:
-    """`x` as `fmt(x, digits, figures)` writes it, read back as a number: 0.0054 for 0.00544 at 4 decimals, 1e-06
-    for 1.04e-06 (written 1.0e-06).
+def _pq_text(x: float | None, digits: int, places: int) -> str:
+    """p or q beside a p/q written with `places` decimals: `digits` decimals, or, for one `places` decimals write
+    with an exponent, that exponent with 2 + digits − places significant figures, so each digit more adds precision
+    (read 53: at 6 decimals 8.04e-05 was written 0.00008, one figure, and 1.042e-06 0.000001).
+
+    >>> _pq_text(8.04e-05, 3, 3), _pq_text(8.04e-05, 6, 3), _pq_text(0.0054, 6, 4), _pq_text(1.0, 5, 3)
+    ('8.0e-05', '8.0400e-05', '0.005400', '1.00000')
+    """
+    return fmt(x, digits, 2 + digits - places, places)
+
+
+def written(x: float, digits: int, figures: int = 2, exponent_under: int | None = None) -> float:
+    """`x` as `fmt(x, digits, figures, exponent_under)` writes it, read back as a number: 0.0054 for 0.00544 at 4
+    decimals, 1e-06 for 1.04e-06 (written 1.0e-06).
 
     >>> written(0.00544, 4), written(1.04e-06, 3), written(0.0, 3), written(0.12449, 3), written(1.7712e-6, 4, 3)
     (0.0054, 1e-06, 0.0, 0.124, 1.77e-06)
     """
     if x == 0 or not math.isfinite(x):
         return x
-    return float(f"{x:.{figures - 1}e}") if abs(x) < 10 ** -digits else as_written(x, digits)
+    under = digits if exponent_under is None else exponent_under
+    return float(f"{x:.{figures - 1}e}") if abs(x) < 10 ** -under else as_written(x, digits)
 
 
 def quotient_follows(target_prob: float | None, draft_prob: float | None, ratio: float | None, pq_digits: int,
@@ -120,9 +141,9 @@ def quotient_follows(target_prob: float | None, draft_prob: float | None, ratio:
     if target_prob is None or draft_prob is None or ratio is None or not math.isfinite(ratio) or draft_prob <= 0 \
             or not math.isclose(ratio, target_prob / draft_prob, rel_tol=1e-9):
         return True
-    figures = 2 + pq_digits - ratio_digits  # a p or q below 10^-pq_digits gets its added digits as figures
-    q = written(draft_prob, pq_digits, figures)
-    return q > 0 and fmt(written(target_prob, pq_digits, figures) / q, ratio_digits) == fmt(ratio, ratio_digits)
+    figures = 2 + pq_digits - ratio_digits  # a p or q below 10^-ratio_digits gets its added digits as figures
+    p, q = (written(x, pq_digits, figures, ratio_digits) for x in (target_prob, draft_prob))
+    return q > 0 and fmt(p / q, ratio_digits) == fmt(ratio, ratio_digits)
 
 
 def column_numbers(values: list[float | None], digits: int = 3) -> list[str]:
@@ -147,6 +168,11 @@ def _two_figures(x: float | None, digits: int) -> bool:
     return x is None or x == 0 or not math.isfinite(x) or abs(x) < 10 ** -digits or abs(x) >= 10 ** (1 - digits)
 
 
-def _told_apart(a: float | None, b: float | None, digits: int) -> bool:
-    """Whether `fmt` at `digits` writes two different numbers differently (two equal or missing ones need not)."""
-    return a is None or b is None or a == b or fmt(a, digits) != fmt(b, digits)
+def _told_apart(a: float | None, b: float | None, digits: int, places: int | None = None) -> bool:
+    """Whether `fmt` at `digits` writes two different numbers differently (two equal or missing ones need not); with
+    `places`, as `_pq_text` writes p and q beside a p/q of `places` decimals."""
+    if a is None or b is None or a == b:
+        return True
+    if places is None:
+        return fmt(a, digits) != fmt(b, digits)
+    return _pq_text(a, digits, places) != _pq_text(b, digits, places)

@@ -345,7 +345,8 @@ def test_a_tree_of_one_node_per_step_is_a_chain_and_its_mean_is_called_an_alpha_
     copied node) keeps the old sentence, whichever nodes the verifier reached."""
     from specviz.cli import format_summary
     from specviz.core.i18n import using
-    from specviz.engine.trace import Decision, EmittedToken, Step, TreeNode, TreeRecord
+    from specviz.engine.trace import TreeNode
+    from tests.traces import kept_root, one_tree_step
 
     runs = {}
     for name, shape in (("tree", ("--tree-nodes", "1", "--k", "3")), ("chain", ("--k", "1"))):
@@ -362,18 +363,11 @@ def test_a_tree_of_one_node_per_step_is_a_chain_and_its_mean_is_called_an_alpha_
     with using("pt"):
         assert "toda árvore foi uma cadeia" in format_summary(tree)
 
-    def one_step(nodes):
-        decisions = [Decision(0, 7, "a", 0.5, 0.9, 1.8, 1.0, 0.1, True, True)]
-        step = Step(0, 3, 1, "eagle", decisions, [EmittedToken(7, "a", "accepted"), EmittedToken(9, "c", "bonus")],
-                    tree=TreeRecord(nodes, [0]))
-        return Trace("speculative", {}, [1, 2], [7, 9], [step])
-
-    kept = TreeNode(7, "a", -1, 1, 0.5, 0.9, "accepted", 0.1, 1.0)
-    sibling = one_step([kept, TreeNode(8, "b", -1, 1, 0.3, 0.0, "not reached")])  # never tested: still a tree
-    copied = one_step([kept, TreeNode(8, "b", 0, 2, 1.0, 0.0, "not reached", copied=True)])
+    sibling = one_tree_step([kept_root(), TreeNode(8, "b", -1, 1, 0.3, 0.0, "not reached")])  # untested: a tree
+    copied = one_tree_step([kept_root(), TreeNode(8, "b", 0, 2, 1.0, 0.0, "not reached", copied=True)])
     for trace in (sibling, copied):
         assert not trace.mean_estimates_alpha and "not an estimate of α" in format_summary(trace)
-    assert one_step([kept, TreeNode(8, "b", 0, 2, 0.3, 0.0, "not reached")]).mean_estimates_alpha  # width 1
+    assert one_tree_step([kept_root(), TreeNode(8, "b", 0, 2, 0.3, 0.0, "not reached")]).mean_estimates_alpha  # a chain
 
 
 def test_a_tree_run_that_drafted_no_node_does_not_say_every_tree_was_a_chain():
@@ -657,20 +651,28 @@ def test_calibrate_says_a_gpus_costs_were_timed_on_the_gpu():
     assert "cuda" not in on_cpu and "pair default in bfloat16, linear kernels stock." in on_cpu
 
 
-def test_calibrate_names_the_dtype_and_kernels_its_counts_were_taken_in(tmp_path, monkeypatch):
-    """The predicted shapes' MAL are the shape table's counts, in its dtype and kernels, whatever the pair runs with."""
+def _calibrate_with(monkeypatch, tmp_path, temperature: float, mal: float, counted_in: tuple[str, str],
+                    **costs) -> None:
+    """Set `calibrate --pair toy` up without a model: its shape table holds one chain of K = 2 (MAL `mal` at
+    `temperature`, 3 tokens fed, counted in `counted_in` = (dtype, kernels) on 3 prompts), and `measure` times the toy
+    pair in float32 with onednn-packed kernels on a CPU (`costs` over the defaults below)."""
     from specviz.labs import calibration, shape_choice
 
     monkeypatch.setenv("SPECVIZ_CACHE", str(tmp_path))
-    rows = [{"k": 2, "tree_nodes": 0, "tree_width": 4, "tree_lookup": 0, "temperature": 0.0,
-             "tokens_per_forward": 1.9, "mean_rows": 3}]
-    table = {"pair": "toy", "proposer": "draft", "dtype": "bfloat16", "prompts": 3, "rows": rows,
-             "machine": {"kernels": "stock"}}
+    rows = [{"k": 2, "tree_nodes": 0, "tree_width": 4, "tree_lookup": 0, "temperature": temperature,
+             "tokens_per_forward": mal, "mean_rows": 3}]
+    table = {"pair": "toy", "proposer": "draft", "dtype": counted_in[0], "prompts": 3, "rows": rows,
+             "machine": {"kernels": counted_in[1]}}
     monkeypatch.setattr(shape_choice, "shape_table", lambda name: table if name == "toy" else None)
-    costs = dict(pair="toy", proposer="draft", dtype="float32", device="cpu", kernels="onednn-packed", cpu="Test CPU",
-                 cpu_flags=(), cpu_bf16=False, torch="x", threads=2, drafter_seconds=0.001, generate_seconds=0.01,
-                 spread=0.0, verify=((1, 0.01), (3, 0.012)))
-    monkeypatch.setattr(calibration, "measure", lambda *a, **k: calibration.Calibration(**costs))
+    timed = {**dict(pair="toy", proposer="draft", dtype="float32", device="cpu", kernels="onednn-packed",
+                    cpu="Test CPU", cpu_flags=(), cpu_bf16=False, torch="x", threads=2, drafter_seconds=0.001,
+                    generate_seconds=0.01, spread=0.0, verify=((1, 0.01), (3, 0.012))), **costs}
+    monkeypatch.setattr(calibration, "measure", lambda *a, **k: calibration.Calibration(**timed))
+
+
+def test_calibrate_names_the_dtype_and_kernels_its_counts_were_taken_in(tmp_path, monkeypatch):
+    """The predicted shapes' MAL are the shape table's counts, in its dtype and kernels, whatever the pair runs with."""
+    _calibrate_with(monkeypatch, tmp_path, 0.0, 1.9, ("bfloat16", "stock"))
     out = cli("calibrate", "--pair", "toy")
     assert out.returncode == 0, out.stderr
     assert "pair toy in float32" in out.stdout
@@ -692,18 +694,9 @@ def test_calibrate_prints_the_sampled_generate_cost_its_t07_predictions_divide_b
     "vs gen." use the sampled model.generate (`baseline_ratio`), 4.05 there, which it never printed: 1.69 × 3.69 /
     1.20 gives 5.19, not the 5.69 shown. It now prints both, and a row follows from the printed numbers."""
     from specviz.core.i18n import using
-    from specviz.labs import calibration, shape_choice
 
-    monkeypatch.setenv("SPECVIZ_CACHE", str(tmp_path))
-    rows = [{"k": 2, "tree_nodes": 0, "tree_width": 4, "tree_lookup": 0, "temperature": 0.7,
-             "tokens_per_forward": 1.8, "mean_rows": 3}]
-    table = {"pair": "toy", "proposer": "draft", "dtype": "float32", "prompts": 3, "rows": rows,
-             "machine": {"kernels": "onednn-packed"}}
-    monkeypatch.setattr(shape_choice, "shape_table", lambda name: table if name == "toy" else None)
-    costs = dict(pair="toy", proposer="draft", dtype="float32", device="cpu", kernels="onednn-packed", cpu="Test CPU",
-                 cpu_flags=(), cpu_bf16=False, torch="x", threads=2, drafter_seconds=0.001, generate_seconds=0.012,
-                 sampled_generate_seconds=0.015, spread=0.0, verify=((1, 0.01), (3, 0.012)))
-    monkeypatch.setattr(calibration, "measure", lambda *a, **k: calibration.Calibration(**costs))
+    _calibrate_with(monkeypatch, tmp_path, 0.7, 1.8, ("float32", "onednn-packed"), generate_seconds=0.012,
+                    sampled_generate_seconds=0.015)
     out = cli("calibrate", "--pair", "toy", "--lang", "en")
     assert out.returncode == 0, out.stderr
     assert "one token of model.generate: 12.0 ms = 1.20 greedy, 15.0 ms = 1.50 sampling at T = 0.7." in out.stdout

@@ -244,17 +244,11 @@ def test_library_md_says_when_a_tree_traces_mean_estimates_alpha():
     tree was a chain of drafted nodes (`--tree-nodes 1`, or width 1 without a lookup branch) tests each node against
     p and q themselves, and `Trace.mean_estimates_alpha` (the CLI's summary, the Theory page) calls its mean an α
     estimate. A tree with a sibling still is not one."""
-    from specviz.engine.trace import Decision, EmittedToken, Step, Trace, TreeNode, TreeRecord
+    from specviz.engine.trace import TreeNode
+    from tests.traces import kept_root, one_tree_step
 
-    def one_step(nodes):
-        decisions = [Decision(0, 7, "a", 0.5, 0.9, 1.8, 1.0, 0.1, True, True)]
-        step = Step(0, 3, 1, "eagle", decisions, [EmittedToken(7, "a", "accepted"), EmittedToken(9, "c", "bonus")],
-                    tree=TreeRecord(nodes, [0]))
-        return Trace("speculative", {}, [1, 2], [7, 9], [step])
-
-    kept = TreeNode(7, "a", -1, 1, 0.5, 0.9, "accepted", 0.1, 1.0)
-    assert one_step([kept, TreeNode(8, "b", 0, 2, 0.3, 0.0, "not reached")]).mean_estimates_alpha  # a chain
-    assert not one_step([kept, TreeNode(8, "b", -1, 1, 0.3, 0.0, "not reached")]).mean_estimates_alpha  # a sibling
+    assert one_tree_step([kept_root(), TreeNode(8, "b", 0, 2, 0.3, 0.0, "not reached")]).mean_estimates_alpha  # a chain
+    assert not one_tree_step([kept_root(), TreeNode(8, "b", -1, 1, 0.3, 0.0, "not reached")]).mean_estimates_alpha
     text = " ".join((DOCS / "library.md").read_text(encoding="utf-8").split())
     assert "along its main line, which is not α;" not in text
     assert ("which is not α unless every tree was a chain of drafted nodes (`--tree-nodes 1`, or width 1 with no "

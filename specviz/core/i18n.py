@@ -226,7 +226,7 @@ def small_digits(value: float, digits: int = 3) -> int:
 
 def fewest_digits(holds: Callable[[int], bool], start: int, most: int) -> int:
     """The fewest digits from `start` at which `holds(digits)` is true, or `most` where none below it is: the one
-    "add digits until the written figures agree" search (read 53 found four copies of it). `shown.shown_numbers`
+    "add digits until the written figures agree" search (read 53: six places wrote it out). `shown.shown_numbers`
     and `shown.column_numbers` (p, q and table columns), `timeline.speed_decimals` and the Speedup table's speeds,
     the bench report's Costs line and the race chart's seconds ask it.
 

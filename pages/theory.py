@@ -6,7 +6,7 @@ import streamlit as st
 
 from specviz.core.i18n import N_, _, as_written, ngettext, number, percent, percent_of, signed_delta, times
 from specviz.engine import theory
-from specviz.labs.timeline import proposer_name, recording_note, short_step_reasons
+from specviz.labs.timeline import recording_note, run_short_step_reasons
 from specviz.ui.common import charts, state
 from specviz.ui.common.frame import page_start
 from specviz.ui.common.sliders import number_slider
@@ -159,7 +159,7 @@ if trace_point is not None:
                             "acceptance clusters (a run of easy tokens is kept whole, a hard one fails at once), and "
                             "{n} of this trace's {steps} steps drafted fewer than K ({reasons}), so the two differ in "
                             "either direction.", trace_point.short_steps, steps=trace_point.steps,
-                            reasons=short_step_reasons(proposer_name(trace)), **values) if trace_point.short_steps else
+                            reasons=run_short_step_reasons(trace), **values) if trace_point.short_steps else
                    _("The formula with α = {alpha} and K = {k} predicts a mean accepted length of {tokens}. It "
                      "assumes each draft is kept independently with chance α; real acceptance clusters (a run of "
                      "easy tokens is kept whole, a hard one fails at once), so the two differ in either direction.",

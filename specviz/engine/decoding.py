@@ -215,7 +215,12 @@ def decode(target: PreTrainedModel, proposer: Proposer, input_ids: Sequence[int]
         stop = outcome.stop or (StopReason.DEADLINE if deadline is not None and clock() > deadline else "")
     # a proposer that cannot branch drafted chains whatever the shape says: its trace records no tree
     tree_settings = shape.tree_settings() if shape is not None and proposer.can_branch else {}
-    recorded = {**settings.to_dict(), **tree_settings, "proposer": proposer.name, **proposer.own_settings()}
+    # read 53: a short step's reasons name the policy that shortened it (the threshold's confidence stop, a K the
+    # heuristic or optimal policy moved), so the trace says which ran: none recorded is constant K
+    policy = {"policy": draft_length.name} if draft_length is not None else {}
+    if proposer.stop_below > 0:  # the confidence stop (`policies.confident`), whatever picked K
+        policy["threshold"] = proposer.stop_below
+    recorded = {**settings.to_dict(), **tree_settings, "proposer": proposer.name, **proposer.own_settings(), **policy}
     return recorder.trace(mode, recorded, prompt, output, stop, prefill_seconds, wall_seconds=clock() - start)
 
 

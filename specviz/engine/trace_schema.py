@@ -23,7 +23,7 @@ from typing import Any
 from specviz.core.i18n import N_, _, ngettext, number, with_minus
 from specviz.core.text import shortened
 from specviz.engine.kinds import Mode, NodeStatus, StopReason, TokenKind, kind_after_drafts
-from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, MAX_SEED, TOP_N, TREE_LOOKUP_RANGE,
+from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, MAX_SEED, POLICIES, TOP_N, TREE_LOOKUP_RANGE,
                                    TREE_NODES_RANGE, TREE_WIDTH_RANGE, is_whole)
 
 MAX_STEPS = MAX_NEW_TOKENS_RANGE[1]  # every step emits at least one token
@@ -152,7 +152,8 @@ SETTINGS = {
     "max_new_tokens": _whole(*MAX_NEW_TOKENS_RANGE), "temperature": TEMPERATURE, "top_k": _whole(0, MAX_SEED),
     "top_p": TOP_P, "seed": _whole(0, MAX_SEED), "k": _optional(_whole(*K_RANGE)),
     "tree_nodes": _whole(*TREE_NODES_RANGE), "tree_width": _whole(*TREE_WIDTH_RANGE),
-    "tree_lookup": _whole(*TREE_LOOKUP_RANGE), "proposer": _text(MAX_NAME),
+    "tree_lookup": _whole(*TREE_LOOKUP_RANGE), "proposer": _text(MAX_NAME), "policy": _one_of(POLICIES),
+    "threshold": PROB,
 }
 # Each object's other fields (lists and objects checked on their own) and the fields a file must give, those without
 # a default in specviz.engine.trace (tests/engine/test_trace_schema.py holds the two to its dataclasses). A step's

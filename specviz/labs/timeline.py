@@ -20,7 +20,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from specviz.core.i18n import N_, _, as_written, fewest_digits, list_separator, ngettext, number, percent, times
+from specviz.core.i18n import (N_, _, as_written, fewest_digits, list_separator, localized, ngettext, number, percent,
+                               times)
 from specviz.engine import theory
 from specviz.engine.kinds import Mode, StopReason
 from specviz.engine.limits import is_whole
@@ -467,6 +468,23 @@ SHORT_STEP_REASONS = {
 }
 
 
+# Read 53: a run whose policy was not constant K has steps shorter than K for the policy's own reason too, which the
+# list above did not name: the threshold policy's confidence stop (the number drafted changes step to step) and the
+# K the heuristic and optimal policies move step to step. {reasons}: the proposer's list above
+POLICY_REASONS = {
+    "threshold": N_("{reasons}; the threshold policy also stops drafting where the draft's own top probability falls "
+                    "below its threshold, {threshold}, so the number drafted changes from step to step"),
+    # a file that names the threshold policy without its threshold
+    "threshold_unknown": N_("{reasons}; the threshold policy also stops drafting where the draft's own top "
+                            "probability falls below its threshold, so the number drafted changes from step to step"),
+    "heuristic": N_("{reasons}; the heuristic policy also changes K from step to step, 1 lower after a step with a "
+                    "rejected draft and 2 higher after a step that kept every draft"),
+    "optimal": N_("{reasons}; the optimal policy also picks each step's K anew from the formula and the α estimated "
+                  "from this run's steps so far, and where that K is 0 it drafts nothing (save one token every "
+                  "{every} steps)"),
+}
+
+
 def proposer_name(spec: Trace) -> str:
     """The registry name of `spec`'s proposer ("" when it names none): its settings' "proposer", else its steps'. A
     layer-skip trace names its proposer by its layers ("layerskip-7", `LayerSkipProposer`): its registry name is the
@@ -482,15 +500,37 @@ def proposer_name(spec: Trace) -> str:
     return name if name in registry.names() else name.partition("-")[0]
 
 
-def short_step_reasons(proposer: str | None = None) -> str:
+def short_step_reasons(proposer: str | None = None, policy: str | None = None,
+                       threshold: float | None = None) -> str:
     """The reasons a step of `proposer` (a registry name; None: not known) drafts fewer than K, translated: a clause
     for inside parentheses. A name the list does not single out gets the reasons every proposer shares; no name
-    ("" or None), those of every shipped proposer.
+    ("" or None), those of every shipped proposer. `policy` (the draft-length policy's name; None: constant K) and
+    `threshold` (the confidence below which a draft stops, as a trace records it) add the policy's own reason.
 
     >>> short_step_reasons("draft")
     'drafting stops at the token limit and after a drafted end-of-text token'
+    >>> short_step_reasons("draft", "threshold", 0.4).partition("; ")[2][-79:]
+    'falls below its threshold, 0.4, so the number drafted changes from step to step'
     """
-    return _(SHORT_STEP_REASONS[proposer if proposer in SHORT_STEP_REASONS else "any" if proposer else None])
+    from specviz.engine.policies import PROBE_EVERY
+
+    reasons = _(SHORT_STEP_REASONS[proposer if proposer in SHORT_STEP_REASONS else "any" if proposer else None])
+    if threshold is not None and math.isfinite(threshold) and threshold > 0:  # the stop, whatever picked K
+        return _(POLICY_REASONS["threshold"], reasons=reasons, threshold=localized(repr(float(threshold))))
+    if policy == "threshold":
+        return _(POLICY_REASONS["threshold_unknown"], reasons=reasons)
+    if policy in ("heuristic", "optimal"):
+        return _(POLICY_REASONS[policy], reasons=reasons, every=PROBE_EVERY)
+    return reasons
+
+
+def run_short_step_reasons(spec: Trace) -> str:
+    """`short_step_reasons` for the run `spec` recorded: its proposer, its draft-length policy and the threshold of
+    its confidence stop (a trace without them ran constant K)."""
+    threshold = spec.settings.get("threshold")
+    return short_step_reasons(proposer_name(spec), spec.settings.get("policy"),
+                              threshold if isinstance(threshold, (int, float)) and not isinstance(threshold, bool)
+                              else None)
 
 
 def alpha_note(spec: Trace) -> str | None:
@@ -520,7 +560,7 @@ def alpha_note(spec: Trace) -> str | None:
         # 43rd read: the formula assumes K drafts every step; every committed example trace has a shorter one (its
         # last, at the token limit; the separate draft's also after a drafted end-of-text), not only lookups
         if any(len(s.decisions) < k for s in spec.steps):
-            sentences.append(_(ALPHA_TEXT["fewer"], reasons=short_step_reasons(proposer_name(spec))))
+            sentences.append(_(ALPHA_TEXT["fewer"], reasons=run_short_step_reasons(spec)))
     return " ".join(sentences)
 
 

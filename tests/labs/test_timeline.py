@@ -798,3 +798,60 @@ def test_length_note_names_the_tree_lane_in_the_chain_lanes_words():
         assert note.startswith(
             "A saída da raia da árvore e a saída só com o alvo têm comprimentos diferentes (2 vs 20 tokens)")
         assert note == chain.replace("raia da cadeia", "raia da árvore")
+
+
+@pytest.fixture(scope="module")
+def threshold_trace(toy):
+    """A real threshold-policy run on the toy pair: a confidence stop of 0.1 (the toy draft's top probability sits
+    near it, so its steps draft 0 to 4 of K = 4) under the policy `run` uses for "threshold"."""
+    from specviz.engine.policies import Threshold, confident
+
+    ids = encode_prompt(toy.tokenizer, PROMPT, chat=False)
+    return speculative_generate(toy.target, confident(make_proposer(toy, "draft"), 0.1), ids, k=4, temperature=1.0,
+                                seed=0, max_new_tokens=40, tokenizer=toy.tokenizer, draft_length=Threshold(4))
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_threshold_runs_short_steps_are_said_to_come_from_its_confidence_stop(threshold_trace, lang):
+    """Read 53: a threshold-policy run's steps of fewer than K drafts were given only the token limit and a drafted
+    end-of-text as reasons; the α note, the Theory caption's reasons and the settings line now name the stop, its
+    threshold and that the number drafted changes step to step. The trace records the policy and the threshold, and
+    keeps them through a file."""
+    from specviz.ui.common.step_view import settings_line
+
+    drafted = [s.n_drafted for s in threshold_trace.steps]
+    assert min(drafted[:-1]) < 4 and max(drafted) == 4, drafted  # short steps before the last, not only at the limit
+    assert threshold_trace.settings["policy"] == "threshold" and threshold_trace.settings["threshold"] == 0.1
+    again = Trace.from_json(threshold_trace.to_json())
+    said = {"en": ("the threshold policy also stops drafting where the draft's own top probability falls below its "
+                   "threshold, 0.1, so the number drafted changes from step to step",
+                   "threshold policy: up to K drafts a step, stopping where the draft's own top probability falls "
+                   "below 0.1"),
+            "pt": ("a política threshold também para de rascunhar onde a maior probabilidade do próprio rascunho cai "
+                   "abaixo do seu limiar, 0,1, então o número de palpites muda de passo a passo",
+                   "política threshold: até K palpites por passo, parando onde a maior probabilidade do próprio "
+                   "rascunho cai abaixo de 0,1")}[lang]
+    with using(lang):
+        assert said[0] in timeline.alpha_note(again) and said[0] in timeline.run_short_step_reasons(again)
+        assert said[1] in settings_line(again)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_heuristic_runs_short_steps_are_said_to_come_from_its_moving_k(toy, lang):
+    """Read 53: a heuristic run (greedy: K 4, 3, 2, 1, 3, ...: down 1 after a rejection) was told its steps drafted fewer than K
+    only at the token limit and after a drafted end-of-text; the reasons now say the policy moves K. The optimal
+    policy's own reason names its K = 0 probe."""
+    from specviz.runs.runspec import RunSpec
+    from specviz.runs.running import run
+
+    trace = run(RunSpec(pair="toy", proposer="draft", prompt=PROMPT, chat=False, k=4, max_new_tokens=40,
+                        temperature=0.0, seed=0, policy="heuristic"), pair=toy)
+    assert any(s.n_drafted < 4 for s in trace.steps[:-1]) and trace.settings["policy"] == "heuristic"
+    said = {"en": "the heuristic policy also changes K from step to step, 1 lower after a step with a rejected draft",
+            "pt": "a política heuristic também muda K de passo a passo, 1 a menos depois de um passo com um palpite "
+                  "rejeitado"}[lang]
+    with using(lang):
+        assert said in timeline.alpha_note(trace)
+        assert "(save one token every 8 steps)" in timeline.short_step_reasons("draft", "optimal") or lang == "pt"
+        assert "(exceto um token a cada 8 passos)" in timeline.short_step_reasons("draft", "optimal") or lang == "en"
+        assert "policy" not in timeline.short_step_reasons("draft", "constant")  # constant K: no policy reason

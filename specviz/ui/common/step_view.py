@@ -52,6 +52,14 @@ TEXT = {
     # a trace that records no stop reason (an uploaded file may say ""): the text ended, for a reason not known
     "ended": N_("Drafted {drafted}; the target kept {kept} and the text ended there, so no {missing} token was "
                 "added: {new} for one target forward pass."),
+    # read 53: a trace run under another policy than constant K read "K = 4" over steps of 0 to 3 drafts (or 6)
+    "policy_threshold": N_("threshold policy: up to K drafts a step, stopping where the draft's own top probability "
+                           "falls below {threshold}"),
+    "policy_threshold_unknown": N_("threshold policy: up to K drafts a step, stopping where the draft's own top "
+                                   "probability falls below its threshold"),
+    "policy_heuristic": N_("heuristic policy: K starts at {k}, 2 higher after a step that kept every draft and 1 "
+                           "lower after one with a rejected draft"),
+    "policy_optimal": N_("optimal policy: each step's K from the formula and the α estimated from the steps before"),
     "plus_copied": N_("{drafted} plus {copied}"),
     "recovered": N_("recovered"),
     "bonus": N_("bonus"),
@@ -476,6 +484,12 @@ def settings_line(trace: Trace) -> str:
     parts = [_("models: {pair}", pair=pair), _("proposer: {proposer}", proposer=registry.menu_label(proposer))]
     if s.get("k") is not None:
         parts.append(f"K = {s['k']}")
+    threshold, policy = s.get("threshold"), s.get("policy")
+    if isinstance(threshold, (int, float)) and not isinstance(threshold, bool) and threshold > 0:
+        parts.append(_(TEXT["policy_threshold"], threshold=_setting(float(threshold))))
+    elif policy in ("threshold", "heuristic", "optimal"):
+        parts.append(_(TEXT["policy_threshold_unknown" if policy == "threshold" else f"policy_{policy}"],
+                       k=s.get("k", "?")))
     if s.get("tree_nodes"):
         nodes, width, lookup = s["tree_nodes"], s.get("tree_width", "?"), s.get("tree_lookup")
         parts.append(_("a draft tree of up to {nodes}, at most {children} each",  # "1 node", "1 child" agree

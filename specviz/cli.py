@@ -777,9 +777,11 @@ def format_summary(trace: Trace, measured: str | None = None) -> str:
                            "path reached it)", rates=per_pos) if tree else
                          _("[{rates}]  (entry n: of the steps that drafted n or more, the share whose first n drafts "
                            "were all accepted)", rates=per_pos)),
-        # the time with the digits that give the speed beside it (read 51: "3.76 s" can give another 0.1 tokens/s)
-        "speed": _("{rate} tokens/s ({seconds} s)", rate=_fmt(trace.tokens_per_second, 1),
-                   seconds=seconds_text(trace.wall_seconds, trace.num_tokens)),
+        # the time with the digits that give the speed beside it (read 51: "3.76 s" can give another 0.1 tokens/s).
+        # Read 53: "4.2 tokens/s (4.75 s)" did not say what was timed: the pass over the prompt (2.08 s of those 4.75
+        # on the toy pair, in the trace's prefill_seconds) is in it, and generate runs no warm-up, as compare does
+        "speed": _("{rate} tokens/s ({seconds} s from the prompt's pass to the last token; no warm-up run before it)",
+                   rate=_fmt(trace.tokens_per_second, 1), seconds=seconds_text(trace.wall_seconds, trace.num_tokens)),
     }
     return "\n".join([
         _("summary: {steps}, {tokens}, stopped at {reason}", steps=_steps(trace.num_steps),

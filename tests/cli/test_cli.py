@@ -1608,7 +1608,7 @@ def test_the_summary_writes_a_time_that_gives_the_speed_beside_it():
 
     trace = Trace("speculative", {}, [1], [7] * 40, [Step(0, 2, 0, "target", [], [])], wall_seconds=1.9351)
     speed = next(line for line in format_summary(trace).splitlines() if "tokens/s" in line)
-    rate, seconds = re.search(r"([\d.]+) tokens/s \(([\d.]+) s\)", speed).groups()
+    rate, seconds = re.search(r"([\d.]+) tokens/s \(([\d.]+) s ", speed).groups()
     assert rate == "20.7" and f"{40 / float(seconds):.1f}" == rate, speed
 
 
@@ -1630,3 +1630,21 @@ def test_every_dtype_help_lists_the_choices_its_flag_takes_auto_included():
     out = cli("generate", "--pair", "toy", "--prompt", "hi", "--max-new-tokens", "2", "--dtype", "auto", "--quiet")
     assert out.returncode == 0 and "float32 on cpu" in out.stdout, out.stdout + out.stderr  # the toy pair's default
 
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "(0.500 s from the prompt's pass to the last token; no warm-up run before it)"),
+    ("pt", "(0,500 s da passagem do prompt ao último token; sem execução de aquecimento antes)")])
+def test_the_summarys_speed_says_its_time_includes_the_prompts_pass_and_no_warm_up(lang, said):
+    """Read 53: generate's summary wrote "speed 4.2 tokens/s (4.75 s)" for a toy run whose pass over the prompt took
+    2.08 s of those 4.75 (the trace's prefill_seconds), and nothing said the time starts there, nor that generate,
+    unlike compare, runs no untimed warm-up first. The speed line now says both."""
+    from specviz.cli import format_summary
+    from specviz.core.i18n import using
+    from specviz.engine.trace import Step
+
+    trace = Trace("speculative", {}, [1], [7] * 10, [Step(0, 2, 0, "target", [], [])], prefill_seconds=0.2,
+                  wall_seconds=0.5)
+    with using(lang):
+        speed = format_summary(trace).splitlines()[5]
+    assert speed.endswith(said), speed

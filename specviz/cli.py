@@ -26,8 +26,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from specviz.core.cli_help import DefaultsHelpFormatter
-from specviz.core.i18n import (N_, _, drafts_kept, language_code, list_separator, ngettext, number, os_reason,
-                                percent, small_number, using, with_minus)
+from specviz.core.i18n import (N_, _, as_written, drafts_kept, language_code, list_separator, ngettext, number,
+                                os_reason, percent, small_digits, small_number, using, with_minus)
 from specviz.core.text import control_shown, hidden_shown, pad, shortened, visible, width
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.kinds import StopReason
@@ -376,12 +376,13 @@ def run_calibrate(args: argparse.Namespace) -> int:
         print(_("Cached in {path}", path=cache_path(pair.name, cal.dtype, cal.kernels, cal.device,
                                                      proposer_key(pair, cal.proposer))))
     print(_("One target forward over n new tokens (milliseconds, and in one-token forwards):"))
-    print("  " + "   ".join(f"n={n}: {number(s * 1e3, 1)} ms ({number(s / cal.one)})" for n, s in cal.verify))
+    ms = ms_decimals(cal)
+    print("  " + "   ".join(f"n={n}: {number(s * 1e3, ms)} ms ({number(s / cal.one)})" for n, s in cal.verify))
     # read 52: a cost under the decimals shown keeps two significant digits (n-gram lookup's 0.035 ms read "0.0 ms"),
     # and n-gram lookup's drafter pass, which `measure` does not time (it runs no model), is not written "0.0 ms =
     # 0.00 one-token forwards" as if it were measured: the short real runs below time its lookups
-    costs = dict(proposer=proposer, ms=small_number(cal.drafter_seconds * 1e3, 1), c=small_number(cal.c, 2),
-                 gms=number(cal.generate_seconds * 1e3, 1), g=number(cal.generate_ratio))
+    costs = dict(proposer=proposer, ms=small_number(cal.drafter_seconds * 1e3, ms), c=small_number(cal.c, 2),
+                 gms=number(cal.generate_seconds * 1e3, ms), g=number(cal.generate_ratio))
     if cal.drafter_seconds == 0:
         drafter = _("One drafter pass ({proposer}): not timed, it runs no model (the short real runs below time its "
                     "lookups)", proposer=proposer)
@@ -389,7 +390,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
         drafter = _("One drafter pass ({proposer}): {ms} ms = {c} one-token forwards", **costs)
     if cal.sampled_generate_seconds > 0:  # read 51: the T = 0.7 rows' "vs gen." divide by this unprinted cost
         print(_("{drafter}; one token of model.generate: {gms} ms = {g} greedy, {sms} ms = {s} sampling at T = 0.7.",
-                drafter=drafter, sms=number(cal.sampled_generate_seconds * 1e3, 1), s=number(cal.baseline_ratio(0.7)),
+                drafter=drafter, sms=number(cal.sampled_generate_seconds * 1e3, ms), s=number(cal.baseline_ratio(0.7)),
                 **costs))
     else:
         print(_("{drafter}; one token of model.generate: {gms} ms = {g}.", drafter=drafter, **costs))
@@ -428,6 +429,33 @@ def run_calibrate(args: argparse.Namespace) -> int:
             print("  " + _("These predictions rest on costs measured while the machine was busy ({why}): measure "
                            "again on an idle machine before relying on them.", why=cal.disagreement(1)))
     return 0
+
+
+def ms_decimals(cal) -> int:
+    """The decimals of calibrate's milliseconds: 1, or as many more (up to 4) as it takes for each cost as written ÷
+    the one-token forward as written to give the ratio written beside it. Read 53: a toy pair's cached costs read
+    "n=1: 1.1 ms (1.00)   n=2: 1.1 ms (1.05)" and "model.generate: 1.6 ms = 1.48", where 1.6 ÷ 1.1 is 1.45.
+
+    >>> from types import SimpleNamespace
+    >>> ms_decimals(SimpleNamespace(one=0.01, verify=((1, 0.01), (3, 0.012)), drafter_seconds=0.0,
+    ...                             generate_seconds=0.012, sampled_generate_seconds=0.0))
+    1
+    >>> ms_decimals(SimpleNamespace(one=0.0010739, verify=((1, 0.0010739), (3, 0.0011322)), drafter_seconds=0.0,
+    ...                             generate_seconds=0.00159, sampled_generate_seconds=0.0))
+    3
+    """
+    costs = [s for _n, s in cal.verify] + [cal.generate_seconds, cal.sampled_generate_seconds]
+
+    def follows(decimals: int) -> bool:
+        one = as_written(cal.one * 1e3, decimals)
+        ratios = [(s * 1e3, s / cal.one, 2) for s in costs if s > 0]
+        if cal.drafter_seconds > 0:  # written by small_number, as its c
+            ratios.append((cal.drafter_seconds * 1e3, cal.drafter_seconds / cal.one, small_digits(cal.c, 2)))
+        return one > 0 and all(
+            number(as_written(ms, small_digits(ms, decimals)) / one, digits) == number(ratio, digits)
+            for ms, ratio, digits in ratios)
+
+    return next((decimals for decimals in range(1, 4) if follows(decimals)), 4)
 
 
 def machine_heading(cal, pair_name: str) -> str:

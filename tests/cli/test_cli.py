@@ -1648,3 +1648,27 @@ def test_the_summarys_speed_says_its_time_includes_the_prompts_pass_and_no_warm_
     with using(lang):
         speed = format_summary(trace).splitlines()[5]
     assert speed.endswith(said), speed
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_calibrate_writes_costs_whose_quotients_give_the_ratios_beside_them(tmp_path, monkeypatch, lang):
+    """Read 53: `calibrate --pair toy --proposer ngram` printed "n=1: 1.1 ms (1.00)   n=2: 1.1 ms (1.05)" and "one
+    token of model.generate: 1.6 ms = 1.48 greedy" (its cached costs: 1.0739, 1.1241 and 1.5900 ms), where 1.1 ÷
+    1.1 is 1.00 and 1.6 ÷ 1.1 is 1.45. The milliseconds now take the decimals their ratios need (`ms_decimals`)."""
+    from specviz.labs import calibration
+
+    monkeypatch.setenv("SPECVIZ_CACHE", str(tmp_path))
+    costs = dict(pair="toy", proposer="ngram", dtype="float32", device="cpu", kernels="stock", cpu="Test CPU",
+                 cpu_flags=(), cpu_bf16=False, torch="x", threads=2, drafter_seconds=0.0, spread=0.0,
+                 generate_seconds=0.00158998, sampled_generate_seconds=0.00153640,
+                 verify=((1, 0.00107385), (2, 0.00112412), (3, 0.00113223), (17, 0.00119693)))
+    monkeypatch.setattr(calibration, "measure", lambda *a, **k: calibration.Calibration(**costs))
+    out = cli("calibrate", "--pair", "toy", "--proposer", "ngram", "--force", "--lang", lang)
+    assert out.returncode == 0, out.stderr
+    text = out.stdout.replace(".", "").replace(",", ".") if lang == "pt" else out.stdout
+    pairs = re.findall(r"([\d.]+) ms \(([\d.]+)\)", text) + re.findall(r"([\d.]+) ms = ([\d.]+)", text)
+    assert len(pairs) == 6, text  # four forwards, model.generate greedy and sampled
+    one = float(pairs[0][0])
+    for ms, ratio in pairs:
+        assert f"{float(ms) / one:.2f}" == ratio, (ms, one, ratio, text)
+    assert ("n=2: 1.124 ms (1.05)" if lang == "en" else "n=2: 1,124 ms (1,05)") in out.stdout, out.stdout

@@ -130,8 +130,13 @@ def test_compare_cautions_that_a_speedup_from_under_16_tokens_is_noise():
                        "reading. Here nothing was drafted, so both runs did the same work."), caution
     pt = cli("compare", "--pair", "toy", "--prompt", "hello", "--max-new-tokens", "3", "--k", "2", "--no-warmup",
              "--lang", "pt")
-    assert ("cuidado:      uma aceleração de 3 tokens novos é quase só ruído: tão poucas passagens do alvo a decidem"
+    assert ("cuidado:       uma aceleração de 3 tokens novos é quase só ruído: tão poucas passagens do alvo a decidem"
             in pt.stdout and "(--max-new-tokens 16 ou mais)" in pt.stdout), pt.stdout
+    # read 53: pt's "cuidado:" text started one column left of every other line's ("só o alvo:     ", column 15)
+    for out in (one, pt):
+        starts = {len(line) - len(line.split(":", 1)[1].lstrip()) for line in out.stdout.splitlines()
+                  if ":  " in line}  # the labelled lines; "greedy output identical: yes" is a sentence
+        assert len(starts) == 1, (starts, out.stdout)
     assert "nada foi rascunhado" not in pt.stdout  # 3 tokens to write: the run drafted
     enough = cli("compare", "--pair", "toy", "--prompt", "hello", "--max-new-tokens", "16", "--k", "2", "--no-warmup")
     assert "16 tokens in" in enough.stdout and "caution" not in enough.stdout, enough.stdout

@@ -130,8 +130,8 @@ def test_compare_cautions_that_a_speedup_from_under_16_tokens_is_noise():
                        "reading. Here nothing was drafted, so both runs did the same work."), caution
     pt = cli("compare", "--pair", "toy", "--prompt", "hello", "--max-new-tokens", "3", "--k", "2", "--no-warmup",
              "--lang", "pt")
-    assert ("cuidado:       uma aceleração de 3 tokens novos é quase só ruído: tão poucas passagens do alvo a decidem"
-            in pt.stdout and "(--max-new-tokens 16 ou mais)" in pt.stdout), pt.stdout
+    assert ("cuidado:       uma aceleração de 3 tokens novos é quase só ruído: tão poucas passagens do alvo a "
+            "decidem" in pt.stdout and "(--max-new-tokens 16 ou mais)" in pt.stdout), pt.stdout
     # read 53: pt's "cuidado:" text started one column left of every other line's ("só o alvo:     ", column 15)
     for out in (one, pt):
         starts = {len(line) - len(line.split(":", 1)[1].lstrip()) for line in out.stdout.splitlines()

@@ -277,6 +277,7 @@ def _step(step: Any, number: int, where: str) -> None:
         _tree(step["tree"], where + _("tree: "))
         _main_line(decisions, step["tree"]["nodes"], step["tree"]["path"], where)
     _emitted_kinds(decisions, emitted, where)
+    _correction_kind(step.get("correction_kind"), decisions, where)
 
 
 def _ratio(decision: dict, where: str) -> None:
@@ -382,6 +383,34 @@ def _emitted_kinds(decisions: list[dict], emitted: list[dict], where: str) -> No
             _fail(here, _("token_id is {value}, but draft {i}, the accepted draft it emits, is {draft} (specviz "
                           "emits a step's accepted drafts first, in order)", value=_shown(token["token_id"]), i=i,
                           draft=_shown(decisions[i - 1]["token_id"])))
+
+
+def _correction_kind(value: str | None, decisions: list[dict], where: str) -> None:
+    """A step's `correction_kind` is the kind of the token after its accepted drafts, which its decisions decide as
+    they decide the emitted one (`StepResult.next_kind`, `kinds.kind_after_drafts`); the pages name it where the
+    run stopped before that token (`step_view.step_headline`). Null in a trace written before it was recorded. Left
+    by earlier reads (read 53's list): a step whose draft was rejected could say "bonus", one whose drafts were all
+    kept "recovered", and either "accepted"."""
+    if value is None:
+        return
+    kept = sum(1 for decision in decisions if decision["accepted"])  # a prefix, `_in_order` saw to that
+    rejected = next((i for i, decision in enumerate(decisions, start=1)
+                     if decision["reached"] and not decision["accepted"]), 0)
+    expected = kind_after_drafts(bool(decisions), bool(rejected))
+    if value == expected:
+        return
+    if expected == TokenKind.RECOVERED:
+        reason = _("draft {j} was rejected, and after a step's first rejection specviz emits a recovered token, "
+                   "sampled from the residual distribution", j=rejected)
+    elif expected == TokenKind.BONUS:
+        reason = ngettext("its {n} draft was accepted, and when every draft of a step is accepted specviz emits a "
+                          "bonus token, sampled from p",
+                          "all {n} of its drafts were accepted, and when every draft of a step is accepted specviz "
+                          "emits a bonus token, sampled from p", kept)
+    else:
+        reason = _("the step drafted nothing, and specviz calls the token of a step without drafts a target token")
+    _fail(where, _("correction_kind is {value}, but the token after the step's accepted drafts (token {i}) is "
+                   "{expected}: {reason}", value=value, i=kept + 1, expected=expected, reason=reason))
 
 
 def _tree(tree: Any, where: str) -> None:

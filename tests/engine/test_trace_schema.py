@@ -821,3 +821,53 @@ def test_a_steps_emitted_kinds_follow_its_decisions(lang, data, says):
     short["output_ids"] = [t["token_id"] for s in short["steps"] for t in s["emitted"]]
     assert Trace.from_dict(short).steps[1].emitted[-1].kind == "accepted"
     assert "then one token of the kind its decisions call for" in _library()
+
+
+def _cut(kind: str, step: int = 11) -> dict:
+    """The toy trace with step `step` stopped before the token after its accepted drafts (as a run that hit EOS or
+    max_new_tokens there), its correction_kind set to `kind`: the step's emitted tokens no longer show that kind."""
+    def change(data):
+        data["steps"][step]["emitted"].pop()
+        data["steps"][step]["correction_kind"] = kind
+        data["output_ids"] = [t["token_id"] for s in data["steps"] for t in s["emitted"]]
+    return mutated(change)
+
+
+def _baseline(kind: str) -> dict:
+    """The toy target-only trace (its steps draft nothing, each says "target") with its first step saying `kind`."""
+    data = json.loads((TRACES_DIR / "toy-draft.baseline.json").read_text(encoding="utf-8"))
+    data["steps"][0]["correction_kind"] = kind
+    return data
+
+
+@pytest.mark.parametrize("lang, data, says", [
+    ("en", _cut("bonus"),
+     "This trace is damaged: step 12: correction_kind is bonus, but the token after the step's accepted drafts (token "
+     "3) is recovered: draft 3 was rejected, and after a step's first rejection specviz emits a recovered token, "
+     "sampled from the residual distribution."),
+    ("pt", _cut("bonus"),
+     "Este traço está danificado: passo 12: correction_kind é bonus, mas o token depois dos palpites aceitos do passo "
+     "(token 3) é recovered: o palpite 3 foi rejeitado, e depois da primeira rejeição de um passo o specviz emite um "
+     "token recuperado, amostrado da distribuição residual."),
+    ("en", _cut("recovered", step=0),
+     "This trace is damaged: step 1: correction_kind is recovered, but the token after the step's accepted drafts "
+     "(token 5) is bonus: all 4 of its drafts were accepted, and when every draft of a step is accepted specviz emits "
+     "a bonus token, sampled from p."),
+    ("pt", mutated(_set([*STEP, "correction_kind"], "accepted")),
+     "Este traço está danificado: passo 1: correction_kind é accepted, mas o token depois dos palpites aceitos do "
+     "passo (token 5) é bonus: todos os seus 4 palpites foram aceitos, e quando todos os palpites de um passo são "
+     "aceitos o specviz emite um token bônus, amostrado de p."),
+    ("en", _baseline("bonus"),
+     "This trace is damaged: step 1: correction_kind is bonus, but the token after the step's accepted drafts (token "
+     "1) is target: the step drafted nothing, and specviz calls the token of a step without drafts a target token."),
+])
+def test_a_steps_correction_kind_follows_its_decisions(lang, data, says):
+    """Left by earlier reads (read 53's list): `correction_kind`, the kind of the token after a step's accepted
+    drafts, was checked against the list of kinds only, so a step whose third draft was rejected could say "bonus"
+    and one whose four drafts were all kept "recovered"; where the run stopped before that token, the Playground's
+    step headline names it from correction_kind alone ("…stopped before its bonus token"). Null (an older trace)
+    and what the engine writes load."""
+    assert refusal(data, lang) == says
+    assert Trace.from_dict(_cut("recovered")).steps[11].correction_kind == "recovered"
+    assert Trace.from_dict(_cut(None)).steps[11].correction_kind is None
+    assert "and its `correction_kind` (where given) that same kind" in _library()

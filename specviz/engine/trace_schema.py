@@ -223,6 +223,7 @@ def check_trace_dict(data: Any) -> None:
     # forward passes" on the Playground)
     if [token.get("token_id") for step in data["steps"] for token in step.get("emitted", [])] != data["output_ids"]:
         _fail("", _("output_ids must be the tokens the steps emitted, in order"))
+    _first_children(data)
 
 
 def _step(step: Any, number: int, where: str) -> None:
@@ -515,6 +516,45 @@ def _node_tested(nodes: list[dict], j: int, where: str) -> None:
         _fail(where, _("status is rejected, but its uniform {u} is below its accept_prob {chance} (specviz keeps a "
                        "node exactly when uniform < accept_prob)", u=_shown(node["uniform"]),
                        chance=_shown(node["accept_prob"])))
+
+
+def _first_children(data: dict) -> None:
+    """Each tree node's recorded p′, q′ against its own p and q (`_used_probs`), once every step is known sound. A
+    greedy trace none of whose nodes is marked is read as a point mass throughout, as loading will mark it
+    (`trace._mark_greedy_point_masses`: a file written before read 44)."""
+    trees = [step["tree"] for step in data["steps"] if step.get("tree") is not None]
+    unmarked = not any(node.get("point_mass", False) for tree in trees for node in tree["nodes"])
+    greedy = data["settings"].get("temperature") == 0 and unmarked
+    for n, step in enumerate(data["steps"], start=1):
+        nodes = (step.get("tree") or {}).get("nodes", [])
+        for j, node in enumerate(nodes):
+            used = node.get("target_prob_used"), node.get("draft_prob_used")
+            if node["status"] == NodeStatus.NOT_REACHED or None in used:  # untested, or written before read 49
+                continue
+            first = not any(other["parent"] == node["parent"] for other in nodes[:j])
+            where = _("step {n}: ", n=n) + _("tree: ") + _("node {j}: ", j=j)
+            _used_probs(node, used, first, greedy, where)
+
+
+def _used_probs(node: dict, used: tuple[float, float], first: bool, greedy: bool, where: str) -> None:
+    """The p′, q′ a tested node records are its own p and q where no sibling was tried before it: the rule starts a
+    node's children from p at that node and the draft's q there (`tree_verifier.verify_tree`); and q′ is 1 for every
+    point mass, a copied token or a child not drawn from q, whatever siblings came before (`TreeNode.rule_draft_prob`).
+    Left by earlier reads (read 53's list): a first child could record any p′, q′, and the pages showed them as the
+    residuals its siblings left (`trace.uses_residuals`)."""
+    point_mass = greedy or node.get("point_mass", False) or node.get("copied", False)
+    if first and abs(used[0] - node["target_prob"]) > CHANCE_TOLERANCE:
+        _fail(where, _("target_prob_used must be {p}, its own target_prob, to within {tolerance}, as the rule tests "
+                       "the first child it tries below a node on the target's own p (got {value})",
+                       p=_shown(node["target_prob"]), tolerance=CHANCE_TOLERANCE_TEXT, value=_shown(used[0])))
+    if point_mass and abs(used[1] - 1.0) > CHANCE_TOLERANCE:
+        _fail(where, _("draft_prob_used must be 1, to within {tolerance}, as the rule tests a copied token, or a child "
+                       "not drawn from q, against a point mass (got {value})", tolerance=CHANCE_TOLERANCE_TEXT,
+                       value=_shown(used[1])))
+    if first and not point_mass and abs(used[1] - node["draft_prob"]) > CHANCE_TOLERANCE:
+        _fail(where, _("draft_prob_used must be {q}, its own draft_prob, to within {tolerance}, as the rule tests "
+                       "the first child it tries below a node on the draft's own q (got {value})",
+                       q=_shown(node["draft_prob"]), tolerance=CHANCE_TOLERANCE_TEXT, value=_shown(used[1])))
 
 
 def _tops(tops: Any, name: str, where: str) -> None:

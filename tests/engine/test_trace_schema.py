@@ -871,3 +871,62 @@ def test_a_steps_correction_kind_follows_its_decisions(lang, data, says):
     assert Trace.from_dict(_cut("recovered")).steps[11].correction_kind == "recovered"
     assert Trace.from_dict(_cut(None)).steps[11].correction_kind is None
     assert "and its `correction_kind` (where given) that same kind" in _library()
+
+
+def _used(target_prob_used: float, draft_prob_used: float, **node) -> dict:
+    """HAND with its one node (p 0.25, q 0.5, u 0.1: the root's first child, accepted) recording p′ and q′, its
+    accept_prob (and its decision's) min(1, p′/q′), so only p′, q′ themselves can be wrong."""
+    data = copy.deepcopy(HAND)
+    chance = min(1.0, target_prob_used / draft_prob_used)
+    data["steps"][0]["tree"]["nodes"][0].update(target_prob_used=target_prob_used, draft_prob_used=draft_prob_used,
+                                                 accept_prob=chance, **node)
+    data["steps"][0]["decisions"][0]["accept_prob"] = chance
+    return data
+
+
+def _second_child() -> dict:
+    """HAND with a second child under the root, tried after node 0 was rejected, on the residuals node 0 left: p′ 0.2
+    and q′ 0.8 (not its own p 0.3 and q 0.4), kept with u 0.1 < 0.25."""
+    data = _used(0.25, 0.5, status="rejected", uniform=0.9)
+    node = {"token_id": 7, "text": "c", "parent": -1, "depth": 1, "draft_prob": 0.4, "target_prob": 0.3,
+            "status": "accepted", "uniform": 0.1, "accept_prob": 0.25, "target_prob_used": 0.2, "draft_prob_used": 0.8}
+    step = data["steps"][0]
+    step["tree"] = {"nodes": [step["tree"]["nodes"][0], node], "path": [1]}
+    step["decisions"] = [{"position": 0, "token_id": 7, "text": "c", "draft_prob": 0.4, "target_prob": 0.3,
+                          "ratio": 0.3 / 0.4, "accept_prob": 0.25, "uniform": 0.1, "accepted": True, "reached": True}]
+    step["emitted"][0].update(token_id=7, text="c")
+    data["output_ids"] = [7, 6]
+    return data
+
+
+@pytest.mark.parametrize("lang, data, says", [
+    ("en", _used(0.4, 0.5),
+     "node 0: target_prob_used must be 0.25, its own target_prob, to within 1e-9, as the rule tests the first child "
+     "it tries below a node on the target's own p (got 0.4)."),
+    ("pt", _used(0.25, 0.3),
+     "nó 0: draft_prob_used deve ser 0.5, seu próprio draft_prob, com tolerância de 1e-9, pois a regra testa o "
+     "primeiro filho que tenta abaixo de um nó com o próprio q do rascunho (recebido: 0.3)."),
+    ("en", _used(0.25, 0.5, point_mass=True),
+     "node 0: draft_prob_used must be 1, to within 1e-9, as the rule tests a copied token, or a child not drawn from "
+     "q, against a point mass (got 0.5)."),
+    ("pt", _used(0.25, 0.5, copied=True),
+     "nó 0: draft_prob_used deve ser 1, com tolerância de 1e-9, pois a regra testa um token copiado, ou um filho não "
+     "sorteado de q, contra uma massa pontual (recebido: 0.5)."),
+])
+def test_a_first_childs_p_prime_and_q_prime_are_its_own_p_and_q(lang, data, says):
+    """Left by earlier reads (read 53's list): the rule tries a node's first child on p at that node and the draft's
+    q there (1 for a point mass), so its recorded p′, q′ are its own p, q; a file could record others (with an
+    accept_prob to match), and the pages then showed them as residuals its siblings left (`trace.uses_residuals`).
+    A later child's p′, q′ are the residuals, and load."""
+    assert refusal(data, lang).endswith(("tree: " if lang == "en" else "árvore: ") + says)
+    assert Trace.from_dict(_used(0.25, 0.5)).steps[0].tree.nodes[0].target_prob_used == 0.25
+    assert Trace.from_dict(_used(0.25 + 1e-12, 0.5)).steps[0].tree.nodes[0].draft_prob_used == 0.5
+    assert Trace.from_dict(_used(0.25, 1.0, point_mass=True)).steps[0].tree.nodes[0].accept_prob == 0.25
+    greedy = _used(0.25, 1.0)  # a greedy trace with no node marked: loading marks each a point mass (read 44)
+    greedy["settings"] = {"temperature": 0}
+    assert Trace.from_dict(greedy).steps[0].tree.nodes[0].point_mass
+    assert "draft_prob_used must be 0.5, its own draft_prob" in refusal({**greedy, "settings": {"temperature": 0.7}})
+    second = Trace.from_dict(_second_child()).steps[0].tree.nodes[1]
+    assert (second.target_prob_used, second.draft_prob_used) == (0.2, 0.8)
+    assert "its own `target_prob` and `draft_prob` where it is the first child tried below a node" in _library()
+    assert "`draft_prob_used` is 1 for a point mass (a copied token, or a child not drawn from q)" in _library()

@@ -373,10 +373,11 @@ def percent(fraction: float, digits: int = 0) -> str:
     return with_minus(written, keep_negative_zero=False)
 
 
-def percent_of(part: int, whole: int, digits: int = 0) -> str:
-    """`part` of `whole` counted things as a percentage: whole percents (or `digits` decimals), with one more digit at
-    a time where rounding would write 0% or 100% of a share that is neither (a class with 299 right answers of 300
-    read "Right 100%": read 49).
+def percent_of(part: float, whole: float, digits: int = 0) -> str:
+    """`part` of `whole` counted things (or a share of `whole` = 1) as a percentage: whole percents (or `digits`
+    decimals), with one more digit at a time where rounding would write 0% or 100% of a share that is neither (a
+    class with 299 right answers of 300 read "Right 100%": read 49; a draft's 0.99999952 of q kept read "100.0000%
+    of q" beside "almost all the mass": read 53).
 
     >>> percent_of(2, 3), percent_of(299, 300), percent_of(1, 300), percent_of(300, 300), percent_of(0, 7)
     ('67%', '99.7%', '0.3%', '100%', '0%')
@@ -385,6 +386,8 @@ def percent_of(part: int, whole: int, digits: int = 0) -> str:
     '99,95%'
     >>> percent_of(1502, 2000, 1), percent_of(1999, 2000, 1), percent_of(2000, 2000, 1)
     ('75.1%', '99.95%', '100.0%')
+    >>> percent_of(0.99999952, 1, 4), percent_of(0.9943976, 1, 4)
+    ('99.99995%', '99.4398%')
     """
     fraction = part / whole
     while 0 < part < whole and digits < 6 and _percent_shown(fraction, digits) in (0, 100):

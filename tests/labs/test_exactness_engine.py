@@ -228,6 +228,32 @@ def test_a_support_of_one_token_is_named_in_the_singular():
     assert two.note.startswith("Over the 2 tokens that carry almost all the mass (")
 
 
+def test_a_share_just_short_of_all_is_not_written_100_percent():
+    """Read 53: on SmolLM at T = 0.3 ("Once upon a time") the kept tokens held 0.99999952 of q, and the note under the
+    verdicts read "Over the 171 tokens that carry almost all the mass (99.9999% of p, 100.0000% of q)": a share that
+    is not all of q written as all of it. Now with the digits it needs, as every share (`core.i18n.percent_of`)."""
+    from specviz.labs.exactness.experiments import Support
+    from specviz.labs.exactness.lab import StepDistributions
+
+    p = torch.tensor([0.5, 0.5])
+    dists = StepDistributions([0], Support(torch.arange(2), p, p, 0.9999991655349234, 0.9999995231628418),
+                              ["a", "b"], "draft")
+    assert "(99.9999% of p, 99.99995% of q)" in dists.note and "100.0000%" not in dists.note
+
+
+def test_the_two_token_note_does_not_round_the_enumerated_share_to_100_percent():
+    """Read 53: SmolLM at T = 0.1, top-k 50 read "exact for the most likely first token (100.00% of p); the rest is
+    'other'", where that token held 0.9999963 of p and the rest is not empty. The toy pair after "the cat sat" at
+    T = 0.03 puts 0.9999982 of p on one token."""
+    pair = load_pair("toy")
+    ids = pair.tokenizer("the cat sat")["input_ids"]
+    cold = SamplingConfig(temperature=0.03)
+    top = float(exact_first_token_distribution(pair.target, ids, cold).max())
+    assert 0.99995 <= top < 1  # a share that two decimals write as 100.00%
+    note = exact_two_token_distribution(pair.target, ids, cold, eos=set(), coverage=1e-9).note
+    assert note == "exact for the most likely first token (99.9998% of p); the rest is 'other'"
+
+
 def test_one_enumerated_first_token_is_named_in_the_singular(toy):
     """Read 44: at top-k 1 the two-token comparison's note read "exact, by enumerating all 1 possible first tokens"
     ("todos os 1 primeiros tokens possíveis"), and one token covering the enumeration's share "exact for the 1 most

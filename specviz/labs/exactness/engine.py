@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import torch
 
-from specviz.core.i18n import _, ngettext, percent, with_minus
+from specviz.core.i18n import _, ngettext, percent_of, with_minus
 from specviz.engine.generation import eos_ids
 from specviz.engine.kvcache import feature_states
 from specviz.engine.limits import is_whole
@@ -144,7 +144,7 @@ def exact_two_token_distribution(target, input_ids: Sequence[int] | torch.Tensor
                      m) if complete else
             ngettext("exact for the most likely first token ({share} of p); the rest is 'other'",
                      "exact for the {n} most likely first tokens ({share} of p); the rest is 'other'", m,
-                     share=percent(float(cum[m - 1]), 2)))
+                     share=percent_of(float(cum[m - 1]), 1, 2)))
     return _sequence_distribution(entries, max_support, complete and every_pair, note)
 
 

@@ -18,7 +18,7 @@ import torch
 from specviz.engine import theory
 from specviz.labs.exactness.engine import (continuation_samples, exact_first_token_distribution,
                                       exact_two_token_distribution, proposal_distribution)
-from specviz.core.i18n import _, as_written, clause, ngettext, number, percent
+from specviz.core.i18n import _, as_written, clause, ngettext, number, percent_of
 from specviz.engine.generation import one_torch_thread
 from specviz.engine.sampling import SamplingConfig
 from specviz.labs.exactness.experiments import Support, one_step_samples, restrict_support, target_samples
@@ -72,8 +72,8 @@ class StepDistributions:
         return ngettext("Over the {n} token that carries almost all the mass ({p_share} of p, {q_share} of q), "
                         "renormalised.",
                         "Over the {n} tokens that carry almost all the mass ({p_share} of p, {q_share} of q), "
-                        "renormalised.", len(s.token_ids), p_share=percent(s.target_coverage, 4),
-                        q_share=percent(s.draft_coverage, 4))
+                        "renormalised.", len(s.token_ids), p_share=percent_of(s.target_coverage, 1, 4),
+                        q_share=percent_of(s.draft_coverage, 1, 4))  # read 53: 0.99999952 of q read "100.0000%"
 
 
 @dataclass

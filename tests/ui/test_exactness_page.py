@@ -941,3 +941,19 @@ def test_the_greedy_help_names_only_the_rules_its_mode_offers(lang):
         for favourite in range(3):
             p, q = torch.eye(3, dtype=torch.float64)[top], torch.eye(3, dtype=torch.float64)[favourite]
             assert all(torch.equal(rule.one_level(p, q, width), p) for rule in TREE_RULES.values() for width in (1, 2))
+
+
+@pytest.mark.slow  # the page under AppTest, once per language
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_step_split_says_it_is_the_exact_rules_whatever_rule_is_picked(lang):
+    """Read 53: with "accept every draft" picked above, the split under "One step, taken apart" read "Green: the part
+    of p delivered by accepted drafts, min(p, q) ... Together they are exactly p", while that rule's box says its
+    accepted drafts follow q: the split is the exact rule's, and now says so."""
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params["lang"] = lang
+    at.session_state["exact_rule"] = "accept_all"
+    at.run()
+    assert not at.exception
+    (split,) = [m.value for m in at.markdown if "min(p, q)" in m.value and "1 − α" in m.value]
+    assert split.startswith("Na regra exata, seja qual for a regra escolhida acima" if lang == "pt" else
+                            "Under the exact rule, whichever rule is picked above")

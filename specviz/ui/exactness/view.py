@@ -479,9 +479,12 @@ def render_decomposition(dists: StepDistributions, session_trace: object) -> Non
         return
     d1, d2 = st.columns([1, 3])
     d1.metric(_("α = Σ min(p, q)"), alpha_text, help=_("The chance that a draft x ~ q is accepted; 1 − TV(p, q)."))
-    d1.markdown(_("Green: the part of p delivered by **accepted** drafts, min(p, q). Purple: the part delivered by "
-                  "**recovered** tokens after a rejection, which happens with probability 1 − α and then samples "
-                  "norm(max(0, p − q)). Together they are exactly p; orange diamonds show q."))
+    # read 53: with a broken rule picked above (accept every draft keeps q, not min(p, q)) this split read as that
+    # rule's; it is the exact rule's, whichever rule the page's selector holds
+    d1.markdown(_("Under the exact rule, whichever rule is picked above: green, the part of p delivered by "
+                  "**accepted** drafts, min(p, q); purple, the part delivered by **recovered** tokens after a "
+                  "rejection, which happens with probability 1 − α and then samples norm(max(0, p − q)). Together "
+                  "they are exactly p; orange diamonds show q."))
     if note:
         d1.caption(note)
     show(decomposition_figure(bar_labels, decomposition, draft_probs, alpha_text), "exact_decomposition", d2)

@@ -147,7 +147,7 @@ if trace_point is not None:
     if chain:
         # read 46: it blamed "the last step, cut short by EOS or the token limit"; every example has shorter steps,
         # several near the limit (its budget caps K), one after a drafted end-of-text, a lookup's where it found fewer
-        values = dict(alpha=number(trace_point.alpha, 3), k=trace_point.k,
+        values = dict(alpha=number(trace_point.alpha, trace_point.ALPHA_DIGITS), k=trace_point.k,
                       tokens=number(trace_point.predicted_tokens_per_step))
         st.caption(ngettext("The formula with α = {alpha} and K = {k} predicts a mean accepted length of {tokens}. "
                             "It assumes every step drafts K tokens, each kept independently with chance α; real "

@@ -1737,3 +1737,25 @@ def test_a_verify_pass_that_turns_compute_bound_is_said_to_where_a_one_token_pas
     said = " ".join(c.value for c in at.caption)
     assert says.format(ridge=ridge, v=v) in said
     assert (ridge == 8) == (hw == "laptop")  # the reader's case: near a batch of 8 for K = 4
+
+
+@pytest.mark.slow  # the page runs once: over 0.7 s
+def test_the_formula_caption_predicts_from_the_alpha_it_writes(monkeypatch):
+    """Read 53: the caption wrote the trace's α estimate with 3 decimals and the formula's mean accepted length from
+    the unrounded one: α = 0.84442 at K = 14 read "α = 0.844 and K = 14 predicts ... 5.92", where the formula at 0.844
+    gives 5.91 (in 18% of random α and K the two disagreed). The metric's "vs formula" follows the caption."""
+    from specviz.ui.common.state import TRACE_KEY
+
+    point = theory_points.TracePoint(0.8444218515250481, 0.5, 14, 5.0, None, steps=10)
+    assert number(theory.expected_tokens_per_step(0.844, 14)) == "5.91"
+    assert number(theory.expected_tokens_per_step(point.alpha, 14)) == "5.92"  # what the caption said before
+    assert number(point.predicted_tokens_per_step) == "5.91"
+    monkeypatch.setattr(theory_points, "trace_point", lambda trace: point)
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.session_state[TRACE_KEY] = load_example("toy-draft")[0]
+    at.run()
+    captions = " ".join(c.value for c in at.caption)
+    assert "The formula with α = 0.844 and K = 14 predicts a mean accepted length of 5.91." in captions
+    assert metrics(at)["Trace: mean accepted length (K = 14)"] == "5.00"
+    delta = next(m.proto.delta for m in at.metric if m.label == "Trace: mean accepted length (K = 14)")
+    assert delta == "−0.91 vs formula"

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from specviz.core.i18n import _
+from specviz.core.i18n import _, as_written
 from specviz.core.paths import BENCHMARKS_DIR, read_json
 from specviz.engine import theory
 from specviz.engine.proposers import registry
@@ -173,9 +173,18 @@ class TracePoint:
         """The share of the trees' tokens the verifier never tested (0 for a chain)."""
         return self.tree_untested_count / self.tree_token_count if self.tree_token_count else 0.0
 
+    ALPHA_DIGITS = 3  # the page writes the trace's α estimate with 3 decimals ("α = 0.854")
+
     @property
     def predicted_tokens_per_step(self) -> float:
-        return theory.expected_tokens_per_step(self.alpha, self.k)
+        """The formula's mean accepted length at K and at the α estimate as the page writes it (`ALPHA_DIGITS`), so a
+        reader who puts the α beside it into the formula gets the figure shown (read 53: α = 0.8444 at K = 14 was
+        written "α = 0.844" beside "predicts 5.92", where 0.844 gives 5.91; as `timeline.alpha_note` does).
+
+        >>> round(TracePoint(0.8444218515250481, 0.5, 14, 5.0, None).predicted_tokens_per_step, 4)
+        5.9067
+        """
+        return theory.expected_tokens_per_step(min(1.0, as_written(self.alpha, self.ALPHA_DIGITS)), self.k)
 
 
 def _draft_passes(step: Step, one_pass: bool = False) -> int:

@@ -1759,3 +1759,23 @@ def test_the_formula_caption_predicts_from_the_alpha_it_writes(monkeypatch):
     assert metrics(at)["Trace: mean accepted length (K = 14)"] == "5.00"
     delta = next(m.proto.delta for m in at.metric if m.label == "Trace: mean accepted length (K = 14)")
     assert delta == "−0.91 vs formula"
+
+
+@pytest.mark.slow  # two AppTest runs a language
+@pytest.mark.parametrize("lang, below, slider_c", [
+    ("en", ("below this drafter's c, which, like the slider's, is over a one-token forward",
+            "below this lookup's c, which, like the slider's, is over a one-token forward"), "below the c of the slider"),
+    ("pt", ("abaixo do c deste rascunhador, que, como o do controle, é sobre uma passagem de um token",
+            "abaixo do c desta busca, que, como o do controle, é sobre uma passagem de um token"),
+     "abaixo do c do controle"),
+])
+def test_the_trace_ratio_is_below_its_own_c_not_the_sliders(lang, below, slider_c):
+    """Read 53: the ratio's help said it "reads about c / v, below the c of the slider", beside 0.807 for the toy pair
+    (0.251 for the separate draft) with the slider at its 0.05: it is below this drafter's own c, which is over a
+    one-token forward as the slider's c is, not below the slider's value."""
+    assert theory_points.trace_point(load_example("toy-draft")[0]).draft_over_verify > 0.05  # the slider's c
+    for name, words in (("toy-draft", below[0]), ("smollm-ngram-greedy", below[1])):
+        trace = load_example(name)[0]
+        shown = _trace_metrics(trace, lang)
+        ratio = next(m for m in shown.values() if "c / v" in m.label)
+        assert words in ratio.help and slider_c not in ratio.help, name

@@ -76,8 +76,8 @@ RATIO_LABELS = {
 RATIO_HELPS = {
     "draft": N_("Draft seconds per draft forward (one per drafted token in a chain, one per level in a tree) divided "
                 "by target seconds per step, from the step timings. A step's target forward scores the drafts too: "
-                "where it costs v one-token forwards (v > 1), this reads about c / v, below the c of the slider, "
-                "which is over a one-token forward."),
+                "where it costs v one-token forwards (v > 1), this reads about c / v, below this drafter's c, which, "
+                "like the slider's, is over a one-token forward."),
     "one_pass": N_("Draft seconds per step divided by target seconds per step, from the step timings. This proposer "
                    "drafts every token of a step in one pass, which the formula charges once per step, as c; for the "
                    "Medusa heads that pass runs one residual block per drafted token and one product with the LM "
@@ -88,8 +88,8 @@ RATIO_HELPS = {
     "lookup": N_("Lookup seconds per step (this proposer runs no model, so there is no draft forward: the time is its "
                  "one search a step of the text for the last tokens and the copy of what followed) divided by target "
                  "seconds per step, from the step timings. A step's target forward scores the drafts too: where it "
-                 "costs v one-token forwards (v > 1), this reads about c / v, below the c of the slider, which is "
-                 "over a one-token forward."),
+                 "costs v one-token forwards (v > 1), this reads about c / v, below this lookup's c, which, like "
+                 "the slider's, is over a one-token forward."),
 }
 
 

@@ -90,7 +90,7 @@ def test_page_overlays_a_session_trace_and_benchmark_files(tmp_path, monkeypatch
     assert "Trace: α estimate" in shown and "Trace: mean accepted length (K = 4)" in shown
     assert len(at.get("plotly_chart")) == 6  # the predicted-vs-measured scatter joins
     # read 45: "1 settings (proposer, K, temperature) measured in 1 benchmark runs"; each count agrees with its noun
-    assert any(c.value.startswith("1 setting (proposer, K, temperature) measured in 1 benchmark run in "
+    assert any(c.value.startswith("1 measurement (a proposer, K and temperature in one run) from 1 benchmark run in "
                                   "assets/benchmarks/, predicted at its own α estimate, K and c.") for c in at.caption)
 
 
@@ -1612,12 +1612,12 @@ def test_the_theory_pages_measured_points_name_the_k_drafts_assumption():
     assert ngram.mean_k == pytest.approx(0.4508, abs=1e-4) and theory.drafts_short(ngram.mean_k, ngram.k)
     short = sum(theory.drafts_short(p.mean_k, p.k) for p in points)
     assert short == 10  # 8 n-gram settings, layer-skip at K = 8 at both temperatures (7.43 and 7.52 of 8)
-    assert ("The formula takes every step to draft K tokens, but 10 of these settings drafted fewer on average "
+    assert ("The formula takes every step to draft K tokens, but 10 of these measurements drafted fewer on average "
             "(below 95% of K: the table's mean K drafted;") in theory_view.measured_caption(points)
     table = theory_view.measured_table(points)
     assert table["mean K drafted"][points.index(ngram)] == "0.45"
     with using("pt"):
-        assert "mas 10 destas configurações rascunharam menos em média" in theory_view.measured_caption(points)
+        assert "mas 10 destas medições rascunharam menos em média" in theory_view.measured_caption(points)
         assert theory_view.measured_table(points)["K médio rascunhado"][points.index(ngram)] == "0,45"
     full = [p for p in points if not theory.drafts_short(p.mean_k, p.k)]
     assert "every step to draft K" not in theory_view.measured_caption(full)
@@ -1779,3 +1779,20 @@ def test_the_trace_ratio_is_below_its_own_c_not_the_sliders(lang, below, slider_
         shown = _trace_metrics(trace, lang)
         ratio = next(m for m in shown.values() if "c / v" in m.label)
         assert words in ratio.help and slider_c not in ratio.help, name
+
+
+@pytest.mark.parametrize("lang, said, wrong", [
+    ("en", "measurements (each a proposer, K and temperature in one run; a setting measured in several runs counts "
+           "once in each) from 11 benchmark runs", "settings (proposer, K, temperature)"),
+    ("pt", "medições (cada uma um proponente, K e temperatura numa execução; uma configuração medida em várias "
+           "execuções conta uma vez em cada) de 11 execuções de benchmark", "configurações (proponente, K, temperatura)"),
+])
+def test_the_measured_caption_counts_measurements_not_settings(lang, said, wrong):
+    """Read 53: the caption read "70 settings (proposer, K, temperature) measured in 11 benchmark runs", where the
+    70 rows are 32 settings, most measured in several runs (eagle at K = 4 and T = 0 in nine of them)."""
+    points = theory_points.load_benchmark_points()
+    settings = {(p.label.split(" · ")[0], p.k) for p in points}  # proposer and T (the label's), K
+    assert len(points) == 70 and len(settings) == 32
+    with using(lang):
+        caption = theory_view.measured_caption(points)
+    assert caption.startswith(f"70 {said}") and wrong not in caption

@@ -279,10 +279,12 @@ def measured_caption(points: list[MeasuredPoint]) -> str:
     # read 45: one setting read "1 settings ... in 1 benchmark runs"; each count now agrees with its noun
     files = len({pt.source for pt in points})
     # read 52: "at its own α": a run's α is its α estimate, as the chart's table and the heatmap's points name it
-    runs = ngettext("{n} setting (proposer, K, temperature) measured in {runs} in assets/benchmarks/, predicted at "
-                    "its own α estimate, K and c.",
-                    "{n} settings (proposer, K, temperature) measured in {runs} in assets/benchmarks/, each predicted "
-                    "at its own α estimate, K and c.", len(points),
+    # read 53: "70 settings (proposer, K, temperature)" counted the rows, 32 settings measured in several runs each
+    runs = ngettext("{n} measurement (a proposer, K and temperature in one run) from {runs} in assets/benchmarks/, "
+                    "predicted at its own α estimate, K and c.",
+                    "{n} measurements (each a proposer, K and temperature in one run; a setting measured in several "
+                    "runs counts once in each) from {runs} in assets/benchmarks/, each predicted at its own α "
+                    "estimate, K and c.", len(points),
                     runs=ngettext("{n} benchmark run", "{n} benchmark runs", files))
     runs += " " + _("Both speedups are against specviz's target-only decoding: the measured one is tokens/s of "
                     "speculative decoding over tokens/s of target-only decoding in the same run (a bench run's "
@@ -294,11 +296,11 @@ def measured_caption(points: list[MeasuredPoint]) -> str:
     short = sum(theory.drafts_short(pt.mean_k, pt.k) for pt in points)
     if short:  # read 49: the Speedup lab names the formula's K-drafts assumption (2848e26b); so does this chart
         runs += " " + ngettext(
-            "The formula takes every step to draft K tokens, but {n} of these settings drafted fewer on average "
+            "The formula takes every step to draft K tokens, but {n} of these measurements drafted fewer on average "
             "(below {share} of K: the table's mean K drafted; n-gram lookup drafts only what it finds, and steps near "
             "the token limit draft fewer), so its prediction counts drafts that were never made and overstates the "
             "mean accepted length.",
-            "The formula takes every step to draft K tokens, but {n} of these settings drafted fewer on average "
+            "The formula takes every step to draft K tokens, but {n} of these measurements drafted fewer on average "
             "(below {share} of K: the table's mean K drafted; n-gram lookup drafts only what it finds, and steps near "
             "the token limit draft fewer), so their predictions count drafts that were never made and overstate the "
             "mean accepted length.", short,

@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from specviz.core.i18n import number, percent_of, using
 from specviz.engine import theory
+from specviz.engine.proposers import registry
 from specviz.labs import roofline
 from specviz.labs.bench import quoted
 from specviz.labs.examples import load_example
@@ -156,7 +157,8 @@ def test_benchmark_loader_reads_bench_results_summaries(tmp_path):
     # the chain formula does not predict a tree (issue 43, eighth read: 30 tree rows were drawn and predicted as α)
     assert len(points) == 1
     # read 52: "T = 0.0" here, "T = 0" on the Speedup lab: one spelling, the lab's `temperature_text`
-    assert points[0].measured_speedup == 1.3 and points[0].label == "ngram, T = 0 · float32"  # no dtype: float32
+    assert points[0].measured_speedup == 1.3  # no dtype: float32; read 53: the proposer as the Models menu names it
+    assert points[0].label == "N-gram lookup (no model), T = 0 · float32"
     assert points[0].source == "default-cpu-ngram/results.json" and points[0].dtype == "float32"
 
 
@@ -177,7 +179,8 @@ def test_a_measured_points_temperature_is_written_as_the_speedup_lab_writes_it(l
         labels = [theory_points._record_label({"proposer": "ngram", "temperature": t}, Path("r/results.json"), 0,
                                               "float32") for t in (0, 0.0, 0.7, 0.05)]
     comma = "," if lang == "pt" else "."
-    assert labels == [f"ngram, T = {t} · float32" for t in ("0", "0", f"0{comma}7", f"0{comma}05")], labels
+    name = "Busca de n-gramas (sem modelo)" if lang == "pt" else "N-gram lookup (no model)"  # read 53: not "ngram"
+    assert labels == [f"{name}, T = {t} · float32" for t in ("0", "0", f"0{comma}7", f"0{comma}05")], labels
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
@@ -192,9 +195,12 @@ def test_benchmark_runs_say_their_dtype_in_label_table_and_caption(tmp_path, mon
     assert not at.exception
     t = "0,7" if lang == "pt" else "0.7"  # the temperature written the reader's way
     labels = _chart_text(at, "theory_measured")
-    assert f"eagle, T = {t} · bfloat16" in labels and f"ngram, T = {t} · float32" in labels  # the hover names
+    # read 53: the proposers named as the Models menu names them, not "eagle", "ngram"
+    eagle, ngram = (("Rascunhador EAGLE de representações (treinado)", "Busca de n-gramas (sem modelo)")
+                    if lang == "pt" else ("EAGLE feature drafter (trained)", "N-gram lookup (no model)"))
+    assert f"{eagle}, T = {t} · bfloat16" in labels and f"{ngram}, T = {t} · float32" in labels  # the hover names
     table = next(t.value for t in at.table if "bfloat16" in t.value.to_string())
-    assert sorted(table["dtype"]) == ["bfloat16", "float32"] and f"eagle, T = {t} · bfloat16" in table.index
+    assert sorted(table["dtype"]) == ["bfloat16", "float32"] and f"{eagle}, T = {t} · bfloat16" in table.index
     caption = next(c.value for c in at.caption if "assets/benchmarks/" in c.value and "2" in c.value)
     assert ("1 em bfloat16, 1 em float32" if lang == "pt" else "1 in bfloat16, 1 in float32") in caption
     # the 36th read: the chart's "measured speedup" named no baseline (STYLE.md: a speedup names the one it is against)
@@ -486,7 +492,7 @@ def test_the_section_says_ttft_guidance_and_temperature():
         for r in measured:
             if (r.machine, r.dtype) == group:
                 runs.setdefault(r.run, len(runs) + 1)
-    rows = {f"{r.proposer} [{runs[r.run]}]": r for r in measured}
+    rows = {f"{registry.menu_label(r.proposer)} [{runs[r.run]}]": r for r in measured}  # read 53: not "draft [4]"
     assert len(rows) == len(measured) and len(tables) == len(groups) > 1
     assert sorted(label for t in tables for label in t.index) == sorted(rows)
     # three columns besides the proposer: with the machine and the benchmark folder too, a 390 px phone split numbers
@@ -529,6 +535,26 @@ def test_alpha_by_temperature_pairs_greedy_with_sampled_rows(tmp_path):
     got = theory_points.alpha_by_temperature(tmp_path)
     assert [(r.proposer, r.alpha_greedy, r.alpha_sampled, r.temperature) for r in got] == [("draft", 0.5, 0.4, 0.7)]
     assert got[0].command == "python -m specviz bench" and theory_points.alpha_by_temperature(tmp_path / "no") == []
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_temperature_tables_name_proposers_as_the_models_menu_does(tmp_path, monkeypatch, lang):
+    """Read 53: the α-by-temperature tables showed the bench's raw ids, "draft [1]" and "layerskip-7 [1]", on the
+    Portuguese page too; they name each proposer as the Models menu and the Playground do (`registry.menu_label`)."""
+    run = tmp_path / "run"
+    run.mkdir()
+    rows = [{"suite": "all", "policy": "constant", "proposer": name, "k": 4, "temperature": t, "alpha": a}
+            for name in ("draft", "layerskip-7") for t, a in ((0.0, 0.5), (0.7, 0.4))]
+    (run / "results.json").write_text(json.dumps({"command": "python -m specviz bench", "summary": rows}))
+    monkeypatch.setattr(theory_points, "BENCHMARKS_DIR", tmp_path)
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["lang"] = lang
+    at.run()
+    assert not at.exception
+    table = next(t.value for t in at.table if "[1]" in " ".join(map(str, t.value.index)))
+    assert list(table.index) == (["Modelo de rascunho [1]",
+                                  "Autorrascunho pulando camadas (as 7 primeiras camadas do alvo) [1]"] if lang == "pt"
+                                 else ["Draft model [1]", "Layer-skip self-draft (the target's first 7 layers) [1]"])
 
 
 def test_alpha_by_temperature_keeps_chains_and_names_the_runs_dtype(tmp_path):
@@ -924,7 +950,8 @@ def test_benchmark_points_are_the_runs_the_speedup_lab_lists(tmp_path):
 
     _bench_run(tmp_path / "run", "ngram")
     _bench_run(tmp_path / "run" / "nested", "eagle")
-    assert [p.label for p in theory_points.load_benchmark_points(tmp_path)] == ["ngram, T = 0.7 · float32"]
+    labels = [p.label for p in theory_points.load_benchmark_points(tmp_path)]
+    assert labels == ["N-gram lookup (no model), T = 0.7 · float32"]
     sources = {p.source for p in theory_points.load_benchmark_points()}
     listed = {str(path.relative_to(BENCHMARKS_DIR)) for path in find_results(BENCHMARKS_DIR)}
     assert sources and sources <= listed and not any("bench-rerun" in s for s in sources)
@@ -1512,7 +1539,7 @@ def test_the_theory_pages_medusa_points_are_predicted_with_c_per_step():
     one pass; now with c per step (as the Speedup lab and the bench's columns), and the caption says so."""
     points = [p for p in theory_points.load_benchmark_points() if p.source.startswith("default-cpu-f32-medusa")]
     medusa = [p for p in points if p.one_pass]
-    assert medusa and all(p.label.startswith("medusa") for p in medusa)
+    assert medusa and all(p.label.startswith("Medusa heads") for p in medusa)
     for p in medusa:
         assert p.predicted_speedup == pytest.approx(theory.expected_speedup(p.alpha, p.k, p.c, one_pass=True))
     eagle = [p for p in points if not p.one_pass]
@@ -1608,7 +1635,7 @@ def test_the_theory_pages_measured_points_name_the_k_drafts_assumption():
     (`theory.drafts_short`, the Speedup lab's rule too), and its table shows each point's mean K drafted."""
     points = theory_points.load_benchmark_points()
     ngram = next(p for p in points if p.source.startswith("default-cpu-ngram") and p.k == 1
-                 and p.label.startswith("ngram, T = 0 "))
+                 and p.label.startswith("N-gram lookup (no model), T = 0 "))
     assert ngram.mean_k == pytest.approx(0.4508, abs=1e-4) and theory.drafts_short(ngram.mean_k, ngram.k)
     short = sum(theory.drafts_short(p.mean_k, p.k) for p in points)
     assert short == 10  # 8 n-gram settings, layer-skip at K = 8 at both temperatures (7.43 and 7.52 of 8)

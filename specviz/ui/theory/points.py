@@ -118,18 +118,22 @@ def load_benchmark_points(folder: Path | str | None = None) -> list[MeasuredPoin
 
 def _record_label(r: dict, path: Path, i: int, dtype: str | None) -> str:
     """The run's name (or pair, proposer and T), then its dtype: float32 and bfloat16 runs sit side by side. T is
-    written as the Speedup lab writes it (`temperature_text`: read 52, "T = 0.0" here beside the lab's "T = 0").
+    written as the Speedup lab writes it (`temperature_text`: read 52, "T = 0.0" here beside the lab's "T = 0"); the
+    proposer is named as the Models menu and the Speedup lab name it (`registry.menu_label`; read 53: "ngram",
+    "layerskip-7" on the Portuguese page).
 
     >>> _record_label({"proposer": "ngram", "temperature": 0.7}, Path("run/results.json"), 0, "bfloat16")
-    'ngram, T = 0.7 · bfloat16'
-    >>> _record_label({"proposer": "ngram", "temperature": 0}, Path("run/results.json"), 0, "float32")
-    'ngram, T = 0 · float32'
+    'N-gram lookup (no model), T = 0.7 · bfloat16'
+    >>> _record_label({"proposer": "layerskip-7", "temperature": 0}, Path("run/results.json"), 0, "float32")
+    "Layer-skip self-draft (the target's first 7 layers), T = 0 · float32"
     """
     from specviz.ui.common.bench_results import temperature_text
 
     name = r.get("label") or r.get("name")
     if not name:
-        parts = [str(r[key]) for key in ("pair", "proposer") if r.get(key)]
+        parts = [str(r["pair"])] if r.get("pair") else []
+        if r.get("proposer"):
+            parts.append(registry.menu_label(str(r["proposer"])))
         if r.get("temperature") is not None:
             parts.append("T = " + temperature_text(float(r["temperature"])))
         name = ", ".join(parts) or f"{path.parent.name}/{path.stem} #{i + 1}"

@@ -14,6 +14,7 @@ import streamlit as st
 from specviz.core.i18n import (N_, _, as_written, list_separator, ngettext, number, percent, signed_delta,
                                small_number)
 from specviz.engine import theory
+from specviz.engine.proposers import registry
 from specviz.ui.common.palette import BLUE, GREY, ORANGE, REDDISH_PURPLE, VERMILLION
 from specviz.ui.common.bench_results import temperature_text
 from specviz.ui.theory.points import K_MAX, MeasuredPoint, TemperatureRow, TracePoint
@@ -363,7 +364,8 @@ def render_temperature(rows: list[TemperatureRow]) -> None:
     for (machine, dtype), group in groups.items():
         st.caption(_("Measured on {machine}, in {dtype}:", machine=machine or _("a machine not recorded"),
                      dtype=dtype))
-        st.table(pd.DataFrame([{proposer: f"{r.proposer} [{runs[r.run]}]",
+        # read 53: "draft [4]", "layerskip-7 [5]": the proposer named as the Models menu names it
+        st.table(pd.DataFrame([{proposer: f"{registry.menu_label(r.proposer)} [{runs[r.run]}]",
                                 _("α at T = {t}", t=0): number(r.alpha_greedy, 3),
                                 # read 52: T as the Speedup lab writes it (0.05 is not "0.1")
                                 _("α at T = {t}", t=temperature_text(r.temperature)): number(r.alpha_sampled, 3),

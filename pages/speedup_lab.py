@@ -146,9 +146,7 @@ with tab_time:
 
 with tab_cat:
     plot.show(charts.category_figure(result, proposer, temperature), key="speedup_lab_cat_chart")
-    st.caption(_("Answers that copy the prompt (rewrites, summaries, code edits) give prompt lookup long matches; the "
-                 "other categories repeat little. Each bar pools the prompts run in that category: check the "
-                 "result's --prompts-per-suite before reading much into one bar."))
+    st.caption(charts.category_caption(result, proposer, temperature))  # read 53: one category says so
     if recomputed and any(r["policy"] == "optimal" for r in result.rows(proposer=proposer, temperature=temperature)):
         st.caption(recomputed)
 

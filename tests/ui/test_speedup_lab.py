@@ -2102,3 +2102,26 @@ def test_the_machine_line_and_notes_write_a_product_with_a_times_sign(lang):
         assert not [t for t in texts if re.search(r"\w x \w", t)], (results.result_name(path), texts)
         shown += sum("×" in t for t in texts)
     assert shown >= 14  # every run's line, the trees' notes, the H200 runs' time-limit notes
+
+
+@pytest.mark.slow  # the page runs once per language
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_by_category_caption_of_a_one_category_run_says_so(lang, tiny):
+    """Read 53: the By category tab of a run over one category (every committed run but default-cpu-ngram) said "the
+    other categories repeat little" and "each bar pools the prompts run in that category" beside one group of bars;
+    it now says the run measured one category, on how many prompts, and how a run compares categories."""
+    from specviz.core.i18n import using
+
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params["lang"] = lang
+    at.run()
+    _ok(at)  # the lab opens on default-cpu-f32-packed: held-out prompts only, 8 of them
+    said = [c.value for c in at.tabs[TABS.index("By category")].caption]
+    one = ("Esta execução mediu uma só categoria de prompts, Reservados (rascunhos), em 8 prompts, então cada barra"
+           if lang == "pt" else
+           "This run measured one prompt category, Held-out (drafts), on 8 prompts, so each bar")
+    assert any(text.startswith(one) for text in said), said
+    assert not any("Each bar pools" in text or "Cada barra junta" in text for text in said), said
+    with using(lang):  # two categories: the generic caption, which compares them
+        both = charts.category_caption(tiny, "ngram", 0.0)
+    assert both.startswith("Respostas que copiam o prompt" if lang == "pt" else "Answers that copy the prompt")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from specviz.core.i18n import _, list_separator, small_number
+from specviz.core.i18n import _, list_separator, ngettext, small_number
 from specviz.engine import theory
 from specviz.engine.proposers import registry
 from specviz.labs.bench import BenchResult
@@ -258,6 +258,27 @@ def category_figure(result: BenchResult, proposer: str, temperature: float) -> g
     return _layout(fig, _("Speedup by category: {proposer}, T = {t}", proposer=proposer_text(proposer),
                             t=temperature_text(temperature)), _("prompt category"),
                    label("speedup_vs_ar") + " (×)", height=470)
+
+
+def category_caption(result: BenchResult, proposer: str, temperature: float) -> str:
+    """The By category chart's caption. Over several categories: which copy the prompt, and that each bar pools its
+    category's prompts. Over one (read 53: most committed runs, whose caption spoke of "the other categories"): that
+    there is nothing to compare, each bar being the speedup over all the run's prompts (the category's, counted at
+    this proposer and temperature), and how a run compares categories."""
+    titles = suite_titles(result)
+    if len(titles) != 1:
+        return _("Answers that copy the prompt (rewrites, summaries, code edits) give prompt lookup long matches; the "
+                 "other categories repeat little. Each bar pools the prompts run in that category: check the "
+                 "result's --prompts-per-suite before reading much into one bar.")
+    suite, title = next(iter(titles.items()))
+    prompts = len({case.get("prompt_id") for case in result.cases if case.get("suite") == suite
+                   and case.get("proposer") == proposer and case.get("temperature") == temperature})
+    return _("This run measured one prompt category, {category}, on {prompts}, so each bar is a configuration's "
+             "speedup over all the run's prompts, as in the other tabs, and there is no other category to compare it "
+             "with. A run over several categories (the bench's --suites; every suite by default) compares them: "
+             "answers that copy the prompt (rewrites, summaries, code edits) give prompt lookup long matches, the "
+             "other categories repeat little.", category=title,
+             prompts=ngettext("{n} prompt", "{n} prompts", prompts))
 
 
 FLAT_VERIFY = 1.35  # a verify curve whose 2..5-token costs stay under this is "nearly flat"

@@ -2125,3 +2125,24 @@ def test_the_by_category_caption_of_a_one_category_run_says_so(lang, tiny):
     with using(lang):  # two categories: the generic caption, which compares them
         both = charts.category_caption(tiny, "ngram", 0.0)
     assert both.startswith("Respostas que copiam o prompt" if lang == "pt" else "Answers that copy the prompt")
+
+
+def test_the_lab_and_the_race_fill_draft_and_verify_with_one_pattern_each(monkeypatch):
+    """Read 53: the race striped its draft segments and left the target forward solid, while the Speedup lab's "Where
+    the time goes" (its bars' cues given by `distinguish`) drew the draft solid and the verify bars striped: one
+    quantity, two fills. Both charts now take each quantity's fill from `PHASE_PATTERNS`, as `show` draws them."""
+    from specviz.labs.examples import list_examples, load_example
+    from specviz.ui.common.charts import PHASE_PATTERNS
+    from specviz.ui.race import figures as race
+
+    monkeypatch.chdir(ROOT)
+    spec, base = load_example(next(e for e in list_examples() if e.baseline_path is not None).name)
+    lanes = plot.distinguish(race.race_figure(spec, base))
+    raced = {t.name: t.marker.pattern.shape or "" for t in lanes.data}
+    run = next(path for path in results.result_files() if results.result_name(path) == results.HEADLINE_RUN)
+    result = results.load_result(run)
+    bars = plot.distinguish(charts.time_breakdown_figure(result, result.proposers()[0], result.temperatures()[0]))
+    lab = {t.name: t.marker.pattern.shape or "" for t in bars.data}
+    for phase, key in (("draft", "draft_ms"), ("verify", "verify_ms"), ("overhead", "overhead_ms")):
+        assert lab[view.label(key)] == raced[race.PHASE_NAMES[phase]] == PHASE_PATTERNS[phase][0], phase
+    assert lab[view.label("draft_ms")] != lab[view.label("verify_ms")] == ""  # the target forward solid in both

@@ -29,6 +29,7 @@ from specviz.core.i18n import (N_, _, as_written, get_language, half_up, list_se
                                with_decimal_point, with_minus)
 from specviz.ui.common.accessibility import CHART_NAME_CLASS
 from specviz.ui.common.escaping import escape_cell, escape_text
+from specviz.ui.common.palette import GREY
 
 CONFIG: dict[str, Any] = {"displayModeBar": "hover", "scrollZoom": False, "displaylogo": False, "responsive": True}
 NUMBERS_LABEL = N_("The numbers in this chart")
@@ -194,6 +195,24 @@ def show(fig: go.Figure, key: str, where: Any = None, *, name: str | None = None
 PATTERNS = ("", "/", ".", "x", "\\", "+", "-", "|")  # bar fills: the first series solid, the others hatched
 DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "x", "star", "triangle-down")
+
+# One fill pattern per quantity of a step's time (Plotly's `marker.pattern.shape`, and the colour it is drawn in), on
+# every chart that splits a step: the race's lanes and the Speedup lab's "Where the time goes" (read 53: the lab's
+# `distinguish` gave the draft the solid fill and the target forward stripes, the race the other way round). The
+# target forward stays solid: the race writes its "+n" emitted count on it.
+PHASE_PATTERNS = {"prefill": (".", "#333333"), "draft": ("\\", "#FFFFFF"), "verify": ("", ""),
+                  "overhead": ("x", "#FFFFFF"), "untimed": ("/", GREY)}
+
+
+def phase_pattern(phase: str) -> dict:
+    """A bar's `marker.pattern` for one quantity of a step's time (`PHASE_PATTERNS`): its shape drawn in its colour
+    over the bar's own fill; the target forward's is solid (an empty shape).
+
+    >>> phase_pattern("overhead")["shape"], phase_pattern("verify")
+    ('x', {'shape': ''})
+    """
+    shape, color = PHASE_PATTERNS[phase]
+    return dict(shape=shape, fgcolor=color, fillmode="overlay", solidity=0.3) if shape else dict(shape="")
 
 
 def distinguish(fig: go.Figure) -> go.Figure:

@@ -15,20 +15,19 @@ import plotly.graph_objects as go
 from specviz.core.i18n import N_, _, fewest_digits, ngettext, number
 from specviz.engine.trace import TokenKind, Trace
 from specviz.labs.timeline import Interval, step_intervals, tokens_over_time, untimed_seconds
+from specviz.ui.common.charts import PHASE_PATTERNS, phase_pattern
 from specviz.ui.common.escaping import escape_text
-from specviz.ui.common.palette import COLORS, GREY, LIGHT_GREY, P_COLOR, Q_COLOR
+from specviz.ui.common.palette import COLORS, LIGHT_GREY, P_COLOR, Q_COLOR
 from specviz.ui.race.tree import CHAIN_LANE, TREE_LANE
 
 # The words below are marked with N_() and translated with _() where they are shown (never at import).
 SPEC_LANE, BASE_LANE = N_("speculative"), N_("target only")
 PHASE_COLORS = {"prefill": LIGHT_GREY, "draft": Q_COLOR, "verify": P_COLOR, "overhead": "#333333",
                 "untimed": "#E3E3E3"}  # pale and hatched: the prefill's grey starts a lane, this ends it
-# Each segment's fill pattern (Plotly's `marker.pattern.shape`) and the colour it is drawn in, so the segments differ
-# by more than colour and order (read 49, WCAG 1.4.1: prefill, draft, target forward and the rest of the step
-# differed by colour alone); the HTML legend draws the same pattern in its swatch (`swatches_html`). The target
-# forward stays solid: it carries the "+n" emitted count.
-PHASE_PATTERNS = {"prefill": (".", "#333333"), "draft": ("\\", "#FFFFFF"), "verify": ("", ""),
-                  "overhead": ("x", "#FFFFFF"), "untimed": ("/", GREY)}
+# Each segment's fill pattern (`PHASE_PATTERNS`, specviz.ui.common.charts: the Speedup lab's time chart uses the same
+# ones), so the segments differ by more than colour and order (read 49, WCAG 1.4.1: prefill, draft, target forward and
+# the rest of the step differed by colour alone); the HTML legend draws the same pattern in its swatch
+# (`swatches_html`). The target forward stays solid: it carries the "+n" emitted count.
 # read 45: the draft's name said "propose K tokens", beside a tree step's hover "6 nodes drafted" (K = 3) and a last
 # step near the token limit that drafts fewer
 PHASE_NAMES = {"prefill": N_("prefill (read the prompt)"),
@@ -54,12 +53,6 @@ def _ms(seconds: float) -> str:
     ('1.13', '2.68', '1.01', '1.24', '0.00')
     """
     return number(float(Decimal(repr(float(seconds))).scaleb(3)), 2)
-
-
-def _pattern(phase: str) -> dict:
-    """A segment's `marker.pattern`: its PHASE_PATTERNS shape drawn in its colour over the segment's own fill."""
-    shape, color = PHASE_PATTERNS[phase]
-    return dict(shape=shape, fgcolor=color, fillmode="overlay", solidity=0.3) if shape else dict(shape="")
 
 
 def _lane_bars(fig: go.Figure, lane: str, bars: list[Interval], *, speculative: bool, legend: set[str],
@@ -96,7 +89,7 @@ def _lane_bars(fig: go.Figure, lane: str, bars: list[Interval], *, speculative: 
         fig.add_trace(go.Bar(
             y=[lane] * len(segs), x=[e - s for s, e, _ in segs], base=[s for s, _, _ in segs], orientation="h",
             name=names[phase], legendgroup=names[phase], showlegend=names[phase] not in legend,
-            marker=dict(color=PHASE_COLORS[phase], line=dict(color="white", width=0.6), pattern=_pattern(phase)),
+            marker=dict(color=PHASE_COLORS[phase], line=dict(color="white", width=0.6), pattern=phase_pattern(phase)),
             text=text, textposition="inside", insidetextanchor="middle", textfont=dict(color="white", size=11),
             hovertext=hover, hoverinfo="text",
         ))
@@ -121,7 +114,7 @@ def _untimed_bar(fig: go.Figure, lane: str, trace: Trace, legend: set[str]) -> N
     fig.add_trace(go.Bar(y=[lane], x=[gap], base=[step_intervals(trace)[-1].end], orientation="h", name=name,
                          legendgroup=name, showlegend=name not in legend,
                          marker=dict(color=PHASE_COLORS["untimed"], line=dict(color="white", width=0.6),
-                                     pattern=_pattern("untimed")),
+                                     pattern=phase_pattern("untimed")),
                          hovertext=[hover], hoverinfo="text"))
     legend.add(name)
 

@@ -13,7 +13,7 @@ from specviz.engine import theory
 from specviz.engine.proposers import registry
 from specviz.labs.bench import BenchResult
 from specviz.labs.bench.report import TARGET_ONLY, run_kernels
-from specviz.ui.common.charts import figure_table, wrap_axis_title
+from specviz.ui.common.charts import figure_table, phase_pattern, wrap_axis_title
 from specviz.ui.common.sliders import medusa_heads
 from specviz.ui.common.palette import BLUE, BLUISH_GREEN, GREY, LIGHT_GREY, ORANGE, REDDISH_PURPLE, SKY_BLUE, VERMILLION
 from specviz.ui.speedup.view import (label, number, paper_label, policy_text, proposer_text, suite_titles,
@@ -214,8 +214,11 @@ def time_breakdown_figure(result: BenchResult, proposer: str, temperature: float
     group = result.rows(proposer=proposer, temperature=temperature)
     names = [config_name(r["policy"], r["k"]) for r in group]
     fig = go.Figure()
-    for key, color in (("draft_ms", ORANGE), ("verify_ms", BLUE), ("overhead_ms", LIGHT_GREY)):
-        fig.add_bar(x=names, y=[r[key] for r in group], name=label(key), marker_color=color)
+    # each quantity's fill is the race's (`PHASE_PATTERNS`; read 53: the draft was solid here, striped there)
+    for key, phase, color in (("draft_ms", "draft", ORANGE), ("verify_ms", "verify", BLUE),
+                              ("overhead_ms", "overhead", LIGHT_GREY)):
+        fig.add_bar(x=names, y=[r[key] for r in group], name=label(key),
+                    marker=dict(color=color, pattern=phase_pattern(phase)))
     rate = result.baseline_tokens_per_second(TARGET_ONLY, temperature)
     if rate:
         fig.add_hline(y=1e3 / rate, line=dict(color=VERMILLION, dash="dash"),

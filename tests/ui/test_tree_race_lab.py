@@ -5,6 +5,7 @@ test where the exact tree rule passes, and says why in this run's numbers; both 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ import torch
 from streamlit.testing.v1 import AppTest
 
 from i18n_check import english_sentences
-from specviz.core.i18n import using
+from specviz.core.i18n import read_number, using
 from specviz.labs.exactness import TREE_RULES
 from specviz.labs.exactness.tree_lab import one_level_drift, one_level_samples
 from specviz.ui.common.tokens import output_html
@@ -285,8 +286,9 @@ def test_with_a_tree_lane_the_rounds_and_the_draft_legend_name_the_chain_and_the
 def test_the_trap_sentence_quotes_the_rules_closed_form_beside_the_sample():
     """Read 45: with N = 50 the trap sentence said the draft's favourite "comes out 24.0% of the time" (the sample's
     share) where the rule gives it 36.7% at T = 0.7, and a small sample can even fall below p's own share. The
-    sentence now quotes the closed form of one level, with the sample's share beside it."""
-    from specviz.core.i18n import percent
+    sentence now quotes the closed form of one level, with the sample's share beside it (read 53: as probabilities,
+    written as a step panel writes p, `column_numbers`)."""
+    from specviz.engine.shown import column_numbers
     from specviz.labs.exactness.lab import step_distributions
     from specviz.runs.runspec import RunSpec
     from specviz.ui.common.runs import PAIRS
@@ -301,7 +303,8 @@ def test_the_trap_sentence_quotes_the_rules_closed_form_beside_the_sample():
     dists = step_distributions(PAIRS.get("toy"), RunSpec(pair="toy", prompt="the quick brown fox", temperature=1.0))
     favourite = int(dists.draft_probs.argmax())
     closed = float(TREE_RULES["tree_top_k_against_q"].one_level(dists.target_probs, dists.draft_probs, 1)[favourite])
-    assert f"comes out {percent(closed, 1)} of the time (" in trap and "in these samples)" in trap
+    assert f"comes out with probability {column_numbers([closed])[0]} (a share of " in trap
+    assert "in these samples)" in trap
 
 
 @pytest.mark.slow  # the page under AppTest
@@ -310,8 +313,10 @@ def test_the_trap_sentence_names_the_token_that_drifts_where_the_favourite_does_
     """Read 46: at T = 1.5, top-p 0.2 the toy pair's draft favours a token its target gives 0, and the broken tree
     rule, which never emits it, is exact on it; the sentence said it "comes out 0.0% of the time ... where the
     target gives it 0.0%" under "Why it fails here", though the drift (TV 0.295) is on other tokens. It now names
-    the token the rule moves most, with its closed form."""
-    from specviz.core.i18n import percent, using
+    the token the rule moves most, with its closed form (read 53: a probability beside p, as a step panel writes
+    p, not a one-decimal percent)."""
+    from specviz.core.i18n import using
+    from specviz.engine.shown import column_numbers
     from specviz.labs.exactness.lab import step_distributions
     from specviz.runs.runspec import RunSpec
     from specviz.ui.common.runs import PAIRS
@@ -331,15 +336,17 @@ def test_the_trap_sentence_names_the_token_that_drifts_where_the_favourite_does_
     closed = TREE_RULES["tree_top_k_against_q"].one_level(p, q, 2)
     favourite, worst = int(q.argmax()), int((closed - p).abs().argmax())
     assert float(p[favourite]) == 0 and float(closed[favourite]) == 0 and worst != favourite  # the case it is about
-    with using(lang):
-        expected, target = percent(float(closed[worst]), 1), percent(float(p[worst]), 1)
-    assert expected != target
-    if lang == "en":
-        assert f"comes out {expected} of the time (" in trap and f"where the target gives it {target}." in trap
-        assert "as often as the target does (0.0%)" in trap and "shared out wrongly" in trap
-    else:
-        assert f"sai {expected} das vezes (" in trap and f"quando o alvo lhe dá {target}." in trap
-        assert "mesma frequência que o alvo (0,0%)" in trap
+    said = re.search(r"comes out with probability (\S+) \(a share of (\S+) in these samples\) where the target "
+                     r"gives it p = (\S+)\." if lang == "en" else r"sai com probabilidade (\S+) \(uma fração de (\S+) "
+                     r"nestas amostras\), quando o alvo lhe dá p = (\S+)\.", trap)
+    assert said and "%" not in trap, trap
+    with using(lang):  # one number of decimals, as `column_numbers` writes a step panel's column
+        sep = "," if lang == "pt" else "."
+        places = len(next(n for n in said.groups() if sep in n).split(sep)[1])
+        assert list(said.groups()) == column_numbers([float(closed[worst]), read_number(said[2]), float(p[worst])],
+                                                     places)
+    assert said[1] != said[3]
+    assert ("as often as the target does (p = 0)" if lang == "en" else "mesma frequência que o alvo (p = 0)") in trap
     assert "comes out 0.0% of the time" not in trap and "sai 0,0% das vezes" not in trap  # the old sentence
 
 
@@ -424,3 +431,7 @@ def test_the_trap_sentence_writes_a_small_favourites_q_with_two_figures(lang):
     with using(lang):
         trap = trap_sentence(result, dists, TREE_RULES["tree_top_k_against_q"], 1)
     assert ("q = 0,0054" if lang == "pt" else "q = 0.0054") in trap, trap
+    # read 53: p beside it was a one-decimal percent ("where the target gives it 0.1%"); now written as a step
+    # panel writes p, a probability with the same decimals: p = 0.0010
+    assert ("quando o alvo lhe dá p = 0,0010." if lang == "pt" else "where the target gives it p = 0.0010.") in trap
+    assert "%" not in trap, trap

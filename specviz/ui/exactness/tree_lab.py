@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from specviz.core.i18n import N_, _, get_language, number, percent
+from specviz.core.i18n import N_, _, get_language, number
 from specviz.engine.shown import column_numbers
 from specviz.labs.exactness import TREE_RULES, TreeRule
 from specviz.labs.exactness.lab import LabResult, StepDistributions
@@ -29,16 +29,17 @@ TEXT = {
     "width": N_("Children at the first level"),
     "trap": N_("**Why it fails here:** the draft's favourite, {token}, is always the first child, so it is tried in "
                "every step; the rule still divides by q = {q} as if it had been drawn by chance, so it comes out "
-               "{expected} of the time ({measured} in these samples) where the target gives it {p}. Children that "
-               "were not drawn from q must be tested as point masses (the second exact rule)."),
+               "with probability {expected} (a share of {measured} in these samples) where the target gives it "
+               "p = {p}. Children that were not drawn from q must be tested as point masses (the second exact "
+               "rule)."),
     # read 46: at "speculative", T = 1.5, top-p 0.2 (toy pair) the favourite has p = 0: the sentence above said it
     # "comes out 0.0% of the time ... where the target gives it 0.0%", its drift elsewhere
     "trap_rest": N_("**Why it fails here:** the draft's favourite, {favourite}, is always the first child, and the "
-                    "rule happens to emit it about as often as the target does ({p_favourite}). But every rejection "
-                    "still subtracts q′ from p′ as if the child had been drawn from q, so what is left of p is "
-                    "shared out wrongly: {token} comes out {expected} of the time ({measured} in these samples) where "
-                    "the target gives it {p}. Children that were not drawn from q must be tested as point masses (the "
-                    "second exact rule)."),
+                    "rule happens to emit it about as often as the target does (p = {p_favourite}). But every "
+                    "rejection still subtracts q′ from p′ as if the child had been drawn from q, so what is left of p "
+                    "is shared out wrongly: {token} comes out with probability {expected} (a share of {measured} in "
+                    "these samples) where the target gives it p = {p}. Children that were not drawn from q must be "
+                    "tested as point masses (the second exact rule)."),
     # read 52: it said "It fails where q spreads its mass over several tokens" beside a q on two tokens (toy pair,
     # "once upon a time", top-p 0.15), where p is a point mass and the rule's closed form is p
     "no_trap": N_("**Here it does not fail:** at these settings its closed form for one level is p itself, as "
@@ -70,20 +71,34 @@ def trap_sentence(result: LabResult, dists: StepDistributions, rule: TreeRule, w
     """The broken rule's failure in this experiment's numbers: the draft's favourite token comes out too often, by
     the rule's closed form for one level (read 45: the sentence quoted only the sample's share, which at N = 50 said
     24.0% where the rule gives 36.7%, and can fall below p's share by chance), and in the samples. Where the
-    favourite comes out as p says (the target gives it 0, read 46), the token whose share the rule moves most."""
+    favourite comes out as p says (the target gives it 0, read 46), the token whose share the rule moves most.
+
+    Its p, the rule's chance and the sample's share are probabilities, written as the step panels write p and q
+    (`specviz.engine.shown`: three decimals, or more until each shows two significant figures, and for the token the
+    rule moves most, until its chance and p differ as written; read 53: p was a one-decimal percent, "0.1%" beside
+    "q = 0.0054")."""
     favourite = int(dists.draft_probs.argmax())
     closed = rule.one_level(dists.target_probs, dists.draft_probs, width)
     p = dists.target_probs.double()
 
-    def shares(token: int) -> dict[str, str]:
-        return {"token": "‘" + escape_text(dists.texts[token]) + "’", "expected": percent(float(closed[token]), 1),
-                "measured": percent(float((result.speculative == token).double().mean()), 1),
-                "p": percent(float(p[token]), 1)}
+    def shares(token: int, *more: float, apart: tuple[int, int] = (0, 2)) -> dict[str, str]:
+        """The sentence's numbers for `token`: the rule's chance, the sample's share, p (and q, in `more`), with one
+        number of decimals, as a step panel's p and q: the fewest from 3 that give each two significant figures and
+        write the two numbers at `apart` (by default the rule's chance and p) differently where they differ."""
+        values = [float(closed[token]), float((result.speculative == token).double().mean()), float(p[token]), *more]
+        i, j = apart
+        for digits in range(3, 10):
+            written = column_numbers(values, digits)
+            if values[i] == values[j] or written[i] != written[j]:
+                break
+        return {"token": "‘" + escape_text(dists.texts[token]) + "’", "expected": written[0], "measured": written[1],
+                "p": written[2], **({"q": written[3]} if more else {})}
 
-    favourite_shares = shares(favourite)
+    # read 52: q at 3 decimals wrote a favourite's 0.0054 as "q = 0.005", one figure; now two at least, and p and q
+    # told apart, as a step panel writes them
+    favourite_shares = shares(favourite, float(dists.draft_probs[favourite]), apart=(2, 3))
     if favourite_shares["expected"] != favourite_shares["p"]:
-        # read 52: q at 3 decimals wrote a favourite's 0.0054 as "q = 0.005", one figure; now two at least
-        return _(TEXT["trap"], q=column_numbers([float(dists.draft_probs[favourite])])[0], **favourite_shares)
+        return _(TEXT["trap"], **favourite_shares)
     worst = int((closed - p).abs().argmax())  # the favourite comes out as p says: the drift is on another token
     return _(TEXT["trap_rest"], favourite=favourite_shares["token"], p_favourite=favourite_shares["p"], **shares(worst))
 

@@ -224,7 +224,7 @@ def time_breakdown_figure(result: BenchResult, proposer: str, temperature: float
         fig.add_hline(y=1e3 / rate, line=dict(color=VERMILLION, dash="dash"),
                       annotation_text=_("target-only: {ms} ms per token", ms=number(1e3 / rate, 0)),
                       annotation_position="top left",
-                      # on a white ground: over the first bar's stripes and dots (the line crosses the bars when a
+                      # on a white ground: over the first bar's stripes and crosses (the line crosses the bars when a
                       # step costs about one target-only token), the label was unreadable (read 52, a browser look)
                       annotation=dict(bgcolor=LABEL_GROUND))
     fig.update_layout(barmode="stack")

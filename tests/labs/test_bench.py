@@ -1568,9 +1568,9 @@ def test_c_names_the_draft_vocabulary_rows_a_medusa_step_times(monkeypatch):
             "shipped heads, not the whole LM head)")
     assert said in meaning and "its block and the LM head)" not in meaning
     with using("pt"):
-        assert (f"uma cabeça do Medusa (seu bloco e o produto com as linhas da cabeça de LM do vocabulário de rascunho "
-                f"das cabeças: {number(shipped['draft_vocab_size'], 0)} dos {number(shipped['vocab_size'], 0)} tokens"
-                in _(meaning))
+        assert (f"uma cabeça de previsão Medusa (seu bloco e o produto com as linhas da cabeça de LM do vocabulário "
+                f"de rascunho das cabeças: {number(shipped['draft_vocab_size'], 0)} dos "
+                f"{number(shipped['vocab_size'], 0)} tokens" in _(meaning))
     for path in sorted(BENCHMARKS_DIR.glob("*/results.md")):
         text = path.read_text(encoding="utf-8")
         assert f"- **{label}**: {meaning}" in text.splitlines() and "its block and the LM head)" not in text, path

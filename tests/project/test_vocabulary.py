@@ -184,8 +184,9 @@ CALQUES = re.compile(r"\bpontu(?:ar|a|am|ada|adas|ado|ados|ando)\b|regra da cade
                      # "virtualenv de rascunho" for a scratch one, where "rascunho" is the glossary's draft
                      r"\brealiment(?:a|am|ar|ando|ad[oa]s?)\b|posiç(?:ão|ões) (?:no|do|nos|dos) rascunhos?|"
                      r"virtualenvs? de rascunho|"
-                     # the 43rd read: the Medusa heads are "cabeças de previsão" (the glossary), not "do Medusa" alone
-                     r"cabeças (?:do|de) Medusa|"
+                     # the 43rd read: the Medusa heads are "cabeças de previsão" (the glossary), not "do Medusa"
+                     # alone; read 53: one head too (the bench's c help said "uma cabeça do Medusa")
+                     r"cabeças? (?:do|de) Medusa|"
                      # the 45th read: the residual is "a distribuição residual" (the glossary), never "o residual"
                      r"\b(?:o|do|no|ao|pelo) residual\b|"
                      # and steps that carried drafts are "passos com palpites" (a draft token is a "palpite"); the

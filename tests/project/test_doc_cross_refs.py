@@ -55,3 +55,20 @@ def test_the_docs_call_no_run_shared_on_a_start_load_its_own_command_can_make():
     assert "wall clock on a shared 2-core machine (the run's own note" not in readme
     assert (f"`machine.load_average_start` in its `results.json`: {one}, {five} and {fifteen} over 1, 5 and 15 "
             f"minutes") in readme and min(five, fifteen) >= drafts["cores"]
+
+
+def test_both_tours_say_the_fastest_preset_runs_the_recommended_shape_until_this_machine_is_measured():
+    """Read 53: app.md says the Playground's *6 · Fastest here* preset runs the predicted shape "(the pair's recommended
+    one, and says so, until this machine is measured)", as the preset's own line does (FASTEST_UNMEASURED); app.pt-BR.md
+    said only "roda a forma prevista", true once the machine is measured."""
+    from specviz.core.i18n import _, using
+    from specviz.ui.playground.settings import FASTEST_UNMEASURED
+
+    english = " ".join((DOCS / "app.md").read_text(encoding="utf-8").split())
+    portuguese = " ".join((DOCS / "app.pt-BR.md").read_text(encoding="utf-8").split())
+    assert ("*6 · Fastest here* preset runs the predicted shape (the pair's recommended one, and says so, until this "
+            "machine is measured)") in english
+    assert ("*6 · O mais rápido aqui* do Playground roda a forma prevista (a recomendada do par, e diz isso, até esta "
+            "máquina ser medida)") in portuguese
+    with using("pt"):
+        assert "pois esta máquina ainda não foi medida" in _(FASTEST_UNMEASURED, shape="K = 4")

@@ -10,9 +10,10 @@ The step printout, the summary and those sentences are in English or Portuguese:
 compare and calibrate), else the language LC_ALL, LC_MESSAGES or LANG names (pt_BR.UTF-8 -> Portuguese), else
 English. bench and serve take no --lang: serve's lines and refusals follow the environment, and so do the refusals
 from below the bench (loading a pair), but the bench's own report (what it prints and results.md), its refusals and
-its progress lines (specviz.labs.bench) stay English in every language. The --help texts stay English, and so do
-argparse's own one-line errors, written before --lang is read (a value that is not a number, a choice not offered, a
-missing or unknown flag).
+its progress lines (specviz.labs.bench) stay English in every language. argparse's own words (a value that is not a
+number, a choice not offered, a missing or unknown flag; --help's "usage:" and "options:") are in the command's
+language too, --lang read from the command line before argparse reads it (`command_language`); the flags' own
+--help texts stay English.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ import math
 import os
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 
 from specviz.core.cli_help import DefaultsHelpFormatter
@@ -71,7 +73,7 @@ class OneSentenceParser(argparse.ArgumentParser):
         # and a control character in it is written as an escape (read 50: an unknown flag "\x1b[2J" cleared the
         # terminal: argparse quotes a bad choice as Python writes it, but not the words it does not know)
         message = control_shown(re.sub(r"'([^']{41,})'", lambda m: f"'{shortened(m.group(1))}'", message))
-        return f"{self.prog}: {message} ({self.prog} --help lists every flag)."
+        return _("{prog}: {refusal} ({prog} --help lists every flag).", prog=self.prog, refusal=message)
 
     def error(self, message: str):  # noqa: D102 - argparse's hook
         self.exit(2, self.format_error(message) + "\n")
@@ -81,7 +83,7 @@ class OneSentenceParser(argparse.ArgumentParser):
         # (read 49: `generate --foo` said "python -m specviz --help lists every flag"); the subcommand refuses it
         parsed, extras = self.parse_known_args(args, namespace)
         if extras:
-            self.chosen(parsed).error("unrecognized arguments: " + " ".join(extras))
+            self.chosen(parsed).error(_("unrecognized arguments: %s") % " ".join(extras))  # argparse's words
         return parsed
 
     def chosen(self, parsed: argparse.Namespace) -> argparse.ArgumentParser:
@@ -91,6 +93,68 @@ class OneSentenceParser(argparse.ArgumentParser):
                 sub = action.choices[getattr(parsed, action.dest)]
                 return sub.chosen(parsed) if isinstance(sub, OneSentenceParser) else sub
         return self
+
+
+# argparse's own words a user can meet (Python's argparse looks each up with its module's `_` and `ngettext`, from
+# gettext), marked so the Portuguese catalog keeps them; `argparse_speaking` routes those lookups to that catalog
+ARGPARSE_WORDS = (N_("usage: "), N_("positional arguments"), N_("options"), N_("show this help message and exit"),
+                  N_("argument %(argument_name)s: %(message)s"), N_("unrecognized arguments: %s"),
+                  N_("the following arguments are required: %s"), N_("one of the arguments %s is required"),
+                  N_("expected one argument"), N_("expected at most one argument"),
+                  N_("expected at least one argument"), N_("invalid %(type)s value: %(value)r"),
+                  N_("invalid choice: %(value)r (choose from %(choices)s)"),
+                  N_("ambiguous option: %(option)s could match %(matches)s"), N_("unexpected option string: %s"),
+                  N_("ignored explicit argument %r"), N_("not allowed with argument %s"),
+                  N_("unknown parser %(parser_name)r (choices: %(choices)s)"))
+COMMANDS_WITH_LANG = ("generate", "compare", "calibrate")
+
+
+@contextmanager
+def argparse_speaking() -> Iterator[None]:
+    """argparse's own words in the current language inside the block (read 53: under --lang pt, "argument --k:
+    invalid int value: 'abc'" and "the following arguments are required" stayed English): its module's `_` and
+    `ngettext` point at specviz's catalog, then back. Build the parser inside it too: "options" and -h's help are
+    looked up when a parser is made.
+
+    >>> with using("pt"), argparse_speaking():
+    ...     OneSentenceParser(prog="demo").format_help().splitlines()[0]
+    'uso: demo [-h]'
+    >>> OneSentenceParser(prog="demo").format_help().splitlines()[0]
+    'usage: demo [-h]'
+    """
+    saved = argparse._, argparse.ngettext
+    argparse._ = lambda message: _(message) if message else message
+    argparse.ngettext = lambda singular, plural, n: ngettext(singular, plural, n)  # argparse's have no {n}
+    try:
+        yield
+    finally:
+        argparse._, argparse.ngettext = saved
+
+
+def command_language(argv: Sequence[str], environ=None) -> str:
+    """The language `main` speaks for `argv`, found before argparse reads it, so that argparse's own refusals speak
+    it too: the last --lang (--lang=, or a prefix argparse would take for it) of a command that has the flag, else
+    the environment's (`environment_language`); the bench speaks English (its refusals stay English). A --lang that
+    names no language leaves the environment's, for `main` to refuse.
+
+    >>> command_language(["generate", "--prompt", "hi", "--lang", "pt"]), command_language(["compare", "--lang=pt"])
+    ('pt', 'pt')
+    >>> command_language(["calibrate", "--lan", "en", "--lang", "pt"], {"LANG": "en"})
+    'pt'
+    >>> command_language(["bench", "--lang", "pt"], {"LANG": "pt_BR"}), command_language(["serve", "--lang", "pt"], {})
+    ('en', 'en')
+    """
+    command = next((arg for arg in argv if not arg.startswith("-")), None)
+    if command == "bench":
+        return "en"
+    asked = None
+    if command in COMMANDS_WITH_LANG:
+        words = list(argv[:argv.index("--")] if "--" in argv else argv)
+        for i, word in enumerate(words):
+            flag, equals, value = word.partition("=")
+            if len(flag) >= 3 and "--lang".startswith(flag):
+                asked = value if equals else words[i + 1] if i + 1 < len(words) else None
+    return language_code(asked) or environment_language(environ)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -178,7 +242,9 @@ def environment_language(environ=None) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    with using(command_language(argv)), argparse_speaking():
+        args = build_parser().parse_args(argv)
     asked = getattr(args, "lang", None)
     lang = environment_language() if asked is None else language_code(asked)
     if lang is None:

@@ -150,6 +150,16 @@ def _typed(text: str) -> str:
     return typed(text, marks=False)
 
 
+def _(message: str, **values: object) -> str:
+    """`message` in the reader's language (`specviz.core.i18n._`), its named placeholders filled; in English where
+    babel is not installed yet (transfer's receive brings it)."""
+    try:
+        from specviz.core.i18n import _ as translated
+    except ModuleNotFoundError:
+        return message.format(**values) if values else message
+    return translated(message, **values)
+
+
 def threads_arg(text: str) -> int:
     """argparse's type for a --threads flag: 0 (torch's choice) or a count `check_threads` accepts; anything else
     is argparse's one-line error, never a crash inside the OpenMP runtime."""
@@ -229,10 +239,13 @@ def finite_float(text: str) -> float:
     value = float(text)  # a ValueError: argparse's own "invalid float value: 'abc'" (this type's name is float)
     if math.isfinite(value):
         return TypedFloat(value, text)  # a refusal quotes it as typed (`as_typed`)
-    word = text.strip().lstrip("+-").lower()
-    why = "is not a number" if math.isnan(value) else "is infinite, not a number" if word in ("inf", "infinity") \
-        else "is too large to be a number" if value > 0 else "is too far below 0 to be a number"
-    raise argparse.ArgumentTypeError(f"{text!r} {why}")
+    word, typed = text.strip().lstrip("+-").lower(), repr(text)
+    # in the reader's language, as argparse's own words around it are (`cli.argparse_speaking`; read 53)
+    raise argparse.ArgumentTypeError(
+        _("{typed} is not a number", typed=typed) if math.isnan(value)
+        else _("{typed} is infinite, not a number", typed=typed) if word in ("inf", "infinity")
+        else _("{typed} is too large to be a number", typed=typed) if value > 0
+        else _("{typed} is too far below 0 to be a number", typed=typed))
 
 
 finite_float.__name__ = "float"  # argparse and bench's list flags name a type in a refusal: "invalid float value"
@@ -274,10 +287,11 @@ def path_arg(text: str) -> str:
     from specviz.core.text import control_shown, has_control
 
     if not text.strip():
-        raise argparse.ArgumentTypeError(f"a file or folder name, not an empty one (got {text!r})")
+        raise argparse.ArgumentTypeError(_("a file or folder name, not an empty one (got {typed})", typed=repr(text)))
     if has_control(text):  # read 50: `bench --out $'x\e[2J'` made that folder and echoed it raw to the terminal
-        raise argparse.ArgumentTypeError("a file or folder name without a control character (such as a line break, "
-                                         f"an escape or a text-direction override) (got '{control_shown(text)}')")
+        raise argparse.ArgumentTypeError(_("a file or folder name without a control character (such as a line break, "
+                                           "an escape or a text-direction override) (got '{typed}')",
+                                           typed=control_shown(text)))
     return text
 
 
@@ -289,8 +303,6 @@ def dtype_arg(text: str) -> str:
     'bfloat16'
     """
     import argparse
-
-    from specviz.core.i18n import _
 
     if not text.strip():
         # Read 48 review: not "the machine's default": shape_table and tree_tokens default to float32

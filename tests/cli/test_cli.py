@@ -231,6 +231,73 @@ def test_bad_input_is_one_sentence_and_exit_2(args, phrase):
     assert not re.search(r"\b(tree_nodes|tree_width|tree_lookup|max_new_tokens|top_k|top_p)\b", out.stderr)  # fields
 
 
+@pytest.mark.parametrize("args, en, pt", [
+    (["--prompt", "hi", "--k", "abc"], "argument --k: invalid int value: 'abc'",
+     "argumento --k: valor int inválido: 'abc'"),
+    ([], "the following arguments are required: --prompt", "os seguintes argumentos são obrigatórios: --prompt"),
+    (["--prompt", "hi", "--foo"], "unrecognized arguments: --foo", "argumentos não reconhecidos: --foo"),
+    (["--prompt", "hi", "--proposer", "hydra"], "argument --proposer: invalid choice: 'hydra' (choose from",
+     "argumento --proposer: escolha inválida: 'hydra' (escolha entre"),
+    (["--prompt", "hi", "--temperature", "nan"], "argument --temperature: 'nan' is not a number",
+     "argumento --temperature: 'nan' não é um número"),
+    (["--prompt", "hi", "--json", ""], "argument --json: a file or folder name, not an empty one (got '')",
+     "argumento --json: o nome de um arquivo ou pasta, não um nome vazio (recebido: '')"),
+    (["--prompt", "hi", "--k"], "argument --k: expected one argument", "argumento --k: falta o seu valor")])
+def test_argparses_own_refusals_speak_the_commands_language(args, en, pt, monkeypatch):
+    """Read 53: under --lang pt, argparse's own refusals ("invalid int value", "the following arguments are
+    required", "unrecognized arguments", "invalid choice", "expected one argument") and finite_float's "'nan' is not
+    a number" stayed English: argparse wrote them before --lang was read. --lang is now read first, wherever it
+    stands (--lang=pt too), and the environment's language is the fallback; one line each, no traceback."""
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(var, raising=False)
+    tails = {"en": " (python -m specviz generate --help lists every flag).\n",
+             "pt": " (python -m specviz generate --help lista todas as opções).\n"}
+    for lang, said, where in (("en", en, []), ("pt", pt, ["--lang", "pt"]), ("pt", pt, ["--lang=pt"])):
+        # --lang before the refused flag, so that `--k` with no value still has its value missing
+        out = cli("generate", "--pair", "toy", *where, *args)
+        assert out.returncode == 2 and out.stdout == "", out
+        assert out.stderr.startswith("python -m specviz generate: " + said), (lang, out.stderr)
+        assert out.stderr.endswith(tails[lang]), (lang, out.stderr)
+        assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
+    monkeypatch.setenv("LANG", "pt_BR.UTF-8")  # no --lang: the environment's language, as the run's own text
+    assert pt in cli("generate", "--pair", "toy", *args).stderr
+    assert en in cli("generate", "--pair", "toy", "--lang", "en", *args).stderr
+
+
+def test_argparses_help_headings_speak_the_commands_language_and_the_bench_stays_english(monkeypatch):
+    """Read 53: `calibrate --help --lang pt` said "usage:", "options:" and "show this help message and exit"; the
+    bench's refusals stay English in every language (its own sentences do), argparse's among them."""
+    monkeypatch.setenv("LANG", "pt_BR.UTF-8")
+    out = cli("calibrate", "--help")
+    assert out.returncode == 0 and out.stdout.startswith("uso: python -m specviz calibrate")
+    assert "\nopções:\n" in out.stdout and "mostra esta mensagem de ajuda e sai" in out.stdout
+    out = cli("calibrate", "--lang", "en", "--help")
+    assert out.stdout.startswith("usage: ") and "\noptions:\n" in out.stdout, out.stdout[:200]
+    out = cli("bench", "--repeats", "x")
+    assert out.stderr == ("python -m specviz bench: argument --repeats: invalid int value: 'x' "
+                          "(python -m specviz bench --help lists every flag).\n")
+    import argparse
+    assert argparse._("usage: ") == "usage: "  # argparse's lookups are its own again once the command line is read
+
+
+def test_argparses_words_are_pythons_own_and_their_portuguese_keeps_every_percent_field():
+    """The words `argparse_speaking` translates must be the msgids this Python's argparse looks up (an upgrade that
+    rewords one would leave it English), and their Portuguese must keep argparse's %-fields, which the catalog check
+    (named {fields} only) does not compare: a lost %(value)r would raise inside argparse."""
+    import argparse
+    import inspect
+
+    from specviz.cli import ARGPARSE_WORDS
+    from specviz.core.i18n import _, using
+    source = inspect.getsource(argparse)
+    fields = re.compile(r"%(?:\([a-z_]+\))?[sr]")
+    for word in ARGPARSE_WORDS:
+        assert repr(word) in source or f'"{word}"' in source, word
+        with using("pt"):
+            said = _(word)
+        assert said != word and sorted(fields.findall(said)) == sorted(fields.findall(word)), (word, said)
+
+
 @pytest.mark.parametrize("where", ["folder", "missing folder", "read-only folder", "name too long"])
 def test_a_json_path_that_cannot_be_written_is_refused_before_the_run(where, tmp_path, monkeypatch):
     """`generate --json PATH` checks PATH before the pair loads: a minutes-long run on SmolLM2 must not end in
@@ -1014,16 +1081,19 @@ def test_every_device_help_names_the_devices_pick_device_takes():
     with pytest.raises(ModelLoadError, match="use cpu, cuda, cuda:N, mps or auto"):
         pick_device("gpu")
 
-def test_the_docstring_says_argparse_errors_stay_english_as_they_do(capsys):
+def test_the_docstring_says_argparse_errors_speak_the_commands_language_as_they_do(capsys):
     """32nd read: the CLI's docstring said the one-sentence refusals are in English or Portuguese, but argparse's own
-    errors (written before --lang is read) stay English even with --lang pt; the docstring now says so."""
+    errors (written before --lang was read) stayed English even with --lang pt. Read 53: they now speak it, and the
+    docstring says so."""
     import specviz.cli as module
 
     with pytest.raises(SystemExit) as stopped:
         module.main(["generate", "--pair", "toy", "--prompt", "hi", "--k", "1.5", "--lang", "pt"])
     assert stopped.value.code == 2
-    assert "invalid int value: '1.5'" in capsys.readouterr().err
-    assert "so do argparse's own" in " ".join(module.__doc__.split())
+    assert "valor int inválido: '1.5'" in capsys.readouterr().err
+    doc = " ".join(module.__doc__.split())
+    assert "so do argparse's own" not in doc
+    assert "argparse's own words" in doc and "are in the command's language" in doc
 
 
 def test_the_docstring_says_the_bench_report_stays_english():

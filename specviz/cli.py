@@ -28,8 +28,8 @@ from contextlib import contextmanager
 from dataclasses import replace
 
 from specviz.core.cli_help import DefaultsHelpFormatter
-from specviz.core.i18n import (N_, _, as_written, drafts_kept, language_code, list_separator, ngettext, number,
-                                os_reason, percent, small_digits, small_number, using, with_minus)
+from specviz.core.i18n import (N_, _, drafts_kept, language_code, list_separator, ngettext, number, os_reason,
+                                percent, small_number, using, with_minus)
 from specviz.core.text import control_shown, hidden_shown, pad, shortened, visible, width
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.kinds import StopReason
@@ -415,7 +415,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
     """`python -m specviz calibrate`: this machine's cost curve, where speculation pays, the predicted shapes."""
     if not 1 <= args.top <= 50:
         raise ValueError(_("--top must be a whole number from 1 to 50 (got {value}).", value=with_minus(str(args.top))))
-    from specviz.labs.calibration import cache_path, calibrate, proposer_key
+    from specviz.labs.calibration import cache_path, calibrate, ms_decimals, proposer_key
     from specviz.labs.shape_choice import predictions, slowdown_note, table_for, table_temperature
     from specviz.models.pairs import load_pair
 
@@ -495,33 +495,6 @@ def run_calibrate(args: argparse.Namespace) -> int:
             print("  " + _("These predictions rest on costs measured while the machine was busy ({why}): measure "
                            "again on an idle machine before relying on them.", why=cal.disagreement(1)))
     return 0
-
-
-def ms_decimals(cal) -> int:
-    """The decimals of calibrate's milliseconds: 1, or as many more (up to 4) as it takes for each cost as written ÷
-    the one-token forward as written to give the ratio written beside it. Read 53: a toy pair's cached costs read
-    "n=1: 1.1 ms (1.00)   n=2: 1.1 ms (1.05)" and "model.generate: 1.6 ms = 1.48", where 1.6 ÷ 1.1 is 1.45.
-
-    >>> from types import SimpleNamespace
-    >>> ms_decimals(SimpleNamespace(one=0.01, verify=((1, 0.01), (3, 0.012)), drafter_seconds=0.0,
-    ...                             generate_seconds=0.012, sampled_generate_seconds=0.0))
-    1
-    >>> ms_decimals(SimpleNamespace(one=0.0010739, verify=((1, 0.0010739), (3, 0.0011322)), drafter_seconds=0.0,
-    ...                             generate_seconds=0.00159, sampled_generate_seconds=0.0))
-    3
-    """
-    costs = [s for _n, s in cal.verify] + [cal.generate_seconds, cal.sampled_generate_seconds]
-
-    def follows(decimals: int) -> bool:
-        one = as_written(cal.one * 1e3, decimals)
-        ratios = [(s * 1e3, s / cal.one, 2) for s in costs if s > 0]
-        if cal.drafter_seconds > 0:  # written by small_number, as its c
-            ratios.append((cal.drafter_seconds * 1e3, cal.drafter_seconds / cal.one, small_digits(cal.c, 2)))
-        return one > 0 and all(
-            number(as_written(ms, small_digits(ms, decimals)) / one, digits) == number(ratio, digits)
-            for ms, ratio, digits in ratios)
-
-    return next((decimals for decimals in range(1, 4) if follows(decimals)), 4)
 
 
 def machine_heading(cal, pair_name: str) -> str:

@@ -41,7 +41,7 @@ from dataclasses import asdict, dataclass, field
 
 import torch
 
-from specviz.core.i18n import _, ngettext, percent
+from specviz.core.i18n import _, as_written, ngettext, number, percent, small_digits
 from specviz.core.paths import cache_dir, write_text_atomically
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.generation import Clock, default_clock, synchronize
@@ -205,6 +205,34 @@ class Calibration:
         if not _readable(raw):  # "drafter_seconds": null loaded, then the Race page divided by it (30th read)
             raise ValueError("a damaged calibration")
         return cls(**raw)
+
+
+def ms_decimals(cal) -> int:
+    """The decimals a calibration's milliseconds are written with (`calibrate` and the "This machine" panel): 1, or
+    as many more (up to 4) as it takes for each cost as written ÷ the one-token forward as written to give the ratio
+    written beside it. Read 53: a toy pair's cached costs read "n=1: 1.1 ms (1.00)   n=2: 1.1 ms (1.05)" and
+    "model.generate: 1.6 ms = 1.48", where 1.6 ÷ 1.1 is 1.45; the panel's table read "1.1 | 1.05" and "1.2 | 1.11".
+
+    >>> from types import SimpleNamespace
+    >>> ms_decimals(SimpleNamespace(one=0.01, verify=((1, 0.01), (3, 0.012)), drafter_seconds=0.0,
+    ...                             generate_seconds=0.012, sampled_generate_seconds=0.0))
+    1
+    >>> ms_decimals(SimpleNamespace(one=0.0010739, verify=((1, 0.0010739), (3, 0.0011322)), drafter_seconds=0.0,
+    ...                             generate_seconds=0.00159, sampled_generate_seconds=0.0))
+    3
+    """
+    costs = [s for _n, s in cal.verify] + [cal.generate_seconds, cal.sampled_generate_seconds]
+
+    def follows(decimals: int) -> bool:
+        one = as_written(cal.one * 1e3, decimals)
+        ratios = [(s * 1e3, s / cal.one, 2) for s in costs if s > 0]
+        if cal.drafter_seconds > 0:  # written by small_number, as its c
+            ratios.append((cal.drafter_seconds * 1e3, cal.drafter_seconds / cal.one, small_digits(cal.c, 2)))
+        return one > 0 and all(
+            number(as_written(ms, small_digits(ms, decimals)) / one, digits) == number(ratio, digits)
+            for ms, ratio, digits in ratios)
+
+    return next((decimals for decimals in range(1, 4) if follows(decimals)), 4)
 
 
 def _readable(raw: dict) -> bool:

@@ -2146,3 +2146,35 @@ def test_the_lab_and_the_race_fill_draft_and_verify_with_one_pattern_each(monkey
     for phase, key in (("draft", "draft_ms"), ("verify", "verify_ms"), ("overhead", "overhead_ms")):
         assert lab[view.label(key)] == raced[race.PHASE_NAMES[phase]] == PHASE_PATTERNS[phase][0], phase
     assert lab[view.label("draft_ms")] != lab[view.label("verify_ms")] == ""  # the target forward solid in both
+
+
+def _this_machine_panel(lang):
+    from specviz.core.i18n import set_language
+    from specviz.ui.common.this_machine import render_this_machine
+
+    set_language(lang)
+    render_this_machine()
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_this_machines_milliseconds_give_the_ratios_written_beside_them(monkeypatch, lang):
+    """Read 53: the panel wrote its milliseconds with one decimal, so a forward of 1.0739 ms and one of 1.1241 ms
+    read "1.1 | 1.00" and "1.1 | 1.05", and 1.1970 ms "1.2 | 1.11" (1.2 ÷ 1.1 is 1.09), beside a caption's "1.1 ms
+    here": `calibrate` had the same fault (fixed by `ms_decimals`). The panel now writes them as `calibrate` does."""
+    from specviz.labs.calibration import Calibration
+    from specviz.ui.common import this_machine
+
+    cal = Calibration("default", "eagle", "float32", "cpu", "stock", "Test CPU", (), False, "x", 2,
+                      ((1, 0.00107385), (2, 0.00112412), (3, 0.00113223), (17, 0.00119693)), 0.00002, 0.00158998,
+                      0.0, sampled_generate_seconds=0.00153640)
+    monkeypatch.setattr(this_machine, "expected", lambda pair="default": cal)
+    at = AppTest.from_function(_this_machine_panel, args=(lang,), default_timeout=60).run()
+    assert not at.exception, at.exception
+    table = at.table[0].value  # the cost chart's folded table, indexed by the tokens fed
+    ms, ratios = (list(table[table.columns[i]]) for i in (0, 1))
+    read = (lambda text: float(text.replace(",", "."))) if lang == "pt" else float
+    assert ms == (["1.074", "1.124", "1.132", "1.197"] if lang == "en" else ["1,074", "1,124", "1,132", "1,197"])
+    for written, ratio in zip(ms, ratios):
+        assert f"{read(written) / read(ms[0]):.2f}" == ratio.replace(",", "."), (written, ratio)
+    here = "(1.074 ms here)" if lang == "en" else "(1,074 ms aqui)"
+    assert any(here in caption.value for caption in at.caption), [c.value for c in at.caption]

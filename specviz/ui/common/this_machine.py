@@ -15,7 +15,7 @@ import streamlit as st
 from specviz.core.i18n import N_, _, number, small_number, times
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.kernels import PACKED, STOCK, packing_available
-from specviz.labs.calibration import Calibration, TooBusy, cached, calibrate
+from specviz.labs.calibration import Calibration, TooBusy, cached, calibrate, ms_decimals
 from specviz.labs.shape_choice import Prediction, predictions, slowdown_note, table_for, table_temperature
 from specviz.models.catalog import recommended_for
 from specviz.models.machine import cpu_has_bf16
@@ -193,8 +193,9 @@ def _render(cal: Calibration, key: str) -> None:
 def cost_caption(cal: Calibration) -> str:
     """The caption under the cost chart: the one-token forward's milliseconds, c, and the token of model.generate,
     greedy and sampled, each the baseline of its temperature's predictions. Read 52: c was written `number(cal.c)`,
-    so a c under 0.005 read "0.00"; it has two significant digits now, as the Theory page and `calibrate` write it."""
-    values = dict(one=number(cal.one * 1e3, 1), c=small_number(cal.c, 2), g=number(cal.generate_ratio))
+    so a c under 0.005 read "0.00"; it has two significant digits now, as the Theory page and `calibrate` write it.
+    The milliseconds have the cost table's decimals (`ms_decimals`)."""
+    values = dict(one=number(cal.one * 1e3, ms_decimals(cal)), c=small_number(cal.c, 2), g=number(cal.generate_ratio))
     if cal.sampled_generate_seconds > 0:
         return _(COST_CAPTION, s=number(cal.baseline_ratio(0.7)), **values)
     return _(COST_CAPTION_GREEDY, **values)
@@ -203,8 +204,11 @@ def cost_caption(cal: Calibration) -> str:
 def cost_table(cal: Calibration) -> pd.DataFrame:
     """The cost chart's numbers: each measured point in milliseconds and in one-token forwards (two decimals, as its
     hover writes them), and the dotted line's n beside it (read 52: the hover wrote three significant figures, 0.973
-    and 10 beside the table's 0.97 and 10.05, and the table left the dotted line out)."""
-    return pd.DataFrame([{_("tokens fed"): n, _("milliseconds"): number(s * 1e3, 1),
+    and 10 beside the table's 0.97 and 10.05, and the table left the dotted line out). The milliseconds take the
+    decimals that make each one ÷ the first give the ratio beside it, as `calibrate` writes them (`ms_decimals`; read
+    53: a 1.07 ms forward and a 1.12 ms one read "1.1 | 1.00" and "1.1 | 1.05")."""
+    ms = ms_decimals(cal)
+    return pd.DataFrame([{_("tokens fed"): n, _("milliseconds"): number(s * 1e3, ms),
                           _("in one-token forwards"): number(s / cal.one),
                           _("n separate one-token forwards"): str(n)} for n, s in cal.verify])
 

@@ -751,6 +751,31 @@ def test_lesson_6_names_its_tokens_per_step_axis_as_the_theory_explorer_does():
             assert _(widgets.TEXT["spread_y"]) == tokens_distribution_figure(0.5, 3).layout.yaxis.title.text
 
 
+ROUNDED = {"en": "The values are rounded to three significant figures, so a column, as written, can add up to a little "
+                 "more or less than its exact total (1 for a distribution).",
+           "pt": "Os valores estão arredondados para três algarismos significativos, então uma coluna, como "
+                 "escrita, pode somar um pouco mais ou um pouco menos que o seu total exato (1 para uma "
+                 "distribuição)."}
+
+
+@pytest.mark.slow  # AppTest runs of a page, over the fast tier's 0.35 s a test
+@pytest.mark.parametrize("lang", ["en", "pt"])
+@pytest.mark.parametrize("alpha, written_sum", [(None, "1.001"), (0.5, "1")])
+def test_lesson_6_says_its_chances_are_rounded_where_they_do_not_add_up_to_1(fresh, lang, alpha, written_sum):
+    """Read 53: lesson 6 opens on α = 0.75, K = 3, whose chances a step emits 1 to 4 tokens, 0.25, 0.1875, 0.140625
+    and 0.421875, its table writes 0.25, 0.188, 0.141 and 0.422: a distribution that adds up to 1.001 as written,
+    with nothing saying so (the p/q sandbox's tables say it, read 52). At α = 0.5 they are 0.5, 0.25, 0.125 and
+    0.125, written as they are, and no note is needed."""
+    from decimal import Decimal
+
+    if alpha is not None:
+        fresh.session_state["learn_alpha"] = alpha
+    at = _open(fresh, lesson="6", lang=lang)
+    chances = at.table[0].value.iloc[:, 0].tolist()
+    assert sum(Decimal(cell.replace(",", ".")) for cell in chances) == Decimal(written_sum), chances
+    assert [c.value for c in at.caption].count(ROUNDED[lang]) == (written_sum != "1")
+
+
 @pytest.mark.slow  # AppTest runs of a page, over the fast tier's 0.35 s a test
 @pytest.mark.parametrize("lang, typed, said", [("en", "142.857", "Correct."), ("pt", "142,857", "Correto."),
                                                ("en", "142,857", "Not quite."), ("pt", "142.857", "Não exatamente.")])

@@ -445,6 +445,18 @@ def figure_table(fig: go.Figure, max_rows: int = 200) -> pd.DataFrame | None:
     return _with_rest(pd.DataFrame(table), len(labels) - len(rows))
 
 
+# read 52 (the sandbox's tables), read 53 (lesson 6's "How many tokens a step emits": 0.25 + 0.188 + 0.141 + 0.422)
+ROUNDED_NOTE = N_("The values are rounded to three significant figures, so a column, as written, can add up to a "
+                  "little more or less than its exact total (1 for a distribution).")
+
+
+def rounded_note(fig: go.Figure) -> str | None:
+    """`ROUNDED_NOTE`, translated, for `show`'s `note` where the figure's table, as written, does not add up to what
+    its values do (`rounding_shows`); else None. For a figure whose table writes three significant figures (no
+    hover digits of its own)."""
+    return _(ROUNDED_NOTE) if rounding_shows(fig) else None
+
+
 def rounding_shows(fig: go.Figure) -> bool:
     """Whether a bar or line trace's values, as `figure_table` writes them, add up to other than the values do (by
     more than 1e-9): a table where a column of shares that adds up to 1 reads 1.0005 must say it is rounded (read 52:

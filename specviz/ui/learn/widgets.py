@@ -26,7 +26,7 @@ from specviz.labs.bench import quoted
 from specviz.labs.roofline import HARDWARE
 from specviz.teach.learn import Lesson
 from specviz.teach.quiz import FORMULAS
-from specviz.ui.common.charts import show
+from specviz.ui.common.charts import rounded_note, show
 from specviz.ui.common.sliders import number_slider
 from specviz.ui.common.step_figures import accept_strip_figure, accept_strip_table
 from specviz.ui.common.tokens import fmt
@@ -114,10 +114,10 @@ def tree_note_figures() -> dict[str, str]:
                 machine=quoted.machine(TREE_NOTE_RUN), dtype=quoted.dtype(TREE_NOTE_RUN), prompts=prompts)
 
 
-def _chart(fig: go.Figure, key: str, title: str, x: str, y: str) -> None:
+def _chart(fig: go.Figure, key: str, title: str, x: str, y: str, note: str | None = None) -> None:
     fig.update_layout(title=title, height=280, margin=dict(l=10, r=10, t=40, b=10), xaxis_title=x, yaxis_title=y,
                       showlegend=False)
-    show(fig, key)
+    show(fig, key, note=note)
 
 
 def bandwidth(lesson: Lesson) -> None:
@@ -191,7 +191,10 @@ def speedup(lesson: Lesson) -> None:
     right.metric(_(TEXT["speedup"]), times(theory.expected_speedup(v["alpha"], v["k"], v["c"])))
     chances = theory.tokens_per_step_distribution(v["alpha"], v["k"])
     fig = go.Figure(go.Bar(x=list(range(1, len(chances) + 1)), y=chances, marker_color="#0072B2"))
-    _chart(fig, "learn_spread", _(TEXT["spread_title"]), _(TEXT["spread_x"]), _(TEXT["spread_y"]))
+    # read 53: at the opening α = 0.75, K = 3 its chances 0.25, 0.1875, 0.140625, 0.421875 read 0.25, 0.188, 0.141 and
+    # 0.422, a column that adds up to 1.001 as written: the Sandbox's note on rounded shares says so over the table
+    _chart(fig, "learn_spread", _(TEXT["spread_title"]), _(TEXT["spread_x"]), _(TEXT["spread_y"]),
+           note=rounded_note(fig))
 
 
 def choosing_k(lesson: Lesson) -> None:

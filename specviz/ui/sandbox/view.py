@@ -15,7 +15,7 @@ from specviz.core.i18n import N_, _, as_written, number, percent_of, read_number
 from specviz.labs.exactness import RULES
 from specviz.labs.exactness.sandbox import (MAX_SAMPLES, MAX_TOKENS, SandboxSamples, SandboxStep, sandbox_step,
                                             simulate)
-from specviz.ui.common.charts import rounding_shows, show
+from specviz.ui.common.charts import ROUNDED_NOTE, rounded_note, show
 from specviz.ui.common.escaping import escape_markdown, plot_text
 from specviz.ui.common.sliders import number_slider
 from specviz.ui.common.verdicts import verdict_with_grouping
@@ -59,8 +59,7 @@ TEXT = {
     "q": N_("q (draft)"),
     "rule_box": N_("**{label}.** {text}"),
     # read 52: 699 of 2,000 simulated "the" tokens (0.3495) read 0.35, and the column added up to 1.0005 as written
-    "rounded": N_("The values are rounded to three significant figures, so a column, as written, can add up to a "
-                  "little more or less than its exact total (1 for a distribution)."),
+    "rounded": ROUNDED_NOTE,
 }
 
 
@@ -119,7 +118,7 @@ def _bars(title: str) -> go.Figure:
 def show_chart(fig: go.Figure, key: str) -> None:
     """`show`, with a note above the chart's table where its rounded values, as written, do not add up to what the
     values do (`charts.rounding_shows`)."""
-    show(fig, key, note=_(TEXT["rounded"]) if rounding_shows(fig) else None)
+    show(fig, key, note=rounded_note(fig))
 
 
 def pq_figure(step: SandboxStep) -> go.Figure:

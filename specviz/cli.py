@@ -36,8 +36,8 @@ from specviz.engine.kinds import StopReason
 from specviz.engine.limits import (DEVICE_HELP, DTYPE_HELP, K_RANGE, MAX_NEW_TOKENS_RANGE, PAIR_DRAFTERS, dtype_arg,
                                    finite_float, path_arg, unwritable)
 from specviz.engine.proposers import registry
-from specviz.engine.shown import shown_numbers
-from specviz.engine.trace import (Decision, Step, TokenKind, Trace, TreeNode, p_over_q, rule_point_mass,
+from specviz.engine.shown import shown_numbers, with_point_masses
+from specviz.engine.trace import (Decision, Step, TokenKind, Trace, TreeNode, p_over_q, point_mass_pq, rule_point_mass,
                                   tested_on_own_probs, uses_residuals)
 from specviz.labs.bench import add_bench_arguments, run_bench_command
 from specviz.labs.bench.cli import shape_given
@@ -751,7 +751,9 @@ def format_step(step: Step, color: bool = False) -> str:
             ratio = p_over_q(p, q)
         # the app's decimals (read 51: "p=0.005 p/q=0.085", though 0.005/0.064 is 0.078): two figures at least,
         # and p and q as many more as their quotient needs to give the p/q shown (read 52)
-        shown = shown_numbers(p, q, d.accept_prob, d.uniform, p_over_q=ratio)
+        # read 53: a point mass (a lookup's q, a greedy p or q) is exactly 1, written so as the app writes it
+        shown = with_point_masses(shown_numbers(p, q, d.accept_prob, d.uniform, p_over_q=ratio),
+                                  *point_mass_pq(d, node))
         # 0/0 has no value (read 51: "p/q=inf", where the tree's table writes "–"): "-", as a missing u
         u = _ascii(shown.u) if d.uniform is not None else "  -  "
         token = _paint(f"{GLYPHS[d.kind]} {visible(d.text)!r:<14}", d.kind, color)

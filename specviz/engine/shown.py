@@ -14,7 +14,7 @@ wrote p = 0.005 beside p/q = 0.085, which the app had since written p = 0.0054; 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from specviz.core.i18n import as_written, fewest_digits, localized, number
 from specviz.engine.trace import p_over_q as ratio_of
@@ -103,6 +103,17 @@ POINT_MASS_Q = "1"  # a q the rule takes as a point mass is exactly 1, written s
 # significant figures, which write a float exactly, so p ÷ q always gives the p/q shown (read 53: six more
 # missed for p/q over 100 or a tiny p or q; 0.000001042 / 0.077190453 is 1.3499e-05, not the 1.4e-05 shown).
 MORE_PQ_DIGITS = 16
+
+
+def with_point_masses(shown: Shown, p_point_mass: bool, q_point_mass: bool) -> Shown:
+    """`shown` with a p or q that is a point mass on the token written "1" (`POINT_MASS_Q`), its exact value, as the
+    tree's table writes one (read 53: a lookup chain step's q and a greedy p read "1.000"; which are point masses:
+    `specviz.engine.trace.point_mass_pq`).
+
+    >>> with_point_masses(shown_numbers(1.0, 1.0, 1.0, 0.5), True, True)
+    Shown(p='1', q='1', ratio='1.000', chance='1.000', u='0.500')
+    """
+    return replace(shown, p=POINT_MASS_Q if p_point_mass else shown.p, q=POINT_MASS_Q if q_point_mass else shown.q)
 
 
 def _pq_text(x: float | None, digits: int, places: int) -> str:

@@ -123,6 +123,41 @@ def rule_point_mass(node: TreeNode | None) -> bool:
     return node is not None and (node.point_mass or node.copied)
 
 
+def recorded_point_mass(prob: float, top: list[TokenProb], token_id: int) -> bool:
+    """Whether a distribution a trace recorded puts all its probability on `token_id`: probability exactly 1 there
+    and no other token in its top list, which leaves out only tokens of probability 0 (`generation.top_tokens`). Every
+    greedy (T = 0) p and q is one (`sampling`: a point mass on the argmax), and so is n-gram lookup's q at any
+    temperature; a p of 1.0 beside nine other tokens (rounding: smollm-draft-t07) is not. An empty list (not
+    recorded) says nothing.
+
+    >>> one = [TokenProb(7, "a", 1.0)]
+    >>> recorded_point_mass(1.0, one, 7), recorded_point_mass(1.0, one + [TokenProb(8, "b", 1e-9)], 7)
+    (True, False)
+    >>> recorded_point_mass(1.0, [], 7), recorded_point_mass(0.0, [], 7)
+    (False, False)
+    """
+    return prob == 1.0 and [t.token_id for t in top] == [token_id]
+
+
+def point_mass_pq(d: Decision, node: TreeNode | None = None) -> tuple[bool, bool]:
+    """Whether the p and the q the rule compared for drafted token `d` are point masses on it, each written "1" (read
+    53: a lookup chain step's q read "1.000" in the hover, the overview table and the step's sentence, and a greedy
+    p = 1 "1.000", where the tree's table wrote "1 (point mass)"). q: a tree node the rule tests against a point
+    mass (`rule_point_mass`) or a recorded one (`recorded_point_mass`: a copy, a greedy draft); p: a recorded one,
+    also as p′ after a rejected sibling where p′(x) stayed 1 (`uses_residuals`).
+
+    >>> one = [TokenProb(7, "a", 1.0)]
+    >>> point_mass_pq(Decision(0, 7, "a", 1.0, 1.0, 1.0, 1.0, 0.5, True, True, one, one))
+    (True, True)
+    >>> point_mass_pq(Decision(0, 7, "a", 1.0, 0.4, 0.4, 0.4, 0.5, True, True, [], one))
+    (False, True)
+    """
+    p_used = node.target_prob_used if uses_residuals(node) else d.target_prob
+    q_used = node.draft_prob_used if uses_residuals(node) else d.draft_prob
+    return (p_used == 1.0 and recorded_point_mass(d.target_prob, d.target_top, d.token_id),
+            rule_point_mass(node) or (q_used == 1.0 and recorded_point_mass(d.draft_prob, d.draft_top, d.token_id)))
+
+
 def uses_residuals(node: TreeNode | None) -> bool:
     """Whether the rule tested this node against p′(x), q′(x) other than p(x) and its q: a child tried after a
     rejected sibling, whose residuals the trace records (one written before read 49 does not). The CLI's step

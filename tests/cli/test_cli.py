@@ -1201,7 +1201,8 @@ def test_a_tree_line_shows_the_q_the_rule_used_for_a_point_mass_node_in_both_lan
     assert out.returncode == 0, out.stderr
     step4 = out.stdout.split("step   4")[1].split("step   5")[0]
     h = next(line for line in step4.splitlines() if "'h'" in line)
-    assert "q=1.000 p=1.000 p/q=1.000" in h and "top-k child, not drawn from q: q = 1 (point mass)" in h, h
+    # greedy: q (the rule's) and p are point masses, exactly 1 (read 53: "q=1.000 p=1.000")
+    assert "q=1 p=1 p/q=1.000" in h and "top-k child, not drawn from q: q = 1 (point mass)" in h, h
     assert "copied, q = 1 (point mass)" in out.stdout  # a copied node on some step's main line
     assert not [line for line in out.stdout.splitlines() if "p/q=inf" in line], out.stdout
     trace = Trace.from_json(path.read_text(encoding="utf-8"))
@@ -1209,7 +1210,21 @@ def test_a_tree_line_shows_the_q_the_rule_used_for_a_point_mass_node_in_both_lan
     assert node.draft_prob == 0.0 and node.point_mass and node.rule_draft_prob == 1.0  # the record keeps both
     with using("pt"):
         shown = format_step(trace.steps[3])
-    assert "filho top-k, não sorteado de q: q = 1 (massa pontual)" in shown and "q=1,000 p=1,000 p/q=1,000" in shown
+    assert "filho top-k, não sorteado de q: q = 1 (massa pontual)" in shown and "q=1 p=1 p/q=1,000" in shown
+
+
+def test_a_point_mass_in_a_chain_steps_line_is_written_1():
+    """Read 53: the shipped smollm-ngram-greedy trace's step lines read "q=1.000 p=1.000" for a lookup's copy, whose
+    q is a point mass, at T = 0, where p is one too; the app's tables write such a p or q "1", and so does the CLI
+    now. smollm-ngram-t07's p below 1 keeps its decimals beside q=1."""
+    from specviz.cli import format_step
+    from specviz.labs.examples import load_example
+
+    step = next(s for s in load_example("smollm-ngram-greedy")[0].steps if s.decisions)
+    shown = format_step(step)
+    assert "q=1 p=1 p/q=1.000" in shown and " q=1.000" not in shown and " p=1.000" not in shown, shown
+    warm = format_step(load_example("smollm-ngram-t07")[0].steps[0])
+    assert "q=1 p=0.9997 p/q=0.9997" in warm, warm
 
 
 def test_a_greedy_tree_trace_written_before_the_point_mass_field_shows_the_q_the_rule_used(tmp_path):

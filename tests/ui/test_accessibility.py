@@ -387,10 +387,11 @@ def test_a_token_outside_a_one_hot_q_reads_0_not_below_the_top_10():
     rejected = next(d for s in trace.steps for d in s.decisions if d.reached and not d.accepted)
     assert [len(rejected.draft_top), len(rejected.target_top)] == [1, 1]
     table = figures.distribution_table(rejected)  # the target's token and the drafted one, (p, q) each
-    assert sorted(zip(table["p (target)"], table["q (draft)"])) == [("0", "1.000"), ("1.000", "0")]
+    # each one-hot 1 a point mass, written as the tree's table writes one (read 53: "1.000")
+    assert sorted(zip(table["p (target)"], table["q (draft)"])) == [("0", "1 (point mass)"), ("1 (point mass)", "0")]
     lookup = next(s for s in load_example("smollm-ngram-t07")[0].steps if s.decisions).decisions[0]
     table = figures.distribution_table(lookup)
-    assert len(lookup.draft_top) == 1 and set(table["q (draft)"]) == {"1.000", "0"}
+    assert len(lookup.draft_top) == 1 and set(table["q (draft)"]) == {"1 (point mass)", "0"}
     full = next(s for s in load_example("smollm-draft-t07")[0].steps if s.decisions).decisions[0]
     assert "below the draft's top 10" in figures.distribution_table(full)["q (draft)"].tolist()
 

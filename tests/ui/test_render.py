@@ -256,7 +256,8 @@ def test_a_chance_below_one_is_never_written_as_one_where_a_draft_is_shown():
     d = step.decisions[2]
     assert d.target_prob < d.draft_prob == 1.0 and fmt(d.target_prob) == "1.000"  # the case itself
     tip = decision_tooltip(d)
-    for piece in ("p (target) = 0.9997", "q (draft) = 1.0000", "p/q = 0.9997", "min(1, p/q) = 0.9997",
+    # q, n-gram lookup's point mass, is exactly 1 (read 53: it read "1.0000")
+    for piece in ("p (target) = 0.9997", "q (draft) = 1 (point mass)", "p/q = 0.9997", "min(1, p/q) = 0.9997",
                   "u = 0.0885 < 0.9997 → accepted ✓"):  # u with the others' decimals (read 47)
         assert piece in tip, tip
     assert "min(1, p/q) = 0.9997" in emitted_tooltip(step.emitted[2], step.index)
@@ -264,7 +265,7 @@ def test_a_chance_below_one_is_never_written_as_one_where_a_draft_is_shown():
     assert list(accept_strip_table(d).iloc[:, 1]) == ["0.9997", "0.0885"]
     assert "min(1, p/q) = 0.9997" in {a.text for a in accept_strip_figure(d).layout.annotations}
     assert verdict_overview_table(step).loc[2, "min(1, p/q)"] == "0.9997"
-    assert list(verdict_overview_figure(step).data[0].customdata[2][:4]) == ["0.9997", "1.0000", "0.9997",
+    assert list(verdict_overview_figure(step).data[0].customdata[2][:4]) == ["0.9997", "1 (point mass)", "0.9997",
                                                                            "min(1, p/q) = 0.9997"]
     # and the p-and-q chart's row for the drafted token, and a tree node's hover (read 46, after step46b)
     from specviz.engine.trace import TreeNode
@@ -273,9 +274,9 @@ def test_a_chance_below_one_is_never_written_as_one_where_a_draft_is_shown():
 
     table = distribution_table(d).set_index("token")
     row = table.index.get_loc(text.visible(d.text))  # "␣cycle", the drafted token's row
-    assert list(table.iloc[row, :2]) == ["0.9997", "1.0000"]
+    assert list(table.iloc[row, :2]) == ["0.9997", "1 (point mass)"]
     bars = distribution_figure(d).data
-    assert (bars[0].customdata[row], bars[1].customdata[row]) == ("0.9997", "1.0000")
+    assert (bars[0].customdata[row], bars[1].customdata[row]) == ("0.9997", "1 (point mass)")
     node = TreeNode(5, "a", -1, 1, 1.0, 0.9997, "accepted", uniform=0.088, accept_prob=0.9997)
     assert "q (draft) = 1.0000 · p (target) = 0.9997" in _hover(0, node)
 
@@ -295,7 +296,7 @@ def test_a_comparison_never_writes_two_different_numbers_alike():
     assert "u = 0.999624 < 0.999998 → accepted ✓" in decision_tooltip(d)
     assert "u = 0.999624 < 0.999998 → kept" in emitted_tooltip(step.emitted[0], step.index)
     sentence = _position_sentence(d)
-    assert "p = 0.999998 < q = 1.000000" in sentence and "u = 0.999624 fell inside" in sentence
+    assert "p = 0.999998 < q = 1:" in sentence and "u = 0.999624 fell inside" in sentence  # q a point mass (read 53)
     assert "1.000 < q = 1.000" not in sentence
     assert list(accept_strip_table(d).iloc[:, 1]) == ["0.999998", "0.999624"]
     assert list(verdict_overview_table(step).loc[0, ["min(1, p/q)", "u"]]) == ["0.999998", "0.999624"]
@@ -1453,3 +1454,48 @@ def test_a_u_just_below_one_is_never_written_one(lang, u, chance):
     assert f"{u} fell outside" in texts[0] or f"{u} caiu fora" in texts[0], texts[0]
     assert f"{u} ≥ {chance}" in texts[1], texts[1]
     assert table.iloc[0]["u"] == u.removeprefix("u = "), table
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_point_mass_reads_1_in_every_place_a_chain_step_shows_it(lang):
+    """Read 53: on the shipped smollm-ngram-greedy trace a lookup chain step's hover read "q (draft) = 1.000", the
+    overview's q column "1.000" and the step's sentence "p = 1.000 ≥ q = 1.000: the target likes this token at least
+    as much as the draft", though q is a point mass (every token a lookup copies is) and so is the greedy p, where the
+    tree's table wrote "1 (point mass)". Every place now writes such a p or q "1 (point mass)" (the sentence "1"),
+    in both languages; a greedy draft model's chain step (smollm-draft-greedy) too."""
+    from specviz.core.i18n import using
+    from specviz.ui.common.step_figures import distribution_table, verdict_overview_table
+    from specviz.ui.common.step_view import _position_sentence
+    from specviz.ui.common.tokens import step_tooltip
+
+    step = next(s for s in load_example("smollm-ngram-greedy")[0].steps if s.decisions)
+    d = step.decisions[0]
+    assert d.target_prob == d.draft_prob == 1.0 and step.tree is None  # the case itself: a chain of copies, T = 0
+    pm, copied, both, p_is, q_is = (
+        ("1 (massa pontual)", "q = 1, uma massa pontual (copiado do contexto", "p = 1 e q = 1: o alvo", "p (alvo) = ",
+         "q (rascunho) = ") if lang == "pt" else
+        ("1 (point mass)", "q = 1, a point mass (copied from the context", "p = 1 and q = 1: the", "p (target) = ",
+         "q (draft) = "))
+    with using(lang):
+        tips = re.findall(r'title="([^"]*)"', decision_chips(step))
+        sentence = _position_sentence(d, copied=True)
+        table = verdict_overview_table(step)
+        hover = verdict_overview_figure(step).data[0].customdata[0]
+        dist = distribution_table(d)
+        kept = step_tooltip(step.emitted[0], step, 0)
+    tip = html.unescape(tips[0])
+    assert p_is + pm in tip and copied in tip and "1.000\n" not in tip.split("p/q")[0], tip
+    assert copied in kept and p_is + pm in kept, kept
+    assert both in sentence and "1,000 ≥" not in sentence and "1.000 ≥" not in sentence, sentence
+    assert list(table.iloc[:, 1]) == list(table.iloc[:, 2]) == [pm] * len(step.decisions), table
+    assert list(hover[:2]) == [pm, pm], hover
+    row = list(dist.iloc[:, 3]).index(next(m for m in dist.iloc[:, 3] if m))  # the drafted token's row
+    assert list(dist.iloc[row, 1:3]) == [pm, pm], dist
+
+    draft = next(s for s in load_example("smollm-draft-greedy")[0].steps if s.decisions)  # a greedy draft model
+    d = next(d for d in draft.decisions if d.target_prob == 1.0)
+    with using(lang):
+        tip = decision_tooltip(d)
+        columns = verdict_overview_table(draft).iloc[:, 1:3]
+    assert p_is + pm in tip and q_is + pm in tip, tip
+    assert list(columns.iloc[d.position]) == [pm, pm] and "1.000" not in columns.to_string(), columns

@@ -17,13 +17,13 @@ import plotly.graph_objects as go
 from specviz.core.i18n import _
 from specviz.engine.limits import TOP_N
 from specviz.engine.shown import POINT_MASS_Q, column_numbers
-from specviz.engine.trace import (Decision, Step, TokenKind, TokenProb, TreeNode, rule_point_mass,
-                                  tested_on_own_probs, uses_residuals)
+from specviz.engine.trace import (Decision, Step, TokenKind, TokenProb, TreeNode, point_mass_pq,
+                                  recorded_point_mass, rule_point_mass, tested_on_own_probs, uses_residuals)
 from specviz.ui.common.escaping import plot_text, table_text
 from specviz.ui.common.palette import (ACCEPT_FILL, P_COLOR, Q_COLOR, REJECT_FILL, RESIDUAL_COLOR, U_COLOR, DisplayState,
                                 style)
 from specviz.ui.common.tokens import (decision_kind, decision_numbers, draft_numbers, fmt, main_line_view,
-                                      shown_numbers)
+                                      point_mass_text, shown_numbers)
 
 FONT = dict(size=15)
 _BASE_LAYOUT = dict(template="plotly_white", font=FONT, margin=dict(l=10, r=10, t=44, b=10))
@@ -107,6 +107,11 @@ def _distribution(d: Decision, n: int, node: TreeNode | None = None
         # read 47 review: p = 0.4, q = 0.8 beside u = 0.50001 read "0.400" here and "0.40000" in the sentence)
         shown = shown_numbers(p[d.token_id].prob, q[d.token_id].prob, d.accept_prob, d.uniform if d.reached else None)
         p_hover[row], q_hover[row] = shown.p, shown.q
+    # read 53: a greedy p or q and a lookup's q, point masses, read "1.000" here where the tree's table wrote
+    # "1 (point mass)" (a point-mass q′ of the rule's is written below)
+    for top, hover in ((d.target_top, p_hover), ([] if point_mass else d.draft_top, q_hover)):
+        if top and recorded_point_mass(top[0].prob, top, top[0].token_id) and top[0].token_id in ids:
+            hover[ids.index(top[0].token_id)] = point_mass_text()
     if uses_residuals(node):
         # read 50: a child tried after a rejected sibling hovered p = 0.208, q = 0.144 (p/q above 1) beside the strip's
         # min(1, p′/q′) = 0.945: the rule compared p′ = 0.194 and q′ = 0.205, which the drafted token's row now adds
@@ -275,10 +280,12 @@ def _rule_q(d: Decision, node: TreeNode | None) -> tuple[str, str, str, str, str
     residuals the siblings tried before it left (`rule_probs`; read 50: "p/q = 1.175" beside a bar of 0.317); all
     five with one number of decimals (`decision_numbers`, read 47), p and q more where p/q needs (read 52)."""
     shown = decision_numbers(d, node)
-    point_mass = rule_point_mass(node)
+    # read 53: a lookup chain step's q and a greedy p, point masses, read "1.000" where the tree's table wrote
+    # "1 (point mass)"; now any p or q that is one reads so (`point_mass_pq`)
+    p_point_mass, q_point_mass = point_mass_pq(d, node)
     names = ("p′", "q′", "p′/q′") if uses_residuals(node) else ("p", "q", "p/q")
-    return (shown.p, _("{q} (point mass)", q=POINT_MASS_Q) if point_mass else shown.q, shown.ratio, shown.chance,
-            shown.u if d.uniform is not None else fmt(None), *names)
+    return (point_mass_text() if p_point_mass else shown.p, point_mass_text() if q_point_mass else shown.q,
+            shown.ratio, shown.chance, shown.u if d.uniform is not None else fmt(None), *names)
 
 
 def verdict_overview_table(step: Step) -> pd.DataFrame:

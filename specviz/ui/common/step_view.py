@@ -20,7 +20,9 @@ from specviz.engine import tree_verifier, verifier
 from specviz.engine.kinds import StopReason
 from specviz.engine.limits import is_whole
 from specviz.engine.proposers import registry
-from specviz.engine.trace import Decision, Step, TokenKind, Trace, TreeNode, tested_on_own_probs, uses_residuals
+from specviz.engine.shown import POINT_MASS_Q
+from specviz.engine.trace import (Decision, Step, TokenKind, Trace, TreeNode, point_mass_pq, tested_on_own_probs,
+                                  uses_residuals)
 from specviz.models.toy_text import TOY_UNK_ID
 from specviz.ui.common.charts import show
 from specviz.ui.common.escaping import escape_attr, escape_label, escape_text
@@ -381,7 +383,14 @@ def _position_sentence(d: Decision, tree: bool = False, node: TreeNode | None = 
                      "rejected.", u=u))
         return f"{why} {outcome}"
     p, q = shown.p, shown.q  # read 44: "p = 1.000 < q = 1.000" for p = 0.9999985
-    if d.draft_prob > 0 and d.target_prob >= d.draft_prob:
+    if all(point_mass_pq(d, node)):  # read 53: "p = 1.000 ≥ q = 1.000: the target likes this token at least as
+        # much as the draft" of a greedy lookup step, where both are point masses, written 1 as the tree's table does
+        why = (_("p = {one} and q = {one}: the target puts all its probability on this token, and so does q, as on "
+                 "every token a lookup copies (point masses), so p/q = {ratio} and it is always kept.",
+                 one=POINT_MASS_Q, ratio=shown.ratio) if copied else
+               _("p = {one} and q = {one}: the target and the draft both put all their probability on this token "
+                 "(point masses), so p/q = {ratio} and it is always kept.", one=POINT_MASS_Q, ratio=shown.ratio))
+    elif d.draft_prob > 0 and d.target_prob >= d.draft_prob:
         why = _("p = {p} ≥ q = {q}: the target likes this token at least as much as the draft, so it is always "
                 "kept.", p=p, q=q)
     elif d.target_prob == 0:

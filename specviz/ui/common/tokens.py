@@ -19,9 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from specviz.core.i18n import _
-from specviz.engine.shown import POINT_MASS_Q, Shown, fmt, shown_numbers
+from specviz.engine.proposers import registry
+from specviz.engine.shown import POINT_MASS_Q, Shown, fmt, shown_numbers, with_point_masses
 from specviz.engine.trace import (Decision, EmittedToken, Step, TokenKind, Trace, TreeNode, p_over_q,
-                                  rule_point_mass, tested_on_own_probs, uses_residuals)
+                                  point_mass_pq, rule_point_mass, tested_on_own_probs, uses_residuals)
 from specviz.models.toy_text import shown_output
 from specviz.ui.common.escaping import escape_attr, escape_text, visible
 from specviz.ui.common.palette import DisplayState, Kind, style
@@ -42,9 +43,18 @@ def rule_probs(target_prob: float | None, draft_prob: float | None, node: TreeNo
 
 def decision_numbers(d: Decision, node: TreeNode | None = None) -> Shown:
     """`shown_numbers` for one drafted token: p and q the ones the rule compared (`rule_probs`: p′, q′ after a
-    rejected sibling; q = 1 for a point mass), the chance `d.accept_prob` and u only where the verifier drew one."""
-    return shown_numbers(*rule_probs(d.target_prob, d.draft_prob, node), d.accept_prob,
-                         d.uniform if d.reached else None)
+    rejected sibling; q = 1 for a point mass), the chance `d.accept_prob` and u only where the verifier drew one.
+    A p or q that is a point mass on the token (`point_mass_pq`: a copy's q, a greedy p or q) is written "1", as
+    the tree's table writes it (read 53: "1.000" in a lookup chain step's hover, table and sentence)."""
+    shown = shown_numbers(*rule_probs(d.target_prob, d.draft_prob, node), d.accept_prob,
+                          d.uniform if d.reached else None)
+    return with_point_masses(shown, *point_mass_pq(d, node))
+
+
+def point_mass_text() -> str:
+    """A p or q that is a point mass on the token, in a table cell or a hover: "1 (point mass)", as the tree's
+    table writes a point-mass q (read 52), now for a chain's too and for a greedy p (read 53)."""
+    return _("{q} (point mass)", q=POINT_MASS_Q)
 
 
 # ---- tooltips -------------------------------------------------------------------------------------------------
@@ -94,26 +104,35 @@ def ratio(target_prob: float | None, draft_prob: float | None) -> float | None:
     return p_over_q(target_prob, draft_prob)
 
 
-def pq_lines(shown: Shown, draft_prob: float | None, node: TreeNode | None) -> list[str]:
+def pq_lines(shown: Shown, draft_prob: float | None, node: TreeNode | None,
+             point_masses: tuple[bool, bool] = (False, False), copied: bool = False) -> list[str]:
     """The p, q and p/q lines of a hover, as `shown_numbers` wrote them, with the q the rule used: a tree node it
     tests against a point mass (copied from the context, or a child not drawn from q) has q = 1, whatever the draft
     gave it (`draft_prob`; read 44: a greedy tree's second child read "q (draft) = 0.000", "p/q = ∞", though the rule
     kept it with p′(x)). A child tried after a rejected sibling (`uses_residuals`) gets q′, p′ and p′/q′, as the
-    tree's hover writes them: `shown` then holds them (`rule_probs`)."""
+    tree's hover writes them: `shown` then holds them (`rule_probs`). `point_masses`: whether p and q are point masses
+    on the token (`point_mass_pq`), each then "1 (point mass)"; `copied`: the chain's proposer copies its tokens
+    (`registry.copies`), whose q the line says no model gave (read 53: a lookup chain step read "q (draft) = 1.000").
+    """
     if uses_residuals(node):
         q = _("{q} (point mass)", q=POINT_MASS_Q) if rule_point_mass(node) else shown.q
         # read 51: "(the residuals the siblings tried before it left)" named q′ a residual, which it is not: q′ is q
         # without the rejected siblings, or a point mass (1), and the step's sentence says so
         return [_("q′ = {q} · p′ = {p} (after the siblings tried before it were rejected)", q=q, p=shown.p),
                 f"p′/q′ = {shown.ratio}"]
+    p_line = _("p (target) = {p}", p=point_mass_text() if point_masses[0] else shown.p)
     if not rule_point_mass(node):
-        return [_("p (target) = {p}", p=shown.p), _("q (draft) = {q}", q=shown.q), f"p/q = {shown.ratio}"]
+        if point_masses[1] and copied:
+            q_line = _("q = {one}, a point mass (copied from the context: no model drafted it)", one=POINT_MASS_Q)
+        else:
+            q_line = _("q (draft) = {q}", q=point_mass_text() if point_masses[1] else shown.q)
+        return [p_line, q_line, f"p/q = {shown.ratio}"]
     if node.copied:  # read 49: "the draft gave it q(x) = 1.000" of a copy, which no drafter scored (graft_copy)
         q_line = _("q = {one}, a point mass (copied from the context: no model drafted it)", one=POINT_MASS_Q)
     else:
         q_line = _("q = {one}, a point mass ({why}; the draft gave it q(x) = {q})", one=POINT_MASS_Q,
                    why=_("a top-k child, not drawn from q"), q=fmt(draft_prob))
-    return [_("p (target) = {p}", p=shown.p), q_line, f"p/q = {shown.ratio}"]
+    return [p_line, q_line, f"p/q = {shown.ratio}"]
 
 
 def tree_chance_line(chance: str, node: TreeNode | None) -> str:
@@ -126,13 +145,14 @@ def tree_chance_line(chance: str, node: TreeNode | None) -> str:
     return _("min(1, p′/q′) = {chance} (after the siblings tried before it)", chance=chance)
 
 
-def decision_tooltip(d: Decision, tree: bool = False, number: int | None = None, node: TreeNode | None = None) -> str:
+def decision_tooltip(d: Decision, tree: bool = False, number: int | None = None, node: TreeNode | None = None,
+                     copied: bool = False) -> str:
     """Plain text for hovering a drafted token: p, q, p/q, min(1, p/q), u and the verdict. In a `tree` step's main
     line the chance it was kept is min(1, p′/q′), with the residuals the siblings tried before it left (the tree
     rule), which differs from min(1, p/q) after a rejected sibling: it is named so. `number`: the draft's number as
     shown (`draft_numbers`; its place in the chain when None). `node`: its tree node (`main_line_nodes`), whose q
     is a point mass where the rule takes it so, and whose p′, q′ and p′/q′ replace p, q and p/q after a rejected
-    sibling (`pq_lines`)."""
+    sibling (`pq_lines`). `copied`: the step's proposer copies its tokens from the context (`registry.copies`)."""
     shown = decision_numbers(d, node)  # one number of decimals (read 47); p, q more if p/q needs (read 52)
     chance, u = shown.chance, shown.u
     kept = tree_chance_line(chance, node) if tree else f"min(1, p/q) = {chance}"
@@ -144,7 +164,7 @@ def decision_tooltip(d: Decision, tree: bool = False, number: int | None = None,
     head = (_("copied token #{n}: {text}  (id {id})", n=n, text=visible(d.text), id=d.token_id)
             if node is not None and node.copied else
             _("draft #{n}: {text}  (id {id})", n=n, text=visible(d.text), id=d.token_id))
-    lines = [head, *pq_lines(shown, d.draft_prob, node), kept]
+    lines = [head, *pq_lines(shown, d.draft_prob, node, point_mass_pq(d, node), copied), kept]
     if not d.reached:
         lines.append(_("u: never drawn. An earlier draft was rejected, so this one was not tested."))
     else:
@@ -155,13 +175,15 @@ def decision_tooltip(d: Decision, tree: bool = False, number: int | None = None,
 
 
 def emitted_tooltip(t: EmittedToken, step_index: int | None = None, tree_chance: float | None = None,
-                    tree: bool = False, node: TreeNode | None = None) -> str:
+                    tree: bool = False, node: TreeNode | None = None, point_masses: tuple[bool, bool] = (False, False),
+                    copied: bool = False) -> str:
     """Plain text for hovering an output token: where it came from and its numbers. `tree_chance` is the chance an
     accepted token of a tree step was kept, min(1, p′/q′) (its main-line Decision.accept_prob, `step_tooltip`): the
     tree rule tested u against it, not against min(1, p/q); `node`, its tree node, gives the q the rule used
     (`pq_lines`). With `tree` (the token ends a tree step), a recovered
     token comes from the residual p′ left once every child of its node was rejected, and a bonus token follows an
-    accepted node with no children (`specviz.engine.tree_verifier`), not "all drafts accepted"."""
+    accepted node with no children (`specviz.engine.tree_verifier`), not "all drafts accepted". `point_masses` and
+    `copied` of an accepted token: as `pq_lines` takes them (`step_tooltip` finds them from its decision)."""
     s = style(t.kind)
     if step_index is None:
         head = _("{glyph} {kind}: {text}  (id {id})", glyph=s.glyph, kind=_(s.label), text=visible(t.text),
@@ -172,14 +194,16 @@ def emitted_tooltip(t: EmittedToken, step_index: int | None = None, tree_chance:
     lines = [head]
     p_line = _("p (target) = {p}", p=fmt(t.target_prob))
     if t.kind == TokenKind.ACCEPTED and tree_chance is not None:
-        shown = shown_numbers(*rule_probs(t.target_prob, t.draft_prob, node), tree_chance, t.uniform)
-        lines += [*pq_lines(shown, t.draft_prob, node),
+        shown = with_point_masses(shown_numbers(*rule_probs(t.target_prob, t.draft_prob, node), tree_chance,
+                                                t.uniform), *point_masses)
+        lines += [*pq_lines(shown, t.draft_prob, node, point_masses, copied),
                   tree_chance_line(shown.chance, node),
                   _("u = {u} < {a} → kept", u=shown.u, a=shown.chance)]
     elif t.kind == TokenKind.ACCEPTED:
         r = ratio(t.target_prob, t.draft_prob)
-        shown = shown_numbers(t.target_prob, t.draft_prob, None if r is None else min(1.0, r), t.uniform)
-        lines += [*pq_lines(shown, t.draft_prob, None), f"min(1, p/q) = {shown.chance}",
+        shown = with_point_masses(shown_numbers(t.target_prob, t.draft_prob, None if r is None else min(1.0, r),
+                                                t.uniform), *point_masses)
+        lines += [*pq_lines(shown, t.draft_prob, None, point_masses, copied), f"min(1, p/q) = {shown.chance}",
                   _("u = {u} < {a} → kept", u=shown.u, a=shown.chance)]
     elif t.kind == TokenKind.RECOVERED and tree:
         lines += [_("sampled from the residual p′ left after every child of the last kept node was rejected"),
@@ -199,12 +223,16 @@ def step_tooltip(t: EmittedToken, step: Step, i: int, nodes: list[TreeNode | Non
     """`emitted_tooltip` for the `i`-th token `step` emitted: an accepted token of a tree step gets the chance the
     tree rule kept it with (its main-line decision's min(1, p′/q′)); its recovered or bonus token, the tree rule's
     origin. `nodes`: the step's `main_line_nodes`, when the caller already has them (one walk per step, not one per
-    token)."""
-    chance = step.tree is not None and t.kind == TokenKind.ACCEPTED and i < len(step.decisions)
-    if chance and nodes is None:
+    token). An accepted token's p or q that is a point mass is written "1" (`point_mass_pq` of its decision)."""
+    decided = t.kind == TokenKind.ACCEPTED and i < len(step.decisions)
+    chance = step.tree is not None and decided
+    if decided and nodes is None:
         nodes = main_line_nodes(step)
+    node = nodes[i] if decided else None
     return emitted_tooltip(t, step.index, step.decisions[i].accept_prob if chance else None,
-                           tree=step.tree is not None, node=nodes[i] if chance else None)
+                           tree=step.tree is not None, node=node if chance else None,
+                           point_masses=point_mass_pq(step.decisions[i], node) if decided else (False, False),
+                           copied=registry.copies(step.proposer))
 
 
 # ---- chips ----------------------------------------------------------------------------------------------------
@@ -242,7 +270,7 @@ def decision_chips(step: Step, *, revealed: bool = True, size: str = "large") ->
     """The drafted tokens of one step as chips, in order, with hover tooltips (verdicts hidden if not revealed)."""
     chips = []
     for d, n, node in zip(step.decisions, *main_line_view(step)):
-        tip = (decision_tooltip(d, step.tree is not None, n, node) if revealed
+        tip = (decision_tooltip(d, step.tree is not None, n, node, registry.copies(step.proposer)) if revealed
                else _("copied token #{n}: {text} (verdict hidden)", n=n, text=visible(d.text))
                if node is not None and node.copied else
                _("draft #{n}: {text} (verdict hidden)", n=n, text=visible(d.text)))
@@ -318,7 +346,8 @@ def trace_view(trace: Trace, upto: int | None = None, *, show_rejected: bool = T
         emitted = [chip(t.text, t.kind, step_tooltip(t, step, i, nodes), size="inline",
                         glyph=t.kind != TokenKind.ACCEPTED)
                    + ("<br>" if "\n" in t.text else "") for i, t in enumerate(step.emitted)]
-        rejected = [chip(d.text, decision_kind(d), decision_tooltip(d, step.tree is not None, n, node),
+        copied = registry.copies(step.proposer)
+        rejected = [chip(d.text, decision_kind(d), decision_tooltip(d, step.tree is not None, n, node, copied),
                          size="inline") for d, n, node in tried]
         groups.append((step.index, "".join(emitted[:cut] + rejected + emitted[cut:])))
     return TraceView(trace, tuple(groups))

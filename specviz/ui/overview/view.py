@@ -21,7 +21,8 @@ from specviz.labs.examples import get_example, list_examples, load_example
 from specviz.teach.pagemap import PAGES
 from specviz.ui.common.escaping import escape_text
 from specviz.ui.common.palette import legend_html, style
-from specviz.ui.common.tokens import chip, decision_kind, decision_tooltip, emitted_tooltip, text_html
+from specviz.engine.proposers import registry
+from specviz.ui.common.tokens import chip, decision_kind, decision_tooltip, emitted_tooltip, step_tooltip, text_html
 
 PLAY_SECONDS = 4.0  # the whole animation, however long the example
 CONTROL_TOKEN = re.compile(r"<\|[^|<>]{1,40}\|>")  # a chat template's marker, such as <|im_start|>
@@ -167,15 +168,18 @@ def _step_pieces(step: Step, meanings: dict[TokenKind, str] | None = None) -> li
     n_acc = step.n_accepted
     drafts = step.emitted[:n_acc] if step.decisions else []
     for i, token in enumerate(drafts):
-        tooltip = hover(TokenKind.ACCEPTED, emitted_tooltip(token, step.index))
+        # as the step panels write it: its decision's point masses "1" (read 53), a tree's chance min(1, p′/q′)
+        tooltip = hover(TokenKind.ACCEPTED, step_tooltip(token, step, i))
         pieces.append((chip(token.text, TokenKind.ACCEPTED, tooltip, size="inline", glyph=False),
                        _("draft {n} of {k} accepted ✓", n=i + 1, k=step.k)))
+    copied = registry.copies(step.proposer)
     for d in step.decisions[n_acc:]:
         if d.reached:
             # read 50: the step's last draft read "draft 4 of 4 rejected ✗ (and every draft after it)", where none is
             rejected = (_("draft {n} of {k} rejected ✗", n=d.position + 1, k=step.k) if d.position + 1 >= step.k else
                         _("draft {n} of {k} rejected ✗ (and every draft after it)", n=d.position + 1, k=step.k))
-            pieces.append((chip(d.text, decision_kind(d), hover(decision_kind(d), decision_tooltip(d)), size="inline"),
+            pieces.append((chip(d.text, decision_kind(d), hover(decision_kind(d), decision_tooltip(d, copied=copied)),
+                                 size="inline"),
                            rejected))
     for token in step.emitted[n_acc:] if step.decisions else step.emitted:
         kind = style(token.kind)

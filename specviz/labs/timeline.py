@@ -449,6 +449,12 @@ ALPHA_TEXT = {  # the sentences of alpha_note, whole, with named values; transla
     # read 48: Medusa heads draft one token each (5 shipped), so a race at K = 8 drafted 5 a step and this
     # sentence gave none of its reasons
     "fewer": N_("Some steps of this run drafted fewer than K tokens ({reasons}), which that formula does not model."),
+    # read 53: under the optimal policy "= 0.23 at K = 4" gave the run's K setting, which that policy ignores (its
+    # steps drafted 3 to 10): the formula is now given at the fewest and the most a step drafted
+    "formula_range": N_("If every step drafts K tokens and each is kept with probability α, E[accepted] / K = "
+                        "α(1 − α^K) / ((1 − α)K): {low_predicted} at K = {low} and {high_predicted} at K = {high}, "
+                        "the fewest and the most tokens a step of this run drafted, where it drafted any."),
+    "varied": N_("Its steps drafted different numbers of tokens ({reasons}), which that formula does not model."),
 }
 
 # Read 48: why a step drafts fewer than K, one message for every sentence that lists the reasons (the α note above,
@@ -533,6 +539,25 @@ def run_short_step_reasons(spec: Trace) -> str:
                               else None)
 
 
+def policy_k_range(spec: Trace) -> tuple[int, int] | None:
+    """The fewest and the most tokens a step of `spec` drafted where its policy, not the K setting, picked each
+    step's K: the optimal policy (`specviz.engine.policies.make_policy` ignores K; read 53: the settings line and the
+    α note gave such a run's "K = 4", whose steps drafted 3 to 10). None for any other run, or one with no steps.
+
+    >>> from specviz.engine.trace import Decision, Step
+    >>> drafts = lambda k: [Decision(j, 1, "a", 0.5, 0.5, 1.0, 1.0, 0.1, True, True) for j in range(k)]
+    >>> steps = [Step(i, 9, k, "draft", drafts(k), []) for i, k in enumerate((3, 0, 7))]
+    >>> policy_k_range(Trace("speculative", {"k": 4, "policy": "optimal"}, [1], [], steps))
+    (0, 7)
+    >>> policy_k_range(Trace("speculative", {"k": 4, "policy": "heuristic"}, [1], [], steps)) is None
+    True
+    """
+    if spec.settings.get("policy") != "optimal" or not spec.steps:
+        return None
+    drafted = [s.n_drafted for s in spec.steps]
+    return min(drafted), max(drafted)
+
+
 def alpha_note(spec: Trace) -> str | None:
     """One sentence on why accepted / drafted differs from the α estimate (on average it sits below it for K > 1;
     one trace's count can land above it), with the formula that links them; None when the trace tested no drafts.
@@ -544,7 +569,9 @@ def alpha_note(spec: Trace) -> str | None:
 
     None for a tree trace too: its mean of min(1, p′/q′) is not an estimate of α (`Trace.mean_accept_prob`) unless
     every tree was a chain (`Trace.mean_estimates_alpha`), its accepted / drafted counts every node, and the formula
-    is the chain's, with K drafts a step.
+    is the chain's, with K drafts a step. Under the optimal policy, which ignores the K setting, the formula is given
+    at the fewest and the most tokens a step drafted (`policy_k_range`), and the note says its steps drafted
+    different numbers of tokens.
     """
     alpha, ratio = spec.mean_accept_prob, spec.acceptance_rate
     if not (math.isfinite(alpha) and math.isfinite(ratio)) or any(s.tree is not None for s in spec.steps):
@@ -552,6 +579,8 @@ def alpha_note(spec: Trace) -> str | None:
     k = spec.settings.get("k")
     untested = any(not d.reached for s in spec.steps for d in s.decisions)  # none at K = 1, for one
     sentences = [_(ALPHA_TEXT["differ" if untested else "all_tested"], ratio=number(ratio), alpha=number(alpha))]
+    if spec.settings.get("policy") == "optimal":
+        return " ".join(sentences + _optimal_formula(spec, alpha))
     if is_whole(k) and k >= 1:
         # read 50: from α as the note writes it, so a reader's own sum gives the same figure (the toy example's
         # 0.7765 gave 0.55 beside an α written 0.78, from which the formula gives 0.56)
@@ -562,6 +591,27 @@ def alpha_note(spec: Trace) -> str | None:
         if any(len(s.decisions) < k for s in spec.steps):
             sentences.append(_(ALPHA_TEXT["fewer"], reasons=run_short_step_reasons(spec)))
     return " ".join(sentences)
+
+
+def _optimal_formula(spec: Trace, alpha: float) -> list[str]:
+    """The α note's formula sentences for a run of the optimal policy: at each K its steps drafted (the fewest and
+    the most, 0 left out), not at the K setting it ignored; then that its steps drafted different numbers of tokens,
+    with the reasons, where they did."""
+    drafted = sorted({s.n_drafted for s in spec.steps})
+    tried = [k for k in drafted if k >= 1]
+    if not tried:
+        return []
+    a = min(1.0, max(0.0, as_written(alpha)))  # as the note writes α (read 50)
+    low, high = tried[0], tried[-1]
+    if low == high:
+        sentences = [_(ALPHA_TEXT["formula"], predicted=number(theory.accepted_fraction(a, low)), k=low)]
+    else:
+        sentences = [_(ALPHA_TEXT["formula_range"], low=low, high=high,
+                       low_predicted=number(theory.accepted_fraction(a, low)),
+                       high_predicted=number(theory.accepted_fraction(a, high)))]
+    if len(drafted) > 1:
+        sentences.append(_(ALPHA_TEXT["varied"], reasons=run_short_step_reasons(spec)))
+    return sentences
 
 
 def length_note(spec: Trace, baseline: Trace, *, chain: bool = False, tree: bool = False) -> str | None:

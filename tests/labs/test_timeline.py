@@ -855,3 +855,35 @@ def test_a_heuristic_runs_short_steps_are_said_to_come_from_its_moving_k(toy, la
         assert "(save one token every 8 steps)" in timeline.short_step_reasons("draft", "optimal") or lang == "pt"
         assert "(exceto um token a cada 8 passos)" in timeline.short_step_reasons("draft", "optimal") or lang == "en"
         assert "policy" not in timeline.short_step_reasons("draft", "constant")  # constant K: no policy reason
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_an_optimal_runs_settings_and_alpha_note_give_the_k_its_steps_drafted(toy, lang):
+    """Read 53: under the optimal policy (which ignores K: `make_policy`) the step panels' settings line read
+    "K = 4" and the α note "E[accepted] / K = ... = 0.64 at K = 4", the run's K setting, though its steps drafted
+    3 to 10 (K from the formula and the running α estimate). The settings line now gives the range its steps
+    drafted and says the K setting is not used; the note gives the formula at the fewest and the most a step
+    drafted, and that its steps drafted different numbers of tokens."""
+    from specviz.core.i18n import as_written, number
+    from specviz.engine import theory
+    from specviz.runs.runspec import RunSpec
+    from specviz.runs.running import run
+    from specviz.ui.common.step_view import settings_line
+
+    trace = run(RunSpec(pair="toy", proposer="draft", prompt=PROMPT, chat=False, k=4, max_new_tokens=40,
+                        temperature=1.0, seed=0, policy="optimal"), pair=toy, c=0.05)
+    drafted = [s.n_drafted for s in trace.steps]
+    low, high = min(drafted), max(drafted)
+    assert trace.settings["k"] == 4 and low >= 1 and high > 4 > low, drafted  # the case: K = 4 drafted by no rule
+    alpha = min(1.0, as_written(trace.mean_accept_prob))
+    with using(lang):  # the predicted fractions as the reader writes numbers (0,70 in Portuguese)
+        at_low, at_high = (number(theory.accepted_fraction(alpha, k)) for k in (low, high))
+        line, note = settings_line(trace), timeline.alpha_note(trace)
+    said = {"en": (f"its steps drafted {low} to {high}; the K setting is not used",
+                   f": {at_low} at K = {low} and {at_high} at K = {high}, the fewest and the most tokens a step",
+                   "Its steps drafted different numbers of tokens (drafting stops"),
+            "pt": (f"os seus passos rascunharam de {low} a {high}; o K configurado não é usado",
+                   f": {at_low} com K = {low} e {at_high} com K = {high}, o menor e o maior número de tokens",
+                   "Os seus passos rascunharam números diferentes de tokens (um passo para")}[lang]
+    assert said[0] in line and "K = 4" not in line, line
+    assert said[1] in note and said[2] in note and "K = 4" not in note, note

@@ -23,6 +23,7 @@ from specviz.engine.proposers import registry
 from specviz.engine.shown import POINT_MASS_Q
 from specviz.engine.trace import (Decision, Step, TokenKind, Trace, TreeNode, point_mass_pq, tested_on_own_probs,
                                   uses_residuals)
+from specviz.labs.timeline import policy_k_range
 from specviz.models.toy_text import TOY_UNK_ID
 from specviz.ui.common.charts import show
 from specviz.ui.common.escaping import escape_attr, escape_label, escape_text
@@ -62,6 +63,11 @@ TEXT = {
     "policy_heuristic": N_("heuristic policy: K starts at {k}, 2 higher after a step that kept every draft and 1 "
                            "lower after one with a rejected draft"),
     "policy_optimal": N_("optimal policy: each step's K from the formula and the α estimated from the steps before"),
+    # read 53: the line also read "K = 4", the K setting, which the optimal policy ignores (its steps drafted 3 to 10)
+    "policy_optimal_range": N_("optimal policy: each step's K from the formula and the α estimated from the steps "
+                               "before (its steps drafted {low} to {high}; the K setting is not used)"),
+    "policy_optimal_one": N_("optimal policy: each step's K from the formula and the α estimated from the steps "
+                             "before (every step drafted {k}; the K setting is not used)"),
     "plus_copied": N_("{drafted} plus {copied}"),
     "recovered": N_("recovered"),
     "bonus": N_("bonus"),
@@ -491,11 +497,15 @@ def settings_line(trace: Trace) -> str:
                                                                         m.get("pair", "?"))
     proposer = str(s.get("proposer", m.get("proposer", "?")))  # its menu's name, not the key (read 47)
     parts = [_("models: {pair}", pair=pair), _("proposer: {proposer}", proposer=registry.menu_label(proposer))]
-    if s.get("k") is not None:
-        parts.append(f"K = {s['k']}")
     threshold, policy = s.get("threshold"), s.get("policy")
+    drafted = policy_k_range(trace)  # the optimal policy's: it picks each step's K, ignoring the setting
+    if s.get("k") is not None and policy != "optimal":
+        parts.append(f"K = {s['k']}")
     if isinstance(threshold, (int, float)) and not isinstance(threshold, bool) and threshold > 0:
         parts.append(_(TEXT["policy_threshold"], threshold=_setting(float(threshold))))
+    elif drafted is not None:
+        parts.append(_(TEXT["policy_optimal_range"], low=drafted[0], high=drafted[1]) if drafted[0] < drafted[1] else
+                     _(TEXT["policy_optimal_one"], k=drafted[0]))
     elif policy in ("threshold", "heuristic", "optimal"):
         parts.append(_(TEXT["policy_threshold_unknown" if policy == "threshold" else f"policy_{policy}"],
                        k=s.get("k", "?")))

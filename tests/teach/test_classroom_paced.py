@@ -253,6 +253,20 @@ def test_a_numeric_range_says_which_of_its_ends_it_holds(lang, far, edge, below)
     assert bounds == (200.0, 367.0)  # the JSON export's from and to: the numbers the label writes
 
 
+@pytest.mark.parametrize("lang, lowest, highest", [
+    ("en", "−3.274 to under 0.146", "from 13.8 to 17.247"), ("pt", "de −3,274 a menos de 0,146", "de 13,8 a 17,247")])
+def test_the_outer_ranges_hold_the_lowest_and_highest_answer(lang, lowest, highest):
+    """Read 53: the ranges' outer ends were the lowest and highest answers at three figures, so 17.247 sat in "from
+    13.8 to 17.2" and −3.274 in "−3.27 to under 0.146", ranges that say they end before them. The outer ends are those
+    answers with up to six figures, rounded away from the range."""
+    q = Question("n", "speedup", "numeric", "?", 2.0, "", "pages/quiz.py", tolerance=0.1)
+    with using(lang):
+        spread = distribution(q, [-3.274, 0.146, 1.0, 2.0, 3.5, 7.0, 10.0, 13.9, 17.247], [])
+    held = dict(zip(spread.labels, spread.counts[0], strict=True))
+    assert held[lowest] == 1 and held[highest] == 2  # −3.274; 13.9 and 17.247
+    assert spread.bounds[0][0] == -3.274 and spread.bounds[-1][1] == 17.247  # the JSON export's from and to
+
+
 def _two_rounds(store, session, students, right_1: int, right_2: int) -> None:
     """Push SINGLE; the first `right_1` students answer round 1 right, the first `right_2` round 2."""
     push = store.push(session.code, SINGLE)

@@ -8,6 +8,7 @@ import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from typing import Any
 
 from specviz.core.i18n import _, number
@@ -149,7 +150,10 @@ def _numeric(question: Question, rounds: tuple[list, list], answered: tuple[int,
     # the cut-offs as their labels write them, whole (read 52: "under −1,286" for −1285.713)
     low_edge, high_edge = (float(_plain(e, 12)) for e in (target - reach, target + reach))
     near = [v for r in values for v in r if low_edge <= v <= high_edge]
-    lo, hi = min([*near, target]), max([*near, target])
+    # the lowest and highest answers as the end ranges write them, six figures rounded outward, so the range that
+    # holds each says so (read 53: an answer of 1003.03 sat in "from 833 to 1,003", of −12.52 in "−12.5 to under
+    # −9.1")
+    lo, hi = _outward(min([*near, target]), up=False), _outward(max([*near, target]), up=True)
     width = hi / NUMERIC_BINS - lo / NUMERIC_BINS  # not (hi − lo) / n: hi − lo overflows for 1e308 and −1e308
     # the edges between the equal ranges are the numbers their labels write (read 52: 200.00000000000006, written
     # "200", put an answer of 200 in the range below it); one that rounds onto another, or onto an end, is dropped
@@ -178,7 +182,7 @@ def _numeric(question: Question, rounds: tuple[list, list], answered: tuple[int,
 
     def end(e: float) -> str:  # the grader's bounds as the feedback writes them, the other ends as ranges are (an
         # end that would read as a bound, the answers' lowest or highest a hair from it, with six figures too)
-        return _num(e, 6) if e in (low, high) or _num(e) in (_num(low, 6), _num(high, 6)) else _num(e)
+        return _num(e, 6) if e in (low, high, lo, hi) or _num(e) in (_num(low, 6), _num(high, 6)) else _num(e)
 
     def label(side: list[float], i: int) -> str:  # which ends a range holds: its lower one (not the grader's
         # bound just below it), and its upper one only at the top
@@ -252,6 +256,20 @@ def _stored_number(answer: Any) -> float | None:
     except OverflowError:
         return None
     return value if math.isfinite(value) else None
+
+
+def _outward(value: float, up: bool) -> float:
+    """`value` to six significant figures, rounded up or down (never across it), as `_num(value, 6)` writes it.
+
+    >>> _outward(1003.03, True), _outward(133.22034, True), _outward(-12.52, False), _outward(-0.1234567, False)
+    (1003.03, 133.221, -12.52, -0.123457)
+    """
+    if not value or not math.isfinite(value):
+        return value
+    exact = Decimal(repr(value))
+    step = Decimal(1).scaleb(exact.adjusted() - 5)
+    rounded = float(exact.quantize(step, rounding=ROUND_CEILING if up else ROUND_FLOOR))
+    return rounded if math.isfinite(rounded) else value
 
 
 def _round3(value: float) -> float:

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from specviz.engine.proposers import registry
+from specviz.engine.trace import point_mass_pq
 from specviz.labs.examples import list_examples, load_example
 from specviz.ui.common.step_view import accepted_count_text
 from specviz.ui.common.tokens import decision_numbers
@@ -92,7 +94,12 @@ def test_an_examples_steps_show_their_recorded_numbers_in_both_languages(name):
         assert len(chips[-1] if chips else []) == len(step.decisions), (name, number)
         for d, tip in zip(step.decisions, chips[-1] if chips else []):
             shown = decision_numbers(d)  # read 46: 0.9997 against 1 is no "1.000 = 1.000"; one precision (read 47)
-            assert f"p (target) = {shown.p}\nq (draft) = {shown.q}" in tip, tip
+            # read 53: a point-mass p or q (a greedy one, a lookup's copy) reads "1 (point mass)", as trees write it
+            p_mass, q_mass = point_mass_pq(d)
+            q_line = ("q = 1, a point mass (copied from the context: no model drafted it)"
+                      if q_mass and registry.copies(step.proposer) else
+                      f"q (draft) = {'1 (point mass)' if q_mass else shown.q}")
+            assert f"p (target) = {'1 (point mass)' if p_mass else shown.p}\n{q_line}" in tip, tip
             if d.reached:
                 assert f"u = {shown.u} {'<' if d.accepted else '≥'} {shown.chance}" in tip, tip
         charts = {json.loads(c.proto.spec)["layout"]["title"]["text"].split(":")[0]: json.loads(c.proto.spec)

@@ -117,7 +117,7 @@ WIN_BEYOND_COSTS = 1.25
 def beyond_costs_win(result: BenchResult, best: dict, temperature: float, one_pass: bool = False) -> str:
     """Read 52: the verdict explained a loss its costs said should pay (`slowdown_reason`'s last sentence) but said
     nothing of a win its costs say should lose: default-h200-bf16-run2's separate draft, greedy, measured 1.26× where
-    a step of K = 3 costs 1.78 one-token forwards for 1.58 tokens; nor of a win well above what its costs predict:
+    a step of K = 3 costs 1.77 one-token forwards for 1.58 tokens; nor of a win well above what its costs predict:
     the same run's EAGLE-1 drafter, greedy, measured 1.62× where its costs give 1.19×. The measured speedup over the
     one the costs give (mean accepted length over the step's forwards) is how far target-only decoding fell behind
     its cost (one target forward a token) over how far the speculative steps fell behind theirs; the sentence gives

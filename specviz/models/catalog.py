@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 
 import yaml
 
-from specviz.core.i18n import N_, _, localized, number, os_reason, with_minus
+from specviz.core.i18n import N_, _, localized, os_reason, small_number, with_minus
 from specviz.core.paths import CATALOG_PATH
 from specviz.core.yamlfiles import read_yaml
 from specviz.engine.draft_shape import DraftShape
@@ -262,9 +263,11 @@ def _model(raw, where: str) -> CatalogModel:
         stated, computed = memory[dtype], params * BYTES_PER_PARAM[dtype]
         if (not isinstance(stated, (int, float)) or isinstance(stated, bool)  # `true` is no size
                 or not abs(stated - computed) <= MEMORY_TOLERANCE * computed + 1e-4):
+            # read 53: the toy's 0.0000832 GB read "2.08e-05 billion parameters take 0.00 GB", as if they took none
             raise ValueError(_("{where}: memory_gb.{dtype} is {stated} but {params} billion parameters take "
                                "{computed} GB in {dtype}.", where=where, dtype=dtype, stated=repr(stated),
-                               params=localized(f"{params:g}"), computed=number(computed, 2)))
+                               params=localized(format(Decimal(repr(params)), "f")),
+                               computed=small_number(computed, 2)))
     table = raw.get("untied_embedding_billion", 0.0)
     if not isinstance(table, (int, float)) or isinstance(table, bool) or not 0 <= table < params:  # no nan
         raise ValueError(_("{where}: 'untied_embedding_billion' must be a number from 0 up to below "

@@ -131,6 +131,20 @@ def test_a_broken_entry_is_one_sentence_naming_it(tmp_path, raw, breakage, words
     assert "\n" not in message and message.endswith(".")
 
 
+@pytest.mark.parametrize("lang, shown", [
+    ("en", "is 0.01 but 0.0000208 billion parameters take 0.000083 GB in float32."),
+    ("pt", "é 0.01, mas um modelo de 0,0000208 bi de parâmetros ocupa 0,000083 GB em float32.")])
+def test_a_tiny_models_memory_refusal_writes_what_its_parameters_take(tmp_path, raw, lang, shown):
+    """Read 53: the toy's 20,800 parameters take 0.0000832 GB in float32; a wrong memory_gb read "2.08e-05 billion
+    parameters take 0.00 GB", as if they took nothing (and with an exponent the file does not use)."""
+    from specviz.core.i18n import using
+
+    _entry(raw, "toy")["target"]["memory_gb"]["float32"] = 0.01
+    with using(lang), pytest.raises(ValueError) as err:
+        load_catalog(_write(tmp_path, raw))
+    assert str(err.value).endswith(shown) and "0.00 GB" not in str(err.value) and "e-05" not in str(err.value)
+
+
 def test_duplicate_names_and_bad_yaml_are_sentences(tmp_path, raw):
     raw["pairs"].append(copy.deepcopy(raw["pairs"][0]))
     with pytest.raises(ValueError, match="'default' appears twice"):

@@ -730,3 +730,14 @@ def test_the_speed_sentence_rounds_a_tie_away_from_zero(at, monkeypatch):
         models_view._bandwidth.clear()
     speed = at.info[0].value.replace("\\", "")
     assert speed.startswith("Speed here: plain decoding would take about 16 ms or more per token (63 tokens/s)")
+
+
+@pytest.mark.parametrize("lang, shown", [("en", ["1 B", "1 M", "1,000 B"]), ("pt", ["1 bi", "1 mi", "1.000 bi"])])
+def test_a_count_that_rounds_up_to_the_next_unit_is_written_in_it(lang, shown):
+    """Read 53: three significant digits of 999.6 million are 1.00e+03, and the sizes table would read "1e+03 M"
+    for such a model (a catalog row of 0.9996 billion), where a reader expects "1 B"."""
+    from specviz.core.i18n import using
+
+    with using(lang):
+        written = [models_view.param_count(b).replace("\u00a0", " ") for b in (0.9996, 0.0009996, 999.6)]
+    assert written == shown and not any("e+" in w for w in written)

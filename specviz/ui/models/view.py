@@ -149,15 +149,23 @@ def param_count(billions: float) -> str:
 
     >>> [param_count(b).replace("\\u00a0", " ") for b in (7.62, 0.135, 2.08e-05)]
     ['7.62 B', '135 M', '20.8 thousand']
+
+    A count that three digits round up to the next unit is written in it (read 53: 999.6 million read "1e+03 M"):
+
+    >>> [param_count(b).replace("\\u00a0", " ") for b in (0.9996, 0.0009996, 999.6)]
+    ['1 B', '1 M', '1,000 B']
     """
     count = billions * 1e9
-    scale, unit = next(((s, u) for s, u in PARAM_UNITS if count >= s), PARAM_UNITS[-1])
+    # the unit of the count as three digits write it: 999.6 million is 1.00 billion, "1 B"
+    scale, unit = next(((s, u) for s, u in PARAM_UNITS if float(f"{count:.3g}") >= s), PARAM_UNITS[-1])
     return _(unit, x=_three_digits(count / scale)).replace(" ", "\u00a0")  # a table cell never breaks "135 M"
 
 
 def _three_digits(x: float) -> str:
     """Three significant digits, with the reader's decimal mark: 0.135, 1.71, 2.08e-05 (0,135 in Portuguese)."""
     text = f"{x:.3g}"
+    if "e+" in text:  # a thousand or more of the largest unit: grouped, never "1e+03"
+        return number(x, 0)
     return localized(text)
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from decimal import Decimal
 
 from specviz.core.i18n import (N_, _, as_written, fewest_digits, list_separator, localized, ngettext, number, percent,
                                times)
@@ -709,8 +710,8 @@ class RaceRounds:
     round 2 target-only first, and so on), so a machine that speeds up or slows down during the race is shared
     fairly. `rounds` holds (speculative, target-only) traces, in the order they ran.
 
-    The headline is the median of the rounds' speedups (of an even number of rounds, the mean of the middle two, no
-    round's own), with the spread of all rounds next to it; the charts and the lanes' figures show the round whose
+    The headline is the median of the rounds' speedups as written (of an even number of rounds, the mean of the middle
+    two, no round's own), with the spread of all rounds next to it; the charts and the lanes' figures show the round whose
     speedup is closest to it (`typical`).
     """
 
@@ -727,9 +728,30 @@ class RaceRounds:
         return [measured_speedup(spec, base) for spec, base in self.rounds]
 
     @property
+    def written_speedups(self) -> list[float]:
+        """Each round's speedup as the page writes it (`times`: two decimals), nan for a round with a lane cut short."""
+        return [as_written(s) if math.isfinite(s) else math.nan for s in self.speedups]
+
+    @property
     def median_speedup(self) -> float:
-        finite = [s for s in self.speedups if math.isfinite(s)]
-        return _quantile(finite, 0.5) if finite else math.nan
+        """The median of the rounds' speedups as written (`written_speedups`), so it follows from the figures beside
+        it. Read 53: of two rounds (SmolLM2's live race) it is the mean of two, and the unrounded mean did not always
+        give what a reader computes from the rounds as written: rounds of 0.9951× and 1.1251× read "1.00×, 1.13×;
+        median 1.06×", where (1.00 + 1.13) / 2 = 1.065 is 1.07. The mean is taken in decimal, as the reader takes it.
+
+        >>> from specviz.engine.trace import Step, Trace
+        >>> def lane(mode, seconds):
+        ...     return Trace(mode, {}, [1], [7], [Step(0, 1, 0, "none", [], [], verify_seconds=seconds)],
+        ...                  wall_seconds=seconds)
+        >>> RaceRounds(tuple((lane("speculative", 1.0), lane("autoregressive", s)) for s in (0.9951, 1.1251))
+        ...            ).median_speedup
+        1.065
+        """
+        finite = sorted(Decimal(repr(s)) for s in self.written_speedups if math.isfinite(s))
+        if not finite:
+            return math.nan
+        middle = len(finite) // 2
+        return float(finite[middle] if len(finite) % 2 else (finite[middle - 1] + finite[middle]) / 2)
 
     @property
     def spread(self) -> tuple[float, float]:
@@ -739,9 +761,9 @@ class RaceRounds:
 
     @property
     def typical(self) -> tuple[Trace, Trace]:
-        """The first of the rounds whose speedup is closest to the median. Of an even number of rounds two are
-        equally close (the median is their mean); read 47: a rounding of their distances chose either, where the
-        page says "the first".
+        """The first of the rounds whose speedup, as written, is closest to the median (`median_speedup`, of the
+        speedups as written). Of an even number of rounds two are equally close (the median is their mean); read 47:
+        a rounding of their distances chose either, where the page says "the first".
 
         >>> from specviz.engine.trace import Step, Trace
         >>> def lane(mode, seconds):
@@ -751,7 +773,7 @@ class RaceRounds:
         >>> race.rounds.index(race.typical)  # 0.1× and 0.7×, both 0.3 from 0.4 (in floats, 0.30000000000000004)
         0
         """
-        median, speedups = self.median_speedup, self.speedups
+        median, speedups = self.median_speedup, self.written_speedups  # as written, as the median is
         if not math.isfinite(median):
             return self.rounds[0]
         far = [abs(s - median) if math.isfinite(s) else math.inf for s in speedups]

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from specviz.core.i18n import using
+from specviz.core.i18n import as_written, using
 from specviz.engine.baseline import autoregressive_generate
 from specviz.engine.decoding import speculative_generate
 from specviz.engine.proposers import make_proposer
@@ -279,6 +279,17 @@ def test_rounds_report_the_median_round_and_the_spread():
         timeline.RaceRounds(())
 
 
+def test_the_median_of_two_rounds_follows_from_the_rounds_as_written():
+    """Read 53: of two rounds (SmolLM2's live race) the median is their mean, and it was the unrounded speedups'
+    mean: rounds of 0.9951× and 1.1251× read "1.00×, 1.13×; median 1.06×", where a reader's (1.00 + 1.13) / 2 is
+    1.065, 1.07. The median is now the rounds' as written, and the round shown is still the first of the two."""
+    rounds = timeline.RaceRounds(tuple(
+        (_lane("speculative", [1000.0]), _lane("autoregressive", [ms])) for ms in (995.1, 1125.1)))
+    assert timeline.spread_sentence(rounds) == ("2 rounds, lanes interleaved: 1.00×, 1.13×; median 1.07×, "
+                                                "spread 1.00–1.13×.")
+    assert rounds.typical is rounds.rounds[0]
+
+
 def test_a_quiet_race_is_not_called_busy():
     quiet = [10.0, 10.2, 9.9, 10.4, 10.1, 10.3, 10.0, 11.0]
     rounds = timeline.RaceRounds(((_lane("speculative", [15.0] * 4, 2), _lane("autoregressive", quiet)),) * 3)
@@ -440,7 +451,7 @@ def test_a_lane_cut_short_at_its_time_limit_draws_no_verdict(toy, toy_race):
     greedy = dataclasses.replace(spec, settings={**spec.settings, "temperature": 0})
     assert agreement(greedy, short).startswith("Not compared")  # no exactness alarm against a cut lane
     rounds = RaceRounds(((spec, base), (spec, short)))
-    assert rounds.median_speedup == measured_speedup(spec, base)  # the cut round does not count
+    assert rounds.median_speedup == as_written(measured_speedup(spec, base))  # the cut round does not count
 
 
 def test_alpha_note_docstring_says_below_alpha_on_average_only():

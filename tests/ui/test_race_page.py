@@ -1275,6 +1275,25 @@ def test_how_the_output_grew_says_what_one_jump_is(monkeypatch):
     monkeypatch.chdir(ROOT)
     told = [str(m.value) for m in _app().markdown if "How the output grew" in str(m.value)]
     assert len(told) == 1 and "several drafts were accepted at once" not in told[0]
-    assert "plus the one token it adds (recovered or bonus), so a jump of n tokens kept n − 1" in told[0]
+    assert ("plus the one token it adds (recovered or bonus, or its own token in a step that drafted nothing), so a "
+            "jump of n tokens kept n − 1") in told[0]
     spec = load_example(_raced_examples()[0].name)[0]
     assert all(len(s.emitted) == sum(d.accepted for d in s.decisions) + 1 for s in spec.steps[:-1])
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "(recovered or bonus, or its own token in a step that drafted nothing)"),
+    ("pt", "(recuperado ou bônus, ou o seu próprio token num passo que não rascunhou nada)")])
+def test_how_the_output_grew_names_the_token_of_a_step_that_drafted_nothing(monkeypatch, lang, said):
+    """Read 53: "plus the one token it adds (recovered or bonus)" stood over the EAGLE example, whose last step (one
+    token left to write) drafted nothing and added the target's own token, the outputs box's "target" chip."""
+    from specviz.engine.trace import TokenKind
+
+    monkeypatch.chdir(ROOT)
+    spec = load_example("smollm-eagle-greedy")[0]
+    last = spec.steps[-1]
+    assert last.n_drafted == 0 and [t.kind for t in last.emitted] == [TokenKind.TARGET]
+    at = _app(race_example="smollm-eagle-greedy", lang=lang)
+    told = [str(m.value) for m in at.markdown if "**How the output grew.**" in str(m.value)
+            or "**Como a saída cresceu.**" in str(m.value)]
+    assert len(told) == 1 and said in told[0]

@@ -165,11 +165,13 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
     charts.show(race_figure(spec, base, tree), key="race_lanes", table=lanes_table(spec, base, tree),
                 name=_("Where the time went: every step of each lane on one time axis"), note=_(LANES_TABLE_NOTE))
     # read 52: "steps where several drafts were accepted at once" of every steep jump, though a jump of 2 tokens is
-    # one kept draft and the recovered or bonus token the target adds in every step
+    # one kept draft and the recovered or bonus token the target adds in every step. Read 53: a last step with one
+    # token left to write drafts nothing, and its token is the target's own (the outputs box's "target" chip), neither
+    # recovered nor bonus (the EAGLE and both separate-draft examples end so)
     st.markdown(_("**How the output grew.** Each jump of a speculative line is one step: the drafted (or copied) "
-                  "tokens the target kept, plus the one token it adds (recovered or bonus), so a jump of n tokens "
-                  "kept n − 1, unless the end of the text cut the step short. The target-only line climbs one token "
-                  "per forward."))
+                  "tokens the target kept, plus the one token it adds (recovered or bonus, or its own token in a "
+                  "step that drafted nothing), so a jump of n tokens kept n − 1, unless the end of the text cut the "
+                  "step short. The target-only line climbs one token per forward."))
     lines = token_lines(spec, base, tree)
     st.html(swatches_html([(lane_tokens(lane, trace.num_tokens), color) for trace, lane, color in lines], line=True,
                           dashes=[LANE_DASHES[lane] for _trace, lane, _color in lines]))

@@ -711,8 +711,8 @@ class RaceRounds:
     fairly. `rounds` holds (speculative, target-only) traces, in the order they ran.
 
     The headline is the median of the rounds' speedups as written (of an even number of rounds, the mean of the middle
-    two, no round's own), with the spread of all rounds next to it; the charts and the lanes' figures show the round whose
-    speedup is closest to it (`typical`).
+    two, no round's own), with the spread of all rounds next to it; the charts and the lanes' figures show the round
+    whose speedup is closest to it (`typical`).
     """
 
     rounds: tuple[tuple[Trace, Trace], ...]

@@ -760,3 +760,25 @@ def test_the_written_statistic_gives_the_verdicts_p_value():
             written = re.search(r"statistic ([0-9.,e+−-]+) ", test.grouping).group(1).replace(",", "")
             recomputed = scipy.stats.chi2.sf(float(written), test.dof)
             assert shown_p_value(recomputed) == shown_p_value(test.p_value), (a, n, test.grouping, test.verdict)
+
+
+def test_accept_every_draft_says_its_tv_holds_for_the_first_token_only():
+    """Read 53: the explanation said accepting every draft is "wrong by exactly TV(p, q)". That is the first emitted
+    token's drift (one step, K = 1); two kept drafts (x ~ q, then y ~ q(·|x)) drift further over the pair."""
+    from specviz.core.i18n import _, using
+    p, q = fixed_pair()
+    drift = tv_distance(one_step_distribution("accept_all", p, q)[0], p)
+    assert drift == pytest.approx(0.5 * float((p - q).abs().sum()))  # the first token: exactly TV(p, q)
+    g = torch.Generator().manual_seed(7)
+    p2 = torch.softmax(torch.randn(len(p), len(p), generator=g, dtype=torch.float64), 1)  # p(y | x)
+    q2 = torch.softmax(torch.randn(len(p), len(p), generator=g, dtype=torch.float64), 1)  # q(y | x)
+    joint_tv = 0.5 * float((p.double()[:, None] * p2 - q.double()[:, None] * q2).abs().sum())
+    assert joint_tv > drift + 0.1  # a whole continuation is further off than TV(p, q)
+    text = RULES["accept_all"].explanation
+    assert "wrong by exactly TV(p, q)" not in text
+    assert "the first emitted token's distribution is exactly TV(p, q) away from p" in text
+    assert "A whole continuation drifts at least that far" in text
+    with using("pt"):
+        pt = _(text)
+    assert "errada em exatamente TV(p, q)" not in pt and "primeiro token emitido fica exatamente a TV(p, q)" in pt
+    assert "continuação inteira desvia pelo menos isso" in pt

@@ -140,7 +140,9 @@ _RULE_EXPLANATIONS: dict[str, str] = {
                 "exactly the missing max(0, p − q), so every emitted token is distributed as p."),
     "accept_all": N_("Keep every drafted token without looking at p. The emitted tokens are then the draft's "
                      "samples: the output follows q, and only the bonus token comes from p. Fast (every draft "
-                     "kept) and wrong by exactly TV(p, q)."),
+                     "kept) and wrong: the first emitted token's distribution is exactly TV(p, q) away from p (the "
+                     "one-step drift). A whole continuation drifts at least that far, and usually further once a "
+                     "step keeps two or more drafts, since each of them follows q."),
     "resample_from_target": N_("The accept test is right, but after a rejection it samples from p instead of the "
                                "residual. Tokens the draft over-proposes already get all of their p through "
                                "acceptance (min(p, q) = p where q > p) and can come out again, so they get "

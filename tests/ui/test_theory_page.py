@@ -425,7 +425,7 @@ def test_every_hardware_preset_renders():
         assert any("speculation pays" in s or "does not pay even at batch 1" in s for s in said), hw
     at.selectbox(key="theory_hw").set_value("measured").run()
     at.selectbox(key="theory_pair").set_value("smollm2-ngram").run()  # the pair it was measured with
-    assert not at.exception and metrics(at)["Predicted draft cost c"] == "0.000"
+    assert not at.exception and metrics(at)["Predicted draft cost c"] == "0"  # an exact 0 (read 53)
     assert any("The benchmark CPU is not a clean roofline" in c.value for c in at.caption)
 
 
@@ -1823,3 +1823,24 @@ def test_the_measured_caption_counts_measurements_not_settings(lang, said, wrong
     with using(lang):
         caption = theory_view.measured_caption(points)
     assert caption.startswith(f"70 {said}") and wrong not in caption
+
+
+@pytest.mark.slow  # four runs of the page
+@pytest.mark.parametrize("lang, help_text, old_help", [
+    ("en", "n-gram lookup runs no draft model", "one draft forward"),
+    ("pt", "a busca de n-gramas não roda modelo de rascunho", "uma passagem do rascunho")])
+def test_the_lookup_pairs_predicted_c_is_an_exact_0_with_its_own_help(lang, help_text, old_help):
+    """Read 53: for the n-gram pair the metric read "0.000" (as if rounded from something small) and its help spoke
+    of "one draft forward", which a lookup does not run: the roofline model sets c to exactly 0 there."""
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["lang"] = lang
+    with using(lang):  # the selectbox's format_func runs in the test's thread too
+        at.run()
+        at.selectbox(key="theory_pair").set_value("smollm2-ngram").run()
+        assert not at.exception
+        c = next(m for m in at.metric if m.label in ("Predicted draft cost c", "Custo do rascunho c previsto"))
+        assert roofline.draft_cost_ratio(roofline.PAIRS["smollm2-ngram"], roofline.HARDWARE["h100"], 1, 512) == 0
+        assert c.value == "0" and help_text in c.help and old_help not in c.help
+        at.selectbox(key="theory_pair").set_value("qwen-7b-72b").run()  # a draft model keeps its three decimals
+        c = next(m for m in at.metric if m.label in ("Predicted draft cost c", "Custo do rascunho c previsto"))
+    assert re.fullmatch(r"0[.,]\d{3}", c.value) and old_help in c.help

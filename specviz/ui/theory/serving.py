@@ -315,9 +315,12 @@ def render(alpha: float, k: int) -> None:
               help=_("One target forward over K + 1 = {n} tokens per sequence, in one-token forwards: 1 while that "
                      "pass is memory-bound, then climbing toward K + 1, which it reaches only once a one-token pass "
                      "is compute-bound too.", n=k + 1))
-    m2.metric(_("Predicted draft cost c"), number(here.draft_cost, 3),
+    # read 53: the n-gram pair read "0.000", its help "one draft forward", which a lookup does not run
+    m2.metric(_("Predicted draft cost c"), number(here.draft_cost, 3) if pair.draft is not None else "0",
               help=_("The roofline model's time of one draft forward over its time of one target forward, same "
-                     "batch: a prediction, not a measurement."))
+                     "batch: a prediction, not a measurement.") if pair.draft is not None else
+              _("Exactly 0: n-gram lookup runs no draft model, so the roofline model charges it no forward pass "
+                "(the lookup's own small CPU time is not modelled)."))
     # 44th read: it had no help, beside the top's "Expected speedup" of another value (2.80× against 2.37× at B = 1
     # by default: the slider's c = 0.05 there, the roofline's c = 0.105 here)
     m3.metric(_at_batch(_("Expected speedup at B = {batch}", batch=number(batch, 0))), times(here.speedup),

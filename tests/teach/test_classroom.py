@@ -554,8 +554,8 @@ def test_bad_tokens_and_questions(store):
     assert store.student("nope") is None and store.student(None) is None and store.student("x" * 500) is None
     with pytest.raises(ClassroomError) as made_up:  # read 48: never "not valid any more", as if it once was
         store.record_answer("a-made-up-token-123", QUESTIONS[0].id, "x")
-    assert str(made_up.value) == "This student link is not a valid link for this session; please join again with " \
-                                 "the join code."
+    assert str(made_up.value) == "No student here holds the token in this student link; please join again with " \
+                                 "the join code."  # read 53: no "for this session": a token names no session
     with pytest.raises(ClassroomError, match="not part of this session"):
         store.record_answer(student.token, "not-a-question", "x")
     for bad in ("x" * 5000, "0.4\x1b[2J", ["ok", "\u202eevil"], {"a": 1}):

@@ -124,7 +124,7 @@ def test_unknown_codes_links_and_self_paced_sessions_are_refused(store):
     with pytest.raises(ClassroomError, match="No question has been pushed"):
         store.reveal(session.code)
     push = store.push(session.code, SINGLE)
-    with pytest.raises(ClassroomError, match="^This student link is not a valid link for this session; "):
+    with pytest.raises(ClassroomError, match="^No student here holds the token in this student link; "):
         store.answer("no-such-token-at-all", push.id, 1, SINGLE.answer)
     with pytest.raises(ClassroomError, match="Round 2 is not open"):
         store.answer(ana.token, push.id, 2, SINGLE.answer)

@@ -415,13 +415,18 @@ def test_a_busy_database_is_one_sentence_on_the_teacher_page(db, monkeypatch):
     assert not ClassroomStore(db).session(session.code).closed
 
 
-def test_a_stale_student_link_asks_to_join_again(db):
-    """Read 48: a made-up token read "not valid any more", as if it had once been valid; it is not a valid link for
-    this session, whatever it was."""
-    at = _page({"student": "no-such-student-token"})
-    assert at.warning[0].value == "This student link is not a valid link for this session; please join again " \
-                                  "with the join code."
-    assert {t.label for t in at.text_input} >= {"Your display name"}
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_stale_student_link_asks_to_join_again(db, lang):
+    """Read 48: a made-up token read "not valid any more", as if it had once been valid. Read 53: it then read "not
+    a valid link for this session", though the link names no session (a token alone): it says what is wrong with the
+    link as it is, that no student here holds its token."""
+    at = _page({"student": "no-such-student-token", **({"lang": "pt"} if lang == "pt" else {})})
+    assert at.warning[0].value == {
+        "en": "No student here holds the token in this student link; please join again with the join code.",
+        "pt": "Nenhum(a) aluno(a) daqui tem o token deste link de aluno(a); entre de novo com o código de entrada, "
+              "por favor."}[lang]
+    assert "session" not in at.warning[0].value and "sessão" not in at.warning[0].value
+    assert {t.label for t in at.text_input} >= {{"en": "Your display name", "pt": "Seu nome de exibição"}[lang]}
 
 
 def test_student_names_are_escaped_everywhere(db):

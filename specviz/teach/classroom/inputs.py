@@ -36,8 +36,9 @@ class ClassroomError(ValueError):
 # shown in the reader's (`shown_title`); English messages.
 DEFAULT_TITLES = (N_("Speculative decoding quiz"), N_("Peer instruction"))
 # a ?student= token this store does not hold: made up, mistyped, or a student since removed (read 48: "not valid any
-# more" said a made-up token had once been valid)
-NOT_A_STUDENT_LINK = N_("This student link is not a valid link for this session; please join again with the join "
+# more" said a made-up token had once been valid; read 53: "not a valid link for this session" named a session the
+# link does not name: a token alone names none)
+NOT_A_STUDENT_LINK = N_("No student here holds the token in this student link; please join again with the join "
                         "code.")
 # a numeric question's answer that is no number ("forty", "2/5") or one too large: refused in both modes, never stored
 # (read 50: a self-paced session stored "forty" as typed and graded it wrong, where a teacher-paced one refused it)

@@ -100,7 +100,7 @@ def test_the_right_pin_opens_the_dashboard_with_live_results(db):
     assert [(m.label, m.value) for m in at.metric] == [("Students", "3"), ("Answers", "6"), ("Share right", "67%")]
     questions = at.dataframe[0].value
     assert list(questions["question"][:2]) == [hard.prompt, easy.prompt]  # most missed first, the whole text
-    assert list(questions["missed"]) == ["67%", "0%", "not answered yet", "not answered yet"]
+    assert list(questions["share missed"]) == ["67%", "0%", "not answered yet", "not answered yet"]
     assert list(questions["concept"]) == [concept_name(q.concept) for q in
                                           (hard, easy, *[q for q in session.questions if q not in (hard, easy)])]
     assert "None" not in questions.to_string()
@@ -140,10 +140,10 @@ def test_an_ended_session_no_longer_says_a_question_is_not_answered_yet(db):
     at.slider(key="classroom_count").set_value(2)
     at.button(key="classroom_start").click().run()
     code = at.session_state["classroom_session"]
-    assert list(at.dataframe[0].value["missed"]) == ["not answered yet"] * 2
+    assert list(at.dataframe[0].value["share missed"]) == ["not answered yet"] * 2
     ClassroomStore(db).close_session(code)
     at.run()
-    assert list(at.dataframe[0].value["missed"]) == ["not answered"] * 2
+    assert list(at.dataframe[0].value["share missed"]) == ["not answered"] * 2
     assert "not answered yet" not in _html(at) and _html(at).count(">not answered<") == 2
     assert ">not answered<" in teacher.failure_list_html(ClassroomStore(db).question_stats(
         ClassroomStore(db).session(code)), ended=True)
@@ -763,7 +763,7 @@ def test_a_class_with_one_wrong_answer_is_not_shown_right_100_percent(db):
             store.record_answer(student.token, question.id, question.answer if right else _wrong(question))
     at.run()
     assert [(m.label, m.value) for m in at.metric] == [("Students", "20"), ("Answers", "200"), ("Share right", "99.5%")]
-    missed = at.dataframe[0].value["missed"]
+    missed = at.dataframe[0].value["share missed"]
     assert list(missed) == ["5%"] + ["0%"] * 9  # 1 of 20 missed the first question; nobody missed the others
     with i18n.using("pt"):
         from specviz.ui.classroom.paced_teacher import _share
@@ -878,3 +878,24 @@ def test_a_link_code_too_long_for_the_field_is_said_and_left_out_not_cut(lang, s
     at = _page({"code": "ABC234ABC234X", "lang": lang})
     assert [w.value for w in at.warning] == [escape_markdown(says)]
     assert at.text_input(key="classroom_code").value == ""
+
+
+@pytest.mark.parametrize("lang, column, listed", [("en", "share missed", "1/2 missed"),
+                                                   ("pt", "fração de erros", "erraram&#58; 1/2")])  # ":" escaped
+def test_the_questions_tables_share_is_not_named_like_the_lists_count(db, lang, column, listed):
+    """Read 53: the sortable Questions table headed its column "missed" (pt "erros") and showed a share, "50%",
+    under the list that writes the count, "1/2 missed" (pt "erraram: 1/2"); the column is now named for the share
+    it shows, as the metric "Share right" (pt "Fração de acertos") is."""
+    session = _session(db, n=2)
+    store = ClassroomStore(db)
+    first = session.questions[0]
+    for name, right in (("Ana", True), ("Ben", False)):
+        store.record_answer(store.join(session.code, name).token, first.id, first.answer if right else _wrong(first))
+    with i18n.using(lang):
+        at = _page({"as": "teacher", **({"lang": "pt"} if lang == "pt" else {})})
+        at.text_input(key="classroom_pin").input(PIN)
+        at.form_submit_button[0].click().run()
+        assert not at.exception
+        table = at.dataframe[0].value
+        assert {"missed", "erros"}.isdisjoint(table.columns)
+        assert list(table[column])[0] == "50%" and listed in _html(at)

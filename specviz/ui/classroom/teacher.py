@@ -278,7 +278,8 @@ def dashboard(store: ClassroomStore, session: Session) -> None:
     st.html(failure_list_html(stats, ended=session.closed))
     with st.expander(_("The same as a table (sortable)")):
         st.dataframe([{_("question"): in_language(q.question).prompt, _("concept"): concept_name(q.question.concept),
-                       _("answers"): q.answered, _("missed"): _missed(q, session.closed)} for q in stats],
+                       # read 53: headed "missed" (pt "erros"), a share beside the list's count "1/2 missed"
+                       _("answers"): q.answered, _("share missed"): _missed(q, session.closed)} for q in stats],
                      hide_index=True, key="classroom_q_table")
     st.subheader(_("Students"))
     st.dataframe([{_("name"): p.name, _("answered"): f"{p.answered}/{p.total}", _("right"): p.correct,

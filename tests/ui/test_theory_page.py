@@ -1844,3 +1844,30 @@ def test_the_lookup_pairs_predicted_c_is_an_exact_0_with_its_own_help(lang, help
         at.selectbox(key="theory_pair").set_value("qwen-7b-72b").run()  # a draft model keeps its three decimals
         c = next(m for m in at.metric if m.label in ("Predicted draft cost c", "Custo do rascunho c previsto"))
     assert re.fullmatch(r"0[.,]\d{3}", c.value) and old_help in c.help
+
+
+@pytest.mark.slow  # four runs of the page
+@pytest.mark.parametrize("lang, star, one_pass", [
+    ("en", "The star is the trace in this session, at its α estimate and K, on this map for the slider's c",
+     "so the map's K·c does not hold for the star either"),
+    ("pt", "A estrela é o traço desta sessão, na sua estimativa de α e no seu K, neste mapa para o c do controle",
+     "então o K·c do mapa também não vale para a estrela")])
+def test_the_heatmap_caption_says_where_the_trace_star_sits(lang, star, one_pass):
+    """Read 53: the heatmap's caption said the benchmark points sit at their own c, but not that the session trace's
+    star sits on the map drawn at the slider's c (a trace measures no c of its own); a one-pass proposer's star is
+    off the K·c map too. A page with no trace says nothing of a star."""
+    def caption(trace) -> str:
+        at = AppTest.from_file(PAGE, default_timeout=60)
+        if trace is not None:
+            at.session_state["trace"] = trace
+        at.query_params["lang"] = lang
+        at.run()
+        assert not at.exception
+        return next(c.value for c in at.caption if "K·c" in c.value or "logarithmic" in c.value
+                    or "logarítmica" in c.value)
+
+    chain = caption(load_example("toy-draft")[0])
+    assert star in chain and one_pass not in chain
+    medusa = caption(load_example("smollm-medusa-greedy")[0])
+    assert star in medusa and one_pass in medusa
+    assert star not in caption(None)

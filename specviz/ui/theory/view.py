@@ -49,6 +49,14 @@ TEXT = {
                            "drafting costs c per step, so the map's colours, dashed line and best-K steps do not hold "
                            "for them: with c per step every extra draft gains, and their predicted speedups (the "
                            "chart \"Does the formula predict real runs?\") charge c per step."),
+    # read 53: the caption placed the benchmark points (at their own c) but not the session trace's star, which sits
+    # on this map, drawn at the slider's c
+    "heatmap_trace": N_("The star is the trace in this session, at its α estimate and K, on this map for the slider's "
+                        "c: a trace measures no c of its own (its timings give at most about c / v, under Measured "
+                        "runs), so the colour under the star is what its α and K would give at the slider's c, not "
+                        "its measured speed."),
+    "heatmap_trace_one_pass": N_("Its proposer drafts a whole step in one pass, which costs c per step, so the map's "
+                                 "K·c does not hold for the star either."),
     "temperature": N_("**Why the α estimate changes between T = 0 and T = 0.7.** α, the average of Σ min(p, q), is "
                    "computed after the temperature is applied to both models. At T = 0 both distributions collapse "
                    "onto their most likely token, so each drafted position scores 1 if the two argmaxes agree and 0 "
@@ -139,12 +147,16 @@ def best_k_alphas(c: float, ks: list[int]) -> list[str]:
                                   for lo, hi in runs[k]) if k in runs else "–" for k in ks]
 
 
-def heatmap_caption(c: float, with_points: bool, one_pass: bool = False) -> str:
+def heatmap_caption(c: float, with_points: bool, one_pass: bool = False, trace: TracePoint | None = None) -> str:
     """The heatmap's caption: its colours, the dashed break-even line (or, at c > 1, that it has none), the benchmark
     points when the chart has some, that the map is a K·c one when some of them are a one-pass proposer's
-    (`MeasuredPoint.one_pass`: predicted with c per step), and how much of the chart its table holds."""
+    (`MeasuredPoint.one_pass`: predicted with c per step), where the session trace's star sits when the chart places
+    one (`trace`: at the slider's c; a one-pass proposer's, off the K·c map too), and how much of the chart its table
+    holds."""
     keys = ["heatmap_caption", "heatmap_even" if theory.break_even_curve([1], c) else "heatmap_no_even",
-            *(["heatmap_points"] if with_points else []), *(["heatmap_one_pass"] if with_points and one_pass else [])]
+            *(["heatmap_points"] if with_points else []), *(["heatmap_one_pass"] if with_points and one_pass else []),
+            *(["heatmap_trace"] if trace is not None else []),
+            *(["heatmap_trace_one_pass"] if trace is not None and trace.one_pass else [])]
     return " ".join([*(_(TEXT[key]) for key in keys), heatmap_table_note()])
 
 

@@ -435,3 +435,33 @@ def test_the_trap_sentence_writes_a_small_favourites_q_with_two_figures(lang):
     # panel writes p, a probability with the same decimals: p = 0.0010
     assert ("quando o alvo lhe dá p = 0,0010." if lang == "pt" else "where the target gives it p = 0.0010.") in trap
     assert "%" not in trap, trap
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_trap_sentence_never_writes_a_near_one_p_as_1(lang):
+    """Read 53: a favourite with p = 0.9996 (q = 0.9, so the broken rule always keeps it: a chance of exactly 1) and
+    1,999 samples of 2,000 were all written "1.000", p and q being the only numbers told apart: the sentence said the
+    rule emits the favourite "about as often as the target does (p = 1.000)" and then named that same favourite as
+    the token the rule moves most, with "p = 0.9996". A chance or share below 1 is never written 1 (the rule for
+    shares, `core.i18n.percent_of`), and the rule's chance and p are told apart before the sentence is picked."""
+    from specviz.labs.exactness.experiments import Support
+    from specviz.labs.exactness.lab import LabResult, StepDistributions
+    from specviz.ui.exactness.tree_lab import trap_sentence
+
+    p = torch.tensor([0.9996, 0.0002, 0.0002], dtype=torch.float64)
+    q = torch.tensor([0.9, 0.05, 0.05], dtype=torch.float64)
+    dists = StepDistributions([1], Support(torch.arange(3), p, q, 1.0, 1.0), ["a", "b", "c"], "toy")
+    samples = torch.zeros(2000, dtype=torch.int64)
+    samples[0] = 1  # 1,999 of 2,000 samples are the favourite
+    result = LabResult(p, dists.texts, dists.token_ids, samples, samples, 1.0, "")
+    rule = TREE_RULES["tree_top_k_against_q"]
+    assert rule.one_level(p, q, 1).tolist() == [1.0, 0.0, 0.0]
+    with using(lang):
+        trap = trap_sentence(result, dists, rule, 1)
+    said = {"en": "comes out with probability 1.0000 (a share of 0.9995 in these samples) where the target gives it "
+                  "p = 0.9996.",
+            "pt": "sai com probabilidade 1,0000 (uma fração de 0,9995 nestas amostras), quando o alvo lhe dá "
+                  "p = 0,9996."}[lang]
+    assert said in trap, trap
+    assert "1.000)" not in trap and "1,000)" not in trap
+    assert "about as often" not in trap and "por acaso" not in trap

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from specviz.core.i18n import N_, _, get_language, number
+from specviz.core.i18n import N_, _, as_written, get_language, number
 from specviz.engine.shown import column_numbers
 from specviz.labs.exactness import TREE_RULES, TreeRule
 from specviz.labs.exactness.lab import LabResult, StepDistributions
@@ -81,22 +81,27 @@ def trap_sentence(result: LabResult, dists: StepDistributions, rule: TreeRule, w
     closed = rule.one_level(dists.target_probs, dists.draft_probs, width)
     p = dists.target_probs.double()
 
-    def shares(token: int, *more: float, apart: tuple[int, int] = (0, 2)) -> dict[str, str]:
+    def shares(token: int, *more: float, apart: tuple[tuple[int, int], ...] = ((0, 2),)) -> dict[str, str]:
         """The sentence's numbers for `token`: the rule's chance, the sample's share, p (and q, in `more`), with one
-        number of decimals, as a step panel's p and q: the fewest from 3 that give each two significant figures and
-        write the two numbers at `apart` (by default the rule's chance and p) differently where they differ."""
+        number of decimals, as a step panel's p and q: the fewest from 3 that give each two significant figures,
+        write each two numbers at `apart` (by default the rule's chance and p) differently where they differ, and
+        write no chance or share below 1 as 1 (read 53: p = 0.9996 read "p = 1.000", and so did 1,999 samples of
+        2,000, beside a rule's chance of exactly 1)."""
         values = [float(closed[token]), float((result.speculative == token).double().mean()), float(p[token]), *more]
-        i, j = apart
         for digits in range(3, 10):
             written = column_numbers(values, digits)
-            if values[i] == values[j] or written[i] != written[j]:
+            if (all(values[i] == values[j] or written[i] != written[j] for i, j in apart)
+                    and not any(v < 1 and as_written(v, digits) == 1 for v in values)):
                 break
         return {"token": "‘" + escape_text(dists.texts[token]) + "’", "expected": written[0], "measured": written[1],
                 "p": written[2], **({"q": written[3]} if more else {})}
 
     # read 52: q at 3 decimals wrote a favourite's 0.0054 as "q = 0.005", one figure; now two at least, and p and q
     # told apart, as a step panel writes them
-    favourite_shares = shares(favourite, float(dists.draft_probs[favourite]), apart=(2, 3))
+    # read 53: p and q told apart, and the rule's chance and p too, so that the sentence below is picked by what they
+    # are: with only p and q apart, a chance of 1 and a p of 0.9996 both read "1.000" and the favourite was said to
+    # come out "about as often as the target does", then named again as the token the rule moves most
+    favourite_shares = shares(favourite, float(dists.draft_probs[favourite]), apart=((2, 3), (0, 2)))
     if favourite_shares["expected"] != favourite_shares["p"]:
         return _(TEXT["trap"], **favourite_shares)
     worst = int((closed - p).abs().argmax())  # the favourite comes out as p says: the drift is on another token

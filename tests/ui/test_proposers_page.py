@@ -539,3 +539,22 @@ def test_a_tree_trace_of_one_node_a_step_is_described_as_a_chain():
     assert any(s.tree is not None for s in trace.steps) and trace.mean_estimates_alpha
     said = view.example_stats(trace)
     assert "(an estimate of α)" in said and "not an estimate" not in said and "p′" not in said
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "So A comes out with its own q, 0.2, plus q(E) + q(F) = 0.2: 0.4 in all, exactly p(A), and the chart "
+           "shows it no excess."),
+    ("pt", "Então A sai com o seu próprio q, 0,2, mais q(E) + q(F) = 0,2: 0,4 ao todo, exatamente p(A), e o gráfico "
+           "não lhe mostra excesso.")])
+def test_the_typical_caption_says_a_gets_exactly_p_of_a(lang, said):
+    """Read 53: the caption said typical acceptance "gives their share [E's and F's] to the target's most likely
+    token, A", which reads as A coming out too often; A takes q(E) + q(F) = 0.2 on top of its own q = 0.2, which is
+    exactly p(A) = 0.4, and the chart shows no excess for A."""
+    from specviz.core.i18n import using
+
+    frame = view.typical_vs_exact()
+    assert frame["typical acceptance"]["A"] == pytest.approx(frame["p (target)"]["A"])  # no excess for A
+    assert view.TYPICAL_Q[0] + view.TYPICAL_Q[4] + view.TYPICAL_Q[5] == pytest.approx(0.4)
+    with using(lang):
+        caption = view.typical_caption(frame)
+    assert said in caption and "gives their share" not in caption and "dá a parte deles" not in caption

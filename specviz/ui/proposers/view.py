@@ -326,12 +326,15 @@ TEXT = {
     "no_example": N_("specviz has no {title} proposer; the diagram and the notes above are the lesson."),
     "quiz_header": N_("Quiz questions on this ({count})"),
     "quiz_item": N_("- `{id}`: {prompt}"),
-    # read 46: a step at K = 1 that keeps its draft emits two tokens; the chart is the first one's distribution
+    # read 46: a step at K = 1 that keeps its draft emits two tokens; the chart is the first one's distribution.
+    # read 53: "gives their share to ... A" read as A getting too much; with its own q it gets exactly p(A)
     "typical_caption": N_("p = target, q = draft on six tokens; the first token one step emits (K = 1) under the "
                           "exact rule and under Medusa's typical acceptance. The exact rule gives back p. Typical "
                           "acceptance keeps every draft above its threshold, so those tokens come out as often as q "
-                          "proposes them (B and D too often, C too rarely), never emits E and F, which fall below "
-                          "it, and gives their share to the target's most likely token, A."),
+                          "proposes them (B and D too often, C too rarely), and never emits E and F, which fall "
+                          "below it: when q draws one of them it emits the target's most likely token, A, instead. "
+                          "So A comes out with its own q, {q_a}, plus q(E) + q(F) = {q_ef}: {a} in all, exactly "
+                          "p(A), and the chart shows it no excess."),
     "quiz_link": N_("Practise these in the Quiz"),
 }
 
@@ -440,17 +443,31 @@ def quiz_items(prefixes: tuple[str, ...]) -> list[tuple[str, str]]:
     return [(q.id, q.prompt) for q in _bank(get_language()) if prefixes and q.id.startswith(prefixes)]
 
 
+TYPICAL_P = [0.40, 0.25, 0.15, 0.10, 0.06, 0.04]  # tokens A to F: p (target) and q (draft) of `typical_vs_exact`
+TYPICAL_Q = [0.20, 0.30, 0.10, 0.20, 0.10, 0.10]
+
+
 def typical_vs_exact() -> pd.DataFrame:
     """The distribution of the first token one step emits (K = 1) under the exact rule and under typical
     acceptance, next to p. The caption (`TEXT["typical_caption"]`) names tokens of this example by letter: typical
     acceptance emits q on B, C and D (0.3, 0.1, 0.2), nothing on E and F, and 0.4 on A
     (tests/ui/test_proposers_page.py holds it to that)."""
-    p = [0.40, 0.25, 0.15, 0.10, 0.06, 0.04]
-    q = [0.20, 0.30, 0.10, 0.20, 0.10, 0.10]
+    p, q = TYPICAL_P, TYPICAL_Q
     exact = one_step_distribution("exact", p, q)[0]
     typical = one_step_distribution("typical_acceptance", p, q)[0]
     return pd.DataFrame({"p (target)": p, "exact rule": exact.tolist(),
                          "typical acceptance": typical.tolist()}, index=list("ABCDEF"))
+
+
+def typical_caption(frame: pd.DataFrame) -> str:
+    """The typical-acceptance chart's caption, with A's numbers from the example: its own q, the q of E and F it
+    takes over, and what typical acceptance gives it in all (= p(A) here).
+
+    >>> typical_caption(typical_vs_exact()).split("So A comes out ")[1][:55]
+    'with its own q, 0.2, plus q(E) + q(F) = 0.2: 0.4 in all'
+    """
+    return _(TEXT["typical_caption"], q_a=number(TYPICAL_Q[0], 1), q_ef=number(TYPICAL_Q[4] + TYPICAL_Q[5], 1),
+             a=number(float(frame["typical acceptance"].iloc[0]), 1))
 
 
 def typical_figure(frame: pd.DataFrame) -> go.Figure:
@@ -531,7 +548,7 @@ def render_proposer(proposer: Proposer) -> None:
             st.caption(_(TEXT["measured"], sources="; ".join(sources)))
     if proposer.key == "medusa":
         frame = typical_vs_exact().rename(columns={k: _(v) for k, v in TYPICAL_COLUMNS.items()})
-        st.caption(_(TEXT["typical_caption"]))
+        st.caption(typical_caption(typical_vs_exact()))
         charts.show(typical_figure(frame), "proposers_typical_chart",
                     name=_("Distribution of the first token one step emits: p, the exact rule and typical "
                          "acceptance"))

@@ -1236,6 +1236,37 @@ def test_the_live_charts_time_axis_counts_from_the_first_read_after_the_history_
     assert zeros == [0.0]  # the first read's time, not the oldest kept one's (33.0)
 
 
+@pytest.mark.parametrize("lang, promised, off", [
+    ("en", "The charts over time start with the next read, 3 s from now.",
+     "The charts over time start with the next read: Live updates is off, so turn it on to read /metrics again."),
+    ("pt", "Os gráficos ao longo do tempo começam na próxima leitura, daqui a 3 s.",
+     "Os gráficos ao longo do tempo começam na próxima leitura: a Atualização ao vivo está desligada, então ligue-a "
+     "para ler /metrics de novo.")])
+def test_the_first_reads_caption_promises_a_read_only_while_live_updates_is_on(monkeypatch, lang, promised, off):
+    """Read 53: after the first read the live panel said "The charts over time start with the next read, 3 s from
+    now." also with Live updates off, where nothing reads /metrics until the visitor turns it on."""
+    from specviz.serving.metrics import Scrape
+    from specviz.ui.serving import view
+
+    monkeypatch.setattr(view, "scrape", lambda base: Scrape(at=time.monotonic(), speculating=True))
+
+    def script(live, lang):
+        import streamlit as st
+
+        from specviz.core.i18n import using
+        from specviz.ui.serving import view
+
+        st.session_state["serving_live"] = live
+        with using(lang):
+            view.read_now("http://127.0.0.1:8000")  # one read: the charts over time need a second
+            view._live_body("http://127.0.0.1:8000")
+
+    for live, caption in ((True, promised), (False, off)):
+        at = AppTest.from_function(script, args=(live, lang), default_timeout=60).run()
+        assert not at.exception, at.exception
+        assert [c.value for c in at.caption] == [caption], (live, [c.value for c in at.caption])
+
+
 def test_break_even_is_where_speculation_stops_paying_for_good():
     """Read 44: break_even returned the first level with a speedup of 1 or less, so a dip that a higher level
     recovered from read "speculation stops paying at 2 concurrent streams" though it paid again at 4."""

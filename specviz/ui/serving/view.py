@@ -163,9 +163,12 @@ def _live_body(base: str) -> None:
                   where=left,
                   name=_("What the server's counters give over time: acceptance rate, mean accepted length over "
                          "drafted steps, steps with drafts and tokens per second"))
-    else:
+    elif st.session_state.get("serving_live", True):
         left.caption(_("The charts over time start with the next read, {seconds} s from now.",
                        seconds=number(REFRESH_S, 0)))
+    else:  # read 53: with Live updates off no read comes in 3 s, which the caption above promised
+        left.caption(_("The charts over time start with the next read: Live updates is off, so turn it on to read "
+                       "/metrics again."))
     if now.per_position:
         # vLLM's counters are totals since the server started (a restart sets them to zero), so this chart counts
         # over the server's whole life, where the charts over time use the difference between two reads

@@ -718,7 +718,29 @@ def test_the_committed_sweep_comments_a_gain_that_rises_at_sixteen_streams():
         assert "para este modelo com 16 fluxos" in rising_gain(unnamed, "ngram", "copy")
     at = _page(tab="Measured sweep")
     shown = " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)
-    assert "the gain rises again at 16 streams" in shown and "at least one per stream" in shown
+    shown = shown.replace("\\", "")  # as read, without markdown's escapes
+    assert "the gain rises from 4 to 16 streams (1.15× → 1.60×)" in shown and "at least one per stream" in shown
+
+
+def test_a_rising_gain_names_the_level_it_rises_from_and_never_says_again():
+    """Read 53: the sentence said "the gain rises again at 16 streams", which needs a fall before it; a sweep of two
+    levels (`serve sweep`'s default --levels 1 16) has none. Here the committed sweep without its 4-stream rows:
+    n-gram on the open prompt goes 1.34× → 1.70× from 1 to 16 streams, and nothing fell in between."""
+    from dataclasses import replace
+
+    from specviz.core.i18n import using
+    from specviz.serving.results import ServingResult
+    from specviz.ui.serving.sweep import rising_gain
+
+    result = ServingResult.load(ROOT / "assets" / "benchmarks" / "serving" / "cpu-smollm2.json")
+    two = replace(result, levels=[lv for lv in result.levels if lv.concurrency != 4])
+    text = rising_gain(two, "ngram", "open")
+    assert text.startswith("ngram, open prompt: the gain rises from 1 to 16 streams (1.34× → 1.70×), against"), text
+    assert "rises again" not in text
+    with using("pt"):
+        said = rising_gain(two, "ngram", "open")
+    assert said.startswith("ngram, prompt open: o ganho sobe de 1 para 16 fluxos (1,34× → 1,70×), contra"), said
+    assert "volta a subir" not in said
 
 
 def test_a_rising_gain_over_several_waves_is_not_called_one_per_stream():

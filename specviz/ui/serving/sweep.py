@@ -109,11 +109,13 @@ def level_table(levels: list[LevelResult]) -> pd.DataFrame:
 
 
 def rising_gain(result: ServingResult, spec: str, prompt: str) -> str | None:
-    """A few sentences when `spec`'s gain rises again at the sweep's highest level, against the page's premise that
-    batching eats speculation's gain: what the sweep can and cannot say about it (a level of fewer than two
-    requests per stream is one wave or less than two; one of more is several). None when it does not rise. The
-    requests counted are every one the level sent, answered or failed (read 52: it counted the answered ones only,
-    so a level whose requests partly failed read as fewer waves than it sent); the gain is the answered ones'."""
+    """A few sentences when `spec`'s gain rises from the sweep's second-highest level to its highest, against the
+    page's premise that batching eats speculation's gain: what the sweep can and cannot say about it (a level of
+    fewer than two requests per stream is one wave or less than two; one of more is several). None when it does not
+    rise. Read 53: it said the gain "rises again", which a sweep of two levels (`serve sweep`'s default, 1 and 16)
+    or one whose gain never fell does not show; it names the two levels instead. The requests counted are every one
+    the level sent, answered or failed (read 52: it counted the answered ones only, so a level whose requests partly
+    failed read as fewer waves than it sent); the gain is the answered ones'."""
     levels = result.concurrencies(prompt)
     if len(levels) < 2:
         return None
@@ -124,21 +126,21 @@ def rising_gain(result: ServingResult, spec: str, prompt: str) -> str | None:
     sent = len(top.records) if top is not None else 0  # the cap's unsent and cut-off requests are not recorded
     model = str(result.server.get("model") or _("this model"))  # escaped with the sentence
     if sent >= 2 * levels[-1]:  # several waves (a sweep with --requests above the streams): not "one per stream"
-        return _("{spec}, {prompt} prompt: the gain rises again at {streams} streams ({before} → {after}), against "
-                 "this page's premise. This sweep cannot settle it: each level was measured once ({sent} requests "
-                 "at {streams} streams), and the premise holds for a server busy enough to be compute-bound, which "
-                 "this sweep does not show for {model} at {streams} streams. Repeat the sweep a few times before "
-                 "reading a trend.", spec=charts.spec_name(spec), prompt=prompt, streams=levels[-1],
-                 before=times(before), after=times(after), sent=sent, model=model)
+        return _("{spec}, {prompt} prompt: the gain rises from {lower} to {streams} streams ({before} → {after}), "
+                 "against this page's premise. This sweep cannot settle it: each level was measured once ({sent} "
+                 "requests at {streams} streams), and the premise holds for a server busy enough to be "
+                 "compute-bound, which this sweep does not show for {model} at {streams} streams. Repeat the sweep a "
+                 "few times before reading a trend.", spec=charts.spec_name(spec), prompt=prompt, streams=levels[-1],
+                 lower=levels[-2], before=times(before), after=times(after), sent=sent, model=model)
     waves = (_("about one per stream, so that level is a single wave") if sent <= levels[-1] else
              _("fewer than two per stream, so that level is less than two waves"))  # `--requests 24` at 16 streams
-    return _("{spec}, {prompt} prompt: the gain rises again at {streams} streams ({before} → {after}), against this "
-             "page's premise. This sweep cannot settle it: at {streams} streams it sent {sent} requests, {waves}, "
-             "ramp-up and ramp-down included, measured once; and the premise holds for a server busy enough to be "
-             "compute-bound, which this sweep does not show for {model} at {streams} streams. "
+    return _("{spec}, {prompt} prompt: the gain rises from {lower} to {streams} streams ({before} → {after}), "
+             "against this page's premise. This sweep cannot settle it: at {streams} streams it sent {sent} requests, "
+             "{waves}, ramp-up and ramp-down included, measured once; and the premise holds for a server busy enough "
+             "to be compute-bound, which this sweep does not show for {model} at {streams} streams. "
              "Measure again with many more requests per level (say 4 per stream) and a few repeats before reading a "
-             "trend.", spec=charts.spec_name(spec), prompt=prompt, streams=levels[-1], before=times(before),
-             after=times(after), sent=sent, waves=waves, model=model)
+             "trend.", spec=charts.spec_name(spec), prompt=prompt, streams=levels[-1], lower=levels[-2],
+             before=times(before), after=times(after), sent=sent, waves=waves, model=model)
 
 
 def committed_sweep() -> None:

@@ -291,6 +291,7 @@ def test_argparses_words_are_pythons_own_and_their_portuguese_keeps_every_percen
     from specviz.core.i18n import _, using
     source = inspect.getsource(argparse)
     fields = re.compile(r"%(?:\([a-z_]+\))?[sr]")
+    assert len(ARGPARSE_WORDS) >= 15, ARGPARSE_WORDS  # usage, options, help and argparse's refusals
     for word in ARGPARSE_WORDS:
         assert repr(word) in source or f'"{word}"' in source, word
         with using("pt"):

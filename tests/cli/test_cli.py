@@ -1763,3 +1763,20 @@ def test_calibrate_writes_costs_whose_quotients_give_the_ratios_beside_them(tmp_
     for ms, ratio in pairs:
         assert f"{float(ms) / one:.2f}" == ratio, (ms, one, ratio, text)
     assert ("n=2: 1.124 ms (1.05)" if lang == "en" else "n=2: 1,124 ms (1,05)") in out.stdout, out.stdout
+
+
+def test_cli_md_quotes_the_step_its_command_prints():
+    """Read 53: cli.md's example step read `q=0.126 p=0.092 p/q=0.732`, where 0.092 / 0.126 is 0.730: the command
+    now writes q and p with the digits their quotient needs (q=0.12615 p=0.09236), and the doc quoted the old
+    printout. Every token line of the quoted step must be what the command prints for its second step, and the
+    head line too but for its times."""
+    text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    command = re.search(r"Each step prints like this \(`generate ([^`]*)`", text).group(1)
+    block = text.split("Each step prints like this", 1)[1].split("```", 2)[1].strip("\n").splitlines()
+    out = cli("generate", *__import__("shlex").split(command))
+    assert out.returncode == 0, out.stderr
+    printed = out.stdout.split("step   2 ", 1)[1].split("\nstep   3 ", 1)[0]
+    printed = ("step   2 " + printed).splitlines()
+    times = re.compile(r"draft [\d.]+ ms  verify [\d.]+ ms")
+    assert times.sub("", block[0]) == times.sub("", printed[0])
+    assert block[1:] == [line.rstrip() for line in printed[1:len(block)]]

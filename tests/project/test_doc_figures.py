@@ -2022,3 +2022,15 @@ def test_the_first_runs_verify_lesson_names_the_stock_kernels_it_held_for():
     assert "Verification is not free on a CPU" not in readme
     assert (f"cost {min(stock):.1f}–{max(stock):.1f}× a one-token forward (67 ms) with PyTorch's stock float32 "
             f"kernels, the only ones then (the packed kernels since cost {min(packed):.2f}–{max(packed):.2f}×") in readme
+
+
+def test_models_md_says_make_traces_writes_over_the_committed_example():
+    """Read 53: models.md told a reader to time the toy example with `make_traces toy-draft` "on yours", without
+    saying that the script records it again over the committed assets/traces/toy-draft.json and its baseline (it
+    writes TRACES_DIR/<name>.json and <name>.baseline.json), so following the doc changed the checkout."""
+    from specviz.labs.examples import TRACES_DIR
+
+    assert TRACES_DIR.resolve() == TRACES.resolve()
+    text = " ".join((DOCS / "models.md").read_text(encoding="utf-8").split())
+    said = text.split("make_traces toy-draft", 1)[1][:200]
+    assert "over that file" in said and "toy-draft.baseline.json" in said, said

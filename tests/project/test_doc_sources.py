@@ -788,3 +788,21 @@ def test_models_md_writes_this_projects_measured_speedups_with_the_times_sign():
     assert "about 1.9× greedy" in text and "below 1× for any α < 1" in text
     packed = (BENCHMARKS_DIR / "default-cpu-f32-packed" / "results.md").read_text(encoding="utf-8")
     assert "1.92×" in packed and "1.88×" in packed and not re.search(r"\d\.\d+x\b", packed)
+
+
+def test_the_tour_calls_only_p_prime_a_residual_as_the_trees_hover_does():
+    """Read 53: the tour's Playground paragraph said a child tried after a rejected sibling hovers "p′, q′ and p′/q′
+    ..., the residuals the rule compared" (pt "as distribuições residuais que a regra comparou"), the wording the app
+    dropped in 4a75960c: only p′ is a residual; q′ is the draft's q without the rejected siblings, or a point mass
+    (q′ = 1), as the tree's reading guide (`tree_view.TEXT["read_tree"]`) says. Both tours now say so."""
+    guide = (ROOT / "specviz/ui/common/tree_view.py").read_text(encoding="utf-8")
+    assert "and q′, the draft's q without them (or a point" in guide  # the app's own words, which the tour follows
+    for doc, residual, q_prime, wrong in (
+            ("app.md", "p′ the residual the siblings tried before it left", "q′ the draft's q without them,\nor a "
+             "point mass", "the residuals the rule compared"),
+            ("app.pt-BR.md", "p′ a distribuição residual que os irmãos tentados antes dele deixaram", "q′ o q do "
+             "rascunho sem eles, ou uma massa pontual", "as distribuições residuais que a regra comparou")):
+        text = (DOCS / doc).read_text(encoding="utf-8")
+        playground = " ".join(text.split("## Playground")[1].split("\n## ")[0].split())
+        assert residual in playground and " ".join(q_prime.split()) in playground, doc
+        assert wrong not in playground, doc

@@ -676,18 +676,30 @@ def test_the_teachers_test_join_is_released_with_the_dashboards_own_controls(lan
 
 
 def test_the_plans_n_gram_draft_cost_is_its_committed_run():
-    """Read 45: lesson 8's note types n-gram lookup's measured c ("0.0002 of a target forward") by hand from
-    `assets/benchmarks/default-cpu-ngram`; it is that run's `costs.c.ngram`, in both languages."""
+    """Read 45: lesson 8's note types n-gram lookup's measured c by hand from `assets/benchmarks/default-cpu-ngram`;
+    it is that run's `costs.c.ngram`, in both languages. Read 53: it wrote "0.0002", where that run's results.md
+    and every page write this c as 0.00022 (`small_number`: two significant digits under 0.001), with no word of the
+    dtype, kernels or threads a draft cost's ratio depends on; the note now gives the run's own."""
     import json
 
-    from specviz.core.i18n import number, using
+    from specviz.core.i18n import small_number, using
 
-    c = json.loads((ROOT / "assets" / "benchmarks" / "default-cpu-ngram" / "results.json").read_text())["costs"]["c"]
-    for plan, lang, said in ((PLAN_EN, "en", "is {c} of a target forward in `assets/benchmarks/default-cpu-ngram`"),
-                             (PLAN_PT, "pt", "é {c} de uma passagem do alvo em `assets/benchmarks/default-cpu-ngram`")):
+    run = json.loads((ROOT / "assets" / "benchmarks" / "default-cpu-ngram" / "results.json").read_text())
+    c = run["costs"]["c"]["ngram"]
+    report = (ROOT / "assets" / "benchmarks" / "default-cpu-ngram" / "results.md").read_text(encoding="utf-8")
+    assert f"c = {small_number(c)}" in report and small_number(c) == "0.00022"
+    assert run["config"]["threads"] == 1 and run["machine"]["cpu"] == "AMD EPYC" and run["machine"]["cores"] == 2
+    assert "SPECVIZ_KERNELS=stock" in report and "--dtype float32" in report  # the run's kernels and dtype
+    for plan, lang, said, how in (
+            (PLAN_EN, "en", "is {c} of a target forward in `assets/benchmarks/default-cpu-ngram`: ",
+             "float32, PyTorch's stock kernels, one thread on the project's 2-core AMD EPYC"),
+            (PLAN_PT, "pt", "é {c} de uma passagem do alvo em `assets/benchmarks/default-cpu-ngram`: ",
+             "float32, kernels padrão do PyTorch, uma thread no AMD EPYC de 2 núcleos do projeto")):
         with using(lang):
-            figure = number(c["ngram"], 4)
-        assert said.format(c=figure) in " ".join(plan.read_text(encoding="utf-8").split()), plan.name
+            figure = small_number(c)
+        text = " ".join(plan.read_text(encoding="utf-8").split())
+        assert said.format(c=figure) + how in text, plan.name
+        assert "0.0002 " not in text and "0,0002 " not in text, plan.name
 
 
 def test_the_plans_name_the_recovered_token_by_its_glossary_name():

@@ -558,3 +558,18 @@ def test_the_typical_caption_says_a_gets_exactly_p_of_a(lang, said):
     with using(lang):
         caption = view.typical_caption(frame)
     assert said in caption and "gives their share" not in caption and "dá a parte deles" not in caption
+
+
+def test_the_mtp_section_names_the_quantity_deepseek_reports():
+    """Read 53: "DeepSeek-V3 reports about 85–90% acceptance of the second token" named no quantity, where the
+    project keeps one name per quantity; DeepSeek-V3 reports the acceptance rate (accepted / drafted) of the one token
+    its MTP module drafts per step."""
+    from specviz.core.i18n import _, using
+
+    mtp = next(p for p in view.PROPOSERS if p.key == "mtp")
+    for lang, rate, fraction in (("en", "acceptance rate", "accepted / drafted"),
+                                 ("pt", "taxa de aceitação", "aceitos / rascunhados")):
+        with using(lang):
+            wins = _(mtp.wins)
+        assert "85–90%" in wins and rate in wins and fraction in wins, (lang, wins)
+        assert "acceptance of" not in wins and "de aceitação do" not in wins

@@ -203,8 +203,11 @@ PROPOSERS: list[Proposer] = [
                "(Gloeckle et al. 2024; DeepSeek-V3's MTP modules). At inference the extra predictions are drafts."),
         costs=N_("Extra modules trained with the model (not added afterwards); little at inference."),
         needs=N_("A model pre-trained with the multi-token objective."),
-        wins=N_("Models that ship with MTP heads: drafts are nearly free and well matched (DeepSeek-V3 reports about "
-                "85–90% acceptance of the second token)."),
+        # read 53: "85–90% acceptance of the second token" named no quantity; DeepSeek-V3 (section 5.4.3) reports
+        # the acceptance rate of its one MTP module's token, one draft per step, so accepted / drafted
+        wins=N_("Models that ship with MTP heads: drafts are nearly free and well matched (DeepSeek-V3, whose one "
+                "MTP module drafts the second token of each step, reports an acceptance rate, accepted / drafted, "
+                "of 85–90% for it)."),
         loses=N_("Any model pre-trained without it: MTP's gain comes from training the model itself with the "
                  "objective; modules trained afterwards on a frozen model are what Medusa and EAGLE do (above)."),
         dot=_dot({"tr": (N_("shared trunk"), _TARGET), "o1": (N_("token t+1"), _TARGET),

@@ -739,7 +739,7 @@ def target_lines(kind: str, meta: dict, rows: list[dict], bench: Path = BENCH, r
             lines.append(f"- What it would take (chain): on this CPU a step at K = {g['k']} costs {needed[1]:.2f} target "
                          f"forwards ({g['k']} drafts at c = {g['c']:.2f} plus verifying {g['k'] + 1} tokens), so "
                          f"{t['speedup_greedy']}× needs about {needed[0]:.1f} tokens per step instead of "
-                         f"{g['mat_with_bonus']:.2f}: about {chain_alpha(needed[0], g['k']):.2f} acceptance at every "
+                         f"{g['mat_with_bonus']:.2f}: an α of about {chain_alpha(needed[0], g['k']):.2f} at every "
                          "draft position (this drafter keeps about half of its first drafts and fewer deeper ones). "
                          "Where verifying K+1 tokens costs one forward (a GPU at batch size 1), the same tokens per "
                          f"step and c would give {g['mat_with_bonus'] / (1 + g['k'] * g['c']):.2f}× by the formula.")

@@ -1172,3 +1172,16 @@ def test_the_eagle3_card_says_its_layer_numbers_count_from_0(tmp_path):
     shipped = " ".join((MODELS_DIR / EAGLE_NAME / "README.md").read_text().split())
     assert shipped.count("2, 15 and 27") == shipped.count("2, 15 and 27 of 30, counted from 0") + \
         shipped.count("2, 15 and 27 (counted from 0)") == 2
+
+
+def test_the_eagle_cards_what_it_would_take_line_names_alpha():
+    """Read 53: the EAGLE-1 card's "What it would take" line said "about 0.51 acceptance at every draft position" for
+    `chain_alpha`'s value, the α the i.i.d. formula needs: a bare "acceptance" names none of α, the acceptance rate or
+    acceptance by position. It now says "an α of about 0.51"."""
+    from specviz.distill.cards import BENCHES, bench_rows, target_lines
+
+    lines = target_lines("eagle", {}, bench_rows("eagle", BENCHES["eagle"]), BENCHES["eagle"])
+    take = [line for line in lines if line.startswith("- What it would take (chain)")]
+    assert len(take) == 1, lines
+    assert re.search(r": an α of about 0\.\d\d at every draft position", take[0]), take[0]
+    assert "acceptance at every" not in take[0]

@@ -570,9 +570,9 @@ def alpha_note(spec: Trace) -> str | None:
 
     None for a tree trace too: its mean of min(1, p′/q′) is not an estimate of α (`Trace.mean_accept_prob`) unless
     every tree was a chain (`Trace.mean_estimates_alpha`), its accepted / drafted counts every node, and the formula
-    is the chain's, with K drafts a step. Under the optimal policy, which ignores the K setting, the formula is given
-    at the fewest and the most tokens a step drafted (`policy_k_range`), and the note says its steps drafted
-    different numbers of tokens.
+    is the chain's, with K drafts a step. Under the optimal policy, which ignores the K setting, and the heuristic
+    one, which moves K from it up and down, the formula is given at the fewest and the most tokens a step drafted,
+    and the note says its steps drafted different numbers of tokens (`_policy_formula`).
     """
     alpha, ratio = spec.mean_accept_prob, spec.acceptance_rate
     if not (math.isfinite(alpha) and math.isfinite(ratio)) or any(s.tree is not None for s in spec.steps):
@@ -580,8 +580,10 @@ def alpha_note(spec: Trace) -> str | None:
     k = spec.settings.get("k")
     untested = any(not d.reached for s in spec.steps for d in s.decisions)  # none at K = 1, for one
     sentences = [_(ALPHA_TEXT["differ" if untested else "all_tested"], ratio=number(ratio), alpha=number(alpha))]
-    if spec.settings.get("policy") == "optimal":
-        return " ".join(sentences + _optimal_formula(spec, alpha))
+    # read 53: a heuristic run's steps drafted 4, 6, 5, 4, 6 of K = 4, its starting K, which the note gave the formula
+    # at, with "some steps drafted fewer than K": both policies move K, so the formula is given at what steps drafted
+    if spec.settings.get("policy") in ("optimal", "heuristic"):
+        return " ".join(sentences + _policy_formula(spec, alpha))
     if is_whole(k) and k >= 1:
         # read 50: from α as the note writes it, so a reader's own sum gives the same figure (the toy example's
         # 0.7765 gave 0.55 beside an α written 0.78, from which the formula gives 0.56)
@@ -594,10 +596,11 @@ def alpha_note(spec: Trace) -> str | None:
     return " ".join(sentences)
 
 
-def _optimal_formula(spec: Trace, alpha: float) -> list[str]:
-    """The α note's formula sentences for a run of the optimal policy: at each K its steps drafted (the fewest and
-    the most, 0 left out), not at the K setting it ignored; then that its steps drafted different numbers of tokens,
-    with the reasons, where they did."""
+def _policy_formula(spec: Trace, alpha: float) -> list[str]:
+    """The α note's formula sentences for a run of a policy that moves K step to step (the optimal one, which
+    ignores the K setting; the heuristic one, which starts from it and drafts more or fewer): at each K its steps
+    drafted (the fewest and the most, 0 left out), not at the K setting; then that its steps drafted different
+    numbers of tokens, with the reasons, where they did."""
     drafted = sorted({s.n_drafted for s in spec.steps})
     tried = [k for k in drafted if k >= 1]
     if not tried:

@@ -898,3 +898,31 @@ def test_an_optimal_runs_settings_and_alpha_note_give_the_k_its_steps_drafted(to
                    "Os seus passos rascunharam números diferentes de tokens (um passo para")}[lang]
     assert said[0] in line and "K = 4" not in line, line
     assert said[1] in note and said[2] in note and "K = 4" not in note, note
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_heuristic_runs_alpha_note_gives_the_formula_at_the_k_its_steps_drafted(toy, lang):
+    """Read 53 review: a heuristic run at T = 1 drafted 4, 6, 5, 4, 6, 1 (K starts at 4, 2 higher after a step that
+    kept every draft), and the α note gave the formula "at K = 4" then "Some steps of this run drafted fewer than
+    K tokens", though two drafted 6. It now gives the formula at the fewest and the most a step drafted, as for the
+    optimal policy."""
+    from specviz.core.i18n import as_written, number
+    from specviz.engine import theory
+    from specviz.runs.runspec import RunSpec
+    from specviz.runs.running import run
+
+    trace = run(RunSpec(pair="toy", proposer="draft", prompt=PROMPT, chat=False, k=4, max_new_tokens=40,
+                        temperature=1.0, seed=0, policy="heuristic"), pair=toy)
+    drafted = [s.n_drafted for s in trace.steps]
+    low, high = min(k for k in drafted if k), max(drafted)
+    assert trace.settings["k"] == 4 and high > 4, drafted  # the case: steps drafted more than the K setting
+    alpha = min(1.0, as_written(trace.mean_accept_prob))
+    with using(lang):
+        at_low, at_high = (number(theory.accepted_fraction(alpha, k)) for k in (low, high))
+        note = timeline.alpha_note(trace)
+    said = {"en": (f": {at_low} at K = {low} and {at_high} at K = {high}, the fewest and the most tokens a step",
+                   "Its steps drafted different numbers of tokens (", "fewer than K"),
+            "pt": (f": {at_low} com K = {low} e {at_high} com K = {high}, o menor e o maior número de tokens",
+                   "Os seus passos rascunharam números diferentes de tokens (", "menos de K")}[lang]
+    assert said[0] in note and said[1] in note and said[2] not in note, note
+    assert "heuristic" in note, note  # the reasons still name the policy's moving K

@@ -41,7 +41,7 @@ from dataclasses import asdict, dataclass, field
 
 import torch
 
-from specviz.core.i18n import _, as_written, ngettext, number, percent, small_digits
+from specviz.core.i18n import _, as_written, fewest_digits, ngettext, number, percent, small_digits
 from specviz.core.paths import cache_dir, write_text_atomically
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.generation import Clock, default_clock, synchronize
@@ -232,7 +232,7 @@ def ms_decimals(cal) -> int:
             number(as_written(ms, small_digits(ms, decimals)) / one, digits) == number(ratio, digits)
             for ms, ratio, digits in ratios)
 
-    return next((decimals for decimals in range(1, 4) if follows(decimals)), 4)
+    return fewest_digits(follows, 1, 4)
 
 
 def _readable(raw: dict) -> bool:

@@ -849,9 +849,9 @@ def test_a_threshold_runs_short_steps_are_said_to_come_from_its_confidence_stop(
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
 def test_a_heuristic_runs_short_steps_are_said_to_come_from_its_moving_k(toy, lang):
-    """Read 53: a heuristic run (greedy: K 4, 3, 2, 1, 3, ...: down 1 after a rejection) was told its steps drafted fewer than K
-    only at the token limit and after a drafted end-of-text; the reasons now say the policy moves K. The optimal
-    policy's own reason names its K = 0 probe."""
+    """Read 53: a heuristic run (greedy: K 4, 3, 2, 1, 3, ...: down 1 after a rejection) was told its steps drafted
+    fewer than K only at the token limit and after a drafted end-of-text; the reasons now say the policy moves K.
+    The optimal policy's own reason names its K = 0 probe."""
     from specviz.runs.runspec import RunSpec
     from specviz.runs.running import run
 

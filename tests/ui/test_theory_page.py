@@ -1791,7 +1791,8 @@ def test_the_formula_caption_predicts_from_the_alpha_it_writes(monkeypatch):
 @pytest.mark.slow  # two AppTest runs a language
 @pytest.mark.parametrize("lang, below, slider_c", [
     ("en", ("below this drafter's c, which, like the slider's, is over a one-token forward",
-            "below this lookup's c, which, like the slider's, is over a one-token forward"), "below the c of the slider"),
+            "below this lookup's c, which, like the slider's, is over a one-token forward"),
+     "below the c of the slider"),
     ("pt", ("abaixo do c deste rascunhador, que, como o do controle, é sobre uma passagem de um token",
             "abaixo do c desta busca, que, como o do controle, é sobre uma passagem de um token"),
      "abaixo do c do controle"),
@@ -1812,7 +1813,8 @@ def test_the_trace_ratio_is_below_its_own_c_not_the_sliders(lang, below, slider_
     ("en", "measurements (each a proposer, K and temperature in one run; a setting measured in several runs counts "
            "once in each) from 11 benchmark runs", "settings (proposer, K, temperature)"),
     ("pt", "medições (cada uma um proponente, K e temperatura numa execução; uma configuração medida em várias "
-           "execuções conta uma vez em cada) de 11 execuções de benchmark", "configurações (proponente, K, temperatura)"),
+           "execuções conta uma vez em cada) de 11 execuções de benchmark",
+     "configurações (proponente, K, temperatura)"),
 ])
 def test_the_measured_caption_counts_measurements_not_settings(lang, said, wrong):
     """Read 53: the caption read "70 settings (proposer, K, temperature) measured in 11 benchmark runs", where the

@@ -185,6 +185,24 @@ def test_the_readmes_qualify_the_exactness_claim():
     assert "do próprio alvo (numa implementação correta, em aritmética exata; em ponto flutuante" in portuguese
 
 
+def test_the_readmes_say_a_gpu_pass_is_bandwidth_bound_only_for_a_large_model():
+    """Read 53: "on a GPU at batch size 1 that pass is limited by memory bandwidth" was said of every model, where
+    this project's own H200 runs found SmolLM2-135M's pass most likely launch-bound (docs/gpu.md), its 2 to 5 tokens
+    costing the range the Overview quotes from the same two runs."""
+    from specviz.core.i18n import number
+    from specviz.labs.bench import quoted
+
+    runs = [quoted.verify_range(folder) for folder in ("default-h200-bf16", "default-h200-bf16-run2")]
+    low, high = min(q.low for q in runs), max(q.high for q in runs)
+    english = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    portuguese = " ".join((ROOT / "README.pt-BR.md").read_text(encoding="utf-8").split())
+    assert "that pass, for a large model, is limited by memory bandwidth" in english
+    assert f"launch-bound instead, and 2 to 5 tokens cost {number(low, 2)}–{number(high, 2)}× one" in english
+    assert "essa passagem, para um modelo grande, é limitada pela largura de banda" in portuguese
+    low_pt, high_pt = (f"{value:.2f}".replace(".", ",") for value in (low, high))
+    assert f"lançamento dos kernels, e avaliar 2 a 5 tokens custou {low_pt}–{high_pt}× um" in portuguese
+
+
 def test_the_portuguese_tour_promises_what_the_english_one_does_for_the_playground_and_the_race():
     """The 30th read: the Portuguese tour's Playground left out the settings in the link, the tree step and the
     lookup branch, and its race the tree lane, all of which the English tour promises."""

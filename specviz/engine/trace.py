@@ -298,6 +298,13 @@ class Trace:
     meta: dict[str, Any] = field(default_factory=dict)
     schema_version: int = SCHEMA_VERSION
 
+    @property
+    def greedy(self) -> bool:
+        """Whether the run sampled at temperature 0: every p and q is then a point mass on its model's top token
+        (`sampling`), so a p or q of 1 is one, written "1 (point mass)" in hovers and tables (read 53: a tree node's
+        and a recovered or bonus token's p = 1 read "1.000"; neither records a top list that would say so)."""
+        return self.settings.get("temperature") == 0
+
     # ---- totals -------------------------------------------------------------------------------------------
     @property
     def num_steps(self) -> int:

@@ -960,3 +960,43 @@ def test_the_tree_step_sentence_tells_a_first_childs_rule_apart_from_a_later_chi
     rule = ("the first child tried meets p and q themselves; after each rejected sibling, p′ is the residual it left"
             if lang == "en" else "o primeiro filho tentado encontra os próprios p e q; depois de cada irmão rejeitado")
     assert all(rule in s for s in said)
+
+
+def test_a_greedy_runs_p_of_1_is_a_point_mass_in_the_tree_and_the_output_hovers():
+    """Read 53: at temperature 0 every p is a point mass on the target's top token, and the CLI writes it "p=1", but
+    the tree's hover and table wrote a node's p = 1 as "1.000" (a node records no top list), and so did a recovered or
+    bonus token's hover ("p (target) = 1.000"). They now write "1 (point mass)", as for q, in both languages; a run at
+    temperature 1 keeps its numbers."""
+    from specviz.runs.running import run
+    from specviz.ui.common import tokens
+    from specviz.ui.common.tree_figures import tree_rows
+
+    trace = run(RunSpec(pair="toy", proposer="draft", prompt="the cat", chat=False, k=3, tree_nodes=6,
+                        tree_width=2, max_new_tokens=12, temperature=0.0, seed=2))
+    assert trace.greedy
+    trees = [s for s in trace.steps if s.tree is not None and s.tree.nodes]
+    kept = [(s, j) for s in trees for j, n in enumerate(s.tree.nodes) if n.target_prob == 1.0]
+    assert kept, "no node with p = 1 in a greedy tree run"
+    step, j = kept[0]
+    for language, mass in (("en", "1 (point mass)"), ("pt", "1 (massa pontual)")):
+        with using(language):
+            assert tree_rows(step.tree)[j]["p"] in ("1.000", "1,000")  # no temperature given: the old text
+            assert tree_rows(step.tree, greedy=True)[j]["p"] == mass
+            assert tree_rows(step.tree, greedy=True)[j]["q"] == mass  # every greedy node is a point mass
+            hover = tree_figure(step, greedy=True).layout.annotations[j + 1].hovertext
+            assert f"= {mass}" in hover and "1.000 ·" not in hover and not hover.endswith("= 1.000"), hover
+    ends = [(s, t) for s in trace.steps for t in s.emitted if t.kind in (TokenKind.RECOVERED, TokenKind.BONUS)]
+    assert {t.kind for _s, t in ends} == {TokenKind.RECOVERED, TokenKind.BONUS}, ends
+    for s, t in ends:
+        assert t.target_prob == 1.0
+        chips = tokens.emitted_chips(s, greedy=trace.greedy)
+        assert escape_text("p (target) = 1 (point mass)", whitespace=False) in chips
+        assert "p (target) = 1.000" not in chips and "p (target) = 1.000" in tokens.emitted_chips(s)
+        assert "p (target) = 1 (point mass)" in tokens.emitted_tooltip(t, s.index, tree=True, greedy=True)
+        with using("pt"):
+            assert "p (alvo) = 1 (massa pontual)" in tokens.emitted_tooltip(t, s.index, tree=True, greedy=True)
+    groups = "".join(chips for _i, chips in tokens.trace_view(trace).groups)  # the output's chips too
+    assert "p (target) = 1.000" not in groups and escape_text("p (target) = 1 (point mass)", whitespace=False) in groups
+    warm = run(RunSpec(pair="toy", proposer="draft", prompt="the cat", chat=False, k=3, tree_nodes=6, tree_width=2,
+                       max_new_tokens=12, temperature=1.0, seed=2))
+    assert not warm.greedy

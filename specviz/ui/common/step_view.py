@@ -283,16 +283,17 @@ def _cell(tip: str, kind: TokenKind | None = None, label: str = "") -> str:
 # ---- streamlit rendering --------------------------------------------------------------------------------------
 
 
-def render_step(step: Step, *, key: str, stop: str = "") -> None:
+def render_step(step: Step, *, key: str, stop: str = "", greedy: bool = False) -> None:
     """The full panel for one revealed step: headline, drafted and emitted chips, the verdict overview next to the
     correction, one draft in detail (chosen with a segmented control) next to its coin flip, and the KV caches.
-    `key` prefixes every widget key; `stop` is the trace's stop reason when this is its last step."""
+    `key` prefixes every widget key; `stop` is the trace's stop reason when this is its last step; `greedy`: the
+    run's temperature was 0 (`Trace.greedy`: a tree node's or an emitted token's p of 1 is a point mass)."""
     st.markdown(_("##### Step {n} · {headline}", n=step.index + 1, headline=step_headline(step, stop)))
     drew_tree = step.tree is not None and bool(step.tree.nodes)  # a tree step with no node left to draft is a chain
     if step.proposer == "medusa" and step.decisions:
         st.caption(_(TEXT["medusa_tree"] if drew_tree else TEXT["medusa_chain"]))
     if drew_tree:
-        render_tree(step, key=key)
+        render_tree(step, key=key, greedy=greedy)
     left, right = st.columns(2)
     with left:
         st.caption(_(TREE_TEXT["main_line"]) if drew_tree else
@@ -300,7 +301,7 @@ def render_step(step: Step, *, key: str, stop: str = "") -> None:
         st.html(f"<div>{decision_chips(step)}</div>")
     with right:
         st.caption(_("Added to the output"))
-        st.html(f"<div>{emitted_chips(step)}</div>")
+        st.html(f"<div>{emitted_chips(step, greedy=greedy)}</div>")
     left, right = st.columns(2)
     if step.decisions:
         show(verdict_overview_figure(step), f"{key}_overview_{step.index}", left,

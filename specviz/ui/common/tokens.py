@@ -177,14 +177,16 @@ def decision_tooltip(d: Decision, tree: bool = False, number: int | None = None,
 
 def emitted_tooltip(t: EmittedToken, step_index: int | None = None, tree_chance: float | None = None,
                     tree: bool = False, node: TreeNode | None = None, point_masses: tuple[bool, bool] = (False, False),
-                    copied: bool = False) -> str:
+                    copied: bool = False, greedy: bool = False) -> str:
     """Plain text for hovering an output token: where it came from and its numbers. `tree_chance` is the chance an
     accepted token of a tree step was kept, min(1, p′/q′) (its main-line Decision.accept_prob, `step_tooltip`): the
     tree rule tested u against it, not against min(1, p/q); `node`, its tree node, gives the q the rule used
     (`pq_lines`). With `tree` (the token ends a tree step), a recovered
     token comes from the residual p′ left once every child of its node was rejected, and a bonus token follows an
     accepted node with no children (`specviz.engine.tree_verifier`), not "all drafts accepted". `point_masses` and
-    `copied` of an accepted token: as `pq_lines` takes them (`step_tooltip` finds them from its decision)."""
+    `copied` of an accepted token: as `pq_lines` takes them (`step_tooltip` finds them from its decision). `greedy`:
+    the run's temperature was 0 (`Trace.greedy`), so a recovered, bonus or target token's p of 1 is a point mass on
+    it, "1 (point mass)" (read 53: "p (target) = 1.000"; the token records no top list that would say so)."""
     s = style(t.kind)
     if step_index is None:
         head = _("{glyph} {kind}: {text}  (id {id})", glyph=s.glyph, kind=_(s.label), text=visible(t.text),
@@ -193,7 +195,7 @@ def emitted_tooltip(t: EmittedToken, step_index: int | None = None, tree_chance:
         head = _("{glyph} {kind}: {text}  (id {id}), step {step}", glyph=s.glyph, kind=_(s.label),
                  text=visible(t.text), id=t.token_id, step=step_index + 1)
     lines = [head]
-    p_line = _("p (target) = {p}", p=fmt(t.target_prob))
+    p_line = _("p (target) = {p}", p=point_mass_text() if greedy and t.target_prob == 1.0 else fmt(t.target_prob))
     if t.kind == TokenKind.ACCEPTED and tree_chance is not None:
         shown = with_point_masses(shown_numbers(*rule_probs(t.target_prob, t.draft_prob, node), tree_chance,
                                                 t.uniform), *point_masses)
@@ -220,11 +222,13 @@ def emitted_tooltip(t: EmittedToken, step_index: int | None = None, tree_chance:
     return "\n".join(lines)
 
 
-def step_tooltip(t: EmittedToken, step: Step, i: int, nodes: list[TreeNode | None] | None = None) -> str:
+def step_tooltip(t: EmittedToken, step: Step, i: int, nodes: list[TreeNode | None] | None = None,
+                 greedy: bool = False) -> str:
     """`emitted_tooltip` for the `i`-th token `step` emitted: an accepted token of a tree step gets the chance the
     tree rule kept it with (its main-line decision's min(1, p′/q′)); its recovered or bonus token, the tree rule's
     origin. `nodes`: the step's `main_line_nodes`, when the caller already has them (one walk per step, not one per
-    token). An accepted token's p or q that is a point mass is written "1" (`point_mass_pq` of its decision)."""
+    token). An accepted token's p or q that is a point mass is written "1" (`point_mass_pq` of its decision);
+    `greedy` as `emitted_tooltip` takes it."""
     decided = t.kind == TokenKind.ACCEPTED and i < len(step.decisions)
     chance = step.tree is not None and decided
     if decided and nodes is None:
@@ -233,7 +237,7 @@ def step_tooltip(t: EmittedToken, step: Step, i: int, nodes: list[TreeNode | Non
     return emitted_tooltip(t, step.index, step.decisions[i].accept_prob if chance else None,
                            tree=step.tree is not None, node=node if chance else None,
                            point_masses=point_mass_pq(step.decisions[i], node) if decided else (False, False),
-                           copied=registry.copies(step.proposer))
+                           copied=registry.copies(step.proposer), greedy=greedy)
 
 
 # ---- chips ----------------------------------------------------------------------------------------------------
@@ -284,10 +288,10 @@ def decision_chips(step: Step, *, revealed: bool = True, size: str = "large") ->
     return "".join(chips)
 
 
-def emitted_chips(step: Step, *, size: str = "large") -> str:
-    """What one step added to the output, as chips."""
+def emitted_chips(step: Step, *, size: str = "large", greedy: bool = False) -> str:
+    """What one step added to the output, as chips; `greedy`: the run's temperature was 0 (`emitted_tooltip`)."""
     nodes = main_line_nodes(step)
-    return "".join(chip(t.text, t.kind, step_tooltip(t, step, i, nodes), size=size)
+    return "".join(chip(t.text, t.kind, step_tooltip(t, step, i, nodes, greedy), size=size)
                    for i, t in enumerate(step.emitted)) or \
         '<span style="color:#6B6B6B">' + escape_text(_("(nothing: the generation had already stopped)"),
                                                      whitespace=False) + '</span>'
@@ -344,7 +348,7 @@ def trace_view(trace: Trace, upto: int | None = None, *, show_rejected: bool = T
         numbers, nodes = main_line_view(step)
         tried = [(d, n, node) for d, n, node in zip(step.decisions[n_acc:], numbers[n_acc:], nodes[n_acc:])
                  if d.reached or show_unreached] if show_rejected else []
-        emitted = [chip(t.text, t.kind, step_tooltip(t, step, i, nodes), size="inline",
+        emitted = [chip(t.text, t.kind, step_tooltip(t, step, i, nodes, trace.greedy), size="inline",
                         glyph=t.kind != TokenKind.ACCEPTED)
                    + ("<br>" if "\n" in t.text else "") for i, t in enumerate(step.emitted)]
         copied = registry.copies(step.proposer)

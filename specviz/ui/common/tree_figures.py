@@ -27,13 +27,12 @@ import plotly.graph_objects as go
 
 from specviz.core.i18n import _, ngettext
 from specviz.engine.kinds import NodeStatus
-from specviz.engine.shown import POINT_MASS_Q
 from specviz.engine.trace import (Step, TokenKind, TreeNode, TreeRecord, rule_point_mass, tested_on_own_probs,
                                   uses_residuals)
 from specviz.engine.tree import ROOT, mask_rows
 from specviz.ui.common.escaping import escape_markdown, plot_text, shortened, table_text, visible
 from specviz.ui.common.palette import LIGHT_GREY, P_COLOR, DisplayState, Kind, style
-from specviz.ui.common.tokens import Shown, fmt, rule_probs, shown_numbers
+from specviz.ui.common.tokens import Shown, fmt, point_mass_text, rule_probs, shown_numbers
 
 COPIED_MARK = "❐"  # a node copied from the context, not drafted (DejaVu Sans Mono has it, so every chip shows it)
 PATH_META = "accepted_path"  # the `meta` of the accepted path's trace: tests and readers find it by this, not by name
@@ -85,17 +84,20 @@ def _shown(node: TreeNode) -> Shown:
     return shown_numbers(*rule_probs(node.target_prob, node.draft_prob, node), node.accept_prob, node.uniform)
 
 
-def _point_mass_q(node: TreeNode) -> str:
-    """The q column of a node: q(x), or for a node the rule tests against a point mass, "1 (point mass)": exactly 1,
-    as the CLI writes it (read 52: "1.0000 (point mass)" among rows of "1.000 (point mass)", the decimals a copy's
-    p = 0.9997 needed to be told from 1 given to q too)."""
-    if rule_point_mass(node):
-        return _("{q} (point mass)", q=POINT_MASS_Q)
-    return _shown(node).q
+def _pq(node: TreeNode, greedy: bool = False) -> tuple[str, str]:
+    """The p and q columns of a node (p′, q′ after a rejected sibling): each as `_shown` writes it, or "1 (point
+    mass)", exactly 1 as the CLI writes it, where it is a point mass on the token: a q the rule tests against a
+    point mass (read 52: "1.0000 (point mass)" among rows of "1.000 (point mass)", the decimals a copy's p = 0.9997
+    needed to be told from 1 given to q too), and in a greedy run (`Trace.greedy`: every p and q a point mass on its
+    model's top token) a p or q of 1 (read 53: a greedy tree's p read "1.000"; a node records no top list)."""
+    shown = _shown(node)
+    p_used, q_used = rule_probs(node.target_prob, node.draft_prob, node)
+    p_mass, q_mass = greedy and p_used == 1.0, rule_point_mass(node) or (greedy and q_used == 1.0)
+    return point_mass_text() if p_mass else shown.p, point_mass_text() if q_mass else shown.q
 
 
-def _hover(j: int, node: TreeNode) -> str:
-    """Plain lines (escaped for Plotly) for hovering node j."""
+def _hover(j: int, node: TreeNode, greedy: bool = False) -> str:
+    """Plain lines (escaped for Plotly) for hovering node j; `greedy`: the run's temperature was 0 (`_pq`)."""
     s = style(node_kind(node))
     lines = [_("#{n} {token} (id {id}) · depth {depth}", n=j + 1, token=plot_text(node.text), id=node.token_id,
                depth=node.depth)]
@@ -107,14 +109,14 @@ def _hover(j: int, node: TreeNode) -> str:
     # a point mass's q is the rule's, not the draft's: "q (draft) = 1.000 (point mass)" under "the draft gave it
     # q(x) = 0.000" named two values the draft's q (read 44 review)
     shown = _shown(node)  # written apart, as the chain's hover writes them: q = 1 against p = 0.9997 (read 46)
+    p, q = _pq(node, greedy)
     if uses_residuals(node):  # read 49: "p/q = 1.318" beside "kept with 0.771"; the rule compared p′ with q′
         # read 51: not "(the residuals ...)": only p′ is a residual; q′ is q without the siblings, or a point mass
-        q_line = _("q′ = {q} · p′ = {p} (after the siblings tried before it were rejected)", q=_point_mass_q(node),
-                   p=shown.p)
+        q_line = _("q′ = {q} · p′ = {p} (after the siblings tried before it were rejected)", q=q, p=p)
     elif rule_point_mass(node):
-        q_line = _("q = {q} · p (target) = {p}", q=_point_mass_q(node), p=shown.p)
+        q_line = _("q = {q} · p (target) = {p}", q=q, p=p)
     else:
-        q_line = _("q (draft) = {q} · p (target) = {p}", q=shown.q, p=shown.p)
+        q_line = _("q (draft) = {q} · p (target) = {p}", q=q, p=p)
     lines += [q_line, f"p′/q′ = {shown.ratio}" if uses_residuals(node) else f"p/q = {shown.ratio}"]
     if node.uniform is None:
         lines.append(_("not reached: never tested, no u drawn"))
@@ -146,9 +148,10 @@ def chip_fit(depth: int) -> tuple[int, int]:
     return (14, 10) if depth <= 5 else (12, max(3, 10 - 2 * (depth - 5)))
 
 
-def tree_figure(step: Step) -> go.Figure:
+def tree_figure(step: Step, greedy: bool = False) -> go.Figure:
     """The step's draft tree: nodes as chips in their verdict's colours, edges parent → child, the accepted path as
-    a thick green line (its trace's `meta` is PATH_META and its customdata the path's node indices)."""
+    a thick green line (its trace's `meta` is PATH_META and its customdata the path's node indices). `greedy`: the
+    run's temperature was 0 (`Trace.greedy`), so a p or q of 1 is a point mass (`_pq`)."""
     record = step.tree
     where = tree_positions(record)
     fig = go.Figure()
@@ -170,7 +173,7 @@ def tree_figure(step: Step) -> go.Figure:
         s = style(node_kind(node))
         mark = COPIED_MARK if node.copied else ""
         chips.append(_chip(*where[j + 1], f"{s.glyph}{mark} {plot_text(node.text, limit=limit)}", node_kind(node),
-                           _hover(j, node), on_path=j in record.path, size=size))
+                           _hover(j, node, greedy), on_path=j in record.path, size=size))
     leaves = max(y for _x, y in where) + 1
     fig.update_layout(**_LAYOUT, annotations=chips, height=int(min(620, 110 + 46 * leaves)),
                       margin=dict(l=10, r=10, t=10, b=30),
@@ -265,18 +268,18 @@ def _parent(node: TreeNode) -> str:
     return _("root") if node.parent == ROOT else f"#{node.parent + 1}"
 
 
-def tree_rows(record: TreeRecord) -> list[dict[str, str]]:
+def tree_rows(record: TreeRecord, greedy: bool = False) -> list[dict[str, str]]:
     """The tree's numbers as rows (for a table next to the hover): the node or copied token (read 52: the column
     was headed "node", and a copied token is never a node), parent, depth, source (drafted or copied from the
     context), q, p, p/q (written q′ = …, p′ = …, p′/q′ = … for a child tried after a rejected sibling), the
-    acceptance chance used, u, verdict.
+    acceptance chance used, u, verdict. `greedy`: the run's temperature was 0 (`Trace.greedy`, `_pq`).
     Token text with its whitespace drawn (a table shows plain text, never HTML)."""
     rows = []
     for j, n in enumerate(record.nodes):
         s = style(node_kind(n))
         shown = _shown(n)  # a kept node never reads 1.000 and u = 1.000; one number of decimals (read 47)
         chance, u = shown.chance, shown.u
-        q, p, pq = _point_mass_q(n), shown.p, shown.ratio
+        (p, q), pq = _pq(n, greedy), shown.ratio
         if uses_residuals(n):  # read 49: the rule compared p′ with q′, the residuals the siblings tried before it left
             q, p, pq = f"q′ = {q}", f"p′ = {p}", f"p′/q′ = {pq}"
         rows.append({_("node or copied token"): f"#{j + 1} {visible(n.text)}",

@@ -56,13 +56,14 @@ def copied_legend() -> str:
             f'\'DejaVu Sans Mono\',monospace">{COPIED_MARK}&nbsp;tok</span>&nbsp;{label}</div>')
 
 
-def render_tree(step: Step, *, key: str) -> None:
-    """The step's draft tree (wide) next to its attention mask (narrow), their captions, and the numbers."""
+def render_tree(step: Step, *, key: str, greedy: bool = False) -> None:
+    """The step's draft tree (wide) next to its attention mask (narrow), their captions, and the numbers; `greedy`:
+    the run's temperature was 0 (`Trace.greedy`: a p or q of 1 is a point mass)."""
     tree_col, mask_col = st.columns([3, 2], gap="medium")
     drawn = tree_col.container(key=f"{key}_{WIDE}_{step.index}")  # the drawn tree: hidden on a phone (accessibility.CSS)
     drawn.markdown(f"**{tree_title(step)}**")
-    show(tree_figure(step), f"{key}_tree_{step.index}", drawn, name=tree_title(step, plain=True),
-         table=pd.DataFrame(tree_rows(step.tree)))  # every node's and copied token's numbers
+    show(tree_figure(step, greedy), f"{key}_tree_{step.index}", drawn, name=tree_title(step, plain=True),
+         table=pd.DataFrame(tree_rows(step.tree, greedy)))  # every node's and copied token's numbers
     tree_col.container(key=f"{key}_{NARROW}_{step.index}").markdown(tree_list(step))  # a phone reads a list
     drawn.caption(_(TEXT["read_tree"]))  # how to read the drawing: a phone reads the list instead
     tree_col.html(legend_html(tuple(STATUS_KINDS.values()), distributions=False))

@@ -136,7 +136,7 @@ def first_disagreement(lesson: Lesson) -> None:
               args=(lesson.example, index), type="secondary" if revealed else "primary")
     if revealed:
         PREDICTOR.outcome(trace, lesson.example, index)
-        render_step(step, key="learn_step_view")
+        render_step(step, key="learn_step_view", greedy=trace.greedy)
         PREDICTOR.score(trace, lesson.example)
 
 

@@ -146,7 +146,7 @@ def play_frames(trace: Trace, meanings: dict[TokenKind, str] | None = None) -> l
     emitted = 0
     for step in trace.steps:
         group: list[str] = []
-        for piece, caption in _step_pieces(step, meanings):
+        for piece, caption in _step_pieces(step, meanings, trace.greedy):
             group.append(piece)
             frames.append(Frame(_wrap(done + [_group(group)]), _("Step {n}: {what}", n=step.index + 1, what=caption)))
         done.append(_group(group))
@@ -158,9 +158,10 @@ def play_frames(trace: Trace, meanings: dict[TokenKind, str] | None = None) -> l
     return frames
 
 
-def _step_pieces(step: Step, meanings: dict[TokenKind, str] | None = None) -> list[tuple[str, str]]:
+def _step_pieces(step: Step, meanings: dict[TokenKind, str] | None = None, greedy: bool = False
+                 ) -> list[tuple[str, str]]:
     """Each chip of one step with a caption, in the order the verifier met them; with `meanings`, each chip's hover
-    text is its kind's meaning instead of its numbers."""
+    text is its kind's meaning instead of its numbers; `greedy`: the run's temperature was 0 (`emitted_tooltip`)."""
     def hover(kind: TokenKind, numbers: str) -> str:
         return _(meanings[kind]) if meanings and kind in meanings else numbers
 
@@ -169,7 +170,7 @@ def _step_pieces(step: Step, meanings: dict[TokenKind, str] | None = None) -> li
     drafts = step.emitted[:n_acc] if step.decisions else []
     for i, token in enumerate(drafts):
         # as the step panels write it: its decision's point masses "1" (read 53), a tree's chance min(1, p′/q′)
-        tooltip = hover(TokenKind.ACCEPTED, step_tooltip(token, step, i))
+        tooltip = hover(TokenKind.ACCEPTED, step_tooltip(token, step, i, greedy=greedy))
         pieces.append((chip(token.text, TokenKind.ACCEPTED, tooltip, size="inline", glyph=False),
                        _("draft {n} of {k} accepted ✓", n=i + 1, k=step.k)))
     copied = registry.copies(step.proposer)
@@ -186,8 +187,8 @@ def _step_pieces(step: Step, meanings: dict[TokenKind, str] | None = None) -> li
         why = {TokenKind.RECOVERED: _("a recovered token replaces the rejected draft"),
                TokenKind.BONUS: _("all drafts kept, so the target's pass gives a free bonus token"),
                }.get(token.kind) or _("no drafts this step: one plain target token")
-        pieces.append((chip(token.text, token.kind, hover(token.kind, emitted_tooltip(token, step.index)),
-                            size="inline"), f"{kind.glyph} {why}"))
+        tooltip = hover(token.kind, emitted_tooltip(token, step.index, greedy=greedy))
+        pieces.append((chip(token.text, token.kind, tooltip, size="inline"), f"{kind.glyph} {why}"))
     return pieces
 
 

@@ -190,7 +190,8 @@ def render_player(view: TraceView, trace_id: str, on_position=None) -> None:
             if not session.get(PLAYING):  # a press brings the result on screen; Play's ticks leave the view
                 scroll_to_result(f"playground-step-{pos}", controls="playground_next")
             PREDICTOR.outcome(trace, trace_id, pos - 1)
-            render_step(trace.steps[pos - 1], key="playground_step", stop=trace.stop_reason if pos == n else "")
+            render_step(trace.steps[pos - 1], key="playground_step", stop=trace.stop_reason if pos == n else "",
+                        greedy=trace.greedy)
 
     player()
 

@@ -107,6 +107,11 @@ def base_url(text: str) -> str:
     if parts.hostname.endswith("."):  # read 52: "localhost." was refused as another host, with no reason given
         raise ValueError(_("That address's host ends in a dot ({host}), which the Serving lab does not read: write "
                            "the host without the dot, like http://localhost:8000.", host=parts.hostname))
+    if not parts.hostname.isascii():  # read 53: "http://１２７.０.０.１" (full-width digits) was refused as another
+        # host ("only connects to this machine"), a wrong reason: the lab reads a host as typed and resolves nothing
+        raise ValueError(_("That address's host is not written in plain ASCII characters ({host}): type it with "
+                           "plain letters, digits and dots, like http://127.0.0.1:8000 (an international name in "
+                           "its xn-- form).", host=parts.hostname))
     host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
     return f"{parts.scheme}://{host}{'' if port is None else f':{port}'}{_server_path(parts.path)}"
 

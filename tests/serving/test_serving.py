@@ -5,6 +5,7 @@ sweep, and the Serving page under AppTest against the fake server."""
 from __future__ import annotations
 
 import json
+import socket
 import time
 from pathlib import Path
 
@@ -138,6 +139,23 @@ def test_a_control_character_or_a_trailing_dot_is_named_as_the_reason(lang, type
     with using(lang), pytest.raises(ValueError) as info:
         client.base_url(typed)
     assert str(info.value) == says
+
+
+@pytest.mark.parametrize("lang, says", [
+    ("en", "That address's host is not written in plain ASCII characters (１２７.０.０.１): type it with plain letters, "
+           "digits and dots, like http://127.0.0.1:8000 (an international name in its xn-- form)."),
+    ("pt", "O host desse endereço não está escrito em caracteres ASCII simples (１２７.０.０.１): digite-o com letras, "
+           "algarismos e pontos simples, como http://127.0.0.1:8000 (um nome internacional na sua forma xn--).")])
+def test_a_host_in_full_width_digits_is_refused_for_its_characters_not_as_another_machine(lang, says, monkeypatch):
+    """Read 53: "http://１２７.０.０.１:8000" (full-width digits) was refused with "only connects to this machine
+    (localhost)", though it names the loopback address: the reason was wrong. It is now refused for its characters,
+    as "localhost." is for its dot. Nothing is resolved or contacted."""
+    monkeypatch.setattr(socket, "getaddrinfo", lambda *a, **k: pytest.fail("resolved"))
+    monkeypatch.setattr(socket, "create_connection", lambda *a, **k: pytest.fail("connected"))
+    with using(lang), pytest.raises(ValueError) as info:
+        client.base_url("http://１２７.０.０.１:8000")
+    assert str(info.value) == says
+    assert "this machine" not in says and "esta máquina" not in says
 
 
 def test_no_answer_names_the_server_with_the_path_typed():

@@ -239,6 +239,17 @@ def test_cli_md_gives_the_top_k_and_top_p_ranges_the_cli_enforces():
     assert f"`--top-p` ({top_p.lo:g}..{top_p.hi:g}; 1 = off)" in text
 
 
+def test_cli_md_gives_the_layers_range_the_cli_enforces():
+    """Read 53: cli.md gave a range for every numeric flag but `--layers` ("layer-skip depth"), which the CLI refuses
+    outside its registry setting's 0..128 ("layers must be a whole number from 0 to 128") and a target's own layers."""
+    from specviz.engine.proposers import registry
+
+    text = " ".join((DOCS / "cli.md").read_text(encoding="utf-8").split())
+    layers = registry.setting("layers")
+    assert f"`--layers` (layer-skip depth, {layers.lo}..{layers.hi}; {layers.unset} = a quarter of the target's " \
+           "layers, rounded down, at least 1; fewer than the target has)" in text
+
+
 def test_library_md_says_when_a_tree_traces_mean_estimates_alpha():
     """Read 52: library.md said a tree trace's `mean_accept_prob` "is not α", with no exception; a trace whose every
     tree was a chain of drafted nodes (`--tree-nodes 1`, or width 1 without a lookup branch) tests each node against

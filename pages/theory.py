@@ -80,7 +80,8 @@ st.caption(theory_view.heatmap_caption(c, bool(points), any(pt.one_pass for pt i
 col_a, col_b = st.columns(2)
 charts.show(theory_view.speedup_vs_k_figure(alpha, c, k), key="theory_speedup_k", where=col_a)
 simulated = theory.simulate_tokens_per_step(alpha, k, 20_000, seed=0).numpy()
-charts.show(theory_view.tokens_distribution_figure(alpha, k, simulated), key="theory_tokens_dist", where=col_b)
+spread = theory_view.tokens_distribution_figure(alpha, k, simulated)  # its table: 3 decimals, which may miss 1
+charts.show(spread, key="theory_tokens_dist", where=col_b, note=charts.rounded_note(spread))
 col_b.caption(_("{n} simulated steps average {mean} tokens; the formula says {formula}.", n=number(20_000, 0),
                 mean=number(simulated.mean(), 3), formula=number(tokens, 3)))
 

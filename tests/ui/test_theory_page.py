@@ -1873,3 +1873,41 @@ def test_the_heatmap_caption_says_where_the_trace_star_sits(lang, star, one_pass
     medusa = caption(load_example("smollm-medusa-greedy")[0])
     assert star in medusa and one_pass in medusa
     assert star not in caption(None)
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "The values are rounded to 3 decimal places, so a column, as written, can add up to a little more or less "
+           "than its exact total (1 for a distribution)."),
+    ("pt", "Os valores estão arredondados para 3 casas decimais, então uma coluna, como escrita, pode somar um pouco "
+           "mais ou um pouco menos que o seu total exato (1 para uma distribuição).")])
+def test_the_tokens_per_step_table_says_its_chances_are_rounded_where_they_miss_1(lang, said):
+    """Read 53: at α = 0.75, K = 3 the tokens-per-step table wrote 0.250, 0.188, 0.141 and 0.422 (3 decimals, its
+    hover's), a distribution that adds up to 1.001 as written, with no note; lesson 6 and the Sandbox say so. The
+    note now says it, in decimals, and only where a column misses its total as written (α = 0.5: 0.5, 0.25,
+    0.125, 0.125 are written exactly)."""
+    from decimal import Decimal
+
+    from specviz.ui.common.charts import figure_table, rounded_note
+
+    with using(lang):
+        fig = theory_view.tokens_distribution_figure(0.75, 3)
+        cells = figure_table(fig).iloc[:, -1].tolist()
+        assert sum(Decimal(c.replace(",", ".")) for c in cells) == Decimal("1.001"), cells
+        assert rounded_note(fig) == said
+        assert rounded_note(theory_view.tokens_distribution_figure(0.5, 3)) is None
+
+
+@pytest.mark.slow  # an AppTest run of the page
+def test_the_theory_page_shows_the_rounding_note_over_the_tokens_per_step_table(tmp_path, monkeypatch):
+    """The page passes the note to the chart's table at α = 0.75, K = 3 (read 53), and not at α = 0.5."""
+    from specviz.ui.common.charts import rounded_note
+
+    monkeypatch.setattr(theory_points, "BENCHMARKS_DIR", tmp_path / "none")
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.session_state["theory_alpha"], at.session_state["theory_k"] = 0.75, 3
+    at.run()
+    assert not at.exception
+    simulated = theory.simulate_tokens_per_step(0.75, 3, 20_000, seed=0).numpy()
+    note = rounded_note(theory_view.tokens_distribution_figure(0.75, 3, simulated))
+    assert note is not None and "3 decimal places" in note
+    assert note in [c.value for c in at.caption]

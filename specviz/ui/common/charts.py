@@ -25,8 +25,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from specviz.core.i18n import (N_, _, as_written, get_language, half_up, list_separator, localized, number,
-                               with_decimal_point, with_minus)
+from specviz.core.i18n import (N_, _, as_written, get_language, half_up, list_separator, localized, ngettext,
+                               number, with_decimal_point, with_minus)
 from specviz.ui.common.accessibility import CHART_NAME_CLASS
 from specviz.ui.common.escaping import escape_cell, escape_text
 from specviz.ui.common.palette import GREY
@@ -452,9 +452,26 @@ ROUNDED_NOTE = N_("The values are rounded to three significant figures, so a col
 
 def rounded_note(fig: go.Figure) -> str | None:
     """`ROUNDED_NOTE`, translated, for `show`'s `note` where the figure's table, as written, does not add up to what
-    its values do (`rounding_shows`); else None. For a figure whose table writes three significant figures (no
-    hover digits of its own)."""
-    return _(ROUNDED_NOTE) if rounding_shows(fig) else None
+    its values do (`rounding_shows`); else None. A trace whose hover names its decimals (`%{y:.3f}`), which the
+    table then writes, gets a note that says so instead (read 53: at α = 0.75, K = 3 the Theory page's chances
+    read 0.250 + 0.188 + 0.141 + 0.422 = 1.001 with no note).
+
+    >>> rounded_note(go.Figure(go.Bar(x=[1, 2], y=[0.3495, 0.6505])))[:54]
+    'The values are rounded to three significant figures, s'
+    >>> rounded_note(go.Figure(go.Bar(x=[1, 2], y=[0.3495, 0.6505], hovertemplate="%{y:.3f}")))[:45]
+    'The values are rounded to 3 decimal places, s'
+    >>> rounded_note(go.Figure(go.Bar(x=[1, 2], y=[0.25, 0.75], hovertemplate="%{y:.3f}"))) is None
+    True
+    """
+    digits = next(iter(_rounded_traces(fig)), False)
+    if digits is False:
+        return None
+    if digits is None:
+        return _(ROUNDED_NOTE)
+    return ngettext("The values are rounded to {n} decimal place, so a column, as written, can add up to a little "
+                    "more or less than its exact total (1 for a distribution).",
+                    "The values are rounded to {n} decimal places, so a column, as written, can add up to a little "
+                    "more or less than its exact total (1 for a distribution).", digits)
 
 
 def rounding_shows(fig: go.Figure) -> bool:
@@ -466,6 +483,12 @@ def rounding_shows(fig: go.Figure) -> bool:
     ...     x=["a", "b"], y=[0.35, 0.65])))
     (True, False)
     """
+    return any(True for _digits in _rounded_traces(fig))
+
+
+def _rounded_traces(fig: go.Figure):
+    """For each bar or line trace whose column misses its total as written (`rounding_shows`), the decimals its
+    hover writes it with (None: three significant figures)."""
     for trace in fig.data:
         if trace.type not in ("scatter", "bar") or trace.x is None or trace.y is None:
             continue
@@ -474,8 +497,7 @@ def rounding_shows(fig: go.Figure) -> bool:
         digits = _hover_digits(trace, letter)
         written = [Decimal(repr(_written_value(y, digits))) for y in values]
         if abs(float(sum(written)) - math.fsum(values)) > 1e-9:
-            return True
-    return False
+            yield digits
 
 
 def _written_value(y: float, digits: int | None) -> float:

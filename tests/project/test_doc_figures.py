@@ -2045,3 +2045,20 @@ def test_models_md_says_make_traces_writes_over_the_committed_example():
     text = " ".join((DOCS / "models.md").read_text(encoding="utf-8").split())
     said = text.split("make_traces toy-draft", 1)[1][:200]
     assert "over that file" in said and "toy-draft.baseline.json" in said, said
+
+
+def test_the_first_f32_runs_tree_is_named_with_the_depth_and_lookup_its_count_implies():
+    """Read 53: benchmarks.md said the 12:53 run "chose a 6 × 4 tree greedy: 1.99× (2.85 tokens per forward)", a
+    shape without its depth or lookup branch, where every other row names both. In the committed float32 shape
+    table only the 6 × 4 tree at depth 3 with the 8-token lookup branch emits 2.85; without the branch it is 2.37."""
+    rows = json.loads((ROOT / "assets" / "benchmarks" / "shapes" / "default.json").read_text(
+        encoding="utf-8"))["rows"]
+    greedy = {(r["k"], r["tree_lookup"]): r["tokens_per_forward"] for r in rows
+              if r["temperature"] == 0 and r["tree_nodes"] == 6 and r["tree_width"] == 4}
+    assert [shape for shape, count in greedy.items() if f"{count:.2f}" == "2.85"] == [(3, 8)]
+    text = " ".join((DOCS / "benchmarks.md").read_text(encoding="utf-8").split())
+    at = text.index("A first run (12:53 UTC)")
+    sentence = text[at:text.index("1.43×", at)]
+    assert "2.85 tokens per forward" in sentence
+    assert "at depth 3 with the lookup branch of 8" in sentence
+    assert f"{greedy[3, 0]:.2f} without it" in sentence

@@ -296,6 +296,33 @@ def test_without_proposers_a_bad_value_is_refused_before_the_pair_loads(flags, m
     assert not any(tmp_path.iterdir())
 
 
+@pytest.mark.parametrize("flags,message", [
+    (["--suites", "chat", "chat"], "--suites names 'chat' twice: give each once."),
+    (["--k", "1", "2,1"], "--k gives 1 twice: give each once."),
+    (["--proposers", "draft", "draft"], "--proposers names 'draft' twice: give each once."),
+    (["--temperatures", "0", "0.0"], "--temperatures gives 0 twice: give each once."),
+    (["--policies", "constant", "heuristic", "heuristic"], "--policies names 'heuristic' twice: give each once."),
+    (["--shapes", "2", "2:0:8"], "--shapes gives chain K=2 twice (a chain has no WIDTH or LOOKUP: 2 and 2:0:8 are "
+                                 "one shape): give each shape once."),
+    (["--shapes", "3:6:4", "3:6:4:0"], "--shapes gives tree 6x4 depth 3 twice: give each shape once."),
+])
+def test_a_list_flag_giving_one_value_twice_is_refused_before_anything_runs(flags, message, capsys, tmp_path,
+                                                                            monkeypatch):
+    """Read 53: `bench --suites chat chat --k 1 1` ran every case four times and wrote four rows for one prompt, two
+    "chat" lines under "Best configuration per category" and "4/4" greedy identical for the one prompt it had; a
+    value given twice is now refused in one sentence, as `serve sweep --specs none none` is."""
+    import specviz.models.pairs as pairs
+
+    def no_load(*args, **kwargs):
+        raise AssertionError("the pair loaded before the flags were checked")
+
+    monkeypatch.setattr(pairs, "load_pair", no_load)
+    code = main(["bench", "--pair", "toy", "--out", str(tmp_path), *flags])
+    err = capsys.readouterr().err
+    assert code == 2 and err.strip().splitlines()[-1] == f"specviz: {message}" and "Traceback" not in err
+    assert not any(tmp_path.iterdir())
+
+
 def test_the_tree_flags_help_says_the_defaults_config_from_args_takes():
     """--k alone benches a chain (no tree, no lookup branch), so the help may not promise the pair's recommended tree
     as the plain default of --tree-nodes or --tree-lookup."""

@@ -252,7 +252,30 @@ class BenchConfig:
         if isinstance(self.threshold, bool) or not isinstance(self.threshold, (int, float)) \
                 or not 0 <= self.threshold <= 1:
             raise ValueError(f"--threshold must be between 0 and 1 (got {_typed(self.threshold)}).")
+        self._no_repeats()
         load_suites(self.suites or None)
+
+    def _no_repeats(self) -> None:
+        """A list flag that gives one value twice is refused, as `serve sweep --specs none none` is (read 53:
+        `--suites chat chat --k 1 1` ran each case four times and wrote four rows for one prompt, listed chat twice
+        under "Best configuration per category" and counted one prompt's greedy check as 4/4). Shapes are compared
+        as they run: `--shapes 2 2:0:8` is the chain of K = 2 twice (a chain has no width)."""
+        for flag, values in (("--proposers", self.proposers), ("--k", self.ks), ("--temperatures", self.temperatures),
+                             ("--policy-temperatures", self.policy_temperatures or []), ("--policies", self.policies),
+                             ("--suites", self.suites), ("--tree-nodes", self.tree_nodes),
+                             ("--tree-width", self.tree_widths), ("--verify-dtypes", self.verify_dtypes)):
+            twice = next((v for i, v in enumerate(values) if v in values[:i]), None)
+            if twice is not None:
+                said = f"names '{shortened(twice)}'" if isinstance(twice, str) else f"gives {_typed(twice)}"
+                raise ValueError(f"{flag} {said} twice: give each once.")  # serve sweep's words
+        if self.draft_shapes:
+            plan = self.shape_plan()
+            twice = next((i for i, shape in enumerate(plan) if shape in plan[:i]), None)
+            if twice is not None:
+                shape = _shape(self.draft_shapes[twice])
+                k = shape.k
+                chain = "" if shape.is_tree else f" (a chain has no WIDTH or LOOKUP: {k} and {k}:0:8 are one shape)"
+                raise ValueError(f"--shapes gives {shape.label()} twice{chain}: give each shape once.")
 
     def _plain_numbers(self) -> None:
         """NumPy's numbers (np.int64(3), np.float32(0.7)) as Python's int and float, before the checks: a whole

@@ -415,7 +415,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
     """`python -m specviz calibrate`: this machine's cost curve, where speculation pays, the predicted shapes."""
     if not 1 <= args.top <= 50:
         raise ValueError(_("--top must be a whole number from 1 to 50 (got {value}).", value=with_minus(str(args.top))))
-    from specviz.labs.calibration import cache_path, calibrate, ms_decimals, proposer_key
+    from specviz.labs.calibration import cache_path, cached, calibrate, ms_decimals, proposer_key
     from specviz.labs.shape_choice import predictions, slowdown_note, table_for, table_temperature
     from specviz.models.pairs import load_pair
 
@@ -438,9 +438,13 @@ def run_calibrate(args: argparse.Namespace) -> int:
         print(_("Measured {when} in {seconds} s while the machine was busy ({why}): not cached, measure again on an "
                 "idle machine.", when=cal.measured_at, seconds=number(cal.took_seconds, 1),
                 why=cal.disagreement(1)))
-    if cal.quiet:
-        print(_("Cached in {path}", path=cache_path(pair.name, cal.dtype, cal.kernels, cal.device,
-                                                     proposer_key(pair, cal.proposer))))
+    if cal.quiet:  # read 53: "Cached in" was said of a cache that could not be written (`calibrate` goes on)
+        where = (pair.name, cal.dtype, cal.kernels, cal.device, proposer_key(pair, cal.proposer))
+        if cached(*where) == cal:
+            print(_("Cached in {path}", path=cache_path(*where)))
+        else:
+            print(_("Not cached: {path} could not be written, so the next run measures again.",
+                    path=cache_path(*where)))
     print(_("One target forward over n new tokens (milliseconds, and in one-token forwards):"))
     ms = ms_decimals(cal)
     print("  " + "   ".join(f"n={n}: {number(s * 1e3, ms)} ms ({number(s / cal.one)})" for n, s in cal.verify))

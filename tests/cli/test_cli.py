@@ -762,6 +762,24 @@ def test_calibrate_names_the_dtype_and_kernels_its_counts_were_taken_in(tmp_path
     assert row.split()[-4:-2] == ["1.90", "3.0"]  # MAL and the tokens fed, under their headers
 
 
+def test_calibrate_says_not_cached_when_the_cache_cannot_be_written(tmp_path, monkeypatch):
+    """Read 53: `calibrate` skips a cache it cannot write (a read-only folder, SPECVIZ_CACHE naming a file) and
+    measures again next time, but the CLI still printed "Cached in <path>" for a file that was never written."""
+    _calibrate_with(monkeypatch, tmp_path, 0.0, 1.9, ("float32", "onednn-packed"))
+    writable = cli("calibrate", "--pair", "toy")
+    assert writable.returncode == 0 and "Cached in " + str(tmp_path / "calibration") in writable.stdout
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    monkeypatch.setenv("SPECVIZ_CACHE", str(blocked))
+    out = cli("calibrate", "--pair", "toy")
+    assert out.returncode == 0 and "Cached in" not in out.stdout and not blocked.is_dir()
+    assert f"Not cached: {blocked / 'calibration'}" in out.stdout
+    assert "could not be written, so the next run measures again." in out.stdout
+    pt = cli("calibrate", "--pair", "toy", "--lang", "pt")
+    assert "Guardado em" not in pt.stdout and f"Não guardado: não foi possível gravar {blocked / 'calibration'}" \
+        in pt.stdout
+
+
 def test_calibrate_prints_the_sampled_generate_cost_its_t07_predictions_divide_by(tmp_path, monkeypatch):
     """Read 51: calibrate printed "one token of model.generate: 9,558.1 ms = 3.69" (greedy), while its T = 0.7 rows'
     "vs gen." use the sampled model.generate (`baseline_ratio`), 4.05 there, which it never printed: 1.69 × 3.69 /

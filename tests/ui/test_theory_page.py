@@ -765,10 +765,26 @@ def test_the_benchmark_hovers_separate_their_numbers_with_semicolons_in_portugue
         scatter = theory_view.predicted_vs_measured_figure(points)
     hovers = {t.name: t.hovertemplate for t in heatmap.data}
     assert "estimativa de α = %{x:.2f}; K = %{y}; c = %{customdata[1]}" in hovers["execuções de benchmark"]
-    assert "traço: α ≈ %{x:.2f}; K = %{y}" in hovers["traço desta sessão"]
+    assert "traço: estimativa de α = %{x:.3f}; K = %{y}" in hovers["traço desta sessão"]
     measured = scatter.data[-1].hovertemplate
     assert "estimativa de α = %{customdata[1]:.2f}; K = %{customdata[2]}; c = %{customdata[3]}" in measured
     assert "previsto %{x:.2f}×; medido %{y:.2f}×" in measured and "×, " not in measured
+
+
+@pytest.mark.parametrize("lang, said", [("en", "trace: α estimate = 0.499, K = 2"),
+                                        ("pt", "traço: estimativa de α = 0,499; K = 2")])
+def test_the_trace_star_hovers_its_alpha_estimate_as_the_metric_under_it_writes_it(lang, said):
+    """Read 53: the heatmap's star hovered "trace: α ≈ 0.50" where the metric under "Measured runs" reads "Trace: α
+    estimate" 0.499 (smollm-draft-t07, α = 0.49923): one number with two names and two roundings on one page."""
+    from specviz.ui.common import charts
+
+    trace = theory_points.trace_point(load_example("smollm-draft-t07")[0])
+    with using(lang):
+        fig = charts.localize(theory_view.heatmap_figure(0.05, 0.8, 4, [], trace))
+        metric = number(trace.alpha, 3)  # as pages/theory.py writes the metric "Trace: α estimate"
+    star = next(t for t in fig.data if t.type == "scatter" and t.marker.symbol == "star")
+    shown = star.hovertemplate.replace("%{customdata[0]}", star.customdata[0][0]).replace("%{y}", str(trace.k))
+    assert shown == said + "<extra></extra>" and metric in shown
 
 
 @pytest.mark.parametrize("lang, name", [("en", "α estimate"), ("pt", "estimativa de α")])

@@ -200,10 +200,12 @@ def heatmap_figure(c: float, alpha: float, k: int, points: list[MeasuredPoint] =
             hovertemplate="%{customdata[0]}<br>" + _("α estimate = %{x:.2f}, K = %{y}, c = %{customdata[1]}<br>"
                                                      "measured %{customdata[2]:.2f}×") + "<extra></extra>"))
     if trace is not None:
+        # read 53: "trace: α ≈ 0.50" beside the metric "Trace: α estimate" 0.499, one number under two names and
+        # two roundings on one page: the star hovers as the metric writes it
         fig.add_trace(go.Scatter(x=[trace.alpha], y=[trace.k], mode="markers", name=_("trace in this session"),
                                  marker=dict(symbol="star", size=16, color=VERMILLION,
                                              line=dict(width=1, color="white")),
-                                 hovertemplate=_("trace: α ≈ %{x:.2f}, K = %{y}") + "<extra></extra>"))
+                                 hovertemplate=_("trace: α estimate = %{x:.3f}, K = %{y}") + "<extra></extra>"))
     fig.update_layout(xaxis_title=_("α = E[Σ min(p, q)], the chance a draft is kept"),
                       yaxis_title=_("drafted tokens per step K"), height=460,
                       margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h", y=-0.2),

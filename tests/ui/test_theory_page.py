@@ -603,6 +603,33 @@ def test_batch_sizes_are_written_as_the_slider_writes_them():
     assert axis["ticktext"][-1] == "1.024" and axis["tickvals"][-1] == 1024
 
 
+def _hover_at(trace, index: int) -> str:
+    """A line's hover at one point, as the browser fills it: its customdata columns and its y."""
+    shown = trace.hovertemplate
+    for column, value in enumerate(trace.customdata[index]):
+        shown = shown.replace("%{customdata[" + str(column) + "]}", str(value))
+    return shown.replace("<extra></extra>", "")
+
+
+@pytest.mark.parametrize("lang, speedup, even", [("en", "batch 1,024: 0.62×", "batch 1,024: break-even α = 0.000"),
+                                                 ("pt", "lote 1.024: 0,62×", "lote 1.024: α de equilíbrio = 0,000")])
+def test_the_batch_charts_hovers_write_a_batch_as_their_axis_and_table_do(lang, speedup, even):
+    """Read 53: the batch charts' ticks, the slider and both tables write 1,024 (1.024 in Portuguese), but the hovers
+    wrote Plotly's bare %{x}: "batch 1024: 0.62×" over the table's row "1,024"."""
+    from specviz.ui.common import charts
+    from specviz.ui.theory import serving as theory_serving
+
+    grid = sorted(set(roofline.batch_grid()) | set(theory_serving.BATCHES))
+    lost = roofline.sweep(0.8, 4, roofline.PAIRS["qwen-7b-72b"], roofline.HARDWARE["h100"], 512, grid)
+    paid = roofline.sweep(0.8, 4, roofline.PAIRS["smollm2-ngram"], roofline.HARDWARE["h100"], 512, grid)
+    with using(lang):
+        line = charts.localize(theory_serving.speedup_vs_batch_figure(lost, 1024, None)).data
+        alphas = charts.localize(theory_serving.break_even_figure(paid, 0.8, 1024)).data
+    assert lost[-1].batch == 1024 and _hover_at(line[0], -1) == speedup == _hover_at(line[1], 0)
+    found = next(t for t in alphas if t.customdata is not None and len(t.x) > 1)
+    assert _hover_at(found, -1) == even == _hover_at(alphas[-1], 0)
+
+
 @pytest.mark.parametrize("hw_key, context, said", [
     ("h100", 512, "never turns compute-bound"),  # the 512-token caches grow as fast as the compute
     ("a100", 128, "turns compute-bound near a batch of 47"),  # it does turn, yet v stays low enough to pay
@@ -1735,9 +1762,7 @@ def test_the_batch_charts_mark_hovers_and_tabulates_as_its_line(lang, written):
         row = figure_table(fig).iloc[list(theory_serving.BATCHES).index(256)]
         localize(fig)
     assert list(row.iloc[1:]) == [written, written]
-    mark = fig.data[1]
-    assert mark.hovertemplate.replace("%{customdata[0]}", mark.customdata[0][0]).startswith(
-        ("lote" if lang == "pt" else "batch") + " %{x}: " + written + "×")
+    assert _hover_at(fig.data[1], 0) == ("lote" if lang == "pt" else "batch") + " 256: " + written + "×"
 
 
 @pytest.mark.slow  # the page runs once per case: over 0.7 s

@@ -198,12 +198,13 @@ def speedup_vs_batch_figure(points: list[BatchPoint], batch: int, even_batch: in
     chosen = next(p for p in points if p.batch == batch)
     # the mark hovers as the line does (2 decimals), so its table cell reads as the line's in the same row: 0.71 at
     # batch 256, not 0.707 (read 51)
-    hover = _("batch %{x}: %{y:.2f}×") + "<extra></extra>"
+    hover = _batch_hover(_("batch %{x}: %{y:.2f}×"))
     fig = go.Figure([go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=BLUE, width=2.5),
-                                name=_("predicted speedup (roofline)"), hovertemplate=hover),
+                                name=_("predicted speedup (roofline)"), customdata=_batches(xs), hovertemplate=hover),
                      go.Scatter(x=[batch], y=[chosen.speedup], mode="markers",
                                 name=_("your batch ({batch})", batch=number(batch, 0)),
-                                marker=dict(size=13, color="black", symbol="x"), hovertemplate=hover)])
+                                marker=dict(size=13, color="black", symbol="x"), customdata=_batches([batch]),
+                                hovertemplate=hover)])
     fig.update_layout(xaxis_title=_("batch size B (sequences per forward)"), yaxis_title=_("expected speedup ×"),
                       height=360, margin=dict(l=10, r=10, t=30, b=10), showlegend=False, shapes=shapes,
                       annotations=notes, title=_("Speedup as the batch grows"), xaxis=_batch_axis(xs),
@@ -222,7 +223,8 @@ def break_even_figure(points: list[BatchPoint], alpha: float, batch: int) -> go.
                                  showlegend=False, name="top"))
         fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", fill="tonexty", fillcolor=PAYS_FILL,
                                  line=dict(color=VERMILLION, width=2.5), name=_("break-even α"),
-                                 hovertemplate=_("batch %{x}: break-even α = %{y:.3f}") + "<extra></extra>"))
+                                 customdata=_batches(xs),
+                                 hovertemplate=_batch_hover(_("batch %{x}: break-even α = %{y:.3f}"))))
     shapes = [dict(type="line", xref="paper", x0=0, x1=1, y0=alpha, y1=alpha,
                    line=dict(color=BLUISH_GREEN, dash="dot", width=2))]
     never = [p.batch for p in points if not math.isfinite(p.break_even_alpha)]
@@ -243,7 +245,8 @@ def break_even_figure(points: list[BatchPoint], alpha: float, batch: int) -> go.
                                  name=_("batch {batch}", batch=number(batch, 0)),
                                  marker=dict(size=13, color=ORANGE, symbol="diamond", line=dict(width=1,
                                                                                                 color="black")),
-                                 hovertemplate=_("batch %{x}: break-even α = %{y:.3f}") + "<extra></extra>"))
+                                 customdata=_batches([batch]),
+                                 hovertemplate=_batch_hover(_("batch %{x}: break-even α = %{y:.3f}"))))
     fig.update_layout(xaxis_title=_("batch size B (sequences per forward)"), yaxis_title=_("break-even α"),
                       height=360, margin=dict(l=10, r=10, t=30, b=10), showlegend=False,
                       title=_("Break-even α as the batch grows"))  # read 47: it "moves up" for 7B-for-72B,
@@ -261,6 +264,18 @@ def break_even_table(points: list[BatchPoint]) -> pd.DataFrame:
                                              _("{alpha}: no α below 1 pays", alpha=number(p.break_even_alpha, 3))
                                              if _only_alpha_one(p) else number(p.break_even_alpha, 3)
                                              for p in points]})
+
+
+def _batches(batches: list[int]) -> list[list[str]]:
+    """Each batch as the axis's ticks, the slider and the tables write it ("1,024"; "1.024" in Portuguese), one
+    customdata row a point, for `_batch_hover`."""
+    return [[number(b, 0)] for b in batches]
+
+
+def _batch_hover(template: str) -> str:
+    """A translated hover whose batch is `%{x}`, with the batch taken from the points' customdata (`_batches`):
+    Plotly wrote %{x} bare, "batch 1024" over the axis's and the table's "1,024" (read 53)."""
+    return template.replace("%{x}", "%{customdata[0]}") + "<extra></extra>"
 
 
 def _batch_axis(batches: list[int]) -> dict:

@@ -1883,6 +1883,27 @@ def test_the_heuristic_text_says_a_step_that_drafted_nothing_leaves_k(lang):
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
+@pytest.mark.parametrize("proposer", ["eagle", "ngram"])
+def test_the_speedup_vs_k_caption_names_the_table_whose_predictions_use_each_rows_alpha(lang, proposer):
+    """Read 53: the caption under the Speedup vs K chart's own table of numbers said "The table's two predicted
+    columns use each row's own α instead", but that table, just above it, predicts at the mean α; the columns it
+    meant are the lab's table below it. It names that table and quotes its columns' own words."""
+    from specviz.core.i18n import using
+
+    result = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-f32-packed" / "results.json")
+    with using(lang):
+        caption = charts.speedup_vs_k_caption(proposer)
+        below = [c for c in tables.mat_table(result, "eagle", 0.0).columns if c.startswith(("predicted", "previsto"))]
+        above = [c for c in plot.figure_table(charts.speedup_vs_k_figure(result, "eagle", 0.0)).columns
+                 if c.startswith(("predicted", "previsto"))]
+        words = tables.at_row_alpha("").strip()
+    assert len(below) == len(above) == 2 and all(c.endswith(words) for c in below)
+    assert not any(words in c for c in above)  # the chart's table: at the mean α
+    said = "da tabela abaixo (\"" + words + "\")" if lang == "pt" else "of the table below (\"" + words + "\")"
+    assert said in caption and "The table's two" not in caption and "colunas de previsão da tabela usam" not in caption
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
 def test_the_ngram_solid_line_caption_names_one_search_not_only_one_pass(lang):
     """Read 49: under the n-gram run the Speedup vs K caption said the solid line charges c per step "as one pass
     drafts the whole step", but n-gram lookup runs no pass (the Where the time goes caption contrasts "K drafter

@@ -41,20 +41,24 @@ def at_mean_alpha(name: str) -> str:
 
 def speedup_vs_k_caption(proposer: str) -> str:
     """The Speedup vs K chart's caption: what its dots and lines are, the solid line named as `paper_label` names
-    it."""
+    it. It sits under the chart's own table of numbers (at the mean α, `at_mean_alpha`), so the lab's table it
+    speaks of is named "the table below" (read 53: "the table's two predicted columns use each row's own α" read
+    as the chart's table just above it, whose two predicted columns use the mean α)."""
     if registry.one_pass(proposer):
         return _("Dots: measured. Solid line: Leviathan et al.'s formula with c of drafting per step instead of K·c, "
                  "as one pass (for n-gram, one search) drafts the whole step, from the measured c and one α for every "
                  "K, the mean of the α estimates at each K run (the legend gives it; the α at the top is the best "
                  "K's own); like the "
                  "paper, it assumes verifying K+1 tokens costs one target forward. Dashed: the same with the "
-                 "measured verify cost. The table's two predicted columns use each row's own α instead, so they can "
-                 "differ a little from the curves at the same K.")
+                 "measured verify cost. The two predicted columns of the table below (\"at this row's α\") use each "
+                 "row's own α instead, so they can differ a little from the curves, and from the chart's numbers, "
+                 "at the same K.")
     return _("Dots: measured. Solid line: Leviathan et al.'s prediction from the measured c and one α for every "
              "K, the mean of the α estimates at each K run (the legend gives it; the α at the top is the best "
              "K's own), which assumes verifying K+1 tokens costs one target forward. Dashed: the same with the "
-             "measured verify cost. The table's two predicted columns use each row's own α instead, so they can "
-             "differ a little from the curves at the same K.")
+             "measured verify cost. The two predicted columns of the table below (\"at this row's α\") use each "
+             "row's own α instead, so they can differ a little from the curves, and from the chart's numbers, at "
+             "the same K.")
 
 
 def curve_ks(proposer: str, measured: list[int]) -> list[int]:

@@ -303,7 +303,8 @@ def test_the_trap_sentence_quotes_the_rules_closed_form_beside_the_sample():
     dists = step_distributions(PAIRS.get("toy"), RunSpec(pair="toy", prompt="the quick brown fox", temperature=1.0))
     favourite = int(dists.draft_probs.argmax())
     closed = float(TREE_RULES["tree_top_k_against_q"].one_level(dists.target_probs, dists.draft_probs, 1)[favourite])
-    assert f"comes out with probability {column_numbers([closed])[0]} (a share of " in trap
+    chance = re.search(r"comes out with probability ([0-9.]+) \(a share of ", trap).group(1)
+    assert chance in column_numbers([closed], len(chance) - 2)  # its decimals: at least 3, more for the quotient
     assert "in these samples)" in trap
 
 
@@ -465,3 +466,27 @@ def test_the_trap_sentence_never_writes_a_near_one_p_as_1(lang):
     assert said in trap, trap
     assert "1.000)" not in trap and "1,000)" not in trap
     assert "about as often" not in trap and "por acaso" not in trap
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_trap_sentences_chance_is_its_written_p_over_its_written_q(lang):
+    """Second read 53: at the toy pair's default prompt the trap sentence said the rule "divides by q = 0.323" and
+    so emits the favourite "with probability 0.414" where "the target gives it p = 0.134"; a reader who divides
+    gets 0.134 / 0.323 = 0.415. The chance p/q is now the written p over the written q, as a step panel's p/q is
+    (`shown.quotient_follows`): q = 0.3230, p = 0.1336, probability 0.4136."""
+    from specviz.labs.exactness.experiments import Support
+    from specviz.labs.exactness.lab import LabResult, StepDistributions
+    from specviz.ui.exactness.tree_lab import trap_sentence
+
+    p = torch.tensor([0.13358, 0.3, 0.3, 0.26642], dtype=torch.float64)
+    q = torch.tensor([0.32298, 0.3, 0.2, 0.17702], dtype=torch.float64)  # the favourite, p < q: kept with p/q
+    dists = StepDistributions([1], Support(torch.arange(4), p, q, 1.0, 1.0), ["a", "b", "c", "d"], "toy")
+    samples = torch.zeros(50, dtype=torch.int64)
+    result = LabResult(p, dists.texts, dists.token_ids, samples, samples, 1.0, "")
+    with using(lang):
+        trap = trap_sentence(result, dists, TREE_RULES["tree_top_k_against_q"], 1)
+        numbers = {"en": r"q = ([0-9.]+) .* probability ([0-9.]+) .* p = ([0-9.]+)\.",
+                   "pt": r"q = ([0-9,]+) .* probabilidade ([0-9,]+) .* p = ([0-9,]+)\."}[lang]
+        q_shown, chance, p_shown = (read_number(x) for x in re.search(numbers, trap).groups())
+    assert (q_shown, chance, p_shown) == (0.323, 0.4136, 0.1336), trap
+    assert round(p_shown / q_shown, 4) == chance

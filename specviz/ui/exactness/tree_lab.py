@@ -5,11 +5,13 @@ q (`specviz.labs.exactness.tree_lab`), and let the chain's own verdicts and char
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import streamlit as st
 
 from specviz.core.i18n import N_, _, as_written, get_language, number
-from specviz.engine.shown import column_numbers
+from specviz.engine.shown import column_numbers, fmt, written
 from specviz.labs.exactness import TREE_RULES, TreeRule
 from specviz.labs.exactness.lab import LabResult, StepDistributions
 from specviz.labs.exactness.tree_lab import one_level_drift, tree_lab
@@ -86,15 +88,23 @@ def trap_sentence(result: LabResult, dists: StepDistributions, rule: TreeRule, w
         number of decimals, as a step panel's p and q: the fewest from 3 that give each two significant figures,
         write each two numbers at `apart` (by default the rule's chance and p) differently where they differ, and
         write no chance or share below 1 as 1 (read 53: p = 0.9996 read "p = 1.000", and so did 1,999 samples of
-        2,000, beside a rule's chance of exactly 1)."""
+        2,000, beside a rule's chance of exactly 1). With q given, a chance that is p/q (the rule can turn the
+        favourite down) is the written p ÷ the written q, as a step panel's p/q is (`shown.quotient_follows`;
+        second read 53: "divides by q = 0.323 ... probability 0.414 ... p = 0.134", where 0.134 / 0.323 is 0.415)."""
         values = [float(closed[token]), float((result.speculative == token).double().mean()), float(p[token]), *more]
+
+        def follows(digits: int) -> bool:
+            if not more or not math.isclose(values[0], values[2] / values[3], rel_tol=1e-6):
+                return True
+            return fmt(written(values[2], digits) / written(values[3], digits), digits) == fmt(values[0], digits)
+
         for digits in range(3, 10):
-            written = column_numbers(values, digits)
-            if (all(values[i] == values[j] or written[i] != written[j] for i, j in apart)
-                    and not any(v < 1 and as_written(v, digits) == 1 for v in values)):
+            shown = column_numbers(values, digits)
+            if (all(values[i] == values[j] or shown[i] != shown[j] for i, j in apart)
+                    and not any(v < 1 and as_written(v, digits) == 1 for v in values) and follows(digits)):
                 break
-        return {"token": "‘" + escape_text(dists.texts[token]) + "’", "expected": written[0], "measured": written[1],
-                "p": written[2], **({"q": written[3]} if more else {})}
+        return {"token": "‘" + escape_text(dists.texts[token]) + "’", "expected": shown[0], "measured": shown[1],
+                "p": shown[2], **({"q": shown[3]} if more else {})}
 
     # read 52: q at 3 decimals wrote a favourite's 0.0054 as "q = 0.005", one figure; now two at least, and p and q
     # told apart, as a step panel writes them

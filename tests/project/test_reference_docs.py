@@ -193,8 +193,12 @@ def test_the_tours_say_a_later_tree_child_hovers_its_primed_p_and_q():
                      target_prob_used=0.27, draft_prob_used=0.35)
     shown = _hover(1, later)
     assert "q′ = 0.350 · p′ = 0.270" in shown and "p′/q′ = 0.771" in shown and "p/q = " not in shown, shown
+    # read 53: only p′ is a residual; q′ is the draft's q without the rejected siblings, or a point mass
     _tours_say(("p, q, p/q and u on hover) next to", "p, q, p/q and u on hover; p′, q′ and p′/q′ for a child tried "
-                                                     "after a rejected sibling, the residuals the rule compared)"),
+                                                     "after a rejected sibling: p′ the residual the siblings tried "
+                                                     "before it left, q′ the draft's q without them, or a point mass)"),
                ("p, q, p/q e u ao passar o mouse) ao lado", "p, q, p/q e u ao passar o mouse; p′, q′ e p′/q′ para um "
-                                                           "filho tentado depois de um irmão rejeitado, as "
-                                                           "distribuições residuais que a regra comparou)"))
+                                                           "filho tentado depois de um irmão rejeitado: p′ a "
+                                                           "distribuição residual que os irmãos tentados antes dele "
+                                                           "deixaram, q′ o q do rascunho sem eles, ou uma massa "
+                                                           "pontual)"))

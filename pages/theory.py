@@ -94,7 +94,8 @@ if trace_point is not None:
                   help=_("Mean of min(1, p/q) over the drafts the verifier tested. Accepted / drafted ({rate}) also "
                          "counts the drafts after a step's first rejection, which were never tested, so with K ≥ 2 it "
                          "is usually lower.",
-                         rate=number(trace_point.acceptance_rate, 3)) if trace_point.k > 1 else
+                         rate=number(trace_point.acceptance_rate, 3))
+                  if (trace_point.k_range or (0, trace_point.k))[1] > 1 else  # a policy's K: the most a step drafted
                   _("Mean of min(1, p/q) over the drafts the verifier tested. At K = 1 it tested every draft, so "
                     "accepted / drafted ({rate}) differs from it only by chance: accepted / drafted counts the coin "
                     "flips, this mean averages their chances.", rate=number(trace_point.acceptance_rate, 3)))
@@ -133,19 +134,44 @@ if trace_point is not None:
     # +0.15, not the +0.16 of 1.9048 − 1.7485
     off = as_written(trace_point.tokens_per_step) - as_written(trace_point.predicted_tokens_per_step)
     difference, arrow = signed_delta(number(off))
-    # read 51: "(K = 2)" named the setting for a tree whose lookup branch went 8 deep: a tree names its own size
-    t2.metric(_("Trace: mean accepted length (K = {k})", k=trace_point.k) if chain else
+    # read 51: "(K = 2)" named the setting for a tree whose lookup branch went 8 deep: a tree names its own size.
+    # read 53: and the K setting for a heuristic run whose steps drafted 1 to 6: a policy's run names what it drafted,
+    # and, with no one K to put into the formula, has no difference from it
+    moved = trace_point.k_range if chain else None
+    compared = chain and moved is None
+    t2.metric(_("Trace: mean accepted length (K = {k})", k=trace_point.k) if compared else
+              _("Trace: mean accepted length (K = {low} to {high}, set step by step by its policy)",
+                low=moved[0], high=moved[1]) if moved is not None and moved[0] < moved[1] else
+              _("Trace: mean accepted length (K = {k}, set step by step by its policy)", k=moved[0]) if moved else
               _("Trace: mean accepted length (trees of up to {tokens}, up to {depth} deep)",
                 tokens=ngettext("{n} token", "{n} tokens", trace_point.tree_nodes), depth=trace_point.tree_depth),
               number(trace_point.tokens_per_step),
-              delta=_("{difference} vs formula", difference=difference) if chain else None, delta_color="off",
-              delta_arrow=arrow if chain else "auto")
+              delta=_("{difference} vs formula", difference=difference) if compared else None, delta_color="off",
+              delta_arrow=arrow if compared else "auto")
     if trace_point.draft_over_verify is not None:  # about c / v, not c (Read 48: its label called it c)
         kind = theory_view.ratio_kind(trace_point)  # a lookup's, a one-pass drafter's, a forward per draft's
         t3.metric(_(theory_view.RATIO_LABELS[kind]), number(trace_point.draft_over_verify, 3),
                   # a recording's timings name their machine
                   help=" ".join(text for text in (_(theory_view.RATIO_HELPS[kind]), recording_note(trace)) if text))
-    if chain:
+    if moved is not None:
+        # read 53: a heuristic run's caption gave the formula at K = 4, its first K, "and 1 of this trace's 6 steps
+        # drafted fewer than K", of steps drafting 4, 6, 5, 4, 6, 1: as the α note, at the fewest and the most drafted
+        values = dict(alpha=number(trace_point.alpha, trace_point.ALPHA_DIGITS), reasons=run_short_step_reasons(trace))
+        st.caption(_("The formula with α = {alpha} predicts a mean accepted length of {low_tokens} at K = {low} and "
+                     "{high_tokens} at K = {high}, the fewest and the most tokens a step of this trace drafted, where "
+                     "it drafted any. It assumes every step drafts the same K tokens, each kept independently with "
+                     "chance α; this trace's steps drafted different numbers of tokens ({reasons}), and real "
+                     "acceptance clusters (a run of easy tokens is kept whole, a hard one fails at once), so its mean "
+                     "is not compared with one K's prediction.", low=moved[0], high=moved[1],
+                     low_tokens=number(trace_point.predicted_at(moved[0])),
+                     high_tokens=number(trace_point.predicted_at(moved[1])), **values) if moved[0] < moved[1] else
+                   _("The formula with α = {alpha} and K = {k}, the K of every step of this trace that drafted any "
+                     "token, predicts a mean accepted length of {tokens}. It assumes each draft is kept "
+                     "independently with chance α, and its policy could have set another K at any step ({reasons}); "
+                     "real acceptance clusters (a run of easy tokens is kept whole, a hard one fails at once), so the "
+                     "two differ in either direction.", k=moved[0],
+                     tokens=number(trace_point.predicted_at(moved[0])), **values))
+    elif chain:
         # read 46: it blamed "the last step, cut short by EOS or the token limit"; every example has shorter steps,
         # several near the limit (its budget caps K), one after a drafted end-of-text, a lookup's where it found fewer
         values = dict(alpha=number(trace_point.alpha, trace_point.ALPHA_DIGITS), k=trace_point.k,

@@ -559,6 +559,24 @@ def policy_k_range(spec: Trace) -> tuple[int, int] | None:
     return min(drafted), max(drafted)
 
 
+def drafted_k_range(spec: Trace) -> tuple[int, int] | None:
+    """The fewest and the most tokens a step of `spec` drafted, where it drafted any, for a run whose policy moves K
+    step to step (the optimal one, which ignores the K setting; the heuristic one, which starts from it and drafts
+    more or fewer): the K the formula is given at in the α note and on the Theory page (read 53: the page said "K = 4"
+    of a heuristic run whose steps drafted 1 to 6). None for any other run, or one that drafted nothing.
+
+    >>> from specviz.engine.trace import Decision, Step
+    >>> drafts = lambda k: [Decision(j, 1, "a", 0.5, 0.5, 1.0, 1.0, 0.1, True, True) for j in range(k)]
+    >>> steps = [Step(i, 9, k, "draft", drafts(k), []) for i, k in enumerate((3, 0, 7))]
+    >>> [drafted_k_range(Trace("speculative", {"k": 4, "policy": p}, [1], [], steps)) for p in ("heuristic", None)]
+    [(3, 7), None]
+    """
+    if spec.settings.get("policy") not in ("optimal", "heuristic"):
+        return None
+    tried = [s.n_drafted for s in spec.steps if s.n_drafted >= 1]
+    return (min(tried), max(tried)) if tried else None
+
+
 def alpha_note(spec: Trace) -> str | None:
     """One sentence on why accepted / drafted differs from the α estimate (on average it sits below it for K > 1;
     one trace's count can land above it), with the formula that links them; None when the trace tested no drafts.
@@ -602,11 +620,11 @@ def _policy_formula(spec: Trace, alpha: float) -> list[str]:
     drafted (the fewest and the most, 0 left out), not at the K setting; then that its steps drafted different
     numbers of tokens, with the reasons, where they did."""
     drafted = sorted({s.n_drafted for s in spec.steps})
-    tried = [k for k in drafted if k >= 1]
-    if not tried:
+    tried = drafted_k_range(spec)
+    if tried is None:
         return []
     a = min(1.0, max(0.0, as_written(alpha)))  # as the note writes α (read 50)
-    low, high = tried[0], tried[-1]
+    low, high = tried
     if low == high:
         sentences = [_(ALPHA_TEXT["formula"], predicted=number(theory.accepted_fraction(a, low)), k=low)]
     else:

@@ -1952,3 +1952,40 @@ def test_the_theory_page_shows_the_rounding_note_over_the_tokens_per_step_table(
     note = rounded_note(theory_view.tokens_distribution_figure(0.75, 3, simulated))
     assert note is not None and "3 decimal places" in note
     assert note in [c.value for c in at.caption]
+
+
+@pytest.mark.slow  # a toy run and the page once per language
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_heuristic_traces_metric_and_caption_give_the_k_its_steps_drafted(lang):
+    """Read 53: for a heuristic run whose steps drafted 4, 6, 5, 4, 6, 1, the metric said "(K = 4)", its first K,
+    with a difference "vs formula" at K = 4, and the caption "The formula with α = 0.864 and K = 4 predicts … 1 of
+    this trace's 6 steps drafted fewer than K", though two steps drafted 6. As the α note does, the page now gives the
+    formula at the fewest and the most tokens a step drafted, and compares the mean with no single K."""
+    from specviz.runs.running import run
+    from specviz.runs.runspec import RunSpec
+    from specviz.ui.common.state import TRACE_KEY
+
+    trace = run(RunSpec(pair="toy", policy="heuristic", k=4, temperature=1.0, seed=0, max_new_tokens=40))
+    assert [s.n_drafted for s in trace.steps] == [4, 6, 5, 4, 6, 1]
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["lang"] = lang
+    at.session_state[TRACE_KEY] = trace
+    at.run()
+    assert not at.exception
+    pt = lang == "pt"
+    length = next(m for m in at.metric if m.label.startswith("Traço: comprimento médio" if pt else
+                                                              "Trace: mean accepted length"))
+    assert length.label == ("Traço: comprimento médio de aceitação (K = 1 a 6, definido passo a passo pela sua "
+                            "política)" if pt else
+                            "Trace: mean accepted length (K = 1 to 6, set step by step by its policy)")
+    assert not length.proto.delta  # no one K's formula to differ from
+    caption = next(c.value for c in at.caption if c.value.startswith(("The formula with α", "A fórmula com α")))
+    alpha = number(theory_points.trace_point(trace).alpha, 3)
+    assert alpha == "0.864"
+    with using(lang):
+        low, high = (number(theory.expected_tokens_per_step(0.864, k)) for k in (1, 6))
+    assert caption.startswith(f"A fórmula com α = 0,864 prevê um comprimento médio de aceitação de {low} com K = 1 e "
+                              f"{high} com K = 6, o menor e o maior" if pt else
+                              f"The formula with α = 0.864 predicts a mean accepted length of {low} at K = 1 and "
+                              f"{high} at K = 6, the fewest and the most")
+    assert "K = 4" not in caption and "fewer than K" not in caption and "menos que K" not in caption

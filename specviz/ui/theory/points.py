@@ -19,6 +19,7 @@ from specviz.engine.kinds import Mode, NodeStatus
 from specviz.engine.limits import is_number
 from specviz.engine.trace import Step, Trace
 from specviz.labs.bench.quoted import machine_text, run_dtype
+from specviz.labs.timeline import drafted_k_range
 
 K_MAX = 16  # the explorer's range of K; points beyond it are left out
 
@@ -171,6 +172,9 @@ class TracePoint:
     # search a step, with no draft forward to count (read 49: the help said "per draft forward" for n-gram)
     one_pass: bool = False  # its proposer drafts a step's tokens in one pass (`registry.one_pass`: the Medusa heads,
     # n-gram lookup), whose cost grows with the tokens it drafts: the ratio is that whole pass's, per step (read 51)
+    k_range: tuple[int, int] | None = None  # the fewest and the most tokens a step drafted, where its policy (the
+    # heuristic or optimal one) moved K step to step (`timeline.drafted_k_range`): `k` is then only the setting, the
+    # heuristic's first K or one the optimal policy ignores (read 53: the page said "K = 4" of steps drafting 1 to 6)
 
     @property
     def tree_untested(self) -> float:
@@ -188,7 +192,11 @@ class TracePoint:
         >>> round(TracePoint(0.8444218515250481, 0.5, 14, 5.0, None).predicted_tokens_per_step, 4)
         5.9067
         """
-        return theory.expected_tokens_per_step(min(1.0, as_written(self.alpha, self.ALPHA_DIGITS)), self.k)
+        return self.predicted_at(self.k)
+
+    def predicted_at(self, k: int) -> float:
+        """The formula's mean accepted length at `k` drafts a step and the α estimate as the page writes it."""
+        return theory.expected_tokens_per_step(min(1.0, as_written(self.alpha, self.ALPHA_DIGITS)), k)
 
 
 def _draft_passes(step: Step, one_pass: bool = False) -> int:
@@ -227,7 +235,8 @@ def trace_point(trace: Any) -> TracePoint:
     short = sum(1 for s in trace.steps if s.tree is None and s.n_drafted < k)
     lookup = proposer in registry.names() and registry.get(proposer).timed_as == "lookup"
     return TracePoint(min(1.0, max(0.0, alpha)), trace.acceptance_rate, k, trace.mean_accepted_length, ratio, nodes,
-                      depth, untested, len(statuses), copied, branched, short, len(trace.steps), lookup, one_pass)
+                      depth, untested, len(statuses), copied, branched, short, len(trace.steps), lookup, one_pass,
+                      None if nodes else drafted_k_range(trace))
 
 
 @dataclass(frozen=True)

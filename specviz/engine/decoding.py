@@ -218,7 +218,9 @@ def decode(target: PreTrainedModel, proposer: Proposer, input_ids: Sequence[int]
     # read 53: a short step's reasons name the policy that shortened it (the threshold's confidence stop, a K the
     # heuristic or optimal policy moved), so the trace says which ran: none recorded is constant K
     policy = {"policy": draft_length.name} if draft_length is not None else {}
-    if proposer.stop_below > 0:  # the confidence stop (`policies.confident`), whatever picked K
+    # the confidence stop (`policies.confident`), whatever picked K; and the threshold policy's even at 0, which
+    # stops nothing (read 53: unrecorded, the text said drafting "stops ... below its threshold")
+    if proposer.stop_below > 0 or policy.get("policy") == "threshold":
         policy["threshold"] = proposer.stop_below
     recorded = {**settings.to_dict(), **tree_settings, "proposer": proposer.name, **proposer.own_settings(), **policy}
     return recorder.trace(mode, recorded, prompt, output, stop, prefill_seconds, wall_seconds=clock() - start)

@@ -481,6 +481,9 @@ SHORT_STEP_REASONS = {
 POLICY_REASONS = {
     "threshold": N_("{reasons}; the threshold policy also stops drafting where the draft's own top probability falls "
                     "below its threshold, {threshold}, so the number drafted changes from step to step"),
+    # read 53: a threshold of 0, which no top probability falls below: the policy stops nothing early
+    "threshold_zero": N_("{reasons}; the threshold policy's threshold is 0, which no top probability falls below, so "
+                         "it never stops drafting early"),
     # a file that names the threshold policy without its threshold
     "threshold_unknown": N_("{reasons}; the threshold policy also stops drafting where the draft's own top "
                             "probability falls below its threshold, so the number drafted changes from step to step"),
@@ -525,7 +528,7 @@ def short_step_reasons(proposer: str | None = None, policy: str | None = None,
     if threshold is not None and math.isfinite(threshold) and threshold > 0:  # the stop, whatever picked K
         return _(POLICY_REASONS["threshold"], reasons=reasons, threshold=localized(repr(float(threshold))))
     if policy == "threshold":
-        return _(POLICY_REASONS["threshold_unknown"], reasons=reasons)
+        return _(POLICY_REASONS["threshold_zero" if threshold == 0 else "threshold_unknown"], reasons=reasons)
     if policy in ("heuristic", "optimal"):
         return _(POLICY_REASONS[policy], reasons=reasons, every=PROBE_EVERY)
     return reasons

@@ -848,6 +848,34 @@ def test_a_threshold_runs_short_steps_are_said_to_come_from_its_confidence_stop(
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_threshold_of_0_is_recorded_and_not_said_to_stop_drafting(toy, lang):
+    """Read 53: a threshold-policy run at threshold 0 recorded no threshold, so its reasons and settings line said
+    drafting "stops where the draft's own top probability falls below its threshold" and "the number drafted changes
+    from step to step"; no probability falls below 0, so no step stopped for confidence. The
+    trace records the 0, and the texts say the policy stops no step early."""
+    from specviz.engine.policies import Threshold, confident
+    from specviz.ui.common.step_view import settings_line
+
+    ids = encode_prompt(toy.tokenizer, PROMPT, chat=False)
+    trace = speculative_generate(toy.target, confident(make_proposer(toy, "draft"), 0.0), ids, k=4, temperature=1.0,
+                                 seed=0, max_new_tokens=40, tokenizer=toy.tokenizer, draft_length=Threshold(4))
+    assert [s.n_drafted for s in trace.steps][:5] == [4] * 5  # no confidence stop
+    again = Trace.from_json(trace.to_json())
+    assert again.settings["policy"] == "threshold" and again.settings["threshold"] == 0
+    said = {"en": ("the threshold policy's threshold is 0, which no top probability falls below, so it never stops "
+                   "drafting early", "threshold policy: threshold 0, which no top probability falls below, so it "
+                   "stops no step early", "changes from step to step"),
+            "pt": ("o limiar da política threshold é 0, e nenhuma probabilidade cai abaixo de 0, então ela nunca para "
+                   "de rascunhar mais cedo", "política threshold: limiar 0, e nenhuma probabilidade cai abaixo de 0, "
+                   "então ela não encerra nenhum passo mais cedo", "muda de passo a passo")}[lang]
+    with using(lang):
+        reasons, line = timeline.run_short_step_reasons(again), settings_line(again)
+    assert said[0] in reasons and said[1] in line
+    assert said[2] not in reasons + line and "abaixo do seu limiar" not in reasons + line
+    assert "below its threshold" not in reasons + line
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
 def test_a_heuristic_runs_short_steps_are_said_to_come_from_its_moving_k(toy, lang):
     """Read 53: a heuristic run (greedy: K 4, 3, 2, 1, 3, ...: down 1 after a rejection) was told its steps drafted
     fewer than K only at the token limit and after a drafted end-of-text; the reasons now say the policy moves K.

@@ -58,6 +58,9 @@ TEXT = {
     # read 53: a trace run under another policy than constant K read "K = 4" over steps of 0 to 3 drafts (or 6)
     "policy_threshold": N_("threshold policy: up to K drafts a step, stopping where the draft's own top probability "
                            "falls below {threshold}"),
+    # read 53: a threshold of 0 stops no step early
+    "policy_threshold_zero": N_("threshold policy: threshold 0, which no top probability falls below, so it stops no "
+                                "step early"),
     "policy_threshold_unknown": N_("threshold policy: up to K drafts a step, stopping where the draft's own top "
                                    "probability falls below its threshold"),
     "policy_heuristic": N_("heuristic policy: K starts at {k}, 2 higher after a step that kept every draft and 1 "
@@ -507,6 +510,8 @@ def settings_line(trace: Trace) -> str:
     elif drafted is not None:
         parts.append(_(TEXT["policy_optimal_range"], low=drafted[0], high=drafted[1]) if drafted[0] < drafted[1] else
                      _(TEXT["policy_optimal_one"], k=drafted[0]))
+    elif policy == "threshold" and threshold == 0 and not isinstance(threshold, bool):
+        parts.append(_(TEXT["policy_threshold_zero"]))
     elif policy in ("threshold", "heuristic", "optimal"):
         parts.append(_(TEXT["policy_threshold_unknown" if policy == "threshold" else f"policy_{policy}"],
                        k=s.get("k", "?")))

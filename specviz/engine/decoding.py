@@ -222,6 +222,8 @@ def decode(target: PreTrainedModel, proposer: Proposer, input_ids: Sequence[int]
     # stops nothing (read 53: unrecorded, the text said drafting "stops ... below its threshold")
     if proposer.stop_below > 0 or policy.get("policy") == "threshold":
         policy["threshold"] = proposer.stop_below
+    if policy.get("policy") == "heuristic":  # its steps up and down (read 53: the text said 2 and 1 whatever they were)
+        policy.update(heuristic_grow=draft_length.grow, heuristic_shrink=draft_length.shrink)
     recorded = {**settings.to_dict(), **tree_settings, "proposer": proposer.name, **proposer.own_settings(), **policy}
     return recorder.trace(mode, recorded, prompt, output, stop, prefill_seconds, wall_seconds=clock() - start)
 

@@ -487,8 +487,11 @@ POLICY_REASONS = {
     # a file that names the threshold policy without its threshold
     "threshold_unknown": N_("{reasons}; the threshold policy also stops drafting where the draft's own top "
                             "probability falls below its threshold, so the number drafted changes from step to step"),
-    "heuristic": N_("{reasons}; the heuristic policy also changes K from step to step, 1 lower after a step with a "
-                    "rejected draft and 2 higher after a step that kept every draft"),
+    "heuristic": N_("{reasons}; the heuristic policy also changes K from step to step, {shrink} lower after a step "
+                    "with a rejected draft and {grow} higher after a step that kept every draft"),
+    # a file that names the heuristic policy without its steps up and down
+    "heuristic_unknown": N_("{reasons}; the heuristic policy also changes K from step to step, lower after a step "
+                            "with a rejected draft and higher after a step that kept every draft"),
     "optimal": N_("{reasons}; the optimal policy also picks each step's K anew from the formula and the α estimated "
                   "from this run's steps so far, and where that K is 0 it drafts nothing (save one token every "
                   "{every} steps)"),
@@ -510,12 +513,29 @@ def proposer_name(spec: Trace) -> str:
     return name if name in registry.names() else name.partition("-")[0]
 
 
+def heuristic_steps(spec: Trace) -> tuple[int, int] | None:
+    """How much the heuristic policy of the run `spec` recorded moved K: (grow, shrink), K's rise after a step that
+    kept every draft and its fall after one with a rejected draft (`policies.Heuristic`); None for another policy or
+    a file that does not say.
+
+    >>> heuristic_steps(Trace("speculative", {"policy": "heuristic", "heuristic_grow": 3, "heuristic_shrink": 2},
+    ...                       [1], [], []))
+    (3, 2)
+    """
+    s = spec.settings
+    steps = (s.get("heuristic_grow"), s.get("heuristic_shrink"))
+    if s.get("policy") != "heuristic" or not all(is_whole(n) and n >= 0 for n in steps):
+        return None
+    return int(steps[0]), int(steps[1])
+
+
 def short_step_reasons(proposer: str | None = None, policy: str | None = None,
-                       threshold: float | None = None) -> str:
+                       threshold: float | None = None, heuristic: tuple[int, int] | None = None) -> str:
     """The reasons a step of `proposer` (a registry name; None: not known) drafts fewer than K, translated: a clause
     for inside parentheses. A name the list does not single out gets the reasons every proposer shares; no name
     ("" or None), those of every shipped proposer. `policy` (the draft-length policy's name; None: constant K) and
-    `threshold` (the confidence below which a draft stops, as a trace records it) add the policy's own reason.
+    `threshold` (the confidence below which a draft stops, as a trace records it) add the policy's own reason, with
+    `heuristic`, the heuristic policy's (grow, shrink) (`heuristic_steps`).
 
     >>> short_step_reasons("draft")
     'drafting stops at the token limit and after a drafted end-of-text token'
@@ -529,7 +549,10 @@ def short_step_reasons(proposer: str | None = None, policy: str | None = None,
         return _(POLICY_REASONS["threshold"], reasons=reasons, threshold=localized(repr(float(threshold))))
     if policy == "threshold":
         return _(POLICY_REASONS["threshold_zero" if threshold == 0 else "threshold_unknown"], reasons=reasons)
-    if policy in ("heuristic", "optimal"):
+    if policy == "heuristic":
+        return _(POLICY_REASONS["heuristic"], reasons=reasons, grow=heuristic[0], shrink=heuristic[1]) if heuristic \
+            else _(POLICY_REASONS["heuristic_unknown"], reasons=reasons)
+    if policy == "optimal":
         return _(POLICY_REASONS[policy], reasons=reasons, every=PROBE_EVERY)
     return reasons
 
@@ -540,7 +563,7 @@ def run_short_step_reasons(spec: Trace) -> str:
     threshold = spec.settings.get("threshold")
     return short_step_reasons(proposer_name(spec), spec.settings.get("policy"),
                               threshold if isinstance(threshold, (int, float)) and not isinstance(threshold, bool)
-                              else None)
+                              else None, heuristic_steps(spec))
 
 
 def policy_k_range(spec: Trace) -> tuple[int, int] | None:

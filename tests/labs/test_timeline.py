@@ -954,3 +954,37 @@ def test_a_heuristic_runs_alpha_note_gives_the_formula_at_the_k_its_steps_drafte
                    "Os seus passos rascunharam números diferentes de tokens (", "menos de K")}[lang]
     assert said[0] in note and said[1] in note and said[2] not in note, note
     assert "heuristic" in note, note  # the reasons still name the policy's moving K
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_heuristic_policys_steps_up_and_down_are_the_ones_it_ran_with(toy, lang):
+    """Read 53: the settings line and the short-step reasons said the heuristic policy moves K "2 higher ... 1
+    lower" whatever its steps were; `Heuristic(grow=3, shrink=2)` moved it 3 up and 2 down. The trace records the
+    two, keeps them through a file, and the texts give them."""
+    from specviz.engine.policies import Heuristic
+    from specviz.ui.common.step_view import settings_line
+
+    ids = encode_prompt(toy.tokenizer, PROMPT, chat=False)
+    trace = speculative_generate(toy.target, make_proposer(toy, "draft"), ids, k=4, temperature=1.0, seed=0,
+                                 max_new_tokens=40, tokenizer=toy.tokenizer,
+                                 draft_length=Heuristic(start=4, k_max=16, grow=3, shrink=2))
+    drafted = [s.n_drafted for s in trace.steps]
+    assert any(b - a in (3, -2) for a, b in zip(drafted, drafted[1:])), drafted  # it did move by 3 or 2
+    again = Trace.from_json(trace.to_json())
+    said = {"en": ("the heuristic policy also changes K from step to step, 2 lower after a step with a rejected draft "
+                   "and 3 higher after a step that kept every draft",
+                   "heuristic policy: K starts at 4, 3 higher after a step that kept every draft and 2 lower after one "
+                   "with a rejected draft"),
+            "pt": ("a política heuristic também muda K de passo a passo, 2 a menos depois de um passo com um palpite "
+                   "rejeitado e 3 a mais depois de um passo que manteve todos os palpites",
+                   "política heuristic: K começa em 4, 3 a mais depois de um passo que manteve todos os palpites e 2 a "
+                   "menos depois de um com um palpite rejeitado")}[lang]
+    with using(lang):
+        assert said[0] in timeline.run_short_step_reasons(again) and said[0] in timeline.alpha_note(again)
+        assert said[1] in settings_line(again)
+        assert timeline.heuristic_steps(again) == (3, 2)
+        # a file that does not say: no number is made up
+        del again.settings["heuristic_grow"]
+        assert timeline.heuristic_steps(again) is None
+        unknown = timeline.run_short_step_reasons(again) + settings_line(again)
+    assert not any(f"{n} {word}" in unknown for n in (1, 2, 3) for word in ("higher", "lower", "a mais", "a menos"))

@@ -23,7 +23,7 @@ from specviz.engine.proposers import registry
 from specviz.engine.shown import POINT_MASS_Q
 from specviz.engine.trace import (Decision, Step, TokenKind, Trace, TreeNode, point_mass_pq, tested_on_own_probs,
                                   uses_residuals)
-from specviz.labs.timeline import policy_k_range
+from specviz.labs.timeline import heuristic_steps, policy_k_range
 from specviz.models.toy_text import TOY_UNK_ID
 from specviz.ui.common.charts import show
 from specviz.ui.common.escaping import escape_attr, escape_label, escape_text
@@ -63,8 +63,11 @@ TEXT = {
                                 "step early"),
     "policy_threshold_unknown": N_("threshold policy: up to K drafts a step, stopping where the draft's own top "
                                    "probability falls below its threshold"),
-    "policy_heuristic": N_("heuristic policy: K starts at {k}, 2 higher after a step that kept every draft and 1 "
-                           "lower after one with a rejected draft"),
+    # read 53: "2 higher ... 1 lower" whatever the policy's steps were (`Heuristic(grow, shrink)`)
+    "policy_heuristic": N_("heuristic policy: K starts at {k}, {grow} higher after a step that kept every draft and "
+                           "{shrink} lower after one with a rejected draft"),
+    "policy_heuristic_unknown": N_("heuristic policy: K starts at {k}, higher after a step that kept every draft and "
+                                   "lower after one with a rejected draft"),
     "policy_optimal": N_("optimal policy: each step's K from the formula and the α estimated from the steps before"),
     # read 53: the line also read "K = 4", the K setting, which the optimal policy ignores (its steps drafted 3 to 10)
     "policy_optimal_range": N_("optimal policy: each step's K from the formula and the α estimated from the steps "
@@ -512,7 +515,11 @@ def settings_line(trace: Trace) -> str:
                      _(TEXT["policy_optimal_one"], k=drafted[0]))
     elif policy == "threshold" and threshold == 0 and not isinstance(threshold, bool):
         parts.append(_(TEXT["policy_threshold_zero"]))
-    elif policy in ("threshold", "heuristic", "optimal"):
+    elif policy == "heuristic":
+        steps = heuristic_steps(trace)
+        parts.append(_(TEXT["policy_heuristic"], k=s.get("k", "?"), grow=steps[0], shrink=steps[1]) if steps else
+                     _(TEXT["policy_heuristic_unknown"], k=s.get("k", "?")))
+    elif policy in ("threshold", "optimal"):
         parts.append(_(TEXT["policy_threshold_unknown" if policy == "threshold" else f"policy_{policy}"],
                        k=s.get("k", "?")))
     if s.get("tree_nodes"):

@@ -1390,10 +1390,33 @@ def test_a_draft_models_q_of_one_is_not_told_as_a_lookups_copy():
     from specviz.engine.proposers import registry
     from specviz.ui.common.step_view import _position_sentence
     d = Decision(position=0, token_id=7, text=" cat", draft_prob=1.0, target_prob=0.4, ratio=0.4, accept_prob=0.4,
-                 uniform=0.2, accepted=True, reached=True)
+                 uniform=0.2, accepted=True, reached=True, draft_top=[TokenProb(7, " cat", 1.0)])  # q's one token
     drafted = _position_sentence(d, copied=registry.copies("draft"))
     assert "lookup" not in drafted and "the draft put all its probability on this token" in drafted
     assert "as every token a lookup copies is" in _position_sentence(d, copied=registry.copies("ngram"))
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_q_of_1_beside_other_tokens_is_not_called_a_point_mass(lang):
+    """Read 53: a draft's q of exactly 1.0 was told "the draft put all its probability on this token (a point mass)"
+    by q == 1.0 alone, beside "q = 1.000", where its top list held another token (rounding: q is not a point mass by
+    `recorded_point_mass`, the check the numbers and the tables use). The sentence now uses that check."""
+    from specviz.core.i18n import using
+    from specviz.engine.trace import point_mass_pq
+    from specviz.ui.common.step_view import _position_sentence
+
+    def draft(top):
+        return Decision(position=0, token_id=7, text=" cat", draft_prob=1.0, target_prob=0.4, ratio=0.4,
+                        accept_prob=0.4, uniform=0.2, accepted=True, reached=True,
+                        target_top=[TokenProb(7, " cat", 0.4)], draft_top=top)
+
+    rounded, mass = draft([TokenProb(7, " cat", 1.0), TokenProb(8, " dog", 1e-9)]), draft([TokenProb(7, " cat", 1.0)])
+    assert point_mass_pq(rounded)[1] is False and point_mass_pq(mass)[1] is True
+    with using(lang):
+        told, point = _position_sentence(rounded), _position_sentence(mass)
+    words = ("(a point mass)", "over-confident") if lang == "en" else ("(uma massa pontual)", "confiante demais")
+    assert words[0] not in told and words[1] in told, told
+    assert words[0] in point and words[1] not in point, point
 
 
 @pytest.mark.parametrize("lang, said", [

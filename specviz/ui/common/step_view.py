@@ -396,7 +396,8 @@ def _position_sentence(d: Decision, tree: bool = False, node: TreeNode | None = 
                      "rejected.", u=u))
         return f"{why} {outcome}"
     p, q = shown.p, shown.q  # read 44: "p = 1.000 < q = 1.000" for p = 0.9999985
-    if all(point_mass_pq(d, node)):  # read 53: "p = 1.000 ≥ q = 1.000: the target likes this token at least as
+    masses = point_mass_pq(d, node)
+    if all(masses):  # read 53: "p = 1.000 ≥ q = 1.000: the target likes this token at least as
         # much as the draft" of a greedy lookup step, where both are point masses, written 1 as the tree's table does
         why = (_("p = {one} and q = {one}: the target puts all its probability on this token, and so does q, as on "
                  "every token a lookup copies (point masses), so p/q = {ratio} and it is always kept.",
@@ -411,12 +412,13 @@ def _position_sentence(d: Decision, tree: bool = False, node: TreeNode | None = 
     elif d.draft_prob == 0:  # read 50: "p = 0.154 < q = 0: the draft was over-confident ... p/q = ∞" (a trace
         # file may record q = 0, and `verifier.accept_probability` keeps such a token whenever p > 0)
         why = _("p = {p} > q = 0: the draft gave this token no probability, so p/q = ∞ and it is always kept.", p=p)
-    elif d.draft_prob == 1.0 and not copied:  # read 52: a draft model's q = 1 (its top-p kept one token) read as a
-        # lookup's copy
+    elif masses[1] and not copied:  # read 52: a draft model's q = 1 (its top-p kept one token) read as a lookup's
+        # copy. read 53: a q of exactly 1.0 beside other tokens in its top list (rounding) is no point mass
+        # (`recorded_point_mass`): it was "(a point mass)" here, written "1.000" beside it; it reads as the rest do
         why = _("p = {p} < q = {q}: the draft put all its probability on this token (a point mass), so the token "
                 "survives with probability p/q = {ratio}, p itself.", p=p, q=q, ratio=shown.ratio)
-    elif d.draft_prob == 1.0:  # read 49: "over-confident" of an n-gram draft, whose q = 1 is no confidence at all,
-        # and "the draft gave" of a tree's copied token, which no draft scored
+    elif d.draft_prob == 1.0 and copied:  # read 49: "over-confident" of an n-gram draft, whose q = 1 is no
+        # confidence at all, and "the draft gave" of a tree's copied token, which no draft scored
         why = _("p = {p} < q = {q}: q puts all its probability on this token (a point mass, as every token a "
                 "lookup copies is, not a confidence), so the token survives with probability p/q = {ratio}, p "
                 "itself.", p=p, q=q, ratio=shown.ratio)

@@ -19,6 +19,9 @@ so in one sentence (echoing the value only through `specviz.ui.common.escaping`)
     (0.7, None, None, None, 0.5)
     >>> whole_list("1, 2,3", 1, 10), whole_list("1,²", 1, 10), whole_list("", 1, 10)
     ([1, 2, 3], None, [])
+
+A decimal written with a non-zero digit that a float reads as 0 ("1e-400", read 53: a temperature of 1e-400 ran
+greedy without a word) is None too; `reads_as_zero` tells the caller's sentence why.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from typing import Any
 
 from specviz.core.text import control_shown
 
-__all__ = ["MAX_LENGTH", "decimal", "echoed", "text", "whole", "whole_list"]
+__all__ = ["MAX_LENGTH", "decimal", "echoed", "reads_as_zero", "text", "whole", "whole_list"]
 
 MAX_LENGTH = 200  # characters in one value that is not free text
 _WHOLE = re.compile(r"-?[0-9]{1,15}")
@@ -59,7 +62,22 @@ def decimal(value: Any, lo: float, hi: float) -> float | None:
     if raw is None or not _DECIMAL.fullmatch(raw):
         return None
     number = float(raw)
+    if reads_as_zero(raw):  # "1e-400" is not 0, yet a float reads it as 0: no value rather than another one
+        return None
     return number if math.isfinite(number) and lo <= number <= hi else None
+
+
+def reads_as_zero(value: Any) -> bool:
+    """Whether `value` is a decimal written with a non-zero digit that a float reads as 0 (it underflows).
+
+    >>> reads_as_zero("1e-400"), reads_as_zero("-0.5e-330"), reads_as_zero("0e-400"), reads_as_zero("1e-320")
+    (True, True, False, False)
+    """
+    raw = _raw(value, 40)
+    if raw is None or not _DECIMAL.fullmatch(raw):
+        return False
+    digits = re.split("[eE]", raw)[0]
+    return float(raw) == 0 and any(c in "123456789" for c in digits)
 
 
 def whole_list(value: Any, lo: int, hi: int, most: int = 64) -> list[int] | None:

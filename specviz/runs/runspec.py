@@ -265,7 +265,7 @@ class RunSpec:
                 replace(base, **probe)  # checks the value in the spec's own terms
             except ValueError:
                 # what the link says, a number bare and a word quoted (`typed`; read 50: "(got '99')")
-                problems.append(link_refusal(name, raw, rule_of(name)))
+                problems.append(setting_refusal(name, raw, name))
                 continue
             if name in own_names:
                 own[name] = value
@@ -370,6 +370,25 @@ def link_refusal(name: str, raw: object, rule: str) -> str:
     'race_k must be a whole number from 1 to 16 (got 40)'
     """
     return _("{name} must be {rule} (got {value}).", name=name, rule=rule, value=typed(raw)).rstrip(".")
+
+
+def setting_refusal(name: str, raw: object, field: str) -> str:
+    """The phrase that refuses parameter `name` of a link, which gives RunSpec's `field` (or a proposer's own
+    setting) the text `raw`: `link_refusal`'s, or, for a number typed non-zero that a float reads as 0, one that
+    says so where 0 is allowed (read 53: `temperature=1e-400` ran greedy without a word; "a number from 0 to 2"
+    would not say why).
+
+    >>> setting_refusal("race_temperature", "1e-400", "temperature")
+    'race_temperature must not be so close to 0 that it reads as 0 (got 1e-400)'
+    >>> setting_refusal("k", "1e-400", "k")
+    'k must be a whole number from 1 to 16 (got 1e-400)'
+    """
+    setting = None if field in ("chat", "pair", "prompt") else setting_of(field)
+    if setting is not None and setting.choices is None and not setting.whole and setting.lo <= 0 <= setting.hi \
+            and urlvalues.reads_as_zero(raw):  # where 0 is out of range, the range says why: top_p=1e-400
+        return _("{name} must not be so close to 0 that it reads as 0 (got {value}).", name=name,
+                 value=typed(raw)).rstrip(".")
+    return link_refusal(name, raw, rule_of(field))
 
 
 def _must(name: str, rule: str, value: Any, whole: bool = True) -> str:

@@ -22,7 +22,8 @@ ROOT = Path(__file__).resolve().parents[2]
 HOSTILE_WHOLE = ["²", "٣", "５", "1²", "9" * 5000, "9" * 16, "1e3", "1.0", "+1", "0x1", "1_0", " ", "", "-",
                  "1 2", "١٢", "2\x00", "nan", "inf", "[Log in](https://evil.example/x)", "<b>2</b>"]
 HOSTILE_DECIMAL = ["nan", "NaN", "inf", "-inf", "Infinity", "1e308", "-1e308", "1e999", "9" * 5000, "1_0", "٣",
-                   "0.５", "²", "0x1p3", "1e", ".", "1..2", "", "[x](y)"]
+                   "0.５", "²", "0x1p3", "1e", ".", "1..2", "", "[x](y)",
+                   "1e-400", "-5e-999"]  # read 53: the last two read as 0
 LINKS = ["[Log in](https://evil.example/x)", "![pixel](https://evil.example/p.png)", "<img src=x onerror=alert(1)>",
          "<a href='https://evil.example'>go</a>", "**loud** _x_ `code` $x$ :red[alarm]"]
 
@@ -41,6 +42,7 @@ def test_a_decimal_is_finite_ascii_in_range(raw):
 def test_ordinary_values_still_read():
     assert urlvalues.whole(" 42 ", 0, 100) == 42 and urlvalues.whole("-3", -5, 5) == -3
     assert urlvalues.decimal("0.7", 0, 2) == 0.7 and urlvalues.decimal("1e-3", 0, 1) == 0.001
+    assert urlvalues.decimal("0e-400", 0, 1) == 0 and urlvalues.decimal("1e-320", 0, 1) == 1e-320  # 0, and subnormal
     assert urlvalues.whole_list("3,1, 2", 1, 9) == [3, 1, 2] and urlvalues.whole_list("1," * 100, 1, 9) is None
 
 

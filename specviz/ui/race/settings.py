@@ -13,7 +13,7 @@ from specviz.core import urlvalues
 from specviz.core.i18n import N_, _, number
 from specviz.engine.limits import PAIR_DRAFTERS
 from specviz.engine.proposers import registry
-from specviz.runs.runspec import WEB_MAX_NEW_TOKENS, RunSpec, float_text, link_refusal, rule_of, setting_of
+from specviz.runs.runspec import WEB_MAX_NEW_TOKENS, RunSpec, float_text, link_refusal, setting_of, setting_refusal
 from specviz.ui.race.tree import TREE_FIELDS
 
 # The words below are marked with N_() and translated with _() where they are shown (never at import).
@@ -101,7 +101,8 @@ def parse_url(params: dict[str, str]) -> tuple[dict[str, object], dict[str, str]
         if field == "max_new_tokens" and (problems or value > WEB_MAX_NEW_TOKENS):  # this page's top, not RunSpec's
             rule = replace(setting_of(field), hi=WEB_MAX_NEW_TOKENS).rule()
         elif problems:
-            rule = rule_of(field)
+            bad[key] = setting_refusal(key, raw, field)  # named as the link writes it: race_k, not k
+            continue
         elif field == "pair" and value not in RACE_PAIRS:
             rule = _choices(RACE_PAIRS)
         else:

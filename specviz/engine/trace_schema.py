@@ -155,6 +155,17 @@ SETTINGS = {
     "tree_lookup": _whole(*TREE_LOOKUP_RANGE), "proposer": _text(MAX_NAME), "policy": _one_of(POLICIES),
     "threshold": PROB,
 }
+# What the engine writes in meta (`specviz.runs.running.run`, `make_traces`), which pages show as text, test as true or
+# false, or count with: read 53 found `"proposer": true` and `"clock": NaN` loaded as written. A key not here (one an
+# older or later specviz may write) is kept unchecked: no page reads it.
+_ANY_TEXT = _text(MAX_TEXT)
+META = {"chat": BOOL, "machine": ((lambda v: isinstance(v, dict) and len(v) <= 50),
+                                  _words(N_("an object of at most {limit} entries"), limit=50)),
+        **dict.fromkeys(("pair", "proposer", "prompt", "dtype", "device", "example", "title", "description",
+                         "recorded", "clock"), _ANY_TEXT)}
+_COUNT = _optional(_whole(1, 10**6))
+MACHINE = {"cores": _COUNT, "torch_threads": _COUNT,
+           **dict.fromkeys(("cpu", "gpu", "device", "dtype", "kernels", "torch", "date"), _optional(_ANY_TEXT))}
 # Each object's other fields (lists and objects checked on their own) and the fields a file must give, those without
 # a default in specviz.engine.trace (tests/engine/test_trace_schema.py holds the two to its dataclasses). A step's
 # index and target cache lengths have their own sentences below. Read 50: a missing or unknown field was "This trace
@@ -213,6 +224,13 @@ def check_trace_dict(data: Any) -> None:
         if name == "settings":
             for key, v in value.items():
                 _check(v, SETTINGS.get(key, SETTING_VALUE), f"settings[{shortened(repr(key))}]", "")
+        else:
+            for key, rule in META.items():
+                if key in value:
+                    _check(value[key], rule, f"meta[{key!r}]", "")
+            for key, rule in MACHINE.items():
+                if key in value.get("machine", {}):
+                    _check(value["machine"][key], rule, f"meta['machine'][{key!r}]", "")
     for name in ("prompt_ids", "output_ids"):
         ids = data.get(name)
         if not isinstance(ids, list) or len(ids) > MAX_CONTEXT or not all(_whole(0, MAX_TOKEN_ID)[0](i) for i in ids):

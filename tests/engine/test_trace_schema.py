@@ -432,6 +432,33 @@ def test_library_md_states_each_rule_a_hand_written_trace_trips_on(rule, change)
         Trace.from_json(json.dumps(mutated(change)))
 
 
+@pytest.mark.parametrize("lang, change, says", [
+    ("en", _set(["meta", "proposer"], True), "meta['proposer'] must be text of at most 200,000 characters (got true)"),
+    ("pt", _set(["meta", "clock"], float("nan")),
+     "meta['clock'] deve ser um texto de no máximo 200.000 caracteres (recebido: nan)"),
+    ("en", _set(["meta", "chat"], "yes"), "meta['chat'] must be true or false (got 'yes')"),
+    ("pt", _set(["meta", "machine"], [1]),
+     "meta['machine'] deve ser um objeto de no máximo 50 entradas (recebido: list)"),
+    ("en", _set(["meta", "machine"], {"cores": 2.5}),
+     "meta['machine']['cores'] must be a whole number from 1 to 1,000,000 or null (got 2.5)"),
+])
+def test_a_meta_field_of_the_wrong_type_is_refused_naming_it(lang, change, says):
+    """Read 53: meta was checked only as an object, so `"proposer": true` or `"clock": NaN` loaded and a page could
+    show them as written. The fields the engine writes now keep its types (text, true or false, whole counts)."""
+    assert refusal(mutated(change), lang).endswith(says + ".")
+    assert "`meta` the types a run writes" in " ".join(_library().split())
+
+
+def test_meta_as_a_run_and_make_traces_write_it_loads():
+    """Every shipped trace loads (above); so does a meta with every field the engine writes, machine included, and a
+    key no page reads (an older or later specviz's)."""
+    machine = {"cpu": "AMD EPYC", "cpu_flags": ["avx2"], "cores": 2, "gpu": None, "torch_threads": 1, "device": "cpu",
+               "dtype": "float32", "kernels": "stock", "torch": "2.5.1", "date": "2026-12-01T00:00:00Z",
+               "isa_limits": {}}
+    data = mutated(lambda d: d["meta"].update(device="cpu", machine=machine, surprise=[1.5]))
+    assert Trace.from_json(json.dumps(data)).meta["machine"]["cores"] == 2
+
+
 @pytest.mark.slow  # a toy tree run
 def test_library_md_says_a_tree_decisions_keep_chance_is_not_min_1_p_over_q(toy):
     """Read 50: docs/library.md listed each decision's fields as "token, q, p, p/q, min(1, p/q), u", but on a tree

@@ -670,14 +670,16 @@ def load_models(
     say = progress or (lambda _msg: None)
     # 1. parse
     refs = [parse_ref(ref, relative_folders) for ref in (target, draft) if ref is not None]
-    # 2. fetch configs and tokenizers
-    small = []
+    # 2. fetch and read each config and tokenizer, right after the line that names it (read 53: both were fetched
+    # first, so the line before a refusal of the target named the draft)
+    configs, tokenizers = [], []
     for ref in refs:
         say(_("Reading the config and tokenizer of {name}...", name=ref.name))
-        small.append(fetch(ref, SMALL_FILES + (CODE_FILES if _trusted(ref, trust_remote_code) else []), progress))
+        trusted = _trusted(ref, trust_remote_code)
+        small = fetch(ref, SMALL_FILES + (CODE_FILES if trusted else []), progress)
+        configs.append(read_config(small, ref.name, trusted))
+        tokenizers.append(_tokenizer(small, ref, trusted))
     # 3. check: causal LMs with one vocabulary
-    configs = [read_config(folder, ref.name, _trusted(ref, trust_remote_code)) for ref, folder in zip(refs, small)]
-    tokenizers = [_tokenizer(folder, ref, _trusted(ref, trust_remote_code)) for ref, folder in zip(refs, small)]
     if len(refs) == 2:
         check_same_vocabulary(tokenizers[0], tokenizers[1])
     check_embeddings(configs, tokenizers[0], [ref.name for ref in refs])  # every id a run hands a model has a row

@@ -584,3 +584,18 @@ def test_a_model_name_with_a_nul_is_refused_as_holding_a_control_character(ref, 
         parse_ref(ref)
     assert "contains a control character" in str(err.value) and escaped in str(err.value)
     assert char not in str(err.value) and "does not exist" not in str(err.value)
+
+
+def test_the_progress_line_before_a_refusal_names_the_folder_refused(tmp_path):
+    """Read 53: for `--pair /a,/b` both configs were fetched before either was read, so the last progress line said
+    "Reading the config and tokenizer of b..." and the refusal that followed named a. Each model is now read right
+    after its line, so the line before a refusal names the model it refuses."""
+    from tiny_folders import save_bert
+
+    _target, draft = save_toy_pair(tmp_path)
+    bert = save_bert(tmp_path / "a")
+    said: list[str] = []
+    with pytest.raises(ModelLoadError) as refused:
+        loading.load_models(str(bert), str(draft), machine=CPU_ONLY, progress=said.append)
+    assert str(refused.value).startswith("'a' is BertModel"), refused.value
+    assert said == ["Reading the config and tokenizer of a..."]

@@ -669,7 +669,7 @@ def test_a_refused_link_setting_is_quoted_with_its_range_and_value():
 @pytest.mark.parametrize("lang, said", [
     ("en", "A setting in the link was not valid, so it was set to its default: temperature must not be so close to 0 "
            "that it reads as 0 (got 1e-400)."),
-    ("pt", "não pode ser tão próximo de 0 que seja lido como 0 (recebido: 1e-400).")])
+    ("pt", "não deve ser tão próximo de 0 que seja lido como 0 (recebido: 1e-400).")])
 def test_a_temperature_that_reads_as_zero_is_refused_not_run_greedy(lang, said):
     """Read 53: `temperature=1e-400` underflowed to 0.0 and the live form ran greedy without a word; a number typed
     non-zero that a float reads as 0 is now refused like any other bad link value, in the reader's language."""

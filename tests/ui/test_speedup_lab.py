@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from specviz.core.i18n import small_digits
 from specviz.engine import theory
 from specviz.engine.policies import PROBE_EVERY, OptimalK
 from specviz.engine.proposers import registry
@@ -257,8 +258,9 @@ def test_theory_curve_is_the_formula_at_the_measured_alpha_and_c(tiny):
     fig = charts.speedup_vs_k_figure(tiny, "draft", 0.0)
     curve = next(t for t in fig.data if t.name.startswith("predicted (paper)"))
     constant = tiny.rows(proposer="draft", temperature=0.0, policy="constant")
-    alpha = sum(r["alpha"] for r in constant) / len(constant)
-    assert list(curve.y) == pytest.approx([theory.expected_speedup(alpha, k, constant[0]["c"]) for k in curve.x])
+    alpha = round(sum(r["alpha"] for r in constant) / len(constant), charts.ALPHA_DIGITS)  # as its legend writes it
+    c = round(constant[0]["c"], small_digits(constant[0]["c"]))
+    assert list(curve.y) == pytest.approx([theory.expected_speedup(alpha, k, c) for k in curve.x])
     measured = next(t for t in fig.data if t.name.startswith("measured"))
     assert list(measured.x) == [1, 3] and list(measured.y) == [r["speedup_vs_ar"] for r in constant]
 
@@ -966,7 +968,7 @@ def test_the_theory_curve_says_its_alpha_is_the_mean_over_k_not_the_headlines():
     assert abs(mean - top) > 0.01
     curve = next(t for t in charts.speedup_vs_k_figure(result, "ngram", 0.0).data
                  if t.name.startswith("predicted (paper's formula, c per step)"))  # one lookup a step (read 49)
-    assert f"α = {view.number(mean)}" in curve.name and f"α = {view.number(top)}" not in curve.name
+    assert f"α = {view.number(mean, 3)}" in curve.name and f"α = {view.number(top, 3)}" not in curve.name
     caption = charts.speedup_vs_k_caption("ngram") + charts.speedup_vs_k_caption("eagle")
     assert caption.count("the mean of the α estimates at each K run") == 2
     assert "prediction from the measured α and c" not in caption
@@ -1629,9 +1631,9 @@ def test_medusas_speedup_vs_k_charges_c_per_step_and_stops_at_its_heads(lang):
         assert r["predicted_speedup"] > theory.expected_speedup(r["alpha"], k, r["c"])
     fig = charts.speedup_vs_k_figure(result, "medusa", 0.0)
     curve = next(t for t in fig.data if t.mode == "lines" and "c =" in (t.name or ""))
-    alpha = result.mean_alpha("medusa", 0.0)
+    alpha = round(result.mean_alpha("medusa", 0.0), charts.ALPHA_DIGITS)  # as the legend writes it (read 53)
     assert max(curve.x) == medusa_heads() == 5  # not 8
-    assert list(curve.y) == pytest.approx([theory.expected_speedup(alpha, k, rows[2]["c"], one_pass=True)
+    assert list(curve.y) == pytest.approx([theory.expected_speedup(alpha, k, round(rows[2]["c"], 3), one_pass=True)
                                            for k in curve.x])
     eagle = next(t for t in charts.speedup_vs_k_figure(result, "eagle", 0.0).data if t.mode == "lines"
                  and "c =" in (t.name or ""))
@@ -2199,3 +2201,37 @@ def test_this_machines_milliseconds_give_the_ratios_written_beside_them(monkeypa
         assert f"{read(written) / read(ms[0]):.2f}" == ratio.replace(",", "."), (written, ratio)
     here = "(1.074 ms here)" if lang == "en" else "(1,074 ms aqui)"
     assert any(here in caption.value for caption in at.caption), [c.value for c in at.caption]
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_speedup_vs_k_curve_follows_from_the_alpha_and_c_its_legend_writes(lang):
+    """Read 53: the solid line's legend wrote "at the mean α = 0.27, c = 0.046" (Medusa, T = 0) while the curve used
+    the mean α to every digit, 0.2722, so its table read 1.22, 1.29 and 1.31 at K = 1, 2 and 3, where the written α
+    and c give 1.21, 1.28 and 1.30. The curves now take α (3 decimals, as the α estimate at the top) and c as the
+    legend writes them, for every committed run, proposer and temperature."""
+    from specviz.core.i18n import using
+    from specviz.core.i18n import as_written
+    from specviz.ui.common.charts import figure_table, table_cells
+
+    comma = lang == "pt"
+    for path in results.result_files():
+        result = results.load_result(path)
+        for proposer in result.proposers():
+            for t in result.temperatures():
+                with using(lang):
+                    fig = charts.speedup_vs_k_figure(result, proposer, t)
+                    cells = table_cells(figure_table(fig))
+                solid = fig.data[0]
+                found = re.search(r"α (?:médio )?= ([0-9.,]+)[,;] c = ([0-9.,]+)", solid.name)
+                assert found, solid.name
+                alpha, c = (float(v.replace(",", ".")) if comma else float(v) for v in found.groups())
+                assert len(found.group(1).split("," if comma else ".")[1]) == charts.ALPHA_DIGITS
+                one_pass = registry.one_pass(proposer)
+                assert list(solid.y) == pytest.approx([theory.expected_speedup(alpha, k, c, one_pass)
+                                                       for k in solid.x], abs=1e-12)
+                written = [theory.expected_speedup(alpha, k, c, one_pass) for k in solid.x]
+                column = cells[cells.columns[1]]
+                for cell, w in zip(column, written):  # each cell to its own decimals ("1.2", "0.986")
+                    plain = cell.replace(",", ".") if comma else cell
+                    digits = len(plain.split(".")[1]) if "." in plain else 0
+                    assert float(plain) == as_written(w, digits), (path, proposer, t, cell, w)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from specviz.core.i18n import _, list_separator, ngettext, small_number
+from specviz.core.i18n import _, as_written, list_separator, ngettext, small_digits, small_number
 from specviz.engine import theory
 from specviz.engine.proposers import registry
 from specviz.labs.bench import BenchResult
@@ -29,6 +29,9 @@ def _layout(fig: go.Figure, title: str, x: str, y: str, height: int = 430) -> go
                       legend=dict(orientation="h", yref="container", yanchor="bottom", y=0, x=0),
                       template="plotly_white")
     return fig
+
+
+ALPHA_DIGITS = 3  # the Speedup vs K curves' mean α, written as the α estimate at the top of the lab
 
 
 def at_mean_alpha(name: str) -> str:
@@ -85,10 +88,14 @@ def speedup_vs_k_figure(result: BenchResult, proposer: str, temperature: float) 
     fig.add_hline(y=1.0, line=dict(color=GREY, dash="dot"), annotation_text=_("target-only"),
                   annotation_position="top left")
     if alpha is not None:
-        a = min(1.0, max(0.0, alpha))
+        # read 53: the legend wrote the mean α to 2 decimals and the curves used every digit, so the chart's table
+        # read 1.22, 1.29, 1.31 at K = 1, 2, 3 beside "α = 0.27, c = 0.046" (Medusa, T = 0), which give 1.21, 1.28,
+        # 1.30: the curves now use α and c as the legend writes them, α to 3 decimals, as the α estimate at the top
+        a = as_written(min(1.0, max(0.0, alpha)), ALPHA_DIGITS)
+        c = as_written(c, small_digits(c))
         fig.add_scatter(x=ks, y=[theory.expected_speedup(a, k, c, one_pass) for k in ks], mode="lines",
                         name=_("{label}<br>at the mean α = {alpha}, c = {c}", label=paper_label(proposer),
-                               alpha=number(a), c=small_number(c)), line=dict(color=SKY_BLUE))
+                               alpha=number(a, ALPHA_DIGITS), c=small_number(c)), line=dict(color=SKY_BLUE))
         measured = [k for k in ks if k < len(result.costs["verify"])]  # no extrapolation beyond the verify curve
         fig.add_scatter(x=measured, y=[theory.speedup_with_verify_cost(a, k, c, result.verify_ratio(k), one_pass)
                                        for k in measured], mode="lines",

@@ -1000,3 +1000,33 @@ def test_a_greedy_runs_p_of_1_is_a_point_mass_in_the_tree_and_the_output_hovers(
     warm = run(RunSpec(pair="toy", proposer="draft", prompt="the cat", chat=False, k=3, tree_nodes=6, tree_width=2,
                        max_new_tokens=12, temperature=1.0, seed=2))
     assert not warm.greedy
+
+
+def test_a_tree_step_with_copies_that_kept_nothing_says_no_copied_token_was_kept_either():
+    """Read 53: a live toy run's tree step (6 nodes plus 3 tokens copied from the context, every root child
+    rejected) read "accepted no draft token" over the title "accepted path: no node kept", which left open whether a
+    copied token (no draft, no node) was kept; the KV note of the same step already said "no drafted or copied token
+    was accepted"."""
+    from specviz.engine.trace import Decision
+    from specviz.ui.common.step_view import step_headline
+
+    step = copied_tree_step()
+    for node in step.tree.nodes:
+        node.status = "rejected" if node.parent == ROOT else "not_reached"
+    step.tree.path = []
+    step.decisions = [Decision(0, 1, "a", 0.0, 0.5, 0.0, 0.0, 0.9, False, True)]
+    step.emitted = [EmittedToken(7, "g", TokenKind.RECOVERED)]
+    said = {"en": ("2 tokens copied from the context, accepted no drafted or copied token, then 1 recovered",
+                   "accepted path: no drafted or copied token kept, then"),
+            "pt": ("2 tokens copiados do contexto, não aceitou nenhum token rascunhado nem copiado, depois",
+                   "nenhum token rascunhado ou copiado mantido")}
+    for lang, (headline, title) in said.items():
+        with using(lang):
+            assert headline in step_headline(step), step_headline(step)
+            assert title in tree_title(step), tree_title(step)
+    plain = evil_tree_step()  # a tree with no lookup branch keeps its words: its nodes are all it drafted
+    plain.decisions = [Decision(0, 1, "", 0.0, 0.5, 0.0, 0.0, 0.9, False, True)]
+    plain.emitted = [EmittedToken(4, "b", TokenKind.RECOVERED)]
+    plain.tree.path = []
+    assert "accepted no draft token" in step_headline(plain)
+    assert "accepted path: no node kept" in tree_title(plain)

@@ -109,6 +109,8 @@ TEXT = {
                          "pass."),
     "tree_bonus": N_("Drafted a tree of {nodes}, {path}, then 1 bonus token ★: {new} for one target forward pass."),
     "no_path": N_("accepted no draft token"),
+    # read 53: "6 nodes plus 3 tokens copied from the context, accepted no draft token" left the copies unsaid
+    "no_path_copied": N_("accepted no drafted or copied token"),
     "residual": N_("norm(max(0, p − q)), the tokens the target wanted more than the draft did, rescaled to add up "
                    "to 1"),
     "medusa_chain": N_("**Medusa:** draft #1 is head 1's guess, draft #2 head 2's, and so on, all read from the "
@@ -146,7 +148,8 @@ def step_headline(step: Step, stop: str = "") -> str:
     if step.tree is not None:
         sentence = {TokenKind.RECOVERED: TEXT["tree_recovered"],
                     TokenKind.BONUS: TEXT["tree_bonus"]}.get(step.emitted[-1].kind, TEXT["tree_step"])
-        return _(sentence, nodes=tree_nodes_text(step), path=accepted_path_text(step.n_accepted), new=_count(n_new))
+        return _(sentence, nodes=tree_nodes_text(step), path=accepted_path_text(step.n_accepted, copied=copied),
+                 new=_count(n_new))
     sentence = {TokenKind.RECOVERED: TEXT["step_recovered"],
                 TokenKind.BONUS: TEXT["step_bonus"]}.get(step.emitted[-1].kind, TEXT["step"])
     return _(sentence, drafted=_tokens(step.n_drafted), accepted=accepted_count_text(step.n_accepted),
@@ -169,14 +172,17 @@ def accepted_count_text(accepted: int) -> str:
     return _(TEXT["accepted_count"], n=number(accepted, 0))
 
 
-def accepted_path_text(accepted: int) -> str:
-    """What a tree step kept, with its noun (read 46: "accepted a path of 0" named no unit and read as a path kept).
+def accepted_path_text(accepted: int, copied: int = 0) -> str:
+    """What a tree step kept, with its noun (read 46: "accepted a path of 0" named no unit and read as a path kept);
+    `copied`: the tokens its lookup branch copied, which a path that kept nothing did not keep either.
 
     >>> accepted_path_text(0), accepted_path_text(1), accepted_path_text(3)
     ('accepted no draft token', 'accepted a path of 1 token', 'accepted a path of 3 tokens')
+    >>> accepted_path_text(0, copied=3)
+    'accepted no drafted or copied token'
     """
     if accepted == 0:
-        return _(TEXT["no_path"])
+        return _(TEXT["no_path_copied" if copied else "no_path"])
     return ngettext("accepted a path of {n} token", "accepted a path of {n} tokens", accepted)
 
 

@@ -196,7 +196,8 @@ def tree_title(step: Step, plain: bool = False) -> str:
     if copied:
         nodes = _("{drafted} + {copied}", drafted=nodes,
                   copied=ngettext("{n} copied from the context", "{n} copied from the context", copied))
-    path = " → ".join(f"‘{token(record.nodes[j].text)}’" for j in record.path) or _("no node kept")
+    path = " → ".join(f"‘{token(record.nodes[j].text)}’" for j in record.path) or (
+        _("no drafted or copied token kept") if copied else _("no node kept"))  # read 53: a copy is no node
     last = step.emitted[-1] if step.emitted and step.emitted[-1].kind in (TokenKind.RECOVERED, TokenKind.BONUS) \
         else None
     then = _(", then {glyph} ‘{token}’", glyph=style(last.kind).glyph, token=token(last.text)) if last else ""

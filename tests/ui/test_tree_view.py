@@ -1030,3 +1030,42 @@ def test_a_tree_step_with_copies_that_kept_nothing_says_no_copied_token_was_kept
     plain.tree.path = []
     assert "accepted no draft token" in step_headline(plain)
     assert "accepted path: no node kept" in tree_title(plain)
+
+
+def test_the_mask_marks_copied_tokens_and_does_not_call_them_nodes():
+    """Read 53: a live toy tree with a lookup branch (6 nodes plus 3 copied tokens) drew its attention mask
+    with rows "#7 j", "#8 e", "#9 j" under "node being scored", unmarked, where the tree list beside it writes
+    "#7 ‘j’ ❐" and a copied token is no node (the glossary). Copies now carry ❐ in the mask's ticks and table,
+    and its heading and caption name both."""
+    from specviz.ui.common.tree_figures import COPIED_MARK
+    from specviz.ui.common.tree_view import TEXT as TREE_TEXT
+
+    step = copied_tree_step()
+    table = mask_table(step.tree)
+    assert table.columns[0] == "node or copied token being scored"
+    assert table.iloc[:, 0].tolist() == ["root", "#1 a", "#2 c", f"#3 e {COPIED_MARK}", f"#4 f {COPIED_MARK}"]
+    figure = mask_figure(step.tree).layout
+    assert list(figure.xaxis.ticktext)[3:] == [f"#3 e {COPIED_MARK}", f"#4 f {COPIED_MARK}"]
+    assert figure.yaxis.title.text == "node or copied token being scored"
+    with using("pt"):
+        assert mask_table(step.tree).columns[0] == "nó ou token copiado sendo avaliado"
+    assert "node or copied token being scored" in TREE_TEXT["read_mask_copied"]
+    plain = evil_tree_step()  # no lookup branch: every row is a drafted node, named as before
+    assert mask_table(plain.tree).columns[0] == "node being scored"
+    assert not any(COPIED_MARK in name for name in mask_table(plain.tree).iloc[:, 0])
+
+
+def test_a_tree_with_copies_is_read_with_the_masks_copied_caption():
+    """The rendered step's mask caption names copied tokens where the tree has them (read 53)."""
+
+    def script():
+        from specviz.ui.common.tree_view import render_tree
+        from test_tree_view import copied_tree_step
+
+        render_tree(copied_tree_step(), key="t")
+
+    at = AppTest.from_function(script, default_timeout=30)
+    at.run()
+    assert not at.exception
+    captions = [c.value for c in at.caption]
+    assert any(c.startswith("**How to read the mask:** row = the node or copied token being scored") for c in captions)

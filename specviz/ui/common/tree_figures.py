@@ -209,7 +209,15 @@ def _token(text: str) -> str:
 
 
 def _node_names(record: TreeRecord) -> list[str]:
-    return [_("root")] + [f"#{j + 1} {plot_text(n.text, limit=6)}" for j, n in enumerate(record.nodes)]
+    """The mask's row and column names: root, then "#1 a", with a copied token marked as the tree list marks it
+    ("#7 j ❐"; read 53: the mask named copied tokens as if they were drafted nodes)."""
+    return [_("root")] + [f"#{j + 1} {plot_text(n.text, limit=6)}" + (f" {COPIED_MARK}" if n.copied else "")
+                          for j, n in enumerate(record.nodes)]
+
+
+def scored_title(record: TreeRecord) -> str:
+    """The mask's row heading: a copied token is no node (the glossary), so a tree with copies names both."""
+    return _("node or copied token being scored") if any(n.copied for n in record.nodes) else _("node being scored")
 
 
 def mask_table(record: TreeRecord) -> pd.DataFrame:
@@ -219,7 +227,7 @@ def mask_table(record: TreeRecord) -> pd.DataFrame:
     names = table_text(_node_names(record))  # plain text: the table escapes it (read 46: "&lt;" twice escaped)
     seen, hidden = _("attends"), _("masked")
     rows = attention_rows(record)
-    return pd.DataFrame({_("node being scored"): names,
+    return pd.DataFrame({scored_title(record): names,
                          **{name: [seen if row[j] else hidden for row in rows] for j, name in enumerate(names)}})
 
 
@@ -240,7 +248,7 @@ def mask_figure(record: TreeRecord) -> go.Figure:
     fig.update_layout(**_LAYOUT, height=int(min(520, 190 + 18 * size)), margin=dict(l=10, r=10, t=50, b=10),
                       title=dict(text=_("Tree attention mask"), font=dict(size=16)), plot_bgcolor="#D0D0D0",
                       xaxis=dict(**ticks, tickangle=-60, title=_("may read →"), constrain="domain"),
-                      yaxis=dict(**ticks, autorange="reversed", title=_("node being scored"), scaleanchor="x",
+                      yaxis=dict(**ticks, autorange="reversed", title=scored_title(record), scaleanchor="x",
                                  constrain="domain"))
     return fig
 

@@ -29,6 +29,10 @@ TEXT = {
     "read_mask": N_("**How to read the mask:** row = the node being scored, filled column = a node it may read: the "
                     "root, its own ancestors and itself, never a sibling or another branch, so one target forward "
                     "scores every branch as if it were alone."),
+    # read 53: with a lookup branch, the mask's rows are copied tokens too (a copied token is no node)
+    "read_mask_copied": N_("**How to read the mask:** row = the node or copied token being scored, filled column = "
+                           "one it may read: the root, its own ancestors and itself, never a sibling or another "
+                           "branch, so one target forward scores every branch as if it were alone."),
     # read 51: a copy whose first token a drafted node already held hung its ❐ nodes below that node, unexplained;
     # read 52: "❐ nodes" called the copies nodes, where a node is a drafted token (the glossary: never a node)
     "copied": N_("**{mark} Copied from the context:** the tree's lookup branch, the tokens that followed the last "
@@ -71,4 +75,5 @@ def render_tree(step: Step, *, key: str, greedy: bool = False) -> None:
         tree_col.html(copied_legend())  # ❐ in a chip with its full label: alone it looked like a missing glyph
         tree_col.caption(_(TEXT["copied"], mark=COPIED_MARK))
     show(mask_figure(step.tree), f"{key}_mask_{step.index}", mask_col, table=mask_table(step.tree))
-    mask_col.caption(_(TEXT["read_mask"]))
+    copied = any(node.copied for node in step.tree.nodes)
+    mask_col.caption(_(TEXT["read_mask_copied" if copied else "read_mask"]))

@@ -220,10 +220,14 @@ def as_typed(value: object) -> str | None:
 def finite_float(text: str) -> float:
     """argparse's type for a number flag whose range a later check states in the reader's language (`generate
     --temperature`, `bench --threshold`): what float() reads as inf or nan is argparse's one-line error quoting what
-    was typed. Read 46: `--temperature 1e400` was refused "(got inf)", a number the user never typed.
+    was typed. Read 46: `--temperature 1e400` was refused "(got inf)", a number the user never typed. A number
+    too close to 0 for a float reads as 0 and keeps what was typed, so the range check refuses it rather than run
+    greedy (`runspec.check_named`, the bench's `BenchConfig.check`; read 53); a 0 written 0e-400 is 0.
 
-    >>> finite_float("0.7"), finite_float("1e-400"), finite_float("1e9").typed
-    (0.7, 0.0, '1e9')
+    >>> finite_float("0.7"), finite_float("1e9").typed
+    (0.7, '1e9')
+    >>> finite_float("1e-400"), finite_float("1e-400").typed, finite_float("0e-400").typed
+    (0.0, '1e-400', '0e-400')
     >>> for text in ("1e400", "-1e400", "nan", "-inf"):
     ...     try:
     ...         finite_float(text)

@@ -300,12 +300,25 @@ def check_named(values: Mapping[str, Any], names: Mapping[str, str]) -> None:
     Traceback (most recent call last):
     ...
     ValueError: --tree-nodes must be a whole number from 0 to 64 (got 99).
+
+    A number a flag read as typed (`limits.finite_float`) that a float reads as 0 is refused as a link's is
+    (`setting_refusal`; read 53: `generate --temperature 1e-400` ran greedy without a word); 0e-400 is 0.
+
+    >>> from specviz.engine.limits import finite_float
+    >>> check_named({"temperature": finite_float("1e-400")}, {"temperature": "--temperature"})
+    Traceback (most recent call last):
+    ...
+    ValueError: --temperature must not be so close to 0 that it reads as 0 (got 1e-400).
+    >>> check_named({"temperature": finite_float("0e-400")}, {"temperature": "--temperature"})
     """
     own_names = registry.setting_names()
     for name, value in values.items():
         if value is None or name in own_names and value == registry.setting(name).unset:
             continue
         setting = setting_of(name)
+        if as_typed(value) is not None and setting.accepts(value) and urlvalues.reads_as_zero(as_typed(value)):
+            raise ValueError(_("{name} must not be so close to 0 that it reads as 0 (got {value}).",
+                               name=names.get(name, name), value=typed(as_typed(value))))
         if not setting.accepts(value):
             raise ValueError(_must(names.get(name, name), setting.rule(), value, setting.whole))
 

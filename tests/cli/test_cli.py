@@ -937,6 +937,32 @@ def test_a_refused_number_flag_is_quoted_as_typed(args, said):
     assert out.returncode == 2 and said in out.stderr, out.stderr
 
 
+@pytest.mark.parametrize("args, said", [
+    (["generate", "--prompt", "hi", "--temperature", "1e-400"],
+     "--temperature must not be so close to 0 that it reads as 0 (got 1e-400)."),
+    (["compare", "--lang", "pt", "--prompt", "hi", "--temperature=-1E-999"],
+     "--temperature não pode ser tão próximo de 0 que seja lido como 0 (recebido: \u22121E-999)."),
+    (["bench", "--temperatures", "0.7,1e-400"], "--temperatures must not be so close to 0 that it reads as 0 "
+                                                "(got 1e-400)."),
+    (["bench", "--policies", "heuristic", "--policy-temperatures", "1e-330"],
+     "--policy-temperatures must not be so close to 0 that it reads as 0 (got 1e-330)."),
+    (["bench", "--policies", "threshold", "--threshold", "1e-400"],
+     "--threshold must not be so close to 0 that it reads as 0 (got 1e-400).")])
+def test_a_number_typed_non_zero_that_reads_as_0_is_refused_not_run_greedy(args, said):
+    """Read 53: `generate --temperature 1e-400` ran greedy without a word (a float reads 1e-400 as 0), and the
+    bench timed T = 0 for `--temperatures 1e-400`; a link's temperature=1e-400 was already refused in these words
+    (`runspec.setting_refusal`). One line, exit code 2, before any model loads."""
+    out = cli(args[0], "--pair", "toy", *args[1:])
+    lines = [line for line in out.stderr.splitlines() if line.strip()]
+    assert out.returncode == 2 and len(lines) == 1 and said in lines[0], out.stderr
+
+
+def test_a_zero_written_with_an_exponent_still_runs_greedy():
+    """0e-400 is 0 as typed: it runs, greedy, as `--temperature 0` does (only a non-zero digit is refused)."""
+    out = cli("generate", "--pair", "toy", "--prompt", "hi", "--max-new-tokens", "2", "--temperature", "0e-400")
+    assert out.returncode == 0 and "must not be so close to 0" not in out.stderr, out.stderr
+
+
 @pytest.mark.parametrize("args", [["generate", "--k", "abc"], ["generate", "--proposer", "hydra"], ["generat"],
                                   ["compare", "--temperature", "warm"], ["generate", "--no-such-flag"]])
 def test_a_flag_argparse_cannot_read_is_one_line_without_the_usage_block(args):

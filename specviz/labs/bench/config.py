@@ -17,12 +17,13 @@ from pathlib import Path
 
 from specviz.core.i18n import with_minus
 from specviz.core.paths import BENCHMARKS_DIR, PROMPTS_DIR
-from specviz.core.text import shortened
+from specviz.core.text import shortened, typed
+from specviz.core.urlvalues import reads_as_zero
 from specviz.core.yamlfiles import read_yaml
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, REPEATS_RANGE, SEED_RANGE,
                                    TEMPERATURE_RANGE, TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE,
-                                   check_threads, is_whole, whole_arg)
+                                   as_typed, check_threads, is_whole, whole_arg)
 from specviz.engine.proposers import registry
 from specviz.runs.runspec import float_text
 
@@ -168,6 +169,12 @@ class BenchConfig:
     def check(self, proposer_later: bool = False) -> None:
         """Every setting, each refused in one sentence. `proposer_later`: no proposer is given yet because the pair's
         own is known only once it loads, so an empty `proposers` is not refused (the CLI checks before loading)."""
+        # before `_plain_numbers`, which makes a number a flag read as typed (`limits.TypedFloat`) a plain float
+        typed_numbers = {"--temperatures": self.temperatures, "--policy-temperatures": self.policy_temperatures or [],
+                         "--threshold": [self.threshold]}
+        for flag, values in typed_numbers.items():
+            for value in values:
+                _not_read_as_zero(flag, value)
         self._plain_numbers()
         for name in self.proposers:
             if name not in registry.names():
@@ -330,6 +337,22 @@ def _whole(value, lo: int, hi: int) -> bool:
 def _shape(value) -> DraftShape:
     """A DraftShape from itself or from its dict (a config read back from results.json)."""
     return value if isinstance(value, DraftShape) else DraftShape.of(value)
+
+
+def _not_read_as_zero(flag: str, value: object) -> None:
+    """Refuse a number typed non-zero that a float reads as 0 (`limits.finite_float` keeps what was typed), in
+    the words a link's refusal uses (read 53: `--temperatures 1e-400` timed greedy decoding without a word).
+
+    >>> from specviz.engine.limits import finite_float
+    >>> _not_read_as_zero("--temperatures", finite_float("0e-400"))
+    >>> _not_read_as_zero("--temperatures", finite_float("1e-400"))
+    Traceback (most recent call last):
+    ...
+    ValueError: --temperatures must not be so close to 0 that it reads as 0 (got 1e-400).
+    """
+    written = as_typed(value)
+    if written is not None and reads_as_zero(written):
+        raise ValueError(f"{flag} must not be so close to 0 that it reads as 0 (got {typed(written)}).")
 
 
 def _typed(value: object) -> str:

@@ -145,6 +145,9 @@ SETTING_VALUE = (lambda v: v is None or isinstance(v, (bool, int, str)) and len(
 TOP_P = ((lambda v: PROB[0](v) and v > 0), _words(N_("a number above 0, at most 1")))
 TEMPERATURE = ((lambda v: not isinstance(v, bool) and isinstance(v, (int, float)) and 0 <= v < math.inf),
                _words(N_("a finite number, 0 or more")))
+# The heuristic policy's steps, whole numbers 0 or more as `policies.Heuristic` takes them (read 53: decode() records
+# them, and "heuristic_grow": -3 or 2.5 loaded as written, though no run could have had them)
+HEURISTIC_STEP = ((lambda v: is_whole(v) and v >= 0), _words(N_("a whole number, 0 or more")))
 # The settings the engine writes (GenerationSettings, DraftShape.tree_settings, the proposer's name), with the types and
 # ranges it checks before a run: a page reads them back as numbers ("k": "abc" would be a traceback, not a sentence).
 # Any other key (a proposer's own setting) keeps SETTING_VALUE.
@@ -153,7 +156,7 @@ SETTINGS = {
     "top_p": TOP_P, "seed": _whole(0, MAX_SEED), "k": _optional(_whole(*K_RANGE)),
     "tree_nodes": _whole(*TREE_NODES_RANGE), "tree_width": _whole(*TREE_WIDTH_RANGE),
     "tree_lookup": _whole(*TREE_LOOKUP_RANGE), "proposer": _text(MAX_NAME), "policy": _one_of(POLICIES),
-    "threshold": PROB,
+    "threshold": PROB, "heuristic_grow": HEURISTIC_STEP, "heuristic_shrink": HEURISTIC_STEP,
 }
 # What the engine writes in meta (`specviz.runs.running.run`, `make_traces`), which pages show as text, test as true or
 # false, or count with: read 53 found `"proposer": true` and `"clock": NaN` loaded as written. A key not here (one an

@@ -957,3 +957,24 @@ def test_a_first_childs_p_prime_and_q_prime_are_its_own_p_and_q(lang, data, says
     assert (second.target_prob_used, second.draft_prob_used) == (0.2, 0.8)
     assert "its own `target_prob` and `draft_prob` where it is the first child tried below a node" in _library()
     assert "`draft_prob_used` is 1 for a point mass (a copied token, or a child not drawn from q)" in _library()
+
+
+@pytest.mark.parametrize("lang, value, says", [
+    ("en", -3, "This trace is damaged: settings['heuristic_grow'] must be a whole number, 0 or more (got −3)."),
+    ("en", 2.5, "This trace is damaged: settings['heuristic_grow'] must be a whole number, 0 or more (got 2.5)."),
+    ("pt", "2", "Este traço está danificado: settings['heuristic_grow'] deve ser um número inteiro, 0 ou mais "
+                "(recebido: '2')."),
+    ("en", True, "This trace is damaged: settings['heuristic_shrink'] must be a whole number, 0 or more (got true)."),
+])
+def test_the_heuristic_policys_steps_are_whole_numbers_0_or_more(lang, value, says):
+    """Read 53: decode() records the heuristic policy's grow and shrink steps, and the schema let any number, text or
+    true/false through ("heuristic_grow": -3 loaded, a run no Heuristic(...) could have made). They take what
+    `policies.Heuristic` takes; an engine-written heuristic trace still loads."""
+    from specviz.runs.running import run
+    from specviz.runs.runspec import RunSpec
+
+    name = "heuristic_shrink" if isinstance(value, bool) else "heuristic_grow"
+    assert refusal(mutated(lambda d: d["settings"].update({"policy": "heuristic", name: value})), lang) == says
+    written = run(RunSpec(pair="toy", policy="heuristic", k=4, temperature=1.0, seed=0, max_new_tokens=8))
+    loaded = Trace.from_json(written.to_json())
+    assert (loaded.settings["heuristic_grow"], loaded.settings["heuristic_shrink"]) == (2, 1)

@@ -1989,3 +1989,30 @@ def test_a_heuristic_traces_metric_and_caption_give_the_k_its_steps_drafted(lang
                               f"The formula with α = 0.864 predicts a mean accepted length of {low} at K = 1 and "
                               f"{high} at K = 6, the fewest and the most")
     assert "K = 4" not in caption and "fewer than K" not in caption and "menos que K" not in caption
+
+
+@pytest.mark.parametrize("lang, said, hover", [
+    ("en", "Its policy moved K step to step: the star sits at its K setting, 4, while its steps drafted 1 to 6 "
+           "tokens", "trace: α estimate = %{x:.3f}, K setting = %{y} (its steps drafted 1 to 6)"),
+    ("pt", "Sua política mudou o K passo a passo: a estrela fica no seu K definido, 4, enquanto seus passos "
+           "rascunharam de 1 a 6 tokens", "traço: estimativa de α = %{x:.3f}; K definido = %{y} (seus passos "
+                                          "rascunharam de 1 a 6)")])
+def test_the_heatmap_star_of_a_heuristic_trace_says_it_sits_at_the_k_setting(lang, said, hover):
+    """Read 53: a heuristic run's star sat at its K setting (4) and the caption said "at its α estimate and K",
+    though its steps drafted 1 to 6 (`timeline.drafted_k_range`): the caption and the hover now say the star is at
+    the K setting and give the range its steps drafted; a constant-K trace's star keeps "K"."""
+    from specviz.runs.running import run
+    from specviz.runs.runspec import RunSpec
+
+    trace = run(RunSpec(pair="toy", policy="heuristic", k=4, temperature=1.0, seed=0, max_new_tokens=40))
+    point = theory_points.trace_point(trace)
+    assert point.k == 4 and point.k_range == (1, 6)
+    with using(lang):
+        caption = theory_view.heatmap_caption(0.05, False, trace=point)
+        star = theory_view.heatmap_figure(0.05, 0.8, 4, [], point).data[-1]
+    assert said in caption and star.y[0] == 4
+    assert star.hovertemplate == hover + "<extra></extra>"
+    constant = run(RunSpec(pair="toy", k=4, temperature=1.0, seed=0, max_new_tokens=12))
+    with using(lang):
+        assert said not in theory_view.heatmap_caption(0.05, False, trace=theory_points.trace_point(
+            constant))

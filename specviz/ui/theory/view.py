@@ -55,6 +55,11 @@ TEXT = {
                         "c: a trace measures no c of its own (its timings give at most about c / v, under Measured "
                         "runs), so the colour under the star is what its α and K would give at the slider's c, not "
                         "its measured speed."),
+    # read 53: a heuristic or optimal run's star sat at its K setting, called "its K", though its steps drafted a
+    # range of K (`timeline.drafted_k_range`)
+    "heatmap_trace_k_range": N_("Its policy moved K step to step: the star sits at its K setting, {k}, while its "
+                                "steps drafted {low} to {high} tokens, so the formula's K drafts every step does "
+                                "not describe it."),
     "heatmap_trace_one_pass": N_("Its proposer drafts a whole step in one pass, which costs c per step, so the map's "
                                  "K·c does not hold for the star either."),
     "temperature": N_("**Why the α estimate changes between T = 0 and T = 0.7.** α, the average of Σ min(p, q), is "
@@ -157,7 +162,13 @@ def heatmap_caption(c: float, with_points: bool, one_pass: bool = False, trace: 
             *(["heatmap_points"] if with_points else []), *(["heatmap_one_pass"] if with_points and one_pass else []),
             *(["heatmap_trace"] if trace is not None else []),
             *(["heatmap_trace_one_pass"] if trace is not None and trace.one_pass else [])]
-    return " ".join([*(_(TEXT[key]) for key in keys), heatmap_table_note()])
+    moved = [] if trace is None or trace.k_range is None else [
+        _(TEXT["heatmap_trace_k_range"], k=number(trace.k, 0), low=number(trace.k_range[0], 0),
+          high=number(trace.k_range[1], 0))]
+    texts = [_(TEXT[key]) for key in keys]
+    if moved:  # after the star's own sentence, before the one-pass one
+        texts.insert(keys.index("heatmap_trace") + 1, moved[0])
+    return " ".join([*texts, heatmap_table_note()])
 
 
 def heatmap_table_note() -> str:
@@ -205,7 +216,11 @@ def heatmap_figure(c: float, alpha: float, k: int, points: list[MeasuredPoint] =
         fig.add_trace(go.Scatter(x=[trace.alpha], y=[trace.k], mode="markers", name=_("trace in this session"),
                                  marker=dict(symbol="star", size=16, color=VERMILLION,
                                              line=dict(width=1, color="white")),
-                                 hovertemplate=_("trace: α estimate = %{x:.3f}, K = %{y}") + "<extra></extra>"))
+                                 hovertemplate=(_("trace: α estimate = %{x:.3f}, K = %{y}") if trace.k_range is None
+                                                else _("trace: α estimate = %{x:.3f}, K setting = %{y}") + " "
+                                                + _("(its steps drafted {low} to {high})",
+                                                    low=number(trace.k_range[0], 0), high=number(trace.k_range[1], 0)))
+                                 + "<extra></extra>"))
     fig.update_layout(xaxis_title=_("α = E[Σ min(p, q)], the chance a draft is kept"),
                       yaxis_title=_("drafted tokens per step K"), height=460,
                       margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h", y=-0.2),

@@ -941,7 +941,7 @@ def test_a_refused_number_flag_is_quoted_as_typed(args, said):
     (["generate", "--prompt", "hi", "--temperature", "1e-400"],
      "--temperature must not be so close to 0 that it reads as 0 (got 1e-400)."),
     (["compare", "--lang", "pt", "--prompt", "hi", "--temperature=-1E-999"],
-     "--temperature não pode ser tão próximo de 0 que seja lido como 0 (recebido: \u22121E-999)."),
+     "--temperature não deve ser tão próximo de 0 que seja lido como 0 (recebido: \u22121E-999)."),
     (["bench", "--temperatures", "0.7,1e-400"], "--temperatures must not be so close to 0 that it reads as 0 "
                                                 "(got 1e-400)."),
     (["bench", "--policies", "heuristic", "--policy-temperatures", "1e-330"],

@@ -2214,10 +2214,14 @@ def test_the_speedup_vs_k_curve_follows_from_the_alpha_and_c_its_legend_writes(l
     from specviz.ui.common.charts import figure_table, table_cells
 
     comma = lang == "pt"
-    for path in results.result_files():
+    files = results.result_files()
+    assert len(files) >= 10, files  # every committed run
+    curves = 0
+    for path in files:
         result = results.load_result(path)
         for proposer in result.proposers():
             for t in result.temperatures():
+                curves += 1
                 with using(lang):
                     fig = charts.speedup_vs_k_figure(result, proposer, t)
                     cells = table_cells(figure_table(fig))
@@ -2235,3 +2239,4 @@ def test_the_speedup_vs_k_curve_follows_from_the_alpha_and_c_its_legend_writes(l
                     plain = cell.replace(",", ".") if comma else cell
                     digits = len(plain.split(".")[1]) if "." in plain else 0
                     assert float(plain) == as_written(w, digits), (path, proposer, t, cell, w)
+    assert curves >= 20, curves

@@ -202,6 +202,7 @@ def test_a_guess_for_a_tree_step_is_not_scored():
     assert [r.step for r in score.results] == [1] and score.ignored == (0,)
 
 
+@pytest.mark.slow  # a random sweep of 6.6 s (read 53): make test runs it, make check stays under a minute
 def test_the_shown_u_and_the_shown_ratio_give_the_verdict_too():
     """_shown_numbers chose digits so that u against min(1, p/q) of the shown p and q gave the verdict, but showed
     the ratio rounded too: p = 0.2643, q = 0.5899, u = 0.4429 (accepted) read "u = 0.44 < 0.44" (29th read)."""

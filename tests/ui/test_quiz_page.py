@@ -307,6 +307,7 @@ def test_live_questions_from_an_uploaded_trace(at):
     assert "not valid JSON" in at.error[0].value
 
 
+@pytest.mark.slow  # runs the CLI in a subprocess (5 s): make test runs it, make check stays under a minute
 def test_the_trace_upload_names_both_sources_and_a_command_line_trace_loads(at, tmp_path):
     """Read 52: the label said "a JSON trace saved from the Playground", leaving out `specviz generate --json`, whose
     traces load too."""

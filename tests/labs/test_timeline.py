@@ -865,9 +865,9 @@ def test_a_threshold_of_0_is_recorded_and_not_said_to_stop_drafting(toy, lang):
     said = {"en": ("the threshold policy's threshold is 0, which no top probability falls below, so it never stops "
                    "drafting early", "threshold policy: threshold 0, which no top probability falls below, so it "
                    "stops no step early", "changes from step to step"),
-            "pt": ("o limiar da política threshold é 0, e nenhuma probabilidade cai abaixo de 0, então ela nunca para "
-                   "de rascunhar mais cedo", "política threshold: limiar 0, e nenhuma probabilidade cai abaixo de 0, "
-                   "então ela não encerra nenhum passo mais cedo", "muda de passo a passo")}[lang]
+            "pt": ("o limiar da política threshold é 0, abaixo do qual nenhuma maior probabilidade cai, então ela "
+                   "nunca para de rascunhar mais cedo", "política threshold: limiar 0, abaixo do qual nenhuma maior "
+                   "probabilidade cai, então ela não encerra nenhum passo mais cedo", "muda de passo a passo")}[lang]
     with using(lang):
         reasons, line = timeline.run_short_step_reasons(again), settings_line(again)
     assert said[0] in reasons and said[1] in line

@@ -328,6 +328,31 @@ def test_pin_guard_locks_a_client_across_reloads_and_doubles_the_wait():
     assert guard.wait("203.0.113.7") == 0
 
 
+def test_the_docs_say_a_pin_count_is_forgotten_after_six_hours_as_the_guard_forgets_it():
+    """Read 53 left (read 54): PinGuard forgets a browser's, a device's and the server's count FORGET_AFTER (6 h) after
+    its last miss, which docs/classroom.md never said: it told only of restarting the app."""
+    from pathlib import Path
+
+    doc = " ".join((Path(__file__).resolve().parents[2] / "docs" / "classroom.md").read_text(encoding="utf-8").split())
+    hours = PinGuard.FORGET_AFTER / 3600
+    assert hours == 6 and f"A count is also forgotten {hours:.0f} hours after its last miss" in doc
+    assert "whose 20 misses then no longer pace fresh browsers" in doc and PinGuard.OVERALL_FREE == 20
+    clock = FakeClock()
+    guard = PinGuard(clock=clock)
+    for i in range(PinGuard.OVERALL_FREE):  # the server's count reaches 20: fresh browsers are paced
+        guard.attempt(f"10.0.0.{i}", WRONG, RIGHT)
+    for _ in range(PinGuard.CLIENT_FREE - 1):  # one browser one miss short of its lock
+        clock.now += guard.wait("b", session="tab")
+        guard.attempt("b", WRONG, RIGHT, session="tab")
+    clock.now += PinGuard.FORGET_AFTER - 1
+    assert guard.wait("fresh") == 0 and guard.attempt("fresh", WRONG, RIGHT) is False  # still counted, paced
+    assert guard.wait("fresh-2") > 0
+    clock.now += PinGuard.FORGET_AFTER  # 6 h after every miss: nothing is counted any more
+    assert guard.wait("fresh-3") == 0 and guard.attempt("fresh-3", WRONG, RIGHT) is False
+    assert guard.wait("fresh-4") == 0  # the server's count starts again at 1: no pace
+    assert guard.attempt("b", WRONG, RIGHT, session="tab") is False and guard.wait("b", session="tab") == 0
+
+
 def test_pin_guard_waits_are_capped():
     clock = FakeClock()
     guard = PinGuard(clock=clock)

@@ -355,6 +355,32 @@ def test_exports_hold_both_rounds(store):
     assert data["mastery"][0]["round_2"] == {"correct": 2, "answered": 2, "pushes": 1}
 
 
+def test_the_classroom_doc_says_how_the_screens_and_the_exports_write_times(store):
+    """Read 53 left (read 54): the screens write "2026-12-07 18:53 UTC", the exports "2026-12-07T18:53:09Z", and
+    docs/classroom.md said neither. It now gives both forms, each as `utc_clock` and `utc_stamp` write one instant,
+    and names the export fields that hold them, each of which the exports write."""
+    import calendar
+    import time
+
+    from specviz.teach.classroom import utc_clock, utc_stamp
+
+    at = calendar.timegm(time.strptime("2026-12-07 18:53:09", "%Y-%m-%d %H:%M:%S"))
+    doc = " ".join((Path(__file__).parents[2] / "docs" / "classroom.md").read_text(encoding="utf-8").split())
+    assert f'UTC with the date, to the minute ("ended {utc_clock(at)} UTC";' in doc
+    assert f'"last answer (UTC)" to the second, "{utc_clock(at, seconds=True)}")' in doc
+    assert f'ISO 8601 with a Z, to the second ("{utc_stamp(at)}": the CSV\'s `answered_at_utc`, the JSON\'s ' \
+           "`created_at`, `ended_at`, `pushed_at` and each answer's `answered_at`)" in doc
+    session, (ana, *_) = _session(store)
+    push = store.push(session.code, SINGLE)
+    store.answer(ana.token, push.id, 1, SINGLE.answer)
+    store.close_session(session.code)
+    data = json.loads(store.export_json(store.session(session.code)))
+    answer = data["pushes"][0]["rounds"]["1"]["answers"][0]
+    stamps = [data["created_at"], data["ended_at"], data["pushes"][0]["pushed_at"], answer["answered_at"],
+              next(csv.DictReader(io.StringIO(store.export_csv(store.session(session.code)))))["answered_at_utc"]]
+    assert all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", t) for t in stamps), stamps
+
+
 @pytest.mark.parametrize("many", [False, True])  # a bar per value, and ranges with "far" bars
 def test_the_json_export_writes_plain_numbers_and_when_the_session_ended(store, many):
     """Read 49: the JSON export wrote a numeric distribution's labels in the reader's way ("1.000.000.000" and "−3"

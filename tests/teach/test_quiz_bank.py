@@ -261,9 +261,29 @@ def test_a_question_without_id_is_named_by_number(tmp_path):
 def test_duplicate_ids_are_refused_within_and_across_files(tmp_path):
     with pytest.raises(QuizBankError, match="question 'mine-1': that id is already used"):
         load_bank([_write(tmp_path, [GOOD, GOOD])])
-    clash = {**GOOD, "id": "ar-prob-1"}
-    with pytest.raises(QuizBankError, match=r"'mine.yaml', question 'ar-prob-1'.*already used in '02_rule.yaml'"):
-        load_bank([BANK_DIR, _write(tmp_path, [clash], "mine.yaml")])
+    with pytest.raises(QuizBankError, match=r"'theirs.yaml', question 'mine-1'.*already used in 'mine.yaml'\.$"):
+        load_bank([_write(tmp_path, [GOOD], "mine.yaml"), _write(tmp_path, [GOOD], "theirs.yaml")])
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "Quiz file 'mine.yaml', question 'ar-prob-1': that id is already used by one of the app's built-in "
+           "questions; give your question another id."),
+    ("pt", "Arquivo de quiz 'mine.yaml', pergunta 'ar-prob-1': esse id já é usado por uma das perguntas que vêm com "
+           "o app; dê outro id à sua pergunta.")])
+def test_an_id_that_clashes_with_a_built_in_question_is_said_in_the_teachers_terms(tmp_path, lang, said):
+    """Read 53 left (read 54): a teacher's file reusing a bundled question's id was refused with "that id is already
+    used in '02_rule.yaml'" (pt: 'pt/02_rule.yaml'), a file of the app's the teacher does not have. Now the refusal
+    says it clashes with one of the app's built-in questions, from SPECVIZ_QUIZ_PATHS and from an upload alike."""
+    from specviz.core.i18n import using
+    from specviz.teach.quiz import merge_banks
+
+    clash = _write(tmp_path, [{**GOOD, "id": "ar-prob-1"}], "mine.yaml")
+    with using(lang):
+        with pytest.raises(QuizBankError) as extra:
+            load_bank([BANK_DIR, clash], lang=lang)
+        with pytest.raises(QuizBankError) as upload:
+            merge_banks([load_bank(lang=lang), parse_bank(clash.read_bytes(), "mine.yaml")])
+    assert str(extra.value) == str(upload.value) == said and "02_rule" not in said
 
 
 def test_a_file_without_questions_or_missing_is_refused(tmp_path):

@@ -15,6 +15,7 @@ result is a `Bank` or one `QuizBankError` sentence.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
@@ -125,11 +126,41 @@ def merge_banks(banks: Sequence[Bank]) -> Bank:
     for bank in banks:  # every parsed file carries the built-in labels: restating one keeps an earlier file's
         concepts.update({c: label for c, label in bank.concepts.items() if CONCEPTS.get(c) != label})
         for q in bank.questions:
+            if q.id in seen and built_in(seen[q.id]):  # read 54: it named '02_rule.yaml', a file of the app's
+                raise QuizBankError(_("Quiz file '{source}', question '{id}': that id is already used by one of the "
+                                      "app's built-in questions; give your question another id.",
+                                      source=q.source, id=q.id))
             if q.id in seen:
                 raise QuizBankError(_("Quiz file '{source}', question '{id}': that id is already used in '{other}'.",
                                       source=q.source, id=q.id, other=seen[q.id].source))
             seen[q.id] = q
     return Bank(tuple(seen.values()), concepts)
+
+
+def built_in(question: Question) -> bool:
+    """Whether `question` is one of the app's own: read from a bundled file (`assets/quiz/NAME.yaml`, or its
+    translation `assets/quiz/LANG/NAME.yaml`), under an id of that file. A teacher never sees those files, so a clash
+    with one is said in the teacher's terms, not by a file name the teacher does not have.
+
+    >>> built_in(load_bank().by_id()["ar-prob-1"]), built_in(load_bank(lang="pt").by_id()["ar-prob-1"])
+    (True, True)
+    """
+    return question.source in _bundled_sources() and question.id in _bundled_ids()
+
+
+@functools.cache
+def _bundled_sources() -> frozenset[str]:
+    """The names the bundled files' questions carry as their `source`: "NAME.yaml", and "LANG/NAME.yaml" for a
+    translation."""
+    names = {p.name for p in BANK_DIR.glob("*.y*ml")}
+    return frozenset(names | {f"{d.name}/{n}" for d in BANK_DIR.iterdir() if d.is_dir() for n in names
+                              if (d / n).is_file()})
+
+
+@functools.cache
+def _bundled_ids() -> frozenset[str]:
+    """The bundled questions' ids (the same in every language)."""
+    return frozenset(q.id for path in sorted(BANK_DIR.glob("*.y*ml")) for q in parse_bank(_read(path), path.name))
 
 
 UPLOAD_NAME = N_("The file's name '{name}' contains a control character (such as a NUL, a line break or a "

@@ -1992,15 +1992,24 @@ def test_a_heuristic_traces_metric_and_caption_give_the_k_its_steps_drafted(lang
 
 
 @pytest.mark.parametrize("lang, said, hover", [
-    ("en", "Its policy moved K step to step: the star sits at its K setting, 4, while its steps drafted 1 to 6 "
-           "tokens", "trace: α estimate = %{x:.3f}, K setting = %{y} (its steps drafted 1 to 6)"),
-    ("pt", "Sua política mudou o K passo a passo: a estrela fica no seu K definido, 4, enquanto seus passos "
-           "rascunharam de 1 a 6 tokens", "traço: estimativa de α = %{x:.3f}; K definido = %{y} (seus passos "
-                                          "rascunharam de 1 a 6)")])
+    ("en", "The star is the trace in this session, at its α estimate and its K setting, 4, on this map for the "
+           "slider's c: a trace measures no c of its own (its timings give at most about c / v, under Measured runs), "
+           "so the colour under the star is what its α and that K setting would give at the slider's c, not its "
+           "measured speed. Its policy moved K step to step: its steps drafted 1 to 6 tokens, so the formula's K "
+           "drafts every step does not describe it.",
+     "trace: α estimate = %{x:.3f}, K setting = %{y} (its steps drafted 1 to 6)"),
+    ("pt", "A estrela é o traço desta sessão, na sua estimativa de α e no seu K definido, 4, neste mapa para o c do "
+           "controle: um traço não mede um c próprio (seus tempos dão no máximo cerca de c / v, em Execuções "
+           "medidas), então a cor sob a estrela é o que o seu α e esse K definido dariam com o c do controle, não a "
+           "sua velocidade medida. Sua política mudou o K passo a passo: seus passos rascunharam de 1 a 6 tokens; a "
+           "fórmula, com K rascunhos em todo passo, não a descreve.",
+     "traço: estimativa de α = %{x:.3f}; K definido = %{y} (seus passos rascunharam de 1 a 6)")])
 def test_the_heatmap_star_of_a_heuristic_trace_says_it_sits_at_the_k_setting(lang, said, hover):
     """Read 53: a heuristic run's star sat at its K setting (4) and the caption said "at its α estimate and K",
     though its steps drafted 1 to 6 (`timeline.drafted_k_range`): the caption and the hover now say the star is at
-    the K setting and give the range its steps drafted; a constant-K trace's star keeps "K"."""
+    the K setting and give the range its steps drafted; a constant-K trace's star keeps "K". Read 54: the caption's
+    first sentence on the star still said "at its α estimate and K" before the one that says the policy moved K: it
+    now names the K setting itself, and says "K" nowhere as if one K were drafted."""
     from specviz.runs.running import run
     from specviz.runs.runspec import RunSpec
 
@@ -2011,8 +2020,39 @@ def test_the_heatmap_star_of_a_heuristic_trace_says_it_sits_at_the_k_setting(lan
         caption = theory_view.heatmap_caption(0.05, False, trace=point)
         star = theory_view.heatmap_figure(0.05, 0.8, 4, [], point).data[-1]
     assert said in caption and star.y[0] == 4
+    assert "α estimate and K," not in caption and "estimativa de α e no seu K," not in caption
     assert star.hovertemplate == hover + "<extra></extra>"
     constant = run(RunSpec(pair="toy", k=4, temperature=1.0, seed=0, max_new_tokens=12))
     with using(lang):
         assert said not in theory_view.heatmap_caption(0.05, False, trace=theory_points.trace_point(
             constant))
+
+
+@pytest.mark.parametrize("lang, star, capped, hover", [
+    ("en", "The star is the trace in this session, at its α estimate and its K setting, 4, on this map",
+     "Its threshold policy stops a step's drafting early where the draft's own top probability falls below its "
+     "threshold, so its K setting is only the most a step may draft.",
+     "trace: α estimate = %{x:.3f}, K setting = %{y}<extra></extra>"),
+    ("pt", "A estrela é o traço desta sessão, na sua estimativa de α e no seu K definido, 4, neste mapa",
+     "A sua política threshold para de rascunhar um passo mais cedo onde a maior probabilidade do próprio rascunho "
+     "cai abaixo do seu limiar, então o seu K definido é só o máximo que um passo pode rascunhar.",
+     "traço: estimativa de α = %{x:.3f}; K definido = %{y}<extra></extra>")])
+def test_the_heatmap_star_of_a_threshold_trace_sits_at_the_k_setting_its_policy_caps(lang, star, capped, hover):
+    """Read 54: a threshold run at K = 4 whose steps drafted 0 or 1 token (its draft's top probability fell below
+    the threshold) had its star "at its α estimate and K": the caption and hover now name the K setting, the most a
+    step may draft; a constant-K trace keeps "at its α estimate and K"."""
+    from specviz.runs.running import run
+    from specviz.runs.runspec import RunSpec
+
+    trace = run(RunSpec(pair="toy", policy="threshold", k=4, temperature=1.0, seed=0, max_new_tokens=40))
+    assert max(s.n_drafted for s in trace.steps) == 1  # the setting, 4, is no K any step drafted
+    point = theory_points.trace_point(trace)
+    with using(lang):
+        caption = theory_view.heatmap_caption(0.05, False, trace=point)
+        mark = theory_view.heatmap_figure(0.05, 0.8, 4, [], point).data[-1]
+        constant = theory_view.heatmap_caption(0.05, False, trace=theory_points.trace_point(
+            run(RunSpec(pair="toy", k=4, temperature=1.0, seed=0, max_new_tokens=12))))
+    assert star in caption and capped in caption and mark.y[0] == 4 and mark.hovertemplate == hover
+    assert "α estimate and K," not in caption and "estimativa de α e no seu K," not in caption
+    assert star not in constant and capped not in constant
+    assert ("at its α estimate and K," if lang == "en" else "na sua estimativa de α e no seu K,") in constant

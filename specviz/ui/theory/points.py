@@ -175,6 +175,13 @@ class TracePoint:
     k_range: tuple[int, int] | None = None  # the fewest and the most tokens a step drafted, where its policy (the
     # heuristic or optimal one) moved K step to step (`timeline.drafted_k_range`): `k` is then only the setting, the
     # heuristic's first K or one the optimal policy ignores (read 53: the page said "K = 4" of steps drafting 1 to 6)
+    policy: str = "constant"  # its draft-length policy (`policies.POLICIES`): any but "constant" makes `k` a setting
+    # the policy caps (threshold), starts from (heuristic) or ignores (optimal), not the K of every step (read 54)
+
+    @property
+    def policy_k(self) -> bool:
+        """Whether a draft-length policy, not `k`, set how many tokens each step drafted: `k` is then its K setting."""
+        return self.policy != "constant"
 
     @property
     def tree_untested(self) -> float:
@@ -236,7 +243,7 @@ def trace_point(trace: Any) -> TracePoint:
     lookup = proposer in registry.names() and registry.get(proposer).timed_as == "lookup"
     return TracePoint(min(1.0, max(0.0, alpha)), trace.acceptance_rate, k, trace.mean_accepted_length, ratio, nodes,
                       depth, untested, len(statuses), copied, branched, short, len(trace.steps), lookup, one_pass,
-                      None if nodes else drafted_k_range(trace))
+                      None if nodes else drafted_k_range(trace), str(trace.settings.get("policy") or "constant"))
 
 
 @dataclass(frozen=True)

@@ -55,11 +55,19 @@ TEXT = {
                         "c: a trace measures no c of its own (its timings give at most about c / v, under Measured "
                         "runs), so the colour under the star is what its α and K would give at the slider's c, not "
                         "its measured speed."),
+    # read 54: a threshold, heuristic or optimal run's star sits at its K setting, which its policy only caps (the
+    # threshold), starts from (the heuristic) or ignores (the optimal one): "at its α estimate and K" named one K
+    "heatmap_trace_policy": N_("The star is the trace in this session, at its α estimate and its K setting, {k}, on "
+                               "this map for the slider's c: a trace measures no c of its own (its timings give at "
+                               "most about c / v, under Measured runs), so the colour under the star is what its α "
+                               "and that K setting would give at the slider's c, not its measured speed."),
     # read 53: a heuristic or optimal run's star sat at its K setting, called "its K", though its steps drafted a
     # range of K (`timeline.drafted_k_range`)
-    "heatmap_trace_k_range": N_("Its policy moved K step to step: the star sits at its K setting, {k}, while its "
-                                "steps drafted {low} to {high} tokens, so the formula's K drafts every step does "
-                                "not describe it."),
+    "heatmap_trace_k_range": N_("Its policy moved K step to step: its steps drafted {low} to {high} tokens, so the "
+                                "formula's K drafts every step does not describe it."),
+    "heatmap_trace_threshold": N_("Its threshold policy stops a step's drafting early where the draft's own top "
+                                  "probability falls below its threshold, so its K setting is only the most a step "
+                                  "may draft."),
     "heatmap_trace_one_pass": N_("Its proposer drafts a whole step in one pass, which costs c per step, so the map's "
                                  "K·c does not hold for the star either."),
     "temperature": N_("**Why the α estimate changes between T = 0 and T = 0.7.** α, the average of Σ min(p, q), is "
@@ -158,16 +166,20 @@ def heatmap_caption(c: float, with_points: bool, one_pass: bool = False, trace: 
     (`MeasuredPoint.one_pass`: predicted with c per step), where the session trace's star sits when the chart places
     one (`trace`: at the slider's c; a one-pass proposer's, off the K·c map too), and how much of the chart its table
     holds."""
-    keys = ["heatmap_caption", "heatmap_even" if theory.break_even_curve([1], c) else "heatmap_no_even",
-            *(["heatmap_points"] if with_points else []), *(["heatmap_one_pass"] if with_points and one_pass else []),
-            *(["heatmap_trace"] if trace is not None else []),
-            *(["heatmap_trace_one_pass"] if trace is not None and trace.one_pass else [])]
-    moved = [] if trace is None or trace.k_range is None else [
-        _(TEXT["heatmap_trace_k_range"], k=number(trace.k, 0), low=number(trace.k_range[0], 0),
-          high=number(trace.k_range[1], 0))]
-    texts = [_(TEXT[key]) for key in keys]
-    if moved:  # after the star's own sentence, before the one-pass one
-        texts.insert(keys.index("heatmap_trace") + 1, moved[0])
+    texts = [_(TEXT[key]) for key in ["heatmap_caption", "heatmap_even" if theory.break_even_curve([1], c) else
+                                      "heatmap_no_even", *(["heatmap_points"] if with_points else []),
+                                      *(["heatmap_one_pass"] if with_points and one_pass else [])]]
+    if trace is not None:
+        # a policy's trace: the star at its K setting, then what the policy did with it (read 54)
+        texts.append(_(TEXT["heatmap_trace_policy"], k=number(trace.k, 0)) if trace.policy_k else
+                     _(TEXT["heatmap_trace"]))
+        if trace.k_range is not None:
+            texts.append(_(TEXT["heatmap_trace_k_range"], low=number(trace.k_range[0], 0),
+                           high=number(trace.k_range[1], 0)))
+        elif trace.policy == "threshold":
+            texts.append(_(TEXT["heatmap_trace_threshold"]))
+        if trace.one_pass:
+            texts.append(_(TEXT["heatmap_trace_one_pass"]))
     return " ".join([*texts, heatmap_table_note()])
 
 
@@ -216,7 +228,9 @@ def heatmap_figure(c: float, alpha: float, k: int, points: list[MeasuredPoint] =
         fig.add_trace(go.Scatter(x=[trace.alpha], y=[trace.k], mode="markers", name=_("trace in this session"),
                                  marker=dict(symbol="star", size=16, color=VERMILLION,
                                              line=dict(width=1, color="white")),
-                                 hovertemplate=(_("trace: α estimate = %{x:.3f}, K = %{y}") if trace.k_range is None
+                                 hovertemplate=(_("trace: α estimate = %{x:.3f}, K = %{y}") if not trace.policy_k
+                                                else _("trace: α estimate = %{x:.3f}, K setting = %{y}")
+                                                if trace.k_range is None
                                                 else _("trace: α estimate = %{x:.3f}, K setting = %{y}") + " "
                                                 + _("(its steps drafted {low} to {high})",
                                                     low=number(trace.k_range[0], 0), high=number(trace.k_range[1], 0)))

@@ -329,7 +329,7 @@ def test_the_break_even_marker_moves_up_as_the_batch_grows():
     assert float(shown["Predicted verify cost v at B = 256"]) > 3
     assert float(shown["Expected speedup at B = 256"].rstrip("×")) < 1
     assert float(shown["Predicted break-even α at B = 256"]) > float(theory.break_even_alpha(4, c))
-    marker = next(t for t in chart(at, "theory_batch_even")["data"] if t.get("name") == "batch 256")
+    marker = next(t for t in chart(at, "theory_batch_even")["data"] if t.get("name") == "your batch (256)")
     assert marker["x"] == [256] and marker["y"][0] == pytest.approx(float(shown["Predicted break-even α at B = 256"]),
                                                                      abs=5e-4)
 
@@ -1189,16 +1189,46 @@ def test_the_break_even_charts_table_lists_every_batch_and_where_no_alpha_pays()
     pair, hw = roofline.PAIRS["qwen-7b-72b"], roofline.HARDWARE["h100"]
     grid = sorted(set(roofline.batch_grid()) | set(theory_serving.BATCHES))
     points = roofline.sweep(0.8, 4, pair, hw, 512, grid)
-    table = theory_serving.break_even_table(points)
-    assert list(table.columns) == ["batch size B (sequences per forward)", "break-even α"]
+    table = theory_serving.break_even_table(points, 0.8, 64)
+    assert list(table.columns) == ["batch size B (sequences per forward)", "break-even α", "your batch (64)",
+                                   "speculation at your α = 0.80"]
     assert len(table) == len(points) and table.iloc[-1, 0] == "1,024"
     never = [p for p in points if not math.isfinite(p.break_even_alpha)]
     assert never and (table.iloc[:, 1] == "no α pays").sum() == len(never)
     first = points[0]
     assert table.iloc[0, 1] == f"{first.break_even_alpha:.3f}"
     with using("pt"):
-        assert "top" not in theory_serving.break_even_table(points).columns
-        assert theory_serving.break_even_table(points).iloc[-1].tolist() == ["1.024", "nenhum α compensa"]
+        assert "top" not in theory_serving.break_even_table(points, 0.8, 64).columns
+        assert theory_serving.break_even_table(points, 0.8, 64).iloc[-1].tolist() == ["1.024", "nenhum α compensa",
+                                                                                      "–", "não compensa"]
+
+
+@pytest.mark.parametrize("lang, mine, level, pays, loses", [
+    ("en", "your batch (64)", "speculation at your α = 0.80", "pays", "does not pay"),
+    ("pt", "seu lote (64)", "a especulação com o seu α = 0,80", "compensa", "não compensa")])
+def test_the_break_even_charts_table_states_your_batch_and_your_alpha(lang, mine, level, pays, loses):
+    """Read 54: the break-even chart marks your batch (a diamond at its break-even α) and your α (a dotted level
+    line, the shaded region above the break-even line being where speculation pays), but its table, the chart's
+    text alternative, held only the batches and their break-even α. It now gives your batch's break-even α in its
+    row, as the speedup chart's table does, and, at every batch, whether your α pays: where it is at or above that
+    batch's break-even α."""
+    from specviz.ui.theory import serving as theory_serving
+
+    pair, hw = roofline.PAIRS["qwen-7b-72b"], roofline.HARDWARE["h100"]
+    grid = sorted(set(roofline.batch_grid()) | set(theory_serving.BATCHES))
+    points = roofline.sweep(0.8, 4, pair, hw, 512, grid)
+    with using(lang):
+        table = theory_serving.break_even_table(points, 0.8, 64)
+        fig = theory_serving.break_even_figure(points, 0.8, 64)
+    rows = [number(p.batch, 0) for p in points]
+    at = rows.index("64")
+    assert [t.name for t in fig.data][-1] == mine  # the diamond, named as the column
+    assert table[mine].tolist() == ["–"] * at + [table.iloc[at, 1]] + ["–"] * (len(rows) - at - 1)
+    assert table.iloc[at, 1] == ("0.311" if lang == "en" else "0,311")
+    verdicts = table[level].tolist()
+    assert verdicts == [pays if math.isfinite(p.break_even_alpha) and p.break_even_alpha <= 0.8 else loses
+                        for p in points]
+    assert pays in verdicts and loses in verdicts  # at 0.8 it pays up to some batch, then stops
 
 
 @pytest.mark.slow  # the page runs once per language: over 0.7 s
@@ -1230,7 +1260,7 @@ def test_a_break_even_alpha_of_1_says_no_alpha_below_1_pays(lang):
                             [1, 64])
     assert [p.break_even_alpha for p in points] == [0.0, 1.0]
     with using(lang):
-        column = theory_serving.break_even_table(points).iloc[:, 1].tolist()
+        column = theory_serving.break_even_table(points, 0.05, 64).iloc[:, 1].tolist()
     assert column == [("0.000" if lang == "en" else "0,000"), even.value + ": " + below]
 
     even = break_even_at(4)  # v = 1.58: a break-even α of 0.577, which every α above it beats

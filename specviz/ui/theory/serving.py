@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from specviz.core.i18n import N_, _, number, times
+from specviz.engine.limits import pays
 from specviz.labs import roofline
 from specviz.labs.roofline import BatchPoint
 from specviz.ui.common import charts
@@ -242,7 +243,7 @@ def break_even_figure(points: list[BatchPoint], alpha: float, batch: int) -> go.
     here = next(p for p in points if p.batch == batch)
     if math.isfinite(here.break_even_alpha):
         fig.add_trace(go.Scatter(x=[batch], y=[here.break_even_alpha], mode="markers",
-                                 name=_("batch {batch}", batch=number(batch, 0)),
+                                 name=_("your batch ({batch})", batch=number(batch, 0)),
                                  marker=dict(size=13, color=ORANGE, symbol="diamond", line=dict(width=1,
                                                                                                 color="black")),
                                  customdata=_batches([batch]),
@@ -255,15 +256,22 @@ def break_even_figure(points: list[BatchPoint], alpha: float, batch: int) -> go.
     return fig
 
 
-def break_even_table(points: list[BatchPoint]) -> pd.DataFrame:
+def break_even_table(points: list[BatchPoint], alpha: float, batch: int) -> pd.DataFrame:
     """The break-even chart's numbers: every batch computed with its break-even α, or "no α pays" where the chart
     shades the batch (the table read off the figure held an unnamed column of 1s, the fill's upper edge, and
-    stopped at the last batch some α paid); a break-even α of 1 says that no α below 1 pays (read 51)."""
+    stopped at the last batch some α paid); a break-even α of 1 says that no α below 1 pays (read 51). Read 54: the
+    chart also marks your batch (the diamond) and your α (the dotted level line, above the break-even α where
+    speculation pays), which the table left out: a column gives your batch's break-even α in its row, as the
+    speedup chart's table does, and one says at which batches your α pays (`limits.pays`, a tie paying)."""
+    evens = [_("no α pays") if not math.isfinite(p.break_even_alpha) else
+             _("{alpha}: no α below 1 pays", alpha=number(p.break_even_alpha, 3))
+             if _only_alpha_one(p) else number(p.break_even_alpha, 3) for p in points]
     return pd.DataFrame({_("batch size B (sequences per forward)"): [number(p.batch, 0) for p in points],
-                         _("break-even α"): [_("no α pays") if not math.isfinite(p.break_even_alpha) else
-                                             _("{alpha}: no α below 1 pays", alpha=number(p.break_even_alpha, 3))
-                                             if _only_alpha_one(p) else number(p.break_even_alpha, 3)
-                                             for p in points]})
+                         _("break-even α"): evens,
+                         _("your batch ({batch})", batch=number(batch, 0)):
+                             [even if p.batch == batch else "–" for p, even in zip(points, evens)],
+                         _("speculation at your α = {alpha}", alpha=number(alpha)):
+                             [_("pays") if pays(p.speedup) else _("does not pay") for p in points]})
 
 
 def _batches(batches: list[int]) -> list[list[str]]:
@@ -376,7 +384,7 @@ def render(alpha: float, k: int) -> None:
                 table=serving_roofline.chart_table(fig, pair_key, sweep))
     left.caption(measured)
     charts.show(break_even_figure(points, alpha, batch), key="theory_batch_even", where=right,
-                table=break_even_table(points))
+                table=break_even_table(points, alpha, batch))
     if hw_key == "measured":
         curve = roofline.measured_curve()
         fitted = list(roofline.fitted_curve().values())  # at the run's own context, as fitted (read 46)

@@ -180,7 +180,27 @@ def test_this_machines_cost_chart_hovers_what_its_table_writes(lang):
         fig = charts.localize(this_machine.cost_figure(cal))
         table = this_machine.cost_table(cal)
         measured = [row[-1] for row in fig.data[0].customdata]
-        assert measured == list(table[this_machine._("in one-token forwards")])
+        assert measured == list(table[fig.data[0].name])
         assert measured == (["1.00", "0.97", "10.05"] if lang == "en" else ["1,00", "0,97", "10,05"])
         dotted = list(table[this_machine._("n separate one-token forwards")])
         assert dotted == [str(n) for n in fig.data[1].y] == ["1", "3", "33"]
+
+
+@pytest.mark.parametrize("lang, name", [("en", "measured here, in one-token forwards"),
+                                        ("pt", "medido aqui, em passagens de um token")])
+def test_this_machines_cost_chart_names_its_measured_series_as_its_table_does(lang, name):
+    """Read 54: the "This machine" cost chart's legend (and hover) said "measured here" for the series its table's
+    column called "in one-token forwards": one series, two names. Legend, hover and column now share one name."""
+    from specviz.core.i18n import using
+    from specviz.labs.calibration import Calibration
+    from specviz.ui.common import charts, this_machine
+
+    cal = Calibration("default", "eagle", "bfloat16", "cpu", "packed", "AMD EPYC", (), True, "2.13.0", 2,
+                      ((1, 0.040), (3, 0.03892), (33, 0.4019)), 0.003, 0.045, 0.0)
+    with using(lang):
+        fig = charts.localize(this_machine.cost_figure(cal))
+        table = this_machine.cost_table(cal)
+    assert fig.data[0].name == name and name in table.columns
+    assert fig.data[0].hovertemplate.endswith("<extra>" + name + "</extra>")
+    assert [c for c in table.columns if c not in {trace.name for trace in fig.data}] == [
+        "tokens fed" if lang == "en" else "tokens fornecidos", "milliseconds" if lang == "en" else "milissegundos"]

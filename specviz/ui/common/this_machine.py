@@ -201,6 +201,11 @@ def cost_caption(cal: Calibration) -> str:
     return _(COST_CAPTION_GREEDY, **values)
 
 
+# The cost chart's measured series, one name in its legend, its hover and its table's column (read 54: the legend said
+# "measured here", the column "in one-token forwards")
+MEASURED_SERIES = N_("measured here, in one-token forwards")
+
+
 def cost_table(cal: Calibration) -> pd.DataFrame:
     """The cost chart's numbers: each measured point in milliseconds and in one-token forwards (two decimals, as its
     hover writes them), and the dotted line's n beside it (read 52: the hover wrote three significant figures, 0.973
@@ -209,7 +214,7 @@ def cost_table(cal: Calibration) -> pd.DataFrame:
     53: a 1.07 ms forward and a 1.12 ms one read "1.1 | 1.00" and "1.1 | 1.05")."""
     ms = ms_decimals(cal)
     return pd.DataFrame([{_("tokens fed"): n, _("milliseconds"): number(s * 1e3, ms),
-                          _("in one-token forwards"): number(s / cal.one),
+                          _(MEASURED_SERIES): number(s / cal.one),
                           _("n separate one-token forwards"): str(n)} for n, s in cal.verify])
 
 
@@ -217,7 +222,7 @@ def cost_figure(cal: Calibration) -> go.Figure:
     ns = [n for n, _s in cal.verify]
     fig = go.Figure()
     # hovers with the table's decimals (`cost_table`): Plotly's own wrote three significant figures
-    measured, separate = _("measured here"), _("n separate one-token forwards")
+    measured, separate = _(MEASURED_SERIES), _("n separate one-token forwards")
     fig.add_trace(go.Scatter(x=ns, y=[s / cal.one for _n, s in cal.verify], mode="lines+markers",
                              marker={"symbol": "circle", "size": 9}, name=measured,
                              hovertemplate="n = %{x}: %{y:.2f}<extra>" + measured + "</extra>"))

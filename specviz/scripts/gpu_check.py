@@ -46,7 +46,9 @@ from typing import Any
 
 from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.core.paths import write_text_atomically
-from specviz.engine.limits import MAX_NEW_TOKENS_CAP, MAX_NEW_TOKENS_RANGE, finite_float, number_arg, whole_arg
+from specviz.core.text import typed
+from specviz.engine.limits import (MAX_NEW_TOKENS_CAP, MAX_NEW_TOKENS_RANGE, as_typed, finite_float, number_arg,
+                                   whole_arg)
 from specviz.scripts.transfer import activate
 
 SECTIONS = ("versions", "float32", "bfloat16", "bench", "exactness", "distill")
@@ -460,7 +462,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                                    "new_tokens": args.max_new_tokens, "budget": args.budget}.items() if v is not None}
     profile = replace(profile, **overrides)
     if not 1.0 <= args.cap_scale <= 10.0:
-        print(f"gpu_check: --cap-scale must be a number from 1 to 10 (got {args.cap_scale:g}).", file=sys.stderr)
+        # quoted as typed, as --budget's refusal is (read 54: 1e-400 read "(got 0)", 1e9 "(got 1e+09)", -1 an ASCII -)
+        given = typed(as_typed(args.cap_scale) or f"{args.cap_scale:g}", marks=False)
+        print(f"gpu_check: --cap-scale must be a number from 1 to 10 (got {given}).", file=sys.stderr)
         return 2
     if args.cap_scale != 1.0:
         profile = replace(profile, budget=profile.budget * args.cap_scale,

@@ -142,6 +142,16 @@ def test_gpu_check_quotes_a_cap_scale_that_is_not_a_finite_number_as_typed(text,
     assert capsys.readouterr().err.strip().splitlines()[-1].endswith(f"argument --cap-scale: '{text}' {why}")
 
 
+@pytest.mark.parametrize("text, got", [("1e-400", "1e-400"), ("1e9", "1e9"), ("-1", "\u22121"), ("0.5", "0.5")])
+def test_gpu_check_quotes_a_cap_scale_out_of_range_as_typed(text, got, capsys):
+    """Read 54: `--cap-scale 1e-400`, a number a float reads as 0, was refused "(got 0)", a number never typed (and
+    1e9 "(got 1e+09)", -1 with an ASCII hyphen); now quoted as --budget's refusal quotes it (`core.text.typed`)."""
+    from specviz.scripts import gpu_check
+
+    assert gpu_check.main(["--rehearse", "--out", "/nonexistent-x", f"--cap-scale={text}"]) == 2
+    assert capsys.readouterr().err.strip() == f"gpu_check: --cap-scale must be a number from 1 to 10 (got {got})."
+
+
 def test_the_scripts_number_flags_quote_a_non_finite_value_as_typed(capsys):
     """Read 46: the scripts' number flags (number_arg: --temperature, --timeout, --budget, distill's --lr) quote
     what was typed, never the inf or nan float() read from it."""

@@ -243,7 +243,9 @@ def finite_float(text: str) -> float:
     value = float(text)  # a ValueError: argparse's own "invalid float value: 'abc'" (this type's name is float)
     if math.isfinite(value):
         return TypedFloat(value, text)  # a refusal quotes it as typed (`as_typed`)
-    word, typed = text.strip().lstrip("+-").lower(), repr(text)
+    # quoted as every refusal quotes a value that is no finite number (`_typed`: "(got '1e400')"), cut at 40
+    # characters (read 54: gpu_check's own parser echoed a 400-digit --cap-scale whole)
+    word, typed = text.strip().lstrip("+-").lower(), _typed(text)
     # in the reader's language, as argparse's own words around it are (`cli.argparse_speaking`; read 53)
     raise argparse.ArgumentTypeError(
         _("{typed} is not a number", typed=typed) if math.isnan(value)

@@ -142,6 +142,21 @@ def test_gpu_check_quotes_a_cap_scale_that_is_not_a_finite_number_as_typed(text,
     assert capsys.readouterr().err.strip().splitlines()[-1].endswith(f"argument --cap-scale: '{text}' {why}")
 
 
+def test_a_non_finite_number_too_long_to_quote_is_cut_as_typed_cuts_it(capsys):
+    """Read 54: finite_float quoted a refused value with repr(), whole, where `core.text.typed` cuts it at 40
+    characters with "…"; gpu_check's own parser (not the CLI's, which cuts what it quotes) echoed 400 digits."""
+    from specviz.engine.limits import finite_float
+    from specviz.scripts import gpu_check
+
+    digits = "9" * 400
+    with pytest.raises(SystemExit):
+        gpu_check.main(["--rehearse", "--out", "/nonexistent-x", f"--cap-scale={digits}"])
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert line.endswith("argument --cap-scale: '" + "9" * 39 + "…' is too large to be a number")
+    with pytest.raises(Exception, match="^'-inf' is infinite, not a number$"):
+        finite_float("-inf")
+
+
 @pytest.mark.parametrize("text, got", [("1e-400", "1e-400"), ("1e9", "1e9"), ("-1", "\u22121"), ("0.5", "0.5")])
 def test_gpu_check_quotes_a_cap_scale_out_of_range_as_typed(text, got, capsys):
     """Read 54: `--cap-scale 1e-400`, a number a float reads as 0, was refused "(got 0)", a number never typed (and

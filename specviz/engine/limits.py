@@ -41,6 +41,8 @@ DEVICE_HELP = ("cpu, cuda, cuda:N, mps or auto (default: auto, which picks the f
 # and the bench's helps read "new tokens per prompt", where greedy-identity-float32.json holds answers of 10 tokens)
 MAX_NEW_TOKENS_CAP = "a cap: an answer that ends sooner stops sooner"
 POLICIES = ("constant", "heuristic", "threshold", "optimal")  # how K is chosen each step (specviz.engine.policies)
+# what timed a run's steps: the wall clock, or one process's CPU time (the bench's --clock, make_traces' meta["clock"])
+CLOCKS = ("wall", "cpu")
 
 
 PAYS_TOLERANCE = 1e-9  # relative: a speedup within this of 1 is a tie, and a tie is no loss

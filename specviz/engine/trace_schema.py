@@ -23,7 +23,7 @@ from typing import Any
 from specviz.core.i18n import N_, _, ngettext, number, with_minus
 from specviz.core.text import shortened
 from specviz.engine.kinds import Mode, NodeStatus, StopReason, TokenKind, kind_after_drafts
-from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, MAX_SEED, POLICIES, TOP_N, TREE_LOOKUP_RANGE,
+from specviz.engine.limits import (CLOCKS, K_RANGE, MAX_NEW_TOKENS_RANGE, MAX_SEED, POLICIES, TOP_N, TREE_LOOKUP_RANGE,
                                    TREE_NODES_RANGE, TREE_WIDTH_RANGE, is_whole)
 
 MAX_STEPS = MAX_NEW_TOKENS_RANGE[1]  # every step emits at least one token
@@ -160,12 +160,14 @@ SETTINGS = {
 }
 # What the engine writes in meta (`specviz.runs.running.run`, `make_traces`), which pages show as text, test as true or
 # false, or count with: read 53 found `"proposer": true` and `"clock": NaN` loaded as written. A key not here (one an
-# older or later specviz may write) is kept unchecked: no page reads it.
+# older or later specviz may write) is kept unchecked: no page reads it. `clock` is one the engine knows (read 54:
+# "clock": "sundial" loaded, and the race, which names only CPU time, showed its times as wall time without a word).
 _ANY_TEXT = _text(MAX_TEXT)
 META = {"chat": BOOL, "machine": ((lambda v: isinstance(v, dict) and len(v) <= 50),
                                   _words(N_("an object of at most {limit} entries"), limit=50)),
+        "clock": _one_of(CLOCKS),
         **dict.fromkeys(("pair", "proposer", "prompt", "dtype", "device", "example", "title", "description",
-                         "recorded", "clock"), _ANY_TEXT)}
+                         "recorded"), _ANY_TEXT)}
 _COUNT = _optional(_whole(1, 10**6))
 MACHINE = {"cores": _COUNT, "torch_threads": _COUNT,
            **dict.fromkeys(("cpu", "gpu", "device", "dtype", "kernels", "torch", "date"), _optional(_ANY_TEXT))}

@@ -434,8 +434,11 @@ def test_library_md_states_each_rule_a_hand_written_trace_trips_on(rule, change)
 
 @pytest.mark.parametrize("lang, change, says", [
     ("en", _set(["meta", "proposer"], True), "meta['proposer'] must be text of at most 200,000 characters (got true)"),
-    ("pt", _set(["meta", "clock"], float("nan")),
-     "meta['clock'] deve ser um texto de no máximo 200.000 caracteres (recebido: nan)"),
+    ("pt", _set(["meta", "pair"], float("nan")),
+     "meta['pair'] deve ser um texto de no máximo 200.000 caracteres (recebido: nan)"),
+    # read 54: a clock no run writes loaded, and the race showed its times as wall time
+    ("en", _set(["meta", "clock"], "sundial"), "meta['clock'] must be one of wall, cpu (got 'sundial')"),
+    ("pt", _set(["meta", "clock"], float("nan")), "meta['clock'] deve ser um de wall, cpu (recebido: nan)"),
     ("en", _set(["meta", "chat"], "yes"), "meta['chat'] must be true or false (got 'yes')"),
     ("pt", _set(["meta", "machine"], [1]),
      "meta['machine'] deve ser um objeto de no máximo 50 entradas (recebido: list)"),
@@ -447,6 +450,7 @@ def test_a_meta_field_of_the_wrong_type_is_refused_naming_it(lang, change, says)
     show them as written. The fields the engine writes now keep its types (text, true or false, whole counts)."""
     assert refusal(mutated(change), lang).endswith(says + ".")
     assert "`meta` the types a run writes" in " ".join(_library().split())
+    assert "`clock` wall or cpu" in " ".join(_library().split())
 
 
 def test_meta_as_a_run_and_make_traces_write_it_loads():

@@ -21,14 +21,13 @@ from specviz.core.text import shortened, typed
 from specviz.core.urlvalues import reads_as_zero
 from specviz.core.yamlfiles import read_yaml
 from specviz.engine.draft_shape import DraftShape
-from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, REPEATS_RANGE, SEED_RANGE,
+from specviz.engine.limits import (CLOCKS, K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, REPEATS_RANGE, SEED_RANGE,
                                    TEMPERATURE_RANGE, TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE,
                                    as_typed, check_threads, is_whole, whole_arg)
 from specviz.engine.proposers import registry
 from specviz.runs.runspec import float_text
 
 HF_MODES = ("all", "greedy", "none")
-CLOCKS = ("wall", "cpu")
 DTYPES = ("float32", "float16", "bfloat16")
 CPU_CLOCK_ON_GPU = ("--clock cpu counts this process's CPU time, which leaves out the GPU's work; on cuda use "
                     "--clock wall.")

@@ -106,7 +106,21 @@ ARGPARSE_WORDS = (N_("usage: "), N_("positional arguments"), N_("options"), N_("
                   N_("ambiguous option: %(option)s could match %(matches)s"), N_("unexpected option string: %s"),
                   N_("ignored explicit argument %r"), N_("not allowed with argument %s"),
                   N_("unknown parser %(parser_name)r (choices: %(choices)s)"))
+# argparse's "invalid %(type)s value" names a Python type, which Portuguese cannot take into its words (read 54: "valor
+# int inválido"): for the types a flag of ours has, the whole phrase, type named in words (English as argparse says it)
+INVALID_VALUE = "invalid %(type)s value: %(value)r"
+TYPE_VALUE_WORDS = {"int": N_("invalid int value: %(value)r"), "float": N_("invalid float value: %(value)r")}
 COMMANDS_WITH_LANG = ("generate", "compare", "calibrate")
+
+
+class _TypeWorded(str):
+    """argparse's "invalid %(type)s value: %(value)r" in the current language, which fills in a type it knows by its
+    own phrase (`TYPE_VALUE_WORDS`): "valor inteiro inválido: 'abc'", not "valor int inválido"."""
+
+    def __mod__(self, values: object) -> str:
+        if isinstance(values, dict) and values.get("type") in TYPE_VALUE_WORDS:
+            return _(TYPE_VALUE_WORDS[values["type"]]) % values
+        return str.__mod__(self, values)
 
 
 @contextmanager
@@ -123,7 +137,8 @@ def argparse_speaking() -> Iterator[None]:
     'usage: demo [-h]'
     """
     saved = argparse._, argparse.ngettext
-    argparse._ = lambda message: _(message) if message else message
+    argparse._ = lambda message: (_TypeWorded(_(message)) if message == INVALID_VALUE
+                                  else _(message) if message else message)
     argparse.ngettext = lambda singular, plural, n: ngettext(singular, plural, n)  # argparse's have no {n}
     try:
         yield

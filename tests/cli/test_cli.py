@@ -232,8 +232,11 @@ def test_bad_input_is_one_sentence_and_exit_2(args, phrase):
 
 
 @pytest.mark.parametrize("args, en, pt", [
+    # read 54: "valor int inválido" named a Python type inside Portuguese words
     (["--prompt", "hi", "--k", "abc"], "argument --k: invalid int value: 'abc'",
-     "argumento --k: valor int inválido: 'abc'"),
+     "argumento --k: valor inteiro inválido: 'abc'"),
+    (["--prompt", "hi", "--temperature", "abc"], "argument --temperature: invalid float value: 'abc'",
+     "argumento --temperature: valor numérico inválido: 'abc'"),
     ([], "the following arguments are required: --prompt", "os seguintes argumentos são obrigatórios: --prompt"),
     (["--prompt", "hi", "--foo"], "unrecognized arguments: --foo", "argumentos não reconhecidos: --foo"),
     (["--prompt", "hi", "--proposer", "hydra"], "argument --proposer: invalid choice: 'hydra' (choose from",
@@ -280,6 +283,23 @@ def test_argparses_help_headings_speak_the_commands_language_and_the_bench_stays
     assert argparse._("usage: ") == "usage: "  # argparse's lookups are its own again once the command line is read
 
 
+def test_a_value_of_a_type_without_its_own_words_keeps_argparses_phrase():
+    """Read 54: Portuguese words name the two types our flags take (inteiro, numérico); a type with no phrase of its
+    own keeps argparse's, its name filled in, in either language."""
+    import argparse
+
+    from specviz.cli import argparse_speaking
+    from specviz.core.i18n import using
+
+    for lang, said in (("en", "invalid complex value: 'x'"), ("pt", "valor complex inválido: 'x'")):
+        with using(lang), argparse_speaking():
+            parser = argparse.ArgumentParser(prog="demo")
+            parser.add_argument("--z", type=complex)
+            with pytest.raises(argparse.ArgumentError, match=f"^argument --z: {said}$|^argumento --z: {said}$"):
+                parser.exit_on_error = False
+                parser.parse_args(["--z", "x"])
+
+
 def test_argparses_words_are_pythons_own_and_their_portuguese_keeps_every_percent_field():
     """The words `argparse_speaking` translates must be the msgids this Python's argparse looks up (an upgrade that
     rewords one would leave it English), and their Portuguese must keep argparse's %-fields, which the catalog check
@@ -297,6 +317,12 @@ def test_argparses_words_are_pythons_own_and_their_portuguese_keeps_every_percen
         with using("pt"):
             said = _(word)
         assert said != word and sorted(fields.findall(said)) == sorted(fields.findall(word)), (word, said)
+    from specviz.cli import INVALID_VALUE, TYPE_VALUE_WORDS
+    assert INVALID_VALUE in ARGPARSE_WORDS  # the lookup `_TypeWorded` answers is still argparse's
+    for word in TYPE_VALUE_WORDS.values():  # and its own phrases keep %(value)r in Portuguese too
+        with using("pt"):
+            said = _(word)
+        assert said != word and fields.findall(said) == fields.findall(word) == ["%(value)r"], (word, said)
 
 
 @pytest.mark.parametrize("where", ["folder", "missing folder", "read-only folder", "name too long"])
@@ -1135,7 +1161,7 @@ def test_the_docstring_says_argparse_errors_speak_the_commands_language_as_they_
     with pytest.raises(SystemExit) as stopped:
         module.main(["generate", "--pair", "toy", "--prompt", "hi", "--k", "1.5", "--lang", "pt"])
     assert stopped.value.code == 2
-    assert "valor int inválido: '1.5'" in capsys.readouterr().err
+    assert "valor inteiro inválido: '1.5'" in capsys.readouterr().err
     doc = " ".join(module.__doc__.split())
     assert "so do argparse's own" not in doc
     assert "argparse's own words" in doc and "are in the command's language" in doc

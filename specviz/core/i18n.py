@@ -228,8 +228,8 @@ def fewest_digits(holds: Callable[[int], bool], start: int, most: int) -> int:
     """The fewest digits from `start` at which `holds(digits)` is true, or `most` where none below it is: the one
     "add digits until the written figures agree" search (read 53: six places wrote it out, and a seventh came).
     `shown.shown_numbers` and `shown.column_numbers` (p, q and table columns), `timeline.speed_decimals` and the
-    Speedup table's speeds, the bench report's Costs line, the race chart's seconds and a calibration's
-    milliseconds (`calibration.ms_decimals`) ask it.
+    Speedup table's speeds, the bench report's Costs line, the race chart's seconds, a calibration's
+    milliseconds (`calibration.ms_decimals`) and the Exactness tree trap's sentence ask it.
 
     >>> third = lambda digits: number(1 / 3, digits) != number(0.3334, digits)  # 0.333 vs 0.333, 0.3333 vs 0.3334
     >>> fewest_digits(third, 1, 9), fewest_digits(third, 5, 9), fewest_digits(lambda digits: False, 1, 4)

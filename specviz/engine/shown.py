@@ -141,16 +141,19 @@ def written(x: float, digits: int, figures: int = 2, exponent_under: int | None 
 
 
 def quotient_follows(target_prob: float | None, draft_prob: float | None, ratio: float | None, pq_digits: int,
-                     ratio_digits: int) -> bool:
+                     ratio_digits: int, rel_tol: float = 1e-9) -> bool:
     """Whether p as written ÷ q as written (at `pq_digits`), written at `ratio_digits` as `fmt` writes p/q, is the
     p/q written: what a reader who checks the division gets (read 52: 0.0054 / 0.0640 is 0.0844, not the 0.0850
-    shown beside them). A ratio that is not p/q (or none, or ∞) is not checked.
+    shown beside them). A ratio that is not p/q within `rel_tol` (or none, or ∞) is not checked.
 
     >>> quotient_follows(0.00544, 0.064, 0.085, 4, 4), quotient_follows(0.00544, 0.064, 0.085, 5, 4)
     (False, True)
+    >>> near = 0.085 * (1 + 1e-7)  # p/q of p and q renormalised, as the tree trap's chance is
+    >>> quotient_follows(0.00544, 0.064, near, 4, 4), quotient_follows(0.00544, 0.064, near, 4, 4, rel_tol=1e-6)
+    (True, False)
     """
     if target_prob is None or draft_prob is None or ratio is None or not math.isfinite(ratio) or draft_prob <= 0 \
-            or not math.isclose(ratio, target_prob / draft_prob, rel_tol=1e-9):
+            or not math.isclose(ratio, target_prob / draft_prob, rel_tol=rel_tol):
         return True
     figures = 2 + pq_digits - ratio_digits  # a p or q below 10^-ratio_digits gets its added digits as figures
     p, q = (written(x, pq_digits, figures, ratio_digits) for x in (target_prob, draft_prob))

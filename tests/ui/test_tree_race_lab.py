@@ -490,3 +490,17 @@ def test_the_trap_sentences_chance_is_its_written_p_over_its_written_q(lang):
         q_shown, chance, p_shown = (read_number(x) for x in re.search(numbers, trap).groups())
     assert (q_shown, chance, p_shown) == (0.323, 0.4136, 0.1336), trap
     assert round(p_shown / q_shown, 4) == chance
+
+
+def test_the_trap_sentence_asks_the_shared_digit_search_and_quotient_check():
+    """Read 54: `trap_sentence.shares` had its own `for digits in range(3, 10)` search and its own p ÷ q check, beside
+    `core.i18n.fewest_digits` and `engine.shown.quotient_follows`, which every other p, q writer asks. It asks them now
+    (1,500 random p, q, both languages, gave the same 6,000 sentences before and after); the chance it checks is p/q of
+    p and q renormalised in float64, so within 1e-6 of the float32 p ÷ q, not shown's default 1e-9."""
+    import inspect
+
+    from specviz.ui.exactness import tree_lab
+
+    source = inspect.getsource(tree_lab.trap_sentence)
+    assert "range(" not in source and "def follows" not in source
+    assert "fewest_digits(holds, 3, 9)" in source and "quotient_follows(" in source

@@ -5,13 +5,12 @@ q (`specviz.labs.exactness.tree_lab`), and let the chain's own verdicts and char
 
 from __future__ import annotations
 
-import math
 
 import pandas as pd
 import streamlit as st
 
-from specviz.core.i18n import N_, _, as_written, get_language, number
-from specviz.engine.shown import column_numbers, fmt, written
+from specviz.core.i18n import N_, _, as_written, fewest_digits, get_language, number
+from specviz.engine.shown import column_numbers, quotient_follows
 from specviz.labs.exactness import TREE_RULES, TreeRule
 from specviz.labs.exactness.lab import LabResult, StepDistributions
 from specviz.labs.exactness.tree_lab import one_level_drift, tree_lab
@@ -93,16 +92,15 @@ def trap_sentence(result: LabResult, dists: StepDistributions, rule: TreeRule, w
         second read 53: "divides by q = 0.323 ... probability 0.414 ... p = 0.134", where 0.134 / 0.323 is 0.415)."""
         values = [float(closed[token]), float((result.speculative == token).double().mean()), float(p[token]), *more]
 
-        def follows(digits: int) -> bool:
-            if not more or not math.isclose(values[0], values[2] / values[3], rel_tol=1e-6):
-                return True
-            return fmt(written(values[2], digits) / written(values[3], digits), digits) == fmt(values[0], digits)
-
-        for digits in range(3, 10):
+        def holds(digits: int) -> bool:
             shown = column_numbers(values, digits)
-            if (all(values[i] == values[j] or shown[i] != shown[j] for i, j in apart)
-                    and not any(v < 1 and as_written(v, digits) == 1 for v in values) and follows(digits)):
-                break
+            # the rule's chance is p/q of p and q renormalised in float64 (`TreeRule.one_level`): within 1e-6 of the
+            # float32 p ÷ q written beside it, not 1e-9
+            return (all(values[i] == values[j] or shown[i] != shown[j] for i, j in apart)
+                    and not any(v < 1 and as_written(v, digits) == 1 for v in values)
+                    and quotient_follows(values[2], values[3] if more else None, values[0], digits, digits, 1e-6))
+
+        shown = column_numbers(values, fewest_digits(holds, 3, 9))
         return {"token": "‘" + escape_text(dists.texts[token]) + "’", "expected": shown[0], "measured": shown[1],
                 "p": shown[2], **({"q": shown[3]} if more else {})}
 

@@ -72,3 +72,22 @@ def test_both_tours_say_the_fastest_preset_runs_the_recommended_shape_until_this
             "máquina ser medida)") in portuguese
     with using("pt"):
         assert "pois esta máquina ainda não foi medida" in _(FASTEST_UNMEASURED, shape="K = 4")
+
+
+def test_the_uncommitted_bf16_runs_give_their_command_and_say_which_tree_shapes_are_unrecorded():
+    """Read 54: benchmarks.md quoted a "12 × 4 tree" (and an "8 × 4" one) from two uncommitted bfloat16 runs as if
+    the shape were known, with "the same command (`--out /tmp/bf16run2`)" for a command. The runs kept only the node
+    budget × width (commit edd3513d's body); the shape table they chose from offers each at depths 3 to 5, with or
+    without a lookup branch, so the doc gives the command in full and says the depth and lookup are unrecorded."""
+    rows = json.loads((ROOT / "assets" / "benchmarks" / "shapes" / "default.json").read_text(encoding="utf-8"))["rows"]
+    offered = {(r["k"], r["tree_lookup"]) for r in rows if (r["tree_nodes"], r["tree_width"]) == (12, 4)}
+    assert offered == {(k, lookup) for k in (3, 4, 5) for lookup in (0, 8)}
+    eight = {(r["k"], r["tree_lookup"]) for r in rows if (r["tree_nodes"], r["tree_width"]) == (8, 4)}
+    assert eight == offered | {(4, 4)}
+    text = " ".join((DOCS / "benchmarks.md").read_text(encoding="utf-8").split())
+    assert "Two more bfloat16 runs of the same command (`--out /tmp/bf16run2`" not in text
+    assert ("(`python -m specviz.scripts.targets_bench --dtype bfloat16 --prompts 4 --repeats 1 --out /tmp/bf16run2`, "
+            "then `--out /tmp/bf16run3`; 4 prompts, 1 repeat)") in text
+    assert ("offers 12 × 4 and 8 × 4 at depth 3, 4 or 5, each with or without an 8-token lookup branch (8 × 4 also at "
+            "depth 4 with a 4-token one), and which of these ran is not recorded") in text
+    assert "chose a 12 × 4 tree (12 nodes, width 4) greedy" in text

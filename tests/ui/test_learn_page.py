@@ -802,3 +802,21 @@ def test_lesson_5s_simulated_shares_say_they_are_rounded(fresh):
     at = _open(fresh, lesson="5")
     assert at.table[-1].value.iloc[0, 0] == "0.35"
     assert any(c.value.startswith("The values are rounded to three significant figures") for c in at.caption)
+
+
+def test_lesson_7_widget_cannot_be_set_to_a_numeric_check_of_its_lesson(fresh):
+    """Read 54: lesson 7's chart opens at c = 0.1, the c of both its numeric checks, and its α slider (steps of 0.05)
+    reaches their α: one move to α = 0.6 printed "Best K here: 3", ck-best-2's key, and α = 0.8 listed 2.40 at K = 4,
+    ck-article's. The checks now ask about an α between the slider's steps (0.62, 0.82), which the formula answers."""
+    from specviz.core.i18n import number
+
+    at = _open(fresh, lesson="7")
+    options = {name: set(at.select_slider(key=f"learn_{name}").options) for name in ("alpha", "c")}
+    numeric = [q for q in check_questions(BANK, BY_NUMBER[7]) if q.kind == "numeric"]
+    assert {q.id for q in numeric} == {"ck-best-2", "ck-article"}
+    for question in numeric:
+        alpha, c = question.params["alpha"], question.params["c"]
+        assert number(c, 2) in options["c"]  # the article's c stays on the slider
+        assert number(alpha, 2) not in options["alpha"], question.id
+    at.select_slider(key="learn_alpha").set_value(0.8).run()
+    assert "Best K here: 6, for a 2.47× expected speedup." in [m.value for m in at.markdown]  # teaching.md's row

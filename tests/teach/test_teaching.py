@@ -901,3 +901,32 @@ def test_the_large_batch_note_keeps_the_long_context_exception_its_question_give
         note = text[text.index(heading):]
         note = note[:note.index("**`pr-vllm-counters`")]
         assert said in note, (plan.name, note)
+
+
+def test_the_lesson_7_row_says_where_the_explorer_shows_the_articles_speedups():
+    """Read 54: the lesson-7 row said the article's pair at c = 0.1 "lands at 1.98× with α = 0.7 (best K = 4) to 2.47×
+    with α = 0.8 (best K = 6)", read off the Theory explorer; there its *Expected speedup* metric is the K slider's
+    (it opens at 4), 2.40× at α = 0.8, and 2.47× is in the *Best K* metric's help and the star's hover (3 decimals)."""
+    from specviz.core.i18n import number, using
+    from specviz.engine import theory
+    from specviz.teach.learn import ARTICLE_C
+
+    source = (ROOT / "pages" / "theory.py").read_text(encoding="utf-8")
+    k_opens = int(re.search(r'K_MAX, (\d+), 1, key="theory_k"', source).group(1))
+    best = {alpha: theory.optimal_k(alpha, ARTICLE_C, 16) for alpha in (0.7, 0.8)}
+    assert k_opens == 4 != best[0.8]
+    words = {PLAN_EN: ("en", "The *Best K* metric's help then gives the formula's {b7} with α = 0.7 (best K = 4) and "
+                             "{b8} with α = 0.8 (best K = 6); the star on *Speedup against K* reads {s7} and {s8}, and "
+                             "the *Expected speedup* metric is the K slider's, which opens at {k}: {e7} and {e8}."),
+             PLAN_PT: ("pt", "A ajuda da métrica *Melhor K* dá então os valores da fórmula, {b7} com α = 0,7 (melhor "
+                             "K = 4) e {b8} com α = 0,8 (melhor K = 6); a estrela em *Aceleração em função de K* mostra "
+                             "{s7} e {s8}, e a métrica *Aceleração esperada* é a do controle de K, que abre em {k}: {e7} "
+                             "e {e8}.")}
+    for plan, (lang, said) in words.items():
+        with using(lang):
+            figures = {f"{name}{int(alpha * 10)}": number(theory.expected_speedup(alpha, k, ARTICLE_C), digits) + "×"
+                       for alpha in (0.7, 0.8)
+                       for name, k, digits in (("b", best[alpha], 2), ("s", best[alpha], 3), ("e", k_opens, 2))}
+        text = " ".join(plan.read_text(encoding="utf-8").split())
+        assert said.format(k=k_opens, **figures) in text, plan.name
+        assert "which lands at" not in text and "que fica entre" not in text

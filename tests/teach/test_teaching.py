@@ -918,10 +918,10 @@ def test_the_lesson_7_row_says_where_the_explorer_shows_the_articles_speedups():
     words = {PLAN_EN: ("en", "The *Best K* metric's help then gives the formula's {b7} with α = 0.7 (best K = 4) and "
                              "{b8} with α = 0.8 (best K = 6); the star on *Speedup against K* reads {s7} and {s8}, and "
                              "the *Expected speedup* metric is the K slider's, which opens at {k}: {e7} and {e8}."),
-             PLAN_PT: ("pt", "A ajuda da métrica *Melhor K* dá então os valores da fórmula, {b7} com α = 0,7 (melhor "
-                             "K = 4) e {b8} com α = 0,8 (melhor K = 6); a estrela em *Aceleração em função de K* mostra "
-                             "{s7} e {s8}, e a métrica *Aceleração esperada* é a do controle de K, que abre em {k}: {e7} "
-                             "e {e8}.")}
+             PLAN_PT: ("pt", "A ajuda da métrica *Melhor K* dá então os valores da fórmula, {b7} com α = 0,7 "
+                             "(melhor K = 4) e {b8} com α = 0,8 (melhor K = 6); a estrela em *Aceleração em função "
+                             "de K* mostra {s7} e {s8}, e a métrica *Aceleração esperada* é a do controle de K, que "
+                             "abre em {k}: {e7} e {e8}.")}
     for plan, (lang, said) in words.items():
         with using(lang):
             figures = {f"{name}{int(alpha * 10)}": number(theory.expected_speedup(alpha, k, ARTICLE_C), digits) + "×"

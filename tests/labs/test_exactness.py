@@ -762,6 +762,30 @@ def test_the_written_statistic_gives_the_verdicts_p_value():
             assert shown_p_value(recomputed) == shown_p_value(test.p_value), (a, n, test.grouping, test.verdict)
 
 
+def test_a_tie_at_the_pooling_cut_keeps_the_first_listed_and_says_so():
+    """Read 54: p = 0.3, 0.3, 0.3, 0.05, 0.05 at N = 20 (each of the three expected 6 times) pools one of the three
+    tied outcomes; the caption read "the 2 most likely outcomes … are a group each", and which two followed NumPy's
+    unstable sort (the first and the third: statistic 4.67 for these samples). The first two listed are kept now
+    (6 and 9 against 6 and 6, the rest 5 against 8: 9/6 + 9/8 = 2.625), and the caption says so, in both
+    languages."""
+    from specviz.core.i18n import using
+
+    test = chi_square_test([6, 9, 2, 2, 1], [0.3, 0.3, 0.3, 0.05, 0.05])
+    assert test.statistic == pytest.approx(2.625) and test.dof == 2
+    assert ("3 outcomes tie at the cut, each expected 6 times: the first 2 of them in the order p lists them are a "
+            "group each and the others are pooled (a choice made before sampling, so the test stays valid).") \
+        in test.grouping, test.grouping
+    with using("pt"):
+        assert "3 resultados empatam no corte, cada um esperado 6 vezes: os 2 primeiros" in test.grouping
+    # two tied: the one listed first is kept, whichever way the samples fall
+    assert chi_square_test([8, 9, 1, 2], [0.4, 0.4, 0.1, 0.1]).statistic == pytest.approx(0.0)
+    assert chi_square_test([9, 8, 1, 2], [0.4, 0.4, 0.1, 0.1]).statistic == pytest.approx(1 / 8 + 1 / 12)
+    assert "the first of them in the order p lists them is a group of its own" in chi_square_test(
+        [8, 9, 1, 2], [0.4, 0.4, 0.1, 0.1]).grouping
+    # no tie at the cut: nothing said
+    assert "tie" not in chi_square_test([38, 3, 4, 5], [0.8, 0.06, 0.06, 0.08]).grouping
+
+
 def test_accept_every_draft_says_its_tv_holds_for_the_first_token_only():
     """Read 53: the explanation said accepting every draft is "wrong by exactly TV(p, q)". That is the first emitted
     token's drift (one step, K = 1); two kept drafts (x ~ q, then y ~ q(·|x)) drift further over the pair."""

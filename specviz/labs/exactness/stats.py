@@ -143,6 +143,9 @@ class ChiSquareResult:
     pairs: bool = False
     pooled: int = 0
     left_out: int = 0  # outcomes p gives probability 0: no sample there (one would be `impossible`), not in the test
+    tied: int = 0  # outcomes equally likely at the cut between groups of their own and the pool (0: no tie there)
+    tied_kept: int = 0  # how many of them are groups of their own: the first in the order p lists them
+    tied_expected: float = 0.0  # the count n p each of them expects
 
     @property
     def grouping(self) -> str:
@@ -161,7 +164,7 @@ class ChiSquareResult:
         """
         if self.impossible or self.dof == 0:
             return ""
-        return self._groups(self.shown_statistic) + self._left_out()
+        return self._groups(self.shown_statistic) + self._tie() + self._left_out()
 
     @property
     def shown_statistic(self) -> str:
@@ -205,6 +208,26 @@ class ChiSquareResult:
                               "refute p on its own.",
                               "The {count} outcomes p gives probability 0 are in no group: a single sample of one "
                               "would refute p on its own.", self.left_out, count=number(self.left_out, 0))
+
+    def _tie(self) -> str:
+        """Which of the outcomes tied at the cut are groups of their own (read 54: p = 0.4, 0.4, 0.1, 0.1 at N = 20
+        read "the most likely outcome … is a group of its own" where two were equally likely, and which one was kept
+        followed NumPy's sort, which is not stable: no rule a reader could be told, nor recompute the statistic by).
+
+        >>> chi_square_test([8, 9, 1, 2], [0.4, 0.4, 0.1, 0.1]).grouping.split(". ")[1]
+        '2 outcomes tie at the cut, each expected 8 times: the first of them in the order p lists them is a group of \
+its own and the others are pooled (a choice made before sampling, so the test stays valid).'
+        """
+        if not self.tied:
+            return ""
+        return " " + ngettext("{tied} outcomes tie at the cut, each expected {expected} times: the first of them in "
+                              "the order p lists them is a group of its own and the others are pooled (a choice made "
+                              "before sampling, so the test stays valid).",
+                              "{tied} outcomes tie at the cut, each expected {expected} times: the first {kept} of "
+                              "them in the order p lists them are a group each and the others are pooled (a choice "
+                              "made before sampling, so the test stays valid).", self.tied_kept,
+                              tied=number(self.tied, 0), kept=number(self.tied_kept, 0),
+                              expected=significant(self.tied_expected, 3))
 
     def _groups(self, stat: str) -> str:
         least, samples = number(self.min_expected, 0), number(self.n, 0)
@@ -292,17 +315,24 @@ def chi_square_test(counts: torch.Tensor | Sequence[int], probs: torch.Tensor | 
         return ChiSquareResult(math.inf, max(support - 1, 0), 0.0, n, support, impossible, support, pairs=pairs)
     expected = (p * n)[p > 0].numpy()
     observed = obs[p > 0].numpy()
-    order = np.argsort(expected)
+    # least likely first; among equally likely outcomes the one p lists last first, so that the pool takes those and
+    # a tie cut in two keeps the first listed as groups: a fixed choice, never NumPy's unstable sort (read 54)
+    order = np.lexsort((-np.arange(expected.shape[0]), expected))
     small = order[expected[order] < min_expected]
     big = order[expected[order] >= min_expected]
     pool_exp, pool_obs = float(expected[small].sum()), float(observed[small].sum())
     big = list(big)
     pooled = len(small)
+    last = None  # the expected count of the last outcome the pool took from the groups
     while len(small) and pool_exp < min_expected and big:
         j = big.pop(0)
         pool_exp += float(expected[j])
         pool_obs += float(observed[j])
         pooled += 1
+        last = float(expected[j])
+    tied = tied_kept = 0
+    if last is not None and big and float(expected[big[0]]) == last:  # the cut falls inside a tie
+        tied, tied_kept = int((expected == last).sum()), sum(float(expected[j]) == last for j in big)
     exp_bins = [float(expected[j]) for j in big] + ([pool_exp] if pool_exp > 0 else [])
     obs_bins = [float(observed[j]) for j in big] + ([pool_obs] if pool_exp > 0 else [])
     if len(exp_bins) < 2:
@@ -311,4 +341,5 @@ def chi_square_test(counts: torch.Tensor | Sequence[int], probs: torch.Tensor | 
     if stat < 1e-12:  # counts that match n p exactly leave float noise (2.2e-30, p-value 0.9999999999999988): read 51,
         stat, p_value = 0.0, 1.0  # the sandbox's "statistic 0" sat under "p-value > 0.999999", where chi2.sf(0) is 1
     return ChiSquareResult(float(stat), len(exp_bins) - 1, float(p_value), n, len(exp_bins), 0, support, pairs=pairs,
-                           pooled=pooled, left_out=int(p.shape[0]) - support)
+                           pooled=pooled, left_out=int(p.shape[0]) - support, tied=tied, tied_kept=tied_kept,
+                           tied_expected=last if tied else 0.0)

@@ -549,6 +549,28 @@ def test_whole_continuations_do_not_call_the_top20_rule_lossy_where_top_k_makes_
     assert "It is exact when no token outside the top 20" in next(w.value for w in at.warning)
 
 
+@pytest.mark.slow  # an AppTest run at top-k 5
+def test_at_top_k_5_tokens_p_and_q_both_give_0_get_no_bar():
+    """Read 54: at top-k 5 the decomposition drew 14 tokens p and q both give 0 (picked in no order) and an
+    "(all others)" of 0 as empty bars, rows of 0.0000 in its table, and the histogram the same. Every bar drawn now
+    has mass in p or q (or in the samples), and the decomposition's caption says why the others are missing."""
+    import json
+
+    at = AppTest.from_file(PAGE, default_timeout=300).run()
+    at.number_input(key="exact_top_k").set_value(5).run()
+    assert not at.exception
+    figures = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    split = next(f for f in figures if "min(p, q)" in f["layout"]["title"]["text"])
+    p = [a + r for a, r in zip(split["data"][0]["y"], split["data"][1]["y"])]
+    q = split["data"][2]["y"]
+    assert len(p) <= 10 and all(a > 0 or b > 0 for a, b in zip(p, q)), list(zip(split["data"][0]["x"], p, q))
+    assert "(all others)" not in split["data"][0]["x"]
+    samples = next(f for f in figures if f["layout"]["title"]["text"].startswith("Samples against"))
+    assert all(any(trace["y"][i] > 0 for trace in samples["data"]) for i in range(len(samples["data"][0]["x"])))
+    assert any(c.value.endswith("Tokens that p and q both give probability 0 add nothing to min(p, q) or to "
+                                "max(0, p − q), so they get no bar.") for c in at.caption)
+
+
 def test_the_rules_caption_says_accepting_every_draft_keeps_more_only_where_alpha_is_below_1():
     """Read 48: the caption under the rules table said accepting every draft "keeps more drafts than the exact rule",
     but at temperature 0, where draft and target share their top token, α = 1 and both rows read 1.0000."""

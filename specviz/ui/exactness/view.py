@@ -25,7 +25,8 @@ from specviz.engine.proposers import registry
 from specviz.engine.trace import Trace
 from specviz.labs import exactness
 from specviz.labs.exactness import lab
-from specviz.labs.exactness.lab import LabResult, StepDistributions, bucket, rules_table, top_for_bars
+from specviz.labs.exactness.lab import (LabResult, StepDistributions, bucket, drop_empty_bars, rules_table,
+                                        top_for_bars)
 from specviz.labs.exactness.stats import shown_p_value
 from specviz.labs.examples import list_examples, load_example
 from specviz.models.pairs import Pair
@@ -48,6 +49,8 @@ N_DEFAULT = {("toy", "one_step"): 2000, ("toy", "engine"): 400, ("default", "one
              ("default", "engine"): 20}
 BARS = lab.BARS
 OTHERS = N_("(all others)")
+NO_BAR = N_("Tokens that p and q both give probability 0 add nothing to min(p, q) or to max(0, p − q), so they "
+            "get no bar.")
 RULE_BOX = N_("**{label}.** {text}")
 # "kept": each rule's chance of keeping one draft x ~ q, from its closed form; α = Σ min(p, q) is that chance under
 # the exact rule only, so neither the column nor the metric above it calls another rule's chance α (issue 43)
@@ -186,6 +189,8 @@ def histogram_figure(result: LabResult, rule_label: str) -> go.Figure:
     order = top_for_bars(result.exact_probs, spec, BARS)
     shown = set(order)
     rest = [i for i in range(size) if i not in shown]
+    # read 54: an "(all others)" bar of 0 everywhere (at top-k 5, every token p gives 0 and no sample took) is dropped
+    rest = rest if any(float(v[rest].sum()) > 0 for v in (spec, plain, result.exact_probs)) else []
     names = [labels(result.texts, result.ids, result.outcomes)[i] for i in order]
     pick = lambda v: [float(v[i]) for i in order] + ([float(v[rest].sum())] if rest else [])  # noqa: E731
     if rest:
@@ -479,6 +484,13 @@ def render_decomposition(dists: StepDistributions, session_trace: object) -> Non
     except ValueError as exc:
         st.error(str(exc))
         return
+    # read 54: at top-k 5 the chart drew 14 tokens p and q both give 0, and an "(all others)" of 0, as empty bars
+    bar_labels, (accepted, recovered, draft_probs), dropped = drop_empty_bars(
+        bar_labels, decomposition.accepted, decomposition.recovered, draft_probs)
+    decomposition = exactness.StepDecomposition(decomposition.alpha, accepted, recovered)
+    if dropped:
+        none = _(NO_BAR)
+        note = f"{note} {none}" if note else none
     d1, d2 = st.columns([1, 3])
     d1.metric(_("α = Σ min(p, q)"), alpha_text, help=_("The chance that a draft x ~ q is accepted; 1 − TV(p, q)."))
     # read 53: with a broken rule picked above (accept every draft keeps q, not min(p, q)) this split read as that

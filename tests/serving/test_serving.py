@@ -636,6 +636,24 @@ def test_a_prediction_that_loses_at_batch_1_names_the_larger_batches_that_pay(mo
         assert predicted_pays([]) == "a especulação por n-gramas não compensa em nenhum tamanho de lote até 256"
 
 
+@pytest.mark.slow  # the committed sweep's tab under AppTest
+def test_the_prediction_says_the_roofline_drafts_k_at_every_step():
+    """Read 54: the prediction takes α from vLLM's mean accepted length over the steps that drafted (right: a step
+    that drafted nothing has no acceptance to measure), but the roofline then has every step draft K at that α,
+    and nothing said so, though at the copy prompt's level 1 about 100 of some 240 decode steps found no match
+    (136 drafted steps, 392 accepted, 640 tokens for 8 requests)."""
+    from specviz.core.i18n import _
+    from specviz.ui.serving.sweep import NO_MATCH_STEPS
+
+    at = _page(tab="Measured sweep")
+    assert not at.exception, at.exception
+    said = ("The roofline also has every step draft K = 4 tokens at that α: a step where the n-gram lookup found no "
+            "match drafts nothing and gains nothing, and α leaves such steps out")
+    assert any(said in c.value for c in at.caption), [c.value for c in at.caption]
+    with using("pt"):
+        assert _(NO_MATCH_STEPS, k="4").startswith("O roofline também supõe que todo passo rascunha K = 4 tokens")
+
+
 def test_a_prediction_that_pays_at_every_batch_names_the_largest_batch_it_looked_at(monkeypatch):
     """Read 52: `break_even_batch` returned None when speculation pays at every batch up to its max_batch (256 here),
     and the Measured sweep's prediction read "n-gram speculation pays at every batch size", past what it looked at."""

@@ -371,6 +371,10 @@ def differed_note(result: ServingResult) -> str:
 
 
 PREDICTED_MAX_BATCH = 256  # the largest batch the prediction below looks at
+NO_MATCH_STEPS = N_("The roofline also has every step draft K = {k} tokens at that α: a step where the n-gram lookup "
+                    "found no match drafts nothing and gains nothing, and α leaves such steps out (there is no "
+                    "acceptance to measure in them), so the more steps find no match, the more the prediction "
+                    "overstates.")
 
 
 def predicted_pays(paying: list[int]) -> str:
@@ -418,6 +422,9 @@ def predicted(result: ServingResult) -> None:
         "per sequence, the roofline's typical context for this model, not measured from the sweep's prompts): "
         "{pays}. Measured: {measured}.", alpha=number(alpha, 2), prompt=lv.prompt, context=number(pair.context, 0),
         pays=predicted_pays(paying), measured=seen)))
+    # read 54: α rightly leaves out the steps that drafted nothing (no acceptance to measure there), but the roofline
+    # then charges every step K drafts at that α, and nothing said so (the copy prompt's level 1: 136 drafted steps
+    # for 640 tokens, so roughly 100 decode steps found no match)
     st.caption(_("The roofline is fitted to specviz's float32 single-thread verify curve; vLLM in bfloat16 on the "
                  "sweep's CPU, with as many threads as it took, is not that machine, so read the prediction as the "
-                 "shape, not the number."))
+                 "shape, not the number.") + " " + _(NO_MATCH_STEPS, k=number(k, 0)))

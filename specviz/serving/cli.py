@@ -52,11 +52,17 @@ PROMPTS = {
 }
 
 
+# read 54: "drafted tokens per step", where vLLM's n-gram lookup drafts at most K (the committed sweep's open
+# prompt at 4 streams: 808 draft tokens over 204 drafting steps, not 816) and none where nothing matches
+K_HELP = ("the most tokens drafted per step, vLLM's num_speculative_tokens: the draft model and EAGLE draft K; "
+          "n-gram lookup drafts at most K (fewer where the copied text runs out, none where nothing matches)")
+
+
 def add_serve_arguments(cmd: argparse.ArgumentParser) -> None:
     actions = cmd.add_subparsers(dest="action", required=True)
     start = actions.add_parser("start", help="install vLLM if needed and start it on 127.0.0.1")
     start.add_argument("--spec", choices=list(SPECS), default="ngram", help="speculation (default: ngram)")
-    start.add_argument("--k", type=int, default=DEFAULT_K, help="drafted tokens per step")
+    start.add_argument("--k", type=int, default=DEFAULT_K, help=K_HELP)
     start.add_argument("--port", type=int, default=DEFAULT_PORT, help="port on 127.0.0.1")
     start.add_argument("--timeout", type=finite_float, default=900.0, help="seconds to wait for /health")
     start.add_argument("--eager", action="store_true",
@@ -77,7 +83,7 @@ def add_serve_arguments(cmd: argparse.ArgumentParser) -> None:
     sweep.add_argument("--max-tokens", type=int, default=128,
                        help=f"the most new tokens each request may generate, and specviz's own batch-1 runs too (a "
                             f"cap: an answer that ends sooner stops sooner), 1 to {MAX_TOKENS}")
-    sweep.add_argument("--k", type=int, default=DEFAULT_K, help="drafted tokens per step")
+    sweep.add_argument("--k", type=int, default=DEFAULT_K, help=K_HELP)
     sweep.add_argument("--port", type=int, default=DEFAULT_PORT, help="port on 127.0.0.1")
     sweep.add_argument("--no-specviz", action="store_true", help="skip specviz's own batch-1 comparison")
     sweep.add_argument("--out", type=path_arg, default=DEFAULT_OUT,

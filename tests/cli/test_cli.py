@@ -1850,3 +1850,23 @@ def test_cli_md_quotes_the_step_its_command_prints():
     times = re.compile(r"draft [\d.]+ ms  verify [\d.]+ ms")
     assert times.sub("", block[0]) == times.sub("", printed[0])
     assert block[1:] == [line.rstrip() for line in printed[1:len(block)]]
+
+
+@pytest.mark.parametrize("command, said", [
+    (("generate",), "n-gram lookup drafts at most K: fewer where the copied text runs out or reaches a chat marker, "
+                    "none where nothing matches"),
+    (("compare",), "n-gram lookup drafts at most K"),
+    (("bench",), "it runs a chain of each K, drafting at most K tokens a step, fewer where the copied text runs out"),
+    (("serve", "start"), "the draft model and EAGLE draft K; n-gram lookup drafts at most K (fewer where the copied "
+                         "text runs out, none where nothing matches) (default: 4)"),
+    (("serve", "sweep"), "n-gram lookup drafts at most K"),
+])
+def test_the_k_help_says_n_gram_lookup_drafts_at_most_k(command, said):
+    """Read 54: every --k said "drafted tokens per step" (serve: that alone, "(default: 4)"), but n-gram lookup
+    drafts at most K: specviz's stops where the copied text runs out or at a chat marker, vLLM's too (the committed
+    sweep's open prompt at 4 streams: 808 draft tokens over 204 drafting steps, not 816), and none without a
+    match."""
+    out = cli(*command, "--lang", "en", "--help")
+    assert out.returncode == 0, out.stderr
+    k_help = " ".join(out.stdout.split("\n  --k K")[1].split("\n  --")[0].split())
+    assert said in k_help, k_help

@@ -71,7 +71,9 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
                           "this machine for the lowest temperature, `python -m specviz calibrate`, or the pair's "
                           "recommended without a shape table for the proposer (with several proposers: the "
                           "pair's own, whether or not it runs); else the pair's recommended K; "
-                          "n-gram lookup drafts no tree: it runs a chain of each K)")
+                          "n-gram lookup drafts no tree: it runs a chain of each K, drafting at most K tokens a "
+                          "step, fewer where the copied text runs out or reaches a chat marker, none where "
+                          "nothing matches)")
     cmd.add_argument("--tree-nodes", nargs="+", type=_listed(int), default=None,
                      help="draft tree node budgets, 0 = a chain of K (default: as for --k when no shape flag is "
                           "given; else the pair's recommended tree, or a chain when --k is given)")

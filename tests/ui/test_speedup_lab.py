@@ -2240,3 +2240,28 @@ def test_the_speedup_vs_k_curve_follows_from_the_alpha_and_c_its_legend_writes(l
                     digits = len(plain.split(".")[1]) if "." in plain else 0
                     assert float(plain) == as_written(w, digits), (path, proposer, t, cell, w)
     assert curves >= 20, curves
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_tables_predictions_follow_from_alpha_and_c_as_written(lang):
+    """Read 54: the table's predicted columns came from every digit of α while it writes α to 3 decimals: Medusa, K =
+    2, greedy, default-cpu-f32-medusa read 1.280 beside α 0.268 and c 0.046 (Medusa is charged c per step), from
+    which (1 + 0.268 + 0.268²) / 1.046 = 1.281. results.md's predicted (paper) follows from the same written α."""
+    from specviz.core.i18n import read_number, using
+
+    run = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-f32-medusa" / "results.json")
+    c = run.rows(proposer="medusa", temperature=0.0, policy="constant")[0]["c"]
+    written_c = float(f"{c:.{small_digits(c)}f}")  # 0.046, as the Speedup vs K legend writes it
+    with using(lang):
+        table = tables.mat_table(run, "medusa", 0.0)
+        alpha_column, paper = view.label("alpha"), tables.at_row_alpha(view.paper_label("medusa"))
+        row = table[table["K"] == "2"].iloc[0]
+        assert row[alpha_column] == {"en": "0.268", "pt": "0,268"}[lang]
+        assert row[paper] == {"en": "1.281", "pt": "1,281"}[lang]
+        for _, each in table.iterrows():  # every row with a prediction follows from its written α and c
+            if each[paper] != "–":
+                alpha = read_number(each[alpha_column])
+                expected = theory.expected_speedup(alpha, int(each["K"]), written_c, one_pass=True)
+                assert each[paper] == view.number(expected, 3), each["K"]
+    md = (bench.BENCHMARKS_DIR / "default-cpu-f32-medusa" / "results.md").read_text(encoding="utf-8")
+    assert "| medusa | constant | 2 | chain | 0 | 0.268 |" in md  # α to 3 decimals there too, not 0.27

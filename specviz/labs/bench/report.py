@@ -28,7 +28,8 @@ from specviz.core.paths import read_json, write_text_atomically
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import is_number, is_whole
 from specviz.labs.bench.config import BENCHMARKS_DIR, BenchConfig, load_suites
-from specviz.labs.bench.summary import DEFINITIONS, count_text, signed_percent, verify_ratio
+from specviz.labs.bench.summary import (ALPHA_DIGITS, DEFINITIONS, count_text, predicted_as_written,
+                                        signed_percent, verify_ratio)
 
 SCHEMA = "specviz-bench"
 SCHEMA_VERSION = 2  # 2: a tree row's "drafted" counts every node (1 counted its main line only)
@@ -565,6 +566,7 @@ def markdown_report(result: BenchResult) -> str:
                   key=lambda r: (r["temperature"], r["proposer"], r["policy"] != "constant", r["policy"], r["k"],
                                  r.get("tree_nodes") or 0, r.get("tree_width") or 0))
     for r in rows:
+        predicted = predicted_as_written(r, costs)  # from α and c as written (read 54)
         lines.append(
             f"| {r['proposer']} | {r['policy']} | {'–' if r['policy'] == 'optimal' else r['k']} | "
             f"{DraftShape.of(r).short()} | {r['temperature']:g} | "
@@ -572,7 +574,8 @@ def markdown_report(result: BenchResult) -> str:
             f"{_fmt(r['acceptance_rate'])} | {_fmt(r['mat_with_bonus'])} | {_fmt(r['mat_without_bonus'])} | "
             f"{_fmt(r['tokens_per_second'], 1)} | {_fmt(r['speedup_vs_ar'], 2, '×')} | "
             f"{_fmt(r['speedup_vs_hf_generate'], 2, '×')} | {_fmt(r['hf_assisted_speedup'], 2, '×')} | "
-            f"{_fmt(r['predicted_speedup'], 2, '×')} | {_fmt(r['predicted_speedup_measured_verify'], 2, '×')} | "
+            f"{_fmt(predicted['predicted_speedup'], 2, '×')} | "
+            f"{_fmt(predicted['predicted_speedup_measured_verify'], 2, '×')} | "
             f"{r['identical_count'] or '–'} |")
     if any(r.get("tree_nodes") and r["alpha"] is not None for r in rows):
         lines += ["", TREE_ALPHA_NOTE]
@@ -1074,14 +1077,16 @@ TREE_ALPHA_NOTE = (TREE_ALPHA_MEANING + "; its predicted speedup (measured verif
 
 def _alpha_cell(row: Row) -> str:
     """The α estimate column's cell: α for a chain; for a tree its mean min(1, p′/q′) marked † (`TREE_ALPHA_NOTE`),
-    which is another quantity (DEFINITIONS["alpha"]).
+    which is another quantity (DEFINITIONS["alpha"]). To `ALPHA_DIGITS` decimals, as the Speedup lab and the model
+    cards write it, the α the predicted columns follow from (`predicted_as_written`; read 54: α 0.27 at 2 decimals
+    beside predictions computed from every digit).
 
-    >>> _alpha_cell({"alpha": 0.61, "tree_nodes": 0}), _alpha_cell({"alpha": 0.72, "tree_nodes": 16})
-    ('0.61', '0.72†')
+    >>> _alpha_cell({"alpha": 0.61, "tree_nodes": 0}), _alpha_cell({"alpha": 0.7245, "tree_nodes": 16})
+    ('0.610', '0.725†')
     """
     if row.get("tree_nodes") and row["alpha"] is not None:
-        return _fmt(row["alpha"]) + "†"
-    return _fmt(row["alpha"])
+        return _fmt(row["alpha"], ALPHA_DIGITS) + "†"
+    return _fmt(row["alpha"], ALPHA_DIGITS)
 
 
 def _config(row: Row, recomputed_k: int | None = None) -> str:

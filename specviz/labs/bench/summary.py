@@ -16,7 +16,7 @@ import math
 from collections import defaultdict
 from decimal import Decimal
 
-from specviz.core.i18n import N_, fixed
+from specviz.core.i18n import N_, as_written, fixed, small_digits
 from specviz.engine.proposers import registry
 from specviz.engine.theory import draft_cost, expected_speedup, speedup_with_verify_cost
 
@@ -250,6 +250,53 @@ def predicted_speedups(alpha: float, k: int, c: float, costs: dict, one_pass: bo
     return {"predicted_speedup": expected_speedup(alpha, k, c, one_pass),
             "predicted_speedup_measured_verify": speedup_with_verify_cost(alpha, k, c, verify_ratio(costs, k),
                                                                           one_pass)}
+
+
+# The α estimate's decimals wherever a reader sees it beside a prediction: the Speedup lab (its table and the Speedup
+# vs K legend), results.md and the model cards' bench tables
+ALPHA_DIGITS = 3
+
+
+def written_alpha(alpha: float) -> float:
+    """An α estimate as the pages and results.md write it (`ALPHA_DIGITS` decimals), capped at 1 as the formula takes
+    it: the α a written prediction follows from.
+
+    >>> written_alpha(0.26849), written_alpha(1.0004)
+    (0.268, 1.0)
+    """
+    return as_written(min(1.0, alpha), ALPHA_DIGITS)
+
+
+def written_c(c: float) -> float:
+    """A measured c as the pages and results.md write it: 3 decimals, or two significant digits where 3 would write
+    it 0 (`small_digits`).
+
+    >>> written_c(0.04551), written_c(0.000217)
+    (0.046, 0.00022)
+    """
+    return as_written(c, small_digits(c))
+
+
+def predicted_as_written(row: dict, costs: dict) -> dict[str, float | None]:
+    """A summary row's two predicted speedups as a reader can recompute them: `predicted_speedups` from its α estimate
+    and c as written (`written_alpha`, `written_c`), not every digit the JSON keeps. Read 54: the Speedup lab's table
+    read 1.280 beside α 0.268 and c 0.046 (default-cpu-f32-medusa, T = 0, K = 2, one pass), which give 1.281: it
+    computed from α = 0.26763 and c = 0.046102. A row with no predicted
+    speedup (an adaptive policy), or whose prediction is no formula of α (a tree's measured verify one), keeps the
+    figures it has; the Speedup lab's table and results.md both show these.
+
+    >>> free = {"verify": [{"n_tokens": n, "ratio": 1.0} for n in range(1, 6)]}
+    >>> row = {"proposer": "medusa", "k": 2, "alpha": 0.2676273, "c": 0.0461020, "predicted_speedup": 1.2802306,
+    ...        "predicted_speedup_measured_verify": 1.3474600}
+    >>> {name: round(v, 5) for name, v in predicted_as_written(row, free).items()}  # (1 + 0.268 + 0.268²) / 1.046
+    {'predicted_speedup': 1.2809, 'predicted_speedup_measured_verify': 1.2809}
+    """
+    kept = {key: row.get(key) for key in ("predicted_speedup", "predicted_speedup_measured_verify")}
+    if row.get("predicted_speedup") is None or row.get("tree_nodes") or row.get("alpha") is None \
+            or row.get("c") is None:
+        return kept
+    return predicted_speedups(written_alpha(row["alpha"]), row["k"], written_c(row["c"]), costs,
+                              registry.one_pass(row["proposer"]))
 
 
 def curve_ratio(curve: list[dict[str, float]], n_tokens: int) -> float:

@@ -12,6 +12,7 @@ from specviz.core.i18n import _, as_written, list_separator, ngettext, small_dig
 from specviz.engine import theory
 from specviz.engine.proposers import registry
 from specviz.labs.bench import BenchResult
+from specviz.labs.bench import summary
 from specviz.labs.bench.report import TARGET_ONLY, run_kernels
 from specviz.ui.common.charts import figure_table, phase_pattern, wrap_axis_title
 from specviz.ui.common.sliders import medusa_heads
@@ -31,7 +32,8 @@ def _layout(fig: go.Figure, title: str, x: str, y: str, height: int = 430) -> go
     return fig
 
 
-ALPHA_DIGITS = 3  # the Speedup vs K curves' mean α, written as the α estimate at the top of the lab
+# the Speedup vs K curves' mean α is written as the α estimate at the top of the lab and in the table (one constant)
+ALPHA_DIGITS = summary.ALPHA_DIGITS
 
 
 def at_mean_alpha(name: str) -> str:

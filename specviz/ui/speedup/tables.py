@@ -11,6 +11,7 @@ from specviz.core.i18n import N_, _, as_written, fewest_digits, list_separator, 
 from specviz.engine.proposers import registry
 from specviz.labs.bench import BenchResult
 from specviz.labs.bench.report import HF_GENERATE, TARGET_ONLY
+from specviz.labs.bench.summary import predicted_as_written
 from specviz.ui.speedup.view import (POLICY_TEXT, label, method_text, number, paper_label, policy_text,
                                     proposer_text, suite_titles, temperature_text, times, written)
 
@@ -53,16 +54,17 @@ def mat_help(table: pd.DataFrame) -> dict[str, str]:
 
 def mat_table(result: BenchResult, proposer: str, temperature: float) -> pd.DataFrame:
     """The mean accepted length with and without the bonus token, next to the acceptance numbers, so the quoted
-    metrics can be compared."""
+    metrics can be compared; the predicted columns from α and c as the page writes them (`predicted_as_written`)."""
     data = []
     for r in result.rows(proposer=proposer, temperature=temperature):
+        predicted = predicted_as_written(r, result.costs)
         data.append({
             _("policy"): policy_text(r["policy"]), "K": mat_k(r), _("mean K drafted"): r["mean_k"],
             label("alpha"): r["alpha"], label("acceptance_rate"): r["acceptance_rate"],
             label("mat_with_bonus"): r["mat_with_bonus"], label("mat_without_bonus"): r["mat_without_bonus"],
             label("tokens_per_second"): r["tokens_per_second"], label("speedup_vs_ar"): r["speedup_vs_ar"],
-            at_row_alpha(paper_label(proposer)): r["predicted_speedup"],
-            at_row_alpha(label("predicted_speedup_measured_verify")): r["predicted_speedup_measured_verify"],
+            at_row_alpha(paper_label(proposer)): predicted["predicted_speedup"],
+            at_row_alpha(label("predicted_speedup_measured_verify")): predicted["predicted_speedup_measured_verify"],
             label("record_overhead"): r["record_overhead"], label("identical"): r["identical_count"],
         })
     df = pd.DataFrame(data)

@@ -2292,3 +2292,20 @@ def test_a_noisy_verify_curve_is_not_called_flat(lang):
     flat_word, each, noise = words[lang]
     assert flat_word not in said and each in said and noise in said
     assert flat_word in flat and noise not in flat
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_medusa_caption_does_not_derive_c_per_step_from_k_blocks(lang):
+    """Read 54: "A step of K drafts runs the blocks of heads 1 to K and then the LM head once ..., so the curves ...
+    charge c of drafting a step whatever K": K blocks cost more than one head's c, so "so" did not follow. The
+    caption now says the curves count the step as one head's pass and leave out what heads 2 to K add."""
+    from specviz.core.i18n import using
+
+    result = results.load_result(ROOT / "assets" / "benchmarks" / "default-cpu-f32-medusa" / "results.json")
+    with using(lang):
+        text = charts.medusa_draft_caption(result, "medusa", 0.0)
+    said, gone = {"en": ("They count the step as one head's pass and leave out what heads 2 to K add",
+                         "all K of them, so the curves"),
+                  "pt": ("Contam o passo como a passagem de uma só cabeça e deixam de fora o que as cabeças 2 a K "
+                         "acrescentam", "todas as K, então as curvas")}[lang]
+    assert said in text and gone not in text

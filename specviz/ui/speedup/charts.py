@@ -143,8 +143,10 @@ def medusa_draft_caption(result: BenchResult, proposer: str, temperature: float)
     little (default-cpu-f32-medusa: about 5.3 ms a greedy step at K = 2 and 4, c 2.5 ms). Read 50: it said a step
     "runs every head's block", but a step of K drafts runs heads 1 to K only (`MedusaProposer.head_logits`: 2 of the
     5 shipped heads at K = 2). Read 52: "Where it is above {c_ms} ms" followed "Its c ... is {c_ms} ms", so "it" read
-    as c (the pt "ele" too); the sentence now names the draft time per step. None for another proposer, or when the
-    run has no Medusa chain."""
+    as c (the pt "ele" too); the sentence now names the draft time per step. Read 54: "K blocks and the LM head
+    once, so c per step" did not follow (K blocks cost more than one head's c): the curves charge c per step as a
+    model that leaves out what heads 2 to K add (`theory.draft_cost`). None for another proposer, or when the run has
+    no Medusa chain."""
     rows = sorted(result.rows(proposer=proposer, temperature=temperature, policy="constant"), key=lambda r: r["k"])
     rows = [r for r in rows if not r.get("tree_nodes")]
     if proposer != "medusa" or not rows:
@@ -154,9 +156,12 @@ def medusa_draft_caption(result: BenchResult, proposer: str, temperature: float)
                                  for r in {r["k"]: r for r in rows}.values())  # one per K (rows repeat per suite)
     c_ms = number(rows[0]["c"] * one)
     return _("For Medusa, c is the time of one head over a target forward's: its block, the LM head's rows for the "
-             "heads' draft vocabulary and the greedy token pick. A step of K drafts runs the blocks of heads 1 to K "
-             "and then the LM head once over all K of them, so the curves and the table's predicted columns charge "
-             "c of drafting a step whatever K, not K·c. This run's draft time per step: {each}. Its c, {c} of a "
+             "heads' draft vocabulary and the greedy token pick. A step of K drafts runs the blocks of heads 1 to K, "
+             "all on the one hidden state the target's last pass gave (no drafter pass, and no head waits for "
+             "another's token), and then the LM head once over all K of them. The curves and the table's predicted "
+             "columns charge c of drafting a step whatever K, not K·c. They count the step as one head's pass and "
+             "leave out what heads 2 to K add (their blocks and their rows of the LM head's product). This run's "
+             "draft time per step: {each}. Its c, {c} of a "
              "target forward, is {c_ms} ms. Where a step's draft time is above {c_ms} ms, the curves and the "
              "table's predicted columns charge Medusa too little drafting and overstate its speedup.", each=each,
              c=small_number(rows[0]["c"]), c_ms=c_ms)

@@ -6,6 +6,7 @@ import contextlib
 import json
 import re
 import time
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -798,7 +799,7 @@ def test_the_lanes_table_puts_the_prefill_under_prefill_and_names_the_forward_as
     the chart draws the grey "prefill (read the prompt)" segment (with a draft model, the draft's pass over the prompt
     too), and headed the target-only lane's forwards "verify" although that lane verifies nothing. The prefill now
     has its own column and the blue segment's column is named as the legend names it, in both languages."""
-    from specviz.ui.race.figures import PHASE_NAMES, lanes_table
+    from specviz.ui.race.figures import PHASE_NAMES, _span, lanes_table
 
     monkeypatch.chdir(ROOT)
     spec, base = load_example("smollm-draft-greedy")
@@ -808,7 +809,8 @@ def test_the_lanes_table_puts_the_prefill_under_prefill_and_names_the_forward_as
             table = lanes_table(spec, base)
             assert forward.startswith(_(PHASE_NAMES["verify"]).split()[0])  # "target", "passagem": the legend's word
             prefills = [number(round(1000 * t.prefill_seconds, 2), 2) for t in (spec, base)]
-            forwards = [number(round(1000 * t.steps[0].verify_seconds, 2), 2) for t in (spec, base)]
+            # read 54: a time is the difference of its segment's ends as written (`_span`)
+            forwards = [_span(b.draft_end, b.verify_end) for b in (timeline.step_intervals(t)[1] for t in (spec, base))]
         assert not any("verify" in column or "verificação" in column for column in table.columns)
         first = table.groupby(table.columns[0], sort=False).head(1)  # each lane's first row: its prefill
         assert list(first[prefill]) == prefills
@@ -910,25 +912,87 @@ def test_the_lanes_table_holds_what_each_steps_hover_says_it_drafted_and_accepte
     assert len(forwards) == len(base.steps) and set(forwards) == {("–", "–", "1")}
 
 
-@pytest.mark.parametrize("lang, forward, step", [("en", "forward", "step"), ("pt", "passagem", "passo")])
-def test_a_target_only_hover_gives_the_tables_forward_and_its_step_apart(monkeypatch, lang, forward, step):
+@pytest.mark.parametrize("lang, forward, rest, step", [("en", "target forward", "rest of the step", "step"),
+                                                      ("pt", "passagem do alvo", "resto do passo", "passo")])
+def test_a_target_only_hover_gives_the_tables_forward_and_its_step_apart(monkeypatch, lang, forward, rest, step):
     """Read 46: a target-only forward's hover gave one "103.89 ms", its whole step (the forward and its sampling), on
     the blue "target forward" segment, while the table beside it holds "target forward (ms)" 103.61 and the rest of
-    the step apart. The hover now names both, each as the table has it."""
+    the step apart. The hover now names both, each as the table has it (read 54: and the rest of the step between)."""
     from specviz.ui.race.figures import BASE_LANE, lanes_table, race_figure
 
     monkeypatch.chdir(ROOT)
     spec, base = load_example("smollm-draft-greedy")
     with using(lang):
         fig, table = race_figure(spec, base), lanes_table(spec, base)
-        base_lane, column = _(BASE_LANE), _("target forward (ms)")
-        totals = [number(round(1000 * s.seconds, 2), 2) for s in base.steps]
+        base_lane, column, rest_column = _(BASE_LANE), _("target forward (ms)"), _("rest of the step (ms)")
     hovers = {h for bar in fig.data if bar.y[0] == base_lane for h in (bar.hovertext or ())}
     rows = table[(table[table.columns[0]] == base_lane) & table[table.columns[1]].str.isdigit()]
     assert len(rows) == len(base.steps) == len([h for h in hovers if f" ms, {step} " in h])
-    for (_index, row), total in zip(rows.iterrows(), totals):
-        assert any(f"{forward} {row[column]} ms, {step} {total} ms" in h for h in hovers), row[column]
-    assert any(row[column] != total for (_index, row), total in zip(rows.iterrows(), totals))  # the sampling apart
+    for _index, row in rows.iterrows():
+        assert any(f"{forward} {row[column]} ms, {rest} {row[rest_column]} ms, {step} " in h for h in hovers), row
+
+
+def _written(text: str, lang: str) -> Decimal:
+    """A number as the race writes it in `lang` ("1,355.55"; "1.355,55"), exactly."""
+    return Decimal(text.replace(",", "") if lang == "en" else text.replace(".", "").replace(",", "."))
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_lanes_tables_written_times_add_up_to_the_next_rows_start(monkeypatch, lang):
+    """Read 54: the lanes table rounded each time to 0.01 ms on its own, so in the recorded races 197 of 535 rows'
+    start and times, as written, missed the next row's start ("212.11 + 0.28 + 125.93 + 1.67" = 339.99 beside a
+    next start of 339.98, smollm-ngram-t07's step 1). Each time is now the difference of its segment's ends, each
+    rounded once, so every row adds up, in every recorded race and both lanes, and the last row to the run's time
+    its "between steps" hover gives; the note over the table says how the times are rounded."""
+    from specviz.ui.race.figures import LANES_TABLE_NOTE, _ms, lanes_table
+
+    monkeypatch.chdir(ROOT)
+    checked = 0
+    for example in _raced_examples():
+        spec, base = load_example(example.name)
+        with using(lang):
+            table = lanes_table(spec, base)
+            lane, start = _("lane"), _("starts at (ms)")
+            times = [_("prefill (ms)"), _("draft (ms)"), _("target forward (ms)"), _("rest of the step (ms)"),
+                     _("not timed (ms)")]
+            walls = {_("speculative"): _ms(spec.wall_seconds), _("target only"): _ms(base.wall_seconds)}
+        rows = table.to_dict("records")
+        for row, after in zip(rows, [*rows[1:], None]):
+            total = _written(row[start], lang) + sum(_written(row[t], lang) for t in times if row[t] != "–")
+            if after is not None and after[lane] == row[lane]:
+                assert total == _written(after[start], lang), (example.name, row, after[start])
+                checked += 1
+            elif row[times[-1]] != "–":  # a lane's last row, "between steps": it ends where the run does
+                assert total == _written(walls[row[lane]], lang), (example.name, row)
+    assert checked >= 500  # 535 rows in the races recorded for read 54
+    with using(lang):
+        note = _(LANES_TABLE_NOTE)
+    assert {"en": "each end rounded to 0.01 ms", "pt": "cada ponta arredondada a 0,01 ms"}[lang] in note, note
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_every_race_hovers_step_time_is_the_sum_of_its_written_parts(monkeypatch, lang):
+    """Read 54: a step's hover wrote its draft and verify times and the whole step, each rounded on its own, and left
+    out the rest of the step, so its parts could not be added up to the step it gave. It now writes all three parts,
+    named as the legend and the table name them ("target forward", not "verify"), and they add up to the step."""
+    from specviz.ui.race.figures import race_figure
+
+    monkeypatch.chdir(ROOT)
+    n = r"([\d.,]+)"
+    pattern = {"en": rf"draft {n} ms, target forward {n} ms, rest of the step {n} ms, step {n} ms",
+               "pt": rf"rascunho {n} ms, passagem do alvo {n} ms, resto do passo {n} ms, passo {n} ms"}[lang]
+    checked = 0
+    for example in _raced_examples():
+        spec, base = load_example(example.name)
+        with using(lang):
+            hovers = [h for bar in race_figure(spec, base).data for h in (bar.hovertext or ()) if "<b>" in h]
+        for hover in hovers:
+            assert "verify" not in hover and "verificação" not in hover, hover
+            if match := re.search(pattern, hover):
+                draft, forward, rest, step = (_written(text, lang) for text in match.groups())
+                assert draft + forward + rest == step, hover
+                checked += 1
+    assert checked > 300
 
 
 def _step_word(lang: str) -> str:

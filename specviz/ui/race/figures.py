@@ -12,7 +12,7 @@ from itertools import pairwise
 import pandas as pd
 import plotly.graph_objects as go
 
-from specviz.core.i18n import N_, _, fewest_digits, ngettext, number
+from specviz.core.i18n import N_, _, fewest_digits, half_up, ngettext, number
 from specviz.engine.trace import TokenKind, Trace
 from specviz.labs.timeline import Interval, step_intervals, tokens_over_time, untimed_seconds
 from specviz.ui.common.charts import PHASE_PATTERNS, phase_pattern
@@ -40,19 +40,49 @@ PHASE_NAMES = {"prefill": N_("prefill (read the prompt)"),
 NOT_APPLICABLE = "–"
 LANES_TABLE_NOTE = N_("A dash (–) marks a cell that does not apply to its row: a prefill row has only its prefill "
                       "time, a step no prefill time, a target-only forward drafts nothing, and a \"between steps\" "
-                      "row has only the time no step timed.")
+                      "row has only the time no step timed. Each time is the difference of its segment's ends, each "
+                      "end rounded to 0.01 ms, so a row's start and times, as written, add up to the next row's "
+                      "start; a time so written is within 0.01 ms of the one measured.")
+
+
+def _at(seconds: float) -> Decimal:
+    """A moment (seconds since generation started) in milliseconds, rounded once and half up to 0.01 ms, in decimal.
+    Read 52: Python's `round(1000 * seconds, 2)` rounded first (half to even, on the binary double), then `number`
+    again, so 1.125 ms read "1.12" and 2.675 ms "2.67" where `number` writes 1.13 and 2.68; and 1000 * 0.001005 is
+    1.0049999..., so the milliseconds are scaled in decimal."""
+    with half_up():
+        return Decimal(repr(float(seconds))).scaleb(3).quantize(Decimal("0.01"))
 
 
 def _ms(seconds: float) -> str:
-    """Milliseconds for a hover or the lanes table, in the reader's number format with two decimals, rounded once
-    and half up from the seconds recorded. Read 52: Python's `round(1000 * seconds, 2)` rounded first (half to even,
-    on the binary double), then `number` again, so 1.125 ms read "1.12" and 2.675 ms "2.67" where `number` writes
-    1.13 and 2.68; and 1000 * 0.001005 is 1.0049999..., so the milliseconds are scaled in decimal.
+    """A moment in milliseconds (`_at`) for a hover or the lanes table, in the reader's number format with two
+    decimals: where a bar starts, or a time measured from 0.
 
     >>> _ms(0.001125), _ms(0.002675), _ms(0.001005), _ms(0.0012449), _ms(0.0)
     ('1.13', '2.68', '1.01', '1.24', '0.00')
     """
-    return number(float(Decimal(repr(float(seconds))).scaleb(3)), 2)
+    return number(float(_at(seconds)), 2)
+
+
+def _span(start: float, end: float) -> str:
+    """The time from `start` to `end` as the lanes table and the hovers write it: the difference of its two ends, each
+    rounded to 0.01 ms (`_at`), so the parts of a step, as written, add up to the step as written and a row's start
+    plus its parts to the next row's start. Read 54: each part was rounded on its own, and in the recorded races 197
+    of 535 rows' start and parts, as written, missed the next row's start by 0.01 ms ("212.11 + 0.28 + 125.93 +
+    1.67" = 339.99 beside a next start of 339.98). A part so written differs from the time measured by less than
+    0.01 ms (`LANES_TABLE_NOTE` says so).
+
+    >>> [_span(a, b) for a, b in ((0.0, 0.001125), (0.001125, 0.00224), (0.0, 0.00224))]
+    ['1.13', '1.11', '2.24']
+    """
+    return number(float(_at(end) - _at(start)), 2)
+
+
+def step_times(bar: Interval) -> dict[str, str]:
+    """A step's draft, target forward, rest of the step and whole step (`total`) as its hover and the lanes table
+    write them (`_span`): the three parts, as written, add up to the total as written."""
+    return dict(draft=_span(bar.start, bar.draft_end), forward=_span(bar.draft_end, bar.verify_end),
+                rest=_span(bar.verify_end, bar.end), total=_span(bar.start, bar.end))
 
 
 def _lane_bars(fig: go.Figure, lane: str, bars: list[Interval], *, speculative: bool, legend: set[str],
@@ -74,17 +104,17 @@ def _lane_bars(fig: go.Figure, lane: str, bars: list[Interval], *, speculative: 
         if not segs:
             continue
         if phase == "prefill":
-            hover = [_("<b>{lane}</b><br>prefill: {ms} ms", lane=lane, ms=_ms(e - s)) for s, e, _b in segs]
+            hover = [_("<b>{lane}</b><br>prefill: {ms} ms", lane=lane, ms=_span(s, e)) for s, e, _b in segs]
         elif speculative and tree:
             hover = [_tree_step_hover(b, names[phase]) for _s, _e, b in segs]
         elif speculative:  # `b.k` is what this step drafted, not the run's K: a last step near the limit drafts fewer
             hover = [_("<b>step {step}</b> ({phase})<br>drafted {drafted}, accepted {accepted}, emitted {emitted}<br>"
-                       "draft {draft} ms, verify {verify} ms, step {total} ms", step=b.index + 1, phase=names[phase],
-                       drafted=b.k, accepted=b.n_accepted, emitted=b.n_emitted, draft=_ms(b.draft_seconds),
-                       verify=_ms(b.verify_seconds), total=_ms(b.seconds)) for _s, _e, b in segs]
+                       "draft {draft} ms, target forward {forward} ms, rest of the step {rest} ms, step {total} ms",
+                       step=b.index + 1, phase=names[phase], drafted=b.k, accepted=b.n_accepted,
+                       emitted=b.n_emitted, **step_times(b)) for _s, _e, b in segs]
         else:  # read 46: one "{ms} ms", the whole step, under "target forward" beside the table's forward alone
-            hover = [_("<b>target forward {index}</b><br>emitted 1 token<br>forward {forward} ms, step {total} ms",
-                       index=b.index + 1, forward=_ms(b.verify_seconds), total=_ms(b.seconds)) for _s, _e, b in segs]
+            hover = [_("<b>target forward {index}</b><br>emitted 1 token<br>target forward {forward} ms, rest of the "
+                       "step {rest} ms, step {total} ms", index=b.index + 1, **step_times(b)) for _s, _e, b in segs]
         text = [f"+{b.n_emitted}" for _, _, b in segs] if (speculative and phase == "verify") else None
         fig.add_trace(go.Bar(
             y=[lane] * len(segs), x=[e - s for s, e, _ in segs], base=[s for s, _, _ in segs], orientation="h",
@@ -109,9 +139,10 @@ def _untimed_bar(fig: go.Figure, lane: str, trace: Trace, legend: set[str]) -> N
     if gap <= 0:
         return
     name = _(PHASE_NAMES["untimed"])
+    end = step_intervals(trace)[-1].end
     hover = _("<b>{lane}</b><br>between steps, not timed: {ms} ms<br>the run took {total} ms", lane=lane,
-              ms=_ms(gap), total=_ms(trace.wall_seconds))
-    fig.add_trace(go.Bar(y=[lane], x=[gap], base=[step_intervals(trace)[-1].end], orientation="h", name=name,
+              ms=_span(end, trace.wall_seconds), total=_ms(trace.wall_seconds))
+    fig.add_trace(go.Bar(y=[lane], x=[gap], base=[end], orientation="h", name=name,
                          legendgroup=name, showlegend=name not in legend,
                          marker=dict(color=PHASE_COLORS["untimed"], line=dict(color="white", width=0.6),
                                      pattern=phase_pattern("untimed")),
@@ -123,15 +154,17 @@ def _tree_step_hover(b: Interval, phase: str) -> str:
     """A tree lane's step as its hover reads it: the nodes it drafted, or none on a last step with one token left to
     write (read 45: "0 nó rascunhado" under the catalog's old plural rule; "no node" reads better than a count of
     0)."""
-    values = dict(step=b.index + 1, phase=phase, accepted=b.n_accepted, emitted=b.n_emitted,
-                  draft=_ms(b.draft_seconds), verify=_ms(b.verify_seconds), total=_ms(b.seconds))
+    values = dict(step=b.index + 1, phase=phase, accepted=b.n_accepted, emitted=b.n_emitted, **step_times(b))
     if not b.k:
         return _("<b>step {step}</b> ({phase})<br>no node drafted, accepted {accepted}, emitted {emitted}<br>"
-                 "draft {draft} ms, verify {verify} ms, step {total} ms", **values)
+                 "draft {draft} ms, target forward {forward} ms, rest of the step {rest} ms, step {total} ms",
+                 **values)
     return ngettext("<b>step {step}</b> ({phase})<br>{nodes} node drafted, accepted {accepted}, emitted "
-                    "{emitted}<br>draft {draft} ms, verify {verify} ms, step {total} ms",
+                    "{emitted}<br>draft {draft} ms, target forward {forward} ms, rest of the step {rest} ms, step "
+                    "{total} ms",
                     "<b>step {step}</b> ({phase})<br>{nodes} nodes drafted, accepted {accepted}, emitted "
-                    "{emitted}<br>draft {draft} ms, verify {verify} ms, step {total} ms", b.k, nodes=b.k, **values)
+                    "{emitted}<br>draft {draft} ms, target forward {forward} ms, rest of the step {rest} ms, step "
+                    "{total} ms", b.k, nodes=b.k, **values)
 
 
 def race_figure(spec: Trace, base: Trace, tree: Trace | None = None) -> go.Figure:
@@ -214,17 +247,19 @@ def lanes_table(spec: Trace, base: Trace, tree: Trace | None = None) -> pd.DataF
         for bar in bars:
             cells = dict.fromkeys(columns + counts, NOT_APPLICABLE)
             if bar.index < 0:
-                cells[columns[0]] = _ms(bar.seconds)
+                cells[columns[0]] = _span(bar.start, bar.end)
             else:
-                cells.update(zip(columns[1:4], (_ms(bar.draft_seconds) if speculative else NOT_APPLICABLE,
-                                                _ms(bar.verify_seconds), _ms(bar.end - bar.verify_end))))
+                times = step_times(bar)
+                cells.update(zip(columns[1:4], (times["draft"] if speculative else NOT_APPLICABLE,
+                                                times["forward"], times["rest"])))
                 cells.update(zip(counts, (str(bar.k), str(bar.n_accepted)) if speculative
                                  else (NOT_APPLICABLE, NOT_APPLICABLE)))
             rows.append({_("lane"): lane, _("step"): _("prefill") if bar.index < 0 else str(bar.index + 1),
                          _("starts at (ms)"): _ms(bar.start), **cells, _("tokens emitted"): str(bar.n_emitted)})
         if untimed_seconds(trace) > 0:  # the chart's grey end segment: the run's time no step timed
             rows.append({_("lane"): lane, _("step"): _("between steps"), _("starts at (ms)"): _ms(bars[-1].end),
-                         **dict.fromkeys(columns[:4], NOT_APPLICABLE), columns[4]: _ms(untimed_seconds(trace)),
+                         **dict.fromkeys(columns[:4], NOT_APPLICABLE),
+                         columns[4]: _span(bars[-1].end, trace.wall_seconds),
                          **dict.fromkeys(counts, NOT_APPLICABLE), _("tokens emitted"): "0"})
     return pd.DataFrame(rows)
 

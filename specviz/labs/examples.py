@@ -111,8 +111,10 @@ def description_figures() -> dict[str, str]:
     results.json in the reader's number format, so no description types a measured figure by hand: the EAGLE-3
     drafter's chain of 4 (greedy, float32) in default-cpu-f32-packed, the separate draft's c and its speed against
     target-only decoding at T = 0 in default-cpu-drafts, the Medusa heads' c in default-cpu-f32-medusa and the clock
-    and torch threads that run timed it by ("?" for a figure whose run is missing)."""
-    from specviz.core.i18n import number
+    and torch threads that run timed it by ("?" for a figure whose run is missing). Every c is written as the Theory
+    and Speedup pages and the runs' results.md write a measured c (`small_number`: 3 decimals; read 54: the Medusa
+    example's "c = 0.05" beside 0.046 there, the separate draft's 0.30 beside 0.303)."""
+    from specviz.core.i18n import number, small_number
     from specviz.labs.bench import quoted
 
     def eagle() -> dict[str, str]:
@@ -120,15 +122,15 @@ def description_figures() -> dict[str, str]:
         tokens = quoted.mean_accepted_length("default-cpu-f32-packed", "eagle", **chain)[0]
         speed = quoted.speedup_range("default-cpu-f32-packed", "eagle", against="speedup_vs_hf_generate", **chain)
         return {"eagle_tokens": tokens.text(1), "eagle_speedup": speed.text(1),
-                "eagle_c": number(quoted.draft_cost("default-cpu-f32-packed", "eagle").low, 3)}
+                "eagle_c": small_number(quoted.draft_cost("default-cpu-f32-packed", "eagle").low)}
 
     def draft() -> dict[str, str]:
         speed = quoted.speedup_range("default-cpu-drafts", "draft", temperature=0.0)
-        return {"draft_c": number(quoted.draft_cost("default-cpu-drafts", "draft").low, 2),
+        return {"draft_c": small_number(quoted.draft_cost("default-cpu-drafts", "draft").low),
                 "draft_low": number(speed.low, 2), "draft_high": number(speed.high, 2)}
 
     def medusa() -> dict[str, str]:  # read 49: its run was timed by one thread's CPU time, which the text says
-        return {"medusa_c": number(quoted.draft_cost("default-cpu-f32-medusa", "medusa").low, 2),
+        return {"medusa_c": small_number(quoted.draft_cost("default-cpu-f32-medusa", "medusa").low),
                 "medusa_clock": quoted.timed_by("default-cpu-f32-medusa")}
 
     found = {}

@@ -250,12 +250,12 @@ def test_descriptions_quote_their_benchmark_figures_from_the_runs(monkeypatch):
     shown = {name: " ".join(examples[name].shown_description.split())
              for name in ("smollm-eagle-greedy", "smollm-draft-greedy", "smollm-medusa-greedy")}
     assert "it averages 2.1, about 1.7 times as fast as model.generate, with c = 0.085:" in shown["smollm-eagle-greedy"]
-    assert "c = 0.30 in float32" in shown["smollm-draft-greedy"]
+    assert "c = 0.303 in float32" in shown["smollm-draft-greedy"]
     assert "(0.64 to 0.72 times its speed at T = 0)" in shown["smollm-draft-greedy"]
-    assert "(c = 0.05 in float32" in shown["smollm-medusa-greedy"]
+    assert "(c = 0.046 in float32" in shown["smollm-medusa-greedy"]
     with using("pt"):
         said = " ".join(examples["smollm-draft-greedy"].shown_description.split())
-    assert "c = 0,30 em float32" in said and "(de 0,64× a 0,72× a velocidade dela com T = 0)" in said
+    assert "c = 0,303 em float32" in said and "(de 0,64× a 0,72× a velocidade dela com T = 0)" in said
 
     real = quoted.result
 
@@ -271,9 +271,34 @@ def test_descriptions_quote_their_benchmark_figures_from_the_runs(monkeypatch):
     monkeypatch.setattr(quoted, "result", rerun)
     again = {name: " ".join(examples[name].shown_description.split()) for name in shown}
     assert "about 0.9 times as fast as model.generate, with c = 0.170:" in again["smollm-eagle-greedy"]
-    assert "c = 0.61 in float32" in again["smollm-draft-greedy"]
+    assert "c = 0.606 in float32" in again["smollm-draft-greedy"]
     assert "(0.32 to 0.36 times its speed at T = 0)" in again["smollm-draft-greedy"]
-    assert "(c = 0.09 in float32" in again["smollm-medusa-greedy"]
+    assert "(c = 0.092 in float32" in again["smollm-medusa-greedy"]
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_descriptions_write_each_c_as_its_runs_results_md_and_the_other_pages_do(lang):
+    """Read 54: the race's Medusa example read "c = 0.05" (and the separate draft's "c = 0.30") where the run's
+    results.md, the Speedup lab and the Theory explorer write the same measured c as 0.046 (0.303): two roundings of
+    one figure. Every c a description quotes is now written as those are (`small_number`), in both languages."""
+    import re
+
+    from specviz.core.i18n import small_number, using
+    from specviz.core.paths import BENCHMARKS_DIR
+    from specviz.labs.bench import quoted
+
+    examples = {e.name: e for e in list_examples()}
+    quoted_c = {"smollm-eagle-greedy": ("default-cpu-f32-packed", "eagle"),
+                "smollm-draft-greedy": ("default-cpu-drafts", "draft"),
+                "smollm-medusa-greedy": ("default-cpu-f32-medusa", "medusa")}
+    for name, (folder, proposer) in quoted_c.items():
+        report = (BENCHMARKS_DIR / folder / "results.md").read_text(encoding="utf-8")
+        in_report = re.search(rf"^- {proposer}: draft forward [\d.]+ ms, c = ([\d.]+)$", report, re.M)[1]
+        with using(lang):
+            said = " ".join(examples[name].shown_description.split())
+            written = small_number(quoted.draft_cost(folder, proposer).low)
+        assert written == (in_report if lang == "en" else in_report.replace(".", ","))
+        assert f"c = {written}" in said, (name, said)
 
 
 def test_the_medusa_description_says_what_its_trace_keeps():

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from specviz.core.i18n import number, small_number, using
 from specviz.labs.examples import list_examples
 from specviz.teach.pagemap import PAGE_FILES
 from specviz.teach.quiz import BANK_DIR, load_bank
@@ -336,7 +337,7 @@ def test_layer_skip_cost_names_the_lm_head_share_alone_and_quotes_the_measured_c
     assert "c_layerskip" in layerskip.figures and "{c_layerskip}" in layerskip.costs
     assert "on its own ≈ 21%" in layerskip.costs
     text = " ".join(m.value for m in page.markdown)
-    assert f"(7 of 30 layers): {c.text(2)} here" in text
+    assert f"(7 of 30 layers): {number(c.low, 3)} here" in text
 
 
 def test_every_measured_figure_on_a_card_is_marked_here_as_its_caption_says():
@@ -573,3 +574,30 @@ def test_the_mtp_section_names_the_quantity_deepseek_reports():
             wins = _(mtp.wins)
         assert "85–90%" in wins and rate in wins and fraction in wins, (lang, wins)
         assert "acceptance of" not in wins and "de aceitação do" not in wins
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_every_cards_c_is_written_as_its_runs_results_md_writes_it(lang):
+    """Read 54: the Medusa card read "c = 0.05 here" (and the draft's 0.30, EAGLE's 0.09) where the run's results.md,
+    the Speedup lab and the Theory explorer write the same measured c as 0.046 (0.303, 0.093): two roundings of one
+    figure. Every c a card quotes is now written as those are (`small_number`), in both languages."""
+    import re
+
+    from specviz.core.i18n import _
+    from specviz.core.paths import BENCHMARKS_DIR
+
+    figures = view.measured()
+    names = {"c_draft": "draft", "c_eagle": "eagle", "c_layerskip": "layerskip-7", "c_medusa": "medusa"}
+    assert set(names) <= set(figures)
+    with using(lang):
+        texts = view.figure_texts()
+        cards = " ".join(_(getattr(p, field), **texts) for p in view.PROPOSERS
+                         for field in ("how", "costs", "needs", "wins", "loses") if getattr(p, field))
+    for key, proposer in names.items():
+        report = (BENCHMARKS_DIR / figures[key].folder / "results.md").read_text(encoding="utf-8")
+        in_report = re.search(rf"^- {proposer}: draft forward [\d.]+ ms, c = ([\d.]+)$", report, re.M)[1]
+        assert texts[key] == (in_report if lang == "en" else in_report.replace(".", ",")), key
+        assert f"{texts[key]} here" in cards or f"{texts[key]} aqui" in cards, key
+    with using(lang):
+        assert texts["c_medusa"] == small_number(figures["c_medusa"].low) == number(0.046101972572461, 3)
+    assert set(view.COSTS) == set(names)

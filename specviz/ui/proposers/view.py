@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from specviz.core.i18n import N_, _, get_language, number
+from specviz.core.i18n import N_, _, get_language, number, small_number
 from specviz.engine.proposers import registry
 from specviz.engine.trace import Trace
 from specviz.engine.tree import mask_rows
@@ -287,14 +287,18 @@ def medusa_against_eagle() -> dict[str, quoted.Quoted]:
     return figures
 
 
+COSTS = ("c_draft", "c_eagle", "c_layerskip", "c_medusa")  # one figure each (a Quoted's low is its high)
 SHARES = ("medusa_pos1", "eagle_pos1", "medusa_pos2", "eagle_pos2", "medusa_after2", "eagle_after2")
 
 
 def figure_texts() -> dict[str, str]:
     """`measured()` written the reader's way, for the placeholders of the proposers' texts. The Medusa section's
     shares get three decimals (read 51: at two, "0.27 ... 0.08" divided to 0.30 beside "the second 0.29 of the
-    time", the ratio of the unrounded shares; at three, 0.077 / 0.266 gives the 0.289 written)."""
-    return {key: value.text(3 if key in SHARES else 2) for key, value in measured().items()}
+    time", the ratio of the unrounded shares; at three, 0.077 / 0.266 gives the 0.289 written). A measured c is
+    written as the runs' results.md, the Speedup lab, the Theory explorer and the race's examples write it
+    (`small_number`; read 54: Medusa's "c = 0.05 here" beside 0.046 on those pages)."""
+    return {key: small_number(value.low) if key in COSTS else value.text(3 if key in SHARES else 2)
+            for key, value in measured().items()}
 
 
 TEXT = {

@@ -291,7 +291,9 @@ def test_descriptions_write_each_c_as_its_runs_results_md_and_the_other_pages_do
     quoted_c = {"smollm-eagle-greedy": ("default-cpu-f32-packed", "eagle"),
                 "smollm-draft-greedy": ("default-cpu-drafts", "draft"),
                 "smollm-medusa-greedy": ("default-cpu-f32-medusa", "medusa")}
+    seen = []
     for name, (folder, proposer) in quoted_c.items():
+        seen.append(name)
         report = (BENCHMARKS_DIR / folder / "results.md").read_text(encoding="utf-8")
         in_report = re.search(rf"^- {proposer}: draft forward [\d.]+ ms, c = ([\d.]+)$", report, re.M)[1]
         with using(lang):
@@ -299,6 +301,7 @@ def test_descriptions_write_each_c_as_its_runs_results_md_and_the_other_pages_do
             written = small_number(quoted.draft_cost(folder, proposer).low)
         assert written == (in_report if lang == "en" else in_report.replace(".", ","))
         assert f"c = {written}" in said, (name, said)
+    assert seen == list(quoted_c) and len(seen) == 3
 
 
 def test_the_medusa_description_says_what_its_trace_keeps():

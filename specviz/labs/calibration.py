@@ -220,17 +220,23 @@ def ms_decimals(cal) -> int:
     >>> ms_decimals(SimpleNamespace(one=0.0010739, verify=((1, 0.0010739), (3, 0.0011322)), drafter_seconds=0.0,
     ...                             generate_seconds=0.00159, sampled_generate_seconds=0.0))
     3
+    >>> ms_decimals(SimpleNamespace(one=1e-4, verify=((1, 1e-4), (2, 9.5e-5)), drafter_seconds=0.0,
+    ...                             generate_seconds=1e-4, sampled_generate_seconds=0.0))  # 0.1 ms (0.95): 3
+    3
     """
     costs = [s for _n, s in cal.verify] + [cal.generate_seconds, cal.sampled_generate_seconds]
 
     def follows(decimals: int) -> bool:
         one = as_written(cal.one * 1e3, decimals)
-        ratios = [(s * 1e3, s / cal.one, 2) for s in costs if s > 0]
-        if cal.drafter_seconds > 0:  # written by small_number, as its c
-            ratios.append((cal.drafter_seconds * 1e3, cal.drafter_seconds / cal.one, small_digits(cal.c, 2)))
-        return one > 0 and all(
-            number(as_written(ms, small_digits(ms, decimals)) / one, digits) == number(ratio, digits)
-            for ms, ratio, digits in ratios)
+        # each cost as it is written: the forwards and model.generate by `number` at `decimals` (read 54: written by
+        # `small_number` here, a 0.095 ms forward passed as 0.095 where calibrate wrote "0.1 ms (0.95)"), the drafter
+        # pass by `small_number`, as its c
+        ratios = [(as_written(s * 1e3, decimals), s / cal.one, 2) for s in costs if s > 0]
+        if cal.drafter_seconds > 0:
+            ms = cal.drafter_seconds * 1e3
+            ratios.append((as_written(ms, small_digits(ms, decimals)), cal.drafter_seconds / cal.one,
+                           small_digits(cal.c, 2)))
+        return one > 0 and all(number(ms / one, digits) == number(ratio, digits) for ms, ratio, digits in ratios)
 
     return fewest_digits(follows, 1, 4)
 

@@ -336,3 +336,20 @@ def test_an_ngram_calibration_whose_drafter_pass_is_untimed_reads_back_from_the_
     assert first.quiet and first.drafter_seconds == 0.0
     assert calibration.cached_for(pair, "ngram") == first  # the file as written reads back
     assert calibration.calibrate(pair, "ngram") == first and calls == ["ngram"]  # not measured again
+
+
+def test_calibrate_milliseconds_are_checked_as_they_are_written():
+    """Read 54: `ms_decimals` checked a forward under 10^−decimals ms as `small_number` writes it (0.095) while
+    `calibrate` and the This machine table write it with `number` at those decimals ("0.1"), so a 0.1 ms one-token
+    forward and a 0.095 ms two-token one passed at one decimal and printed "n=2: 0.1 ms (0.95)" (0.1 ÷ 0.1 is 1.00)."""
+    from types import SimpleNamespace
+
+    from specviz.core.i18n import number
+    from specviz.labs.calibration import ms_decimals
+
+    cal = SimpleNamespace(one=1e-4, verify=((1, 1e-4), (2, 9.5e-5)), drafter_seconds=0.0,
+                          generate_seconds=1e-4, sampled_generate_seconds=0.0)
+    digits = ms_decimals(cal)
+    one = float(number(cal.one * 1e3, digits))
+    for _n, seconds in cal.verify:
+        assert number(float(number(seconds * 1e3, digits)) / one) == number(seconds / cal.one), (digits, seconds)

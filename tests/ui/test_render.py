@@ -1383,6 +1383,20 @@ def test_the_correction_table_gives_each_probability_two_significant_figures():
     assert list(correction_figure(step).data[0].customdata) == column
 
 
+@pytest.mark.parametrize("lang, mass", [("en", "1 (point mass)"), ("pt", "1 (massa pontual)")])
+def test_a_greedy_steps_correction_chart_writes_its_point_mass_as_the_chips_do(lang, mass):
+    """Read 54: at temperature 0 the bonus, recovered and target-only charts and their tables read "1.000" for the
+    target's point mass, under a chip whose hover says "p (target) = 1 (point mass)"."""
+    from specviz.core.i18n import using
+    trace = load_example("smollm-eagle-greedy")[0]
+    with using(lang):
+        for step in (trace.steps[0], trace.steps[8], trace.steps[-1]):  # recovered, bonus, target only
+            assert correction_table(step).iloc[:, 1].tolist() == [mass]
+            assert list(correction_figure(step).data[0].customdata) == [mass]
+        sampled = load_example("smollm-layerskip-t07")[0].steps[0]  # a sampled step keeps its numbers
+        assert mass not in correction_table(sampled).iloc[:, 1].tolist()
+
+
 def test_a_draft_models_q_of_one_is_not_told_as_a_lookups_copy():
     """Read 52: a chain draft with q = 1 was told as "a point mass, as every token a lookup copies is" whatever its
     proposer, so a draft model whose top-p kept one token read as copied; the lookup wording is for a proposer that

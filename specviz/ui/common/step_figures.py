@@ -403,7 +403,7 @@ def correction_figure(step: Step) -> go.Figure | None:
                                       width=[3 if pk else 0 for pk in picked])),
                 # the hover writes each probability as the table does (`fmt`): its own 3 figures read 0.0723 where
                 # the table read 0.072, and 1 for 0.9996 (read 50); an exact 0 is "0", 2.9e-05 stays 2.9e-05
-                customdata=column_numbers([t.prob for t in step.correction_top]),  # as its table (read 52)
+                customdata=correction_numbers(step),  # as its table (read 52)
                 hovertemplate=_("%{x}<br>probability %{customdata}<extra></extra>"))
     s = style(kind)
     if any(picked):
@@ -443,14 +443,24 @@ def correction_table(step: Step) -> pd.DataFrame | None:
     kind, labels, picked = drawn
     s = style(kind)
     mark = _("{glyph} sampled ({kind})", glyph=s.glyph, kind=_(s.label))
-    # two significant figures at least, one number of decimals (read 52: 0.00148, 0.00141, 0.00135 read "0.001")
-    shown = column_numbers([t.prob for t in step.correction_top])
+    shown = correction_numbers(step)
     marks = [mark if pk else "" for pk in picked]
     if not any(picked):  # the sampled token outside the bars drawn: its own row says so (read 46)
         labels = [*labels, plot_text(step.emitted[-1].text)]
         shown.append(_("not among the top {n}", n=len(step.correction_top)))
         marks.append(mark)
     return pd.DataFrame({_("token"): table_text(labels), _("probability"): shown, _("mark"): marks})
+
+
+def correction_numbers(step: Step) -> list[str]:
+    """The probabilities `correction_figure` hovers and `correction_table` lists: two significant figures at least,
+    one number of decimals (read 52: 0.00148, 0.00141, 0.00135 read "0.001"), and a point mass (a greedy step's p, or
+    the residual of a greedy rejection) "1 (point mass)", as the chips' hovers write it (read 54: the bonus, recovered
+    and target charts of a greedy step read "1.000" under a chip that says "p (target) = 1 (point mass)")."""
+    top = step.correction_top
+    if len(top) == 1 and recorded_point_mass(top[0].prob, top, top[0].token_id):
+        return [point_mass_text()]
+    return column_numbers([t.prob for t in top])
 
 
 def _correction(step: Step) -> tuple[TokenKind, list[str], list[bool]] | None:

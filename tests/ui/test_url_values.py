@@ -64,6 +64,19 @@ def test_the_playground_step_and_run_settings_refuse_hostile_numbers(raw):
     assert spec == RunSpec() and len(problems) == 3 and all(len(p) < 200 for p in problems)
 
 
+@pytest.mark.parametrize("lang, said", [
+    ("en", "tree_lookup must be 0 while tree_nodes is 0, as a chain has no lookup branch (got 3)"),
+    ("pt", "tree_lookup deve ser 0 enquanto tree_nodes for 0, pois uma cadeia não tem ramo de busca (recebido: 3)")])
+def test_a_lookup_branch_without_a_tree_is_refused_with_its_name_rule_and_value(lang, said):
+    """Read 54: the link warning's list read "...; A lookup branch needs a draft tree: set tree nodes above 0, or the
+    lookup branch to 0 (...); proposer must be ...": the one item that named neither the parameter nor the value."""
+    from specviz.core.i18n import using
+
+    with using(lang):
+        assert parse_query_params({"tree_lookup": "3"}, [])[1] == {"tree_lookup": said}
+        assert parse_query_params({"tree_lookup": "3", "tree_nodes": "8"}, [])[1] == {}
+
+
 @pytest.mark.parametrize("raw", HOSTILE_DECIMAL)
 def test_run_decimals_refuse_hostile_values(raw):
     spec, problems = RunSpec.parse_query({"temperature": raw, "top_p": raw})

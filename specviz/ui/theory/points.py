@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from specviz.core.i18n import _, as_written
+from specviz.core.i18n import _, as_written, small_digits
 from specviz.core.paths import BENCHMARKS_DIR, read_json
 from specviz.engine import theory
 from specviz.engine.proposers import registry
@@ -41,11 +41,17 @@ class MeasuredPoint:
     mean_k: float | None = None  # tokens its steps drafted on average (a bench row's mean_k; None: not recorded),
     # below K where n-gram lookup found nothing long enough, which the formula (K drafts every step) does not model
 
+    ALPHA_DIGITS = 3  # the page writes a run's α estimate with 3 decimals, as it writes the trace's
+
     @property
     def predicted_speedup(self) -> float:
-        """The paper's formula at the run's α, K and c, charging c per step for a one-pass drafter (read 49: the
-        Medusa points were predicted with K·c, as the bench's own predicted columns no longer are)."""
-        return theory.expected_speedup(self.alpha, self.k, self.c, self.one_pass)
+        """The paper's formula at the run's α, K and c as the page writes them (α with `ALPHA_DIGITS` decimals, c as
+        `small_number` writes it), charging c per step for a one-pass drafter (read 49: the Medusa points were
+        predicted with K·c, as the bench's own predicted columns no longer are). Read 54: predicted from the exact
+        values beside α written with 2 decimals, 23 of the 70 rows gave a prediction their own row did not (α 0.45,
+        K 2, c 0.081: 1.42×, not the 1.43× shown)."""
+        return theory.expected_speedup(min(1.0, as_written(self.alpha, self.ALPHA_DIGITS)), self.k,
+                                       as_written(self.c, small_digits(self.c)), self.one_pass)
 
 
 SPEEDUP_KEYS = ("measured_speedup", "speedup_vs_ar")  # the second is what `specviz bench` writes

@@ -219,9 +219,12 @@ def heatmap_figure(c: float, alpha: float, k: int, points: list[MeasuredPoint] =
         fig.add_trace(go.Scatter(
             x=[pt.alpha for pt in points], y=[pt.k for pt in points], mode="markers", name=_("benchmark runs"),
             marker=dict(symbol="diamond", size=11, color=REDDISH_PURPLE, line=dict(width=1, color="white")),
-            customdata=[[_where(pt), small_number(pt.c), pt.measured_speedup] for pt in points],
-            hovertemplate="%{customdata[0]}<br>" + _("α estimate = %{x:.2f}, K = %{y}, c = %{customdata[1]}<br>"
-                                                     "measured %{customdata[2]:.2f}×") + "<extra></extra>"))
+            # read 54: α as the table under "Does the formula predict real runs?" writes it (3 decimals), pre-written
+            customdata=[[_where(pt), small_number(pt.c), pt.measured_speedup, number(pt.alpha, pt.ALPHA_DIGITS)]
+                        for pt in points],
+            hovertemplate="%{customdata[0]}<br>" + _("α estimate = %{customdata[3]}, K = %{y}, c = "
+                                                     "%{customdata[1]}<br>measured %{customdata[2]:.2f}×")
+                          + "<extra></extra>"))
     if trace is not None:
         # read 53: "trace: α ≈ 0.50" beside the metric "Trace: α estimate" 0.499, one number under two names and
         # two roundings on one page: the star hovers as the metric writes it
@@ -302,7 +305,8 @@ def measured_table(points: list[MeasuredPoint]) -> pd.DataFrame:
         _("run"): [pt.label for pt in points],
         _("dtype"): [pt.dtype or _("not recorded") for pt in points],
         _("machine"): [pt.machine or _("not recorded") for pt in points],
-        _("α estimate"): [number(pt.alpha, 2) for pt in points],  # a run's α, as the Speedup lab names it
+        # a run's α, as the Speedup lab names it, with the decimals its prediction is computed from (read 54)
+        _("α estimate"): [number(pt.alpha, pt.ALPHA_DIGITS) for pt in points],
         "K": [str(pt.k) for pt in points],
         "c": [small_number(pt.c) for pt in points],
         _("mean K drafted"): [number(pt.mean_k, 2) if pt.mean_k is not None else "–" for pt in points],
@@ -367,10 +371,10 @@ def predicted_vs_measured_figure(points: list[MeasuredPoint]) -> go.Figure:
     fig.add_trace(go.Scatter(
         x=pred, y=meas, mode="markers", name=_("benchmark runs"),
         marker=dict(size=11, color=REDDISH_PURPLE, symbol="diamond"),
-        customdata=[[_where(pt), pt.alpha, pt.k, small_number(pt.c)] for pt in points],
+        customdata=[[_where(pt), number(pt.alpha, pt.ALPHA_DIGITS), pt.k, small_number(pt.c)] for pt in points],
         # read 50: the settings were an untranslated literal, "α = 0,56, K = 2, c = 0,081" in Portuguese, whose
         # glossary separates numbers with semicolons
-        hovertemplate="%{customdata[0]}<br>" + _("α estimate = %{customdata[1]:.2f}, K = %{customdata[2]}, c = "
+        hovertemplate="%{customdata[0]}<br>" + _("α estimate = %{customdata[1]}, K = %{customdata[2]}, c = "
                                                  "%{customdata[3]}") + "<br>"
                       + _("predicted %{x:.2f}×, measured %{y:.2f}×") + "<extra></extra>"))
     fig.update_layout(xaxis_title=_("predicted speedup ×"), yaxis_title=_("measured speedup ×"), height=400,

@@ -162,24 +162,34 @@ def quotient_follows(target_prob: float | None, draft_prob: float | None, ratio:
 
 def column_numbers(values: list[float | None], digits: int = 3) -> list[str]:
     """A column of probabilities written by `fmt` with one number of decimals: `digits`, or more (up to 9) until each
-    shows two significant figures at least (`_two_figures`, the rule `shown_numbers` applies to p, q and p/q). Read 52:
-    a correction table wrote 0.00148, 0.00141 and 0.00135 all as "0.001".
+    shows two significant figures at least (`_two_figures`, the rule `shown_numbers` applies to p, q and p/q) and none
+    below 1 is written as 1 (`_told_apart`, as `shown_numbers` writes u and the chance). Read 52: a correction table
+    wrote 0.00148, 0.00141 and 0.00135 all as "0.001". Read 54: smollm-ngram-t07 step 3's residual wrote 0.99991 as
+    "1.000" above tokens of 2.9e-05 and 1.0e-05, a column that adds up to more than 1 and reads as a point mass.
 
     >>> column_numbers([0.969, 0.00148, 0.00141, 0.001347]), column_numbers([0.5, 0.25, 1e-6, 0.0])
     (['0.9690', '0.0015', '0.0014', '0.0013'], ['0.500', '0.250', '1.0e-06', '0'])
+    >>> column_numbers([0.99951, 0.00021]), column_numbers([0.99991, 2.9e-05]), column_numbers([1.0])
+    (['0.9995', '2.1e-04'], ['0.9999', '2.9e-05'], ['1.000'])
     """
-    places = fewest_digits(lambda n: all(_two_figures(x, n) for x in values), digits, 9)
-    return [fmt(x, places) for x in values]
+    # a value below 10^-digits keeps its exponent when more decimals are added to tell one near 1 from 1
+    # (0.99951 beside 2.1e-04, not 0.99951005 beside 0.00021393)
+    places = fewest_digits(lambda n: all(_two_figures(x, n, digits) for x in values)
+                           and all(fmt(x, n, exponent_under=digits) != fmt(1.0, n)
+                                   for x in values if x is not None and 0 < x < 1), digits, 9)
+    return [fmt(x, places, exponent_under=digits) for x in values]
 
 
-def _two_figures(x: float | None, digits: int) -> bool:
+def _two_figures(x: float | None, digits: int, exponent_under: int | None = None) -> bool:
     """Whether `fmt` at `digits` writes `x` with two significant figures at least: 0, ∞, a missing value and one
-    written as 5.8e-04 need none; 0.005 at three decimals has one (read 51).
+    written as 5.8e-04 need none; 0.005 at three decimals has one (read 51). `exponent_under`: the `fmt` argument
+    the number is written with (`column_numbers` keeps its first decimals' exponents).
 
     >>> _two_figures(0.0054, 3), _two_figures(0.0054, 4), _two_figures(0.00054, 3), _two_figures(0.012, 3)
     (False, True, True, True)
     """
-    return x is None or x == 0 or not math.isfinite(x) or abs(x) < 10 ** -digits or abs(x) >= 10 ** (1 - digits)
+    under = digits if exponent_under is None else exponent_under  # below 10^-under `fmt` writes an exponent
+    return x is None or x == 0 or not math.isfinite(x) or abs(x) < 10 ** -under or abs(x) >= 10 ** (1 - digits)
 
 
 def _told_apart(a: float | None, b: float | None, digits: int, places: int | None = None) -> bool:

@@ -281,6 +281,23 @@ def test_a_chance_below_one_is_never_written_as_one_where_a_draft_is_shown():
     assert "q (draft) = 1.0000 · p (target) = 0.9997" in _hover(0, node)
 
 
+@pytest.mark.parametrize("lang, shown", [("en", ["0.9999", "2.9e-05"]), ("pt", ["0,9999", "2,9e-05"])])
+def test_a_residual_probability_below_one_is_never_written_as_one(lang, shown):
+    """Read 54: smollm-ngram-t07 step 3's recovered token came from a residual whose top token has 0.99991; its table
+    and hover wrote "1.000" above nine tokens of 2.9e-05 to 3.1e-06, a column adding up to more than 1 that reads
+    as a point mass. Step 10's bonus (0.99951) did the same."""
+    from specviz.core.i18n import using
+
+    steps = load_example("smollm-ngram-t07")[0].steps
+    with using(lang):
+        table = correction_table(steps[2])
+        assert list(table.iloc[:2, 1]) == shown
+        assert list(correction_figure(steps[2]).data[0].customdata[:2]) == shown
+        bonus = correction_table(steps[9])
+        assert steps[9].correction_top[0].prob < 1 and bonus.iloc[0, 1] == ("0.9995" if lang == "en" else "0,9995")
+        assert all(cell not in ("1.000", "1,000") for cell in bonus.iloc[:, 1])
+
+
 def test_a_comparison_never_writes_two_different_numbers_alike():
     """Read 44: the default example's last step kept a draft with u = 0.99962 against min(1, p/q) = 0.9999985, and
     every place that compares them read "u = 1.000 < 1.000 → accepted" (the sentence "p = 1.000 < q = 1.000"): they

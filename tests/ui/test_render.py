@@ -298,6 +298,20 @@ def test_a_residual_probability_below_one_is_never_written_as_one(lang, shown):
         assert all(cell not in ("1.000", "1,000") for cell in bonus.iloc[:, 1])
 
 
+@pytest.mark.parametrize("lang, mass", [("en", "1 (point mass)"), ("pt", "1 (massa pontual)")])
+def test_a_greedy_steps_correction_writes_its_point_mass_as_the_tokens_hover_does(lang, mass):
+    """Read 54: smollm-draft-greedy step 2's recovered token "iders" hovered "p (target) = 1 (point mass)" beside a
+    correction table and chart hover of "1.000" for the residual, the same point mass (one token, probability 1)."""
+    from specviz.core.i18n import using
+
+    trace = load_example("smollm-draft-greedy")[0]
+    step = trace.steps[1]
+    with using(lang):
+        assert mass in emitted_tooltip(step.emitted[-1], step.index, greedy=True)
+        assert list(correction_table(step).iloc[:, 1]) == [mass]
+        assert list(correction_figure(step).data[0].customdata) == [mass]
+
+
 def test_a_comparison_never_writes_two_different_numbers_alike():
     """Read 44: the default example's last step kept a draft with u = 0.99962 against min(1, p/q) = 0.9999985, and
     every place that compares them read "u = 1.000 < 1.000 → accepted" (the sentence "p = 1.000 < q = 1.000"): they

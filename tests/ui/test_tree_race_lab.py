@@ -504,3 +504,22 @@ def test_the_trap_sentence_asks_the_shared_digit_search_and_quotient_check():
     source = inspect.getsource(tree_lab.trap_sentence)
     assert "range(" not in source and "def follows" not in source
     assert "fewest_digits(holds, 3, 9)" in source and "quotient_follows(" in source
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lang, header", [("en", "exact for any p, q"), ("pt", "exata para quaisquer p, q")])
+def test_the_tree_rules_table_says_its_cross_means_not_exact_for_every_p_and_q(lang, header):
+    """Read 54: at temperature 0 the tree table read "exact ✗" beside the broken rule's drift of 0.0000, under
+    "Here it does not fail": the column says whether a rule is exact for every p and q, as the chain table's says."""
+    at = AppTest.from_file(str(ROOT / "pages" / "exactness.py"), default_timeout=120)
+    at.query_params["lang"] = lang
+    for key, value in {"exact_pair": "toy", "exact_temperature": 0.0, "exact_shape": "tree",
+                       "exact_tree_rule": "tree_top_k_against_q"}.items():
+        at.session_state[key] = value
+    with using(lang):
+        at.run()
+    assert not at.exception
+    table = at.dataframe[0].value
+    broken = table.iloc[-1]
+    assert broken[header] == "✗" and broken.iloc[-1] in ("0.0000", "0,0000"), table
+    assert "exact" not in table.columns and "exata" not in table.columns

@@ -19,7 +19,8 @@ from specviz.ui.common.escaping import escape_text
 from specviz.ui.common.grids import NAMED_ROWS, name_column
 from specviz.ui.common.runs import get_pair
 from specviz.ui.common.sliders import number_slider
-from specviz.ui.exactness.view import RULE_BOX, TV_DIGITS, note_caption, render_samples, step_distributions
+from specviz.ui.exactness.view import (RULE_BOX, TABLE_COLUMNS, TV_DIGITS, note_caption, render_samples,
+                                      step_distributions)
 
 SHAPES = {"chain": N_("a chain of drafts"), "tree": N_("a draft tree")}
 WIDTHS = (1, 4)  # children at the tree's first level
@@ -117,11 +118,13 @@ def trap_sentence(result: LabResult, dists: StepDistributions, rule: TreeRule, w
 
 
 def rules_frame(dists: StepDistributions, width: int) -> pd.DataFrame:
-    """Every tree rule: exact or not, and its one-level drift from p at this prompt."""
+    """Every tree rule: exact for any p and q or not, and its one-level drift from p at this prompt. The ✓ / ✗
+    column has the chain table's name (read 54: headed "exact", it read ✗ beside a drift of 0.0000 at temperature 0
+    as a contradiction, as the chain table's did in read 53)."""
     rows = []
     for rule in TREE_RULES.values():
         drift = one_level_drift(rule, dists.target_probs, dists.draft_probs, width)
-        rows.append({_("rule"): _(rule.label), _("exact"): "✓" if rule.exact else "✗",
+        rows.append({_("rule"): _(rule.label), _(TABLE_COLUMNS["exact"]): "✓" if rule.exact else "✗",
                      _("drift (TV)"): number(drift, TV_DIGITS) if drift is not None else "–"})
     return pd.DataFrame(rows)
 

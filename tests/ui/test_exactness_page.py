@@ -998,3 +998,37 @@ def test_the_rules_tables_exact_column_says_it_means_for_any_p_and_q(lang, heade
     marks = frame[header]
     zero_drift_not_exact = [d for d, m in zip(drifts, marks) if m == "✗" and float(d.replace(",", ".")) == 0]
     assert len(zero_drift_not_exact) >= 3, frame  # the case the header has to explain
+
+
+@pytest.mark.slow  # the page runs once per language
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_rest_of_p_past_a_traces_lists_is_not_drawn_as_accepted_drafts(lang):
+    """Read 54: from a trace's top-10 lists the "(all others)" bar was split as if its tokens were one, min(rest of
+    p, rest of q), where the rest of q also holds the q of listed tokens the draft's list left out: at the draft
+    example's first drafted position all 0.0536 of it was drawn green, "accepted drafts: min(p, q)", which the lists
+    cannot show. It is drawn whole now, grey, its split unknown, and the caption says so."""
+    import json
+
+    from specviz.labs import exactness
+
+    trace = load_example("smollm-draft-t07")[0]
+    first = next(d for s in trace.steps for d in s.decisions if d.reached)
+    recorded = exactness.recorded_step(first)
+    lower, upper = recorded.alpha_bounds
+    assert lower < upper  # α only within bounds here
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params["lang"] = lang
+    at.session_state["trace"] = trace
+    at.session_state["exact_source"] = "session"
+    at.run()
+    assert not at.exception
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    chart = next(s for s in specs if "<br>α =" in str(s["layout"].get("title", {}).get("text", "")))
+    bars = {trace["name"]: trace["y"] for trace in chart["data"] if trace["type"] == "bar"}
+    assert len(bars) == 3, list(bars)
+    accepted, recovered, unknown = bars.values()
+    assert accepted[-1] == recovered[-1] == 0
+    assert unknown[-1] == pytest.approx(float(recorded.target_probs[-1])) and unknown[-1] > 0.05
+    assert not any(unknown[:-1])
+    captions = " ".join(c.value for c in at.caption)
+    assert ("a sua barra cinza" if lang == "pt" else "its grey bar") in captions

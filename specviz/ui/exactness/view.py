@@ -34,7 +34,8 @@ from specviz.runs.runspec import RunSpec
 from specviz.ui.common.charts import figure_table, show
 from specviz.ui.common.escaping import escape_markdown, escape_text, plot_text
 from specviz.ui.common.grids import NAMED_ROWS, name_column
-from specviz.ui.common.palette import BLUISH_GREEN, GREY, P_COLOR, Q_COLOR, RESIDUAL_COLOR, VERMILLION
+from specviz.ui.common.palette import (BLUISH_GREEN, GREY, LIGHT_GREY, P_COLOR, Q_COLOR, RESIDUAL_COLOR,
+                                      VERMILLION)
 from specviz.ui.common.runs import with_turn
 from specviz.ui.common.tokens import decision_numbers
 from specviz.ui.common.verdicts import verdict_with_grouping
@@ -284,15 +285,29 @@ def log_ticks(lo: float, hi: float) -> dict:
 
 
 def decomposition_figure(labels: list[str], decomposition: exactness.StepDecomposition,
-                         draft_probs: torch.Tensor, alpha_text: str | None = None) -> go.Figure:
+                         draft_probs: torch.Tensor, alpha_text: str | None = None,
+                         rest_unknown: bool = False) -> go.Figure:
     """p as two stacked parts per token: min(p, q) (accepted drafts) and max(0, p − q) (recovered), with q as
-    markers. The stack heights are p. `alpha_text` replaces the α in the title (e.g. bounds)."""
+    markers. The stack heights are p. `alpha_text` replaces the α in the title (e.g. bounds). `rest_unknown`: the
+    last bar, "(all others)", is the rest of p past a trace's top-10 lists, whose split is not known (read 54: it
+    was split as if its tokens were one, min(rest of p, rest of q), where the rest of q also holds the q of listed
+    tokens the draft's list left out: 0.105 of p drawn as accepted drafts that the lists cannot show); it is drawn
+    whole, in grey, as "split unknown"."""
+    accepted, recovered = decomposition.accepted.tolist(), decomposition.recovered.tolist()
+    unknown = None
+    if rest_unknown:
+        unknown = [0.0] * (len(labels) - 1) + [accepted[-1] + recovered[-1]]
+        accepted[-1] = recovered[-1] = 0.0
     fig = go.Figure()
-    fig.add_trace(go.Bar(x=labels, y=decomposition.accepted.tolist(), name=_("accepted drafts: min(p, q)"),
+    fig.add_trace(go.Bar(x=labels, y=accepted, name=_("accepted drafts: min(p, q)"),
                          marker_color=BLUISH_GREEN, hovertemplate="%{x}: %{y:.4f}<extra>min(p, q)</extra>"))
-    fig.add_trace(go.Bar(x=labels, y=decomposition.recovered.tolist(),
+    fig.add_trace(go.Bar(x=labels, y=recovered,
                          name=_("recovered: (1 − α)·norm(max(0, p − q))"), marker_color=RESIDUAL_COLOR,
                          hovertemplate="%{x}: %{y:.4f}<extra>" + _("recovered part") + "</extra>"))
+    if unknown is not None:
+        fig.add_trace(go.Bar(x=labels, y=unknown, name=_("rest of p, split unknown (tokens not in the lists)"),
+                             marker_color=LIGHT_GREY,
+                             hovertemplate="%{x}: p = %{y:.4f}<extra>" + _("split unknown") + "</extra>"))
     fig.add_trace(go.Scatter(x=labels, y=draft_probs.tolist(), mode="markers", name=_("q (draft)"),
                              marker=dict(symbol="diamond-open", size=11, color=Q_COLOR, line=dict(width=2)),
                              hovertemplate="%{x}: q = %{y:.4f}<extra>" + _("draft") + "</extra>"))
@@ -426,7 +441,7 @@ def rules_frame(p: torch.Tensor, q: torch.Tensor, k: int, c: float) -> pd.DataFr
 def render_decomposition(dists: StepDistributions, session_trace: object) -> None:
     """α and the stacked bars p = min(p, q) + (1 − α)·norm(max(0, p − q)), for p and q at the prompt, one drafted
     position of the session's trace, or one of an example trace."""
-    sources = ["prompt"]
+    sources, rest_unknown = ["prompt"], False
     if isinstance(session_trace, Trace) and session_trace.num_drafted:
         sources.append("session")
     examples = list_examples()
@@ -477,8 +492,10 @@ def render_decomposition(dists: StepDistributions, session_trace: object) -> Non
             else:
                 alpha_text = _("{lower} to {upper}", lower=number(lower, 3), upper=number(upper, 3))
                 note = _("From the trace's top-10 lists only: a token missing from a list shows 0 there, so α is "
-                         "known only within bounds. The drafted token was {token} (id {token_id}), kept with "
+                         "known only within bounds, and how the rest of p (its grey bar) splits into accepted and "
+                         "recovered is not known. The drafted token was {token} (id {token_id}), kept with "
                          "probability {accept}.", **drafted)
+                rest_unknown = True
             if trace.steps[tested[choice][0]].tree is not None:  # the tree rule, not this chain split, kept it
                 note += " " + _(TREE_NOTE)
     except ValueError as exc:
@@ -501,7 +518,8 @@ def render_decomposition(dists: StepDistributions, session_trace: object) -> Non
                   "they are exactly p; orange diamonds show q."))
     if note:
         d1.caption(note)
-    show(decomposition_figure(bar_labels, decomposition, draft_probs, alpha_text), "exact_decomposition", d2)
+    show(decomposition_figure(bar_labels, decomposition, draft_probs, alpha_text, rest_unknown),
+         "exact_decomposition", d2)
 
 
 # ---- greedy: the target's own text, in float32 and in bfloat16 ------------------------------------------------------

@@ -334,7 +334,7 @@ def test_the_policy_table_names_the_winner_of_each_comparison(tiny):
         assert row["proposer"] == view.proposer_text(comparison.proposer) and comparison.k0 == 2
         for policy in ("heuristic", "threshold", "optimal"):
             if policy in comparison.speedups:
-                assert row[policy] == view.times(comparison.speedups[policy])
+                assert row[policy] == view.times(comparison.speedups[policy], tables.policy_decimals(comparisons))
         assert row["winner"] == tables.policy_column(comparison.winner, comparison.k0)
         assert row["winner vs constant"] == "–"  # this sweep ran no constant K = 2 to compare with
     assert tables.policy_table(tiny, 1.0).empty  # the policies ran greedy only
@@ -382,6 +382,33 @@ def test_a_proposer_without_the_threshold_policy_shows_a_dash_and_the_reason(tin
     assert tables.no_threshold_text(tiny, 1.0) is None  # no policies at T = 1
     drafts = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-drafts" / "results.json")
     assert tables.no_threshold_text(drafts, 0.0) is None  # both its proposers ran the threshold policy
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_policy_tables_winner_and_margin_follow_from_its_speedups_as_written(lang):
+    """Read 54: the policy table wrote 2 decimals and computed "winner vs constant" from the unrounded speedups, so
+    default-cpu-layerskip's optimal 0.80× over constant 0.34× read "+134%" (0.80 / 0.34 is +135%), default-cpu-drafts'
+    threshold 0.84× over constant 0.70× "+21%" (+20%), and default-cpu-ngram's question-answering heuristic won
+    "+1%" with 0.83× beside constant's 0.83×. In every committed run and both languages, a reader who divides the
+    written winner by the written constant gets the written margin, and the winner is the largest figure written."""
+    from specviz.core.i18n import _, using
+
+    seen = set()
+    for path in results.result_files():
+        result = results.load_result(path)
+        for temperature in result.temperatures():
+            with using(lang):
+                table = tables.policy_table(result, temperature)
+                columns = [c for c in table.columns if c.split(" ")[0] in view.POLICY_TEXT]
+                for _index, row in table.iterrows():
+                    written = {c: float(row[c].rstrip("×").replace(",", ".")) for c in columns if row[c] != "–"}
+                    winner = row[_("winner")]
+                    assert all(written[winner] > v for c, v in written.items() if c != winner), row.to_dict()
+                    constant = next((v for c, v in written.items() if c.startswith("constant")), None)
+                    if constant:
+                        assert row[_("winner vs constant")] == tables.margin_text(written[winner] / constant - 1)
+                        seen.add(row[_("winner vs constant")])
+    assert {"+134%", "+21%", "+2%", "+1%"} <= seen  # default-cpu-layerskip, -drafts, -ngram's code and qa rows
 
 
 @pytest.mark.parametrize(("lang", "said"), [("en", ["+25%", "+0.3%", "no gain", "no gain"]),

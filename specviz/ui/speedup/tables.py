@@ -93,11 +93,13 @@ def policy_table(result: BenchResult, temperature: float) -> pd.DataFrame:
     """Per category and proposer: each policy's speedup, the winner and its margin over constant K."""
     titles = suite_titles(result)
     data = []
-    for comparison in result.policy_comparisons(temperature):
+    comparisons = result.policy_comparisons(temperature)
+    decimals = policy_decimals(comparisons)
+    for comparison in comparisons:
         entry = {_("category"): titles.get(comparison.suite, _("all categories")),
                  _("proposer"): proposer_text(comparison.proposer)}
         names = {policy: policy_column(policy, comparison.k0) for policy in comparison.speedups}
-        entry.update({names[policy]: times(v) for policy, v in comparison.speedups.items()})
+        entry.update({names[policy]: times(v, decimals) for policy, v in comparison.speedups.items()})
         entry[_("winner")] = names[comparison.winner]
         entry[_("winner vs constant")] = margin_text(comparison.margin)
         data.append(entry)
@@ -105,6 +107,37 @@ def policy_table(result: BenchResult, temperature: float) -> pd.DataFrame:
     # unknown figure: pandas left NaN in its cell (read 50: a live toy sweep of the draft model and n-gram lookup with
     # the threshold policy showed "NaN" in the n-gram rows)
     return pd.DataFrame(data).fillna("–")
+
+
+def policy_decimals(comparisons: list) -> int:
+    """The decimals the policy table writes its speedups with: 2, or as many more (up to 4) as it takes for every row's
+    winner to be the fastest as written and its "winner vs constant" (`margin_text`) to follow from the winner's and
+    constant K's speedups as written. Read 54: with 2, default-cpu-layerskip's optimal 0.80× over constant 0.34× read
+    "+134%" (0.80 / 0.34 is +135%), default-cpu-drafts' threshold 0.84× over 0.70× "+21%" (+20%), and
+    default-cpu-ngram's question-answering heuristic won "+1%" with 0.83× beside constant's 0.83×.
+
+    >>> from specviz.labs.bench.report import PolicyComparison
+    >>> policy_decimals([PolicyComparison("qa", "ngram", 4, {"constant": 0.8251, "heuristic": 0.8316})])
+    3
+    >>> policy_decimals([PolicyComparison("qa", "draft", 4, {"constant": 0.6985, "threshold": 0.842})])
+    4
+    """
+    def agrees(decimals: int) -> bool:
+        for comparison in comparisons:
+            shown = {policy: as_written(v, decimals) for policy, v in comparison.speedups.items() if v is not None}
+            best = comparison.speedups[comparison.winner]
+            if best is None:
+                continue
+            if any(shown[policy] >= shown[comparison.winner] for policy, v in comparison.speedups.items()
+                   if policy != comparison.winner and v is not None and v != best):
+                return False
+            constant = shown.get("constant")
+            if comparison.margin is not None and constant and (
+                    margin_text(shown[comparison.winner] / constant - 1) != margin_text(comparison.margin)):
+                return False
+        return True
+
+    return fewest_digits(agrees, 2, 4)
 
 
 def no_threshold_text(result: BenchResult, temperature: float) -> str | None:

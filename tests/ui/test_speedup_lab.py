@@ -2336,3 +2336,22 @@ def test_the_medusa_caption_does_not_derive_c_per_step_from_k_blocks(lang):
                   "pt": ("Contam o passo como a passagem de uma só cabeça e deixam de fora o que as cabeças 2 a K "
                          "acrescentam", "todas as K, então as curvas")}[lang]
     assert said in text and gone not in text
+
+
+@pytest.mark.parametrize(("lang", "said"), [("en", "α^i (i.i.d. model, at the mean α = 0.272)"),
+                                            ("pt", "α^i (modelo i.i.d., com o α médio = 0,272)")])
+def test_the_acceptance_charts_alpha_is_the_speedup_charts_mean_alpha_as_written(lang, said):
+    """Read 54: the Acceptance by position chart's dotted line read "α = 0.27" (default-cpu-f32-medusa, Medusa, T = 0)
+    where the Speedup vs K legend gives the same mean α as 0.272, and it drew α^i from every digit. It names the mean
+    α as that legend does, to 3 decimals, and each point is α^i of the α it writes."""
+    from specviz.core.i18n import using
+
+    medusa = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-f32-medusa" / "results.json")
+    with using(lang):
+        line = charts.acceptance_figure(medusa, "medusa", 0.0).data[-1]
+        legend = charts.speedup_vs_k_figure(medusa, "medusa", 0.0).data[0].name
+    assert line.name == said
+    alpha = float(said.rsplit("= ", 1)[1].rstrip(")").replace(",", "."))
+    written = said.rsplit("= ", 1)[1].rstrip(")")
+    assert f"= {written}, c" in legend or f"= {written}; c" in legend, legend  # the Speedup vs K legend's mean α
+    assert list(line.y) == pytest.approx([alpha ** i for i in range(1, len(line.y) + 1)], abs=1e-12)

@@ -177,9 +177,13 @@ def acceptance_figure(result: BenchResult, proposer: str, temperature: float) ->
                         line=dict(color=SERIES[i % len(SERIES)]))
     alpha = result.mean_alpha(proposer, temperature)
     if alpha is not None:
+        # read 54: the legend wrote "α = 0.56" (default-cpu-f32-packed, EAGLE, T = 0; Medusa's "0.27") for the mean α
+        # the Speedup vs K legend writes 0.557 (0.272), and its line took every digit: it names the same mean α, to
+        # the same 3 decimals, and draws α^i from α as written
+        a = as_written(min(1.0, max(0.0, alpha)), ALPHA_DIGITS)
         n = max((len(r["per_position"]) for r in result.summary), default=1)
-        fig.add_scatter(x=list(range(1, n + 1)), y=theory.acceptance_by_position(min(1.0, alpha), n), mode="lines",
-                        name=_("α^i (i.i.d. model, α = {alpha})", alpha=number(alpha)),
+        fig.add_scatter(x=list(range(1, n + 1)), y=theory.acceptance_by_position(a, n), mode="lines",
+                        name=_("α^i (i.i.d. model, at the mean α = {alpha})", alpha=number(a, ALPHA_DIGITS)),
                         line=dict(color=GREY, dash="dot"))
     fig.update_yaxes(range=[0, 1.05])
     fig.update_xaxes(dtick=1)

@@ -940,18 +940,19 @@ def test_the_cost_chart_caption_counts_a_trees_lookup_branch_in_the_tokens_fed()
 
 
 @pytest.mark.parametrize("lang, said", [
-    ("en", ("One drafter pass costs 0.0020; one token of model.generate 1.20 greedy and 1.50 sampling at T = 0.7 "
+    ("en", ("One drafter pass costs 0.0020; one token of model.generate 1.200 greedy and 1.500 sampling at T = 0.7 "
             "(the predictions at T = 0.7 are measured against the sampled one).",
-            "One drafter pass costs 0.0020; one token of greedy model.generate 1.20 (sampling was not timed: the "
+            "One drafter pass costs 0.0020; one token of greedy model.generate 1.2000 (sampling was not timed: the "
             "predictions at T = 0.7 are measured against greedy model.generate too).")),
-    ("pt", ("Uma passagem do rascunhador custa 0,0020; um token do model.generate, 1,20 na decodificação gulosa e "
-            "1,50 com amostragem a T = 0,7 (as previsões a T = 0,7 são comparadas com o da amostragem).",
-            "Uma passagem do rascunhador custa 0,0020; um token do model.generate na decodificação gulosa, 1,20 (a "
+    ("pt", ("Uma passagem do rascunhador custa 0,0020; um token do model.generate, 1,200 na decodificação gulosa e "
+            "1,500 com amostragem a T = 0,7 (as previsões a T = 0,7 são comparadas com o da amostragem).",
+            "Uma passagem do rascunhador custa 0,0020; um token do model.generate na decodificação gulosa, 1,2000 (a "
             "amostragem não foi cronometrada: as previsões a T = 0,7 também são comparadas com ele)."))])
 def test_the_cost_chart_caption_writes_a_small_c_and_says_which_model_generate_it_timed(lang, said):
     """Read 52: under "This machine"'s cost chart the caption wrote c as `number(cal.c)`, so a drafter pass of 0.002
     one-token forwards read "0.00", and it gave "one token of model.generate 1.20", the greedy timing only, while the
-    T = 0.7 predictions beside it divide by the sampled one (`Calibration.baseline_ratio`)."""
+    T = 0.7 predictions beside it divide by the sampled one (`Calibration.baseline_ratio`). Read 54: the token of
+    model.generate takes the decimals its predictions need (`this_machine.cost_digits`): 3, or 4, for this one."""
     import dataclasses
 
     from specviz.core.i18n import using
@@ -2355,3 +2356,49 @@ def test_the_acceptance_charts_alpha_is_the_speedup_charts_mean_alpha_as_written
     written = said.rsplit("= ", 1)[1].rstrip(")")
     assert f"= {written}, c" in legend or f"= {written}; c" in legend, legend  # the Speedup vs K legend's mean α
     assert list(line.y) == pytest.approx([alpha ** i for i in range(1, len(line.y) + 1)], abs=1e-12)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_this_machines_predictions_follow_from_the_figures_written_beside_them(lang):
+    """Read 54: "This machine"'s table wrote each prediction's mean accepted length and step cost with 2 decimals and
+    the caption a token of model.generate with 2, so about 4 rows in 10 did not follow from them (2.98 × 1.32 / 1.42
+    = 2.77 beside 2.76×). They take the decimals that make written MAL × written model.generate token ÷ written
+    step cost give the written speedup, on every calibration of a grid of plausible costs."""
+    import itertools
+    import re
+
+    from specviz.core.i18n import _, using
+    from specviz.labs.calibration import Calibration
+    from specviz.ui.common import this_machine
+
+    def read(text: str) -> float:
+        return float(text.rstrip("×").replace(",", "."))
+
+    wider = 0
+    for one, draft, generate, sampled in itertools.product((0.030, 0.0401, 0.061), (0.0021, 0.0051),
+                                                           (0.0395, 0.0421, 0.047), (0.0, 0.0433)):
+        curve = tuple((n, one * r) for n, r in ((1, 1), (3, 0.97), (5, 0.93), (9, 1.08), (17, 1.3), (25, 1.63),
+                                                (33, 1.9)))
+        cal = Calibration("default", "eagle", "float32", "cpu", "packed", "AMD EPYC", (), False, "2", 2, curve,
+                          draft, generate, sampled, steps=(("chain-greedy", draft, 0.0011),
+                                                           ("tree-greedy", draft, 0.0017),
+                                                           ("chain-sampled", draft, 0.0013),
+                                                           ("tree-sampled", draft, 0.0019)))
+        table = this_machine.table_for(cal.pair, cal.proposer)
+        assert table is not None
+        with using(lang):
+            rows = this_machine.predicted_table(cal, table)
+            caption = this_machine.cost_caption(cal)
+            temperature, greedy_word, predicted = _("temperature"), _("greedy"), _("predicted vs model.generate")
+            mal_column, cost_column = _("mean accepted length"), _("step cost (one-token forwards)")
+        decimal = "," if lang == "pt" else r"\."
+        tokens = [read(t) for t in re.findall(rf"model\.generate[^0-9]*(\d+{decimal}\d+)", caption)]
+        sampled_token = re.findall(rf"(\d+{decimal}\d+)(?: ao amostrar| sampling)", caption)
+        greedy, at_07 = tokens[0], read(sampled_token[0]) if sampled_token else tokens[0]
+        for _i, row in rows.iterrows():
+            token = greedy if row[temperature] == greedy_word else at_07
+            mal, cost = read(row[mal_column]), read(row[cost_column])
+            with using(lang):
+                assert this_machine.number(mal * token / cost) + "×" == row[predicted], (row.to_dict(), caption)
+            wider += len(re.split("[.,]", row[cost_column])[-1]) > 2
+    assert wider  # some rows need a third decimal

@@ -16,7 +16,8 @@ from specviz.core.i18n import N_, _, number, small_number, times
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.kernels import PACKED, STOCK, packing_available
 from specviz.labs.calibration import Calibration, TooBusy, cached, calibrate, ms_decimals
-from specviz.labs.shape_choice import Prediction, predictions, slowdown_note, table_for, table_temperature
+from specviz.labs.shape_choice import (Prediction, predictions, slowdown_note, table_for, table_temperature,
+                                      written_digits)
 from specviz.models.catalog import recommended_for
 from specviz.models.machine import cpu_has_bf16
 from specviz.ui.common import charts as plot
@@ -169,15 +170,8 @@ def _render(cal: Calibration, key: str) -> None:
     table = table_for(cal.pair, cal.proposer)
     if table is None:
         return
-    rows = []
     for temperature in (0.0, 0.7):
         ranked = predictions(table, cal, temperature)
-        for p in ranked[:4]:
-            rows.append({_("temperature"): _("greedy") if temperature == 0 else number(
-                table_temperature(table, temperature), 1), _("draft shape"): p.shape.describe(),
-                _("mean accepted length"): number(p.tokens_per_forward),
-                _("step cost (one-token forwards)"): number(p.step_cost),
-                _("predicted vs model.generate"): times(p.vs_generate)})
         note = slowdown_note(ranked[0], cal) if ranked else None
         if note:
             st.warning(note)
@@ -187,7 +181,36 @@ def _render(cal: Calibration, key: str) -> None:
                   "change which drafts are kept); the step's cost is this machine's. Your runs take the first shape "
                   "of their temperature when you do not choose one.", prompts=table.get("prompts", "?"),
                   dtype=table.get("dtype", "?")))
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    st.dataframe(predicted_table(cal, table), hide_index=True, width="stretch")
+
+
+def predicted_table(cal: Calibration, table: dict) -> pd.DataFrame:
+    """The panel's predictions: the `SHOWN` best shapes greedy and at T = 0.7, each with the mean accepted length and
+    step cost it is made of, written with the decimals that make them give it (`cost_digits`)."""
+    rows = []
+    digits = cost_digits(cal)  # the caption's model.generate token has them too
+    for temperature in (0.0, 0.7):
+        for p in predictions(table, cal, temperature)[:SHOWN]:
+            rows.append({_("temperature"): _("greedy") if temperature == 0 else number(
+                table_temperature(table, temperature), 1), _("draft shape"): p.shape.describe(),
+                _("mean accepted length"): number(p.tokens_per_forward, digits),
+                _("step cost (one-token forwards)"): number(p.step_cost, digits),
+                _("predicted vs model.generate"): times(p.vs_generate)})
+    return pd.DataFrame(rows)
+
+
+SHOWN = 4  # the predicted shapes the panel lists at each temperature, best first
+
+
+def cost_digits(cal: Calibration) -> int:
+    """The decimals of the panel's mean accepted lengths, step costs and model.generate token (`written_digits`):
+    each written prediction follows from the written figures it is made of (read 54: "2.98", "1.42" and the caption's
+    "1.32" beside 2.76×, which give 2.77)."""
+    table = table_for(cal.pair, cal.proposer)
+    if table is None:
+        return 2
+    return written_digits(cal, [p for temperature in (0.0, 0.7)
+                                for p in predictions(table, cal, temperature)[:SHOWN]])
 
 
 def cost_caption(cal: Calibration) -> str:
@@ -195,9 +218,11 @@ def cost_caption(cal: Calibration) -> str:
     greedy and sampled, each the baseline of its temperature's predictions. Read 52: c was written `number(cal.c)`,
     so a c under 0.005 read "0.00"; it has two significant digits now, as the Theory page and `calibrate` write it.
     The milliseconds have the cost table's decimals (`ms_decimals`)."""
-    values = dict(one=number(cal.one * 1e3, ms_decimals(cal)), c=small_number(cal.c, 2), g=number(cal.generate_ratio))
+    digits = cost_digits(cal)
+    values = dict(one=number(cal.one * 1e3, ms_decimals(cal)), c=small_number(cal.c, 2),
+                  g=number(cal.generate_ratio, digits))
     if cal.sampled_generate_seconds > 0:
-        return _(COST_CAPTION, s=number(cal.baseline_ratio(0.7)), **values)
+        return _(COST_CAPTION, s=number(cal.baseline_ratio(0.7), digits), **values)
     return _(COST_CAPTION_GREEDY, **values)
 
 

@@ -434,7 +434,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
     if not 1 <= args.top <= 50:
         raise ValueError(_("--top must be a whole number from 1 to 50 (got {value}).", value=with_minus(str(args.top))))
     from specviz.labs.calibration import cache_path, cached, calibrate, ms_decimals, proposer_key
-    from specviz.labs.shape_choice import predictions, slowdown_note, table_for, table_temperature
+    from specviz.labs.shape_choice import predictions, slowdown_note, table_for, table_temperature, written_digits
     from specviz.models.pairs import load_pair
 
     pair = load_pair(args.pair, device=args.device, dtype=args.dtype, progress=lambda msg: print(msg, file=sys.stderr))
@@ -469,8 +469,13 @@ def run_calibrate(args: argparse.Namespace) -> int:
     # read 52: a cost under the decimals shown keeps two significant digits (n-gram lookup's 0.035 ms read "0.0 ms"),
     # and n-gram lookup's drafter pass, which `measure` does not time (it runs no model), is not written "0.0 ms =
     # 0.00 one-token forwards" as if it were measured: the short real runs below time its lookups
+    table = table_for(pair.name, proposer)
+    # read 54: MAL, a step's cost and model.generate's token take the decimals that make each printed "vs gen."
+    # follow from them (2.98 × 1.32 / 1.42 = 2.77 beside 2.76×)
+    digits = written_digits(cal, [p for t in sorted({float(r["temperature"]) for r in table["rows"]})
+                                  for p in predictions(table, cal, t)[: args.top]]) if table is not None else 2
     costs = dict(proposer=proposer, ms=small_number(cal.drafter_seconds * 1e3, ms), c=small_number(cal.c, 2),
-                 gms=number(cal.generate_seconds * 1e3, ms), g=number(cal.generate_ratio))
+                 gms=number(cal.generate_seconds * 1e3, ms), g=number(cal.generate_ratio, digits))
     if cal.drafter_seconds == 0:
         drafter = _("One drafter pass ({proposer}): not timed, it runs no model (the short real runs below time its "
                     "lookups)", proposer=proposer)
@@ -478,8 +483,8 @@ def run_calibrate(args: argparse.Namespace) -> int:
         drafter = _("One drafter pass ({proposer}): {ms} ms = {c} one-token forwards", **costs)
     if cal.sampled_generate_seconds > 0:  # read 51: the T = 0.7 rows' "vs gen." divide by this unprinted cost
         print(_("{drafter}; one token of model.generate: {gms} ms = {g} greedy, {sms} ms = {s} sampling at T = 0.7.",
-                drafter=drafter, sms=number(cal.sampled_generate_seconds * 1e3, ms), s=number(cal.baseline_ratio(0.7)),
-                **costs))
+                drafter=drafter, sms=number(cal.sampled_generate_seconds * 1e3, ms),
+                s=number(cal.baseline_ratio(0.7), digits), **costs))
     else:
         print(_("{drafter}; one token of model.generate: {gms} ms = {g}.", drafter=drafter, **costs))
     kinds, modes = {"chain": _("chain"), "tree": _("tree")}, {"greedy": _("greedy"), "sampled": _("T = 0.7")}
@@ -488,7 +493,6 @@ def run_calibrate(args: argparse.Namespace) -> int:
             for key, d, o in cal.steps]
     if paid:
         print(_("As short real runs paid them: {costs}.", costs="; ".join(paid)))
-    table = table_for(pair.name, proposer)
     if table is None:
         shape = recommended_for(pair.name).shape
         if not registry.can_branch(proposer):  # n-gram lookup drafts no tree: the loop runs the chain of the shape's K
@@ -509,8 +513,8 @@ def run_calibrate(args: argparse.Namespace) -> int:
         head = (_("shape"), "MAL", _("fed"), _("cost"), _("vs gen."))  # "fed": the glossary's tokens fed (read 45)
         print("  " + head[0].ljust(30) + "".join(h.rjust(w + 1) for h, w in zip(head[1:], (8, 7, 7, 9))))
         for p in ranked[: args.top]:
-            print(f"  {p.shape.label():<30} {number(p.tokens_per_forward):>8} {number(p.rows, 1):>7} "
-                  f"{number(p.step_cost):>7} {number(p.vs_generate):>8}×")
+            print(f"  {p.shape.label():<30} {number(p.tokens_per_forward, digits):>8} {number(p.rows, 1):>7} "
+                  f"{number(p.step_cost, digits):>7} {number(p.vs_generate):>8}×")
         note = slowdown_note(ranked[0], cal)
         print("  " + (note or _("Chosen: {shape}.", shape=ranked[0].shape.describe())))
         if not cal.quiet:  # read 52: a busy run's predictions were printed with no caveat beside them

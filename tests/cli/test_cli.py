@@ -824,6 +824,20 @@ def test_calibrate_prints_the_sampled_generate_cost_its_t07_predictions_divide_b
     assert "12,0 ms = 1,20 na decodificação gulosa, 15,0 ms = 1,50 com amostragem a T = 0,7." in pt, pt
 
 
+def test_calibrates_vs_gen_follows_from_the_mal_cost_and_token_it_prints(tmp_path, monkeypatch):
+    """Read 54: calibrate printed MAL, a step's cost and model.generate's token with 2 decimals each, so a row's
+    "vs gen." could miss their quotient by 0.01 (here 2.98 × 1.32 / 1.33 = 2.96 beside 2.95×, from MAL 2.9773). They
+    take the decimals that make every printed row follow (`shape_choice.written_digits`)."""
+    _calibrate_with(monkeypatch, tmp_path, 0.0, 2.9773, ("float32", "onednn-packed"), generate_seconds=0.0132,
+                    drafter_seconds=0.00047, verify=((1, 0.01), (3, 0.0124)))
+    out = cli("calibrate", "--pair", "toy", "--lang", "en")
+    assert out.returncode == 0, out.stderr
+    token = float(re.search(r"one token of model\.generate: [0-9.]+ ms = ([0-9]+\.[0-9]+)", out.stdout).group(1))
+    row = next(line for line in out.stdout.splitlines() if line.strip().startswith("chain")).split()
+    mal, cost, speedup = float(row[-4]), float(row[-2]), row[-1]
+    assert f"{mal * token / cost:.2f}×" == speedup, (row, token)
+
+
 @pytest.mark.parametrize("lang, untimed, timed", [
     ("en", "One drafter pass (ngram): not timed, it runs no model (the short real runs below time its lookups); one "
            "token of model.generate: 12.0 ms = 1.20 greedy",

@@ -173,6 +173,23 @@ def test_a_held_answer_that_ends_a_sentence_gets_no_second_full_stop(db, lang):
     assert answer + " " in shown and ".." not in shown, shown
 
 
+def test_a_held_order_is_read_back_with_the_arrows_the_chart_and_the_key_use(db):
+    """Read 54: a student's held order read "A | B | C" while the spread chart, the JSON export and the right order
+    join the items with " → "; one separator now, on the held answer and on round 2's reminder."""
+    ordering = BANK.by_id()["ci-round-order"]
+    store, session, (ana, *_) = _paced(db)
+    push = store.push(session.code, ordering)
+    order = list(reversed(ordering.answer))
+    store.answer(ana.token, push.id, 1, order)
+    at = _page({"student": ana.token})
+    held = [i.value for i in at.info if i.value.startswith("Your answer is in")]
+    assert held and " → ".join(order) in held[0].replace("\\", "") and " | " not in held[0], held
+    store.start_round_2(session.code)
+    at.run()
+    said = [c.value for c in at.caption if c.value.startswith("In round 1")]
+    assert said and said[0].replace("\\", "").endswith(" → ".join(order)), said
+
+
 def test_a_live_labels_echo_is_escaped_once(db):
     """Read 32: a live question's labels are markdown already (the token text escaped when the question was made),
     and the student's echo escaped them again, so "#1 '**'" read back as "#1 '\\*\\*'" with the backslashes

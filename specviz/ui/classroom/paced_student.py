@@ -20,6 +20,7 @@ from specviz.teach.quiz import Question, grade, shown_answer
 from specviz.teach.quiz.grading import answer_sentence
 from specviz.teach.quiz.schema import QuestionKind
 from specviz.ui.classroom import view
+from specviz.ui.classroom.chart import ORDER_SEP
 from specviz.ui.common.escaping import escape_markdown
 from specviz.ui.common.frame import live_fragment
 from specviz.ui.common.quiz import view as quiz_view
@@ -133,10 +134,13 @@ def _echo(question: Question, answer: Any) -> str:
     """A student's stored answer as a markdown body reads it back, escaped exactly once: a pick among the choices (or
     an ordering's items) is the question's own markdown, shown as the answer widget showed it (a live label's token
     text was escaped when the question was made, and escaping it again showed a backslash: read 32); anything else
-    (a number, a stored answer that is no choice) is escaped here. Picks are joined as `shown_answer` joins them."""
+    (a number, a stored answer that is no choice) is escaped here. Picks are joined as `shown_answer` joins them, an
+    ordering's items with " → ", as the spread chart, the JSON export and the right order join them (read 54: a
+    held order read "A | B | C" beside a chart of "A → B → C")."""
     labels = set(question.choices) | (set(question.answer) if isinstance(question.answer, tuple) else set())
     parts = list(answer) if isinstance(answer, list | tuple) else [answer]
-    return " | ".join(part if isinstance(part, str) and part in labels else escape_markdown(shown_answer(part))
+    separator = ORDER_SEP if question.kind == QuestionKind.ORDERING else " | "
+    return separator.join(part if isinstance(part, str) and part in labels else escape_markdown(shown_answer(part))
                       for part in parts)
 
 

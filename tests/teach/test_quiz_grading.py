@@ -233,6 +233,19 @@ def test_an_ordering_answer_whose_last_item_ends_a_sentence_ends_once(lang):
         assert not feedback.endswith("..") and feedback.endswith("."), (q.id, feedback[-60:])
 
 
+@pytest.mark.parametrize("lang, lead", [("en", "Not quite. The right order is: "),
+                                        ("pt", "Não exatamente. A ordem certa é: ")])
+def test_an_orderings_key_is_set_apart_from_its_sentence(lang, lead):
+    """Read 54: "The right order is The draft proposes K tokens…" ran the first item, with its capital letter, into
+    the sentence; a colon now sets the items apart, in both languages."""
+    from specviz.core.i18n import using
+
+    q = load_bank(lang=lang).by_id()["ci-round-order"]
+    with using(lang):
+        feedback = grade(q, list(reversed(q.answer))).feedback
+    assert feedback.startswith(lead + q.answer[0] + " → "), feedback[:90]
+
+
 def test_a_missed_fixed_order_question_comes_back_in_the_same_order():
     """QuizRun.retry_plan once said a missed question that comes back has its choices "reordered by the retry's
     seed"; a question with `shuffle: false` (sp-perfect-draft) keeps its written order in every round."""

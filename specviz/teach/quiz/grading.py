@@ -28,7 +28,7 @@ TEXT = {
     "wrong": N_("Not quite. {answer}"),
     "invalid": N_("{problem} {answer}"),
     "single": N_("The right answer is {choice}"),
-    "ordering": N_("The right order is {items}"),
+    "ordering": N_("The right order is: {items}"),  # read 54: "The right order is The draft proposes…"
     "numeric": N_("The answer is {value}."),
     "numeric_range": N_("The answer is {value} (anything from {low} to {high} counts as right)."),
     "and": N_("{first} and {last}"),

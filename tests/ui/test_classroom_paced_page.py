@@ -112,6 +112,12 @@ def test_an_ended_session_with_nothing_pushed_offers_no_picker_and_no_csv(db):
     assert f"Session {code} ended: students can no longer join or answer." in infos and "CSV" not in infos
     assert "paced_push" not in _keys(at)
     assert not [b for b in at.get("download_button") if "CSV" in b.label or "JSON" in b.label]
+    # read 54: the docs said every ended session keeps its CSV export; they now name this case in both languages
+    docs = {name: " ".join((ROOT / "docs" / name).read_text(encoding="utf-8").split())
+            for name in ("classroom.md", "teaching.md", "teaching.pt-BR.md")}
+    assert "a teacher-paced one ended with nothing pushed has no answers" in docs["classroom.md"]
+    assert "(a session in which nothing was pushed has no answers, and no exports)" in docs["teaching.md"]
+    assert "(uma sessão em que nada foi enviado não tem respostas, nem exportações)" in docs["teaching.pt-BR.md"]
 
 
 def test_a_student_follows_the_pushes_with_no_feedback_until_the_reveal(db):

@@ -585,21 +585,27 @@ def policy_k_range(spec: Trace) -> tuple[int, int] | None:
     return min(drafted), max(drafted)
 
 
-def drafted_k_range(spec: Trace) -> tuple[int, int] | None:
+def drafted_k_range(spec: Trace, every_step: bool = False) -> tuple[int, int] | None:
     """The fewest and the most tokens a step of `spec` drafted, where it drafted any, for a run whose policy moves K
     step to step (the optimal one, which ignores the K setting; the heuristic one, which starts from it and drafts
-    more or fewer): the K the formula is given at in the α note and on the Theory page (read 53: the page said "K = 4"
-    of a heuristic run whose steps drafted 1 to 6). None for any other run, or one that drafted nothing.
+    more or fewer): the K the formula is given at in the α note (read 53: the Theory page said "K = 4" of a heuristic
+    run whose steps drafted 1 to 6). `every_step`: the steps that drafted 0 count too, for a sentence that says what
+    "its steps drafted" (the Theory page; read 54: a heuristic run whose steps drafted 0 to 5 was said to have drafted
+    1 to 5). None for any other run, or one that drafted nothing.
 
     >>> from specviz.engine.trace import Decision, Step
     >>> drafts = lambda k: [Decision(j, 1, "a", 0.5, 0.5, 1.0, 1.0, 0.1, True, True) for j in range(k)]
     >>> steps = [Step(i, 9, k, "draft", drafts(k), []) for i, k in enumerate((3, 0, 7))]
     >>> [drafted_k_range(Trace("speculative", {"k": 4, "policy": p}, [1], [], steps)) for p in ("heuristic", None)]
     [(3, 7), None]
+    >>> drafted_k_range(Trace("speculative", {"k": 4, "policy": "optimal"}, [1], [], steps), every_step=True)
+    (0, 7)
     """
     if spec.settings.get("policy") not in ("optimal", "heuristic"):
         return None
     tried = [s.n_drafted for s in spec.steps if s.n_drafted >= 1]
+    if every_step and tried:
+        return min(s.n_drafted for s in spec.steps), max(tried)
     return (min(tried), max(tried)) if tried else None
 
 

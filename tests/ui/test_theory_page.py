@@ -2062,6 +2062,36 @@ def test_the_heatmap_star_of_a_heuristic_trace_says_it_sits_at_the_k_setting(lan
             constant))
 
 
+@pytest.mark.parametrize("lang, moved, hover, one, one_hover", [
+    ("en", "Its policy moved K step to step: its steps drafted 0 to 5 tokens,", "(its steps drafted 0 to 5)",
+     "Its policy picked each step's K: every step drafted 4 tokens.", "(every step drafted 4)"),
+    ("pt", "Sua política mudou o K passo a passo: seus passos rascunharam de 0 a 5 tokens;",
+     "(seus passos rascunharam de 0 a 5)", "Sua política escolheu o K de cada passo: todo passo rascunhou 4 tokens.",
+     "(todo passo rascunhou 4)")])
+def test_the_heatmap_says_what_every_step_of_a_policy_trace_drafted(lang, moved, hover, one, one_hover):
+    """Read 54: the star's caption and hover said "its steps drafted 1 to 5 tokens" of a heuristic run whose last
+    step, at the token limit, drafted 0 (`timeline.drafted_k_range` leaves 0 out, for the formula's K): they now count
+    every step; and a policy whose steps all drafted 4 would have read "drafted 4 to 4": one number is one number."""
+    import dataclasses
+
+    from specviz.runs.running import run
+    from specviz.runs.runspec import RunSpec
+
+    trace = run(RunSpec(pair="toy", policy="heuristic", k=4, temperature=0.0, seed=0, max_new_tokens=40))
+    assert min(s.n_drafted for s in trace.steps) == 0 and max(s.n_drafted for s in trace.steps) == 5
+    point = theory_points.trace_point(trace)
+    assert point.k_range == (1, 5) and point.every_k_range == (0, 5)  # the formula's K, and what the steps drafted
+    same = dataclasses.replace(point, k_range=(4, 4), every_k_range=(4, 4))
+    with using(lang):
+        caption = theory_view.heatmap_caption(0.05, False, trace=point)
+        star = theory_view.heatmap_figure(0.05, 0.8, 4, [], point).data[-1]
+        one_caption = theory_view.heatmap_caption(0.05, False, trace=same)
+        one_star = theory_view.heatmap_figure(0.05, 0.8, 4, [], same).data[-1]
+    assert moved in caption and star.hovertemplate.endswith(hover + "<extra></extra>"), (caption, star.hovertemplate)
+    assert one in one_caption and " 4 to 4" not in one_caption and " 4 a 4" not in one_caption, one_caption
+    assert one_star.hovertemplate.endswith(one_hover + "<extra></extra>"), one_star.hovertemplate
+
+
 @pytest.mark.parametrize("lang, star, capped, hover", [
     ("en", "The star is the trace in this session, at its α estimate and its K setting, 4, on this map",
      "Its threshold policy stops a step's drafting early where the draft's own top probability falls below its "

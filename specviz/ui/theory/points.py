@@ -183,6 +183,9 @@ class TracePoint:
     # heuristic's first K or one the optimal policy ignores (read 53: the page said "K = 4" of steps drafting 1 to 6)
     policy: str = "constant"  # its draft-length policy (`policies.POLICIES`): any but "constant" makes `k` a setting
     # the policy caps (threshold), starts from (heuristic) or ignores (optimal), not the K of every step (read 54)
+    every_k_range: tuple[int, int] | None = None  # `k_range` with the steps that drafted 0 counted too, for what a
+    # sentence says "its steps drafted" (`timeline.drafted_k_range(every_step=True)`; read 54: the caption said "its
+    # steps drafted 1 to 5 tokens" of steps that drafted 0 to 5); `k_range` is the K the formula is given at
 
     @property
     def policy_k(self) -> bool:
@@ -249,7 +252,8 @@ def trace_point(trace: Any) -> TracePoint:
     lookup = proposer in registry.names() and registry.get(proposer).timed_as == "lookup"
     return TracePoint(min(1.0, max(0.0, alpha)), trace.acceptance_rate, k, trace.mean_accepted_length, ratio, nodes,
                       depth, untested, len(statuses), copied, branched, short, len(trace.steps), lookup, one_pass,
-                      None if nodes else drafted_k_range(trace), str(trace.settings.get("policy") or "constant"))
+                      None if nodes else drafted_k_range(trace), str(trace.settings.get("policy") or "constant"),
+                      None if nodes else drafted_k_range(trace, every_step=True))
 
 
 @dataclass(frozen=True)

@@ -173,9 +173,12 @@ def heatmap_caption(c: float, with_points: bool, one_pass: bool = False, trace: 
         # a policy's trace: the star at its K setting, then what the policy did with it (read 54)
         texts.append(_(TEXT["heatmap_trace_policy"], k=number(trace.k, 0)) if trace.policy_k else
                      _(TEXT["heatmap_trace"]))
-        if trace.k_range is not None:
-            texts.append(_(TEXT["heatmap_trace_k_range"], low=number(trace.k_range[0], 0),
-                           high=number(trace.k_range[1], 0)))
+        drafted = trace.every_k_range  # what its steps drafted, 0 included (read 54: 0 to 5 was said "1 to 5")
+        if drafted is not None and drafted[0] < drafted[1]:
+            texts.append(_(TEXT["heatmap_trace_k_range"], low=number(drafted[0], 0), high=number(drafted[1], 0)))
+        elif drafted is not None:  # read 54: one number of tokens every step read "drafted 4 to 4 tokens"
+            texts.append(ngettext("Its policy picked each step's K: every step drafted {n} token.",
+                                  "Its policy picked each step's K: every step drafted {n} tokens.", drafted[0]))
         elif trace.policy == "threshold":
             texts.append(_(TEXT["heatmap_trace_threshold"]))
         if trace.one_pass:
@@ -226,6 +229,7 @@ def heatmap_figure(c: float, alpha: float, k: int, points: list[MeasuredPoint] =
                                                      "%{customdata[1]}<br>measured %{customdata[2]:.2f}×")
                           + "<extra></extra>"))
     if trace is not None:
+        drafted = trace.every_k_range  # what its steps drafted, 0 included (read 54)
         # read 53: "trace: α ≈ 0.50" beside the metric "Trace: α estimate" 0.499, one number under two names and
         # two roundings on one page: the star hovers as the metric writes it
         fig.add_trace(go.Scatter(x=[trace.alpha], y=[trace.k], mode="markers", name=_("trace in this session"),
@@ -233,10 +237,12 @@ def heatmap_figure(c: float, alpha: float, k: int, points: list[MeasuredPoint] =
                                              line=dict(width=1, color="white")),
                                  hovertemplate=(_("trace: α estimate = %{x:.3f}, K = %{y}") if not trace.policy_k
                                                 else _("trace: α estimate = %{x:.3f}, K setting = %{y}")
-                                                if trace.k_range is None
+                                                if drafted is None
                                                 else _("trace: α estimate = %{x:.3f}, K setting = %{y}") + " "
-                                                + _("(its steps drafted {low} to {high})",
-                                                    low=number(trace.k_range[0], 0), high=number(trace.k_range[1], 0)))
+                                                + (_("(its steps drafted {low} to {high})",
+                                                     low=number(drafted[0], 0), high=number(drafted[1], 0))
+                                                   if drafted[0] < drafted[1] else
+                                                   _("(every step drafted {k})", k=number(drafted[0], 0))))
                                  + "<extra></extra>"))
     fig.update_layout(xaxis_title=_("α = E[Σ min(p, q)], the chance a draft is kept"),
                       yaxis_title=_("drafted tokens per step K"), height=460,

@@ -33,6 +33,7 @@ from dataclasses import replace
 
 from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.engine.generation import default_clock, torch_threads
+from specviz.engine.limits import CLOCKS
 from specviz.engine.trace import Trace
 from specviz.labs.bench.timing import machine_info, pair_placement
 from specviz.labs.examples import TRACES_DIR
@@ -178,7 +179,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m specviz.scripts.make_traces", description=__doc__.split("\n")[0],
                                      formatter_class=DefaultsHelpFormatter)
     parser.add_argument("names", nargs="*", help="recipes to record (default: all)")
-    parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
+    parser.add_argument("--clock", choices=CLOCKS, default="cpu",  # the clocks a trace may record (read 54)
                         help="time the steps by one thread's CPU time (cpu) or by the wall clock (wall)")
     args = parser.parse_args(argv)
     known = {r.name: r for r in RECIPES}

@@ -36,3 +36,20 @@ def test_the_docstring_does_not_say_the_bench_cpu_clock_times_one_thread():
     assert "`--clock cpu` does the same" not in doc
     assert "the bench's `--clock cpu` reads the same clock, but runs one thread only with `--threads 1`" in doc
     assert "with more threads it adds them up" in inspect.getsource(runner)
+
+
+def test_the_clock_flag_offers_the_clocks_a_trace_may_record(capsys, monkeypatch):
+    """Read 54: make_traces typed its own --clock choices, ("cpu", "wall"), beside `limits.CLOCKS`, the list the
+    trace schema and the bench check; the flag now offers that list itself, so the two cannot part."""
+    import pytest
+
+    from specviz.engine import limits
+    from specviz.scripts import make_traces
+
+    with pytest.raises(SystemExit):
+        make_traces.main(["--help"])
+    assert "--clock {" + ",".join(limits.CLOCKS) + "}" in capsys.readouterr().out
+    monkeypatch.setattr(make_traces, "CLOCKS", (*limits.CLOCKS, "tsc"))  # one more clock, one more choice
+    with pytest.raises(SystemExit):
+        make_traces.main(["--help"])
+    assert "--clock {" + ",".join((*limits.CLOCKS, "tsc")) + "}" in capsys.readouterr().out

@@ -202,7 +202,7 @@ def test_the_read_32_fixes_speak_portuguese():
     by_id = PT.by_id()
     with using("pt"):
         best = grade(by_id["ck-best-1"], "3").feedback
-        assert best.endswith("A resposta é 8 (qualquer valor de 7 a 9 conta como certo).")
+        assert best.endswith("A resposta é 9 (qualquer valor de 8 a 10 conta como certo).")
         assert "(qualquer valor de 0,395 a 0,405 conta como certo)" in grade(by_id["ar-prob-1"], "0,9").feedback
         prompts = [next(q for q in live_questions(toy_trace(), i, 0) if q.id.endswith("next-kind")).prompt
                    for i in range(3)]

@@ -39,3 +39,18 @@ def test_a_quiet_machine_is_an_idle_one_as_everywhere_else_in_portuguese():
     for text in said:
         assert "numa máquina ociosa" in text and "quieta" not in text, text
 
+
+def test_the_threshold_policy_has_one_name_in_portuguese():
+    """Read 54: the policy menu, the step panels and the short-step reasons call it "threshold" ("a política
+    threshold"), but two refusals named it "a política de limiar", a second name for the same policy."""
+    from specviz.runs.runspec import THRESHOLD_NEEDS_CHAIN
+
+    needs = "The threshold policy needs a draft model's probabilities; '{name}' has none."
+    assert needs in (ROOT / "specviz" / "engine" / "policies.py").read_text(encoding="utf-8")
+    with using("pt"):
+        said = [_(THRESHOLD_NEEDS_CHAIN), _(needs, name="ngram"), _("threshold")]
+    assert said[0].startswith("A política threshold encerra uma cadeia de palpites"), said[0]
+    assert said[1] == "A política threshold precisa das probabilidades de um modelo de rascunho; 'ngram' não tem."
+    assert said[2] == "threshold"
+    assert not any("de limiar" in text for text in said)
+

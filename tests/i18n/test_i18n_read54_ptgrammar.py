@@ -54,3 +54,12 @@ def test_the_threshold_policy_has_one_name_in_portuguese():
     assert said[2] == "threshold"
     assert not any("de limiar" in text for text in said)
 
+
+def test_the_medusa_notes_c_in_milliseconds_agrees_with_its_singular_subject():
+    """Read 54: the Medusa note read "O c desta execução, … , são 0,8 ms": the subject is one c, so
+    "é de 0,8 ms"."""
+    msgid = _msgid_with("Its c, {c} of a target forward, is {c_ms} ms.")
+    with using("pt"):
+        text = _(msgid, each="0,8 ms", c="0,046", c_ms="0,8")
+    assert "O c desta execução, 0,046 de uma passagem do alvo, é de 0,8 ms." in text, text
+    assert "são 0,8 ms" not in text

@@ -618,3 +618,14 @@ def test_library_md_says_a_trees_acceptance_rate_counts_the_copied_tokens():
     clause = text[text.index("(`acceptance_rate` ="):][:200]
     assert "accepted/(drafted + copied) for a tree whose lookup branch copied tokens" in clause, clause
     assert "copied" in (Trace.num_drafted.__doc__ or "")  # what the sentence reports
+
+
+def test_the_eagle_line_docs_serving_quotes_names_the_acceptance_rate():
+    """Read 54: the serving tier printed "EAGLE acceptance: vLLM 0.183 ... specviz 0.208", and docs/serving.md quoted
+    that line: a bare "acceptance" names none of α, the acceptance rate and acceptance by position, where the two
+    numbers are accepted / drafted (`pooled(...).rate`), the acceptance rate."""
+    source = (ROOT / "tests" / "serving" / "test_serving_real.py").read_text(encoding="utf-8")
+    printed = re.search(r'print\(f"(EAGLE [^:]*): vLLM \{theirs\.rate', source)
+    assert printed and printed.group(1) == "EAGLE acceptance rate"
+    doc = " ".join((ROOT / "docs" / "serving.md").read_text(encoding="utf-8").split())
+    assert "the two acceptance rates of the line `EAGLE acceptance rate: vLLM … specviz …`" in doc

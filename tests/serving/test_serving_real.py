@@ -131,7 +131,9 @@ def test_vllm_accepts_the_exported_eagle_drafter_as_specviz_does(servers):
     state = servers.ensure("eagle")
     theirs = pooled(vllm_acceptance(state.url, prompts, max_tokens=64))
     ours = pooled(specviz_acceptance(prompts, "eagle", k=4, max_tokens=64))
-    print(f"EAGLE acceptance: vLLM {theirs.rate:.3f} (MAL {theirs.mean_accepted_length:.2f}), "
+    # read 54: "EAGLE acceptance:" named none of α, the acceptance rate and acceptance by position; `rate` is
+    # accepted / drafted, the acceptance rate (docs/serving.md quotes this line)
+    print(f"EAGLE acceptance rate: vLLM {theirs.rate:.3f} (MAL {theirs.mean_accepted_length:.2f}), "
           f"specviz {ours.rate:.3f} (MAL {ours.mean_accepted_length:.2f})")
     assert theirs.drafts > 0 and ours.drafts > 0
     assert abs(theirs.rate - ours.rate) <= EAGLE_TOLERANCE, (theirs, ours)

@@ -317,6 +317,36 @@ def test_a_student_joins_answers_and_resumes_after_a_refresh(db):
     assert store.answers(token) == {first.id: (first.answer, True)}  # a typed number stored as one (read 49)
 
 
+def test_a_student_who_follows_a_page_link_is_still_joined_on_coming_back(db):
+    """Read 54, in a real browser: the feedback's "See it on the Exactness lab page" (or the sidebar) drops the URL's
+    ?student=, and the Classroom page then showed the join form, the student's name taken. The browser session
+    remembers whom it joined as; leaving forgets it, and a join link still opens the join form."""
+    session = _session(db)
+    at = _page({"join": session.code})
+    at.text_input(key="classroom_name").input("Dee")
+    at.form_submit_button[0].click().run()
+    token = at.query_params["student"]
+    at.query_params.clear()  # the page link's navigation: the Classroom page again, without its parameters
+    at.run()
+    assert not at.exception and at.query_params["student"] == token
+    assert any("you are **Dee**" in m.value for m in at.markdown)
+    assert "classroom_name" not in {t.key for t in at.text_input}
+
+    at.query_params.clear()
+    at.query_params["code"] = session.code  # a join link (a QR code) still opens the join form
+    at.run()
+    assert {t.key for t in at.text_input} >= {"classroom_name"}
+
+    at.query_params.clear()
+    at.run()
+    at.button(key="classroom_leave").click().run()
+    at.button(key="classroom_leave_confirm").click().run()
+    at.query_params.clear()
+    at.run()  # left: the join form, not the student's view again
+    assert not at.exception and "student" not in at.query_params
+    assert {t.key for t in at.text_input} >= {"classroom_name"}
+
+
 @pytest.mark.parametrize(
     ("code", "name", "message"),
     [

@@ -96,15 +96,28 @@ def join_limit() -> RateLimit:
 
 
 # ---- students --------------------------------------------------------------------------------------------------
+JOINED = "classroom_joined"  # session key: the token of the student this browser session joined as
+
+
 def current_student(store: ClassroomStore) -> Student | None:
-    """The student whose token is in the URL (?student=...), if it is still valid."""
+    """The student whose token is in the URL (?student=...), if it is still valid; without one, the student this
+    browser session joined as, put back into the URL. A page link (the feedback's "See it on the ... page", the
+    sidebar) drops the URL's parameters: read 54, a student who followed one and came back found the join form, and
+    their name taken, in a real browser. A join link (?code=...) opens the join form as before."""
     token = st.query_params.get("student")
+    if not token and not (st.query_params.get("code") or st.query_params.get("join")):
+        token = st.session_state.get(JOINED)
+        if token:
+            st.query_params["student"] = token
     if not token:
         return None
     student = store.student(token)
     if student is None:
         st.warning(_(NOT_A_STUDENT_LINK))
         del st.query_params["student"]
+        st.session_state.pop(JOINED, None)
+        return None
+    st.session_state[JOINED] = token
     return student
 
 
@@ -194,6 +207,7 @@ def leave_control(student: Student) -> None:
         yes, no = st.columns(2)
         if yes.button(_("Yes, leave"), key="classroom_leave_confirm"):
             st.session_state.pop(CONFIRM_LEAVE, None)
+            st.session_state.pop(JOINED, None)
             del st.query_params["student"]
             st.rerun()
         if no.button(_("Stay"), key="classroom_leave_cancel", type="primary"):

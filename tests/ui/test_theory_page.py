@@ -391,6 +391,21 @@ def test_the_heatmap_caption_names_the_dashed_line_only_where_the_map_draws_one(
     assert ("no dashed break-even line" if lang == "en" else "não tem linha tracejada de equilíbrio") in said
 
 
+@pytest.mark.parametrize("lang, said", [
+    ("en", "The steps only choose among K = 0 to 16: where they reach 16, a larger K may be faster still."),
+    ("pt", "Os degraus só escolhem entre K = 0 e 16: onde chegam a 16, um K maior pode ser ainda mais rápido.")])
+def test_the_heatmap_caption_says_its_best_k_steps_stop_at_the_charts_top_k(lang, said):
+    """Read 54: at c = 0.05 the orange steps sit at K = 16 from α = 0.92 and the table called K = 16 the best K
+    for "0.92 to 1.00", yet at α = 0.95 K = 20 is faster (6.59× against 6.47×). The caption says the steps stop at
+    the chart's top K wherever they reach it, and not where they never do (c = 0.5)."""
+    assert theory.expected_speedup(0.95, 20, 0.05) > theory.expected_speedup(0.95, 16, 0.05)
+    assert theory_view.best_k_alphas(0.05, [16])[0].endswith("1.00")
+    with using(lang):
+        assert said in theory_view.heatmap_caption(0.05, False)
+        assert theory_view.best_k_alphas(1.5, [16]) == ["–"]
+        assert said not in theory_view.heatmap_caption(1.5, False)
+
+
 @pytest.mark.parametrize("lang", ["en", "pt"])
 def test_the_heatmap_caption_says_the_map_is_k_c_under_medusa_and_ngram_points(lang):
     """Read 50: the heatmap charges K·c (`theory.speedup_grid`), while its Medusa and n-gram lookup points are

@@ -54,6 +54,11 @@ COLORS = {TokenKind.ACCEPTED: "32", TokenKind.REJECTED: "31;9", TokenKind.RECOVE
           TokenKind.TARGET: "0"}  # ANSI
 
 
+# a word argparse must read as a value, not a flag: any negative number float() or int() reads (-1e-3, -inf, -nan,
+# -1_000), beside argparse's own -3 and -0.5; a flag's type then refuses what it cannot take, quoting it
+NEGATIVE_NUMBER = re.compile(r"^-(\d|\.\d|inf$|infinity$|nan$)", re.IGNORECASE)
+
+
 class OneSentenceParser(argparse.ArgumentParser):
     """argparse, but a flag it cannot read ends in one line on stderr, not its usage block first (12 lines for
     `generate` in an 80-column terminal, more in a narrower one) with the sentence under it; its subcommands' parsers
@@ -67,6 +72,17 @@ class OneSentenceParser(argparse.ArgumentParser):
 
     def __init__(self, *args, formatter_class: type[argparse.HelpFormatter] = DefaultsHelpFormatter, **kwargs):
         super().__init__(*args, formatter_class=formatter_class, **kwargs)  # every flag's help states its default
+        # argparse takes a word for a flag when it starts with "-" and is not a negative number in its narrow sense
+        # (-3, -0.5): `--temperature -1e-3` and `--timeout -inf` were refused as "expected one argument" and
+        # `--temperatures 0 -inf` as "unrecognized arguments: -inf" (read 54), a value given as if none were. Every
+        # number float() or int() reads is a value here (no flag of ours looks like one), so the flag's own rule
+        # refuses it with the value quoted
+        self._negative_number_matcher = NEGATIVE_NUMBER
+        self._words: list[str] = []
+
+    def parse_known_args(self, args=None, namespace=None):  # noqa: D102 - argparse's, remembering the words
+        self._words = list(sys.argv[1:] if args is None else args)  # for `error`'s dash hint (a subcommand's too)
+        return super().parse_known_args(args, namespace)
 
     def format_error(self, message: str) -> str:
         # a value argparse quotes is cut at 40 characters with "…" (read 45: `--k` with 5,000 digits echoed them all),
@@ -76,7 +92,29 @@ class OneSentenceParser(argparse.ArgumentParser):
         return _("{prog}: {refusal} ({prog} --help lists every flag).", prog=self.prog, refusal=message)
 
     def error(self, message: str):  # noqa: D102 - argparse's hook
-        self.exit(2, self.format_error(message) + "\n")
+        self.exit(2, self.format_error(self.dash_value(message) or message) + "\n")
+
+    def dash_value(self, message: str) -> str | None:
+        """argparse's "expected one argument" for a flag whose value was typed but starts with a dash (read 54:
+        `--prompt -hi` was told a value is missing): what happened and how to write it, or None.
+
+        >>> parser = OneSentenceParser(prog="demo")
+        >>> parser._words = ["--prompt", "-hi"]
+        >>> parser.dash_value("argument --prompt: expected one argument")
+        "argument --prompt: its value '-hi' starts with a dash, so it was read as a flag: write --prompt=-hi"
+        """
+        expected = _("argument %(argument_name)s: %(message)s") % {"argument_name": "", "message": _(
+            "expected one argument")}
+        head, _sep, tail = expected.partition(": ")
+        found = re.fullmatch(re.escape(head) + r"(\S+): " + re.escape(tail), message)
+        if found is None:
+            return None
+        flags = found.group(1).split("/")
+        for word, after in zip(self._words, self._words[1:]):
+            if word in flags and after.startswith("-") and after != "--":
+                return _("argument {flag}: its value '{value}' starts with a dash, so it was read as a flag: write "
+                         "{flag}={value}", flag=word, value=shortened(after))
+        return None
 
     def parse_args(self, args=None, namespace=None):  # noqa: D102 - argparse's, with the refusal below
         # argparse refuses a flag no parser knew from the top parser, whose --help lists no subcommand's flags

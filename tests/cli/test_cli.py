@@ -1884,3 +1884,24 @@ def test_the_k_help_says_n_gram_lookup_drafts_at_most_k(command, said):
     assert out.returncode == 0, out.stderr
     k_help = " ".join(out.stdout.split("\n  --k K")[1].split("\n  --")[0].split())
     assert said in k_help, k_help
+
+
+@pytest.mark.parametrize("args, said", [
+    (["generate", "--pair", "toy", "--prompt", "hi", "--temperature", "-1e-3"],
+     "specviz: --temperature must be a number from 0 to 2 (got −1e-3).\n"),
+    (["serve", "start", "--timeout", "-inf"], "python -m specviz serve start: argument --timeout: '-inf' is infinite, "
+     "not a number (python -m specviz serve start --help lists every flag).\n"),
+    (["bench", "--pair", "toy", "--temperatures", "0", "-inf"], "python -m specviz bench: argument --temperatures: "
+     "'-inf' is infinite, not a number (python -m specviz bench --help lists every flag).\n"),
+    (["generate", "--pair", "toy", "--prompt", "-hi"], "python -m specviz generate: argument --prompt: its value "
+     "'-hi' starts with a dash, so it was read as a flag: write --prompt=-hi (python -m specviz generate --help "
+     "lists every flag).\n")])
+def test_a_value_starting_with_a_dash_is_not_called_missing(args, said, monkeypatch):
+    """Read 54: argparse takes "-1e-3", "-inf" for flags, so `--temperature -1e-3` was refused as "expected one
+    argument" and `--temperatures 0 -inf` as "unrecognized arguments: -inf", a value typed as if none were; a
+    prompt that starts with a dash got the same "expected one argument". Now a number is the flag's value, refused
+    by its rule with the value quoted, and a dash value is told how to be written."""
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(var, raising=False)
+    out = cli(*args)
+    assert out.returncode == 2 and out.stderr == said, out.stderr

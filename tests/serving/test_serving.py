@@ -1635,7 +1635,7 @@ def test_serving_md_says_what_a_sweep_cut_by_its_time_limit_tells():
                                  stopped_early=True)], ["copy"], [1, 2], 180.0)
     assert "cut short" in note and "count only the requests that finished" in note and "never started" in note
     classroom = " ".join((root / "docs" / "classroom.md").read_text(encoding="utf-8").split())
-    assert "presenter view and CSV export (a teacher-paced one keeps its JSON export too)" in classroom
+    assert "presenter view and CSV export (a teacher-paced one keeps its JSON export too;" in classroom
 
 
 @pytest.mark.slow  # the committed sweep's tab under AppTest, in both languages

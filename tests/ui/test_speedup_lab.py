@@ -1672,7 +1672,7 @@ def test_medusas_speedup_vs_k_charges_c_per_step_and_stops_at_its_heads(lang):
             assert f"K = {k}: {number(r['draft_ms'])} ms" in text
         c_ms = number(rows[2]['c'] * one)
         against, above = {"en": (". Its c, {c} of a target forward, is {ms} ms.", "above {ms} ms,"),
-                          "pt": (". O c desta execução, {c} de uma passagem do alvo, são {ms} ms.",
+                          "pt": (". O c desta execução, {c} de uma passagem do alvo, é de {ms} ms.",
                                  "acima de {ms} ms,")}[lang]
         assert against.format(c=small_number(rows[2]['c']), ms=c_ms) in text  # c a ratio, its time in ms apart
         assert above.format(ms=c_ms) in text and "(c: " not in text and "K·c:" not in text

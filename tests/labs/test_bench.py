@@ -1800,3 +1800,31 @@ def test_a_none_in_acceptance_by_position_is_a_dash_or_a_sentence_wherever_it_is
     rows = [r for r in data["summary"] if r["suite"] == "all" and r["policy"] == "constant"]
     for text in (cards.bench_table(rows), medusa_card.bench_section(tmp_path / "run" / "results.json")):
         assert "| – / " in text and "None" not in text
+
+
+def test_results_md_predicted_measured_verify_follows_from_its_written_cells():
+    """Read 54: results.md's "predicted (measured verify)" divided by the verify cost's every digit while its Costs
+    table writes it to 2 decimals (default-cpu-drafts, draft K = 2, T = 0: 0.64× where α 0.454, c 0.303 and the
+    written 2.01 give 1.660 / 2.616 = 0.63×). Every chain row's prediction now follows from the α, c and verify cost
+    the file writes."""
+    from specviz.engine.proposers import registry
+    from specviz.core.i18n import fixed
+    from specviz.engine.theory import speedup_with_verify_cost
+
+    checked = 0
+    for path in sorted(BENCHMARKS_DIR.glob("*/results.md")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        cells = [[c.strip() for c in line.strip("|").split("|")] for line in lines if line.startswith("| ")]
+        fed = next(row for row in cells if row[0] == "tokens fed")[1:]
+        ratio = dict(zip(map(int, fed), map(float, next(row for row in cells if row[0].startswith("time /"))[1:])))
+        c = {tuple(row[:4]): float(row[4]) for row in cells if len(row) == 6 and row[2] == "chain"
+             and re.fullmatch(r"\d+\.\d+", row[4])}
+        for row in cells:
+            if len(row) != 16 or row[1] != "constant" or row[3] != "chain" or row[14] == "–":
+                continue
+            k, key = int(row[2]), (row[0], row[2], "chain", row[4])
+            verify = ratio[min(k + 1, max(ratio))]
+            predicted = speedup_with_verify_cost(min(1.0, float(row[5])), k, c[key], verify, registry.one_pass(row[0]))
+            assert row[14] == f"{fixed(predicted, 2)}×", (path.parent.name, row[:5], row[14], predicted)
+            checked += 1
+    assert checked >= 40, checked

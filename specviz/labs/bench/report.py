@@ -28,8 +28,8 @@ from specviz.core.paths import read_json, write_text_atomically
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import is_number, is_whole
 from specviz.labs.bench.config import BENCHMARKS_DIR, BenchConfig, load_suites
-from specviz.labs.bench.summary import (ALPHA_DIGITS, DEFINITIONS, count_text, predicted_as_written,
-                                        signed_percent, verify_ratio)
+from specviz.labs.bench.summary import (ALPHA_DIGITS, DEFINITIONS, VERIFY_DIGITS, count_text,
+                                        predicted_as_written, signed_percent, verify_ratio)
 
 SCHEMA = "specviz-bench"
 SCHEMA_VERSION = 2  # 2: a tree row's "drafted" counts every node (1 counted its main line only)
@@ -639,7 +639,8 @@ def markdown_report(result: BenchResult) -> str:
                      f"c = {_c_cell(c)}")
     lines += ["", "| tokens fed | " + " | ".join(str(v["n_tokens"]) for v in costs["verify"]) + " |",
               "|---|" + "---|" * len(costs["verify"]),
-              "| time / one-token forward | " + " | ".join(fixed(v['ratio']) for v in costs["verify"]) + " |",
+              "| time / one-token forward | "
+              + " | ".join(fixed(v['ratio'], VERIFY_DIGITS) for v in costs["verify"]) + " |",
               "", "## Definitions", ""]
     lines += [f"- **{label}**: {meaning}" for label, meaning in DEFINITIONS.values()]
     return "\n".join(lines) + "\n"

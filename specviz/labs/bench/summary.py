@@ -277,11 +277,27 @@ def written_c(c: float) -> float:
     return as_written(c, small_digits(c))
 
 
+# The verify cost's decimals wherever a reader sees it beside a prediction: results.md's costs table ("time /
+# one-token forward"), the Speedup lab's verdict and verify sentence
+VERIFY_DIGITS = 2
+
+
+def written_verify(costs: dict) -> dict:
+    """`costs` with its verify curve's ratios as results.md writes them (`VERIFY_DIGITS` decimals): the verify cost
+    a written prediction follows from.
+
+    >>> written_verify({"verify": [{"n_tokens": 2, "ratio": 1.0449}], "c": {}})
+    {'verify': [{'n_tokens': 2, 'ratio': 1.04}], 'c': {}}
+    """
+    return {**costs, "verify": [{**v, "ratio": as_written(v["ratio"], VERIFY_DIGITS)} for v in costs["verify"]]}
+
+
 def predicted_as_written(row: dict, costs: dict) -> dict[str, float | None]:
-    """A summary row's two predicted speedups as a reader can recompute them: `predicted_speedups` from its α estimate
-    and c as written (`written_alpha`, `written_c`), not every digit the JSON keeps. Read 54: the Speedup lab's table
-    read 1.280 beside α 0.268 and c 0.046 (default-cpu-f32-medusa, T = 0, K = 2, one pass), which give 1.281: it
-    computed from α = 0.26763 and c = 0.046102. A row with no predicted
+    """A summary row's two predicted speedups as a reader can recompute them: `predicted_speedups` from its α estimate,
+    c and verify cost as written (`written_alpha`, `written_c`, `written_verify`), not every digit the JSON keeps.
+    Read 54: the Speedup lab's table read 1.280 beside α 0.268 and c 0.046 (default-cpu-f32-medusa, T = 0, K = 2, one
+    pass), which give 1.281: it computed from α = 0.26763 and c = 0.046102; and the measured-verify column divided by
+    the verify cost's every digit where results.md writes it to 2 decimals. A row with no predicted
     speedup (an adaptive policy), or whose prediction is no formula of α (a tree's measured verify one), keeps the
     figures it has; the Speedup lab's table and results.md both show these.
 
@@ -295,7 +311,7 @@ def predicted_as_written(row: dict, costs: dict) -> dict[str, float | None]:
     if row.get("predicted_speedup") is None or row.get("tree_nodes") or row.get("alpha") is None \
             or row.get("c") is None:
         return kept
-    return predicted_speedups(written_alpha(row["alpha"]), row["k"], written_c(row["c"]), costs,
+    return predicted_speedups(written_alpha(row["alpha"]), row["k"], written_c(row["c"]), written_verify(costs),
                               registry.one_pass(row["proposer"]))
 
 

@@ -12,6 +12,7 @@ import re
 import shlex
 from pathlib import Path
 
+from specviz.core.i18n import fixed, small_digits
 from specviz.core.paths import ASSETS, BENCHMARKS_DIR, read_json_once
 from specviz.distill.data import GenerationPlan, chunk_infos
 from specviz.distill.draft import DraftLoss
@@ -22,6 +23,7 @@ from specviz.engine.draft_shape import DraftShape
 from specviz.labs.bench.quoted import machine_text
 from specviz.labs.bench.report import (TREE_ALPHA_MEANING, BenchResult, DtypeDefault, IsaLimits, StockKernels,
                                        SuitesDefault, current_note, is_load_note, rerun_command, rerun_differences)
+from specviz.labs.bench.summary import ALPHA_DIGITS, predicted_as_written
 from specviz.models.drafts import DRAFT_NAME, EAGLE_NAME, read_meta
 from specviz.serving.server import DEFAULT_K as SERVE_K
 
@@ -529,19 +531,28 @@ def identity_note(dtype: str) -> str:
             "target-only decoding (– at T > 0, where the two draw their random numbers differently). " + why)
 
 
-def bench_table(rows: list[dict], dtype: str = "float32") -> str:
+def bench_table(rows: list[dict], dtype: str = "float32", costs: dict | None = None) -> str:
+    """The card's benchmark table, each figure written as the run's results.md writes it (`fixed`, half up; c with
+    `small_digits`), and its prediction from the α, c and verify cost as written (`summary.predicted_as_written`,
+    from `costs`, the run's): read 54 found α and c written by Python's format and the prediction from every digit
+    (the draft card's K = 2 read 0.64× where results.md, from the figures it writes, reads 0.63×)."""
     if not rows:
         return "Not benchmarked yet: run the command under *Command*."
     head = ["| T | draft | K | α estimate (tree: main-line mean min(1, p′/q′)) | c | mean accepted length "
             "(recovered or bonus token incl.) | acceptance by position | speedup vs target-only | "
             "vs model.generate | predicted (measured verify cost) | greedy output identical |",
             "|---:|---|---:|---:|---:|---:|---|---:|---:|---:|---:|"]
+    def predicted(row: dict) -> float | None:
+        if costs and costs.get("verify"):
+            return predicted_as_written(row, costs)["predicted_speedup_measured_verify"]
+        return row.get("predicted_speedup_measured_verify")
+
     body = [f"| {r['temperature']:g} | {DraftShape.of(r).label()} | {r['k']} | "
-            f"{r['alpha']:.3f}{'†' if r.get('tree_nodes') else ''} | "
-            f"{r['c']:.3f} | {r['mat_with_bonus']:.2f} | "
-            f"{' / '.join(f'{a:.2f}' if isinstance(a, int | float) else '–' for a in r['per_position'])} | "
+            f"{fixed(r['alpha'], ALPHA_DIGITS)}{'†' if r.get('tree_nodes') else ''} | "
+            f"{c_text(r['c'])} | {fixed(r['mat_with_bonus'])} | "
+            f"{' / '.join(fixed(a) if isinstance(a, int | float) else '–' for a in r['per_position'])} | "
             f"{_fmt(r.get('speedup_vs_ar'))} | "
-            f"{_fmt(r.get('speedup_vs_hf_generate'))} | {_fmt(r.get('predicted_speedup_measured_verify'))} | "
+            f"{_fmt(r.get('speedup_vs_hf_generate'))} | {_fmt(predicted(r))} | "
             f"{identical_text(r)} |"
             for r in sorted(rows, key=lambda r: (r["temperature"], r.get("tree_nodes") or 0, r["k"]))]
     if any(r.get("tree_nodes") for r in rows):  # results.md says it too (report.TREE_ALPHA_NOTE)
@@ -550,7 +561,17 @@ def bench_table(rows: list[dict], dtype: str = "float32") -> str:
 
 
 def _fmt(x) -> str:
-    return "–" if x is None else f"{x:.2f}×"
+    return "–" if x is None else f"{fixed(x)}×"
+
+
+def c_text(c: float) -> str:
+    """A measured c as results.md, the Speedup lab and the Theory explorer write it: 3 decimals, or two significant
+    digits where 3 would write 0 (read 54: the draft card's "c = 0.30" where its results.md reads 0.303).
+
+    >>> c_text(0.30299), c_text(0.000217)
+    ('0.303', '0.00022')
+    """
+    return fixed(c, small_digits(c))
 
 
 def needed_length(bench: Path, row: dict, speedup: float) -> tuple[float, float] | None:
@@ -737,7 +758,7 @@ def target_lines(kind: str, meta: dict, rows: list[dict], bench: Path = BENCH, r
         needed = needed_length(bench, g, t["speedup_greedy"]) if g else None
         if needed:
             lines.append(f"- What it would take (chain): on this CPU a step at K = {g['k']} costs {needed[1]:.2f} target "
-                         f"forwards ({g['k']} drafts at c = {g['c']:.2f} plus verifying {g['k'] + 1} tokens), so "
+                         f"forwards ({g['k']} drafts at c = {c_text(g['c'])} plus verifying {g['k'] + 1} tokens), so "
                          f"{t['speedup_greedy']}× needs about {needed[0]:.1f} tokens per step instead of "
                          f"{g['mat_with_bonus']:.2f}: an α of about {chain_alpha(needed[0], g['k']):.2f} at every "
                          "draft position (this drafter keeps about half of its first drafts and fewer deeper ones). "
@@ -750,7 +771,7 @@ def target_lines(kind: str, meta: dict, rows: list[dict], bench: Path = BENCH, r
             f"({verdict(agreement >= t['agreement'])})",
             # the rows are the constant-K ones (bench_rows): the run's other policies can read higher, so say which
             "- Speed, reported honestly: " + (f"{g['speedup_vs_hf_generate']:.2f}× over `model.generate` at best "
-                                              f"with a constant K (K = {g['k']}, greedy); c = {g['c']:.2f}." if g
+                                              f"with a constant K (K = {g['k']}, greedy); c = {c_text(g['c'])}." if g
                                               else "not measured")]
 
 
@@ -829,7 +850,7 @@ def write_cards(work: Path, assets: Path, benches: dict[str, Path] | None = None
             train_minutes=log[-1]["minutes"] if log else 0, machine=trained_on(meta),
             curve=learning_curve(log, metrics) if log else "(no log)", metric_text=METRIC_TEXT[kind],
             extrapolation=extrapolate(log, metrics[0]) if log else "", bench_command=bench_command(bench),
-            bench=bench_table(rows, bench_dtype(bench)),
+            bench=bench_table(rows, bench_dtype(bench), read_bench(bench).get("costs")),
             targets="\n".join(target_lines(kind, meta, rows, bench, record)),
             extra=EXTRA[kind].format(**meta),
             replaced=replaced(meta, metrics), dtype=bench_dtype(bench), where=bench_where(bench),

@@ -1185,3 +1185,31 @@ def test_the_eagle_cards_what_it_would_take_line_names_alpha():
     assert len(take) == 1, lines
     assert re.search(r": an α of about 0\.\d\d at every draft position", take[0]), take[0]
     assert "acceptance at every" not in take[0]
+
+
+def test_each_shipped_cards_bench_row_reads_as_its_runs_results_md():
+    """Read 54: the cards wrote α and c with Python's format and "predicted (measured verify cost)" from every digit,
+    and the draft card's speed line read "c = 0.30" where its results.md reads 0.303; its K = 2 greedy row predicted
+    0.64× where results.md, from the α, c and verify cost it writes, reads 0.63×. Each chain row of a shipped card
+    now shows the α, c and predictions results.md shows for the same configuration."""
+    from specviz.core.paths import ASSETS
+    from specviz.distill.cards import BENCHES
+
+    checked = 0
+    for proposer, name in (("eagle", "smollm2-eagle"), ("draft", "smollm2-draft")):
+        report = (BENCHES[proposer].parent / "results.md").read_text(encoding="utf-8")
+        rows = {tuple(cells[i] for i in (0, 2, 4)): cells for line in report.splitlines()
+                if len(cells := [c.strip() for c in line.strip("|").split("|")]) == 16 and cells[1] == "constant"
+                and cells[3] == "chain"}
+        c = re.search(rf"^- {proposer}: draft forward [\d.]+ ms, c = ([\d.]+)$", report, re.M)[1]
+        card = (ASSETS / "models" / name / "README.md").read_text(encoding="utf-8")
+        for line in card.splitlines():
+            cells = [cell.strip() for cell in line.strip("|").split("|")]
+            if len(cells) != 11 or not cells[1].startswith("chain K="):
+                continue
+            row = rows[(proposer, cells[2], cells[0])]
+            assert (cells[3], cells[4], cells[9]) == (row[5], c, row[14]), (name, cells, row)
+            checked += 1
+        if proposer == "draft":
+            assert f"greedy); c = {c}." in card
+    assert checked >= 8, checked

@@ -2329,6 +2329,25 @@ def test_a_noisy_verify_curve_is_not_called_flat(lang):
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_verify_sentence_names_the_token_counts_the_run_measured(lang):
+    """Read 54: the six verify sentences said "2 to 5 tokens" whatever the run measured: a sweep at K = 1 times
+    forwards over 1 and 2 tokens only, and read "2 to 5 tokens cost 6.26× one". They now name the counts measured:
+    "2 tokens" there, "2 to 5 tokens" for a full curve, in both languages."""
+    from dataclasses import replace
+
+    from specviz.core.i18n import using
+
+    base = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-drafts" / "results.json")
+    short = replace(base, costs={**base.costs, "verify": [base.costs["verify"][0],
+                                                          dict(base.costs["verify"][1], ratio=6.26)]})
+    with using(lang):
+        one, full = charts.verify_sentence(short), charts.verify_sentence(base)
+    measured, whole = {"en": ("2 tokens cost 6.26× one", "2 to 5 tokens cost"),
+                       "pt": ("2 tokens custam 6,26× um", "de 2 a 5 tokens custam")}[lang]
+    assert measured in one and whole not in one and whole in full, (one, full)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
 def test_the_medusa_caption_does_not_derive_c_per_step_from_k_blocks(lang):
     """Read 54: "A step of K drafts runs the blocks of heads 1 to K and then the LM head once ..., so the curves ...
     charge c of drafting a step whatever K": K blocks cost more than one head's c, so "so" did not follow. The

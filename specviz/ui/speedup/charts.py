@@ -317,6 +317,21 @@ NOISY_VERIFY = 1 / FLAT_VERIFY
 SMALL_PAIRS = ("default", "toy")  # SmolLM2-135M and the toy pair: small enough that a GPU forward is kernel launches
 
 
+def sizes_text(sizes: list[int]) -> str:
+    """The token counts a verify sentence quotes, as measured: "2 to 5 tokens" for a run of sizes, "2 tokens" for
+    one, "2, 3, 5 tokens" otherwise (read 54: a sweep at K = 1 measured only 2 tokens, and its sentence read "2 to
+    5 tokens cost 6.26× one").
+
+    >>> sizes_text([2, 3, 4, 5]), sizes_text([2]), sizes_text([2, 3, 5])
+    ('2 to 5 tokens', '2 tokens', '2, 3, 5 tokens')
+    """
+    if len(sizes) > 1 and sizes == list(range(sizes[0], sizes[-1] + 1)):
+        return _("{low} to {high} tokens", low=sizes[0], high=sizes[-1])
+    if len(sizes) == 1:
+        return ngettext("{n} token", "{n} tokens", sizes[0])
+    return _("{sizes} tokens", sizes=list_separator().join(map(str, sizes)))
+
+
 def verify_sentence(result: BenchResult) -> str:
     """What this run's verify curve says, from its own numbers and dtype (never a fixed "on a CPU it climbs")."""
     curve = {int(v["n_tokens"]): float(v["ratio"]) for v in result.costs["verify"]}
@@ -326,6 +341,7 @@ def verify_sentence(result: BenchResult) -> str:
     if not costs:
         return intro
     low, high = number(min(costs)), number(max(costs))
+    tokens = sizes_text([n for n in range(2, 6) if n in curve])  # read 54: a K = 1 sweep measured 2 tokens only
     span = low if low == high else f"{low}–{high}"  # "0.89–0.89×" read as a range of one value
     dtype = result.dtype or "float32"  # the first runs' files record none: float32, the only dtype then (run_dtype)
     if min(costs) < NOISY_VERIFY:  # no claim about the curve's shape from timings that cannot be costs
@@ -339,32 +355,32 @@ def verify_sentence(result: BenchResult) -> str:
             each=list_separator().join(number(curve[n]) + "×" for n in sizes),
             ms=number(result.costs["target_forward_seconds"] * 1e3))
     if result.gpu and max(costs) <= FLAT_VERIFY and (result.config or {}).get("pair") in SMALL_PAIRS:
-        said = _("In this run ({dtype}, on the {gpu} GPU) 2 to 5 tokens cost {span}× one: nearly flat. For a "
+        said = _("In this run ({dtype}, on the {gpu} GPU) {tokens} cost {span}× one: nearly flat. For a "
                  "model this small a GPU forward's time is most likely spent launching its kernels rather than "
                  "reading its weights (the run did not profile it), and that does not grow with the tokens.",
-                 dtype=dtype, gpu=result.gpu, span=span)
+                 dtype=dtype, gpu=result.gpu, span=span, tokens=tokens)
     elif result.gpu and max(costs) <= FLAT_VERIFY:  # a pair of another size: what makes it flat is not measured here
-        said = _("In this run ({dtype}, on the {gpu} GPU) 2 to 5 tokens cost {span}× one: nearly flat.",
-                 dtype=dtype, gpu=result.gpu, span=span)
+        said = _("In this run ({dtype}, on the {gpu} GPU) {tokens} cost {span}× one: nearly flat.",
+                 dtype=dtype, gpu=result.gpu, span=span, tokens=tokens)
     elif max(costs) <= FLAT_VERIFY:
-        said = _("In this run ({dtype}, on {machine}) 2 to 5 tokens cost {span}× one: nearly flat, as on a "
-                 "memory-bound GPU.", dtype=dtype, machine=_machine(result), span=span)
+        said = _("In this run ({dtype}, on {machine}) {tokens} cost {span}× one: nearly flat, as on a "
+                 "memory-bound GPU.", dtype=dtype, machine=_machine(result), span=span, tokens=tokens)
     elif not result.gpu and run_kernels(result.machine or {}) == "stock":  # the runs from before packing
         # Read 46: "the curve climbs" was said of default-cpu-drafts' 1.63, 2.01, 1.55, 1.37 (2 to 5 tokens), which
         # peaks at 3 and falls to its lowest at 5; what this branch knows is that the curve is not flat (FLAT_VERIFY)
-        said = _("In this run ({dtype}, on {machine}) 2 to 5 tokens cost {span}× one: not flat, because "
+        said = _("In this run ({dtype}, on {machine}) {tokens} cost {span}× one: not flat, because "
                  "PyTorch's stock kernels are slow for a few tokens though neither memory- nor "
                  "compute-bound (a profile of the LM head finds them copying a matrix, most likely its weight, on every "
                  "call from 5 tokens on; the other layers were not profiled), and that eats into the gain.", dtype=dtype,
-                 machine=_machine(result), span=span)
+                 machine=_machine(result), span=span, tokens=tokens)
     elif all(a <= b for a, b in zip(costs, costs[1:])):
-        said = _("In this run ({dtype}, on {machine}) 2 to 5 tokens cost {span}× one: the curve climbs, as "
+        said = _("In this run ({dtype}, on {machine}) {tokens} cost {span}× one: the curve climbs, as "
                  "on a compute-bound CPU, and that eats into the gain.", dtype=dtype, machine=_machine(result),
-                 span=span)
+                 span=span, tokens=tokens)
     else:  # read 46: a zigzag (1.63, 2.01, 1.55, 1.37) does not climb; what is known is that it is not flat
-        said = _("In this run ({dtype}, on {machine}) 2 to 5 tokens cost {span}× one: not flat, though it does not "
+        said = _("In this run ({dtype}, on {machine}) {tokens} cost {span}× one: not flat, though it does not "
                  "climb with every token, and that eats into the gain.", dtype=dtype, machine=_machine(result),
-                 span=span)
+                 span=span, tokens=tokens)
     return f"{intro} {said}"
 
 

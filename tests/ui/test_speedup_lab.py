@@ -1934,17 +1934,27 @@ def test_the_speedup_vs_k_caption_names_the_table_whose_predictions_use_each_row
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
-def test_the_ngram_solid_line_caption_names_one_search_not_only_one_pass(lang):
+def test_each_one_pass_solid_line_caption_says_what_is_true_of_its_proposer(lang):
     """Read 49: under the n-gram run the Speedup vs K caption said the solid line charges c per step "as one pass
     drafts the whole step", but n-gram lookup runs no pass (the Where the time goes caption contrasts "K drafter
     passes" with "n-gram lookup: one search"); it names the one search, as the definitions and the Theory caption
-    do."""
+    do. Read 54: the same words stood under the Medusa heads, whose heads 1 to K each run a block after the target's
+    pass (more than c, one head's time): each caption now says what is true of its proposer."""
     from specviz.core.i18n import using
 
     with using(lang):
-        caption = charts.speedup_vs_k_caption("ngram")
-    assert ("uma só passagem (na busca de n-gramas, uma só busca) rascunha o passo inteiro" if lang == "pt"
-            else "as one pass (for n-gram, one search) drafts the whole step") in caption
+        ngram, medusa = charts.speedup_vs_k_caption("ngram"), charts.speedup_vs_k_caption("medusa")
+    search, heads = {"en": ("(one search of the context drafts the whole step, and c is its time)",
+                            "(a model: heads 1 to K each run a block on the hidden state the target's last pass "
+                            "gave, with no drafter pass, and c times one head, so the curves leave out what heads 2 "
+                            "to K add)"),
+                     "pt": ("(uma só busca no contexto rascunha o passo inteiro, e c é o tempo dela)",
+                            "(um modelo: as cabeças 1 a K rodam cada uma um bloco sobre o estado oculto que a "
+                            "última passagem do alvo deu, sem passagem de um modelo de rascunho, e c mede uma só "
+                            "cabeça, então as curvas deixam de fora o que as cabeças 2 a K acrescentam)")}[lang]
+    assert search in ngram and heads in medusa
+    for caption in (ngram, medusa):  # no longer "one pass drafts the whole step" of either
+        assert "drafts the whole step, from" not in caption and "rascunha o passo inteiro, a partir" not in caption
 
 
 @pytest.mark.slow  # over 0.4 s on 2 cores (read 51's --durations): make check stays under a minute

@@ -50,20 +50,32 @@ def speedup_vs_k_caption(proposer: str) -> str:
     speaks of is named "the table below" (read 53: "the table's two predicted columns use each row's own α" read
     as the chart's table just above it, whose two predicted columns use the mean α)."""
     if registry.one_pass(proposer):
-        return _("Dots: measured. Solid line: Leviathan et al.'s formula with c of drafting per step instead of K·c, "
-                 "as one pass (for n-gram, one search) drafts the whole step, from the measured c and one α for every "
+        return _("Dots: measured. Solid line: Leviathan et al.'s formula with c of drafting per step instead of K·c "
+                 "({why}), from the measured c and one α for every "
                  "K, the mean of the α estimates at each K run (the legend gives it; the α at the top is the best "
                  "K's own); like the "
                  "paper, it assumes verifying K+1 tokens costs one target forward. Dashed: the same with the "
                  "measured verify cost. The two predicted columns of the table below (\"at this row's α\") use each "
                  "row's own α instead, so they can differ a little from the curves, and from the chart's numbers, "
-                 "at the same K.")
+                 "at the same K.", why=one_pass_reason(proposer))
     return _("Dots: measured. Solid line: Leviathan et al.'s prediction from the measured c and one α for every "
              "K, the mean of the α estimates at each K run (the legend gives it; the α at the top is the best "
              "K's own), which assumes verifying K+1 tokens costs one target forward. Dashed: the same with the "
              "measured verify cost. The two predicted columns of the table below (\"at this row's α\") use each "
              "row's own α instead, so they can differ a little from the curves, and from the chart's numbers, at "
              "the same K.")
+
+
+def one_pass_reason(proposer: str) -> str:
+    """Why a one-pass proposer's curves charge c per step, true of that proposer (read 54: "as one pass (for n-gram,
+    one search) drafts the whole step" was said of Medusa too, whose heads 1 to K each run a block after the
+    target's pass, more than one head's c: `medusa_draft_caption`)."""
+    if proposer == "medusa":
+        return _("a model: heads 1 to K each run a block on the hidden state the target's last pass gave, with no "
+                 "drafter pass, and c times one head, so the curves leave out what heads 2 to K add")
+    if proposer in registry.names() and registry.get(proposer).timed_as == "lookup":
+        return _("one search of the context drafts the whole step, and c is its time")
+    return _("one pass drafts the whole step")
 
 
 def curve_ks(proposer: str, measured: list[int]) -> list[int]:

@@ -337,8 +337,10 @@ def explain_race(spec: Trace, baseline: Trace) -> str:
     # read 50 (review): the break-even as written too, so that a step "emitted 2.90 tokens, where about 2.90 would
     # have broken even" is never told it did not pay (2.9035 unrounded sent it down that branch)
     even = as_written(c.break_even_tokens)
-    cost = _("Each speculative step cost {step} ms on average (drafting {draft} ms + verifying {verify} ms + the rest "
-             "of the step, {rest} ms: sampling, the rule and the cache rewind) and emitted **{tokens} tokens**; "
+    # read 54: its parts named as the race's legend, table and hovers name them (draft, target forward, rest of the
+    # step), not "drafting" and "verifying"
+    cost = _("Each speculative step cost {step} ms on average (draft {draft} ms + target forward {verify} ms + rest "
+             "of the step {rest} ms: sampling, the rule and the cache rewind) and emitted **{tokens} tokens**; "
              "one target-only step (a forward and its sampling) cost {forward} ms and emitted 1 token. To break "
              "even, a step must emit about **{even} tokens**.", step=number(c.spec_step_ms, 1),
              draft=number(c.spec_draft_ms, 1),

@@ -150,7 +150,10 @@ def test_explanations_name_the_winner_and_the_cause():
     text = explain_race(good, base)
     assert text.startswith("Speculation won")
     assert "**1.50 tokens**" in text  # break-even: a 150 ms step must buy 1.5 plain 100 ms forwards
-    assert "150.0 ms on average (drafting 30.0 ms + verifying 120.0 ms + the rest of the step" in text  # parts add up
+    # parts add up, named as the race's legend and table name them (read 54: "drafting ... + verifying ...")
+    assert "150.0 ms on average (draft 30.0 ms + target forward 120.0 ms + rest of the step 0.0 ms" in text
+    with using("pt"):
+        assert "(rascunho 30,0 ms + passagem do alvo 120,0 ms + resto do passo 0,0 ms" in explain_race(good, base)
     # a draft that is almost never right: 1 token per step, each step drafting and verifying
     bad = _trace("speculative", [(0.05, 0.12, 1)] * 20, drafted=4)
     text = explain_race(bad, base)

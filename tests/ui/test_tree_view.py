@@ -1069,3 +1069,33 @@ def test_a_tree_with_copies_is_read_with_the_masks_copied_caption():
     assert not at.exception
     captions = [c.value for c in at.caption]
     assert any(c.startswith("**How to read the mask:** row = the node or copied token being scored") for c in captions)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_greedy_trees_point_mass_draft_is_written_1_point_mass_where_the_draft_gave_it(lang):
+    """Read 54: on a live toy greedy tree (T 0, 6 nodes, width 2), a node's hover, chip, output token and p-and-q
+    table read "the draft gave it q(x) = 1.000", where the greedy draft's own q is a point mass on the token, which
+    the chain hovers write "1 (point mass)". A sibling the draft gave 0 still reads 0."""
+    from specviz.runs.running import run
+    from specviz.ui.common.step_figures import distribution_table
+    from specviz.ui.common.tokens import decision_chips, main_line_view, step_tooltip
+    from specviz.ui.common.tree_figures import tree_figure
+
+    trace = run(RunSpec(pair="toy", proposer="draft", prompt="abc abc abc abc", chat=False, k=4, temperature=0.0,
+                        tree_nodes=6, tree_width=2, max_new_tokens=24))
+    assert trace.greedy
+    step = next(s for s in trace.steps if any(d.accepted and d.draft_prob == 1.0 for d in s.decisions))
+    numbers, nodes = main_line_view(step)
+    i = next(i for i, d in enumerate(step.decisions) if d.accepted and d.draft_prob == 1.0)
+    with using(lang):
+        gave = "o rascunho lhe deu q(x) =" if lang == "pt" else "the draft gave it q(x) ="
+        mass = "1 (massa pontual)" if lang == "pt" else "1 (point mass)"
+        one = "1,000" if lang == "pt" else "1.000"
+        hovers = " ".join(a.hovertext or "" for a in tree_figure(step, greedy=True).layout.annotations)
+        chips = decision_chips(step)
+        chip = next(c for c in chips.split("<span") if f"#{numbers[i]}:" in c)
+        token = step_tooltip(step.emitted[i], step, i, greedy=True)  # the accepted prefix: emitted as decided
+        cell = distribution_table(step.decisions[i], node=nodes[i]).iloc[:, 2].tolist()
+        for said in (hovers, chip, token, " ".join(cell)):
+            assert f"{gave} {mass}" in said and f"{gave} {one}" not in said, said
+        assert f"{gave} 0)" in hovers  # the greedy draft gave a sibling exactly 0

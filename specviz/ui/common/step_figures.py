@@ -22,8 +22,8 @@ from specviz.engine.trace import (Decision, Step, TokenKind, TokenProb, TreeNode
 from specviz.ui.common.escaping import plot_text, table_text
 from specviz.ui.common.palette import (ACCEPT_FILL, P_COLOR, Q_COLOR, REJECT_FILL, RESIDUAL_COLOR, U_COLOR, DisplayState,
                                 style)
-from specviz.ui.common.tokens import (decision_kind, decision_numbers, draft_numbers, fmt, main_line_view,
-                                      point_mass_text, shown_numbers)
+from specviz.ui.common.tokens import (decision_kind, decision_numbers, draft_gave_text, draft_numbers, fmt,
+                                      main_line_view, point_mass_text, shown_numbers)
 
 FONT = dict(size=15)
 _BASE_LAYOUT = dict(template="plotly_white", font=FONT, margin=dict(l=10, r=10, t=44, b=10))
@@ -127,7 +127,8 @@ def _distribution(d: Decision, n: int, node: TreeNode | None = None
         # read 49: a copy's recorded q(x) = 1 is graft_copy's point mass, not anything a drafter gave it
         q_hover[row] = (_("{one} (point mass; copied from the context: no model drafted it)", one=q_hover[row])
                         if node.copied else
-                        _("{one} (point mass; the draft gave it q(x) = {q})", one=q_hover[row], q=fmt(d.draft_prob)))
+                        _("{one} (point mass; the draft gave it q(x) = {q})", one=q_hover[row],
+                          q=draft_gave_text(d.draft_prob, recorded_point_mass(d.draft_prob, d.draft_top, d.token_id))))
     return ids, labels, pv, qv, p_hover, q_hover
 
 

@@ -23,7 +23,8 @@ from specviz.core.i18n import _
 from specviz.engine.proposers import registry
 from specviz.engine.shown import POINT_MASS_Q, Shown, fmt, shown_numbers, with_point_masses
 from specviz.engine.trace import (Decision, EmittedToken, Step, TokenKind, Trace, TreeNode, p_over_q,
-                                  point_mass_pq, rule_point_mass, tested_on_own_probs, uses_residuals)
+                                  point_mass_pq, recorded_point_mass, rule_point_mass, tested_on_own_probs,
+                                  uses_residuals)
 from specviz.models.toy_text import shown_output
 from specviz.ui.common.escaping import escape_attr, escape_text, visible
 from specviz.ui.common.palette import DisplayState, Kind, style
@@ -56,6 +57,18 @@ def point_mass_text() -> str:
     """A p or q that is a point mass on the token, in a table cell or a hover: "1 (point mass)", as the tree's
     table writes a point-mass q (read 52), now for a chain's too and for a greedy p (read 53)."""
     return _("{q} (point mass)", q=POINT_MASS_Q)
+
+
+def draft_gave_text(draft_prob: float | None, point_mass: bool) -> str:
+    """The q(x) the draft gave a token the rule tests against a point mass, in "the draft gave it q(x) = …": "1 (point
+    mass)" where the draft's own q is a point mass on it (a greedy draft at T = 0: `recorded_point_mass`, or a greedy
+    run's q of 1, `Trace.greedy`), else as `fmt` writes it (read 54: a greedy tree node read "the draft gave it q(x)
+    = 1.000" where the chain hovers write that point mass "1 (point mass)").
+
+    >>> draft_gave_text(1.0, True), draft_gave_text(0.0, False), draft_gave_text(0.25, False)
+    ('1 (point mass)', '0', '0.250')
+    """
+    return point_mass_text() if point_mass else fmt(draft_prob)
 
 
 # ---- tooltips -------------------------------------------------------------------------------------------------
@@ -106,7 +119,8 @@ def ratio(target_prob: float | None, draft_prob: float | None) -> float | None:
 
 
 def pq_lines(shown: Shown, draft_prob: float | None, node: TreeNode | None,
-             point_masses: tuple[bool, bool] = (False, False), copied: bool = False) -> list[str]:
+             point_masses: tuple[bool, bool] = (False, False), copied: bool = False,
+             draft_point_mass: bool = False) -> list[str]:
     """The p, q and p/q lines of a hover, as `shown_numbers` wrote them, with the q the rule used: a tree node it
     tests against a point mass (copied from the context, or a child not drawn from q) has q = 1, whatever the draft
     gave it (`draft_prob`; read 44: a greedy tree's second child read "q (draft) = 0.000", "p/q = ∞", though the rule
@@ -114,6 +128,8 @@ def pq_lines(shown: Shown, draft_prob: float | None, node: TreeNode | None,
     tree's hover writes them: `shown` then holds them (`rule_probs`). `point_masses`: whether p and q are point masses
     on the token (`point_mass_pq`), each then "1 (point mass)"; `copied`: the chain's proposer copies its tokens
     (`registry.copies`), whose q the line says no model gave (read 53: a lookup chain step read "q (draft) = 1.000").
+    `draft_point_mass`: the draft's own q is a point mass on the token, which "the draft gave it" then writes so
+    (`draft_gave_text`).
     """
     if uses_residuals(node):
         q = _("{q} (point mass)", q=POINT_MASS_Q) if rule_point_mass(node) else shown.q
@@ -132,7 +148,7 @@ def pq_lines(shown: Shown, draft_prob: float | None, node: TreeNode | None,
         q_line = _("q = {one}, a point mass (copied from the context: no model drafted it)", one=POINT_MASS_Q)
     else:
         q_line = _("q = {one}, a point mass ({why}; the draft gave it q(x) = {q})", one=POINT_MASS_Q,
-                   why=_("a top-k child, not drawn from q"), q=fmt(draft_prob))
+                   why=_("a top-k child, not drawn from q"), q=draft_gave_text(draft_prob, draft_point_mass))
     return [p_line, q_line, f"p/q = {shown.ratio}"]
 
 
@@ -165,7 +181,8 @@ def decision_tooltip(d: Decision, tree: bool = False, number: int | None = None,
     head = (_("copied token #{n}: {text}  (id {id})", n=n, text=visible(d.text), id=d.token_id)
             if node is not None and node.copied else
             _("draft #{n}: {text}  (id {id})", n=n, text=visible(d.text), id=d.token_id))
-    lines = [head, *pq_lines(shown, d.draft_prob, node, point_mass_pq(d, node), copied), kept]
+    drafted_mass = recorded_point_mass(d.draft_prob, d.draft_top, d.token_id)  # a greedy draft's q
+    lines = [head, *pq_lines(shown, d.draft_prob, node, point_mass_pq(d, node), copied, drafted_mass), kept]
     if not d.reached:
         lines.append(_("u: never drawn. An earlier draft was rejected, so this one was not tested."))
     else:
@@ -199,7 +216,7 @@ def emitted_tooltip(t: EmittedToken, step_index: int | None = None, tree_chance:
     if t.kind == TokenKind.ACCEPTED and tree_chance is not None:
         shown = with_point_masses(shown_numbers(*rule_probs(t.target_prob, t.draft_prob, node), tree_chance,
                                                 t.uniform), *point_masses)
-        lines += [*pq_lines(shown, t.draft_prob, node, point_masses, copied),
+        lines += [*pq_lines(shown, t.draft_prob, node, point_masses, copied, greedy and t.draft_prob == 1.0),
                   tree_chance_line(shown.chance, node),
                   _("u = {u} < {a} → kept", u=shown.u, a=shown.chance)]
     elif t.kind == TokenKind.ACCEPTED:

@@ -32,7 +32,7 @@ from specviz.engine.trace import (Step, TokenKind, TreeNode, TreeRecord, rule_po
 from specviz.engine.tree import ROOT, mask_rows
 from specviz.ui.common.escaping import escape_markdown, plot_text, shortened, table_text, visible
 from specviz.ui.common.palette import LIGHT_GREY, P_COLOR, DisplayState, Kind, style
-from specviz.ui.common.tokens import Shown, fmt, point_mass_text, rule_probs, shown_numbers
+from specviz.ui.common.tokens import Shown, draft_gave_text, fmt, point_mass_text, rule_probs, shown_numbers
 
 COPIED_MARK = "❐"  # a node copied from the context, not drafted (DejaVu Sans Mono has it, so every chip shows it)
 PATH_META = "accepted_path"  # the `meta` of the accepted path's trace: tests and readers find it by this, not by name
@@ -104,8 +104,9 @@ def _hover(j: int, node: TreeNode, greedy: bool = False) -> str:
     if node.copied:
         lines.append(_("{mark} copied from the context (prompt lookup): q is a point mass", mark=COPIED_MARK))
     elif node.point_mass:  # read 44: a greedy tree's second child read "q (draft) = 0.000", "p/q = ∞"
+        # read 54: a greedy draft's own q is a point mass too, "1 (point mass)", not "1.000" (`draft_gave_text`)
         lines.append(_("a top-k child, not drawn from q: the rule takes q as a point mass (the draft gave it "
-                       "q(x) = {q})", q=fmt(node.draft_prob)))
+                       "q(x) = {q})", q=draft_gave_text(node.draft_prob, greedy and node.draft_prob == 1.0)))
     # a point mass's q is the rule's, not the draft's: "q (draft) = 1.000 (point mass)" under "the draft gave it
     # q(x) = 0.000" named two values the draft's q (read 44 review)
     shown = _shown(node)  # written apart, as the chain's hover writes them: q = 1 against p = 0.9997 (read 46)

@@ -274,7 +274,7 @@ class RunSpec:
                 values[name] = value
         if values.get("tree_lookup") and not values.get("tree_nodes", base.tree_nodes):
             values.pop("tree_lookup")  # a lookup branch with no tree: refused, not silently ignored
-            problems.append(_(LOOKUP_NEEDS_TREE).rstrip("."))
+            problems.append(lookup_refusal(params["tree_lookup"]))
         if values.get("policy", base.policy) == "threshold" and values.get("tree_nodes", base.tree_nodes):
             if "policy" in values:  # refused, not silently run as constant: the link's tree stays
                 values.pop("policy")
@@ -383,6 +383,17 @@ def link_refusal(name: str, raw: object, rule: str) -> str:
     'race_k must be a whole number from 1 to 16 (got 40)'
     """
     return _("{name} must be {rule} (got {value}).", name=name, rule=rule, value=typed(raw)).rstrip(".")
+
+
+def lookup_refusal(raw: object) -> str:
+    """The phrase that refuses a link's lookup branch `raw` given with no tree, as `link_refusal` words every other
+    parameter: its name, the rule and the value (read 54: `parse_query` still wrote "A lookup branch needs a draft
+    tree: set tree nodes above 0, …", which named neither, where the Playground's warning had been given them).
+
+    >>> lookup_refusal("3")
+    'tree_lookup must be 0 while tree_nodes is 0, as a chain has no lookup branch (got 3)'
+    """
+    return link_refusal("tree_lookup", raw, _("0 while tree_nodes is 0, as a chain has no lookup branch"))
 
 
 def setting_refusal(name: str, raw: object, field: str) -> str:

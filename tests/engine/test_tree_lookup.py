@@ -19,6 +19,7 @@ from collections import Counter
 import pytest
 import torch
 
+from specviz.core.i18n import using
 from specviz.engine.baseline import autoregressive_generate
 from specviz.engine.decoding import TreeStep, speculative_generate
 from specviz.engine.draft_shape import DraftShape
@@ -260,9 +261,13 @@ def test_a_lookup_branch_without_a_tree_is_refused_everywhere(capsys):
     with pytest.raises(ValueError, match="^A lookup branch needs a draft tree"):
         RunSpec(pair="toy", tree_lookup=4)
     spec, problems = RunSpec.parse_query({"k": "3", "tree_lookup": "4"})
+    # read 54: a link's refusal names the parameter, the rule and the value, as the Playground's warning does (it
+    # read "A lookup branch needs a draft tree: set tree nodes above 0, ..." for every page but the Playground)
     assert spec.tree_lookup == 0 and spec.k == 3 and problems == [
-        "A lookup branch needs a draft tree: set tree nodes above 0, or the lookup branch to 0 (a chain has no lookup "
-        "branch)"]
+        "tree_lookup must be 0 while tree_nodes is 0, as a chain has no lookup branch (got 4)"]
+    with using("pt"):
+        assert RunSpec.parse_query({"tree_lookup": "4"})[1] == [
+            "tree_lookup deve ser 0 enquanto tree_nodes for 0, pois uma cadeia não tem ramo de busca (recebido: 4)"]
     spec, problems = RunSpec.parse_query({"tree_lookup": "4", "tree_nodes": "8"})  # either order, together: fine
     assert not problems and (spec.tree_nodes, spec.tree_lookup) == (8, 4)
     # the command line's sentence names the flags and the value typed (38th read: it gave RunSpec's, which names

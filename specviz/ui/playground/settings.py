@@ -26,7 +26,7 @@ from specviz.labs.shape_choice import lookup_lift, shape_table
 from specviz.models.catalog import recommended_for
 from specviz.runs.presets import (CHAIN_PRESETS, LIVE_DEFAULTS, QUESTION_PROMPT, first_load, preset_measurement,
                                   preset_run)
-from specviz.runs.runspec import WEB_MAX_NEW_TOKENS, RunSpec, link_refusal, setting_of
+from specviz.runs.runspec import WEB_MAX_NEW_TOKENS, RunSpec, link_refusal, lookup_refusal, setting_of
 from specviz.ui.common.runs import PAIR_TITLES
 
 # The labels below are English messages (marked with `N_`): the pages translate them with `_()` where they are shown.
@@ -381,8 +381,7 @@ def parse_query_params(params: Mapping[str, str],
         # a lookup branch with no tree (issue 44 item 9): refused, not silently dropped, with the rule and the value
         # typed as every other refusal here (read 54: "...; A lookup branch needs a draft tree: set tree nodes above
         # 0, ...;" named neither the parameter nor the value, and began a list item with a capital)
-        bad["tree_lookup"] = link_refusal("tree_lookup", params["tree_lookup"],
-                                          _("0 while tree_nodes is 0, as a chain has no lookup branch"))
+        bad["tree_lookup"] = lookup_refusal(params["tree_lookup"])  # one sentence, RunSpec.parse_query's
         values.pop("tree_lookup")
     pair = values.get("pair", LIVE_DEFAULTS.pair)
     if "proposer" in values and values["proposer"] not in pair_proposers(pair):

@@ -541,6 +541,33 @@ def test_a_near_point_mass_is_not_called_every_outcome_rare():
     assert "só o resultado mais provável" in shown and "todo resultado é raro" not in shown
 
 
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_broken_rule_at_a_low_temperature_is_refused_by_an_exact_binomial_test(lang):
+    """Read 54: the sandbox at T = 0.05 (its default p and q) gives p = 0.9988 on "the" and 0.0012 on "a"; 2,000
+    samples leave the others fewer than 5 expected draws, so the chi-square test pools into one group. Accept-every-
+    draft put all 2,000 samples on "a" and was told "Too few samples to test ... draw more samples". An exact binomial
+    test of the most likely outcome's count (an outcome fixed before sampling) now refutes it, and the exact rule, at
+    each of 20 fixed seeds, is not refuted."""
+    from specviz.core.i18n import using
+    from specviz.labs.exactness.sandbox import sandbox_step, simulate
+
+    step = sandbox_step([0.35, 0.25, 0.15, 0.12, 0.08, 0.05], [0.20, 0.35, 0.05, 0.20, 0.10, 0.10], 0.05)
+    assert round(float(step.target_probs[1]), 4) == 0.0012
+    with using(lang):
+        for seed in range(20):
+            exact = simulate(step, "exact", 2000, seed).verdict
+            assert exact.consistent and exact.dof == 0 and exact.top_count is not None, exact.verdict
+            assert exact.verdict.startswith("Amostras de menos" if lang == "pt" else "Too few samples"), exact.verdict
+            broken = simulate(step, "accept_all", 2000, seed)
+            top = broken.counts.tolist()[0]  # q gives "the" 0.0000138: at most a sample or two land there
+            assert broken.counts.tolist()[1] >= 1998 and not broken.verdict.consistent
+            said = (f"Não é a distribuição do alvo: {top} de 2.000 amostras são o resultado mais provável, que p "
+                    "espera 1.997,6 vezes (teste binomial exato" if lang == "pt" else
+                    f"Not the target distribution: {top} of 2,000 samples are the most likely outcome, which p "
+                    "expects 1,997.6 times (exact binomial test")
+            assert broken.verdict.verdict.startswith(said), broken.verdict.verdict
+
+
 def test_the_tree_labs_note_counts_the_children_it_drafted_not_the_width_asked_for():
     """Read 44: at temperature 0 q is one token, so a level "with 4 children" had one child; the note said 4."""
     from specviz.labs.exactness.experiments import Support

@@ -309,7 +309,11 @@ def test_the_temperature_help_says_which_tied_top_token_t_0_keeps(lang, said):
 
 @pytest.mark.parametrize("edits, state, box, said", [
     (None, {"sandbox_n": 1000, "sandbox_seed": 97}, "warning", "Borderline (chi-square p-value 0.0041)"),
-    ({0: {"p (target)": "1000.5"}}, {"sandbox_rule": "accept_all"}, "info", "Too few samples to test"),
+    ({0: {"p (target)": "1000.5"}}, {"sandbox_rule": "exact"}, "info", "Too few samples for the chi-square test"),
+    # read 54: accept-every-draft with p nearly all on "the" was "Too few samples to test" (blue); an exact binomial
+    # test of the most likely outcome's count now refutes it
+    ({0: {"p (target)": "1000.5"}}, {"sandbox_rule": "accept_all"}, "error",
+     "Not the target distribution: 402 of 2,000 samples are the most likely outcome"),
     (None, {}, "success", "Consistent with the target distribution")])
 def test_a_borderline_or_untested_verdict_is_not_in_the_green_box(edits, state, box, said):
     """49th read: the sandbox put every verdict with a p-value of 0.001 or more in the green success box, where the
@@ -322,7 +326,8 @@ def test_a_borderline_or_untested_verdict_is_not_in_the_green_box(edits, state, 
         at.session_state[key] = value
     at.run()
     assert not at.exception
-    boxes = {kind: [e.value for e in getattr(at, kind) if "chi-square" in e.value or "to test" in e.value]
+    words = ("chi-square", "to test", "binomial")
+    boxes = {kind: [e.value for e in getattr(at, kind) if any(w in e.value for w in words)]
              for kind in ("success", "info", "warning", "error")}
     assert [kind for kind, texts in boxes.items() if texts] == [box], boxes
     assert said in boxes[box][0], boxes

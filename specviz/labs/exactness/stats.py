@@ -146,6 +146,11 @@ class ChiSquareResult:
     tied: int = 0  # outcomes equally likely at the cut between groups of their own and the pool (0: no tie there)
     tied_kept: int = 0  # how many of them are groups of their own: the first in the order p lists them
     tied_expected: float = 0.0  # the count n p each of them expects
+    # where pooling leaves one group though the most likely outcome alone is expected `min_expected` times or more:
+    # how many samples it got, and `p_value` is then an exact two-sided binomial test of that count against n p, an
+    # outcome fixed before sampling (read 54: accept-every-draft at T = 0.05 put all 2,000 samples on a token p gives
+    # 0.0012 and was told "Too few samples to test ... draw more samples"); None where no such test ran
+    top_count: int | None = None
 
     @property
     def grouping(self) -> str:
@@ -247,6 +252,31 @@ its own and the others are pooled (a choice made before sampling, so the test st
                         "group expected at least {least} times.", self.dof, stat=stat, dof=number(self.dof, 0),
                         least=least, samples=samples, pooled=number(self.pooled, 0))
 
+    def _binomial_verdict(self) -> str:
+        """The verdict where the chi-square test is left with one group but the most likely outcome alone is expected
+        often enough: an exact binomial test of its count (`top_count`), which refutes p below the 0.001 level and
+        else says what it found and that the other outcomes went untested (read 54).
+
+        >>> broken = chi_square_test([0, 2000, 0], [0.9988, 0.0012, 0.0])
+        >>> broken.consistent, broken.verdict.split(" (")[0]
+        (False, 'Not the target distribution: 0 of 2,000 samples are the most likely outcome, which p expects \
+1,997.6 times')
+        >>> chi_square_test([1995, 5, 0], [0.9988, 0.0012, 0.0]).verdict.split("; ")[1]
+        'an exact binomial test of that outcome alone: 1,995 of 2,000 samples, where p expects 1,997.6 (p-value 0.096)'
+        """
+        count, total = number(self.top_count, 0), number(self.n, 0)
+        expected, p_value = number(self.top_expected, 1), shown_p_value(self.p_value)
+        if self.p_value < VERDICT_LEVELS[0]:
+            return _("Not the target distribution: {count} of {total} samples are the most likely outcome, which p "
+                     "expects {expected} times (exact binomial test: a gap this large would happen by chance less "
+                     "than once in a thousand runs, p-value {p_value}).", count=count, total=total, expected=expected,
+                     p_value=p_value)
+        return _("Too few samples for the chi-square test: with {n} samples only the most likely outcome comes up "
+                 "often enough to count, and all the others together are expected fewer than {least} times; an exact "
+                 "binomial test of that outcome alone: {count} of {n} samples, where p expects {expected} (p-value "
+                 "{p_value}); draw more samples to test the others.", n=total, least=number(self.min_expected, 0),
+                 count=count, expected=expected, p_value=p_value)
+
     @property
     def consistent(self) -> bool:
         """True when the test finds no evidence against the distribution at the 0.001 level."""
@@ -274,7 +304,9 @@ its own and the others are pooled (a choice made before sampling, so the test st
             # two-token continuations at temperature 0 read "all its mass on one token")
             return _("Nothing to test: the target puts all its mass on one outcome, and every sample is that "
                      "outcome.")
-        if self.dof == 0 and self.top_expected >= self.min_expected:  # the near-point mass of a low temperature
+        if self.dof == 0 and self.top_count is not None:  # the near-point mass of a low temperature
+            return self._binomial_verdict()
+        if self.dof == 0 and self.top_expected >= self.min_expected:
             return _("Too few samples to test: with {n} samples only the most likely outcome comes up often enough "
                      "to count; all the others together are expected fewer than {least} times, so everything pools "
                      "into one group; draw more samples.", n=number(self.n, 0), least=number(self.min_expected, 0))
@@ -336,7 +368,15 @@ def chi_square_test(counts: torch.Tensor | Sequence[int], probs: torch.Tensor | 
     exp_bins = [float(expected[j]) for j in big] + ([pool_exp] if pool_exp > 0 else [])
     obs_bins = [float(observed[j]) for j in big] + ([pool_obs] if pool_exp > 0 else [])
     if len(exp_bins) < 2:
-        return ChiSquareResult(0.0, 0, 1.0, n, len(exp_bins), 0, support, float(expected.max()), min_expected, pairs)
+        top = int(np.argmax(expected))  # the most likely outcome, the first p lists where tied: fixed before sampling
+        if support < 2 or expected[top] < min_expected:
+            return ChiSquareResult(0.0, 0, 1.0, n, len(exp_bins), 0, support, float(expected.max()), min_expected,
+                                   pairs)
+        # the others together expect fewer than `min_expected`: an exact test of the top outcome's count still works
+        count = int(observed[top])
+        p_value = float(scipy.stats.binomtest(count, n, float(expected[top]) / n).pvalue)
+        return ChiSquareResult(0.0, 0, min(1.0, p_value), n, len(exp_bins), 0, support, float(expected[top]),
+                               min_expected, pairs, left_out=int(p.shape[0]) - support, top_count=count)
     stat, p_value = scipy.stats.chisquare(obs_bins, exp_bins)
     if stat < 1e-12:  # counts that match n p exactly leave float noise (2.2e-30, p-value 0.9999999999999988): read 51,
         stat, p_value = 0.0, 1.0  # the sandbox's "statistic 0" sat under "p-value > 0.999999", where chi2.sf(0) is 1

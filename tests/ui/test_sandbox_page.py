@@ -502,3 +502,26 @@ def test_a_table_whose_shares_add_up_as_written_has_no_rounding_note():
     assert not at.exception and not at.error
     assert at.table[-1].value.iloc[:4, 1].tolist() == ["0.25"] * 4
     assert ROUNDED["en"] not in [c.value for c in at.caption]
+
+
+@pytest.mark.parametrize("lang, accepted, recovered", [
+    ("en", "accepted drafts: min(p, q)", "recovered: (1 − α)·norm(max(0, p − q))"),
+    ("pt", "palpites aceitos: min(p, q)", "recuperados: (1 − α)·norm(max(0, p − q))")])
+def test_the_sandbox_and_the_exactness_lab_name_the_split_alike(lang, accepted, recovered):
+    """Read 54: one split, p = min(p, q) + (1 − α)·norm(max(0, p − q)), had two names: the Exactness lab's legend
+    and table said "accepted drafts: min(p, q)" and the Sandbox's "min(p, q): kept drafts" ("(1 − α)·residual:
+    recovered tokens" beside "recovered: ..."). Both charts and the tables under them use the one name now."""
+    from specviz.core.i18n import using
+    from specviz.labs.exactness import decompose_step
+    from specviz.ui.common.charts import figure_table
+    from specviz.ui.exactness.view import decomposition_figure
+    from specviz.ui.sandbox.view import DEFAULT_P, DEFAULT_Q, TOKENS, split_figure
+
+    step = sandbox_step(DEFAULT_P, DEFAULT_Q)
+    with using(lang):
+        sandbox = split_figure(step)
+        exact = decomposition_figure(TOKENS, decompose_step(step.target_probs, step.draft_probs), step.draft_probs)
+        tables = [list(figure_table(fig).columns) for fig in (sandbox, exact)]
+    names = [[trace.name for trace in fig.data[:2]] for fig in (sandbox, exact)]
+    assert names == [[accepted, recovered]] * 2, names
+    assert all(accepted in columns and recovered in columns for columns in tables), tables

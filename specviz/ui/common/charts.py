@@ -449,6 +449,11 @@ def figure_table(fig: go.Figure, max_rows: int = 200) -> pd.DataFrame | None:
 ROUNDED_NOTE = N_("The values are rounded to three significant figures, so a column, as written, can add up to a "
                   "little more or less than its exact total (1 for a distribution).")
 
+# read 54: the p = min(p, q) + (1 − α)·norm(max(0, p − q)) split's two parts, one name each on the two pages that
+# draw it (the Exactness lab said "accepted drafts: min(p, q)" where the Sandbox said "min(p, q): kept drafts")
+ACCEPTED_PART = N_("accepted drafts: min(p, q)")
+RECOVERED_PART = N_("recovered: (1 − α)·norm(max(0, p − q))")
+
 
 def rounded_note(fig: go.Figure) -> str | None:
     """`ROUNDED_NOTE`, translated, for `show`'s `note` where the figure's table, as written, does not add up to what

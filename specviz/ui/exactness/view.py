@@ -31,7 +31,7 @@ from specviz.labs.exactness.stats import shown_p_value
 from specviz.labs.examples import list_examples, load_example
 from specviz.models.pairs import Pair
 from specviz.runs.runspec import RunSpec
-from specviz.ui.common.charts import figure_table, show
+from specviz.ui.common.charts import ACCEPTED_PART, RECOVERED_PART, figure_table, show
 from specviz.ui.common.escaping import escape_markdown, escape_text, plot_text
 from specviz.ui.common.grids import NAMED_ROWS, name_column
 from specviz.ui.common.palette import (BLUISH_GREEN, GREY, LIGHT_GREY, P_COLOR, Q_COLOR, RESIDUAL_COLOR,
@@ -299,10 +299,10 @@ def decomposition_figure(labels: list[str], decomposition: exactness.StepDecompo
         unknown = [0.0] * (len(labels) - 1) + [accepted[-1] + recovered[-1]]
         accepted[-1] = recovered[-1] = 0.0
     fig = go.Figure()
-    fig.add_trace(go.Bar(x=labels, y=accepted, name=_("accepted drafts: min(p, q)"),
+    fig.add_trace(go.Bar(x=labels, y=accepted, name=_(ACCEPTED_PART),
                          marker_color=BLUISH_GREEN, hovertemplate="%{x}: %{y:.4f}<extra>min(p, q)</extra>"))
     fig.add_trace(go.Bar(x=labels, y=recovered,
-                         name=_("recovered: (1 − α)·norm(max(0, p − q))"), marker_color=RESIDUAL_COLOR,
+                         name=_(RECOVERED_PART), marker_color=RESIDUAL_COLOR,
                          hovertemplate="%{x}: %{y:.4f}<extra>" + _("recovered part") + "</extra>"))
     if unknown is not None:
         fig.add_trace(go.Bar(x=labels, y=unknown, name=_("rest of p, split unknown (tokens not in the lists)"),

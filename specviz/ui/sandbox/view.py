@@ -15,7 +15,7 @@ from specviz.core.i18n import N_, _, as_written, number, percent_of, read_number
 from specviz.labs.exactness import RULES
 from specviz.labs.exactness.sandbox import (MAX_SAMPLES, MAX_TOKENS, SandboxSamples, SandboxStep, sandbox_step,
                                             simulate)
-from specviz.ui.common.charts import ROUNDED_NOTE, rounded_note, show
+from specviz.ui.common.charts import ACCEPTED_PART, RECOVERED_PART, ROUNDED_NOTE, rounded_note, show
 from specviz.ui.common.escaping import escape_markdown, plot_text
 from specviz.ui.common.sliders import number_slider
 from specviz.ui.common.verdicts import verdict_with_grouping
@@ -37,8 +37,8 @@ TEXT = {
     "reject": N_("chance of rejection"),
     "pq_title": N_("p (target) and q (draft) after temperature"),
     "split_title": N_("p = min(p, q) + (1 − α)·norm(max(0, p − q))"),
-    "overlap": N_("min(p, q): kept drafts"),
-    "residual": N_("(1 − α)·residual: recovered tokens"),
+    "overlap": ACCEPTED_PART,
+    "residual": RECOVERED_PART,
     "no_residual": N_("p = q: every draft is kept (α = 1), the residual is never used."),
     "rule": N_("Verification rule"),
     "n": N_("Simulated steps N"),

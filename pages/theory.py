@@ -74,7 +74,7 @@ except ValueError as exc:
 # estimate, is no chain of K drafts: neither is placed on the α axis
 on_alpha_axis = trace_point if trace_point is not None and not trace_point.tree_nodes else None
 charts.show(theory_view.heatmap_figure(c, alpha, k, points, on_alpha_axis), key="theory_heatmap",
-            table=theory_view.heatmap_table(c))
+            table=theory_view.heatmap_table(c, alpha, k, points, on_alpha_axis))
 st.caption(theory_view.heatmap_caption(c, bool(points), any(pt.one_pass for pt in points), on_alpha_axis))
 
 col_a, col_b = st.columns(2)

@@ -2156,3 +2156,33 @@ def test_each_measured_rows_prediction_follows_from_the_alpha_estimate_k_and_c_i
     packed = next(i for i, pt in enumerate(points) if pt.source.startswith("default-cpu-bf16-packed") and pt.k == 2
                   and "0.7" in pt.label)
     assert shown[packed] == ("1.43" if lang == "en" else "1,43") and recomputed[packed] == shown[packed]
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_heatmap_table_holds_the_charts_marks(lang):
+    """Read 54: the heatmap draws your setting (×), the benchmark runs (diamonds) and the session's trace (star), but
+    its table, the chart's text alternative, held only the grid and the two lines. Each mark now has a column named
+    as its legend entry, filled in the row of the K it sits at, with its α as its hover writes it; the note says so."""
+    from specviz.core.i18n import using
+
+    points = [theory_points.MeasuredPoint(0.56, 2, 0.081, 1.79, "eagle", "run/results.json"),
+              theory_points.MeasuredPoint(0.7234, 2, 0.05, 2.1, "eagle", "run/results.json"),
+              theory_points.MeasuredPoint(0.61, 3, 0.05, 1.9, "eagle", "run/results.json")]
+    trace = theory_points.TracePoint(0.4987, 0.4, 5, 2.0, None)
+    with using(lang):
+        fig = theory_view.heatmap_figure(0.05, 0.8, 4, points, trace)
+        table = theory_view.heatmap_table(0.05, 0.8, 4, points, trace).set_index("K")
+        note = theory_view.heatmap_table_note()
+        lines = [theory_view._("break-even α (dashed line)"), theory_view._("α where this K is best (orange steps)")]
+    marks = {t.name: sorted({str(k) for k in t.y}) for t in fig.data if t.type == "scatter" and t.mode == "markers"}
+    filled = {name: dict(table[name][table[name] != "–"]) for name in marks if name in table.columns}
+    assert {name: sorted(cells) for name, cells in filled.items()} == marks and len(marks) == 3, (filled, marks)
+    en = lang == "en"
+    assert list(filled.values()) == [
+        {"4": "α = 0.80: 2.80×" if en else "α = 0,80: 2,80×"},  # theory.expected_speedup(0.8, 4, 0.05) = 2.80
+        {"2": "2 runs, α estimates 0.560, 0.723", "3": "1 run, α estimate 0.610"} if en else
+        {"2": "2 execuções, estimativas de α 0,560; 0,723", "3": "1 execução, estimativa de α 0,610"},
+        {"5": "α estimate = 0.499" if en else "estimativa de α = 0,499"}]
+    assert list(table.columns[-2:]) == lines  # the note's "last two columns" stay the lines
+    assert ("The columns before them give the chart's marks" if en else
+            "As colunas antes delas dão as marcas do gráfico") in note

@@ -44,6 +44,10 @@ TEXT = {
     "heatmap_lines": N_("Its last two columns are the chart's lines: each K's break-even α (the dashed line; – "
                         "where that K has none) and the α at which that K is the best K (the orange steps, read on "
                         "the chart's α grid of step 0.01; – where it never is)."),
+    # read 54: the table left out the chart's marks
+    "heatmap_marks": N_("The columns before them give the chart's marks in their K's row: your setting (its α and "
+                        "expected speedup), and the benchmark runs' and the session trace's α estimates where the "
+                        "chart has them."),
     # read 52: a run's α is its α estimate, as the Speedup lab names it (the chart's hovers and table said "α")
     "heatmap_points": N_("Benchmark runs sit at their own α estimate and K; their c may differ from the slider's "
                          "(hover to see it)."),
@@ -128,18 +132,43 @@ def ratio_kind(point: TracePoint) -> str:
 # ---- figures ----------------------------------------------------------------------------------------------------
 
 
-def heatmap_table(c: float) -> pd.DataFrame:
+def heatmap_table(c: float, alpha: float | None = None, k: int | None = None, points: list[MeasuredPoint] = (),
+                  trace: TracePoint | None = None) -> pd.DataFrame:
     """The heatmap's numbers, readable without hovering: the expected speedup for K = 0..K_MAX (rows) at α = 0.1, 0.2,
     ..., 0.9, 0.95 (columns, `TABLE_ALPHAS`: 10 of the chart's 101, as `heatmap_table_note` says), for this c; then
-    the chart's two lines, each K's break-even α (the dashed line, as its hover writes it) and the α of the chart's
-    grid at which the K is the best K (the orange steps), "–" where there is none."""
+    the chart's marks in their K's row, as `heatmap_figure` draws them (read 54: the table left them out): your
+    setting (the slider's α, 2 decimals, and its expected speedup, as the grid's cells write it), the benchmark runs
+    (their α estimates, 3 decimals, as their hovers) when there are some, and the session's trace (its α estimate, at
+    its K setting for a policy's trace) when the chart places it; last, the chart's two lines, each K's break-even α
+    (the dashed line, as its hover writes it) and the α of the chart's grid at which the K is the best K (the orange
+    steps), "–" where there is none."""
     alphas = TABLE_ALPHAS
     ks = list(range(K_MAX + 1))
     grid = theory.speedup_grid(np.array(alphas), ks, c)  # (K, α)
     even = dict((kk, a) for a, kk in theory.break_even_curve(ks, c))
+    marks: dict[str, list[str]] = {}
+    if alpha is not None and k is not None:
+        setting = f"α = {number(alpha, 2)}: {number(theory.expected_speedup(alpha, k, c), 2)}×"
+        marks[_("your setting")] = [setting if kk == k else "–" for kk in ks]
+    if points:
+        def runs(kk: int) -> str:
+            here = sorted(pt.alpha for pt in points if pt.k == kk)
+            return ngettext("{n} run, α estimate {alphas}", "{n} runs, α estimates {alphas}", len(here),
+                            alphas=list_separator().join(number(a, MeasuredPoint.ALPHA_DIGITS) for a in here)) \
+                if here else "–"
+        marks[_("benchmark runs")] = [runs(kk) for kk in ks]
+    if trace is not None:
+        star = _("α estimate") + f" = {number(trace.alpha, trace.ALPHA_DIGITS)}"
+        drafted = trace.every_k_range
+        if trace.policy_k and drafted is not None:
+            star += " " + (_("(its steps drafted {low} to {high})", low=number(drafted[0], 0),
+                              high=number(drafted[1], 0)) if drafted[0] < drafted[1] else
+                           _("(every step drafted {k})", k=number(drafted[0], 0)))
+        marks[_("trace in this session")] = [star if kk == trace.k else "–" for kk in ks]
     return pd.DataFrame({"K": [str(k) for k in ks],
                          **{f"α = {number(a, 2)}": [number(float(grid[i][j]), 2) + "×" for i in range(len(ks))]
                             for j, a in enumerate(alphas)},
+                         **marks,
                          _("break-even α (dashed line)"): [number(even[k], 3) if k in even else "–" for k in ks],
                          _("α where this K is best (orange steps)"): best_k_alphas(c, ks)})
 
@@ -197,7 +226,7 @@ def heatmap_table_note() -> str:
     101 without saying so)."""
     return " ".join((_(TEXT["heatmap_table"], shown=len(TABLE_ALPHAS), total=len(ALPHAS),
                        alphas=list_separator().join(number(a, 2) for a in TABLE_ALPHAS), k_max=K_MAX),
-                     _(TEXT["heatmap_lines"])))
+                     _(TEXT["heatmap_lines"]), _(TEXT["heatmap_marks"])))
 
 
 def heatmap_figure(c: float, alpha: float, k: int, points: list[MeasuredPoint] = (),

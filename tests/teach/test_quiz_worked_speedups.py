@@ -14,7 +14,7 @@ from specviz.teach.quiz import load_bank
 # question id -> the (α, K, c) of every speedup its prompt, choices or explanation writes out, to two decimals
 WORKED = {
     "sp-speedup-1": [(0.78, 4, 0.05)],
-    "sp-speedup-2": [(0.5, 4, 0.2)],
+    "sp-speedup-2": [(0.48, 4, 0.2)],
     "ck-best-1": [(0.83, 1, 0.05), (0.83, 8, 0.05), (0.83, 9, 0.05), (0.83, 10, 0.05)],
     "ck-best-2": [(0.62, 1, 0.1), (0.62, 2, 0.1), (0.62, 3, 0.1), (0.62, 4, 0.1)],
     "ck-article": [(0.82, 4, 0.1), (0.82, 6, 0.1), (0.7, 4, 0.1)],

@@ -822,16 +822,14 @@ def test_lesson_7_widget_cannot_be_set_to_a_numeric_check_of_its_lesson(fresh):
     assert "Best K here: 6, for a 2.47× expected speedup." in [m.value for m in at.markdown]  # teaching.md's row
 
 
-# read 54: lesson 6's own checks and retries still on lesson 6's sliders, not fixed in that read (docs: Left)
-ON_THE_SLIDERS_LEFT = {"sp-expected-1", "sp-expected-2", "sp-speedup-2"}
-
-
 @pytest.mark.parametrize("number_", [6, 7])
 def test_no_numeric_check_or_retry_of_lessons_6_and_7_can_be_set_on_their_sliders(fresh, number_):
     """Read 54: lesson 6's check sp-speedup-1 (α 0.8, K 4, c 0.05) could be set on lesson 6's sliders, whose metric
     then printed its key, 2.80×; lesson 7's retries ck-best-1 (α 0.8, c 0.05: "Best K here: 8") and ck-flat (α 0.85,
     K 8, c 0.04: 3.88 in the chart's table) on lesson 7's. They now ask about an α between the slider's steps
-    (0.78, 0.83, 0.86). Every numeric question the lesson can ask (its checks, and the retries a miss may bring:
+    (0.78, 0.83, 0.86), and so do lesson 6's check sp-expected-1 (was α 0.8, K 4: the metric printed 3.36) and its
+    retries sp-expected-2 (was α 0.6, K 3: 2.18) and sp-speedup-2 (was α 0.5, K 4, c 0.2: 1.08×), now at α 0.76,
+    0.64 and 0.48. Every numeric question the lesson can ask (its checks, and the retries a miss may bring:
     `retry_question`'s siblings) is checked, not only lesson 7's checks."""
     from specviz.core.i18n import number
     from specviz.teach.learn import _asked_elsewhere
@@ -845,7 +843,7 @@ def test_no_numeric_check_or_retry_of_lessons_6_and_7_can_be_set_on_their_slider
     # chart and best K (sp-limit's 1 / (1 − α) is on no widget)
     shown = {"expected_tokens", "speedup", "best_k"}
     numeric = [q for q in asked if q.kind == "numeric" and "alpha" in q.params and q.formula in shown]
-    assert {"sp-speedup-1", "ck-best-1", "ck-flat"} & {q.id for q in numeric}  # the read's items are in the pool
-    for question in numeric:
-        on_grid = number(question.params["alpha"], 2) in options
-        assert on_grid == (question.id in ON_THE_SLIDERS_LEFT), (question.id, question.params)
+    read = {6: {"sp-speedup-1", "sp-expected-1", "sp-expected-2", "sp-speedup-2"}, 7: {"ck-best-1", "ck-flat"}}
+    assert read[number_] <= {q.id for q in numeric}  # the read's items are in the pool
+    on_grid = [(q.id, q.params["alpha"]) for q in numeric if number(q.params["alpha"], 2) in options]
+    assert not on_grid

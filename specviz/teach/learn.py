@@ -468,7 +468,8 @@ def retry_question(bank: Bank, lesson: Lesson, missed: Question, seen: Iterable[
     """The question to ask after a miss (issue 43 item 10: a miss reveals the key, so asking the same item again
     let a learner copy it):
 
-    1. a sibling on the same concept that the learner has not seen, in bank order;
+    1. a sibling on the same concept that the learner has not seen, in bank order, one that asks the missed
+       question's calculation (the same formula, other numbers) before the others;
     2. when none is left, the concept's question seen longest ago among its siblings and this lesson's own checks
        on that concept, never `missed` (its key is on screen now) nor one on screen in another place (`showing`);
     3. the missed question itself only when the concept has no other question a retry may ask (in the bundled bank,
@@ -497,12 +498,18 @@ def retry_question(bank: Bank, lesson: Lesson, missed: Question, seen: Iterable[
     same = [q for q in bank if q.concept == missed.concept and q.id not in skip]
     siblings = [q for q in same if q.id not in never]
     fresh = [q for q in siblings if q.id not in last_seen]
-    if fresh:  # 1. a sibling not seen yet, plain ones first
-        return next((q for q in fresh if not _uses_later_terms(q, lesson.number)), fresh[0])
+    if fresh:  # 1. a sibling not seen yet, plain ones first, and among them the missed calculation asked again
+        return min(fresh, key=lambda q: (_uses_later_terms(q, lesson.number), not _same_calculation(q, missed)))
     # 2. the cycle: every sibling was seen, so the one seen longest ago (or the lesson's own check) comes back
     again = [q for q in same if q.id not in never or q.id in lesson.checks]
     again.sort(key=lambda q: (_uses_later_terms(q, lesson.number), last_seen.get(q.id, -1)))
     return again[0] if again else missed  # 3. nothing else to ask
+
+
+def _same_calculation(question: Question, missed: Question) -> bool:
+    """Whether `question` asks the calculation `missed` asked (read 54: a miss of lesson 6's ar-alpha, α = Σ min(p, q),
+    was retried with single-token accept-rule questions, none of which asks for α again)."""
+    return missed.formula is not None and question.formula == missed.formula
 
 
 def _uses_later_terms(question: Question, number: int) -> bool:

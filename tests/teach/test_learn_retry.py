@@ -231,3 +231,22 @@ def test_every_first_retry_uses_only_terms_defined_so_far():
             assert later == [], f"lesson {lesson.number}: {missed.id} -> {retry.id} says {later}"
             asked += 1
     assert asked == sum(len(lesson.checks) for lesson in LESSONS)
+
+
+def test_a_missed_alpha_check_is_retried_with_alpha_asked_again(bank):
+    """Read 54: lesson 6's check ar-alpha (α = Σ min(p, q)) is filed under accept_rule, so a miss was retried with
+    ar-prob-2 (min(1, p/q) for one token), and no sibling asked for α again. The retry now asks the missed
+    calculation first: ar-alpha-2, α = 0.68 over four tokens. A lesson-3 miss still gets the plain siblings first
+    (ar-alpha-2 says lesson 6's "acceptance probability")."""
+    by_id, lesson = bank.by_id(), BY_NUMBER[6]
+    missed = by_id["ar-alpha"]
+    retry = retry_question(bank, lesson, missed, list(lesson.checks))
+    assert retry.id == "ar-alpha-2" and retry.formula == missed.formula == "alpha"
+    assert retry.params["p"] != missed.params["p"] and retry.answer == pytest.approx(0.68)
+    seen = list(BY_NUMBER[3].checks)
+    served = []
+    for missed in check_questions(bank, BY_NUMBER[3]):
+        if missed.concept == "accept_rule":
+            served.append(retry_question(bank, BY_NUMBER[3], missed, seen).id)
+            seen.append(served[-1])
+    assert "ar-alpha-2" not in served and served

@@ -137,8 +137,9 @@ with tab_time:
     plot.show(time_figure, key="speedup_lab_time_chart", table=charts.time_breakdown_table(time_figure, result,
                                                                                            temperature))
     st.caption(_("A step pays off when its time is less than the dashed line times the tokens it emits on average "
-                 "(its mean accepted length). Drafting costs K drafter passes (n-gram lookup: one search; Medusa: "
-                 "its heads' small products, no drafter pass); verifying is one target forward over K+1 tokens."))
+                 "(its mean accepted length). Drafting costs K drafter passes (n-gram lookup: one search; Medusa: no "
+                 "drafter pass, but the blocks of heads 1 to K, all on the hidden state the target's last pass gave, "
+                 "then the LM head once over all K of them); verifying is one target forward over K+1 tokens."))
     # read 52: its optimal bar is default-cpu-ngram's constant K = 8 bar again, as the three other tabs that set the
     # optimal policy beside constant K say
     if recomputed and any(r["policy"] == "optimal" for r in result.rows(proposer=proposer, temperature=temperature)):

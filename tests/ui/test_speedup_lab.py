@@ -2437,3 +2437,20 @@ def test_this_machines_predictions_follow_from_the_figures_written_beside_them(l
                 assert this_machine.number(mal * token / cost) + "×" == row[predicted], (row.to_dict(), caption)
             wider += len(re.split("[.,]", row[cost_column])[-1]) > 2
     assert wider  # some rows need a third decimal
+
+
+@pytest.mark.slow  # the page under AppTest, in both languages
+@pytest.mark.parametrize("lang, start, blocks", [
+    ("en", "A step pays off", "the blocks of heads 1 to K, all on the hidden state the target's last pass gave"),
+    ("pt", "Um passo compensa", "os blocos das cabeças de previsão 1 a K, todos sobre o estado oculto")])
+def test_the_time_caption_counts_the_medusa_heads_blocks(lang, start, blocks):
+    """Read 54: the time chart's caption said Medusa drafts with "its heads' small products", leaving out the heads'
+    blocks that the Medusa caption and its c count (`charts` Medusa note: a step runs the blocks of heads 1 to K, then
+    the LM head once over all K). It now names both, as that note does."""
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params["lang"] = lang
+    at.run()
+    _ok(at)
+    (caption,) = [c.value for c in at.caption if c.value.startswith(start)]
+    assert blocks in caption and "small products" not in caption and "pequenos produtos" not in caption
+    assert ("LM head once over all K" if lang == "en" else "cabeça de LM uma vez sobre todas as K") in caption

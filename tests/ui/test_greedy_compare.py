@@ -66,8 +66,9 @@ def test_each_greedy_comparison_says_identical_near_tie_unmeasured_or_not_numeri
     machines = quoted.greedy_identity_machines()  # each check's own CPU, as its file records it
     shapes = quoted.greedy_identity_shapes()  # and the draft tree each check drafted (18th read)
     assert re.search(r"matched on \d+ of \d+ held-out prompts in float32, drafting "
-                     rf"{re.escape(shapes['fp32_shape'])}, on .+ \(\d+ cores.*\), and on \d+ of \d+ in bfloat16, "
-                     rf"drafting {re.escape(shapes['bf16_shape'])}, on {re.escape(machines['bf16_cpu'])}\)", text)
+                     rf"{re.escape(shapes['fp32_shape'])}, on {re.escape(machines['fp32_cpu'])}, and on \d+ of \d+ in "
+                     rf"bfloat16, drafting {re.escape(shapes['bf16_shape'])}, on {re.escape(machines['bf16_cpu'])}\)",
+                     text)
     assert machines["fp32_cpu"] in text and "does not record" not in text
 
 

@@ -255,10 +255,16 @@ def test_a_greedy_identity_check_is_named_by_its_own_machine_or_says_it_records_
     assert machines["bf16_cpu"] == ("a machine its file does not record, not necessarily the Run CPU bf16 (2 cores) "
                                     "its folder's benchmark run recorded")
     assert "likely" not in machines["bf16_cpu"]  # issue 43: the check's machine is not guessed from the run's
-    with using("en"):  # the committed files: both record the AMD EPYC; the bfloat16 one's folder ran on a Xeon, so
-        committed = quoted.greedy_identity_machines()  # its cores are not filled in from there
-    assert committed["fp32_cpu"] == "AMD EPYC (2 cores, oneDNN packed-weight kernels)"
-    assert committed["bf16_cpu"] == "AMD EPYC (oneDNN packed-weight kernels)"
+    with using("en"):  # the committed files: both record the AMD EPYC and its kernels, neither its cores
+        committed = quoted.greedy_identity_machines()
+    # read 54: the float32 check borrowed "2 cores" from the run beside it (the same CPU name), the bfloat16 one
+    # (beside a Xeon run) did not, so the caption wrote the two the same CPU two ways
+    assert committed["fp32_cpu"] == committed["bf16_cpu"] == "AMD EPYC (oneDNN packed-weight kernels)"
+    check = {"dtype": "float32", "entries": [], "machine": {"cpu": "Run CPU fp32"}}  # the run's CPU, no cores
+    (tmp_path / "default-cpu-f32-packed" / "greedy-identity-float32.json").write_text(json.dumps(check))
+    quoted._identity_run.cache_clear()
+    with using("en"):
+        assert quoted.greedy_identity_machines(tmp_path)["fp32_cpu"] == "Run CPU fp32"  # no "(2 cores)" borrowed
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])

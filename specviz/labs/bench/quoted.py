@@ -272,19 +272,22 @@ IDENTITY_FILES = {  # (run folder, file): float32 with packed kernels and the sh
 
 def greedy_identity_machines(root: Path | None = None) -> dict[str, str]:
     """{"fp32_cpu": ..., "bf16_cpu": ...}: the machine each committed greedy-identity check ran on (`machine`), for a
-    sentence beside `greedy_identity_counts`; each as its own file records it. A check's file that records no
-    machine of its own is said to record none, with its folder's benchmark run's
-    machine named as that run's, never guessed to be the check's; one that records the same CPU as that run takes what it
-    left out (its cores) from the run's record."""
+    sentence beside `greedy_identity_counts`; each as its own file records it, nothing added. A check's file that
+    records no machine of its own is said to record none, with its folder's benchmark run's machine named as that
+    run's, never guessed to be the check's. Read 54: the float32 check took its cores from the run beside it (the
+    same CPU name, two hours earlier), so the caption read "AMD EPYC (2 cores, ...)" for it and "AMD EPYC (...)" for
+    the bfloat16 one, though neither file records its cores; both are now written from what their files record.
+
+    >>> machines = greedy_identity_machines()
+    >>> machines["fp32_cpu"] == machines["bf16_cpu"] == "AMD EPYC (oneDNN packed-weight kernels)"
+    True
+    """
     machines = {}
     for key, (folder, name) in IDENTITY_FILES.items():
         try:
             own = _identity_run(str(Path(root or BENCHMARKS_DIR) / folder / name)).get("machine") or {}
         except (OSError, ValueError, AttributeError):
             own = {}
-        run = result(folder, root).get("machine") or {}
-        if isinstance(own, dict) and own.get("cpu") and own.get("cpu") == run.get("cpu"):
-            own = {**run, **own}  # the same CPU as the run beside it: what the check left out (cores) from there
         text = machine_text(own) if isinstance(own, dict) else ""
         machines[f"{key}_cpu"] = text or _("a machine its file does not record, not necessarily the {machine} its "
                                            "folder's benchmark run recorded", machine=machine(folder, root))

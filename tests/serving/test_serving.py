@@ -1689,3 +1689,23 @@ def test_a_live_sweeps_table_says_its_acceptance_columns_count_the_servers_whole
     captions = [c.value for c in at.caption]
     assert any(c.startswith("Median latency: the time of each request's whole answer") and c.endswith(
         "so another client's requests to it in that time count too.") for c in captions), captions
+
+
+def test_the_committed_sweep_says_vllms_speculative_answers_differed_from_its_target_only_ones():
+    """Read 54: the page said only specviz's speculative answers differed from their target-only ones, while the
+    committed sweep's vLLM eagle rows answered the open prompt in 124 tokens a request at one stream against 128
+    without speculation (and ngram's and none's differ at 4 and 16 streams): those speedups compare different
+    answers too. The copy prompt's answers all had 80 tokens, so it is not named."""
+    from specviz.core.i18n import using
+    from specviz.ui.serving.sweep import other_answers_note
+
+    result = ServingResult.load(find_serving_results()[0])
+    note = other_answers_note(result)
+    assert "for eagle on the open prompt at 1, 4, 16 streams" in note, note
+    assert "for ngram on the open prompt at 4, 16 streams" in note and "copy" not in note, note
+    with using("pt"):
+        pt = other_answers_note(result)
+    assert "para eagle no prompt open com 1; 4; 16 fluxos" in pt and pt.startswith("Com temperatura 0"), pt
+    same = ServingResult(command="", machine={}, server={}, prompts={},
+                         levels=[lv for lv in result.levels if lv.prompt == "copy"])
+    assert other_answers_note(same) == ""

@@ -175,7 +175,7 @@ def committed_sweep() -> None:
             if rise:
                 st.markdown(escape_markdown(rise))
     st.dataframe(level_table(result.levels), hide_index=True, width="stretch")
-    st.caption(_(LATENCY_NOTE))
+    st.caption(" ".join(filter(None, (_(LATENCY_NOTE), other_answers_note(result)))))
     if note := result.eagle_note():  # the eagle rows' drafter is not today's: the command below serves today's
         st.caption(note)
     st.markdown(_("Reproduce it with:"))
@@ -186,6 +186,41 @@ def committed_sweep() -> None:
     if result.specviz:
         compare_specviz(result)
     predicted(result)
+
+
+def other_answers_note(result: ServingResult) -> str:
+    """A sentence naming the levels where vLLM's answers with speculation had other token counts than its answers
+    without it (same prompt and level, greedy), so their speedups compare different answers; "" where none did.
+    Read 54: the page said so of specviz's rows (`differed_note`) only, while the committed sweep's open prompt
+    answered 124 tokens a request with eagle at one stream against 128 without speculation. Equal counts do not show
+    equal answers, so the sentence says "at least".
+
+    >>> from specviz.serving.load import LevelResult, RequestRecord
+    >>> def lv(spec, tokens):
+    ...     return LevelResult("open", 1, spec, 1.0, [RequestRecord(1.0, n) for n in tokens])
+    >>> print(other_answers_note(ServingResult(command="", machine={}, server={}, prompts={},
+    ...     levels=[lv("none", [128, 128]), lv("ngram", [128, 128]), lv("eagle", [124, 124])])))
+    At temperature 0, vLLM's answers with speculation had other token counts than its answers without it at least \
+for eagle on the open prompt at 1 stream, so those speedups compare the throughput of different answers.
+    """
+    cases = []
+    for spec in [s for s in result.specs() if s != "none"]:
+        for prompt in result.prompt_names():
+            levels = []
+            for c in result.concurrencies(prompt):
+                a, b = result.level(spec, prompt, c), result.level("none", prompt, c)
+                if a is not None and b is not None and a.ok and b.ok and (
+                        sorted(r.completion_tokens for r in a.ok) != sorted(r.completion_tokens for r in b.ok)):
+                    levels.append(c)
+            if levels:
+                cases.append(ngettext("for {spec} on the {prompt} prompt at {levels} stream",
+                                      "for {spec} on the {prompt} prompt at {levels} streams", max(levels),
+                                      spec=charts.spec_name(spec), prompt=prompt, levels=_streams(levels)))
+    if not cases:
+        return ""
+    return _("At temperature 0, vLLM's answers with speculation had other token counts than its answers without it "
+             "at least {cases}, so those speedups compare the throughput of different answers.",
+             cases=and_list(cases))
 
 
 def stock_kernels_note(result: ServingResult) -> str:

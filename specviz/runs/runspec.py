@@ -278,11 +278,12 @@ class RunSpec:
         if values.get("policy", base.policy) == "threshold" and values.get("tree_nodes", base.tree_nodes):
             if "policy" in values:  # refused, not silently run as constant: the link's tree stays
                 values.pop("policy")
+                problems.append(threshold_refusal("policy", params["policy"]))
             else:
                 values.pop("tree_nodes", None)
+                problems.append(threshold_refusal("tree_nodes", params["tree_nodes"]))
             if values.get("policy", base.policy) == "threshold" and values.get("tree_nodes", base.tree_nodes):
                 values["policy"] = "constant"  # both came from the defaults' side: keep the tree
-            problems.append(_(THRESHOLD_NEEDS_CHAIN).rstrip("."))
         try:
             return replace(base, **values), problems
         except ValueError as exc:  # valid one by one but not together cannot happen today; say so if it ever does
@@ -394,6 +395,25 @@ def lookup_refusal(raw: object) -> str:
     'tree_lookup must be 0 while tree_nodes is 0, as a chain has no lookup branch (got 3)'
     """
     return link_refusal("tree_lookup", raw, _("0 while tree_nodes is 0, as a chain has no lookup branch"))
+
+
+def threshold_refusal(name: str, raw: object) -> str:
+    """The phrase that refuses a link's threshold policy with a tree (`name` "policy") or its tree with the threshold
+    policy (`name` "tree_nodes"), as `link_refusal` words every other parameter: its name, the rule and the value
+    (read 54: `parse_query` wrote "The threshold policy ends a chain of drafts …", which named neither).
+
+    >>> threshold_refusal("policy", "threshold")
+    "policy must be another policy than threshold while tree_nodes is above 0, as only a chain stops where the draft \
+grows unsure and a tree drafts all its nodes (got 'threshold')"
+    >>> threshold_refusal("tree_nodes", "8")
+    'tree_nodes must be 0 under the threshold policy, as only a chain stops where the draft grows unsure and a tree \
+drafts all its nodes (got 8)'
+    """
+    rule = _("another policy than threshold while tree_nodes is above 0, as only a chain stops where the draft grows "
+             "unsure and a tree drafts all its nodes") if name == "policy" else \
+        _("0 under the threshold policy, as only a chain stops where the draft grows unsure and a tree drafts all "
+          "its nodes")
+    return link_refusal(name, raw, rule)
 
 
 def setting_refusal(name: str, raw: object, field: str) -> str:

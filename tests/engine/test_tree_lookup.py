@@ -291,8 +291,9 @@ def test_the_threshold_policy_with_a_tree_is_refused_not_run_as_constant():
     """A tree step never asks the proposer whether to stop (`propose_tree` drafts every node), so a run spec with the
     threshold policy and a tree ran as "constant" under the threshold's name: refused in one sentence, as a lookup
     branch without a tree is, in the library and in a link (the CLI's generate has no policy to set)."""
-    sentence = ("The threshold policy ends a chain of drafts where the draft grows unsure, and a tree drafts all its "
-                "nodes: use it with tree nodes 0, or pick another policy for a tree")
+    # a link's refusal names the parameter, its rule and the value, as every other one does (read 54)
+    sentence = ("policy must be another policy than threshold while tree_nodes is above 0, as only a chain stops "
+                "where the draft grows unsure and a tree drafts all its nodes (got 'threshold')")
     with pytest.raises(ValueError, match="^The threshold policy ends a chain"):
         RunSpec(pair="toy", policy="threshold", tree_nodes=8)
     assert RunSpec(pair="toy", policy="threshold").tree_nodes == 0  # a chain: fine
@@ -304,6 +305,15 @@ def test_the_threshold_policy_with_a_tree_is_refused_not_run_as_constant():
         assert (spec.policy, spec.tree_nodes) == ("constant", 8) and problems == [sentence]
     spec, problems = RunSpec.parse_query({"policy": "threshold"}, RunSpec(pair="toy", tree_nodes=8, tree_lookup=4))
     assert (spec.policy, spec.tree_nodes, spec.tree_lookup) == ("constant", 8, 4) and problems == [sentence]
+    spec, problems = RunSpec.parse_query({"tree_nodes": "8"}, RunSpec(pair="toy", policy="threshold"))
+    assert (spec.policy, spec.tree_nodes) == ("threshold", 0) and problems == [
+        "tree_nodes must be 0 under the threshold policy, as only a chain stops where the draft grows unsure and a "
+        "tree drafts all its nodes (got 8)"]
+    with using("pt"):
+        said = RunSpec.parse_query({"policy": "threshold", "tree_nodes": "8"})[1]
+    assert said == ["policy deve ser outra política que não threshold enquanto tree_nodes for maior que 0, pois só "
+                    "uma cadeia se encerra onde o rascunho fica inseguro, e uma árvore rascunha todos os seus nós "
+                    "(recebido: 'threshold')"]
     spec, problems = RunSpec.parse_query({"policy": "threshold", "k": "3"})
     assert (spec.policy, spec.k) == ("threshold", 3) and not problems
 

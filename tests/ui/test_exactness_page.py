@@ -365,7 +365,7 @@ def test_no_p_value_is_shown_where_no_test_ran():
     test produced. It now reads "–", and its help says why."""
     from specviz.labs.exactness import chi_square_test
 
-    assert exactness_view.p_value_text(chi_square_test([40, 10], [0.99, 0.01])) == "–"  # too few samples
+    assert exactness_view.p_value_text(chi_square_test([3, 1], [0.5, 0.5])) == "–"  # every outcome rare
     assert exactness_view.p_value_text(chi_square_test([52, 48], [0.5, 0.5])) != "–"
     at = AppTest.from_file(PAGE, default_timeout=120)
     at.session_state["exact_temperature"] = 0.0
@@ -1032,3 +1032,29 @@ def test_the_rest_of_p_past_a_traces_lists_is_not_drawn_as_accepted_drafts(lang)
     assert not any(unknown[:-1])
     captions = " ".join(c.value for c in at.caption)
     assert ("a sua barra cinza" if lang == "pt" else "its grey bar") in captions
+
+
+def test_the_p_value_metric_names_the_exact_binomial_test_where_it_ran():
+    """Read 54: where pooling left the chi-square test one group, an exact binomial test of the most likely outcome
+    refuted a broken rule ("p-value < 1e-300"), while the metric beside it read "Chi-square p-value" "–", its help
+    "– where no test ran". It now names that test and shows its p-value, which binomtest recomputes from the counts
+    the verdict gives."""
+    import scipy.stats
+
+    from specviz.core.i18n import using
+    from specviz.labs.exactness import chi_square_test
+    from specviz.labs.exactness.stats import shown_p_value
+
+    for counts in ([0, 2000, 0], [1995, 5, 0]):
+        test = chi_square_test(counts, [0.9988, 0.0012, 0.0])
+        label, text = exactness_view.p_value_metric(test, pairs=False)
+        value = exactness_view.p_value_text(test)
+        assert label == "Exact binomial test p-value (speculative)" and "no test ran" not in text
+        assert value == shown_p_value(scipy.stats.binomtest(counts[0], 2000, 0.9988).pvalue) != "–"
+        assert f"p-value {value})" in test.verdict
+    with using("pt"):
+        label, text = exactness_view.p_value_metric(chi_square_test([0, 2000, 0], [0.9988, 0.0012, 0.0]), True)
+    assert label != "Exact binomial test p-value (speculative)" and "binomial" in label and "p(t₁, t₂)" in text
+    chi = chi_square_test([52, 48], [0.5, 0.5])
+    assert exactness_view.p_value_metric(chi, pairs=False)[0] == "Chi-square p-value (speculative)"
+    assert exactness_view.p_value_text(chi_square_test([3, 1], [0.5, 0.5])) == "–"  # still no test at all

@@ -330,21 +330,46 @@ def verdict_box(title: str, counts, probs, pairs: bool = False) -> exactness.Chi
 
 def p_value_text(test: exactness.ChiSquareResult) -> str:
     """The speculative test's p-value for its metric: 0 where a sample of probability 0 refutes p outright, "–"
-    where no test ran (one group left after pooling; the 1 the result holds
+    where no test ran (one group left after pooling and no exact binomial test either; the 1 the result holds
     there is no p-value; read 45: the metric read "1" beside "Too few samples to test"), else the digits the verdict
-    beside it gives (`shown_p_value`; read 45: the metric said 0.333 where the verdict said 0.33).
+    beside it gives (`shown_p_value`; read 45: the metric said 0.333 where the verdict said 0.33), the exact binomial
+    test's where that ran (read 54: its refutation, "p-value < 1e-300", sat beside "–" and "no test ran").
 
     >>> from specviz.labs.exactness import chi_square_test
     >>> p_value_text(chi_square_test([3, 1], [0.5, 0.5])), p_value_text(chi_square_test([0, 9], [1.0, 0.0]))
     ('–', '0')
-    >>> p_value_text(chi_square_test([52, 48], [0.5, 0.5]))
-    '0.69'
+    >>> p_value_text(chi_square_test([52, 48], [0.5, 0.5])), p_value_text(chi_square_test([1995, 5], [0.9988, 0.0012]))
+    ('0.69', '0.096')
     """
     if test.impossible:
         return "0"
-    if test.dof == 0:
+    if test.dof == 0 and test.top_count is None:
         return "–"
     return shown_p_value(test.p_value)
+
+
+def p_value_metric(test: exactness.ChiSquareResult, pairs: bool) -> tuple[str, str]:
+    """The speculative p-value metric's label and help: the chi-square test's, or the exact binomial test's where
+    pooling left the chi-square test one group and the most likely outcome was tested alone (read 54: the label said
+    "Chi-square" and the help "– where no test ran" beside a binomial test's refutation). `pairs`: compared on two
+    tokens."""
+    if test.top_count is not None and not test.impossible:
+        label = _("Exact binomial test p-value (speculative)")
+        if pairs:
+            return label, _("The chi-square test had one group after pooling, so the most likely outcome was "
+                            "tested alone: how often chance alone would put its count at least this far from the "
+                            "count p(t₁, t₂) expects, if the samples' first two tokens came from p(t₁, t₂) (the "
+                            "verdict gives both counts).")
+        return label, _("The chi-square test had one group after pooling, so the most likely outcome was tested "
+                        "alone: how often chance alone would put its count at least this far from the n·p it "
+                        "expects, if the samples came from p (the verdict gives both counts).")
+    if pairs:
+        return _("Chi-square p-value (speculative)"), _(
+            "How often chance alone would produce a gap at least this large if the samples' first two tokens came "
+            "from p(t₁, t₂); – where no test ran (the verdict says why).")
+    return _("Chi-square p-value (speculative)"), _(
+        "How often chance alone would produce a gap at least this large if the samples came from p; – where no test "
+        "ran (the verdict says why).")
 
 
 def render_samples(result: LabResult, rule_label: str, drift: float | None, exact: bool = True) -> None:
@@ -367,18 +392,16 @@ def render_samples(result: LabResult, rule_label: str, drift: float | None, exac
     tvs = [number(exactness.tv_distance(counts, result.exact_probs), TV_DIGITS)
            for counts in (spec_counts, plain_counts)]
     if result.ids is not None:
-        m1.metric(_("Chi-square p-value (speculative)"), p_value_text(spec_test),
-                  help=_("How often chance alone would produce a gap at least this large if the samples came from "
-                         "p; – where no test ran (the verdict says why)."))
+        label, text = p_value_metric(spec_test, pairs=False)
+        m1.metric(label, p_value_text(spec_test), help=text)
         m2.metric(_("TV distance to p (speculative)"), tvs[0])
         m3.metric(_("TV distance to p (target-only)"), tvs[1])
     else:  # read 49: compared on two tokens, the truth is the target's distribution over pairs, not p
         pairs = _("p(t₁, t₂) = p(t₁)·p(t₂ | t₁): the target's distribution over the first two tokens, a pair as one "
                   "outcome; an end-of-sequence t₁ ends the continuation, so it is an outcome alone, of probability "
                   "p(t₁).")
-        m1.metric(_("Chi-square p-value (speculative)"), p_value_text(spec_test),
-                  help=_("How often chance alone would produce a gap at least this large if the samples' first two "
-                         "tokens came from p(t₁, t₂); – where no test ran (the verdict says why).") + " " + pairs)
+        label, text = p_value_metric(spec_test, pairs=True)
+        m1.metric(label, p_value_text(spec_test), help=text + " " + pairs)
         m2.metric(_("TV distance to p(t₁, t₂) (speculative)"), tvs[0], help=pairs)
         m3.metric(_("TV distance to p(t₁, t₂) (target-only)"), tvs[1], help=pairs)
     h1, h2 = st.columns(2)

@@ -531,6 +531,20 @@ def test_the_mastery_charts_hover_writes_the_share_its_table_does(lang, right):
     assert hover.replace("%{customdata}", bar.customdata[0]) == right and share in right
 
 
+def test_the_mastery_chart_tells_no_concept_apart_by_colour_alone():
+    """Read 54: the mastery bars were green at 80 % right or more, amber at 50 % and red below, tiers that neither
+    the chart, its table nor the page named, and that a reader who cannot tell red from green could not see. Every
+    bar is one colour; its length and its "right/graded" text carry the share."""
+    from specviz.teach.quiz.run import ConceptMastery
+    from specviz.ui.common.quiz.view import mastery_chart
+
+    rows = [ConceptMastery("a", "A", 9, 10, 10), ConceptMastery("b", "B", 3, 5, 5), ConceptMastery("c", "C", 0, 4, 4)]
+    bar = mastery_chart(rows).data[1]
+    colours = bar.marker.color if isinstance(bar.marker.color, str) else set(bar.marker.color)
+    assert isinstance(colours, str) or len(colours) == 1, colours
+    assert list(bar.text) == ["9/10", "3/5", "0/4"]
+
+
 @pytest.mark.slow  # AppTest runs of a page, over the fast tier's 0.35 s a test
 @pytest.mark.parametrize("lang, typed, said", [("en", "1,500", "Correct."), ("pt", "1.500", "Correto."),
                                                ("en", "1.500", "Not quite."), ("pt", "1,500", "Não exatamente.")])

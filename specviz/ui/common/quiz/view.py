@@ -18,6 +18,7 @@ from specviz.teach.quiz import Bank, ConceptMastery, Grade, Question, QuizRun, c
 from specviz.teach.quiz.run import is_blank  # noqa: F401 - the classroom and Learn views ask it here
 from specviz.teach.quiz.schema import QuestionKind
 from specviz.ui.common.charts import localize, show
+from specviz.ui.common.palette import BLUE
 
 PAGE_TITLES = {path: (title, icon) for pages in PAGES.values() for path, title, icon in pages}
 # How an option looks once the question is graded (a badge before the option's own text; the badges are fixed
@@ -173,8 +174,9 @@ def sheet(run: QuizRun, bank: Bank, key: str) -> None:
 
 
 def mastery_chart(rows: list[ConceptMastery]) -> go.Figure:
-    """Share of right answers per concept, with 'right/answered' on each bar. Every answered concept gets a row with
-    a grey track to 100 %, so a concept at 0 % still shows its 0/N (beside an empty track) instead of nothing."""
+    """Share of right answers per concept, with 'right/answered' on each bar, all bars one colour (no unnamed tiers
+    told apart by colour alone). Every answered concept gets a row with a grey track to 100 %, so a concept at 0 %
+    still shows its 0/N (beside an empty track) instead of nothing."""
     shown = [r for r in rows if r.answered]
     labels = [r.label for r in shown]
     fig = go.Figure()
@@ -184,7 +186,9 @@ def mastery_chart(rows: list[ConceptMastery]) -> go.Figure:
         x=[100 * r.share for r in shown], y=labels, orientation="h", name="right",
         text=[f"{r.correct}/{r.answered}" for r in shown],
         textposition=["inside" if r.share >= 0.25 else "outside" for r in shown], cliponaxis=False,
-        marker_color=["#2e7d32" if r.share >= 0.8 else "#f9a825" if r.share >= 0.5 else "#c62828" for r in shown],
+        # one colour: read 54 found green, amber and red bars for >= 80 %, >= 50 % and less, tiers that nothing on
+        # the page or in the table named, told apart by red against green alone; length and "right/graded" remain
+        marker_color=BLUE,
         customdata=[percent_of(r.correct, r.answered) for r in shown],  # as the table writes it: 99.7%, not 100%
         hovertemplate=_(TEXT["chart_hover"]) + "<extra></extra>", showlegend=False)
     fig.update_layout(barmode="overlay", xaxis={"range": [0, 100], "title": _(TEXT["chart_axis"])},

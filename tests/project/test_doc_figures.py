@@ -2062,3 +2062,19 @@ def test_the_first_f32_runs_tree_is_named_with_the_depth_and_lookup_its_count_im
     assert "2.85 tokens per forward" in sentence
     assert "at depth 3 with the lookup branch of 8" in sentence
     assert f"{greedy[3, 0]:.2f} without it" in sentence
+
+
+def test_the_first_runs_bfloat16_xeon_range_names_the_curve_it_is_read_from():
+    """Read 54: benchmarks.md's verify lesson gave "0.99–1.18× over 2 to 9 tokens in bfloat16 ... of
+    default-cpu-bf16-trees" right after two ranges it sourced to `costs.verify`; that file's `costs.verify` reads
+    0.88–1.07× over 2 to 5 tokens. The range is its `costs.verify_curves` (bfloat16, 2 to 9 tokens), and the sentence
+    now names that field and gives the other one's range."""
+    costs = json.loads((ROOT / "assets" / "benchmarks" / "default-cpu-bf16-trees" / "results.json")
+                       .read_text(encoding="utf-8"))["costs"]
+    curve = [r["ratio"] for r in costs["verify_curves"]["bfloat16"] if 2 <= r["n_tokens"] <= 9]
+    verify = [r["ratio"] for r in costs["verify"] if r["n_tokens"] >= 2]
+    assert max(r["n_tokens"] for r in costs["verify"]) == 5
+    text = " ".join((DOCS / "benchmarks.md").read_text(encoding="utf-8").split())
+    assert (f"{min(curve):.2f}–{max(curve):.2f}× over 2 to 9 tokens in bfloat16 with the same stock kernels on the "
+            "Intel Xeon of `assets/benchmarks/default-cpu-bf16-trees`, its `costs.verify_curves`: its `costs.verify`, "
+            f"timed apart over 2 to 5 tokens, reads {min(verify):.2f}–{max(verify):.2f}×)") in text

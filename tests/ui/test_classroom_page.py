@@ -929,3 +929,24 @@ def test_the_questions_tables_share_is_not_named_like_the_lists_count(db, lang, 
         table = at.dataframe[0].value
         assert {"missed", "erros"}.isdisjoint(table.columns)
         assert list(table[column])[0] == "50%" and listed in _html(at)
+
+
+def test_a_teachers_link_opens_the_teacher_side_after_a_student_view_in_the_same_session(db):
+    """Read 54: the browser session remembers whom it joined as (`classroom_joined`), and put that student back into
+    any Classroom URL without ?student=, a teacher's own ?as=teacher link too: a teacher who had tried the student
+    view got that student's view, not the PIN. The teacher's link now opens the teacher's side; a plain Classroom
+    link still brings the student back."""
+    session = _session(db)
+    at = _page({"join": session.code})
+    at.text_input(key="classroom_name").input("Dee")
+    at.form_submit_button[0].click().run()
+    token = at.query_params["student"]
+    at.query_params.clear()
+    at.query_params["as"] = "teacher"
+    at.run()
+    assert not at.exception and "student" not in at.query_params
+    assert not any("you are **Dee**" in m.value for m in at.markdown)
+    assert at.radio(key="classroom_role") is not None  # the page's role switch, drawn only off the student view
+    at.query_params.clear()
+    at.run()
+    assert at.query_params["student"] == token

@@ -122,7 +122,7 @@ def new_session_form(store: PacedStore) -> None:
 
 
 ROLES = (N_("a student"), N_("the teacher"))  # the radio's values (English; tests set them), shown with `_()`
-ROLE_PARAM, TEACHER_ROLE = "as", "teacher"  # ?as=teacher: a reload shows the teacher view (and asks for the PIN)
+ROLE_PARAM, TEACHER_ROLE = view.ROLE_PARAM, view.TEACHER_ROLE  # ?as=teacher: a reload opens the teacher view
 SESSION_PARAM = "session"  # the URL parameter that keeps the teacher's session across a reload
 MAX_SHOWN_CODE = 24  # characters of an unknown ?session= value the page repeats (a join code has CODE_LENGTH)
 CONFIRM_END = "classroom_confirm_end"  # session key: the code of the session whose End button asks for a yes

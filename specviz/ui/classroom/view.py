@@ -97,15 +97,19 @@ def join_limit() -> RateLimit:
 
 # ---- students --------------------------------------------------------------------------------------------------
 JOINED = "classroom_joined"  # session key: the token of the student this browser session joined as
+ROLE_PARAM, TEACHER_ROLE = "as", "teacher"  # ?as=teacher: the teacher's side (`teacher.role_from_url`)
 
 
 def current_student(store: ClassroomStore) -> Student | None:
     """The student whose token is in the URL (?student=...), if it is still valid; without one, the student this
     browser session joined as, put back into the URL. A page link (the feedback's "See it on the ... page", the
     sidebar) drops the URL's parameters: read 54, a student who followed one and came back found the join form, and
-    their name taken, in a real browser. A join link (?code=...) opens the join form as before."""
+    their name taken, in a real browser. A join link (?code=...) opens the join form as before, and a teacher's link
+    (?as=teacher) the teacher's side (read 54: a teacher who had tried the student view in the same browser session
+    got that student's view from their own dashboard's link)."""
     token = st.query_params.get("student")
-    if not token and not (st.query_params.get("code") or st.query_params.get("join")):
+    if not token and not (st.query_params.get("code") or st.query_params.get("join")
+                          or st.query_params.get(ROLE_PARAM) == TEACHER_ROLE):
         token = st.session_state.get(JOINED)
         if token:
             st.query_params["student"] = token

@@ -18,12 +18,12 @@ import io
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from specviz.core.i18n import N_, _, fewest_digits, fixed, small_digits
+from specviz.core.i18n import N_, _, as_written, fewest_digits, fixed, small_digits
 from specviz.core.paths import read_json, write_text_atomically
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import is_number, is_whole
@@ -423,6 +423,50 @@ class PolicyComparison:
         return best / constant - 1 if constant and best else None
 
 
+def margin_percent(gain: float) -> str:
+    """results.md's "winner vs constant": the gain in whole percent, a gain under half a percent with a decimal ("+0%"
+    read as a tie, read 40), a tie rounded half up as the Speedup lab's `margin_text` rounds it (read 51).
+
+    >>> margin_percent(0.125), margin_percent(0.003), margin_percent(0.0)
+    ('+13%', '+0.3%', '0.0%')
+    """
+    return signed_percent(gain, 0 if abs(gain) >= 0.005 else 1)
+
+
+def policy_decimals(comparisons: Sequence[PolicyComparison],
+                    margin_written: Callable[[float], str] = margin_percent) -> int:
+    """The decimals a policy table writes its speedups with (results.md's and the Speedup lab's, one rule): 2, or as
+    many more (up to 4) as it takes for every row's winner to be the fastest as written and its "winner vs constant"
+    (`margin_written`) to follow from the winner's and constant K's speedups as written. Read 54: with 2,
+    default-cpu-layerskip's optimal 0.80× over constant 0.34× read "+134%" (0.80 / 0.34 is +135%), default-cpu-drafts'
+    threshold 0.84× over 0.70× "+21%" (+20%), and default-cpu-ngram's question-answering heuristic won "+1%" with
+    0.83× beside constant's 0.83×.
+
+    >>> policy_decimals([PolicyComparison("qa", "ngram", 4, {"constant": 0.8251, "heuristic": 0.8316})])
+    3
+    >>> policy_decimals([PolicyComparison("qa", "draft", 4, {"constant": 0.6985, "threshold": 0.842})])
+    4
+    >>> policy_decimals([PolicyComparison("all", "draft", 4, {"constant": 0.70, "threshold": 0.84})])
+    2
+    """
+    def agrees(decimals: int) -> bool:
+        for comparison in comparisons:
+            shown = {policy: as_written(v, decimals) for policy, v in comparison.speedups.items() if v is not None}
+            best = comparison.speedups[comparison.winner]
+            if best is None:
+                continue
+            if any(shown[policy] >= shown[comparison.winner] for policy, v in comparison.speedups.items()
+                   if policy != comparison.winner and v is not None and v != best):
+                return False
+            constant = shown.get("constant")
+            if comparison.margin is not None and constant and (
+                    margin_written(shown[comparison.winner] / constant - 1) != margin_written(comparison.margin)):
+                return False
+        return True
+
+    return fewest_digits(agrees, 2, 4)
+
+
 def gpu_used(machine: dict[str, Any]) -> str | None:
     """The GPU a result's `machine` record says the models ran on, or None when they ran on the CPU (a GPU merely
     present is not it).
@@ -608,17 +652,21 @@ def markdown_report(result: BenchResult) -> str:
                   "| category | proposer | T | constant | heuristic | threshold | optimal | winner |",
                   "|---|---|---|---|---|---|---|---|"]
         keys = dict.fromkeys((r["suite"], r["proposer"], r["temperature"], r["k"]) for r in policy_rows)
-        for suite, proposer, temperature, k in sorted(keys, key=lambda t: (t[0] != "all", t)):
-            found = {r["policy"]: r["speedup_vs_ar"] for r in result.summary if not r.get("tree_nodes")  # chains
-                     and (r["suite"], r["proposer"], r["temperature"], r["k"]) == (suite, proposer, temperature, k)}
-            best = max(found, key=lambda name: found[name] or 0)
-            gain = found[best] / found["constant"] - 1 if found.get("constant") and best != "constant" else None
-            # a win under half a percent keeps a decimal: "+0%" read as a tie (read 40); a tie rounds half up, as the
-            # Speedup lab's `margin_text` (read 51: Python's format wrote a 12.5% gain "+12%")
-            margin = "" if gain is None else f" ({signed_percent(gain, 0 if abs(gain) >= 0.005 else 1)} vs constant)"
-            lines.append(f"| {suite} | {proposer} | {temperature:g} | " + " | ".join(
-                _fmt(found.get(name), 2, "×") for name in ("constant", "heuristic", "threshold", "optimal"))
-                + f" | {best if best == 'optimal' else f'{best} K₀={k}'}{margin} |")  # optimal picks its own K
+        table = [(temperature, PolicyComparison(suite, proposer, k, {
+                      r["policy"]: r["speedup_vs_ar"] for r in result.summary if not r.get("tree_nodes")  # chains
+                      and (r["suite"], r["proposer"], r["temperature"], r["k"]) == (suite, proposer, temperature, k)}))
+                 for suite, proposer, temperature, k in sorted(keys, key=lambda t: (t[0] != "all", t))]
+        # the speedups to the decimals at which each winner and its margin follow from them as written (read 54:
+        # default-cpu-drafts' threshold 0.84× over constant 0.70× read "+21%"), as the Speedup lab's policy table
+        decimals = policy_decimals([comparison for _t, comparison in table])
+        for temperature, comparison in table:
+            best, found = comparison.winner, comparison.speedups
+            # a win under half a percent keeps a decimal (`margin_percent`)
+            gain = comparison.margin if best != "constant" else None
+            margin = "" if gain is None else f" ({margin_percent(gain)} vs constant)"
+            lines.append(f"| {comparison.suite} | {comparison.proposer} | {temperature:g} | " + " | ".join(
+                _fmt(found.get(name), decimals, "×") for name in ("constant", "heuristic", "threshold", "optimal"))
+                + f" | {best if best == 'optimal' else f'{best} K₀={comparison.k0}'}{margin} |")  # optimal: own K
         if recomputed is not None:
             lines += ["", f"The optimal column holds the constant K={recomputed} cases, recomputed, not a run of its "
                           "own (see the notes above)."]

@@ -10,6 +10,7 @@ import pandas as pd
 from specviz.core.i18n import N_, _, as_written, fewest_digits, list_separator, ngettext, percent, signed_delta
 from specviz.engine.proposers import registry
 from specviz.labs.bench import BenchResult
+from specviz.labs.bench import report
 from specviz.labs.bench.report import HF_GENERATE, TARGET_ONLY
 from specviz.labs.bench.summary import predicted_as_written
 from specviz.ui.speedup.view import (POLICY_TEXT, label, method_text, number, paper_label, policy_text,
@@ -110,34 +111,15 @@ def policy_table(result: BenchResult, temperature: float) -> pd.DataFrame:
 
 
 def policy_decimals(comparisons: list) -> int:
-    """The decimals the policy table writes its speedups with: 2, or as many more (up to 4) as it takes for every row's
-    winner to be the fastest as written and its "winner vs constant" (`margin_text`) to follow from the winner's and
-    constant K's speedups as written. Read 54: with 2, default-cpu-layerskip's optimal 0.80× over constant 0.34× read
-    "+134%" (0.80 / 0.34 is +135%), default-cpu-drafts' threshold 0.84× over 0.70× "+21%" (+20%), and
-    default-cpu-ngram's question-answering heuristic won "+1%" with 0.83× beside constant's 0.83×.
+    """The decimals the policy table writes its speedups with: results.md's rule (`report.policy_decimals`, 2 or up to
+    4, so that each winner is the fastest as written and its margin follows from the written speedups), with the
+    margin as this page writes it (`margin_text`).
 
     >>> from specviz.labs.bench.report import PolicyComparison
     >>> policy_decimals([PolicyComparison("qa", "ngram", 4, {"constant": 0.8251, "heuristic": 0.8316})])
     3
-    >>> policy_decimals([PolicyComparison("qa", "draft", 4, {"constant": 0.6985, "threshold": 0.842})])
-    4
     """
-    def agrees(decimals: int) -> bool:
-        for comparison in comparisons:
-            shown = {policy: as_written(v, decimals) for policy, v in comparison.speedups.items() if v is not None}
-            best = comparison.speedups[comparison.winner]
-            if best is None:
-                continue
-            if any(shown[policy] >= shown[comparison.winner] for policy, v in comparison.speedups.items()
-                   if policy != comparison.winner and v is not None and v != best):
-                return False
-            constant = shown.get("constant")
-            if comparison.margin is not None and constant and (
-                    margin_text(shown[comparison.winner] / constant - 1) != margin_text(comparison.margin)):
-                return False
-        return True
-
-    return fewest_digits(agrees, 2, 4)
+    return report.policy_decimals(comparisons, margin_text)
 
 
 def no_threshold_text(result: BenchResult, temperature: float) -> str | None:

@@ -1712,7 +1712,7 @@ def test_ngram_predictions_charge_one_lookup_per_step_and_name_the_k_drafts_assu
     paper = DEFINITIONS["predicted_speedup"][1]
     assert "which assumes every step drafts K tokens and verifying K+1 tokens costs one target forward" in paper
     assert "it counts drafts that were never made" in paper
-    assert "For the Medusa heads and n-gram lookup, whose one pass (for n-gram, one search)" in paper
+    assert "For n-gram lookup, whose one search of the context drafts every token of a step" in paper
     assert "every step drafting K" in DEFINITIONS["predicted_speedup_measured_verify"][1]
 
 

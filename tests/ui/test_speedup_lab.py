@@ -1840,6 +1840,27 @@ def test_the_policies_text_says_the_optimal_policy_charges_a_one_pass_drafter_c_
     assert tables.optimal_charge_text(layerskip, 0.0) == ""  # K drafter passes: K·c is its own model
 
 
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_optimal_policys_c_per_step_reason_is_each_proposers_own(lang):
+    """Read 54: the Policies text said the optimal policy charges c per step "since one pass (for n-gram, one search)
+    drafts the whole step", of the Medusa heads too, whose heads 1 to K each run a block after the target's pass:
+    for them c per step is a model. The reason is now each proposer's own, as the Speedup vs K caption gives it."""
+    import copy
+
+    from specviz.core.i18n import using
+
+    ngram = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-ngram" / "results.json")
+    both = copy.deepcopy(ngram)
+    both.summary += [{**r, "proposer": "medusa"} for r in ngram.summary if r["proposer"] == "ngram"]
+    with using(lang):
+        alone, text = tables.optimal_charge_text(ngram, 0.0), tables.optimal_charge_text(both, 0.0)
+        search, heads = charts.one_pass_reason("ngram"), charts.one_pass_reason("medusa")
+    assert f"({search})" in alone and heads not in alone
+    assert search in text and heads in text
+    for said in (alone, text):
+        assert "one pass (for n-gram, one search)" not in said and "uma só busca) rascunha" not in said
+
+
 def test_the_ngram_runs_optimal_rows_are_its_constant_k8_cases_with_a_note_saying_so():
     """Read 50: with c per step the optimal policy asks the n-gram run for K = 8 (its largest K) at every step of
     every prompt, so its rows were recomputed from the run's constant K = 8 cases (no re-run), and the file says so,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from specviz.core.i18n import number, percent_of, using
+from specviz.core.i18n import _, number, percent_of, using
 from specviz.engine import theory
 from specviz.engine.proposers import registry
 from specviz.labs import roofline
@@ -1635,11 +1635,30 @@ def test_the_theory_pages_medusa_points_are_predicted_with_c_per_step():
     eagle = [p for p in points if not p.one_pass]
     assert eagle and all(p.predicted_speedup == pytest.approx(theory.expected_speedup(p.alpha, p.k, p.c), abs=0.01)
                          for p in eagle)
-    said = ("For the Medusa heads and n-gram lookup, whose one pass (for n-gram, one search) drafts every token of a "
-            "step, the formula charges c per step")
+    said = ("For n-gram lookup, whose one search of the context drafts every token of a step, and the Medusa heads, "
+            "which draft from the hidden state the target's last pass gave with no drafter pass, the formula charges "
+            "c per step in place of K·c (for the heads a model: heads 1 to K each run a block and c times one head, "
+            "so it leaves out what heads 2 to K add)")
     assert said in theory_view.measured_caption(points) and said not in theory_view.measured_caption(eagle)
     with using("pt"):
         assert "a fórmula cobra c por passo no lugar de K·c" in theory_view.measured_caption(points)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_theory_texts_say_why_each_one_pass_proposer_is_charged_c_per_step(lang):
+    """Read 54: the heatmap caption, the star's note and the measured-runs caption said the Medusa heads' "one pass
+    (for n-gram, one search) drafts every token of a step": true of n-gram lookup only. The Medusa heads each run a
+    block after the target's pass, so c per step (one head's time) is a model that leaves out heads 2 to K."""
+    medusa = [p for p in theory_points.load_benchmark_points() if p.one_pass]
+    with using(lang):
+        texts = [_(theory_view.TEXT["heatmap_one_pass"]), _(theory_view.TEXT["heatmap_trace_one_pass"]),
+                 theory_view.measured_caption(medusa)]
+    heads = {"en": "heads 2 to K", "pt": "cabeças 2 a K"}[lang]
+    search = {"en": "one search", "pt": "uma só busca"}[lang]
+    assert all(search in text for text in texts) and heads in texts[0] and heads in texts[2]
+    for text in texts:
+        assert "one pass (for n-gram" not in text and "drafts a whole step in one pass" not in text
+        assert "cuja única passagem" not in text and "em uma só passagem" not in text
 
 
 def test_a_medusa_traces_draft_over_verify_ratio_counts_one_pass_per_step():
@@ -1696,7 +1715,7 @@ def test_the_theory_pages_ngram_points_charge_one_lookup_per_step():
     for p in points:  # at α and c as written (read 54)
         assert p.predicted_speedup == pytest.approx(theory.expected_speedup(p.alpha, p.k, p.c, one_pass=True),
                                                     abs=0.01)
-    assert "n-gram lookup, whose one pass (for n-gram, one search)" in theory_view.measured_caption(points)
+    assert "n-gram lookup, whose one search of the context drafts" in theory_view.measured_caption(points)
 
 
 @pytest.mark.slow  # an AppTest run

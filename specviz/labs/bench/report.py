@@ -1121,7 +1121,8 @@ TREE_ALPHA_MEANING = ("† A tree row's value in the α estimate column is the m
                       "line (a child tried after a rejected sibling meets the residual p′), not α")
 TREE_ALPHA_NOTE = (TREE_ALPHA_MEANING + "; its predicted speedup (measured verify) is its measured mean accepted length "
                    "over its step's measured cost (the verify cost of the tokens fed plus K·c, or plus c for the "
-                   "Medusa heads, which draft a step in one pass), not the paper's formula.")
+                   "Medusa heads, which draft with no drafter pass: a model that leaves out what heads 2 to K add), "
+                   "not the paper's formula.")
 
 
 def _alpha_cell(row: Row) -> str:

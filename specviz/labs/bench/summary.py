@@ -96,16 +96,19 @@ DEFINITIONS: dict[str, tuple[str, str]] = {  # marked with N_(): the files stay 
         N_("(1 − α^(K+1)) / ((1 − α)(K·c + 1)) from the α estimate and the measured c: Leviathan et al.'s "
            "speedup, which assumes every step drafts K tokens and verifying K+1 tokens costs one target forward; "
            "where steps draft fewer (n-gram lookup without a long enough match, steps near the token limit), it "
-           "counts drafts that were never made. For the Medusa heads and n-gram lookup, whose one pass (for n-gram, "
-           "one search) drafts every token of a step, c + 1 in place of K·c + 1: the Speedup lab calls that "
-           "predicted (paper's formula, c per step).")),
+           "counts drafts that were never made. For n-gram lookup, whose one search of the context drafts every "
+           "token of a step, and the Medusa heads, which draft from the hidden state the target's last pass gave "
+           "with no drafter pass, c + 1 in place of K·c + 1 (for the heads a model: heads 1 to K each run a block "
+           "and c times one head, so it leaves out what heads 2 to K add): the Speedup lab calls that predicted "
+           "(paper's formula, c per step).")),
     "predicted_speedup_measured_verify": (
         N_("predicted (measured verify cost)"),
         N_("The same expected mean accepted length, (1 − α^(K+1)) / (1 − α), every step drafting K, over (K·c + "
            "verify cost of K+1 tokens): the formula with the measured verify curve instead of the free-verification "
            "assumption. A tree row has no α to put in it: it shows its measured mean accepted length over (K·c + "
-           "verify cost of the tokens fed, nodes + lookup branch + 1). For the Medusa heads and n-gram lookup, whose "
-           "one pass drafts every token of a step, c in place of K·c.")),
+           "verify cost of the tokens fed, nodes + lookup branch + 1). For n-gram lookup (one search drafts the step) "
+           "and the Medusa heads (there c per step is a model: it leaves out what heads 2 to K add), c in place of "
+           "K·c.")),
     "record_overhead": (
         N_("trace recording overhead"),
         N_("Per prompt: the time of one run that records the full trace (the top-10 lists of p and q at each drafted "

@@ -13,6 +13,7 @@ from specviz.labs.bench import BenchResult
 from specviz.labs.bench import report
 from specviz.labs.bench.report import HF_GENERATE, TARGET_ONLY
 from specviz.labs.bench.summary import predicted_as_written
+from specviz.ui.speedup.charts import one_pass_reason
 from specviz.ui.speedup.view import (POLICY_TEXT, label, method_text, number, paper_label, policy_text,
                                     proposer_text, suite_titles, temperature_text, times, written)
 
@@ -302,9 +303,12 @@ def optimal_charge_text(result: BenchResult, temperature: float) -> str:
                     if "optimal" in c.speedups and registry.one_pass(c.proposer)})
     if not names:
         return ""
-    return " " + _("For {proposers} it charges c per step, as the Speedup vs K tab does, since one pass (for n-gram, "
-                   "one search) drafts the whole step: every extra draft then adds expected tokens at no extra "
-                   "drafting cost, so it asks for the run's largest K at every step where α + α² + … + α^K (α as "
-                   "estimated so far) exceeds c, and otherwise K = 0 (still drafting one token every few steps, as "
-                   "above).",
-                   proposers=", ".join(registry.phrase_text(p) for p in names))
+    # read 54: "since one pass (for n-gram, one search) drafts the whole step" was said of the Medusa heads too; the
+    # reason is each proposer's own, as the Speedup vs K caption gives it (`charts.one_pass_reason`)
+    why = (one_pass_reason(names[0]) if len(names) == 1 else "; ".join(  # clauses with commas: "; " in English too
+        f"{registry.phrase_text(p)}: {one_pass_reason(p)}" for p in names))
+    return " " + _("For {proposers} it charges c per step, as the Speedup vs K tab does ({why}): every extra draft "
+                   "then adds expected tokens at no extra drafting cost, so it asks for the run's largest K at every "
+                   "step where α + α² + … + α^K (α as estimated so far) exceeds c, and otherwise K = 0 (still "
+                   "drafting one token every few steps, as above).",
+                   proposers=", ".join(registry.phrase_text(p) for p in names), why=why)

@@ -52,11 +52,15 @@ TEXT = {
     "heatmap_points": N_("Benchmark runs sit at their own α estimate and K; their c may differ from the slider's "
                          "(hover to see it)."),
     # read 50: the map charges K·c, where the one-pass proposers' points are predicted with c per step
-    "heatmap_one_pass": N_("The map charges K·c, a drafter pass per drafted token; for the Medusa heads' and n-gram "
-                           "lookup's points, whose one pass (for n-gram, one search) drafts every token of a step, "
-                           "drafting costs c per step, so the map's colours, dashed line and best-K steps do not hold "
-                           "for them: with c per step every extra draft gains, and their predicted speedups (the "
-                           "chart \"Does the formula predict real runs?\") charge c per step."),
+    # read 54: "whose one pass drafts every token of a step" was said of the Medusa heads too, whose heads 1 to K each
+    # run a block after the target's pass: c per step is a model for them (`charts.one_pass_reason`)
+    "heatmap_one_pass": N_("The map charges K·c, a drafter pass per drafted token; the Medusa heads' and n-gram "
+                           "lookup's points are charged c per step (n-gram lookup drafts a step in one search, whose "
+                           "time is c; the Medusa heads draft from the target's last pass with no drafter pass, and c "
+                           "per step, one head's time, is a model that leaves out what heads 2 to K add), so the "
+                           "map's colours, dashed line and best-K steps do not hold for them: with c per step every "
+                           "extra draft gains, and their predicted speedups (the chart \"Does the formula predict "
+                           "real runs?\") charge c per step."),
     # read 53: the caption placed the benchmark points (at their own c) but not the session trace's star, which sits
     # on this map, drawn at the slider's c
     "heatmap_trace": N_("The star is the trace in this session, at its α estimate and K, on this map for the slider's "
@@ -76,8 +80,9 @@ TEXT = {
     "heatmap_trace_threshold": N_("Its threshold policy stops a step's drafting early where the draft's own top "
                                   "probability falls below its threshold, so its K setting is only the most a step "
                                   "may draft."),
-    "heatmap_trace_one_pass": N_("Its proposer drafts a whole step in one pass, which costs c per step, so the map's "
-                                 "K·c does not hold for the star either."),
+    "heatmap_trace_one_pass": N_("Its proposer is charged c per step, not K·c (n-gram lookup drafts a step in one "
+                                 "search; the Medusa heads draft from the target's last pass, with no drafter pass), "
+                                 "so the map's K·c does not hold for the star either."),
     "temperature": N_("**Why the α estimate changes between T = 0 and T = 0.7.** α, the average of Σ min(p, q), is "
                    "computed after the temperature is applied to both models. At T = 0 both distributions collapse "
                    "onto their most likely token, so each drafted position scores 1 if the two argmaxes agree and 0 "
@@ -380,8 +385,11 @@ def measured_caption(points: list[MeasuredPoint]) -> str:
                     "speedup_vs_ar), the predicted one the paper's formula, which takes a verify pass to cost one "
                     "target forward.")
     if any(pt.one_pass for pt in points):  # read 49: the Medusa (and n-gram) points were predicted with K·c
-        runs += " " + _("For the Medusa heads and n-gram lookup, whose one pass (for n-gram, one search) drafts every "
-                        "token of a step, the formula charges c per step in place of K·c.")
+        # read 54: "whose one pass drafts every token" was said of the Medusa heads too (`charts.one_pass_reason`)
+        runs += " " + _("For n-gram lookup, whose one search of the context drafts every token of a step, and the "
+                        "Medusa heads, which draft from the hidden state the target's last pass gave with no drafter "
+                        "pass, the formula charges c per step in place of K·c (for the heads a model: heads 1 to K "
+                        "each run a block and c times one head, so it leaves out what heads 2 to K add).")
     short = sum(theory.drafts_short(pt.mean_k, pt.k) for pt in points)
     if short:  # read 49: the Speedup lab names the formula's K-drafts assumption (2848e26b); so does this chart
         runs += " " + ngettext(

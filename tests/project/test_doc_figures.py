@@ -2086,3 +2086,27 @@ def test_the_first_runs_bfloat16_xeon_range_names_the_curve_it_is_read_from():
     assert (f"{min(curve):.2f}–{max(curve):.2f}× over 2 to 9 tokens in bfloat16 with the same stock kernels on the "
             "Intel Xeon of `assets/benchmarks/default-cpu-bf16-trees`, its `costs.verify_curves`: its `costs.verify`, "
             f"timed apart over 2 to 5 tokens, reads {min(verify):.2f}–{max(verify):.2f}×)") in text
+
+
+def _results_cells(run: str, proposer: str, k: int, temperature: str = "0") -> list[str]:
+    """The cells of a committed results.md's constant-K chain row (its first table), as written."""
+    text = (ROOT / "assets" / "benchmarks" / run / "results.md").read_text(encoding="utf-8")
+    start = f"| {proposer} | constant | {k} | chain | {temperature} |"
+    return next(line for line in text.splitlines() if line.startswith(start)).strip("|").split(" | ")
+
+
+def test_docs_quote_the_predicted_measured_verify_cells_as_results_md_writes_them():
+    """Read 54: gpu.md said the paper's formula with the measured verify cost predicts "1.15×" for EAGLE at K = 4 on
+    the H200, where default-h200-bf16/results.md reads 1.16× (α 0.467, c 0.122, verify of 5 tokens 1.10: 1.834 /
+    1.588); assets/benchmarks/README.md kept layer-skip's K = 4 at 0.35× after 19be04af moved the cell to 0.34×
+    (docs/benchmarks.md followed). The quotes are the files' cells."""
+    gpu = " ".join((DOCS / "gpu.md").read_text(encoding="utf-8").split())
+    eagle = _results_cells("default-h200-bf16", "eagle", 4)
+    assert f"predicts {eagle[13]} for EAGLE at K = 4 ({eagle[14]} with the measured verify cost)" in gpu
+    readme = " ".join((ROOT / "assets" / "benchmarks" / "README.md").read_text(encoding="utf-8").split())
+    cells = [_results_cells("default-cpu-layerskip", "layerskip-7", k) for k in (1, 2, 4, 8)]
+    predicted = "/".join(c[14].rstrip("×") for c in cells) + "×"
+    measured = "/".join(c[10].rstrip("×") for c in cells) + "×"
+    assert f"{predicted} predicted vs {measured} measured at K = 1/2/4/8" in readme
+    benchmarks = " ".join((DOCS / "benchmarks.md").read_text(encoding="utf-8").split())
+    assert f"{predicted.rstrip('×')}× predicted against" in benchmarks

@@ -2475,3 +2475,30 @@ def test_the_time_caption_counts_the_medusa_heads_blocks(lang, start, blocks):
     (caption,) = [c.value for c in at.caption if c.value.startswith(start)]
     assert blocks in caption and "small products" not in caption and "pequenos produtos" not in caption
     assert ("LM head once over all K" if lang == "en" else "cabeça de LM uma vez sobre todas as K") in caption
+
+
+def test_the_dashed_speedup_vs_k_curve_uses_the_verify_cost_as_written():
+    """Read 54: the dashed curve (the formula with the measured verify cost) divided by the verify cost's every digit,
+    while results.md's Costs table and the predicted columns write it to 2 decimals (default-cpu-f32-medusa: a
+    forward over 5 tokens 0.9037, written 0.90). For every committed run the dashed line follows from the solid
+    line's written α and c and the verify costs as written."""
+    from specviz.labs.bench import summary
+
+    moved = 0
+    for path in results.result_files():
+        result = results.load_result(path)
+        written = summary.written_verify(result.costs)
+        for proposer in result.proposers():
+            for t in result.temperatures():
+                fig = charts.speedup_vs_k_figure(result, proposer, t)
+                if len(fig.data) < 2 or fig.data[1].line.dash != "dash":
+                    continue
+                found = re.search(r"α = ([0-9.]+), c = ([0-9.]+)", fig.data[0].name)
+                alpha, c = float(found.group(1)), float(found.group(2))
+                one_pass = registry.one_pass(proposer)
+                dashed = fig.data[1]
+                assert list(dashed.y) == pytest.approx([theory.speedup_with_verify_cost(
+                    alpha, k, c, summary.verify_ratio(written, k), one_pass) for k in dashed.x], abs=1e-12)
+                moved += any(abs(y - theory.speedup_with_verify_cost(alpha, k, c, result.verify_ratio(k), one_pass))
+                             > 1e-6 for k, y in zip(dashed.x, dashed.y))
+    assert moved  # the written verify cost moves some curve

@@ -8,14 +8,16 @@ A vLLM server counts, since it started (`/metrics`, Prometheus text format):
     vllm:spec_decode_num_accepted_tokens_per_pos_total     the same, by position 0..K-1 in the draft
     vllm:generation_tokens_total                           tokens emitted (accepted + one more per step, drafted or not)
 
-Two scrapes a few seconds apart give rates. The words follow vLLM's `v1/spec_decode/metrics.py`:
+Two scrapes a few seconds apart give rates. The definitions follow vLLM's `v1/spec_decode/metrics.py`, whose log
+lines word them "Avg Draft acceptance rate", "Per-position acceptance rate" and "Mean acceptance length"; specviz
+names them as its glossary does (docs/glossary.pt-BR.md):
 
 - acceptance rate = accepted / drafted tokens (the drafts after a step's first rejection still count as drafted, so
   for chains of K ≥ 2 it is below α = E[Σ min(p, q)], the chance one draft token is kept, on average: one window's
   count can land above it);
-- acceptance at position i = accepted at i / num_drafts (the verify steps that carried drafts);
+- acceptance by position, entry i = accepted at i / num_drafts (the verify steps that carried drafts);
 - mean accepted length = 1 + accepted / num_drafts: it includes the one token every step emits anyway (the recovered
-  or bonus token), as vLLM defines it.
+  or bonus token), as vLLM defines its "mean acceptance length".
 
     >>> text = '''# TYPE vllm:spec_decode_num_drafts_total counter
     ... vllm:spec_decode_num_drafts_total{engine="0",model_name="m"} 10.0

@@ -128,7 +128,7 @@ def test_no_docstring_bounds_a_trees_acceptance_rate_by_alpha():
 
     drafted = " ".join(Step.n_drafted.__doc__.split())
     assert "below α on average for trees too" not in drafted and "no estimate of α" in drafted
-    assert "on average" in " ".join(metrics.__doc__.split()).split("acceptance at position")[0]
+    assert "on average" in " ".join(metrics.__doc__.split()).split("acceptance by position")[0]
 
 
 def test_the_target_kind_is_decided_in_one_place():

@@ -49,3 +49,18 @@ def test_the_steps_help_counts_only_the_requests_that_drafted():
     assert steps in view
     with using("pt"):
         assert _(steps).endswith("conta uma vez para cada uma delas que levou palpites).")
+
+
+def test_the_metrics_module_says_which_words_are_vllms():
+    """Read 54: specviz.serving.metrics said "The words follow vLLM's v1/spec_decode/metrics.py" above "mean accepted
+    length" and "acceptance at position i", but vLLM's log lines say "Mean acceptance length" and "Per-position
+    acceptance rate": the definitions are vLLM's, the names the glossary's ("acceptance by position" is the one name)."""
+    import specviz.serving.metrics as metrics
+
+    doc = " ".join(metrics.__doc__.split())
+    assert "The words follow vLLM's" not in doc and "acceptance at position" not in doc
+    assert "The definitions follow vLLM's `v1/spec_decode/metrics.py`" in doc
+    for vllm_word in ("Avg Draft acceptance rate", "Per-position acceptance rate", "Mean acceptance length"):
+        assert f'"{vllm_word}"' in doc
+    assert "- acceptance by position, entry i = accepted at i / num_drafts" in doc
+    assert 'as vLLM defines its "mean acceptance length"' in doc

@@ -551,7 +551,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
         head = (_("shape"), "MAL", _("fed"), _("cost"), _("vs gen."))  # "fed": the glossary's tokens fed (read 45)
         print("  " + head[0].ljust(30) + "".join(h.rjust(w + 1) for h, w in zip(head[1:], (8, 7, 7, 9))))
         for p in ranked[: args.top]:
-            print(f"  {p.shape.label():<30} {number(p.tokens_per_forward, digits):>8} {number(p.rows, 1):>7} "
+            print(f"  {p.shape.shown():<30} {number(p.tokens_per_forward, digits):>8} {number(p.rows, 1):>7} "
                   f"{number(p.step_cost, digits):>7} {number(p.vs_generate):>8}×")
         note = slowdown_note(ranked[0], cal)
         print("  " + (note or _("Chosen: {shape}.", shape=ranked[0].shape.describe())))

@@ -547,7 +547,7 @@ def bench_table(rows: list[dict], dtype: str = "float32", costs: dict | None = N
             return predicted_as_written(row, costs)["predicted_speedup_measured_verify"]
         return row.get("predicted_speedup_measured_verify")
 
-    body = [f"| {r['temperature']:g} | {DraftShape.of(r).label()} | {r['k']} | "
+    body = [f"| {r['temperature']:g} | {DraftShape.of(r).shown()} | {r['k']} | "
             f"{fixed(r['alpha'], ALPHA_DIGITS)}{'†' if r.get('tree_nodes') else ''} | "
             f"{c_text(r['c'])} | {fixed(r['mat_with_bonus'])} | "
             f"{' / '.join(fixed(a) if isinstance(a, int | float) else '–' for a in r['per_position'])} | "
@@ -684,8 +684,8 @@ def verdict(ok: bool | None) -> str:
 
 
 def setting(row: dict) -> str:
-    """The row's `DraftShape.label()`: 'chain K=4', 'tree 16x4 depth 4 + lookup 8'."""
-    return DraftShape.of(row).label()
+    """The row's `DraftShape.shown()`: 'chain K=4', 'tree 16×4 depth 4 + lookup 8'."""
+    return DraftShape.of(row).shown()
 
 
 def target_line(label: str, row: dict | None, key: str, target: float, unit: str = "×", where: bool = True) -> str:

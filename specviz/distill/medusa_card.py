@@ -84,7 +84,7 @@ def bench_section(bench: Path) -> str:
              "| proposer | shape | T | mean accepted length | acceptance by position | vs target-only | "
              "vs model.generate |", "|---|---|---:|---:|---|---:|---:|"]
     for r in sorted(rows, key=lambda r: (r["temperature"], r.get("tree_nodes") or 0, r["k"], r["proposer"])):
-        shape = DraftShape.of(r).label()  # the name scripts, tables and benchmark rows give it
+        shape = DraftShape.of(r).shown()  # the name scripts and tables print (×, not x)
         per = " / ".join(f"{a:.2f}" if isinstance(a, int | float) else "–" for a in r.get("per_position") or [])
         speeds = [r.get("speedup_vs_ar"), r.get("speedup_vs_hf_generate")]
         lines.append(f"| {r['proposer']} | {shape} | {r['temperature']:g} | {r['mat_with_bonus']:.2f} | {per} | "

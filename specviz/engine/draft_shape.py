@@ -1,7 +1,8 @@
 """What one speculative step drafts: a chain of K tokens, or a tree with a node budget, a width and a lookup branch.
 
     shape = DraftShape(k=4, tree_nodes=16, tree_width=4, tree_lookup=8)
-    shape.label()              # 'tree 16x4 depth 4 + lookup 8': how scripts, tables and benchmark rows name it
+    shape.label()              # 'tree 16x4 depth 4 + lookup 8': the identifier JSON files and --shapes read back
+    shape.shown()              # 'tree 16×4 depth 4 + lookup 8': the same name as a person reads it (×, not x)
     shape.short()              # '16×4 + 8': a table's narrow "tree" column, beside its K column
     shape.describe()           # 'a tree of 16 nodes, depth 4, width 4, plus ...': in the reader's language
     shape.rows                 # 25: tokens the verification forward reads at most
@@ -19,7 +20,8 @@ from specviz.core.i18n import _, ngettext, with_minus
 from specviz.engine.limits import (K_RANGE, TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE,
                                    check_lookup_has_tree, is_whole)
 
-_LABEL = re.compile(r"chain K=([0-9]+)|tree ([0-9]+)x([0-9]+) depth ([0-9]+)(?: \+ lookup ([0-9]+))?")  # `label()`'s
+# what `label()` writes, and `shown()` with "×"
+_LABEL = re.compile(r"chain K=([0-9]+)|tree ([0-9]+)[x×]([0-9]+) depth ([0-9]+)(?: \+ lookup ([0-9]+))?")
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,8 @@ class DraftShape:
         return {"tree_nodes": self.tree_nodes, "tree_width": self.tree_width, **lookup}
 
     def label(self) -> str:
-        """The shape's one plain name, the same in every script, table and benchmark row.
+        """The shape's one plain name as an identifier: the "label" of committed JSON rows, what `from_label` reads
+        back. A person reads it as `shown()` writes it, with "×" (the house rule: × never ASCII x).
 
         >>> DraftShape(4).label(), DraftShape(4, 16, 4).label(), DraftShape(4, 16, 4, 8).label()
         ('chain K=4', 'tree 16x4 depth 4', 'tree 16x4 depth 4 + lookup 8')
@@ -82,6 +85,14 @@ class DraftShape:
             return f"chain K={self.k}"
         return f"tree {self.tree_nodes}x{self.tree_width} depth {self.k}" + (
             f" + lookup {self.tree_lookup}" if self.tree_lookup else "")
+
+    def shown(self) -> str:
+        """`label()` as scripts, the CLI, model cards and tables print it to a person: nodes × width with "×".
+
+        >>> DraftShape(4).shown(), DraftShape(4, 16, 4, 8).shown()
+        ('chain K=4', 'tree 16×4 depth 4 + lookup 8')
+        """
+        return self.label().replace(f"{self.tree_nodes}x{self.tree_width}", f"{self.tree_nodes}×{self.tree_width}", 1)
 
     def short(self) -> str:
         """The shape in a table's narrow "tree" column, where K has its own column: "chain", or nodes × width and
@@ -96,14 +107,14 @@ class DraftShape:
 
     @classmethod
     def from_label(cls, label: str) -> DraftShape:
-        """The shape a `label()` names (a chain's label names no width: it reads as the default 4; spaces around it
-        are dropped); a ValueError with one sentence for any other text, such as "tree 0x4 depth 4" (a chain's shape,
-        which `label()` writes as "chain K=4"), "chain K=04" or digits of another script.
+        """The shape a `label()` or a `shown()` names (a chain's label names no width: it reads as the default 4;
+        spaces around it are dropped); a ValueError with one sentence for any other text, such as "tree 0x4 depth 4"
+        (a chain's shape, which `label()` writes as "chain K=4"), "chain K=04" or digits of another script.
 
         >>> DraftShape.from_label("tree 16x4 depth 4 + lookup 8")
         DraftShape(k=4, tree_nodes=16, tree_width=4, tree_lookup=8)
-        >>> DraftShape.from_label("chain K=3") == DraftShape(3)
-        True
+        >>> DraftShape.from_label("chain K=3") == DraftShape(3), DraftShape.from_label("tree 8×2 depth 3").tree_width
+        (True, 2)
         """
         match = _LABEL.fullmatch(str(label).strip())
         if match is None:
@@ -111,7 +122,7 @@ class DraftShape:
                              "lookup 8').")
         chain, nodes, width, depth, lookup = match.groups()
         shape = cls(int(chain)) if chain else cls(int(depth), int(nodes), int(width), int(lookup or 0))
-        if shape.label() != match.group(0):
+        if match.group(0) not in (shape.label(), shape.shown()):
             raise ValueError(f"'{label}' is not how specviz names a draft shape: it writes '{shape.label()}'.")
         return shape
 

@@ -123,7 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"up to {count_text(args.max_new_tokens, 'new token')} each", flush=True)
         for shape in GRID:
             rows.append(measure_row(pair, proposer, shape, prompts, args.max_new_tokens, temperature))
-            print(f"  {shape.label():<32} {rows[-1]['tokens_per_forward']:.2f} tokens per target forward, "
+            print(f"  {shape.shown():<32} {rows[-1]['tokens_per_forward']:.2f} tokens per target forward, "
                   f"{rows[-1]['mean_rows']:.1f} tokens fed", flush=True)
     command = recorded_command("python -m specviz.scripts.shape_table",
                                list(argv) if argv is not None else sys.argv[1:],

@@ -88,7 +88,7 @@ def measure(pair, proposer: str, shape_list: list[DraftShape], prompts: list[str
                        temperature=temperature)
         traces = [run(replace(spec, prompt=text), pair=pair) for text in prompts]
         found[shape] = {"tokens_per_forward": tokens_per_forward(traces), "outputs": [t.output_ids for t in traces]}
-        progress(f"  {shape.label():<46} {found[shape]['tokens_per_forward']:.2f} tokens per target forward")
+        progress(f"  {shape.shown():<46} {found[shape]['tokens_per_forward']:.2f} tokens per target forward")
     return found
 
 
@@ -194,16 +194,17 @@ def report(rows: list[dict]) -> list[str]:
     no shape swept is estimated to beat target-only decoding here: the best, chain K=2, at 0.45×
     """
     lines = ["", f"{'shape':<48} {'tok/forward':>11} {'est. speedup':>13} {'limit':>7}"]
-    lines += [f"{r['label']:<48} {r['tokens_per_forward']:>11.2f} {r['estimated_speedup']:>12.2f}× "
+    lines += [f"{DraftShape.of(r).shown():<48} {r['tokens_per_forward']:>11.2f} {r['estimated_speedup']:>12.2f}× "
               f"{r['physical_limit']:>6.2f}×" for r in rows]
     lines.append("(est. speedup: over target-only decoding, tok/forward over a step's cost in one-token forwards, the "
                  "verify cost of the tokens fed plus the drafter's passes at c each; limit: the same shape with a "
                  "perfect, free draft, every step keeping a whole path and its bonus token)")
     best = rows[0]
-    lines += ["", f"best: {best['label']} (recommended: k: {best['k']}, tree_nodes: {best['tree_nodes']}, "
+    shown = DraftShape.of(best).shown()  # the JSON's label is the identifier; a person reads "×" (read 54)
+    lines += ["", f"best: {shown} (recommended: k: {best['k']}, tree_nodes: {best['tree_nodes']}, "
                   f"tree_width: {best['tree_width'] or 4}, tree_lookup: {best['tree_lookup']})"]
     if best["estimated_speedup"] < 1:
-        lines.append(f"no shape swept is estimated to beat target-only decoding here: the best, {best['label']}, at "
+        lines.append(f"no shape swept is estimated to beat target-only decoding here: the best, {shown}, at "
                      f"{best['estimated_speedup']:.2f}×")
     return lines
 

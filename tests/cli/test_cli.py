@@ -788,6 +788,20 @@ def test_calibrate_names_the_dtype_and_kernels_its_counts_were_taken_in(tmp_path
     assert row.split()[-4:-2] == ["1.90", "3.0"]  # MAL and the tokens fed, under their headers
 
 
+def test_calibrate_writes_a_trees_shape_with_the_times_sign(tmp_path, monkeypatch):
+    """Read 54: the "Predicted here" rows named a tree by its identifier, "tree 6x2 depth 2" (ASCII x), beside a
+    "vs gen." column written with ×: a person reads `DraftShape.shown()`, "tree 6×2 depth 2"."""
+    from specviz.labs import shape_choice
+
+    _calibrate_with(monkeypatch, tmp_path, 0.0, 1.9, ("float32", "onednn-packed"))
+    table = shape_choice.shape_table("toy")
+    table["rows"][0].update(tree_nodes=6, tree_width=2, mean_rows=7)
+    out = cli("calibrate", "--pair", "toy")
+    assert out.returncode == 0, out.stderr
+    row = next(line for line in out.stdout.splitlines() if line.strip().startswith("tree"))
+    assert row.split()[:4] == ["tree", "6×2", "depth", "2"], row
+
+
 def test_calibrate_says_not_cached_when_the_cache_cannot_be_written(tmp_path, monkeypatch):
     """Read 53: `calibrate` skips a cache it cannot write (a read-only folder, SPECVIZ_CACHE naming a file) and
     measures again next time, but the CLI still printed "Cached in <path>" for a file that was never written."""

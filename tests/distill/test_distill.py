@@ -230,8 +230,9 @@ def test_the_eagle_card_shows_trees_the_dtype_and_the_drafter_it_replaced(tmp_pa
     assert "Benchmark on the first 4 of the 64 held-out prompts, 96 new tokens, bfloat16 on both sides" in eagle_card
     assert "Stage 1 (100 steps" in eagle_card and "stage 2 (100 steps" in eagle_card
     assert "python -m specviz.distill eagle --steps 100 --ttt-steps 100\n" in eagle_card
-    assert "| 0 | chain K=4 | 4 |" in eagle_card and "| 0 | tree 16x4 depth 4 | 4 |" in eagle_card  # label()
-    assert "1.45× at tree 16x4 depth 4 (met)" in eagle_card  # the best row, named with its tree
+    assert "| 0 | chain K=4 | 4 |" in eagle_card and "| 0 | tree 16×4 depth 4 | 4 |" in eagle_card  # shown()
+    assert "1.45× at tree 16×4 depth 4 (met)" in eagle_card  # the best row, named with its tree
+    assert "16x4" not in eagle_card  # read 54: the shape as a person reads it (×), not its identifier
     assert "| replaced drafter | 3000 | 200 | 0.490 |" in eagle_card and "| this drafter | 6000 | 200 | 0.520 |" in eagle_card
     assert "| seed | 64 | 6,400 | 32 | 0 |" in eagle_card and "| all | 96 | 9,600 | 48 | 1 |" in eagle_card
     # issue 43, 17th read: the card named the machine writing it, with torch and transformers versions hard-coded
@@ -408,7 +409,7 @@ def test_the_card_marks_a_tree_rows_alpha_as_not_alpha():
     data = json.loads((BENCHMARKS_DIR / "default-cpu-bf16-tree" / "results.json").read_text(encoding="utf-8"))
     rows = [r for r in data["summary"] if r["suite"] == "all"]
     lines = bench_table(rows).splitlines()
-    trees, chains = [x for x in lines if "| tree 16x4 depth 4" in x], [x for x in lines if "| chain K=4 |" in x]
+    trees, chains = [x for x in lines if "| tree 16×4 depth 4" in x], [x for x in lines if "| chain K=4 |" in x]
     assert len(trees) == 2 and len(chains) == 2
     assert all(x.split(" | ")[3].endswith("†") for x in trees)
     assert not any(x.split(" | ")[3].endswith("†") for x in chains)
@@ -458,13 +459,14 @@ def test_the_medusa_cards_bench_section_says_the_clock_and_threads_its_run_had(t
 
 def test_the_medusa_card_names_its_shapes_as_every_table_does():
     """Issue 45 item 1: one label per draft shape. The Medusa card wrote "chain K = 4" and "tree 16 × 4, depth 4"
-    beside DraftShape.label()'s "chain K=4" and "tree 16x4 depth 4" in the bench rows and scripts."""
+    beside DraftShape.label()'s "chain K=4" and "tree 16x4 depth 4" in the bench rows and scripts. Read 54: a person
+    reads the shape as `shown()` writes it, "tree 16×4 depth 4" (× never ASCII x)."""
     from specviz.core.paths import ASSETS
     from specviz.distill.medusa_card import bench_section
 
     rows = [line.split(" | ")[1] for line in bench_section(
         ASSETS / "benchmarks" / "default-cpu-f32-medusa" / "results.json").splitlines() if line.startswith("| medusa")]
-    assert rows and set(rows) == {"chain K=2", "chain K=4", "tree 16x4 depth 4"}
+    assert rows and set(rows) == {"chain K=2", "chain K=4", "tree 16×4 depth 4"}
 
 
 def test_the_steps_help_gives_each_steps_own_default_and_the_ttt_default_on_its_flag():

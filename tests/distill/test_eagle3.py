@@ -216,9 +216,9 @@ def test_the_eagle3_card_says_what_it_read_how_it_trained_and_where_the_old_draf
     assert card.startswith("# smollm2-eagle: an EAGLE-3 drafter")
     assert "| seed | 100 | 15,000 | 50 | 2 |" in card
     assert "- Held-out first guess ≥ 0.6: `acc1` 0.620 at the last training evaluation (met)" in card  # no rank run
-    assert "≥ 1.6× over `model.generate`, greedy: 1.65× at tree 16x4 depth 4 (met)" in card
+    assert "≥ 1.6× over `model.generate`, greedy: 1.65× at tree 16×4 depth 4 (met)" in card
     assert "≥ 2.8 tokens per target forward, greedy: 2.90 (met)" in card
-    assert "at T = 0.7: 1.25× at tree 16x4 depth 4 (missed)" in card
+    assert "at T = 0.7: 1.25× at tree 16×4 depth 4 (missed)" in card
     assert "git show 86a0e257625d:assets/models/smollm2-eagle/model.safetensors > old/model.safetensors" in card
     assert "python -m specviz.distill eagle3 --steps 200" in card and "| 1 | 200 | 2.0 | 20.0 | 0.620 |" in card
     # the batch size and learning rate specviz.json records, where the CLI's defaults differ, are in the command

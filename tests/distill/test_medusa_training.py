@@ -126,7 +126,7 @@ def test_the_card_says_what_the_heads_read_how_they_trained_and_how_they_compare
     assert "has not been run yet" in card
     committed = write_medusa_card(work, assets, bench=BENCHMARKS_DIR / "default-cpu-f32-medusa" / "results.json")
     text = committed.read_text()
-    assert "| medusa | chain K=4 | 0 | " in text and "| eagle | tree 16x4 depth 4 | 0.7 | " in text  # DraftShape.label
+    assert "| medusa | chain K=4 | 0 | " in text and "| eagle | tree 16×4 depth 4 | 0.7 | " in text  # shown()
     assert "python -m specviz bench --pair default --proposers eagle medusa" in text
 
 

@@ -304,7 +304,7 @@ def test_without_proposers_a_bad_value_is_refused_before_the_pair_loads(flags, m
     (["--policies", "constant", "heuristic", "heuristic"], "--policies names 'heuristic' twice: give each once."),
     (["--shapes", "2", "2:0:8"], "--shapes gives chain K=2 twice (a chain has no WIDTH or LOOKUP: 2 and 2:0:8 are "
                                  "one shape): give each shape once."),
-    (["--shapes", "3:6:4", "3:6:4:0"], "--shapes gives tree 6x4 depth 3 twice: give each shape once."),
+    (["--shapes", "3:6:4", "3:6:4:0"], "--shapes gives tree 6×4 depth 3 twice: give each shape once."),
 ])
 def test_a_list_flag_giving_one_value_twice_is_refused_before_anything_runs(flags, message, capsys, tmp_path,
                                                                             monkeypatch):
@@ -1858,3 +1858,16 @@ def test_results_md_predicted_measured_verify_follows_from_its_written_cells():
             assert row[14] == f"{fixed(predicted, 2)}×", (path.parent.name, row[:5], row[14], predicted)
             checked += 1
     assert checked >= 40, checked
+
+
+def test_the_bench_names_the_shape_it_chose_with_the_times_sign():
+    """Read 54: with no shape flag, the bench printed "draft shape for this machine: tree 8x4 depth 3 + lookup 8"
+    (`DraftShape.label()`, the identifier, ASCII x) to a person; it prints `shown()`, "tree 8×4 depth 3 + lookup 8"."""
+    import inspect
+
+    from specviz.engine.draft_shape import DraftShape
+    from specviz.labs.bench.cli import run_bench_command
+
+    source = inspect.getsource(run_bench_command)
+    assert "draft shape for this machine: {shape.shown()}" in source and "shape.label()" not in source
+    assert DraftShape(3, 8, 4, 8).shown() == "tree 8×4 depth 3 + lookup 8"

@@ -14,17 +14,24 @@ def test_the_table_names_the_baseline_of_its_speedups_and_what_limit_is():
     text = "\n".join(report([_row("tree 6x2 depth 2", 1.3)]))
     assert "est. speedup: over target-only decoding" in text
     assert "limit: the same shape with a perfect, free draft" in text
-    assert "best: tree 6x2 depth 2 (recommended: k: 2, tree_nodes: 6, tree_width: 2, tree_lookup: 0)" in text
+    assert "best: tree 6×2 depth 2 (recommended: k: 2, tree_nodes: 6, tree_width: 2, tree_lookup: 0)" in text
     assert "no shape swept is estimated to beat" not in text
 
 
 def test_a_best_shape_estimated_below_1x_is_said_to_be_slower():
     lines = report([_row("tree 6x2 depth 2", 0.51), _row("chain K=2", 0.45)])
-    assert lines[-1] == ("no shape swept is estimated to beat target-only decoding here: the best, tree 6x2 depth 2, "
+    assert lines[-1] == ("no shape swept is estimated to beat target-only decoding here: the best, tree 6×2 depth 2, "
                          "at 0.51×")
 
 
 def test_the_table_writes_its_speedups_with_the_times_sign_as_the_app_and_cli_do():
     """Read 52: the sweep printed "1.30x" and "1.64x" (ASCII x) where results.md, the app and `calibrate` write ×."""
-    row = next(line for line in report([_row("tree 6x2 depth 2", 1.3)]) if line.startswith("tree 6x2"))
+    row = next(line for line in report([_row("tree 6x2 depth 2", 1.3)]) if line.startswith("tree 6×2"))
     assert row.split()[-2:] == ["1.30×", "1.64×"], row
+
+
+def test_the_table_and_best_line_write_the_shape_with_the_times_sign():
+    """Read 54: the sweep printed its shapes as their JSON identifier, "tree 6x2 depth 2" (ASCII x), in the table
+    and the "best:" line, where every other figure a person reads writes ×. The JSON keeps the identifier."""
+    text = "\n".join(report([_row("tree 6x2 depth 2", 1.3)]))
+    assert "tree 6×2 depth 2" in text and "6x2" not in text

@@ -106,7 +106,7 @@ class Configuration:
 
     @property
     def label(self) -> str:
-        return f"{self.proposer} {self.policy} {self.shape.label()}"  # the shape's one label (DraftShape)
+        return f"{self.proposer} {self.policy} {self.shape.shown()}"  # progress: the shape as shown
 
 
 @dataclass

@@ -233,8 +233,8 @@ def run_bench_command(args: argparse.Namespace) -> int:
         config.draft_shapes = [shape]
         recommended = "the pair's recommended" if shape.tree_nodes or not recommended_for(config.pair).tree_nodes \
             else "the chain of the pair's recommended K (this proposer drafts no tree)"
-        print(f"draft shape for this machine: {shape.label()} (python -m specviz calibrate shows why)" if measured
-              else f"draft shape: {shape.label()}, {recommended} (no shape table for this pair and proposer)",
+        print(f"draft shape for this machine: {shape.shown()} (python -m specviz calibrate shows why)" if measured
+              else f"draft shape: {shape.shown()}, {recommended} (no shape table for this pair and proposer)",
               file=sys.stderr)
     config.check()
     short = prompts_run_note(config.suites, config.prompts_per_suite)

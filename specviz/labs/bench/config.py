@@ -281,7 +281,7 @@ class BenchConfig:
                 shape = _shape(self.draft_shapes[twice])
                 k = shape.k
                 chain = "" if shape.is_tree else f" (a chain has no WIDTH or LOOKUP: {k} and {k}:0:8 are one shape)"
-                raise ValueError(f"--shapes gives {shape.label()} twice{chain}: give each shape once.")
+                raise ValueError(f"--shapes gives {shape.shown()} twice{chain}: give each shape once.")
 
     def _plain_numbers(self) -> None:
         """NumPy's numbers (np.int64(3), np.float32(0.7)) as Python's int and float, before the checks: a whole

@@ -77,11 +77,11 @@ def verdicts(result: BenchResult, predicted: dict | None = None) -> list[str]:
              f"{count_text(m['torch_threads'], 'thread')}"]
     for row in result.rows(policy="constant", trees=True):
         shape = DraftShape.of(row)
-        label = shape.label()
+        label = shape.label()  # the identifier `predicted` is keyed by; a person reads shown()'s "×" (read 54)
         t = row["temperature"]
-        lines.append(f"{label}, " + ("greedy:" if t == 0 else f"T = {t:g}:"))
+        lines.append(f"{shape.shown()}, " + ("greedy:" if t == 0 else f"T = {t:g}:"))
         lines.append(_check("speedup vs model.generate" + ("" if t == 0 else " (do_sample=True)"),
-                            row["speedup_vs_hf_generate"], greedy_target if t == 0 else sampled_target, "x"))
+                            row["speedup_vs_hf_generate"], greedy_target if t == 0 else sampled_target, "×"))
         lines.append(f"  tokens per target forward {row['mat_with_bonus']:.2f}")
         if t == 0:
             lines.append(f"  greedy output identical to target-only: {row['identical_count']}")
@@ -90,7 +90,7 @@ def verdicts(result: BenchResult, predicted: dict | None = None) -> list[str]:
         if guess and measured:
             off = guess / measured - 1
             verdict = "within" if abs(off) <= PREDICTION_TOLERANCE else "OUTSIDE"
-            lines.append(f"  predicted {guess:.2f}x, measured {measured:.2f}x: {signed_percent(off)}, {verdict} "
+            lines.append(f"  predicted {guess:.2f}×, measured {measured:.2f}×: {signed_percent(off)}, {verdict} "
                          f"{PREDICTION_TOLERANCE:.0%}")
     return lines
 
@@ -134,7 +134,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ranked = {t: predictions(table, cal, t) for t in (0.0, 0.7)} if table else {}
     chosen = [r[0].shape for r in ranked.values() if r]
     print(f"calibration: {cal.machine}, {cal.dtype}, kernels {cal.kernels}; chosen: "
-          + ", ".join(f"T = {t:g}: {r[0].shape.label()} ({r[0].vs_generate:.2f}x predicted)"
+          + ", ".join(f"T = {t:g}: {r[0].shape.shown()} ({r[0].vs_generate:.2f}× predicted)"
                       for t, r in ranked.items() if r), flush=True)
     del pair
     code = specviz_main(bench_argv(args, run_shapes(args.pair, chosen)))

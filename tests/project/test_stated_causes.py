@@ -84,9 +84,9 @@ def test_the_avx2_cap_paragraph_does_not_explain_the_chain_choice_by_the_trees_m
     """The calibration chose the chain for T = 0.7 by its predicted speed, before any row ran; the docs said the
     trees' missed targets were "why the chain is chosen for sampling"."""
     targets = (BENCH / "default-cpu-f32-avx2cap" / "targets.txt").read_text(encoding="utf-8")
-    chosen = re.search(r"T = 0\.7: chain K=2 \(([\d.]+)x predicted\)", targets)
-    tree8 = re.search(r"tree 8x4 depth 3 \+ lookup 8, T = 0\.7:.*?predicted ([\d.]+)x", targets, re.S)
-    tree16 = re.search(r"tree 16x4 depth 4 \+ lookup 8, T = 0\.7:.*?predicted ([\d.]+)x", targets, re.S)
+    chosen = re.search(r"T = 0\.7: chain K=2 \(([\d.]+)× predicted\)", targets)
+    tree8 = re.search(r"tree 8×4 depth 3 \+ lookup 8, T = 0\.7:.*?predicted ([\d.]+)×", targets, re.S)
+    tree16 = re.search(r"tree 16×4 depth 4 \+ lookup 8, T = 0\.7:.*?predicted ([\d.]+)×", targets, re.S)
     assert chosen and tree8 and tree16
     text = _flat(DOCS / "benchmarks.md")
     assert "which is why the chain is chosen" not in text
@@ -272,8 +272,8 @@ def test_benchmarks_md_gives_the_shape_tables_counts_their_dtype_and_kernels_and
     table = json.loads((BENCH / "shapes" / "default.json").read_text(encoding="utf-8"))
     assert "the same on any machine with this dtype (float32) and these kernels" in table["note"]
     targets = (BENCH / "default-cpu-f32-avx2cap" / "targets.txt").read_text(encoding="utf-8")
-    tree8 = re.search(r"tree 8x4 depth 3 \+ lookup 8, T = 0\.7:.*?measured [\d.]+x: \+(\d+)%, OUTSIDE", targets, re.S)
-    tree16 = re.search(r"tree 16x4 depth 4 \+ lookup 8, T = 0\.7:.*?measured [\d.]+x: \+(\d+)%, within", targets, re.S)
+    tree8 = re.search(r"tree 8×4 depth 3 \+ lookup 8, T = 0\.7:.*?measured [\d.]+×: \+(\d+)%, OUTSIDE", targets, re.S)
+    tree16 = re.search(r"tree 16×4 depth 4 \+ lookup 8, T = 0\.7:.*?measured [\d.]+×: \+(\d+)%, within", targets, re.S)
     assert tree8 and tree16 and (tree8[1], tree16[1]) == ("17", "10")
     docs = _flat(DOCS / "benchmarks.md")
     assert "Tokens per target forward are counts, the same on any machine with the same dtype and kernels:" in docs

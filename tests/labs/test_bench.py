@@ -1871,3 +1871,21 @@ def test_the_bench_names_the_shape_it_chose_with_the_times_sign():
     source = inspect.getsource(run_bench_command)
     assert "draft shape for this machine: {shape.shown()}" in source and "shape.label()" not in source
     assert DraftShape(3, 8, 4, 8).shown() == "tree 8×4 depth 3 + lookup 8"
+
+
+def test_the_draft_time_help_counts_the_medusa_heads_blocks():
+    """Read 54: the "draft ms / step" help, printed into every committed results.md, said Medusa proposes with "the
+    Medusa heads' small products", leaving out the heads' blocks: a step runs the blocks of heads 1 to K on the
+    target's last hidden state, then the LM head once over all K (the Speedup lab's caption says so too)."""
+    from specviz.core.i18n import _, using
+    from specviz.core.paths import BENCHMARKS_DIR
+    from specviz.labs.bench.summary import DEFINITIONS
+
+    said = DEFINITIONS["draft_ms"][1]
+    assert "the blocks of heads 1 to K, all on the hidden state the target's last pass gave, then the LM head once " \
+        "over all K of them." in said and "small products" not in said
+    with using("pt"):
+        assert "os blocos das cabeças 1 a K, todos sobre o estado oculto" in _(said)
+    for path in sorted(BENCHMARKS_DIR.glob("*/results.md")):
+        text = path.read_text(encoding="utf-8")
+        assert "small products" not in text, path.parent.name

@@ -143,7 +143,8 @@ DEFINITIONS: dict[str, tuple[str, str]] = {  # marked with N_(): the files stay 
     "draft_ms": (
         N_("draft ms / step"),
         N_("Time spent proposing per step: K drafter passes, or, for proposers with no drafter pass, one n-gram "
-           "lookup or the Medusa heads' small products.")),
+           "lookup or, for Medusa, the blocks of heads 1 to K, all on the hidden state the target's last pass gave, "
+           "then the LM head once over all K of them.")),
     "verify_ms": (
         N_("verify ms / step"),
         N_("Time of the target forward that scores the drafts, per step.")),

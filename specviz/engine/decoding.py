@@ -223,7 +223,9 @@ def decode(target: PreTrainedModel, proposer: Proposer, input_ids: Sequence[int]
     if proposer.stop_below > 0 or policy.get("policy") == "threshold":
         policy["threshold"] = proposer.stop_below
     if policy.get("policy") == "heuristic":  # its steps up and down (read 53: the text said 2 and 1 whatever they were)
-        policy.update(heuristic_grow=draft_length.grow, heuristic_shrink=draft_length.shrink)
+        # and its bounds (read 54: without K max no reader could tell whether its K ever moved; `timeline.policy_ks`)
+        policy.update(heuristic_grow=draft_length.grow, heuristic_shrink=draft_length.shrink,
+                      heuristic_k_min=draft_length.k_min, heuristic_k_max=draft_length.k_max)
     recorded = {**settings.to_dict(), **tree_settings, "proposer": proposer.name, **proposer.own_settings(), **policy}
     return recorder.trace(mode, recorded, prompt, output, stop, prefill_seconds, wall_seconds=clock() - start)
 

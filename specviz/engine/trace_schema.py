@@ -157,6 +157,7 @@ SETTINGS = {
     "tree_nodes": _whole(*TREE_NODES_RANGE), "tree_width": _whole(*TREE_WIDTH_RANGE),
     "tree_lookup": _whole(*TREE_LOOKUP_RANGE), "proposer": _text(MAX_NAME), "policy": _one_of(POLICIES),
     "threshold": PROB, "heuristic_grow": HEURISTIC_STEP, "heuristic_shrink": HEURISTIC_STEP,
+    "heuristic_k_min": _whole(*K_RANGE), "heuristic_k_max": _whole(*K_RANGE),
 }
 # What the engine writes in meta (`specviz.runs.running.run`, `make_traces`), which pages show as text, test as true or
 # false, or count with: read 53 found `"proposer": true` and `"clock": NaN` loaded as written. A key not here (one an

@@ -531,6 +531,37 @@ def heuristic_steps(spec: Trace) -> tuple[int, int] | None:
     return int(steps[0]), int(steps[1])
 
 
+def policy_ks(spec: Trace) -> list[int] | None:
+    """The K the heuristic policy gave each step of the run `spec`, replayed from its recorded start (`k`), steps
+    (`heuristic_steps`), bounds (`heuristic_k_min`, `heuristic_k_max`) and each step's drafted and accepted counts,
+    as `policies.Heuristic` moved it; None for another policy, or where the file does not say enough (read 54: a
+    heuristic run whose K never moved read "Its policy moved K step to step" because a step at the token limit
+    drafted 0). A file without K max gives the Ks only where they never rose above the start (K max is at least it).
+
+    >>> from specviz.engine.trace import Decision, Step
+    >>> drafts = lambda k, a: [Decision(j, 1, "a", 0.5, 0.5, 1.0, 1.0, 0.1, j < a, True) for j in range(k)]
+    >>> steps = [Step(i, 9, k, "draft", drafts(k, a), []) for i, (k, a) in enumerate(((4, 4), (4, 4), (0, 0)))]
+    >>> settings = {"k": 4, "policy": "heuristic", "heuristic_grow": 2, "heuristic_shrink": 1}
+    >>> policy_ks(Trace("speculative", {**settings, "heuristic_k_min": 1, "heuristic_k_max": 4}, [1], [], steps))
+    [4, 4, 4]
+    >>> policy_ks(Trace("speculative", {**settings, "heuristic_k_min": 1, "heuristic_k_max": 8}, [1], [], steps))
+    [4, 6, 8]
+    >>> policy_ks(Trace("speculative", settings, [1], [], steps)) is None
+    True
+    """
+    moves, s = heuristic_steps(spec), spec.settings
+    start, k_min, k_max = s.get("k"), s.get("heuristic_k_min", 1), s.get("heuristic_k_max")
+    if moves is None or not (is_whole(start) and is_whole(k_min)) or any(step.tree is not None for step in spec.steps):
+        return None
+    top = k_max if is_whole(k_max) else math.inf
+    ks, k = [], int(start)
+    for step in spec.steps:
+        ks.append(k)
+        if step.n_drafted:  # a step that drafted nothing changes nothing (`Heuristic.observe`)
+            k = min(top, max(k_min, k + (moves[0] if step.n_accepted == step.n_drafted else -moves[1])))
+    return ks if is_whole(k_max) or max(ks, default=start) <= start else None
+
+
 def short_step_reasons(proposer: str | None = None, policy: str | None = None,
                        threshold: float | None = None, heuristic: tuple[int, int] | None = None) -> str:
     """The reasons a step of `proposer` (a registry name; None: not known) drafts fewer than K, translated: a clause

@@ -2126,6 +2126,41 @@ def test_the_heatmap_says_what_every_step_of_a_policy_trace_drafted(lang, moved,
     assert one_star.hovertemplate.endswith(one_hover + "<extra></extra>"), one_star.hovertemplate
 
 
+@pytest.mark.parametrize("lang, kept, drafted", [
+    ("en", "Its policy kept K at 1 every step, yet its steps drafted 0 to 1 tokens, so the formula's K drafts every "
+           "step does not describe it.",
+     "Its steps drafted 0 to 1 tokens, so the formula's K drafts every step does not describe it."),
+    ("pt", "Sua política manteve o K em 1 em todo passo, mas seus passos rascunharam de 0 a 1 tokens; a fórmula, com K "
+           "rascunhos em todo passo, não a descreve.",
+     "Seus passos rascunharam de 0 a 1 tokens; a fórmula, com K rascunhos em todo passo, não a descreve.")])
+def test_the_heatmap_says_a_policy_moved_k_only_where_its_k_moved(lang, kept, drafted):
+    """Read 54: a heuristic run whose K never moved (K = 1: its one draft rejected, then the token limit left room for
+    none) read "Its policy moved K step to step: its steps drafted 0 to 1 tokens": the 0 was the token limit, not the
+    policy. The heuristic's K is replayed from what the trace records (`timeline.policy_ks`); a trace that cannot
+    tell (no K max recorded, the optimal policy) says only what its steps drafted."""
+    import dataclasses
+
+    from specviz.labs.timeline import policy_ks
+    from specviz.runs.running import run
+    from specviz.runs.runspec import RunSpec
+
+    trace = run(RunSpec(pair="toy", policy="heuristic", k=1, temperature=0.0, seed=0, max_new_tokens=2))
+    assert [(s.n_drafted, s.n_accepted) for s in trace.steps] == [(1, 0), (0, 0)] and policy_ks(trace) == [1, 1]
+    point = theory_points.trace_point(trace)
+    assert point.every_k_range == (0, 1) and point.k_moved is False
+    unknown = dataclasses.replace(point, k_moved=None)
+    with using(lang):
+        caption = theory_view.heatmap_caption(0.05, False, trace=point)
+        unknown_caption = theory_view.heatmap_caption(0.05, False, trace=unknown)
+    assert kept in caption and "moved K" not in caption and "mudou o K" not in caption, caption
+    assert drafted in unknown_caption and "moved K" not in unknown_caption and "mudou o K" not in unknown_caption
+    moved = run(RunSpec(pair="toy", policy="heuristic", k=4, temperature=0.0, seed=0, max_new_tokens=40))
+    assert theory_points.trace_point(moved).k_moved is True and policy_ks(moved)[:3] == [4, 3, 5]
+    older = dataclasses.replace(moved, settings={key: value for key, value in moved.settings.items()
+                                                 if key != "heuristic_k_max"})  # a file from before read 54
+    assert "heuristic_k_max" not in older.settings and policy_ks(older) is None
+
+
 @pytest.mark.parametrize("lang, star, capped, hover", [
     ("en", "The star is the trace in this session, at its α estimate and its K setting, 4, on this map",
      "Its threshold policy stops a step's drafting early where the draft's own top probability falls below its "

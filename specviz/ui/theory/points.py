@@ -19,7 +19,7 @@ from specviz.engine.kinds import Mode, NodeStatus
 from specviz.engine.limits import is_number
 from specviz.engine.trace import Step, Trace
 from specviz.labs.bench.quoted import machine_text, run_dtype
-from specviz.labs.timeline import drafted_k_range
+from specviz.labs.timeline import drafted_k_range, policy_ks
 
 K_MAX = 16  # the explorer's range of K; points beyond it are left out
 
@@ -186,6 +186,9 @@ class TracePoint:
     every_k_range: tuple[int, int] | None = None  # `k_range` with the steps that drafted 0 counted too, for what a
     # sentence says "its steps drafted" (`timeline.drafted_k_range(every_step=True)`; read 54: the caption said "its
     # steps drafted 1 to 5 tokens" of steps that drafted 0 to 5); `k_range` is the K the formula is given at
+    k_moved: bool | None = None  # whether its policy's K changed from step to step (`timeline.policy_ks`, the heuristic
+    # replayed); None where the trace cannot tell (the optimal policy; a file without the heuristic's K max). Read 54:
+    # a heuristic run whose K never moved read "Its policy moved K" because a step at the token limit drafted 0
 
     @property
     def policy_k(self) -> bool:
@@ -253,7 +256,16 @@ def trace_point(trace: Any) -> TracePoint:
     return TracePoint(min(1.0, max(0.0, alpha)), trace.acceptance_rate, k, trace.mean_accepted_length, ratio, nodes,
                       depth, untested, len(statuses), copied, branched, short, len(trace.steps), lookup, one_pass,
                       None if nodes else drafted_k_range(trace), str(trace.settings.get("policy") or "constant"),
-                      None if nodes else drafted_k_range(trace, every_step=True))
+                      None if nodes else drafted_k_range(trace, every_step=True), _k_moved(trace))
+
+
+def _k_moved(trace: Trace) -> bool | None:
+    """Whether the policy of `trace` changed K from step to step (`TracePoint.k_moved`): a constant or threshold K
+    never moves; the heuristic's, replayed (`timeline.policy_ks`); None where the trace cannot tell."""
+    if str(trace.settings.get("policy") or "constant") in ("constant", "threshold"):
+        return False
+    ks = policy_ks(trace)
+    return None if ks is None else len(set(ks)) > 1
 
 
 @dataclass(frozen=True)

@@ -77,6 +77,12 @@ TEXT = {
     # range of K (`timeline.drafted_k_range`)
     "heatmap_trace_k_range": N_("Its policy moved K step to step: its steps drafted {low} to {high} tokens, so the "
                                 "formula's K drafts every step does not describe it."),
+    # read 54: a heuristic run whose K never moved read "moved K" because a step at the token limit drafted 0; the
+    # sentence says the policy moved K only where its K did (`TracePoint.k_moved`)
+    "heatmap_trace_k_kept": N_("Its policy kept K at {k} every step, yet its steps drafted {low} to {high} tokens, so "
+                               "the formula's K drafts every step does not describe it."),
+    "heatmap_trace_k_drafted": N_("Its steps drafted {low} to {high} tokens, so the formula's K drafts every step "
+                                  "does not describe it."),
     "heatmap_trace_threshold": N_("Its threshold policy stops a step's drafting early where the draft's own top "
                                   "probability falls below its threshold, so its K setting is only the most a step "
                                   "may draft."),
@@ -215,7 +221,9 @@ def heatmap_caption(c: float, with_points: bool, one_pass: bool = False, trace: 
                      _(TEXT["heatmap_trace"]))
         drafted = trace.every_k_range  # what its steps drafted, 0 included (read 54: 0 to 5 was said "1 to 5")
         if drafted is not None and drafted[0] < drafted[1]:
-            texts.append(_(TEXT["heatmap_trace_k_range"], low=number(drafted[0], 0), high=number(drafted[1], 0)))
+            key = {True: "heatmap_trace_k_range", False: "heatmap_trace_k_kept"}.get(trace.k_moved,
+                                                                                   "heatmap_trace_k_drafted")
+            texts.append(_(TEXT[key], low=number(drafted[0], 0), high=number(drafted[1], 0), k=number(trace.k, 0)))
         elif drafted is not None:  # read 54: one number of tokens every step read "drafted 4 to 4 tokens"
             texts.append(ngettext("Its policy picked each step's K: every step drafted {n} token.",
                                   "Its policy picked each step's K: every step drafted {n} tokens.", drafted[0]))

@@ -154,8 +154,7 @@ def exactness_check(target, proposer, candidates: Sequence[Sequence[int]], *, n:
             result[rule] = {"samples": 0}
             continue
         test = chi_square_test(torch.bincount(torch.tensor(firsts), minlength=p.shape[0]), p)
-        result[rule] = {"samples": len(firsts), "p_value": test.p_value, "statistic": test.statistic, "dof": test.dof,
-                        "bins": test.bins, "consistent": test.consistent, "verdict": test.verdict,
+        result[rule] = {"samples": len(firsts), **verdict_record(test),
                         "acceptance_rate": accepted / drafted if drafted else None,
                         "seconds_per_sample": pace}
         if progress is not None:
@@ -163,6 +162,23 @@ def exactness_check(target, proposer, candidates: Sequence[Sequence[int]], *, n:
     exact, control = result["exact"], result[broken]
     result["ok"] = bool(exact.get("consistent")) and control.get("consistent") is False
     return result
+
+
+def verdict_record(test: Any) -> dict[str, Any]:
+    """What a record keeps of a `specviz.labs.exactness.stats.ChiSquareResult`: which test gave the p-value (its
+    `test`), and a chi-square statistic and degrees of freedom only where that test ran, None elsewhere (read 54: the
+    exact binomial's p-value sat beside "statistic": 0.0, "dof": 0, a chi-square test never computed, and nothing
+    named the test).
+
+    >>> from specviz.labs.exactness.stats import chi_square_test
+    >>> record = verdict_record(chi_square_test([1995, 5, 0], [0.9988, 0.0012, 0.0]))
+    >>> record["test"], record["statistic"], record["dof"], round(record["p_value"], 3)
+    ('exact binomial', None, None, 0.096)
+    """
+    chi = test.test == "chi-square"
+    return {"test": test.test, "p_value": test.p_value, "statistic": test.statistic if chi else None,
+            "dof": test.dof if chi else None, "bins": test.bins, "consistent": test.consistent,
+            "verdict": test.verdict}
 
 
 # ---- the distill data step ---------------------------------------------------------------------------------------------

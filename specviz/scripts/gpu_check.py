@@ -338,18 +338,27 @@ def exactness(ctx: Context, rec: Record) -> None:
 
 
 def exactness_failure(exact: dict[str, Any], control: dict[str, Any]) -> str | None:
-    """Why the exactness section fails (None when it holds): the exact rule's chi-square test and its broken
-    control's, each a `specviz.scripts.checks.exactness_check` result. A p-value is written as every verdict writes
-    it (`shown_p_value`: read 47, `:.2g` wrote 0.000996 as 0.001)."""
+    """Why the exactness section fails (None when it holds): the exact rule's test and its broken control's, each a
+    `specviz.scripts.checks.exactness_check` result naming the test that ran (`checks.verdict_record`; a record from
+    before read 54 names none: a chi-square test where it has degrees of freedom). A p-value is written as every
+    verdict writes it (`shown_p_value`: read 47, `:.2g` wrote 0.000996 as 0.001)."""
     from specviz.labs.exactness.stats import shown_p_value
 
-    if min(exact.get("dof", 0), control.get("dof", 0)) == 0:
-        return "too few samples within the time cap for a chi-square test"
+    def test(result: dict[str, Any]) -> str | None:  # the record's "test"; a record from before read 54: its dof
+        return result["test"] if "test" in result else "chi-square" if result.get("dof") else None
+
+    if test(exact) is None or test(control) is None:
+        return "too few samples within the time cap for a test"
+    if test(exact) == "impossible outcome":
+        return "the exact rule drew an outcome the target gives probability 0"
     if not exact["consistent"]:
-        return f"the exact rule failed the chi-square test (p = {shown_p_value(exact['p_value'])})"
+        return f"the exact rule failed the {test(exact)} test (p = {shown_p_value(exact['p_value'])})"
+    if test(exact) != "chi-square":  # read 54: an exact binomial test tries the most likely outcome alone
+        return (f"the exact rule was tested on its most likely outcome alone (exact binomial test, p = "
+                f"{shown_p_value(exact['p_value'])}): too few samples within the time cap for a chi-square test")
     if control["consistent"]:
-        return (f"the broken control passed the chi-square test (p = {shown_p_value(control['p_value'])}): the test "
-                "could not tell a broken rule from the exact one here")
+        return (f"the broken control passed the {test(control)} test (p = {shown_p_value(control['p_value'])}): the "
+                "test could not tell a broken rule from the exact one here")
     return None
 
 

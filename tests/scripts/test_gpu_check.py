@@ -120,6 +120,31 @@ def test_the_exactness_sections_p_values_are_written_as_every_verdict_writes_the
     assert exactness_failure(passed, broken) is None
 
 
+def test_an_exactness_record_names_its_test_and_no_chi_square_that_never_ran():
+    """Read 54: where the chi-square test was left with one group and the exact binomial test ran, the record wrote
+    the binomial's p-value beside "statistic": 0.0, "dof": 0, named no test, and gpu_check then said "too few samples
+    ... for a chi-square test" of a broken rule the binomial refuted. The record names the test and writes no
+    statistic it never computed; gpu_check names the test that ran."""
+    from specviz.labs.exactness.stats import chi_square_test
+    from specviz.scripts.checks import verdict_record
+    from specviz.scripts.gpu_check import exactness_failure
+
+    exact = verdict_record(chi_square_test([520, 480], [0.5, 0.5]))
+    assert exact["test"] == "chi-square" and exact["dof"] == 1 and exact["statistic"] == pytest.approx(1.6)
+    binomial = verdict_record(chi_square_test([1995, 5, 0], [0.9988, 0.0012, 0.0]))
+    assert binomial["test"] == "exact binomial" and binomial["statistic"] is None and binomial["dof"] is None
+    refuted = verdict_record(chi_square_test([0, 2000, 0], [0.9988, 0.0012, 0.0]))
+    assert refuted["test"] == "exact binomial" and not refuted["consistent"]
+    assert exactness_failure(exact, refuted) is None  # the control refuted by the binomial: the check holds
+    alone = exactness_failure(binomial, refuted)
+    assert alone.startswith("the exact rule was tested on its most likely outcome alone (exact binomial test, p = ")
+    assert exactness_failure(refuted, exact).startswith("the exact rule failed the exact binomial test (p = ")
+    none = verdict_record(chi_square_test([3, 1], [0.5, 0.5]))
+    assert none["test"] is None and exactness_failure(exact, none) == "too few samples within the time cap for a test"
+    old = {"dof": 7, "consistent": True, "p_value": 0.2}  # a record from before read 54 (no "test")
+    assert exactness_failure(old, {"dof": 7, "consistent": False, "p_value": 1e-30}) is None
+
+
 def test_cached_logits_match_a_full_forward_every_way():
     pair = toy_pair()
     check = incremental_vs_full(pair.target, pair.tokenizer("the quick brown fox jumps")["input_ids"])

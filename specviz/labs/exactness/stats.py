@@ -278,6 +278,23 @@ its own and the others are pooled (a choice made before sampling, so the test st
                  count=count, expected=expected, p_value=p_value)
 
     @property
+    def test(self) -> str | None:
+        """Which test gave `p_value`: "chi-square", "exact binomial" (`top_count`: the chi-square test was left with
+        one group), "impossible outcome" (a sample p gives probability 0: p-value 0, no statistic computed), or None
+        where none ran (one group and no binomial: nothing to test, or too few samples). Read 54: a record wrote the
+        binomial's p-value beside "statistic": 0.0, "dof": 0, a chi-square test that never ran, and named no test.
+
+        >>> [chi_square_test(c, p).test for c, p in (([52, 48], [0.5, 0.5]), ([1995, 5, 0], [0.9988, 0.0012, 0.0]),
+        ...                                             ([1, 1], [1.0, 0.0]), ([3, 1], [0.5, 0.5]))]
+        ['chi-square', 'exact binomial', 'impossible outcome', None]
+        """
+        if self.impossible:
+            return "impossible outcome"
+        if self.dof == 0:
+            return "exact binomial" if self.top_count is not None else None
+        return "chi-square"
+
+    @property
     def consistent(self) -> bool:
         """True when the test finds no evidence against the distribution at the 0.001 level."""
         return self.p_value >= 1e-3

@@ -351,5 +351,6 @@ def test_calibrate_milliseconds_are_checked_as_they_are_written():
                           generate_seconds=1e-4, sampled_generate_seconds=0.0)
     digits = ms_decimals(cal)
     one = float(number(cal.one * 1e3, digits))
+    assert len(cal.verify) == 2
     for _n, seconds in cal.verify:
         assert number(float(number(seconds * 1e3, digits)) / one) == number(seconds / cal.one), (digits, seconds)

@@ -9,9 +9,9 @@ from `specviz.ui.common.palette`; its text, whatever a model wrote, goes through
 Public API (other pages import it; keep it stable): `fmt`, `Shown`, `shown_numbers` (from `specviz.engine.shown`,
 which the CLI's step lines share), `decision_numbers` (one draft's p, q, p/q, chance and u with one number of
 decimals), `rule_probs` (the p and q the rule compared), `chip`, `decision_kind`, `draft_numbers`,
-`main_line_nodes`, `main_line_view`, `decision_tooltip`, `step_tooltip`, `point_mass_text`, `emitted_tooltip`,
-`emitted_chips`, `decision_chips`, `TraceView`, `trace_view`, `output_html`, `stream_html`, `text_html`,
-`answer_html`. A page that draws one trace many times (the Playground's player) builds its `trace_view` once and
+`main_line_nodes`, `main_line_view`, `decision_tooltip`, `step_tooltip`, `point_mass_text`, `draft_gave_text`,
+`emitted_tooltip`, `emitted_chips`, `decision_chips`, `TraceView`, `trace_view`, `output_html`, `stream_html`,
+`text_html`, `answer_html`. A page that draws one trace many times (the Playground's player) builds its `trace_view` once and
 reads it.
 """
 

@@ -1620,6 +1620,32 @@ def test_the_speedup_chart_title_names_what_it_plots():
         assert speedup_figure(result).layout.title.text == "Aceleração em função dos fluxos simultâneos"
 
 
+def test_the_sweep_charts_write_each_figure_as_the_page_does():
+    """Read 54: on the committed sweep the speedup chart's table and hover wrote "1.6" and "1.7" at 16 streams beside
+    the page's "1.60×" and "1.70×", and the sweep charts' tables "101" and "235" tokens/s where the level table wrote
+    "101.4" and "234.8". Each figure now has the decimals the page's other tables give it, in both languages."""
+    from specviz.ui.common.charts import figure_table, written_hovers
+    from specviz.ui.serving.charts import speedup_figure, sweep_figure
+    from specviz.ui.serving.sweep import level_table
+
+    result = ServingResult.load(ROOT / "assets" / "benchmarks" / "serving" / "cpu-smollm2.json")
+    for language, point in (("en", "."), ("pt", ",")):
+        with using(language):
+            table = figure_table(speedup_figure(result))  # its first series: ngram on the copy prompt at 1, 4, 16
+            assert list(table.iloc[:, 1]) == [f"1{point}62", f"1{point}15", f"1{point}60"], table
+            hover = written_hovers(speedup_figure(result)).data[0]
+            assert hover.customdata[-1][-1] == f"1{point}60" and "%{customdata[1]}×" in hover.hovertemplate
+            levels = level_table([lv for lv in result.levels if lv.prompt == "copy"])
+            sweep = figure_table(sweep_figure(result.levels, "copy"))
+            for column in sweep.columns[1:]:
+                written = list(sweep[column])
+                spec, quantity = column.split(": ")
+                shown = levels[levels.iloc[:, 0] == spec]
+                source = levels.columns[4] if "tokens/s" in quantity else levels.columns[5]
+                assert written == list(shown.sort_values(levels.columns[2])[source]), (column, written)
+            assert f"234{point}8" in list(sweep.iloc[:, 1]) and f"101{point}4" in list(sweep.iloc[:, 1])
+
+
 def test_serving_md_says_what_a_sweep_cut_by_its_time_limit_tells():
     """Read 50: the sweep now says what its 180 s cap cut (`load.cap_note`); docs/serving.md gave the cap and not
     that note, and docs/classroom.md left a teacher-paced session's JSON export out of what an ended one keeps."""

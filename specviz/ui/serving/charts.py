@@ -7,7 +7,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from specviz.core.i18n import N_, _
+from specviz.core.i18n import N_, _, ngettext
 from specviz.serving.load import LevelResult
 from specviz.serving.metrics import Delta
 from specviz.serving.results import PayShape, ServingResult
@@ -28,6 +28,19 @@ def spec_name(spec: str) -> str:
     ('no speculation', 'eagle')
     """
     return _(SPEC_WORDS[spec]) if spec in SPEC_WORDS else spec
+
+
+def _streams(levels: list[int]) -> list[list[str]]:
+    """Each level's count in words, a hover's customdata column ("1 concurrent stream", "16 concurrent streams")."""
+    return [[ngettext("{n} concurrent stream", "{n} concurrent streams", c)] for c in levels]
+
+
+# The hovers write each figure with the decimals the page's other tables and sentences give it (read 54: the charts'
+# tables and hovers wrote three significant figures, "1.6" and "235" beside the verdict's "1.60×" and the level
+# table's "234.8"): tokens/s with 1 decimal and latency with 2, as `sweep.level_table`; a speedup with 2, as `times`
+THROUGHPUT_HOVER = N_("%{customdata[0]}: %{y:.1f} tokens/s in all")
+LATENCY_HOVER = N_("%{customdata[0]}: median latency %{y:.2f} s")
+SPEEDUP_HOVER = N_("%{customdata[0]}: %{y:.2f}× the tokens/s without speculation")
 
 
 def _layout(fig: go.Figure, title: str, height: int = 380) -> go.Figure:
@@ -79,11 +92,11 @@ def sweep_figure(levels: list[LevelResult], prompt: str, shapes: dict[str, PaySh
         x = [lv.concurrency for lv in rows]
         color = COLORS.get(spec, ORANGE)
         fig.add_scatter(x=x, y=[lv.throughput for lv in rows], mode="lines+markers",
-                        name=_("{spec}: total tokens/s", spec=spec_name(spec)),
-                        line=dict(color=color), row=1, col=1)
+                        name=_("{spec}: total tokens/s", spec=spec_name(spec)), customdata=_streams(x),
+                        hovertemplate=_(THROUGHPUT_HOVER), line=dict(color=color), row=1, col=1)
         fig.add_scatter(x=x, y=[lv.latency_s for lv in rows], mode="lines+markers",
-                        name=_("{spec}: median latency (s)", spec=spec_name(spec)),
-                        line=dict(color=color, dash="dash"), row=1, col=2)
+                        name=_("{spec}: median latency (s)", spec=spec_name(spec)), customdata=_streams(x),
+                        hovertemplate=_(LATENCY_HOVER), line=dict(color=color, dash="dash"), row=1, col=2)
     for spec, shape in (shapes or {}).items():
         for x, words in ((shape.start, _("{spec} starts paying", spec=spec_name(spec))),
                          (shape.stop, _("{spec} stops paying", spec=spec_name(spec)))):
@@ -106,6 +119,7 @@ def speedup_figure(result: ServingResult) -> go.Figure:
             xs = result.concurrencies(prompt)
             fig.add_scatter(x=xs, y=[result.speedup(spec, prompt, c) for c in xs], mode="lines+markers",
                             name=_("{spec}, {prompt} prompt", spec=spec_name(spec), prompt=prompt),
+                            customdata=_streams(xs), hovertemplate=_(SPEEDUP_HOVER),
                             line=dict(color=COLORS.get(spec, ORANGE), dash=dash))
     fig.update_xaxes(type="log", tickvals=[1, 2, 4, 8, 16], title=_("concurrent streams"))
     fig.update_yaxes(title=_("speedup (tokens/s vs no speculation)"))

@@ -76,7 +76,10 @@ def add_serve_arguments(cmd: argparse.ArgumentParser) -> None:
                        help="speculation settings to serve, one server each")
     sweep.add_argument("--prompts", nargs="+", choices=list(PROMPTS), default=list(PROMPTS),
                        help="workloads sent at each level: copy (the answer repeats the prompt), open (a question)")
-    sweep.add_argument("--levels", nargs="+", type=int, default=[1, 16], help=f"among {LEVELS}")
+    # read 54: "among (1, 2, 4, 8, 16)", a Python tuple; written as the --levels refusal writes the list
+    sweep.add_argument("--levels", nargs="+", type=int, default=[1, 16],
+                       help=f"concurrent streams to measure, among {', '.join(str(c) for c in LEVELS)}, each at most "
+                            f"once")
     sweep.add_argument("--requests", type=int, default=16,
                        help=f"requests per level, at least one per stream (--requests 8 sends 16 at 16 streams), at "
                             f"most {MAX_REQUESTS}")

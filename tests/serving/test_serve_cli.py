@@ -206,6 +206,20 @@ def test_the_sweep_requests_help_says_a_level_sends_at_least_one_per_stream():
     assert "at most 64" in requests.help
 
 
+def test_the_sweep_levels_help_writes_its_levels_as_a_list_a_person_reads(capsys):
+    """Read 54: `serve sweep --help` said "--levels: among (1, 2, 4, 8, 16)", a Python tuple; it now writes the list
+    as the flag's refusal does, and says what the levels are."""
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    serve_cli.add_serve_arguments(parser)
+    actions = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    levels = next(a for a in actions.choices["sweep"]._actions if "--levels" in a.option_strings)
+    assert levels.help == "concurrent streams to measure, among 1, 2, 4, 8, 16, each at most once"
+    assert cli.main(["serve", "sweep", "--levels", "3", "--out", "/tmp/x.json"]) == 2
+    assert "must be among 1, 2, 4, 8, 16, each at most once" in capsys.readouterr().err
+
+
 def test_the_sweep_max_tokens_help_says_what_it_counts_and_its_default():
     """Read 49: `serve sweep --help` said "--max-tokens: at most 512" (the flag's own bound), not what it counts: the
     new tokens each request may generate (`max_tokens` in its chat request; specviz's batch-1 runs get it as

@@ -12,9 +12,11 @@ from specviz.core.i18n import _, using
 
 ROOT = Path(__file__).resolve().parents[2]
 HELP = ("1 + accepted / steps with drafts, computed here from vLLM's counters since the server started (its /metrics "
-        "page holds the counters, not this mean, which its log lines print): tokens per verify step, including the one "
-        "recovered or bonus token every step emits. Steps that drafted nothing (n-gram lookup without a match) are "
-        "left out, so for n-gram lookup it can read above the tokens per target pass, never below.")
+        "page holds the counters, not this mean, which its log lines print): tokens per verify step of one request, "
+        "including the one recovered or bonus token every step emits. Steps that drafted nothing (n-gram lookup "
+        "without a match) are left out, so for n-gram lookup it can read above a request's tokens per step over all "
+        "its steps (a step without drafts emits one), never below. It counts per request: with several requests "
+        "batched, one target pass emits tokens for each of them, more than this mean.")
 
 
 def _flat(text: str) -> str:
@@ -35,7 +37,13 @@ def test_the_serving_help_and_doc_name_the_metrics_page_and_the_log_lines():
     # read 49: "it reads above" held only when some step drafted nothing (and a draft was kept); where every step
     # drafted, both means are equal
     assert "it reads above" not in view
-    assert "o valor pode ficar acima dos tokens por passagem do alvo, nunca abaixo" in shown
+    # read 54: "never below the tokens per target pass" held per request only: one batched target pass emits tokens
+    # for each of its requests (16 streams: far more than this mean), so the bound names a request's steps
+    assert "tokens per target pass, never below" not in view
+    assert "tokens por passagem do alvo, nunca abaixo" not in shown
+    assert ("pode ficar acima dos tokens por passo de uma requisição em todos os seus passos (um passo sem palpites "
+            "emite um), nunca abaixo" in shown)
+    assert "uma passagem do alvo emite tokens para cada uma delas" in shown
 
 
 def test_the_steps_help_counts_only_the_requests_that_drafted():

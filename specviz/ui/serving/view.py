@@ -137,11 +137,15 @@ def _live_body(base: str) -> None:
                 help=_("Accepted / drafted tokens since the server started (vLLM's counters). Not α: the drafts "
                        "after a step's first rejection count as drafted, never as accepted."))
     m[1].metric(_("Mean accepted length (drafted steps)"), "–" if mal is None else number(mal, 2),
+                # read 54: "never below the tokens per target pass" holds per request; one batched target pass
+                # emits tokens for each of its requests, so 16 streams' pass can emit far more than this mean
                 help=_("1 + accepted / steps with drafts, computed here from vLLM's counters since the server "
                        "started (its /metrics page holds the counters, not this mean, which its log lines print): "
-                       "tokens per verify step, including the one recovered or bonus token every step emits. Steps "
-                       "that drafted nothing (n-gram lookup without a match) are left out, so for n-gram lookup it "
-                       "can read above the tokens per target pass, never below."))
+                       "tokens per verify step of one request, including the one recovered or bonus token every "
+                       "step emits. Steps that drafted nothing (n-gram lookup without a match) are left out, so for "
+                       "n-gram lookup it can read above a request's tokens per step over all its steps (a step "
+                       "without drafts emits one), never below. It counts per request: with several requests "
+                       "batched, one target pass emits tokens for each of them, more than this mean."))
     m[2].metric(_("Steps with drafts"), number(now.drafts, 0),
                 help=_("Verify steps that carried drafted tokens since the server started, counted per request "
                        "(vLLM's num_drafts: one request's step, not a drafted token; a forward over several running "

@@ -833,3 +833,27 @@ def test_accept_every_draft_says_its_tv_holds_for_the_first_token_only():
         pt = _(text)
     assert "errada em exatamente TV(p, q)" not in pt and "primeiro token emitido fica exatamente a TV(p, q)" in pt
     assert "continuação inteira desvia pelo menos isso" in pt
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "Borderline (exact binomial test p-value 0.0033): 1,992 of 2,000 samples are the most likely outcome, "
+           "which p expects 1,997.6 times; suspicious but not conclusive."),
+    ("pt", "No limite (valor-p do teste binomial exato 0,0033): 1.992 de 2.000 amostras são o resultado mais "
+           "provável, que p espera 1.997,6 vezes; suspeito, mas não conclusivo.")])
+def test_a_borderline_binomial_p_value_reads_as_a_borderline_chi_square_one(lang, said):
+    """Read 54: an exact binomial test's p-value between 0.001 and 0.01 went in the blue "Too few samples" box while a
+    chi-square test's went in the amber "Borderline" one: the same p-value now gets the same verdict and box whichever
+    test gave it (a binomial test that finds nothing stays blue: it tested one outcome alone)."""
+    from specviz.core.i18n import using
+    from specviz.ui.common.verdicts import verdict_kind
+
+    binomial = chi_square_test([1992, 8, 0], [0.9988, 0.0012, 0.0])
+    chi = chi_square_test([64, 36], [0.5, 0.5])
+    assert binomial.top_count is not None and 0.001 <= binomial.p_value < 0.01, binomial
+    assert chi.dof == 1 and 0.001 <= chi.p_value < 0.01, chi
+    assert verdict_kind(binomial) == verdict_kind(chi) == "warning"
+    with using(lang):
+        assert binomial.verdict.startswith(said), binomial.verdict
+        assert chi.verdict.startswith(said.split(" (")[0] + " ("), chi.verdict
+    quiet = chi_square_test([1995, 5, 0], [0.9988, 0.0012, 0.0])
+    assert verdict_kind(quiet) == "info" and quiet.verdict.startswith("Too few samples for the chi-square test")

@@ -314,7 +314,11 @@ def test_the_temperature_help_says_which_tied_top_token_t_0_keeps(lang, said):
     # test of the most likely outcome's count now refutes it
     ({0: {"p (target)": "1000.5"}}, {"sandbox_rule": "accept_all"}, "error",
      "Not the target distribution: 402 of 2,000 samples are the most likely outcome"),
-    (None, {}, "success", "Consistent with the target distribution")])
+    (None, {}, "success", "Consistent with the target distribution"),
+    # read 54: at T = 0.05 the exact rule's 2,791 of 2,800 samples on "the" (p expects 2,796.6) gave the binomial
+    # test's p-value 0.0074, told "Too few samples" in the blue box, where a chi-square 0.0041 is amber "Borderline"
+    (None, {"sandbox_temperature": 0.05, "sandbox_n": 2800, "sandbox_seed": 1, "sandbox_rule": "exact"}, "warning",
+     "Borderline (exact binomial test p-value 0.0074): 2,791 of 2,800 samples are the most likely outcome")])
 def test_a_borderline_or_untested_verdict_is_not_in_the_green_box(edits, state, box, said):
     """49th read: the sandbox put every verdict with a p-value of 0.001 or more in the green success box, where the
     Exactness lab colours the same sentences amber ("Borderline ...: suspicious but not conclusive", the exact rule

@@ -254,13 +254,16 @@ its own and the others are pooled (a choice made before sampling, so the test st
 
     def _binomial_verdict(self) -> str:
         """The verdict where the chi-square test is left with one group but the most likely outcome alone is expected
-        often enough: an exact binomial test of its count (`top_count`), which refutes p below the 0.001 level and
-        else says what it found and that the other outcomes went untested (read 54).
+        often enough: an exact binomial test of its count (`top_count`), which refutes p below the 0.001 level, is
+        borderline below 0.01 as a chi-square p-value there is (read 54: 1,992 of 2,000, p-value 0.0033, was told "Too
+        few samples"), and else says what it found and that the other outcomes went untested (read 54).
 
         >>> broken = chi_square_test([0, 2000, 0], [0.9988, 0.0012, 0.0])
         >>> broken.consistent, broken.verdict.split(" (")[0]
         (False, 'Not the target distribution: 0 of 2,000 samples are the most likely outcome, which p expects \
 1,997.6 times')
+        >>> chi_square_test([1992, 8, 0], [0.9988, 0.0012, 0.0]).verdict.split(":")[0]
+        'Borderline (exact binomial test p-value 0.0033)'
         >>> chi_square_test([1995, 5, 0], [0.9988, 0.0012, 0.0]).verdict.split("; ")[1]
         'an exact binomial test of that outcome alone: 1,995 of 2,000 samples, where p expects 1,997.6 (p-value 0.096)'
         """
@@ -271,6 +274,12 @@ its own and the others are pooled (a choice made before sampling, so the test st
                      "expects {expected} times (exact binomial test: a gap this large would happen by chance less "
                      "than once in a thousand runs, p-value {p_value}).", count=count, total=total, expected=expected,
                      p_value=p_value)
+        if self.p_value < VERDICT_LEVELS[1]:  # read 54: as the chi-square test's borderline, not "Too few samples"
+            return _("Borderline (exact binomial test p-value {p_value}): {count} of {total} samples are the most "
+                     "likely outcome, which p expects {expected} times; suspicious but not conclusive. With {total} "
+                     "samples all the other outcomes together are expected fewer than {least} times, too few for the "
+                     "chi-square test; draw more samples.", count=count, total=total, expected=expected,
+                     p_value=p_value, least=number(self.min_expected, 0))
         return _("Too few samples for the chi-square test: with {n} samples only the most likely outcome comes up "
                  "often enough to count, and all the others together are expected fewer than {least} times; an exact "
                  "binomial test of that outcome alone: {count} of {n} samples, where p expects {expected} (p-value "

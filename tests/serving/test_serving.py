@@ -1685,7 +1685,8 @@ def test_the_sweeps_median_latency_says_which_middle_value_it_is():
         at.session_state["serving_tab"] = tab
         at.run()
         assert not at.exception, at.exception
-        assert any(c.value.endswith(says) for c in at.caption), [c.value for c in at.caption]
+        # the caption goes on with `other_answers_note` where the sweep's answers differed (read 54)
+        assert any(says in c.value for c in at.caption), [c.value for c in at.caption]
 
 
 def test_the_sweep_tables_requests_column_says_it_counts_the_answered_ones():

@@ -2240,3 +2240,32 @@ def test_the_heatmap_table_holds_the_charts_marks(lang):
     assert list(table.columns[-2:]) == lines  # the note's "last two columns" stay the lines
     assert ("The columns before them give the chart's marks" if en else
             "As colunas antes delas dão as marcas do gráfico") in note
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_your_setting_hovers_alpha_as_the_slider_writes_it(lang):
+    """Read 54: the heatmap's "your setting" mark had no hover of its own, so `charts.written_hovers` wrote Plotly's
+    "(x, y)" to three significant figures: "(0,8; 4)" under the slider's α = 0,80. It now hovers α as the slider
+    writes it (a link's off-grid 0.805 in full, in the titles and the table too), K, and the speedup as the map's
+    cells and the table's "your setting" column write it."""
+    from specviz.core.i18n import using
+    from specviz.ui.common import charts
+
+    en = lang == "en"
+    with using(lang):
+        fig = charts.localize(theory_view.heatmap_figure(0.05, 0.8, 4))
+        name = theory_view._("your setting")
+        mark = next(t for t in fig.data if t.name == name)
+        off = theory_view.heatmap_figure(0.125, 0.805, 4)
+        table = theory_view.heatmap_table(0.125, 0.805, 4).set_index("K")
+        speedup = number(theory.expected_speedup(0.805, 4, 0.125), 2)
+        title = theory_view.speedup_vs_k_figure(0.805, 0.125, 4).layout.title.text
+    hover = mark.hovertemplate.replace("<extra></extra>", "")
+    assert hover == ("your setting: α = 0.80, K = 4, speedup = 2.80×" if en else
+                     "sua escolha: α = 0,80; K = 4; aceleração = 2,80×")  # theory.expected_speedup(0.8, 4, 0.05)
+    assert "(" not in hover
+    off_hover = next(t for t in off.data if t.name == name).hovertemplate
+    assert ("α = 0.805, K = 4, speedup = " if en else "α = 0,805; K = 4; aceleração = ") + speedup in off_hover
+    assert off.layout.title.text.endswith("c = 0.125" if en else "c = 0,125")
+    assert table.loc["4", name] == ("α = 0.805: " if en else "α = 0,805: ") + speedup + "×"
+    assert title.endswith("(α = 0.805, c = 0.125)" if en else "(α = 0,805; c = 0,125)")

@@ -25,6 +25,16 @@ def _digits(value: float) -> int:
     return min(MAX_DIGITS, max(0, -int(exponent)))
 
 
+def slider_text(value: float, step: float) -> str:
+    """`value` as `number_slider` writes it on a slider of step `step`: the step's decimals, more for a value off
+    the grid (a link's), at most MAX_DIGITS. Read 54: the Theory map hovered the slider's α = 0.80 as "(0.8, 4)".
+
+    >>> slider_text(0.8, 0.01), slider_text(0.805, 0.01), slider_text(2000, 100)
+    ('0.80', '0.805', '2,000')
+    """
+    return number(value, max(_digits(step), _digits(value)))
+
+
 def grid(lo: float, hi: float, step: float, extra: float | None = None) -> list[float] | list[int]:
     """lo, lo + step, ... up to hi (each rounded to the step's decimals, so 0.1 + 0.2 is 0.3), plus `extra` where it
     lies in [lo, hi] off the grid (a value a link set, kept as it is rather than moved to a neighbour).
@@ -49,10 +59,8 @@ def number_slider(container: Any, label: str, lo: float, hi: float, value: float
     `value` (the first run's, lo when None) is then not passed: Streamlit warns when a widget gets both."""
     current = st.session_state.get(key)
     options = grid(lo, hi, step, current if isinstance(current, (int, float)) else None)
-    digits = _digits(step)
-
     def label_of(option: float) -> str:
-        return number(option, max(digits, _digits(option)))
+        return slider_text(option, step)
 
     if key in st.session_state:
         return container.select_slider(label, options, format_func=label_of, key=key, **kwargs)

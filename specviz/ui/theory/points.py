@@ -20,8 +20,16 @@ from specviz.engine.limits import is_number
 from specviz.engine.trace import Step, Trace
 from specviz.labs.bench.quoted import machine_text, run_dtype
 from specviz.labs.timeline import drafted_k_range, policy_ks
+from specviz.ui.common.sliders import slider_text
 
 K_MAX = 16  # the explorer's range of K; points beyond it are left out
+SLIDER_STEP = 0.01  # the step of the explorer's α and c sliders
+
+
+def setting_text(value: float) -> str:
+    """The α or c slider's value as the slider writes it ("0.80", a link's 0.805 in full), for the charts' titles,
+    hovers and tables beside it (read 54: the map hovered your setting's α = 0.80 as "(0.8, 4)")."""
+    return slider_text(value, SLIDER_STEP)
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from specviz.ui.common.palette import BLUE, BLUISH_GREEN, GREY, ORANGE, VERMILLI
 from specviz.ui.common import roofline as serving_roofline
 from specviz.ui.common.roofline import paying_ranges, paying_runs  # shared with the Serving lab
 from specviz.ui.theory import costs as theory_costs
+from specviz.ui.theory.points import setting_text
 
 BATCHES = [2**i for i in range(11)]  # 1 .. 1024, the batch slider's stops
 CONTEXTS = [128, 512, 2048, 8192]
@@ -238,7 +239,7 @@ def break_even_figure(points: list[BatchPoint], alpha: float, batch: int) -> go.
                           font=dict(color=VERMILLION)))  # the region is at the right, where a phone cut the words
     fig.update_layout(shapes=shapes,
                       annotations=notes + [dict(x=0, y=alpha, xref="paper", xanchor="left", yanchor="bottom",
-                                                showarrow=False, text=_("your α = {alpha}", alpha=number(alpha)),
+                                                showarrow=False, text=_("your α = {alpha}", alpha=setting_text(alpha)),
                                                 font=dict(color=BLUISH_GREEN))])
     here = next(p for p in points if p.batch == batch)
     if math.isfinite(here.break_even_alpha):
@@ -270,7 +271,7 @@ def break_even_table(points: list[BatchPoint], alpha: float, batch: int) -> pd.D
                          _("break-even α"): evens,
                          _("your batch ({batch})", batch=number(batch, 0)):
                              [even if p.batch == batch else "–" for p, even in zip(points, evens)],
-                         _("speculation at your α = {alpha}", alpha=number(alpha)):
+                         _("speculation at your α = {alpha}", alpha=setting_text(alpha)):
                              [_("pays") if pays(p.speedup) else _("does not pay") for p in points]})
 
 
@@ -365,14 +366,14 @@ def render(alpha: float, k: int) -> None:
               _("Above this α speculation pays at this batch size."))
     ridge, ridge_one = (roofline.ridge_batch(pair.target, hw, n, context) for n in (k + 1, 1))
     if even is None:
-        st.success(_(TEXT["pays_always"], alpha=number(alpha), k=k, batch=number(roofline.MAX_BATCH, 0),
+        st.success(_(TEXT["pays_always"], alpha=setting_text(alpha), k=k, batch=number(roofline.MAX_BATCH, 0),
                      reason=_always_reason(points, ridge, context)))
     elif even == 0 and paying:
-        st.warning(_(TEXT["pays_later"], alpha=number(alpha), k=k, ranges=paying_ranges(paying)))
+        st.warning(_(TEXT["pays_later"], alpha=setting_text(alpha), k=k, ranges=paying_ranges(paying)))
     elif even == 0:
-        st.warning(_(TEXT["pays_never"], alpha=number(alpha), k=k))
+        st.warning(_(TEXT["pays_never"], alpha=setting_text(alpha), k=k))
     else:
-        st.info(_(TEXT["pays_up_to"], alpha=number(alpha), k=k, batch=number(even, 0)))
+        st.info(_(TEXT["pays_up_to"], alpha=setting_text(alpha), k=k, batch=number(even, 0)))
     ridge_caption = _ridge_caption(k, ridge, ridge_one, points[0].verify_cost, context)
     if ridge_caption:
         st.caption(ridge_caption)

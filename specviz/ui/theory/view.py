@@ -17,7 +17,7 @@ from specviz.engine import theory
 from specviz.engine.proposers import registry
 from specviz.ui.common.palette import BLUE, GREY, ORANGE, REDDISH_PURPLE, VERMILLION
 from specviz.ui.common.bench_results import temperature_text
-from specviz.ui.theory.points import K_MAX, MeasuredPoint, TemperatureRow, TracePoint
+from specviz.ui.theory.points import K_MAX, MeasuredPoint, TemperatureRow, TracePoint, setting_text
 
 ALPHAS = np.round(np.linspace(0.0, 1.0, 101), 2)
 TABLE_ALPHAS = [round(a / 10, 1) for a in range(1, 10)] + [0.95]  # the heatmap table's columns: a readable few
@@ -159,7 +159,7 @@ def heatmap_table(c: float, alpha: float | None = None, k: int | None = None, po
     even = dict((kk, a) for a, kk in theory.break_even_curve(ks, c))
     marks: dict[str, list[str]] = {}
     if alpha is not None and k is not None:
-        setting = f"α = {number(alpha, 2)}: {number(theory.expected_speedup(alpha, k, c), 2)}×"
+        setting = f"α = {setting_text(alpha)}: {number(theory.expected_speedup(alpha, k, c), 2)}×"
         marks[_("your setting")] = [setting if kk == k else "–" for kk in ks]
     if points:
         def runs(kk: int) -> str:
@@ -264,8 +264,14 @@ def heatmap_figure(c: float, alpha: float, k: int, points: list[MeasuredPoint] =
     fig.add_trace(go.Scatter(x=ALPHAS, y=theory.optimal_k_curve(ALPHAS, c, K_MAX), mode="lines", line=dict(color=ORANGE, width=2, shape="hv"),
                              name=_("best K for each α"),
                              hovertemplate=_("α = %{x:.2f}: best K = %{y}") + "<extra></extra>"))
+    # read 54: with no hover of its own it read "(0.8, 4)" (three significant figures) under the slider's α = 0.80;
+    # now α as the slider writes it and the speedup as the map's cells and the table's "your setting" write it
     fig.add_trace(go.Scatter(x=[alpha], y=[k], mode="markers", name=_("your setting"),
-                             marker=dict(symbol="x", size=14, color="black", line=dict(width=2, color="white"))))
+                             marker=dict(symbol="x", size=14, color="black", line=dict(width=2, color="white")),
+                             hovertemplate=_("your setting: α = {alpha}, K = {k}, speedup = {speedup}×",
+                                             alpha=setting_text(alpha), k=number(k, 0),
+                                             speedup=number(theory.expected_speedup(alpha, k, c), 2))
+                                           + "<extra></extra>"))
     if points:
         fig.add_trace(go.Scatter(
             x=[pt.alpha for pt in points], y=[pt.k for pt in points], mode="markers", name=_("benchmark runs"),
@@ -295,7 +301,7 @@ def heatmap_figure(c: float, alpha: float, k: int, points: list[MeasuredPoint] =
     fig.update_layout(xaxis_title=_("α = E[Σ min(p, q)], the chance a draft is kept"),
                       yaxis_title=_("drafted tokens per step K"), height=460,
                       margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h", y=-0.2),
-                      title=_("Expected speedup for c = {c}", c=number(c)))
+                      title=_("Expected speedup for c = {c}", c=setting_text(c)))
     fig.update_xaxes(range=[0, 1])
     fig.update_yaxes(range=[-0.5, K_MAX + 0.5], dtick=2)
     return fig
@@ -324,7 +330,8 @@ def speedup_vs_k_figure(alpha: float, c: float, k: int) -> go.Figure:
                              hovertemplate="K = %{x}: %{y:.3f}×<extra></extra>"))
     fig.update_layout(xaxis_title="K", yaxis_title=_("expected speedup ×"), height=360,
                       margin=dict(l=10, r=10, t=30, b=10), legend=BELOW_PLOT,
-                      title=_("Speedup against K (α = {alpha}, c = {c})", alpha=number(alpha), c=number(c)))
+                      title=_("Speedup against K (α = {alpha}, c = {c})", alpha=setting_text(alpha),
+                              c=setting_text(c)))
     return fig
 
 

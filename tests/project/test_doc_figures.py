@@ -2110,3 +2110,30 @@ def test_docs_quote_the_predicted_measured_verify_cells_as_results_md_writes_the
     assert f"{predicted} predicted vs {measured} measured at K = 1/2/4/8" in readme
     benchmarks = " ".join((DOCS / "benchmarks.md").read_text(encoding="utf-8").split())
     assert f"{predicted.rstrip('×')}× predicted against" in benchmarks
+
+
+def test_the_docs_name_the_float32_greedy_checks_machine_as_its_file_records_it():
+    """Read 54: teaching.md (set 1's answer), teaching.pt-BR.md and benchmarks.md called the float32 greedy check's
+    machine "the (project's) 2-core AMD EPYC", but its file records no core count (cpu, flags, torch, date,
+    kernels); the app writes it "AMD EPYC (oneDNN packed-weight kernels)" (`quoted.greedy_identity_machines`).
+    Each passage now names the machine as the file records it, says it records no cores, and counts the prompts
+    from the file's entries."""
+    from specviz.core.i18n import using
+    from specviz.labs.bench.quoted import machine_text
+
+    name = "default-cpu-f32-packed/greedy-identity-float32.json"
+    record = json.loads((ROOT / "assets" / "benchmarks" / name).read_text(encoding="utf-8"))
+    entries = record["entries"]
+    assert "cores" not in record["machine"] and all(e["identical"] for e in entries)
+    for doc, lang, words in (("teaching.md", "en", ("matched on all {n} held-out prompts", "with no core count")),
+                             ("teaching.pt-BR.md", "pt", ("coincidiram nos {n} prompts reservados",
+                                                          "sem número de núcleos")),
+                             ("benchmarks.md", "en", ("matched target-only decoding on all {n} held-out prompts",
+                                                      "with no core count"))):
+        with using(lang):
+            machine = machine_text(record["machine"])
+        text = " ".join((DOCS / doc).read_text(encoding="utf-8").split())
+        passage = text[:text.index(f"`assets/benchmarks/{name}`")][-420:]
+        assert words[0].format(n=len(entries)) in passage and words[1] in passage, (doc, passage)
+        assert machine in passage, (doc, machine, passage)
+        assert "2-core" not in passage and "2 núcleos" not in passage, doc

@@ -2502,3 +2502,36 @@ def test_the_dashed_speedup_vs_k_curve_uses_the_verify_cost_as_written():
                 moved += any(abs(y - theory.speedup_with_verify_cost(alpha, k, c, result.verify_ratio(k), one_pass))
                              > 1e-6 for k, y in zip(dashed.x, dashed.y))
     assert moved  # the written verify cost moves some curve
+
+
+def test_a_physical_limit_above_the_tokens_a_forward_emits_is_explained():
+    """Read 54: default-cpu-f32-packed's Chain vs tree table gave the chain of K = 4 a physical limit of 5.495×,
+    above the 5 tokens one forward can emit, because its float32 verify curve measured 5 tokens at 0.910 of one
+    token's time; nothing said so. A note now names the shape, its limit as the table writes it and the measured
+    cost under 1 (written so that tokens / cost gives that limit), in both languages; shapes whose limit stays under
+    their tokens (the trees: cost above 1) get none."""
+    from specviz.core.i18n import read_number, using
+
+    result = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-f32-packed" / "results.json")
+    limits = {trees.shape_name(r): r["physical_limit"] for r in result.shape_rows("eagle", 0.0)}
+    with using("en"):
+        notes = trees.over_limit_notes(result, "eagle", 0.0)
+        table = trees.shape_table(result, "eagle", 0.0)
+    over = {name: limit for name, limit in limits.items()
+            if name.startswith("a chain") and limit > int(name.rsplit(" ", 1)[-1]) + 1}
+    assert sorted(over) == ["a chain of K = 2", "a chain of K = 4"] and len(notes) == 2
+    k4 = next(n for n in notes if "a chain of K = 4" in n)
+    assert k4.startswith("The physical limit of a chain of K = 4, 5.495×, is above the 5 tokens one target forward")
+    assert "5.495" in table[trees.shape_names()["physical_limit"]].tolist()
+    ratio = read_number(re.search(r"at ([0-9.]+) of a one-token forward", k4).group(1))
+    assert ratio < 1 and f"{5 / ratio:.3f}" == "5.495" and "at most 5×" in k4
+    for note in notes:  # every cost as written gives its shape's limit as written
+        shape = re.search(r"limit of (a chain of K = \d+),", note).group(1)
+        tokens = int(shape.rsplit(" ", 1)[-1]) + 1
+        cost = read_number(re.search(r"at ([0-9.]+) of a one-token", note).group(1))
+        assert view.number(tokens / cost, 3) == view.number(limits[shape], 3)
+    assert not any("tree" in n.split(",")[0] for n in notes)
+    with using("pt"):
+        pt = trees.over_limit_notes(result, "eagle", 0.0)
+    assert any(n.startswith("O limite físico de uma cadeia de K = 4, 5,495×, passa dos 5 tokens") and "0,91 do tempo"
+               in n and "no máximo 5×" in n for n in pt), pt

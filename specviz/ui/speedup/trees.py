@@ -15,13 +15,13 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from specviz.core.i18n import _
+from specviz.core.i18n import _, as_written, fewest_digits, ngettext
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import is_whole
 from specviz.engine.proposers import registry
 from specviz.labs.bench import BenchConfig, BenchResult
 from specviz.labs.bench.report import run_kernels
-from specviz.labs.bench.summary import tokens_fed
+from specviz.labs.bench.summary import curve_ratio, run_curve, tokens_fed
 from specviz.labs.bench.timing import curve_repeats
 from specviz.ui.common import charts as plot
 from specviz.ui.common.palette import BLUE, GREY, VERMILLION
@@ -224,6 +224,37 @@ def shape_figure(result: BenchResult, proposer: str, temperature: float) -> go.F
                    _("draft shape"), _("tokens per target forward (bars) / speedup (×, markers)"), height=440)
 
 
+def over_limit_notes(result: BenchResult, proposer: str, temperature: float) -> list[str]:
+    """A sentence for each shape whose physical limit is above the tokens one target forward can emit (depth + 1):
+    its verify curve measured the forward over its tokens fed at under one one-token forward, and the limit divides
+    by that. Read 54: default-cpu-f32-packed's chain of K = 4 read a limit of 5.495 for 5 tokens a forward, its
+    curve's 5 tokens measured at 0.910 of one token, with nothing said. The cost is written with the decimals that
+    give the table's limit when the tokens are divided by it."""
+    curve = run_curve(result.costs)
+    notes = []
+    for row in result.shape_rows(proposer, temperature):
+        limit = row.get("physical_limit")
+        nodes, lookup = row.get("tree_nodes") or 0, row.get("tree_lookup") or 0
+        tokens = max(row["k"], lookup if nodes else 0) + 1
+        if limit is None or not curve or limit <= tokens:
+            continue
+        fed = tokens_fed(row["k"], nodes, lookup)
+        ratio = curve_ratio(curve, fed)
+        digits = fewest_digits(lambda d: as_written(ratio, d) > 0
+                               and number(tokens / as_written(ratio, d), 3) == number(limit, 3), 2, 6)
+        notes.append(ngettext(
+            "The physical limit of {shape}, {limit}×, is above the {n} token one target forward can emit: the "
+            "run's measured verify curve puts a forward over its {fed} tokens fed at {ratio} of a one-token "
+            "forward's time, under 1 (timing noise or a kernel choice, not less work), and the limit divides by it. "
+            "At a cost of one forward or more it would be at most {n}×.",
+            "The physical limit of {shape}, {limit}×, is above the {n} tokens one target forward can emit: the "
+            "run's measured verify curve puts a forward over its {fed} tokens fed at {ratio} of a one-token "
+            "forward's time, under 1 (timing noise or a kernel choice, not less work), and the limit divides by it. "
+            "At a cost of one forward or more it would be at most {n}×.", tokens,
+            shape=shape_name(row), limit=number(limit, 3), fed=number(fed, 0), ratio=number(ratio, digits)))
+    return notes
+
+
 def shape_sentence(result: BenchResult, proposer: str, temperature: float) -> str | None:
     """The tree that emits the most tokens per forward against the chain that does, in tokens per forward and in
     speed. "Most tokens" is not "fastest": the verdict above the tabs names the fastest chain and the fastest tree,
@@ -312,3 +343,5 @@ def render_chain_vs_tree(result: BenchResult, proposer: str, temperature: float)
     st.caption(_("Physical limit: a perfect, free draft of the same shape keeps a whole path of depth K (or the lookup "
                  "branch, when that is longer) and its bonus token, and pays only the measured verify cost of the "
                  "tokens fed (K + 1 for a chain, nodes + lookup branch + 1 for a tree)."))
+    for note in over_limit_notes(result, proposer, temperature):
+        st.caption(note)

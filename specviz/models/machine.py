@@ -635,7 +635,9 @@ def speed_from_bandwidth(weight_bytes: int, bandwidth: float, device_type: str =
     (1.4, "because each token reads 14 GB of the target's 15 GB of weights: all")
     """
     read = weight_bytes - embedding_bytes
-    size, moved = shown(read / GB), shown(bandwidth / GB)
+    # in decimal, as a reader divides: 0.079 MB ÷ 20 GB/s is 3.95 µs, which rounds to 4.0 (read 54: the binary quotient
+    # 3.9499999… µs was written 3.9 µs)
+    size, moved = Decimal(_rounded_text(read / GB)), Decimal(_rounded_text(bandwidth / GB))
     if embedding_bytes:
         weights = _("{read} of the target's {size} of weights: all but its input embedding table ({table}), of "
                     "which it reads one row, as its output layer is a table of its own", read=gb(read),
@@ -644,11 +646,11 @@ def speed_from_bandwidth(weight_bytes: int, bandwidth: float, device_type: str =
         weights = _("all {size} of the target's weights (its output layer is its input embedding table, which it "
                     "reads whole)", size=gb(weight_bytes))
     if device_type != "cpu":
-        return SpeedEstimate(size / moved, "bandwidth", _(
+        return SpeedEstimate(float(size / moved), "bandwidth", _(
             "because each token reads {weights}, and this GPU's memory moves {bandwidth} GB/s (measured once by this "
             "server; launching each layer's kernels can make each token slower still, far slower for a small model)",
             weights=weights, bandwidth=_grouped(bandwidth / GB)))
-    return SpeedEstimate(size / moved, "bandwidth", _(
+    return SpeedEstimate(float(size / moved), "bandwidth", _(
         "because each token reads {weights}, and this machine's memory moves {bandwidth} GB/s (measured once by this "
         "server; a CPU's arithmetic and the fixed cost of running each layer's operations can make each token slower "
         "still, far slower for a small model)", weights=weights, bandwidth=_grouped(bandwidth / GB)))
@@ -676,11 +678,11 @@ def speed_from_reference(weight_bytes: int, reference_bytes: int, reference_seco
         return SpeedEstimate(seconds, "scaled", _(
             "as measured for {model} itself on this machine (this pair's target, in the dtype it was timed in)",
             model=reference_name))
-    scale = shown(weight_bytes / reference_bytes)
-    return SpeedEstimate(seconds * scale, "scaled", _(
+    scale = _rounded_text(weight_bytes / reference_bytes)
+    return SpeedEstimate(float(Decimal(repr(seconds)) * Decimal(scale)), "scaled", _(  # in decimal, as for the floor
         "scaled from {model}'s measured {time} per forward on this machine by the {scale}× more weight bytes a token "
         "reads",
-        model=reference_name, time=duration(reference_seconds), scale=_decimal(_rounded_text(scale))))
+        model=reference_name, time=duration(reference_seconds), scale=_decimal(scale)))
 
 
 def _shown_seconds(seconds: float) -> float:

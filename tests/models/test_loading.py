@@ -599,3 +599,15 @@ def test_the_progress_line_before_a_refusal_names_the_folder_refused(tmp_path):
         loading.load_models(str(bert), str(draft), machine=CPU_ONLY, progress=said.append)
     assert str(refused.value).startswith("'a' is BertModel"), refused.value
     assert said == ["Reading the config and tokenizer of a..."]
+
+
+def test_a_speed_on_a_tie_rounds_up_as_the_reader_divides():
+    """Issue 43, read 54: the toy pair's floor read "0.079 MB ... 20 GB/s" and "about 3.9 µs ... (256,410 tokens/s)":
+    0.079 MB ÷ 20 GB/s is 3.95 µs, a tie that rounds to 4.0 µs, but the binary quotient was 3.9499999… µs. The same
+    for a time scaled from a measured forward: 11 ms × 2.5 is 27.5 ms, written 28 ms, not 27 ms."""
+    floor = machine.speed_from_bandwidth(83_200, 20 * machine.GB, embedding_bytes=4_352).sentence()
+    assert "0.079 MB" in floor and "20 GB/s" in floor
+    assert "about 4.0 µs or more per token (250,000 tokens/s)" in floor
+    scaled = machine.speed_from_reference(int(0.675 * machine.GB), int(0.27 * machine.GB), 0.011, "SmolLM2-135M")
+    assert "measured 11 ms per forward" in scaled.detail and "by the 2.5× more" in scaled.detail
+    assert "about 28 ms per token (36 tokens/s)" in scaled.sentence()

@@ -354,10 +354,9 @@ def _load_pair(
     pickled_weights: bool = True,
 ) -> Pair:
     if isinstance(name_or_paths, str) and name_or_paths.strip() in BUILTIN_PAIRS:
-        if name_or_paths.strip() == "toy":  # on the CPU unless a device is named: it is too small to gain from a GPU
+        if name_or_paths.strip() == "toy":
             pair = toy_pair()
-            dev = pick_device(device, machine) if device not in (None, "", "auto") else torch.device("cpu")
-            dt = pick_dtype(dev, dtype, machine) if dtype not in (None, "", "auto") else torch.float32  # exact tests
+            dev, dt = builtin_settings("toy", device, dtype, machine)
             pair.target, pair.draft = pair.target.to(dev, dt), pair.draft.to(dev, dt)
             pair.eagle = (pair.eagle[0].to(dev, dt), pair.eagle[1])  # every model of the pair on one device and dtype
             pair.medusa = (pair.medusa[0].to(dev, dt), pair.medusa[1])
@@ -377,6 +376,18 @@ def _load_pair(
     return Pair(name, target, tokenizer, draft, chat=bool(getattr(tokenizer, "chat_template", None)),
                 default_proposer=proposer, description=entry.title if entry else f"{info.placement}, {info.dtype}",
                 info=info)
+
+
+def builtin_settings(name: str, device=None, dtype=None, machine: Machine | None = None):
+    """The device and dtype `load_pair` puts a built-in pair in for these choices (None or "auto": its own pick): the
+    toy pair on the CPU in float32 unless named (too small to gain from a GPU; float32 keeps the tests exact), the
+    default pair where `pick_device` and `pick_dtype` put it. The Models page's fit check asks here (read 54: it
+    said the toy pair "fits (both on cuda:0)" in bfloat16, where it loads on the CPU in float32)."""
+    if name.strip() == "toy":
+        dev = pick_device(device, machine) if device not in (None, "", "auto") else torch.device("cpu")
+        return dev, pick_dtype(dev, dtype, machine) if dtype not in (None, "", "auto") else torch.float32
+    dev = pick_device(device, machine)
+    return dev, pick_dtype(dev, dtype, machine)
 
 
 def unknown_name(text: str, catalog: Collection[str], relative_folders: bool = True) -> str | None:

@@ -741,3 +741,18 @@ def test_a_count_that_rounds_up_to_the_next_unit_is_written_in_it(lang, shown):
     with using(lang):
         written = [models_view.param_count(b).replace("\u00a0", " ") for b in (0.9996, 0.0009996, 999.6)]
     assert written == shown and not any("e+" in w for w in written)
+
+
+def test_the_fit_check_puts_the_toy_pair_where_it_loads(monkeypatch):
+    """Read 54: on a machine with a GPU, the fit check said "toy + toy-draft need about 0.083 MB in bfloat16: it fits
+    (both on cuda:0)", where `load_pair("toy")` with Device and Dtype auto puts the pair on the CPU in float32."""
+    gpu = GpuInfo(0, "RTX 4090", 23 * 10**9, 24 * 10**9, True, 128)
+    monkeypatch.setattr(models_view, "current_machine", lambda: Machine(gpus=(gpu,), ram_available_bytes=32 * 10**9))
+    monkeypatch.setattr(models_view, "_bandwidth", lambda device: 20e9)
+    monkeypatch.chdir(ROOT)
+    app = AppTest.from_file(str(ROOT / "pages" / "models.py"), default_timeout=60)
+    app.run()
+    app.selectbox(key="models_check_pair").set_value("toy").run()
+    assert not app.exception
+    verdict = app.success[0].value.replace("\\", "")
+    assert verdict.startswith("toy + toy-draft need about 0.17 MB in float32: it fits (both on cpu).")

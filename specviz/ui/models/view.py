@@ -22,10 +22,10 @@ from specviz.core.i18n import N_, _, get_language, localized, number, percent
 from specviz.engine.kinds import DrafterKind
 from specviz.models.catalog import CatalogEntry, catalog_rows, load_catalog
 from specviz.models.loading import (DEFAULT_CONTEXT, GpuMemoryError, Machine, ModelLoadError, NotCachedError,
-                                    RemoteCodeError, detect_machine, estimate_entry, gb, pick_device, pick_dtype,
+                                    RemoteCodeError, detect_machine, estimate_entry, gb, pick_dtype,
                                     plan_placement)
 from specviz.models.machine import SpeedEstimate, dtype_name, emulated_bf16_note, measure_bandwidth, speed_from_bandwidth, speed_from_reference
-from specviz.models.pairs import Pair, load_pair
+from specviz.models.pairs import Pair, builtin_settings, load_pair
 from specviz.runs.running import PAIRS
 from specviz.ui.common import state
 from specviz.ui.common.accessibility import IDS_BOX
@@ -185,8 +185,7 @@ def memory_check(entries: dict[str, CatalogEntry], machine: Machine) -> None:
         st.warning(missing)
         return
     try:
-        device = pick_device(None if device_choice == "auto" else device_choice, machine)
-        dtype = pick_dtype(device, None if dtype_choice == "auto" else dtype_choice, machine)
+        device, dtype = builtin_settings(name, device_choice, dtype_choice, machine)  # the toy pair: cpu, float32
         estimate = estimate_entry(entry, dtype)
         placement = plan_placement(estimate, machine, device)
     except ModelLoadError as exc:

@@ -379,9 +379,9 @@ def _load_pair(
 
 
 def builtin_settings(name: str, device=None, dtype=None, machine: Machine | None = None):
-    """The device and dtype `load_pair` puts a built-in pair in for these choices (None or "auto": its own pick): the
-    toy pair on the CPU in float32 unless named (too small to gain from a GPU; float32 keeps the tests exact), the
-    default pair where `pick_device` and `pick_dtype` put it. The Models page's fit check asks here (read 54: it
+    """The device and dtype `load_pair` puts the pair `name` in for these choices (None or "auto": its own pick): the
+    toy pair on the CPU in float32 unless named (too small to gain from a GPU; float32 keeps the tests exact), any
+    other pair where `pick_device` and `pick_dtype` put it. The Models page's fit check asks here (read 54: it
     said the toy pair "fits (both on cuda:0)" in bfloat16, where it loads on the CPU in float32)."""
     if name.strip() == "toy":
         dev = pick_device(device, machine) if device not in (None, "", "auto") else torch.device("cpu")

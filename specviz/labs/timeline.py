@@ -397,22 +397,22 @@ def explain_race(spec: Trace, baseline: Trace) -> str:
                       verify=number(c.spec_verify_ms, 1))
         if drafting and verifying:
             reason = _("Few drafts were kept (accepted / drafted {rate}), so each step emitted about one token, no "
-                       "more than a plain forward, while paying for drafting ({draft} ms) and a verify pass over K+1 "
-                       "positions ({verify} ms, more than a one-token forward).", **values)
+                       "more than a plain forward, while paying for drafting ({draft} ms) and a target forward over "
+                       "K+1 positions ({verify} ms, more than a one-token forward).", **values)
         elif drafting:
             reason = _("Few drafts were kept (accepted / drafted {rate}), so each step emitted about one token, no "
                        "more than a plain forward, while paying for drafting ({draft} ms).", **values)
         elif verifying:
             reason = _("Few drafts were kept (accepted / drafted {rate}), so each step emitted about one token, no "
-                       "more than a plain forward, while paying for a verify pass over K+1 positions ({verify} ms, "
-                       "more than a one-token forward).", **values)
+                       "more than a plain forward, while paying for a target forward over K+1 positions ({verify} "
+                       "ms, more than a one-token forward).", **values)
         else:
             reason = _("Few drafts were kept (accepted / drafted {rate}), so each step emitted about one token, no "
                        "more than a plain forward, while paying for the extra work of each step.", **values)
     elif c.spec_draft_ms > c.base_forward_ms and even > c.tokens_per_step:
         # several drafts kept per step can still save forwards; what decides is the step's cost against its tokens
         reason = _("The draft is not cheap enough: drafting alone took {draft} ms a step, more than a whole "
-                   "target-only step ({forward} ms), so a step with its verify pass cost as much as {even} "
+                   "target-only step ({forward} ms), so a step with its target forward cost as much as {even} "
                    "target-only steps, more than the {tokens} tokens it emitted.", draft=number(c.spec_draft_ms, 1),
                    forward=number(c.base_forward_ms, 1), even=number(even),
                    tokens=number(c.tokens_per_step))
@@ -422,11 +422,12 @@ def explain_race(spec: Trace, baseline: Trace) -> str:
                else []), cost, reason]
     ratio = c.spec_verify_ms / c.base_forward_ms if c.base_forward_ms > 0 else math.nan
     if ratio > 1.5:
-        # Read 45: base_forward_ms is a target-only step (its forward and sampling), not the forward alone
-        verdict.append(_("Note also that one verify pass cost {ratio} a target-only step (a one-token forward and "
-                         "its sampling): on the machine that ran this race the model is not purely memory-bound, so "
-                         "scoring K+1 positions at once is not free.",
-                         ratio=times(ratio, 1)))
+        # Read 45: base_forward_ms is a target-only step (its forward and sampling), not the forward alone. Read 54:
+        # "one verify pass" and, in the reasons above, "a verify pass" named the segment the cost sentence, the
+        # legend, the lanes table and the hovers call the "target forward" (the same figure under two names)
+        verdict.append(_("Note also that a step's target forward cost {ratio} a target-only step (a one-token "
+                         "forward and its sampling): on the machine that ran this race the model is not purely "
+                         "memory-bound, so scoring K+1 positions at once is not free.", ratio=times(ratio, 1)))
     return " ".join(verdict)
 
 

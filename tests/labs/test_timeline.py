@@ -158,12 +158,12 @@ def test_explanations_name_the_winner_and_the_cause():
     bad = _trace("speculative", [(0.05, 0.12, 1)] * 20, drafted=4)
     text = explain_race(bad, base)
     assert text.startswith("Speculation lost") and "Few drafts were kept (accepted / drafted" in text
-    assert "drafting (50.0 ms)" in text and "verify pass over K+1 positions" in text
+    assert "drafting (50.0 ms)" in text and "target forward over K+1 positions (120.0 ms" in text
     assert "not purely memory-bound" not in text  # a 120 ms verify is close enough to a 100 ms forward
     heavy_verify = _trace("speculative", [(0.0, 0.2, 1)] * 20, drafted=4)
     # Read 45: a target-only step's time is its forward and its sampling, not "one target-only forward"
     said = explain_race(heavy_verify, base)
-    assert "one verify pass cost 2.0× a target-only step (a one-token forward and its sampling)" in said
+    assert "a step's target forward cost 2.0× a target-only step (a one-token forward and its sampling)" in said
     assert "one target-only step (a forward and its sampling) cost" in said and "target-only forward cost" not in said
     # an expensive draft: many tokens per step, but drafting alone costs more than a target forward
     pricey = _trace("speculative", [(0.5, 0.12, 3)] * 7, drafted=4)
@@ -174,6 +174,26 @@ def test_explanations_name_the_winner_and_the_cause():
     costs = race_costs(bad, base)
     assert costs.tokens_per_step == 1 and costs.base_forward_ms == pytest.approx(100)
     assert costs.spec_step_ms == pytest.approx(170) and costs.break_even_tokens == pytest.approx(1.7)
+
+
+@pytest.mark.parametrize("lang, forward, verify", [("en", "target forward", "verif"),
+                                                   ("pt", "passagem do alvo", "verifica")])
+def test_a_lost_verdict_names_the_target_forward_as_its_cost_sentence_does(lang, forward, verify):
+    """Read 54: the verdict's cost sentence names a step's parts as the race's legend, table and hovers do ("draft X ms
+    + target forward Y ms + rest of the step"), but its reasons went on to call the same Y ms "a verify pass over K+1
+    positions" and "one verify pass cost 1.6× a target-only step" (the recorded draft-model and layer-skip races):
+    two names for one figure in one box. Every loss reason now says "target forward", in both languages."""
+    base = _trace("autoregressive", [(0.0, 0.1, 1)] * 20)
+    races = [_trace("speculative", [(0.05, 0.2, 1)] * 20, drafted=4),  # few kept; drafting and a heavy forward
+             _trace("speculative", [(0.0, 0.2, 1)] * 20, drafted=4),  # few kept; a heavy forward alone
+             _trace("speculative", [(0.5, 0.2, 3)] * 7, drafted=4)]  # the draft not cheap enough; heavy forward
+    with using(lang):
+        for spec in races:
+            text = explain_race(spec, base)
+            assert verify not in text.lower(), text
+            # the cost sentence's figure, then the reason's or the note's, under the one name
+            assert text.count(f"{forward} 200,0 ms" if lang == "pt" else f"{forward} 200.0 ms") == 1, text
+            assert text.count(forward) >= 3, text
 
 
 def test_a_win_whose_steps_cost_less_than_a_plain_forward_is_not_credited_to_the_drafts():

@@ -1363,3 +1363,35 @@ def test_how_the_output_grew_names_the_token_of_a_step_that_drafted_nothing(monk
     told = [str(m.value) for m in at.markdown if "**How the output grew.**" in str(m.value)
             or "**Como a saída cresceu.**" in str(m.value)]
     assert len(told) == 1 and said in told[0]
+
+
+def _rounds_of_one_and_two_decimals(lang: str) -> None:
+    """Render a two-round race (AppTest script): round 1's speeds need one decimal to give its speedup (20.0 ÷ 10.0
+    = 2.00×), round 2's two (19.55 ÷ 13.03 = 1.50×, where 19.6 ÷ 13.0 is 1.51); both are 0.25 from the median 1.75×,
+    so the metrics show round 1."""
+    from specviz.core.i18n import set_language
+    from specviz.engine.trace import Step, Trace
+    from specviz.labs.timeline import RaceRounds
+    from specviz.ui.race.view import render_race
+
+    def lane(mode, seconds, tokens):
+        steps = [Step(0, 1, 0, "none", [], [], verify_seconds=seconds)]
+        return Trace(mode, {}, [1], [7] * tokens, steps, wall_seconds=seconds)
+
+    set_language(lang)
+    render_race(RaceRounds(((lane("speculative", 1.0, 20), lane("autoregressive", 1.0, 10)),
+                            (lane("speculative", 2.454946, 48), lane("autoregressive", 3.685060, 48)))))
+
+
+@pytest.mark.parametrize("lang, spec_label, base_label, spec, base", [
+    ("en", "Speculative, tokens/s", "Target only, tokens/s", "20.00", "10.00"),
+    ("pt", "Especulativa, tokens/s", "Só o alvo, tokens/s", "20,00", "10,00")])
+def test_the_speed_metrics_write_their_round_as_the_rounds_table_does(lang, spec_label, base_label, spec, base):
+    """Read 54: the speed metrics took the decimals their own round needs, the rounds table those every round needs,
+    so a live race showed round 2's speculative speed as "69,5" in the metric and "69,52" in the table under it. The
+    metrics now take the table's decimals: one figure per round's speed."""
+    at = AppTest.from_function(_rounds_of_one_and_two_decimals, args=(lang,), default_timeout=120).run()
+    assert not at.exception
+    assert (_metric(at, spec_label), _metric(at, base_label)) == (spec, base)
+    table = at.table[0].value
+    assert list(table.iloc[0, 1:3]) == [spec, base]  # round 1, the round the metrics show

@@ -80,7 +80,9 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
     shown = (" " + _("Round {n}, the first of the rounds whose speedup is closest to the median ({speedup} here).",
                      n=rounds.rounds.index(rounds.typical) + 1, speedup=format_speedup(measured_speedup(spec, base)))
              if several else "")
-    decimals = speed_decimals((spec, base))  # so that the two speeds as written give the round's speedup
+    # so that the two speeds as written give the round's speedup, with the rounds table's decimals (read 54: a live
+    # race's metric wrote round 2's speed "69.5" above the rounds table's "69.52" for the same round)
+    decimals = speed_decimals(*rounds.rounds)
     cols[1].metric(_("Speculative, tokens/s"), number(spec.tokens_per_second, decimals),
                    help=_("{tokens} in {seconds} s, {steps} (each one target forward).", tokens=_tokens(spec),
                           seconds=seconds_text(spec.wall_seconds, spec.num_tokens, decimals),

@@ -337,6 +337,9 @@ def explain_race(spec: Trace, baseline: Trace) -> str:
     # read 50 (review): the break-even as written too, so that a step "emitted 2.90 tokens, where about 2.90 would
     # have broken even" is never told it did not pay (2.9035 unrounded sent it down that branch)
     even = as_written(c.break_even_tokens)
+    # read 54: a race in which no step drafted a token (an n-gram lookup that found nothing) has no accepted /
+    # drafted, and its verdict read "accepted / drafted NaN%"; "–" as the metric above writes it
+    rate_text = percent(c.acceptance_rate) if math.isfinite(c.acceptance_rate) else "–"
     # read 54: its parts named as the race's legend, table and hovers name them (draft, target forward, rest of the
     # step), not "drafting" and "verifying"
     cost = _("Each speculative step cost {step} ms on average (draft {draft} ms + target forward {verify} ms + rest "
@@ -354,7 +357,7 @@ def explain_race(spec: Trace, baseline: Trace) -> str:
             # read 46: it said "one target-only forward" beside the cost sentence's "target-only step" (read 45)
             why = _("A speculative step cost no more than one target-only step, and every step emits at least one "
                     "token, so it would have won even with no draft kept: this race does not show that the drafts "
-                    "(accepted / drafted {rate}) paid for themselves.", rate=percent(c.acceptance_rate))
+                    "(accepted / drafted {rate}) paid for themselves.", rate=rate_text)
         elif c.tokens_per_step < even:
             # read 46: a race won through the prefill or the time between steps read "each verify pass bought more
             # tokens than it cost" right after numbers that showed the steps did not pay (the loss branch's mirror)
@@ -369,7 +372,7 @@ def explain_race(spec: Trace, baseline: Trace) -> str:
             # 25 steps emitted one token and cost more than a target-only step: only their mean paid, and a step's cost
             # is its drafting too, not its verify pass alone
             why = _("The drafts were accepted often enough (accepted / drafted {rate}) that on average a step bought "
-                    "more tokens than it cost.", rate=percent(c.acceptance_rate))
+                    "more tokens than it cost.", rate=rate_text)
         return " ".join(text for text in (won, where, cost, why) if text)
     if speedup_band(speedup) == "tie":
         return " ".join(text for text in (_("About a tie ({speedup}).", speedup=times(speedup)), where, cost) if text)
@@ -393,7 +396,7 @@ def explain_race(spec: Trace, baseline: Trace) -> str:
     elif c.tokens_per_step < 1.5:
         drafting = c.spec_draft_ms > 0.1 * c.base_forward_ms
         verifying = c.spec_verify_ms > 1.1 * c.base_forward_ms
-        values = dict(rate=percent(c.acceptance_rate), draft=number(c.spec_draft_ms, 1),
+        values = dict(rate=rate_text, draft=number(c.spec_draft_ms, 1),
                       verify=number(c.spec_verify_ms, 1))
         if drafting and verifying:
             reason = _("Few drafts were kept (accepted / drafted {rate}), so each step emitted about one token, no "

@@ -1011,3 +1011,22 @@ def test_the_heuristic_policys_steps_up_and_down_are_the_ones_it_ran_with(toy, l
         assert timeline.heuristic_steps(again) is None
         unknown = timeline.run_short_step_reasons(again) + settings_line(again)
     assert not any(f"{n} {word}" in unknown for n in (1, 2, 3) for word in ("higher", "lower", "a mais", "a menos"))
+
+
+
+@pytest.mark.parametrize("lang, said", [("en", "Few drafts were kept (accepted / drafted –), so each step"),
+                                        ("pt", "Poucos palpites foram mantidos (aceitos / rascunhados –), então")])
+def test_a_race_that_drafted_nothing_gives_no_nan_rate(lang, said):
+    """Read 54: a race in which no step drafted a token (an n-gram lookup that found nothing to copy) has no accepted /
+    drafted, and its verdict read "Few drafts were kept (accepted / drafted NaN%)". It writes "–", as the metric
+    above it does."""
+    from specviz.engine.trace import Step, Trace
+
+    def lane(mode: str) -> Trace:
+        verify = 0.2 if mode == "speculative" else 0.1
+        steps = [Step(i, 1 + i, 0, "none", [], [], verify_seconds=verify) for i in range(10)]
+        return Trace(mode, {}, [1], [7] * 10, steps, wall_seconds=10 * verify)
+
+    with using(lang):
+        text = explain_race(lane("speculative"), lane("autoregressive"))
+    assert "NaN" not in text and said in text

@@ -1395,3 +1395,31 @@ def test_the_speed_metrics_write_their_round_as_the_rounds_table_does(lang, spec
     assert (_metric(at, spec_label), _metric(at, base_label)) == (spec, base)
     table = at.table[0].value
     assert list(table.iloc[0, 1:3]) == [spec, base]  # round 1, the round the metrics show
+
+
+def _chain_and_tree_of_one_and_two_decimals(lang: str) -> None:
+    """Render a one-round race with a tree lane (AppTest script): the chain's speeds need one decimal to give its
+    speedup (26.0 ÷ 13.0 = 2.00×), the tree's two (19.55 ÷ 13.03 = 1.50×, where 19.6 ÷ 13.0 is 1.51)."""
+    from specviz.core.i18n import set_language
+    from specviz.engine.trace import Step, Trace
+    from specviz.labs.timeline import RaceRounds
+    from specviz.ui.race.view import render_race
+
+    def lane(mode, seconds, tokens):
+        steps = [Step(0, 1, 0, "none", [], [], verify_seconds=seconds)]
+        return Trace(mode, {}, [1], [7] * tokens, steps, wall_seconds=seconds)
+
+    set_language(lang)
+    render_race(RaceRounds(((lane("speculative", 1.0, 26), lane("autoregressive", 3.685060, 48)),)),
+                tree_lanes=(lane("speculative", 2.454946, 48),))
+
+
+@pytest.mark.parametrize("lang, label, chain", [("en", "Speculative, tokens/s", "26.00"),
+                                                ("pt", "Especulativa, tokens/s", "26,00")])
+def test_the_chain_speed_reads_the_same_in_its_metric_and_the_chain_against_tree_table(lang, label, chain):
+    """Read 54: the Chain against tree table wrote the chain lane's speed with the decimals the tree lane needs and the
+    metric above it with the chain's own, so one figure read "26.0" and "26.00". Both now take one count."""
+    at = AppTest.from_function(_chain_and_tree_of_one_and_two_decimals, args=(lang,), default_timeout=120).run()
+    assert not at.exception
+    assert _metric(at, label) == chain
+    assert at.table[0].value.iloc[0].tolist()[3] == chain  # the chain lane's row: forwards, tokens, MAL, tokens/s

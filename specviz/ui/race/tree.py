@@ -66,11 +66,12 @@ def tree_inputs(proposer: str) -> tuple[int, int]:
     return n, w
 
 
-def lanes_rows(chain: Trace, tree: Trace, base: Trace) -> list[dict[str, str]]:
+def lanes_rows(chain: Trace, tree: Trace, base: Trace, decimals: int | None = None) -> list[dict[str, str]]:
     """One row per lane: target forwards used, tokens, mean accepted length, tokens/s, speedup over
     target-only decoding (the baseline lane's own speedup is 1 by definition)."""
     rows = []
-    decimals = speed_decimals((chain, base), (tree, base))  # each lane's speed ÷ target-only's gives its speedup
+    if decimals is None:  # each lane's speed ÷ target-only's gives its speedup (the page passes the metrics')
+        decimals = speed_decimals((chain, base), (tree, base))
     for lane, trace in ((_(CHAIN_LANE), chain), (_(TREE_LANE), tree), (_("target only"), base)):
         speedup = 1.0 if trace is base else measured_speedup(trace, base)
         rows.append({_("lane"): lane, _("target forwards"): str(trace.num_steps), _("tokens"): str(trace.num_tokens),
@@ -80,7 +81,7 @@ def lanes_rows(chain: Trace, tree: Trace, base: Trace) -> list[dict[str, str]]:
     return rows
 
 
-def render_lanes(chain: Trace, tree: Trace, base: Trace) -> None:
+def render_lanes(chain: Trace, tree: Trace, base: Trace, decimals: int | None = None) -> None:
     """The lanes table under its one-line reading."""
     st.markdown(_(TEXT["lanes"]))
-    st.table(pd.DataFrame(lanes_rows(chain, tree, base)).set_index(_("lane")))
+    st.table(pd.DataFrame(lanes_rows(chain, tree, base, decimals)).set_index(_("lane")))

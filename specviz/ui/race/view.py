@@ -40,7 +40,7 @@ def format_speedup(speedup: float) -> str:
     return times(speedup) if math.isfinite(speedup) else "–"
 
 
-def rounds_table(rounds: RaceRounds, *, tree: bool = False) -> list[dict[str, object]]:
+def rounds_table(rounds: RaceRounds, *, tree: bool = False, decimals: int | None = None) -> list[dict[str, object]]:
     """One row per round: which lane ran first, both speeds, the speedup and the median target-only step. With a
     tree lane (`tree`) the speculative lane is named as every other table and chart names it, the chain (read 45:
     "speculative" here beside "speculative, chain" in the lanes table left two speculative lanes unnamed apart)."""
@@ -48,7 +48,8 @@ def rounds_table(rounds: RaceRounds, *, tree: bool = False) -> list[dict[str, ob
     spec_speed = _("tokens/s ({lane})", lane=spec_lane) if tree else _("speculative tokens/s")
     base_speed = _("tokens/s ({lane})", lane=_(BASE_LANE)) if tree else _("target only tokens/s")
     rows = []
-    decimals = speed_decimals(*rounds.rounds)  # one for the whole column: each row's speeds give its speedup
+    if decimals is None:  # one for the whole column: each row's speeds give its speedup
+        decimals = speed_decimals(*rounds.rounds)
     for index, ((spec, base), forward) in enumerate(zip(rounds.rounds, rounds.forward_ms()), start=1):
         rows.append({_("round"): index, _("ran first"): spec_lane if index % 2 else _(BASE_LANE),
                      spec_speed: number(spec.tokens_per_second, decimals),
@@ -80,9 +81,10 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
     shown = (" " + _("Round {n}, the first of the rounds whose speedup is closest to the median ({speedup} here).",
                      n=rounds.rounds.index(rounds.typical) + 1, speedup=format_speedup(measured_speedup(spec, base)))
              if several else "")
-    # so that the two speeds as written give the round's speedup, with the rounds table's decimals (read 54: a live
-    # race's metric wrote round 2's speed "69.5" above the rounds table's "69.52" for the same round)
-    decimals = speed_decimals(*rounds.rounds)
+    # so that the two speeds as written give the round's speedup, with the rounds table's decimals and the Chain
+    # against tree table's (read 54: a live race's metric wrote round 2's speed "69.5" above the rounds table's
+    # "69.52" for the same round): every lane of every round against its target-only lane
+    decimals = speed_decimals(*rounds.rounds, *((lane, own) for lane, (_chain, own) in zip(tree_lanes, rounds.rounds)))
     cols[1].metric(_("Speculative, tokens/s"), number(spec.tokens_per_second, decimals),
                    help=_("{tokens} in {seconds} s, {steps} (each one target forward).", tokens=_tokens(spec),
                           seconds=seconds_text(spec.wall_seconds, spec.num_tokens, decimals),
@@ -146,10 +148,10 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
     for note in filter(None, notes):
         st.caption(note)
     if several:
-        rows = rounds_table(rounds, tree=tree is not None)
+        rows = rounds_table(rounds, tree=tree is not None, decimals=decimals)
         st.table(pd.DataFrame(rows).set_index(_("round")))  # wraps on a phone; no hover needed
     if tree is not None:
-        render_lanes(spec, tree, base)
+        render_lanes(spec, tree, base, decimals)
 
     # read 50: "the number on it" stood over segments Plotly leaves unlabelled where "+n" does not fit (7 of the toy
     # example's 12 steps labelled at 1,400 px, 5 of Medusa's 33), and beside drafting too thin to draw (n-gram

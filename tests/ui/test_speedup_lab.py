@@ -1828,9 +1828,10 @@ def test_the_policies_text_says_the_optimal_policy_charges_a_one_pass_drafter_c_
     assert OptimalK(c, alpha=0.37, k_max=16, one_pass=True).next_k() == 16  # c per step: the largest K
     assert max(range(1, 17), key=lambda k: theory.expected_speedup(0.37, k, c, one_pass=True)) == 16
     for lang, said in (("en", "For n-gram lookup (no model) it charges c per step, as the Speedup vs K tab does"),
-                       # read 51: "Para busca de n-gramas", a name that takes an article, written without one
-                       ("pt", "Para um proponente de uma só passagem (busca de n-gramas (sem modelo)), ela cobra c "
-                              "por passo, como a aba Aceleração vs K")):
+                       # read 51: "Para busca de n-gramas", a name that takes an article, written without one;
+                       # read 54: "Para um proponente de uma só passagem (…)" said "one pass" where the English does
+                       # not (of the Medusa heads too, whose c per step is a model): "Com …" needs no article
+                       ("pt", "Com busca de n-gramas (sem modelo), ela cobra c por passo, como a aba Aceleração vs K")):
         with using(lang):
             text = tables.optimal_charge_text(ngram, 0.0).strip()
             assert text.startswith(said), lang
@@ -1859,6 +1860,9 @@ def test_the_optimal_policys_c_per_step_reason_is_each_proposers_own(lang):
     assert search in text and heads in text
     for said in (alone, text):
         assert "one pass (for n-gram, one search)" not in said and "uma só busca) rascunha" not in said
+        # read 54: pt named every proposer listed "um proponente de uma só passagem", the Medusa heads too, and in
+        # the singular for two; the English names them and gives each one's own reason
+        assert "one-pass" not in said and "de uma só passagem" not in said
 
 
 def test_the_ngram_runs_optimal_rows_are_its_constant_k8_cases_with_a_note_saying_so():
@@ -1900,8 +1904,8 @@ def test_the_policies_tab_names_the_optimal_policys_k_c_formula_and_cap():
                                "For n-gram lookup (no model) it charges c per step, as the Speedup vs K tab does")),
                        ("pt", ("maximiza a fórmula de Leviathan et al., que cobra K·c de rascunho por passo",
                                "nunca passa do maior K da execução (dos seus --k, --shapes e --policy-k)",
-                               "Para um proponente de uma só passagem (busca de n-gramas (sem modelo)), ela cobra "
-                               "c por passo, como a aba Aceleração vs K"))):
+                               "Com busca de n-gramas (sem modelo), ela cobra c por passo, como a aba Aceleração "
+                               "vs K"))):
         with using(lang):
             at = _ngram_run(lang)
             text = next(m.value for m in at.markdown if "**optimal**" in m.value)

@@ -202,3 +202,17 @@ def test_the_tours_say_a_later_tree_child_hovers_its_primed_p_and_q():
                                                            "distribuição residual que os irmãos tentados antes dele "
                                                            "deixaram, q′ o q do rascunho sem eles, ou uma massa "
                                                            "pontual)"))
+
+
+def test_the_tours_name_the_theory_explorers_best_k_as_its_metric_does():
+    """Read 54: both tours listed the Theory explorer's figures as "speedup, optimal K" ("aceleração, K ótimo"), where
+    the page's metric reads "Best K" ("Melhor K") and its heatmap's orange steps "the best K for each α"; "optimal K"
+    is the name of a draft-length policy ("optimal K from α and c") elsewhere in the app."""
+    from specviz.core.i18n import _, using
+
+    page = (ROOT / "pages" / "theory.py").read_text(encoding="utf-8")
+    assert 'metric(_("Best K")' in page
+    with using("pt"):
+        assert _("Best K") == "Melhor K"
+    _tours_say(("speedup, optimal K;", "expected mean accepted length, speedup, best K;"),
+               ("aceleração, K ótimo;", "comprimento médio de aceitação esperado, aceleração, melhor K;"))

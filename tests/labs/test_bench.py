@@ -1889,3 +1889,36 @@ def test_the_draft_time_help_counts_the_medusa_heads_blocks():
     for path in sorted(BENCHMARKS_DIR.glob("*/results.md")):
         text = path.read_text(encoding="utf-8")
         assert "small products" not in text, path.parent.name
+
+
+def test_results_md_explains_a_physical_limit_above_the_tokens_a_forward_emits():
+    """Read 54: default-cpu-f32-packed's Physical limit table read 5.49× for the chains of K = 4 and 3.07× for K = 2
+    (default-cpu-f32-medusa 5.74×, 3.09×), above the 5 and 3 tokens one target forward can emit, with no note (its
+    float32 verify curve measured those forwards under one token's time). Each such shape now gets the Speedup lab's
+    note once, its measured cost written so that tokens ÷ cost gives the table's limit; trees, under their tokens,
+    get none."""
+    from specviz.core.i18n import using
+    from specviz.ui.speedup import trees
+
+    text = (BENCHMARKS_DIR / "default-cpu-f32-packed" / "results.md").read_text(encoding="utf-8")
+    section = text.split("## Physical limit", 1)[1].split("\n## ", 1)[0]
+    notes = [line for line in section.splitlines() if line.startswith("The physical limit of ")]
+    assert [n[:45] for n in notes] == ["The physical limit of a chain of K = 2, 3.07×", "The physical limit of a "
+                                       "chain of K = 4, 5.49×"]
+    for note in notes:
+        limit, tokens, cost = re.search(r", ([0-9.]+)×, is above the (\d+) tokens .* at ([0-9.]+) of a one-token",
+                                        note).groups()
+        assert float(cost) < 1 and f"{int(tokens) / float(cost):.2f}" == limit and f"at most {tokens}×" in note
+    assert "at 0.91 of a one-token forward's time" in notes[1]
+    # the lab's words: the lab's English note for the same shape with its 3-decimal figures masked is the same
+    result = BenchResult.load(BENCHMARKS_DIR / "default-cpu-f32-packed" / "results.json")
+    with using("en"):
+        lab = trees.over_limit_notes(result, "eagle", 0.0)
+    mask = lambda s: re.sub(r"\d+\.\d+", "#", s)
+    assert sorted(map(mask, lab)) == sorted(map(mask, notes))
+    # every shape over its tokens, in every committed results.md, gets its note, and no other
+    for path in sorted(BENCHMARKS_DIR.rglob("results.json")):
+        loaded = BenchResult.load(path)
+        over = {(r["k"], r.get("tree_nodes") or 0) for r in loaded.summary if r.get("physical_limit")
+                and r["physical_limit"] > max(r["k"], r.get("tree_lookup") or 0 if r.get("tree_nodes") else 0) + 1}
+        assert markdown_report(loaded).count("\nThe physical limit of ") == len(over), path.parent.name

@@ -23,12 +23,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from specviz.core.i18n import N_, _, as_written, fewest_digits, fixed, small_digits
+from specviz.core.i18n import N_, _, as_written, fewest_digits, fixed, small_digits, using
 from specviz.core.paths import read_json, write_text_atomically
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import is_number, is_whole
 from specviz.labs.bench.config import BENCHMARKS_DIR, BenchConfig, load_suites
-from specviz.labs.bench.summary import (ALPHA_DIGITS, DEFINITIONS, VERIFY_DIGITS, count_text,
+from specviz.labs.bench.summary import (ALPHA_DIGITS, DEFINITIONS, VERIFY_DIGITS, count_text, over_limit,
                                         predicted_as_written, signed_percent, verify_ratio)
 
 SCHEMA = "specviz-bench"
@@ -676,7 +676,7 @@ def markdown_report(result: BenchResult) -> str:
                   "of the runs without it, minus 1; the mean over the prompts): " + "; ".join(
             f"{r['proposer']} K={r['k']} T={r['temperature']:g}: {signed_percent(r['record_overhead'], 1)}"
             for r in overheads) + "."]
-    lines += _limit_lines(rows)
+    lines += _limit_lines(rows, costs)
     lines += _curve_lines(result.verify_curves())
     extra = _cost_digits(costs)  # the digits that make each draft ÷ target forward give its c
     lines += ["", "## Costs", "",
@@ -1158,8 +1158,28 @@ def _config(row: Row, recomputed_k: int | None = None) -> str:
     return f"{row['proposer']} {row['policy']} K={row['k']}{tree}"
 
 
-def _limit_lines(rows: list[Row]) -> list[str]:
-    """The physical limit of each constant configuration and the share of it reached."""
+def over_limit_note(row: Row, costs: dict) -> str | None:
+    """The note under the Physical limit table for a shape whose limit is above the tokens one target forward can
+    emit (`summary.over_limit`), in the Speedup lab's words (`specviz.ui.speedup.trees.over_limit_notes`), its limit
+    as the table writes it (2 decimals) and the measured cost with the decimals that give it; None for the others.
+    Read 54: default-cpu-f32-packed's table read 5.49× for a chain of K = 4 and 3.07× for K = 2, above the 5 and 3
+    tokens a forward can emit, with no note."""
+    over = over_limit(row, costs)
+    if over is None:
+        return None
+    with using("en"):
+        shape = DraftShape.of(row).describe()
+    tokens = f"{over.tokens} token" + ("" if over.tokens == 1 else "s")
+    return (f"The physical limit of {shape}, {fixed(over.limit, 2)}×, is above the {tokens} one target forward can "
+            f"emit: the run's measured verify curve puts a forward over its {over.fed} tokens fed at "
+            f"{fixed(over.ratio, over.ratio_digits(2))} of a one-token forward's time, under 1 (timing noise or a "
+            f"kernel choice, not less work), and the limit divides by it. At a cost of one forward or more it would "
+            f"be at most {over.tokens}×.")
+
+
+def _limit_lines(rows: list[Row], costs: dict) -> list[str]:
+    """The physical limit of each constant configuration and the share of it reached, then a note for each shape
+    whose limit is above the tokens a forward can emit (`over_limit_note`; one per shape: the limit is the shape's)."""
     found = [r for r in rows if r.get("physical_limit")]
     if not found:
         return []
@@ -1175,6 +1195,9 @@ def _limit_lines(rows: list[Row]) -> list[str]:
                      f"{_fmt(r['speedup_vs_hf_generate'], 2, '×')} | {_fmt(r['physical_limit'], 2, '×')} | "
                      f"{_fmt(r['fraction_of_limit'] * 100 if r['fraction_of_limit'] is not None else None, 0, '%')} | "
                      f"{r['identical_count'] or '–'} |")
+    notes = dict.fromkeys(note for r in found if (note := over_limit_note(r, costs)))
+    for note in notes:
+        lines += ["", note]
     return lines
 
 

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from dataclasses import dataclass
 from decimal import Decimal
 
-from specviz.core.i18n import N_, as_written, fixed, small_digits
+from specviz.core.i18n import N_, as_written, fewest_digits, fixed, small_digits
 from specviz.engine.proposers import registry
 from specviz.engine.theory import draft_cost, expected_speedup, speedup_with_verify_cost
 
@@ -373,6 +374,46 @@ def physical_limit(k: int, tree_nodes: int, curve: list[dict], tree_lookup: int 
     """
     depth = max(k, tree_lookup if tree_nodes else 0)
     return (depth + 1) / curve_ratio(curve, tokens_fed(k, tree_nodes, tree_lookup))
+
+
+@dataclass(frozen=True)
+class OverLimit:
+    """A shape whose physical limit is above the `tokens` one target forward can emit (depth + 1): the run's verify
+    curve measured a forward over its `fed` tokens at `ratio` of a one-token forward, under 1 (timing noise or a
+    kernel choice, not less work), and the limit divides by that. Read 54: default-cpu-f32-packed's chain of K = 4
+    read a limit of 5.495 (results.md: 5.49×) for 5 tokens a forward, its 5 tokens measured at 0.910 of one token."""
+
+    tokens: int
+    fed: int
+    ratio: float
+    limit: float
+
+    def ratio_digits(self, limit_digits: int) -> int:
+        """The decimals at which the cost, as written, gives the limit as written to `limit_digits` decimals when the
+        tokens are divided by it.
+
+        >>> OverLimit(5, 5, 0.909942435950001, 5.4948530835138865).ratio_digits(3)
+        2
+        >>> OverLimit(3, 3, 0.9774348038280094, 3.0692584183117377).ratio_digits(2)
+        3
+        """
+        def agrees(digits: int) -> bool:
+            cost = as_written(self.ratio, digits)
+            return cost > 0 and fixed(self.tokens / cost, limit_digits) == fixed(self.limit, limit_digits)
+        return fewest_digits(agrees, 2, 6)
+
+
+def over_limit(row: dict, costs: dict) -> OverLimit | None:
+    """The shape of `row` if its physical limit (`physical_limit`, recorded in the row) is above the tokens one
+    target forward can emit, else None: what the Speedup lab's Chain vs tree note and results.md's Physical limit
+    note say (read 54: nothing said so)."""
+    limit, curve = row.get("physical_limit"), run_curve(costs)
+    nodes, lookup = row.get("tree_nodes") or 0, row.get("tree_lookup") or 0
+    tokens = max(row["k"], lookup if nodes else 0) + 1
+    if limit is None or not curve or limit <= tokens:
+        return None
+    fed = tokens_fed(row["k"], nodes, lookup)
+    return OverLimit(tokens, fed, curve_ratio(curve, fed), limit)
 
 
 def estimated_speedup(tokens_per_forward: float, k: int, tree_nodes: int, c: float, curve: list[dict],

@@ -15,13 +15,13 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from specviz.core.i18n import _, as_written, fewest_digits, ngettext
+from specviz.core.i18n import _, ngettext
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import is_whole
 from specviz.engine.proposers import registry
 from specviz.labs.bench import BenchConfig, BenchResult
 from specviz.labs.bench.report import run_kernels
-from specviz.labs.bench.summary import curve_ratio, run_curve, tokens_fed
+from specviz.labs.bench.summary import over_limit, tokens_fed
 from specviz.labs.bench.timing import curve_repeats
 from specviz.ui.common import charts as plot
 from specviz.ui.common.palette import BLUE, GREY, VERMILLION
@@ -230,18 +230,11 @@ def over_limit_notes(result: BenchResult, proposer: str, temperature: float) -> 
     by that. Read 54: default-cpu-f32-packed's chain of K = 4 read a limit of 5.495 for 5 tokens a forward, its
     curve's 5 tokens measured at 0.910 of one token, with nothing said. The cost is written with the decimals that
     give the table's limit when the tokens are divided by it."""
-    curve = run_curve(result.costs)
     notes = []
     for row in result.shape_rows(proposer, temperature):
-        limit = row.get("physical_limit")
-        nodes, lookup = row.get("tree_nodes") or 0, row.get("tree_lookup") or 0
-        tokens = max(row["k"], lookup if nodes else 0) + 1
-        if limit is None or not curve or limit <= tokens:
+        over = over_limit(row, result.costs)  # results.md's Physical limit notes say it too (report._limit_lines)
+        if over is None:
             continue
-        fed = tokens_fed(row["k"], nodes, lookup)
-        ratio = curve_ratio(curve, fed)
-        digits = fewest_digits(lambda d: as_written(ratio, d) > 0
-                               and number(tokens / as_written(ratio, d), 3) == number(limit, 3), 2, 6)
         notes.append(ngettext(
             "The physical limit of {shape}, {limit}×, is above the {n} token one target forward can emit: the "
             "run's measured verify curve puts a forward over its {fed} tokens fed at {ratio} of a one-token "
@@ -250,8 +243,9 @@ def over_limit_notes(result: BenchResult, proposer: str, temperature: float) -> 
             "The physical limit of {shape}, {limit}×, is above the {n} tokens one target forward can emit: the "
             "run's measured verify curve puts a forward over its {fed} tokens fed at {ratio} of a one-token "
             "forward's time, under 1 (timing noise or a kernel choice, not less work), and the limit divides by it. "
-            "At a cost of one forward or more it would be at most {n}×.", tokens,
-            shape=shape_name(row), limit=number(limit, 3), fed=number(fed, 0), ratio=number(ratio, digits)))
+            "At a cost of one forward or more it would be at most {n}×.", over.tokens,
+            shape=shape_name(row), limit=number(over.limit, 3), fed=number(over.fed, 0),
+            ratio=number(over.ratio, over.ratio_digits(3))))
     return notes
 
 

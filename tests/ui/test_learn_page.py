@@ -847,3 +847,21 @@ def test_no_numeric_check_or_retry_of_lessons_6_and_7_can_be_set_on_their_slider
     assert read[number_] <= {q.id for q in numeric}  # the read's items are in the pool
     on_grid = [(q.id, q.params["alpha"]) for q in numeric if number(q.params["alpha"], 2) in options]
     assert not on_grid
+
+
+@pytest.mark.parametrize("lang, hover, said", [
+    ("en", "your setting: v = 1.0, speedup = 2.10×", "At v = 1.0: 2.10×"),
+    ("pt", "sua escolha: v = 1,0; aceleração = 2,10×", "Com v = 1,0: 2,10×")])
+def test_lesson_10_hovers_your_setting_as_the_slider_and_sentence_write_it(fresh, lang, hover, said):
+    """Read 54: lesson 10's "your setting" marker had no hover of its own, so `charts.written_hovers` gave it
+    Plotly's "(x, y)" to three significant figures: "(1, 2.1)" under the v slider's 1.0 and beside the sentence's
+    2.10× (α 0.75, K 3, c 0.1: E = 2.734 tokens over Kc + v = 1.3). It now writes v as the slider does and the
+    speedup as the sentence under the chart does, in both languages."""
+    import json
+
+    fresh.session_state["learn_v"] = 1.0
+    at = _open(fresh, lesson="10", lang=lang)
+    (chart,) = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    mark = next(t for t in chart["data"] if t.get("mode") == "markers")
+    assert mark["hovertemplate"].replace("<extra></extra>", "") == hover
+    assert any(m.value.startswith(said) for m in at.markdown), [m.value for m in at.markdown]

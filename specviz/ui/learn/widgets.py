@@ -27,7 +27,7 @@ from specviz.labs.roofline import HARDWARE
 from specviz.teach.learn import Lesson
 from specviz.teach.quiz import FORMULAS
 from specviz.ui.common.charts import rounded_note, show
-from specviz.ui.common.sliders import number_slider
+from specviz.ui.common.sliders import number_slider, slider_text
 from specviz.ui.common.step_figures import accept_strip_figure, accept_strip_table
 from specviz.ui.common.tokens import fmt
 from specviz.ui.proposers import view as proposers_view
@@ -252,17 +252,20 @@ LIMITS_ALPHA = 0.75  # lesson 10 opens α here: at 0.7 (with K 3, c 0.1) it wrot
 
 def limits(lesson: Lesson) -> None:
     v = _sliders(("alpha", "k", "c"), alpha=LIMITS_ALPHA)
-    cost = number_slider(st, _(TEXT["v"]), 1.0, 6.0, 2.5, 0.1, key="learn_v")
+    cost = number_slider(st, _(TEXT["v"]), 1.0, 6.0, 2.5, V_STEP, key="learn_v")
     costs = [1 + i / 10 for i in range(51)]
     values = [theory.speedup_with_verify_cost(v["alpha"], v["k"], v["c"], x) for x in costs]
     fig = go.Figure(go.Scatter(x=costs, y=values, mode="lines", line=dict(color="#0072B2"), name=_(TEXT["speedup"])))
     fig.add_hline(y=1.0, line=dict(color="#C62828", dash="dash"), annotation_text=_(TEXT["break_even"]))
     now = theory.speedup_with_verify_cost(v["alpha"], v["k"], v["c"], cost)
-    fig.add_scatter(x=[cost], y=[now], mode="markers", marker=dict(size=14, color="#E69F00"), name=_("your setting"))
+    # read 54: with no hover of its own it read Plotly's "(1, 2.1)" beside the title's and the sentence's 2.10×: now
+    # v as the v slider writes it and the speedup as the sentence below writes it (`setting_hover`)
+    fig.add_scatter(x=[cost], y=[now], mode="markers", marker=dict(size=14, color="#E69F00"), name=_("your setting"),
+                    hovertemplate=setting_hover(cost, now) + "<extra></extra>")
     _chart(fig, "learn_limits", _(TEXT["limits_title"], alpha=number(v["alpha"]), k=v["k"], c=number(v["c"])), "v",
            _(TEXT["speedup"]))
     even = theory.expected_tokens_per_step(v["alpha"], v["k"]) - v["k"] * v["c"]  # E - Kc: where the speedup is 1
-    said = dict(v=number(cost, 1), s=times(now), verdict=_(speed_verdict(now)))
+    said = dict(v=slider_text(cost, V_STEP), s=times(now), verdict=_(speed_verdict(now)))
     # the slider starts at v = 1, the memory-bound model's floor (a measured verify pass can read a little under
     # it: 0.93 for 5 tokens in default-cpu-f32-packed's costs.verify), so a break-even below 1 is off the slider
     if even > 1:
@@ -270,6 +273,19 @@ def limits(lesson: Lesson) -> None:
     else:  # the break-even would sit below v = 1, off the slider: it never pays
         st.markdown(_(TEXT["limits_never"], s1=times(theory.speedup_with_verify_cost(v["alpha"], v["k"], v["c"], 1.0)),
                       **said))
+
+
+V_STEP = 0.1  # the v slider's step
+
+
+def setting_hover(cost: float, speedup: float) -> str:
+    """Lesson 10's "your setting" hover: v as its slider writes it and the speedup as the sentence under the chart
+    writes it (read 54: Plotly's default hover wrote v = 1.0 as "1" and the speedup to three significant figures).
+
+    >>> setting_hover(1.0, 2.1033653846153846)
+    'your setting: v = 1.0, speedup = 2.10×'
+    """
+    return _("your setting: v = {v}, speedup = {speedup}×", v=slider_text(cost, V_STEP), speedup=number(speedup, 2))
 
 
 def speed_verdict(speedup: float) -> str:

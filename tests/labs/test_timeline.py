@@ -944,7 +944,7 @@ def test_an_optimal_runs_settings_and_alpha_note_give_the_k_its_steps_drafted(to
     said = {"en": (f"its steps drafted {low} to {high}; the K setting is not used",
                    f": {at_low} at K = {low} and {at_high} at K = {high}, the fewest and the most tokens a step",
                    "Its steps drafted different numbers of tokens (drafting stops"),
-            "pt": (f"os seus passos rascunharam de {low} a {high}; o K configurado não é usado",
+            "pt": (f"os seus passos rascunharam de {low} a {high}; o K definido não é usado",
                    f": {at_low} com K = {low} e {at_high} com K = {high}, o menor e o maior número de tokens",
                    "Os seus passos rascunharam números diferentes de tokens (um passo para")}[lang]
     assert said[0] in line and "K = 4" not in line, line

@@ -251,7 +251,7 @@ def test_the_two_token_note_does_not_round_the_enumerated_share_to_100_percent()
     top = float(exact_first_token_distribution(pair.target, ids, cold).max())
     assert 0.99995 <= top < 1  # a share that two decimals write as 100.00%
     note = exact_two_token_distribution(pair.target, ids, cold, eos=set(), coverage=1e-9).note
-    assert note == "exact for the most likely first token (99.9998% of p); the rest is 'other'"
+    assert note == "exact for the most likely first token (99.9998% of p(t₁)); the rest is “(other)”"
 
 
 def test_one_enumerated_first_token_is_named_in_the_singular(toy):
@@ -265,7 +265,7 @@ def test_one_enumerated_first_token_is_named_in_the_singular(toy):
     assert one.note == "exact: only 1 first token is possible"
     top = exact_two_token_distribution(pair.target, ids, SAMPLING, eos=set(), coverage=1e-9)
     assert top.note.startswith("exact for the most likely first token (") and top.note.endswith(
-        "of p); the rest is 'other'")
+        "of p(t₁)); the rest is “(other)”")
     with using("pt"):
         assert exact_two_token_distribution(pair.target, ids, SamplingConfig(temperature=1.0, top_k=1),
                                             eos=set()).note == "exata: só 1 primeiro token é possível"
@@ -311,3 +311,15 @@ def test_a_top_k_support_says_the_vocabulary_it_leaves_out():
         assert dists.note.startswith("Sobre os 4 tokens a que p ou q dá probabilidade positiva (os outros 4.996 ")
     whole = restrict_support(p[:4], q[:4])  # a small vocabulary is kept whole: nothing left out, no note
     assert zero_outside(p[:4], q[:4], whole) == 0
+
+
+def test_the_two_token_note_names_the_other_bucket_and_p_as_the_page_does(toy):
+    """Read 54: the note read "(99.999% of p); the rest is 'other'" on a page whose table names the bucket "(other)"
+    ("(outros)" in Portuguese, where the note said 'outros') and whose truth is p(t₁, t₂): the share is of p(t₁)."""
+    from specviz.core.i18n import _, using
+
+    pair, ids = toy
+    for lang, tail in (("en", "of p(t₁)); the rest is “(other)”"), ("pt", "de p(t₁)); o resto é “(outros)”")):
+        with using(lang):
+            note = exact_two_token_distribution(pair.target, ids, SAMPLING, eos=set(), coverage=1e-9).note
+            assert note.endswith(tail) and f"“{_('(other)')}”" in note

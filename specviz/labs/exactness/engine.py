@@ -142,8 +142,9 @@ def exact_two_token_distribution(target, input_ids: Sequence[int] | torch.Tensor
     # top-k 1, or one token holding nearly all of p, leaves one first token (read 44: "all 1 possible first tokens")
     note = (ngettext("exact: only {n} first token is possible", "exact, by enumerating all {n} possible first tokens",
                      m) if complete else
-            ngettext("exact for the most likely first token ({share} of p); the rest is 'other'",
-                     "exact for the {n} most likely first tokens ({share} of p); the rest is 'other'", m,
+            # read 54: "of p" beside a page that names p(t₁, t₂), and 'other' where the bucket reads "(other)"
+            ngettext("exact for the most likely first token ({share} of p(t₁)); the rest is “(other)”",
+                     "exact for the {n} most likely first tokens ({share} of p(t₁)); the rest is “(other)”", m,
                      share=percent_of(float(cum[m - 1]), 1, 2)))
     return _sequence_distribution(entries, max_support, complete and every_pair, note)
 

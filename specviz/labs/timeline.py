@@ -353,7 +353,12 @@ def explain_race(spec: Trace, baseline: Trace) -> str:
         return " ".join(text for text in (where, cost) if text)
     if speedup_band(speedup) == "won":
         won = _("Speculation won: {speedup} faster.", speedup=times(speedup))
-        if even <= 1:  # a step (at least one token) cost no more than a plain forward: any step paid
+        if even <= 1 and not math.isfinite(c.acceptance_rate):
+            # read 54: a race that drafted nothing was told "this race does not show that the drafts (accepted /
+            # drafted –) paid for themselves", of drafts it never made
+            why = _("A speculative step cost no more than one target-only step, and no step drafted a token: each "
+                    "emitted one token, as a target-only step does, so no draft had a part in this win.")
+        elif even <= 1:  # a step (at least one token) cost no more than a plain forward: any step paid
             # read 46: it said "one target-only forward" beside the cost sentence's "target-only step" (read 45)
             why = _("A speculative step cost no more than one target-only step, and every step emits at least one "
                     "token, so it would have won even with no draft kept: this race does not show that the drafts "
@@ -393,6 +398,13 @@ def explain_race(spec: Trace, baseline: Trace) -> str:
                        "would have broken even), so the time lost is outside them: the prefill ({spec_prefill} ms "
                        "against {base_prefill} ms target-only) and the time between steps that no step's timer "
                        "counted.", **paid)
+    elif not math.isfinite(c.acceptance_rate):
+        # read 54: a race in which no step drafted a token (an n-gram lookup that found nothing to copy) read "Few
+        # drafts were kept (accepted / drafted –)": none was made. Each of its steps emitted the target's one token
+        # and, its break-even above 1, cost more than a target-only step
+        reason = _("No step drafted a token, so each step emitted one token, as a target-only step does, while "
+                   "costing more than one: its draft ({draft} ms), its target forward ({verify} ms) and the rest of "
+                   "the step.", draft=number(c.spec_draft_ms, 1), verify=number(c.spec_verify_ms, 1))
     elif c.tokens_per_step < 1.5:
         drafting = c.spec_draft_ms > 0.1 * c.base_forward_ms
         verifying = c.spec_verify_ms > 1.1 * c.base_forward_ms
@@ -420,7 +432,10 @@ def explain_race(spec: Trace, baseline: Trace) -> str:
                    forward=number(c.base_forward_ms, 1), even=number(even),
                    tokens=number(c.tokens_per_step))
     else:
-        reason = _("The tokens each step bought did not cover the cost of drafting plus verifying.")
+        # read 54: "the cost of drafting plus verifying" named the parts with verbs the race no longer uses (its
+        # legend, table, hovers and cost sentence say draft, target forward, rest of the step) and left out the rest
+        reason = _("The tokens each step emitted did not cover its cost: its draft, its target forward and the rest "
+                   "of the step.")
     verdict = [_("Speculation lost: {speedup} (slower than target-only).", speedup=times(speedup)), *([where] if where
                else []), cost, reason]
     ratio = c.spec_verify_ms / c.base_forward_ms if c.base_forward_ms > 0 else math.nan

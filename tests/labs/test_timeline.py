@@ -47,8 +47,17 @@ def _tokens(n: int) -> list[EmittedToken]:
 
 def _trace(mode: str, per_step: list[tuple[float, float, int]], prefill: float = 0.1, prompt=(1, 2, 3),
            accepted: int = 0, drafted: int = 0) -> Trace:
-    """A hand-made trace: one (draft_seconds, verify_seconds, emitted) per step."""
-    steps = [Step(i, 3 + i, drafted if mode == "speculative" else 0, "draft", [], _tokens(n),
+    """A hand-made trace: one (draft_seconds, verify_seconds, emitted) per step. A speculative step drafts `drafted`
+    tokens and keeps all but the last of those it emitted (a step of n tokens kept n − 1, then a rejection, then
+    drafts never tested). Read 54: its steps recorded K = `drafted` but no draft, so every hand-made race had drafted
+    nothing (accepted / drafted NaN) while its verdict was read as if it had drafted."""
+    def decisions(n: int) -> list[Decision]:
+        k = drafted if mode == "speculative" else 0
+        return [Decision(j, 7, "a", 0.5, 0.5 if j < n - 1 else 0.1, 1.0 if j < n - 1 else 0.2,
+                         1.0 if j < n - 1 else 0.2, 0.0 if j < n - 1 else 0.9 if j == n - 1 else None,
+                         accepted=j < n - 1, reached=j <= n - 1) for j in range(k)]
+
+    steps = [Step(i, 3 + i, drafted if mode == "speculative" else 0, "draft", decisions(n), _tokens(n),
                   draft_seconds=d, verify_seconds=v) for i, (d, v, n) in enumerate(per_step)]
     n_out = sum(n for _, _, n in per_step)
     trace = Trace(mode, {}, list(prompt), [7] * n_out, steps, prefill_seconds=prefill,
@@ -1014,19 +1023,52 @@ def test_the_heuristic_policys_steps_up_and_down_are_the_ones_it_ran_with(toy, l
 
 
 
-@pytest.mark.parametrize("lang, said", [("en", "Few drafts were kept (accepted / drafted –), so each step"),
-                                        ("pt", "Poucos palpites foram mantidos (aceitos / rascunhados –), então")])
+def _drafting_nothing(mode: str, verify: float) -> Trace:
+    """A lane of 10 steps that drafted nothing, each emitting one token after a target forward of `verify` s."""
+    steps = [Step(i, 1 + i, 0, "none", [], [], verify_seconds=verify) for i in range(10)]
+    return Trace(mode, {}, [1], [7] * 10, steps, wall_seconds=10 * verify)
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "No step drafted a token, so each step emitted one token, as a target-only step does, while costing more "
+           "than one: its draft (0.0 ms), its target forward (200.0 ms) and the rest of the step."),
+    ("pt", "Nenhum passo rascunhou um token, então cada passo emitiu um token, como um passo só com o alvo, custando "
+           "mais do que ele: o seu rascunho (0,0 ms), a sua passagem do alvo (200,0 ms) e o resto do passo.")])
 def test_a_race_that_drafted_nothing_gives_no_nan_rate(lang, said):
     """Read 54: a race in which no step drafted a token (an n-gram lookup that found nothing to copy) has no accepted /
-    drafted, and its verdict read "Few drafts were kept (accepted / drafted NaN%)". It writes "–", as the metric
-    above it does."""
-    from specviz.engine.trace import Step, Trace
-
-    def lane(mode: str) -> Trace:
-        verify = 0.2 if mode == "speculative" else 0.1
-        steps = [Step(i, 1 + i, 0, "none", [], [], verify_seconds=verify) for i in range(10)]
-        return Trace(mode, {}, [1], [7] * 10, steps, wall_seconds=10 * verify)
-
+    drafted, and its verdict read "Few drafts were kept (accepted / drafted NaN%)", then "(accepted / drafted –)":
+    no draft was made, kept or not. It says so, and what each step cost instead."""
     with using(lang):
-        text = explain_race(lane("speculative"), lane("autoregressive"))
-    assert "NaN" not in text and said in text
+        text = explain_race(_drafting_nothing("speculative", 0.2), _drafting_nothing("autoregressive", 0.1))
+    assert "NaN" not in text and said in text, text
+    assert "Few drafts" not in text and "Poucos palpites" not in text and "–" not in text, text
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "A speculative step cost no more than one target-only step, and no step drafted a token: each emitted one "
+           "token, as a target-only step does, so no draft had a part in this win."),
+    ("pt", "Um passo especulativo custou no máximo um passo só com o alvo, e nenhum passo rascunhou um token: cada um "
+           "emitiu um token, como um passo só com o alvo, então nenhum palpite teve parte nesta vitória.")])
+def test_a_race_won_without_drafting_a_token_speaks_of_no_drafts(lang, said):
+    """Read 54: a race won by steps cheaper than a target-only one that drafted nothing read "this race does not
+    show that the drafts (accepted / drafted –) paid for themselves", of drafts it never made."""
+    with using(lang):
+        text = explain_race(_drafting_nothing("speculative", 0.08), _drafting_nothing("autoregressive", 0.1))
+    assert text.startswith(("Speculation won", "A especulação venceu")) and text.endswith(said), text
+    assert "–" not in text, text
+
+
+@pytest.mark.parametrize("lang, said, old", [
+    ("en", "The tokens each step emitted did not cover its cost: its draft, its target forward and the rest of the "
+           "step.", "verifying"),
+    ("pt", "Os tokens que cada passo emitiu não cobriram o seu custo: o seu rascunho, a sua passagem do alvo e o "
+           "resto do passo.", "verificar")])
+def test_a_loss_of_steps_that_did_not_pay_names_the_parts_as_the_race_does(lang, said, old):
+    """Read 54: the loss's last reason read "did not cover the cost of drafting plus verifying", beside a cost
+    sentence, legend, table and hovers that name a step's parts draft, target forward and rest of the step (which the
+    old words left out)."""
+    base = _trace("autoregressive", [(0.0, 0.1, 1)] * 20)
+    spec = _trace("speculative", [(0.07, 0.14, 2)] * 10, drafted=4)  # 2 tokens a step; break-even 2.1
+    with using(lang):
+        text = explain_race(spec, base)
+    assert said in text and old not in text, text

@@ -1098,6 +1098,8 @@ def test_the_lanes_segments_and_their_legend_differ_by_pattern_as_well_as_colour
     assert {"prefill", "draft", "verify", "overhead"} <= set(phases)
     assert len(set(s for s, _c in phases.values())) == len(phases), phases  # no two segments share a fill
     legend = next(body for body in (html.unescape(h.proto.body) for h in at.get("html")) if names["draft"] in body)
+    # read 54: the draft's legend said "(a tree lane: its nodes)" in a race without a tree lane (this one)
+    assert "tree lane" not in legend and "raia da árvore" not in legend, legend
     for phase, name in names.items():
         swatch = legend.split(name)[0].rsplit('<span style="display:inline-block;width:13px', 1)[1]
         shape, color = figures.PHASE_PATTERNS[phase]

@@ -4,6 +4,7 @@ test where the exact tree rule passes, and says why in this run's numbers; both 
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -58,6 +59,10 @@ def test_the_race_puts_a_tree_lane_next_to_the_chain_lane(monkeypatch):
     assert table.loc["target only", "target forwards"] == str(base.num_steps) == str(base.num_tokens)
     assert float(table.loc[TREE_LANE, "mean accepted length"]) == round(tree.num_tokens / tree.num_steps, 2)
     assert at.query_params["race_tree_nodes"] == "8"  # the link keeps the tree lane
+    # read 54: beside a tree lane the draft's legend names its nodes (without one it does not: test_race_page)
+    legend = next(body for body in (html.unescape(h.proto.body) for h in at.get("html"))
+                  if "draft: propose up to K tokens" in body)
+    assert "draft: propose up to K tokens (a tree lane: its nodes)" in legend
 
 
 @pytest.mark.slow  # the same three-lane race: about 3 s
@@ -258,7 +263,7 @@ def test_with_a_tree_lane_the_rounds_and_the_draft_legend_name_the_chain_and_the
     from specviz.labs.timeline import RaceRounds
     from specviz.runs.running import run, run_target_only
     from specviz.runs.runspec import RunSpec
-    from specviz.ui.race.figures import PHASE_NAMES, race_figure
+    from specviz.ui.race.figures import PHASE_NAMES, TREE_DRAFT_NAME, race_figure
     from specviz.ui.race.view import rounds_table
 
     chain_spec = RunSpec(pair="toy", proposer="draft", prompt="hello", k=3, max_new_tokens=12, temperature=0.0)
@@ -274,12 +279,19 @@ def test_with_a_tree_lane_the_rounds_and_the_draft_legend_name_the_chain_and_the
         assert with_tree[0][f"tokens/s ({_('target only')})"] == without[0][_("target only tokens/s")]
         assert [row[_("ran first")] for row in without] == [spec_name, _("target only")]  # no tree: as it was
         fig = race_figure(chain, base, tree)
-        draft = _(PHASE_NAMES["draft"])
-        tree_hovers = [h for bar in fig.data if bar.y[0] == _(TREE_LANE) and bar.name == draft
-                       for h in bar.hovertext]
-    assert tree_hovers and all(f"({draft})" in h for h in tree_hovers)
+        draft = _(TREE_DRAFT_NAME)
+        hovers = {lane: [h for bar in fig.data if bar.y[0] == lane and bar.name == draft for h in bar.hovertext]
+                  for lane in (_(TREE_LANE), chain_name)}
+        # read 54: without a tree lane the draft's name said "(a tree lane: its nodes)" too, in every chain hover
+        plain, alone = _(PHASE_NAMES["draft"]), race_figure(chain, base)
+        alone_hovers = [h for bar in alone.data if bar.name == plain for h in bar.hovertext]
+        names = {bar.name for bar in alone.data}
+    assert all(hovers.values()) and all(f"({draft})" in h for lane in hovers.values() for h in lane)
     assert draft == {"en": "draft: propose up to K tokens (a tree lane: its nodes)",
                      "pt": "rascunho: propor até K tokens (na raia da árvore: os seus nós)"}[lang]
+    assert plain == {"en": "draft: propose up to K tokens", "pt": "rascunho: propor até K tokens"}[lang]
+    assert alone_hovers and all(f"({plain})" in h for h in alone_hovers) and draft not in names
+    assert not any(word in h for h in alone_hovers for word in ("tree lane", "raia da árvore"))
 
 
 @pytest.mark.slow  # the page under AppTest

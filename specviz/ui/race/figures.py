@@ -31,10 +31,20 @@ PHASE_COLORS = {"prefill": LIGHT_GREY, "draft": Q_COLOR, "verify": P_COLOR, "ove
 # read 45: the draft's name said "propose K tokens", beside a tree step's hover "6 nodes drafted" (K = 3) and a last
 # step near the token limit that drafts fewer
 PHASE_NAMES = {"prefill": N_("prefill (read the prompt)"),
-               "draft": N_("draft: propose up to K tokens (a tree lane: its nodes)"),
+               "draft": N_("draft: propose up to K tokens"),
                "verify": N_("target forward pass"),
                "overhead": N_("rest of the step: sampling and, when speculating, the rule and the cache rewind"),
                "untimed": N_("between steps: not timed")}
+# read 54: the draft's name said "(a tree lane: its nodes)" in every race, in the legend and in each chain step's
+# hover, where the race had no tree lane; it says so only beside one (`phase_names`)
+TREE_DRAFT_NAME = N_("draft: propose up to K tokens (a tree lane: its nodes)")
+
+
+def phase_names(tree: bool) -> dict[str, str]:
+    """The segments' names (untranslated msgids, as `PHASE_NAMES`) for a race with a tree lane (`tree`) or without:
+    the draft's name speaks of a tree lane's nodes only where the race has one. The legend and the hovers both take
+    them from here."""
+    return {**PHASE_NAMES, "draft": TREE_DRAFT_NAME} if tree else dict(PHASE_NAMES)
 # the lanes table's one mark for a cell that does not apply to its row (read 44: some such cells were empty, others
 # "–"), and the note under the table's title that says so
 NOT_APPLICABLE = "–"
@@ -86,9 +96,10 @@ def step_times(bar: Interval) -> dict[str, str]:
 
 
 def _lane_bars(fig: go.Figure, lane: str, bars: list[Interval], *, speculative: bool, legend: set[str],
-               tree: bool = False) -> None:
+               tree: bool = False, with_tree: bool = False) -> None:
     """Add one lane: the prefill, then each step's draft, verify and overhead segments. A `tree` lane's steps name
-    their drafted nodes (`Interval.k` is `Step.n_drafted`), not K, which is a tree's depth."""
+    their drafted nodes (`Interval.k` is `Step.n_drafted`), not K, which is a tree's depth. `with_tree`: the race has
+    a tree lane, so the draft's name (`phase_names`) speaks of its nodes."""
     segments: dict[str, list[tuple[float, float, Interval]]] = {"prefill": [], "draft": [], "verify": [],
                                                                  "overhead": []}
     for bar in bars:
@@ -98,7 +109,7 @@ def _lane_bars(fig: go.Figure, lane: str, bars: list[Interval], *, speculative: 
         segments["draft"].append((bar.start, bar.draft_end, bar))
         segments["verify"].append((bar.draft_end, bar.verify_end, bar))
         segments["overhead"].append((bar.verify_end, bar.end, bar))
-    names = {phase: _(name) for phase, name in PHASE_NAMES.items()}
+    names = {phase: _(name) for phase, name in phase_names(with_tree or tree).items()}
     for phase, segs in segments.items():
         segs = [s for s in segs if s[1] > s[0]]
         if not segs:
@@ -173,12 +184,13 @@ def race_figure(spec: Trace, base: Trace, tree: Trace | None = None) -> go.Figur
     fig = go.Figure()
     legend: set[str] = set()
     spec_lane, base_lane = _(CHAIN_LANE if tree is not None else SPEC_LANE), _(BASE_LANE)
-    _lane_bars(fig, spec_lane, step_intervals(spec), speculative=True, legend=legend)
+    with_tree = tree is not None
+    _lane_bars(fig, spec_lane, step_intervals(spec), speculative=True, legend=legend, with_tree=with_tree)
     lanes = [base_lane, spec_lane]
     if tree is not None:
         _lane_bars(fig, _(TREE_LANE), step_intervals(tree), speculative=True, legend=legend, tree=True)
         lanes.insert(1, _(TREE_LANE))
-    _lane_bars(fig, base_lane, step_intervals(base), speculative=False, legend=legend)
+    _lane_bars(fig, base_lane, step_intervals(base), speculative=False, legend=legend, with_tree=with_tree)
     named = [(spec_lane, spec), (base_lane, base)] + ([(_(TREE_LANE), tree)] if tree is not None else [])
     for lane, trace in named:
         _untimed_bar(fig, lane, trace, legend)

@@ -23,8 +23,8 @@ from specviz.labs.timeline import (ALPHA_ESTIMATE, ALPHA_NAME, BASELINE_NAME, RA
                               seconds_text, speedup_band, spread_sentence)
 from specviz.engine.trace import Trace
 from specviz.ui.common import charts
-from specviz.ui.race.figures import (BASE_LANE, LANE_DASHES, LANES_TABLE_NOTE, PHASE_COLORS, PHASE_NAMES,
-                                     PHASE_PATTERNS, SPEC_LANE, lane_tokens, lanes_table, race_figure, swatches_html,
+from specviz.ui.race.figures import (BASE_LANE, LANE_DASHES, LANES_TABLE_NOTE, PHASE_COLORS, PHASE_PATTERNS,
+                                     SPEC_LANE, lane_tokens, lanes_table, phase_names, race_figure, swatches_html,
                                      token_lines, tokens_figure, tokens_table)
 from specviz.ui.common.step_view import dtype_text
 from specviz.ui.race.outputs import render_outputs
@@ -164,8 +164,9 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
                   "run's time that no step's timer counted (the loop between steps), so each lane ends at the time "
                   "its tokens/s divides by, on the clock that timed it. Hover or tap a segment for its numbers; "
                   "\"The numbers in this chart\" lists every step's."))
-    st.html(swatches_html([(_(PHASE_NAMES[p]), PHASE_COLORS[p]) for p in PHASE_NAMES],
-                          patterns=[PHASE_PATTERNS[p] for p in PHASE_NAMES]))
+    names = phase_names(tree is not None)  # read 54: the tree lane's nodes only where there is one
+    st.html(swatches_html([(_(names[p]), PHASE_COLORS[p]) for p in names],
+                          patterns=[PHASE_PATTERNS[p] for p in names]))
     charts.show(race_figure(spec, base, tree), key="race_lanes", table=lanes_table(spec, base, tree),
                 name=_("Where the time went: every step of each lane on one time axis"), note=_(LANES_TABLE_NOTE))
     # read 52: "steps where several drafts were accepted at once" of every steep jump, though a jump of 2 tokens is

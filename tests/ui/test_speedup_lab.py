@@ -2539,3 +2539,28 @@ def test_a_physical_limit_above_the_tokens_a_forward_emits_is_explained():
         pt = trees.over_limit_notes(result, "eagle", 0.0)
     assert any(n.startswith("O limite físico de uma cadeia de K = 4, 5,495×, passa dos 5 tokens") and "0,91 do tempo"
                in n and "no máximo 5×" in n for n in pt), pt
+
+
+def test_the_verdicts_step_total_is_the_sum_of_its_written_parts():
+    """Read 54: default-cpu-drafts' EAGLE-1 drafter, T = 0.7, K = 4, read "a step that drafts all K = 4 costs 1.70
+    one-token forwards" beside c = 0.081 and a verify cost of 1.37×, which add to 4 × 0.081 + 1.37 = 1.69: the total
+    came from the unrounded c and verify cost. Over every committed run, each verdict that writes a step's total
+    writes the sum of the c and verify cost it writes beside it (K·c, or c for a one-pass proposer)."""
+    result = results.load_result(ROOT / "assets" / "benchmarks" / "default-cpu-drafts" / "results.json")
+    assert "costs 1.69 one-token forwards" in verdict.verdict(result, "eagle", 0.7)
+    checked = 0
+    for path in sorted((ROOT / "assets" / "benchmarks").glob("*/results.json")):
+        run = results.load_result(path)
+        for proposer in sorted({r["proposer"] for r in run.rows()}):
+            for temperature in sorted({r["temperature"] for r in run.rows(proposer=proposer)}):
+                text = verdict.verdict(run, proposer, temperature)
+                step = re.search(r"costs? ([0-9.]+) one-token forwards", text)
+                if not step:
+                    continue
+                k = int(re.search(r"K = ([0-9]+)", text).group(1))
+                c = float(re.search(r"c = ([0-9.]+)", text).group(1))
+                verify = float(re.search(r"costs ([0-9.]+)× a one-token forward", text).group(1))
+                parts = (c if registry.one_pass(proposer) else k * c) + verify
+                assert step.group(1) == view.number(parts), (path.parent.name, proposer, temperature, text)
+                checked += 1
+    assert checked >= 9

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import math
 
-from specviz.core.i18n import _, ngettext, small_number
+from specviz.core.i18n import _, as_written, ngettext, small_number
 from specviz.engine import theory
 from specviz.engine.proposers import registry
 from specviz.labs.bench import BenchResult
+from specviz.labs.bench.summary import VERIFY_DIGITS, written_c
 from specviz.labs.timeline import short_step_reasons, speedup_band
 from specviz.ui.speedup.view import number, policy_text, suite_titles, temperature_text, times
 
@@ -127,7 +128,7 @@ def beyond_costs_win(result: BenchResult, best: dict, temperature: float, one_pa
     from specviz.labs.bench.report import TARGET_ONLY
 
     k, c, tokens = best["k"], best["c"], best.get("mat_with_bonus")
-    step = theory.draft_cost(k, c, one_pass) + result.verify_ratio(k)  # the step's forwards, in one-token forwards
+    step = written_step(k, c, result.verify_ratio(k), one_pass)  # the step's forwards, in one-token forwards
     forward = result.costs.get("target_forward_seconds")
     rate, own = result.baseline_tokens_per_second(TARGET_ONLY, temperature), best.get("tokens_per_second")
     if not (tokens and forward and rate and own):
@@ -158,6 +159,18 @@ def beyond_costs_win(result: BenchResult, best: dict, temperature: float, one_pa
                    "timed alone, and speculative decoding {spec_ms} ms, {spec_x} what its costs add up to. Read the "
                    "win beyond {predicted} as this run's timing, not as what drafting buys.",
                    over=times(measured / predicted), predicted=times(predicted), **numbers)
+
+
+def written_step(k: int, c: float, verify: float, one_pass: bool = False) -> float:
+    """A step's forwards in one-token target forwards (drafting, `theory.draft_cost`, plus one target forward over
+    K + 1 tokens) from c and the verify cost as the verdict writes them (`written_c`, `VERIFY_DIGITS` decimals), so
+    the written parts give the written total. Read 54: default-cpu-drafts' EAGLE-1 drafter, T = 0.7, K = 4, read
+    "costs 1.70 one-token forwards" beside c = 0.081 and 1.37×, which give 4 × 0.081 + 1.37 = 1.69.
+
+    >>> round(written_step(4, 0.08103, 1.3660), 6), round(written_step(2, 0.046102, 1.0449, one_pass=True), 6)
+    (1.694, 1.086)
+    """
+    return theory.draft_cost(k, written_c(c), one_pass) + as_written(verify, VERIFY_DIGITS)
 
 
 def repetition_note(result: BenchResult, tree: dict, temperature: float) -> str:
@@ -225,7 +238,7 @@ def slowdown_reason(alpha: float | None, c: float, k: int, verify: float, tokens
         return _("at c = {c} a step drafting K = {k} pays only if α is above {needed}, and here α ≈ {alpha}: too "
                  "many drafts are thrown away for their cost", c=small_number(c, 2), k=k,
                  needed=small_number(needed, 2), alpha=number(alpha))
-    step = theory.draft_cost(k, c, one_pass) + verify  # the step's forwards, in one-token target forwards
+    step = written_step(k, c, verify, one_pass)  # the step's forwards, in one-token target forwards
     words = dict(alpha=number(alpha), c=small_number(c), n=k + 1, verify=times(verify), k=k, step=number(step),
                  tokens=number(tokens_per_step))
     if step >= tokens_per_step and drafted is not None and drafted < k - 0.005 and speedup:  # 1.60 of K = 4 (read 46)

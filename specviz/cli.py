@@ -22,6 +22,7 @@ import argparse
 import math
 import os
 import re
+import shlex
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -30,7 +31,7 @@ from dataclasses import replace
 from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.core.i18n import (N_, _, drafts_kept, language_code, list_separator, ngettext, number, os_reason,
                                 percent, small_number, using, with_minus)
-from specviz.core.text import control_shown, hidden_shown, pad, shortened, visible, width
+from specviz.core.text import control_shown, has_control, hidden_shown, pad, shortened, visible, width
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.kinds import StopReason
 from specviz.engine.limits import (DEVICE_HELP, DTYPE_HELP, K_RANGE, MAX_NEW_TOKENS_RANGE, PAIR_DRAFTERS, dtype_arg,
@@ -84,15 +85,19 @@ class OneSentenceParser(argparse.ArgumentParser):
         self._words = list(sys.argv[1:] if args is None else args)  # for `error`'s dash hint (a subcommand's too)
         return super().parse_known_args(args, namespace)
 
-    def format_error(self, message: str) -> str:
+    def format_error(self, message: str, cut: bool = True) -> str:
         # a value argparse quotes is cut at 40 characters with "…" (read 45: `--k` with 5,000 digits echoed them all),
         # and a control character in it is written as an escape (read 50: an unknown flag "\x1b[2J" cleared the
-        # terminal: argparse quotes a bad choice as Python writes it, but not the words it does not know)
-        message = control_shown(re.sub(r"'([^']{41,})'", lambda m: f"'{shortened(m.group(1))}'", message))
-        return _("{prog}: {refusal} ({prog} --help lists every flag).", prog=self.prog, refusal=message)
+        # terminal: argparse quotes a bad choice as Python writes it, but not the words it does not know); a message
+        # of ours that cut its values already is not `cut` again (read 54: the quote in a value "-it's" ended a
+        # quoted span early and the cut ate the middle of the sentence)
+        if cut:
+            message = re.sub(r"'([^']{41,})'", lambda m: f"'{shortened(m.group(1))}'", message)
+        return _("{prog}: {refusal} ({prog} --help lists every flag).", prog=self.prog, refusal=control_shown(message))
 
     def error(self, message: str):  # noqa: D102 - argparse's hook
-        self.exit(2, self.format_error(self.dash_value(message) or message) + "\n")
+        dash = self.dash_value(message)
+        self.exit(2, self.format_error(dash or message, cut=dash is None) + "\n")
 
     def dash_value(self, message: str) -> str | None:
         """argparse's "expected one argument" for a flag whose value was typed but starts with a dash (read 54:
@@ -102,6 +107,17 @@ class OneSentenceParser(argparse.ArgumentParser):
         >>> parser._words = ["--prompt", "-hi"]
         >>> parser.dash_value("argument --prompt: expected one argument")
         "argument --prompt: its value '-hi' starts with a dash, so it was read as a flag: write --prompt=-hi"
+
+        The hint is a command to type (read 54: `--prompt "-hi there"` was told "write --prompt=-hi there", which a
+        shell splits, and a value over 40 characters was told to write its cut start): a value quoted as a POSIX shell
+        needs it (`shlex.quote`), or, for a value cut in the sentence or holding a control character, the rule.
+
+        >>> parser._words = ["--prompt", "-hi there"]
+        >>> parser.dash_value("argument --prompt: expected one argument").split(": write ")[1]
+        "--prompt='-hi there'"
+        >>> parser._words = ["--prompt", "-" + "a" * 50]
+        >>> parser.dash_value("argument --prompt: expected one argument").split("a flag: ")[1]
+        'write it as --prompt=VALUE, joined to the flag by = and quoted as you typed it'
         """
         expected = _("argument %(argument_name)s: %(message)s") % {"argument_name": "", "message": _(
             "expected one argument")}
@@ -112,8 +128,12 @@ class OneSentenceParser(argparse.ArgumentParser):
         flags = found.group(1).split("/")
         for word, after in zip(self._words, self._words[1:]):
             if word in flags and after.startswith("-") and after != "--":
+                if shortened(after) != after or has_control(after):
+                    return _("argument {flag}: its value '{value}' starts with a dash, so it was read as a flag: write "
+                             "it as {flag}=VALUE, joined to the flag by = and quoted as you typed it", flag=word,
+                             value=shortened(after))
                 return _("argument {flag}: its value '{value}' starts with a dash, so it was read as a flag: write "
-                         "{flag}={value}", flag=word, value=shortened(after))
+                         "{flag}={quoted}", flag=word, value=after, quoted=shlex.quote(after))
         return None
 
     def parse_args(self, args=None, namespace=None):  # noqa: D102 - argparse's, with the refusal below

@@ -1909,7 +1909,18 @@ def test_the_k_help_says_n_gram_lookup_drafts_at_most_k(command, said):
      "'-inf' is infinite, not a number (python -m specviz bench --help lists every flag).\n"),
     (["generate", "--pair", "toy", "--prompt", "-hi"], "python -m specviz generate: argument --prompt: its value "
      "'-hi' starts with a dash, so it was read as a flag: write --prompt=-hi (python -m specviz generate --help "
-     "lists every flag).\n")])
+     "lists every flag).\n"),
+    # read 54: "write --prompt=-hi there" is split by a shell, a long value's hint repeated its cut start, and the
+    # quote in "-it's" ended a quoted span early, so the 40-character cut ate the middle of the sentence
+    (["generate", "--pair", "toy", "--prompt", "-hi there"], "python -m specviz generate: argument --prompt: its "
+     "value '-hi there' starts with a dash, so it was read as a flag: write --prompt='-hi there' (python -m specviz "
+     "generate --help lists every flag).\n"),
+    (["generate", "--pair", "toy", "--prompt", "-it's"], "python -m specviz generate: argument --prompt: its value "
+     "'-it's' starts with a dash, so it was read as a flag: write --prompt='-it'\"'\"'s' (python -m specviz "
+     "generate --help lists every flag).\n"),
+    (["generate", "--pair", "toy", "--prompt", "-" + "a" * 50], "python -m specviz generate: argument --prompt: its "
+     "value '-" + "a" * 38 + "…' starts with a dash, so it was read as a flag: write it as --prompt=VALUE, joined to "
+     "the flag by = and quoted as you typed it (python -m specviz generate --help lists every flag).\n")])
 def test_a_value_starting_with_a_dash_is_not_called_missing(args, said, monkeypatch):
     """Read 54: argparse takes "-1e-3", "-inf" for flags, so `--temperature -1e-3` was refused as "expected one
     argument" and `--temperatures 0 -inf` as "unrecognized arguments: -inf", a value typed as if none were; a
@@ -1919,3 +1930,11 @@ def test_a_value_starting_with_a_dash_is_not_called_missing(args, said, monkeypa
         monkeypatch.delenv(var, raising=False)
     out = cli(*args)
     assert out.returncode == 2 and out.stderr == said, out.stderr
+
+
+def test_a_dash_value_hint_in_portuguese_is_a_command_to_type():
+    """Read 54: the Portuguese hint quotes a value with spaces as a shell needs it, and a long value gets the rule."""
+    spaced = cli("generate", "--pair", "toy", "--prompt", "-hi there", "--lang", "pt")
+    assert spaced.returncode == 2 and "escreva --prompt='-hi there' (" in spaced.stderr, spaced.stderr
+    long = cli("generate", "--pair", "toy", "--prompt", "-" + "a" * 50, "--lang", "pt")
+    assert "escreva-o como --prompt=VALOR, unido à opção por = e com as aspas com que você o digitou (" in long.stderr

@@ -950,3 +950,19 @@ def test_a_teachers_link_opens_the_teacher_side_after_a_student_view_in_the_same
     at.query_params.clear()
     at.run()
     assert at.query_params["student"] == token
+
+
+def test_a_teachers_link_opens_the_teacher_side_after_the_join_page_drew_the_switch(db):
+    """Read 54: `role_from_url` set the teacher side only before the switch was ever drawn: once the join page had
+    drawn it ("a student"), a ?as=teacher link showed the join form, no PIN, and the switch took ?as=teacher out of
+    the URL. The link now opens the teacher side (the PIN); a click on "a student" still takes the student side."""
+    at = _page()
+    assert at.radio(key="classroom_role").value == "a student"
+    at.query_params["as"] = "teacher"
+    at.run()
+    assert not at.exception and at.radio(key="classroom_role").value == "the teacher"
+    assert at.query_params["as"] == "teacher" and at.text_input(key="classroom_pin") is not None
+    at.radio(key="classroom_role").set_value("a student").run()  # the page's own ?as=teacher is still in the URL
+    assert at.radio(key="classroom_role").value == "a student" and "as" not in at.query_params
+    at.run()
+    assert at.radio(key="classroom_role").value == "a student"

@@ -128,10 +128,17 @@ MAX_SHOWN_CODE = 24  # characters of an unknown ?session= value the page repeats
 CONFIRM_END = "classroom_confirm_end"  # session key: the code of the session whose End button asks for a yes
 
 
+ROLE_IN_URL = "classroom_role_in_url"  # session key: whether the page's last run left ?as=teacher in the URL
+
+
 def role_from_url() -> None:
     """Before the role radio is drawn: a reloaded teacher page (?as=teacher) opens on the teacher's side. The URL
-    only picks the side; the PIN is still asked for by `teacher_unlocked` (the PinGuard keeps counting)."""
-    if "classroom_role" not in st.session_state and st.query_params.get(ROLE_PARAM) == TEACHER_ROLE:
+    only picks the side; the PIN is still asked for by `teacher_unlocked` (the PinGuard keeps counting). Read 54: once
+    the join page had drawn the switch ("a student"), a ?as=teacher link still showed the student side (and the
+    switch took the parameter out of the URL): a ?as=teacher the page did not write itself (`role_to_url` notes what
+    it wrote) now opens the teacher side, while a click on "a student" under the page's own ?as=teacher still wins."""
+    asked = st.query_params.get(ROLE_PARAM) == TEACHER_ROLE
+    if asked and ("classroom_role" not in st.session_state or not st.session_state.get(ROLE_IN_URL)):
         st.session_state["classroom_role"] = ROLES[1]
 
 
@@ -178,6 +185,7 @@ def leave_presenter(code: str) -> None:
     st.session_state["classroom_role"] = ROLES[1]
     st.session_state["classroom_session"] = code
     st.query_params[ROLE_PARAM], st.query_params[SESSION_PARAM] = TEACHER_ROLE, code
+    st.session_state[ROLE_IN_URL] = True
     st.rerun()
 
 
@@ -187,6 +195,7 @@ def role_to_url(role: str) -> None:
     else:
         for key in (ROLE_PARAM, SESSION_PARAM):
             st.query_params.pop(key, None)
+    st.session_state[ROLE_IN_URL] = role == ROLES[1]  # `role_from_url`: a later ?as=teacher is the page's own
 
 
 def pick_session(store: ClassroomStore) -> Session | None:

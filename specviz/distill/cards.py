@@ -477,7 +477,7 @@ def learning_curve(log: list[dict], metrics: list[str]) -> str:
     present = [m for m in metrics if any(m in r for r in log)]
     rows = ["| stage | step | epoch | minutes | " + " | ".join(present) + " |", "|---:" * (4 + len(present)) + "|"]
     rows += [f"| {r['stage']} | {r['step']} | {r['epoch']} | {r['minutes']} | "
-             + " | ".join(f"{r[m]:.3f}" if m in r else "–" for m in present) + " |" for r in log]
+             + " | ".join(f"{fixed(r[m], 3)}" if m in r else "–" for m in present) + " |" for r in log]
     return "\n".join(rows) + "\n\n" + CURVE_SOURCE
 
 
@@ -660,7 +660,7 @@ def lookup_note(rows: list[dict], bench: Path, record: dict | None = None) -> st
     path = bench.relative_to(BENCHMARKS_DIR.parent.parent).as_posix()
 
     def figures(row: dict) -> tuple[str, str, str]:
-        return (f"{row['mat_with_bonus']:.2f}", _fmt(row.get("speedup_vs_hf_generate")), _fmt(row.get("speedup_vs_ar")))
+        return fixed(row["mat_with_bonus"]), _fmt(row.get("speedup_vs_hf_generate")), _fmt(row.get("speedup_vs_ar"))
 
     greedy = figures(same[0.0])
     text = (f"The trees carry a lookup branch: up to {shape.tree_lookup} tokens copied from the context (prompt "
@@ -693,7 +693,7 @@ def target_line(label: str, row: dict | None, key: str, target: float, unit: str
     if not row:
         return f"- {label}: not measured"
     value = row[key]
-    return f"- {label}: {value:.2f}{unit}{f' at {setting(row)}' if where else ''} ({verdict(value >= target)})"
+    return f"- {label}: {fixed(value, 2)}{unit}{f' at {setting(row)}' if where else ''} ({verdict(value >= target)})"
 
 
 def first_guess_line(meta: dict, target: float) -> str:
@@ -713,10 +713,10 @@ def first_guess_line(meta: dict, target: float) -> str:
     acc1 = meta["training"]["acc1"]
     ranked = ((meta.get("rank_held_out") or {}).get("this") or {}).get("top1")
     if ranked is None:
-        return f"- Held-out first guess ≥ {target}: `acc1` {acc1:.3f} at the last training evaluation " \
+        return f"- Held-out first guess ≥ {target}: `acc1` {fixed(acc1, 3)} at the last training evaluation " \
                f"({verdict(acc1 >= target)})"
-    return (f"- Held-out first guess ≥ {target}: {ranked:.3f} by `python -m specviz.distill rank` (`acc1` {acc1:.3f} "
-            f"at the last training evaluation; {verdict(ranked >= target)})")
+    return (f"- Held-out first guess ≥ {target}: {fixed(ranked, 3)} by `python -m specviz.distill rank` "
+            f"(`acc1` {fixed(acc1, 3)} at the last training evaluation; {verdict(ranked >= target)})")
 
 
 def target_lines(kind: str, meta: dict, rows: list[dict], bench: Path = BENCH, record: dict | None = None) -> list[str]:
@@ -728,7 +728,7 @@ def target_lines(kind: str, meta: dict, rows: list[dict], bench: Path = BENCH, r
         alone = _without_lookup(rows, bench, record) if g and g.get("tree_lookup") else None
         if alone:  # "2.90 (met)" -> "2.90 with the lookup branch (met; 2.74 with the drafter's tree alone)"
             mat = mat.replace(" (", " with the lookup branch (", 1)[:-1] + (
-                f"; {alone[2][0.0]['mat_with_bonus']:.2f} with the drafter's tree alone)")
+                f"; {fixed(alone[2][0.0]['mat_with_bonus'], 2)} with the drafter's tree alone)")
         return [first_guess_line(meta, t["first_guess"]),
             target_line(f"≥ {t['speedup_greedy']}× over `model.generate`, greedy", g, "speedup_vs_hf_generate",
                         t["speedup_greedy"]),
@@ -744,8 +744,8 @@ def target_lines(kind: str, meta: dict, rows: list[dict], bench: Path = BENCH, r
         first = chain["per_position"][0] if chain else None
         lines = [
             f"- First-position acceptance (chain) ≥ {t['first_position']}: " + (
-                f"{first:.2f} at {setting(chain)} ({verdict(first >= t['first_position'])}"
-                + (f", by {t['first_position'] - first:.2f})" if first < t["first_position"] else ")") if chain
+                f"{fixed(first, 2)} at {setting(chain)} ({verdict(first >= t['first_position'])}"
+                + (f", by {fixed(t['first_position'] - first, 2)})" if first < t["first_position"] else ")") if chain
                 else "not measured"),
             target_line(f"Speedup ≥ {t['speedup_greedy']}× over `model.generate` (greedy)", g, "speedup_vs_hf_generate",
                         t["speedup_greedy"]),
@@ -757,21 +757,22 @@ def target_lines(kind: str, meta: dict, rows: list[dict], bench: Path = BENCH, r
         g = best([r for r in rows if not r.get("tree_nodes")], 0.0)  # the chain arithmetic below
         needed = needed_length(bench, g, t["speedup_greedy"]) if g else None
         if needed:
-            lines.append(f"- What it would take (chain): on this CPU a step at K = {g['k']} costs {needed[1]:.2f} target "
-                         f"forwards ({g['k']} drafts at c = {c_text(g['c'])} plus verifying {g['k'] + 1} tokens), so "
-                         f"{t['speedup_greedy']}× needs about {needed[0]:.1f} tokens per step instead of "
-                         f"{g['mat_with_bonus']:.2f}: an α of about {chain_alpha(needed[0], g['k']):.2f} at every "
-                         "draft position (this drafter keeps about half of its first drafts and fewer deeper ones). "
-                         "Where verifying K+1 tokens costs one forward (a GPU at batch size 1), the same tokens per "
-                         f"step and c would give {g['mat_with_bonus'] / (1 + g['k'] * g['c']):.2f}× by the formula.")
+            lines.append(f"- What it would take (chain): on this CPU a step at K = {g['k']} costs "
+                         f"{fixed(needed[1], 2)} target forwards ({g['k']} drafts at c = {c_text(g['c'])} plus "
+                         f"verifying {g['k'] + 1} tokens), so {t['speedup_greedy']}× needs about "
+                         f"{fixed(needed[0], 1)} tokens per step instead of {fixed(g['mat_with_bonus'], 2)}: an α of "
+                         f"about {fixed(chain_alpha(needed[0], g['k']), 2)} at every draft position (this drafter "
+                         "keeps about half of its first drafts and fewer deeper ones). Where verifying K+1 tokens "
+                         "costs one forward (a GPU at batch size 1), the same tokens per step and c would give "
+                         f"{fixed(g['mat_with_bonus'] / (1 + g['k'] * g['c']), 2)}× by the formula.")
         return lines
     agreement = meta["training"].get("agreement")
     g = best(rows, 0.0)
-    return [f"- Held-out greedy agreement with the target ≥ {t['agreement']}: {agreement:.3f} "
+    return [f"- Held-out greedy agreement with the target ≥ {t['agreement']}: {fixed(agreement, 3)} "
             f"({verdict(agreement >= t['agreement'])})",
             # the rows are the constant-K ones (bench_rows): the run's other policies can read higher, so say which
-            "- Speed, reported honestly: " + (f"{g['speedup_vs_hf_generate']:.2f}× over `model.generate` at best "
-                                              f"with a constant K (K = {g['k']}, greedy); c = {c_text(g['c'])}." if g
+            "- Speed, reported honestly: " + (f"{fixed(g['speedup_vs_hf_generate'], 2)}× over `model.generate` "
+                                              f"at best with a constant K (K = {g['k']}, greedy); c = {c_text(g['c'])}." if g
                                               else "not measured")]
 
 
@@ -783,7 +784,7 @@ def replaced(meta: dict, metrics: list[str]) -> str:
     rows = ["| | training records | steps | " + " | ".join(metrics) + " |", "|---|---:|---:|" + "---:|" * len(metrics)]
     for name, m in (("replaced drafter", old), ("this drafter", meta)):
         rows.append(f"| {name} | {m.get('train_records', '?')} | {m.get('steps', '?')} | "
-                    + " | ".join(f"{v:.3f}" if (v := m.get("training", {}).get(k)) is not None else "–"
+                    + " | ".join(f"{fixed(v, 3)}" if (v := m.get("training", {}).get(k)) is not None else "–"
                                  for k in metrics) + " |")  # "–": not measured for that drafter
     text = "## Compared with the drafter it replaced\n\nHeld-out accuracies at the end of each training, each on its own " \
         "data step's held-out answers (the same 64 prompts):\n\n" + "\n".join(rows) + "\n\n"
@@ -806,7 +807,7 @@ def parameter_count(folder: Path) -> str:
     for path in Path(folder).glob("*.safetensors"):
         with safe_open(str(path), "pt") as f:
             total += sum(math.prod(f.get_slice(k).get_shape()) for k in f.keys() if k != "draft_vocab")
-    return f"{total / 1e6:.1f} M"
+    return f"{fixed(total / 1e6, 1)} M"
 
 
 def stage_table(data: dict) -> str:
@@ -814,10 +815,10 @@ def stage_table(data: dict) -> str:
     minutes."""
     sampled = f"sampled at {sampled_at(data)}" if data.get("temperature") else "sampled"
     rows = [f"| stage | answers | response tokens | {sampled} | minutes |", "|---|---:|---:|---:|---:|"]
-    rows += [f"| {name} | {r['answers']:,} | {r['new_tokens']:,} | {r['sampled']:,} | {r['minutes']:.0f} |"
+    rows += [f"| {name} | {r['answers']:,} | {r['new_tokens']:,} | {r['sampled']:,} | {fixed(r['minutes'], 0)} |"
              for name, r in data["stages"].items()]
     rows.append(f"| all | {data['answers']:,} | {data['new_tokens']:,} | {data['sampled']:,} | "
-                f"{sum(r['minutes'] for r in data['stages'].values()):.0f} |")
+                f"{fixed(sum(r['minutes'] for r in data['stages'].values()), 0)} |")
     return "\n".join(rows)
 
 
@@ -843,11 +844,11 @@ def write_cards(work: Path, assets: Path, benches: dict[str, Path] | None = None
         settings = training_settings(meta)
         card = CARD.format(
             title=TITLES[kind], what=WHAT[kind].format(params=parameter_count(folder), serve_k=SERVE_K),
-            size_mb=sum(f.stat().st_size for f in folder.glob("*.safetensors")) / 2**20,
+            size_mb=fixed(sum(f.stat().st_size for f in folder.glob("*.safetensors")) / 2**20, 1),
             data=data_section(data, meta, bench_dtype(bench)), batch=settings["batch"],
             step_command=train_command(kind, log, meta["steps"], meta.get("history"), meta),
             steps=f"{meta['steps']:,}", stages=STAGES[kind].format(**{**meta, **stage_steps(log, meta["steps"]), **settings}),
-            train_minutes=log[-1]["minutes"] if log else 0, machine=trained_on(meta),
+            train_minutes=fixed(log[-1]["minutes"] if log else 0, 0), machine=trained_on(meta),
             curve=learning_curve(log, metrics) if log else "(no log)", metric_text=METRIC_TEXT[kind],
             extrapolation=extrapolate(log, metrics[0]) if log else "", bench_command=bench_command(bench),
             bench=bench_table(rows, bench_dtype(bench), read_bench(bench).get("costs")),
@@ -952,7 +953,7 @@ and a follow-up or rewrite quotes an earlier answer, which may mention one):
   memory-mapped chunks on disk (`specviz/distill/data.py`).
 - {held} held-out prompts whose topics no training prompt is about (`assets/prompts/held-out.yaml`), answered
   greedily by the float32 target, {as_bench}.
-- The data step took {data_minutes:.0f} minutes ({new_tokens:,} response tokens), on a machine this card does not
+- The data step took {data_minutes} minutes ({new_tokens:,} response tokens), on a machine this card does not
   record."""
 # The Data section of weights made before the data step took its stages (specviz.json's `made_at`): what that
 # commit's data step logged (`prompts`, `new_tokens`, `minutes`, `shards`, `sampled_shards`, kept in RECORD), with
@@ -967,7 +968,7 @@ DATA_MADE_AT = """\
 - {held} held-out prompts on topics no training prompt is about (`assets/prompts/held-out.yaml`; a few training
   prompts name one in passing, such as "the train was late"), answered greedily by the
   float32 target, {as_bench}.
-- The data step took {data_minutes:.0f} minutes, on a machine this card does not record."""
+- The data step took {data_minutes} minutes, on a machine this card does not record."""
 # that commit's data-step defaults, which its `distill data` (no flags) left in place: specviz/distill/data.py
 # `GenerationPlan` batch_size 64 and temperature 0.7 (`git show 35ce4c2:specviz/distill/data.py`)
 MADE_AT_DATA = {"35ce4c2baa51c1e36a0717b51a01ef0386469d59": {"batch_size": 64, "temperature": 0.7}}
@@ -982,17 +983,17 @@ def data_section(data: dict, meta: dict, dtype: str) -> str:
     if made and "stages" not in data:
         return DATA_MADE_AT.format(**data, **MADE_AT_DATA[made["commit"]], max_new_tokens=made["max_new_tokens"],
                                    commit=made["commit"][:12], held=data["held_out_prompts"],
-                                   data_minutes=data["minutes"], as_bench=as_bench)
+                                   data_minutes=fixed(data["minutes"], 0), as_bench=as_bench)
     return DATA.format(token_limit=token_limit(data), sampled_at=sampled_at(data), stage_table=stage_table(data),
-                       held=data["held_out_prompts"], data_minutes=data["minutes"], new_tokens=data["new_tokens"],
-                       as_bench=as_bench)
+                       held=data["held_out_prompts"], data_minutes=fixed(data["minutes"], 0),
+                       new_tokens=data["new_tokens"], as_bench=as_bench)
 
 
 CARD = """# {title}
 
 {what}
 
-Trained weights: {size_mb:.1f} MiB (float16). {extra}
+Trained weights: {size_mb} MiB (float16). {extra}
 
 ## Data
 
@@ -1008,7 +1009,7 @@ python -m specviz.distill cards    # this card
 
 `python -m specviz.distill all` runs data, eagle3 and draft with their default flags, then the cards (not eagle or
 medusa); the commands above are this card's own.{made_at} Seeded (`--seed 0`) and resumable.
-Training: {steps} steps of {batch}, AdamW, warm-up then cosine decay, {train_minutes:.0f}
+Training: {steps} steps of {batch}, AdamW, warm-up then cosine decay, {train_minutes}
 minutes on {machine}. {stages}
 
 ## Learning curve (held-out)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from specviz.core.i18n import fixed
 from specviz.core.paths import BENCHMARKS_DIR
 from specviz.distill.cards import NOT_RECORDED, bench_command, card_inputs, learning_curve, parameter_count, \
     read_bench, sampled_at, stage_table, token_limit, trained_on
@@ -44,18 +45,19 @@ def write_medusa_card(work: Path, assets: Path, bench: Path = MEDUSA_BENCH) -> P
                + f"\npython -m specviz.distill cards --work {work}")
     per_head = ["| head | guesses | top-1 | top-2 | top-3 | top-4 |", "|---:|---|---:|---:|---:|---:|"]
     per_head += [f"| {k} | token t+{k + 1} from the state after token t | "
-                 + " | ".join(f"{final.get(f'head{k}_top{n}', 0):.3f}" for n in (1, 2, 3, 4)) + " |"
+                 + " | ".join(fixed(final.get(f'head{k}_top{n}', 0), 3) for n in (1, 2, 3, 4)) + " |"
                  for k in range(1, heads + 1)]
     against = ["| drafter | training positions | " + " | ".join(CHAIN) + " |", "|---|---:|" + "---:|" * len(CHAIN)]
     against.append(f"| Medusa heads (this card) | {meta.get('train_positions', 0):,} | "
-                   + " | ".join(f"{final.get(m, 0):.3f}" for m in CHAIN) + " |")
+                   + " | ".join(fixed(final.get(m, 0), 3) for m in CHAIN) + " |")
     if eagle_meta.get("training"):
         against.append(f"| EAGLE-3 drafter ({EAGLE_NAME}) | {eagle_meta.get('train_positions', 0):,} | "
-                       + " | ".join(f"{eagle_meta['training'].get(m, 0):.3f}" for m in CHAIN) + " |")
+                       + " | ".join(fixed(eagle_meta['training'].get(m, 0), 3) for m in CHAIN) + " |")
     card = CARD.format(
         heads=heads, recommended=recommended_for("default").shape.describe(), params=parameter_count(folder),
         vocab=f"{meta['draft_vocab_size']:,}",
-        coverage=100 * meta.get("vocab_coverage", 0), stage_table=stage_table(data), new_tokens=data["new_tokens"],
+        coverage=fixed(100 * meta.get("vocab_coverage", 0), 1), stage_table=stage_table(data),
+        new_tokens=data["new_tokens"],
         held=data["held_out_prompts"], command=command, steps=steps, train_minutes=log[-1]["minutes"],
         # the run's own settings, never today's defaults (Read 44)
         batch=(f"at most {meta['batch_positions']:,} padded positions" if meta.get("batch_positions") is not None
@@ -85,10 +87,10 @@ def bench_section(bench: Path) -> str:
              "vs model.generate |", "|---|---|---:|---:|---|---:|---:|"]
     for r in sorted(rows, key=lambda r: (r["temperature"], r.get("tree_nodes") or 0, r["k"], r["proposer"])):
         shape = DraftShape.of(r).shown()  # the name scripts and tables print (×, not x)
-        per = " / ".join(f"{a:.2f}" if isinstance(a, int | float) else "–" for a in r.get("per_position") or [])
+        per = " / ".join(fixed(a) if isinstance(a, int | float) else "–" for a in r.get("per_position") or [])
         speeds = [r.get("speedup_vs_ar"), r.get("speedup_vs_hf_generate")]
-        lines.append(f"| {r['proposer']} | {shape} | {r['temperature']:g} | {r['mat_with_bonus']:.2f} | {per} | "
-                     + " | ".join(f"{v:.2f}×" if v is not None else "–" for v in speeds) + " |")
+        lines.append(f"| {r['proposer']} | {shape} | {r['temperature']:g} | {fixed(r['mat_with_bonus'])} | {per} | "
+                     + " | ".join(f"{fixed(v)}×" if v is not None else "–" for v in speeds) + " |")
     lines += ["", "Acceptance by position, entry i: of the steps that drafted at least i tokens (a tree: reached "
               "depth i), the share whose first i drafts were all kept. Counts, the same on any machine with this "
               "run's dtype and kernels (another dtype can change which drafts are kept); the speeds are "
@@ -119,7 +121,7 @@ CARD = """# smollm2-medusa: Medusa heads for SmolLM2-135M-Instruct
 parameters: each head is one residual block, x + SiLU(W x + b), on the target's last hidden state (the input of its
 LM head, 576 wide), read by the target's own LM head (the paper's heads each train an output layer of their own;
 sharing the target's is specviz's change)
-restricted to the EAGLE drafter's draft vocabulary of {vocab} tokens ({coverage:.1f}% of the held-out
+restricted to the EAGLE drafter's draft vocabulary of {vocab} tokens ({coverage}% of the held-out
 answers' tokens). Head k guesses the k-th token after the one the target's own head predicts, from the same state;
 no head sees the tokens drafted before its own. The target stays frozen. It only proposes: the output distribution
 stays exactly the target's in exact arithmetic (`specviz.engine.numerics` for floating point). Use:

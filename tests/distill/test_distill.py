@@ -234,7 +234,8 @@ def test_the_eagle_card_shows_trees_the_dtype_and_the_drafter_it_replaced(tmp_pa
     assert "1.45× at tree 16×4 depth 4 (met)" in eagle_card  # the best row, named with its tree
     assert "16x4" not in eagle_card  # read 54: the shape as a person reads it (×), not its identifier
     assert "| replaced drafter | 3000 | 200 | 0.490 |" in eagle_card and "| this drafter | 6000 | 200 | 0.520 |" in eagle_card
-    assert "| seed | 64 | 6,400 | 32 | 0 |" in eagle_card and "| all | 96 | 9,600 | 48 | 1 |" in eagle_card
+    # 30 s is 0.5 minutes: a tie, rounded half up as results.md rounds (read 54: Python's format wrote 0)
+    assert "| seed | 64 | 6,400 | 32 | 1 |" in eagle_card and "| all | 96 | 9,600 | 48 | 1 |" in eagle_card
     # issue 43, 17th read: the card named the machine writing it, with torch and transformers versions hard-coded
     assert "2 minutes on a machine its specviz.json does not record." in " ".join(eagle_card.split())
     meta["eagle"]["machine"] = {"cpu": "AMD EPYC", "cores": 2, "gpu": None, "device": "cpu", "torch": "2.9.0+cpu",
@@ -1217,3 +1218,23 @@ def test_each_shipped_cards_bench_row_reads_as_its_runs_results_md():
         if proposer == "draft":
             assert f"greedy); c = {c}." in card
     assert checked >= 8, checked
+
+
+def test_the_cards_round_ties_half_up_as_results_md_does(tmp_path):
+    """Read 54: the cards' target lines, learning curves and Medusa tables wrote figures with Python's format
+    (half to even on an exact binary tie: f"{0.125:.2f}" is "0.12", f"{0.0625:.3f}" is "0.062") where results.md
+    and every page round half up (`core.i18n.fixed`): the same figure could read 0.12 on a card and 0.13 in its run's
+    results.md. The cards now write their figures with `fixed`."""
+    from specviz.distill.cards import first_guess_line, target_line
+    from specviz.distill.medusa_card import bench_section
+
+    assert target_line("Mean accepted length ≥ 2", {"mat_with_bonus": 2.125}, "mat_with_bonus", 2.0, unit="",
+                       where=False) == "- Mean accepted length ≥ 2: 2.13 (met)"
+    assert "`acc1` 0.063 at the last training evaluation" in first_guess_line({"training": {"acc1": 0.0625}}, 0.6)
+    row = {"proposer": "medusa", "k": 2, "temperature": 0.0, "mat_with_bonus": 1.125, "per_position": [0.375],
+           "speedup_vs_hf_generate": 0.625, "speedup_vs_ar": 1.0}
+    row.update(suite="all", policy="constant")
+    (tmp_path / "results.json").write_text(json.dumps({"summary": [row], "command": "python -m specviz bench",
+                                                       "config": {"clock": "cpu"}, "machine": {"torch_threads": 1}}))
+    table = bench_section(tmp_path / "results.json")
+    assert "| 1.13 | 0.38 | 1.00× | 0.63× |" in table, table

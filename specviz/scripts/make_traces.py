@@ -110,8 +110,9 @@ RECIPES = (
         "The Medusa heads specviz trained for SmolLM2 (assets/models/smollm2-medusa): each head reads the target's "
         "last hidden state and guesses one position further ahead, head 2 without knowing head 1's guess, so few "
         "steps keep more than one draft. On the EAGLE example's held-out prompt they emit about "
-        "1.5 tokens per target forward against 1.9 for the EAGLE drafter; proposing takes no drafter pass, only "
-        "small products on a state the verify pass computed (c = {medusa_c} in float32 in "
+        "1.5 tokens per target forward against 1.9 for the EAGLE drafter; proposing takes no drafter pass: it "
+        "runs the blocks of heads 1 to K on the last hidden state the target's own forward computed, then the LM "
+        "head once over all K (c = {medusa_c} in float32 in "
         "assets/benchmarks/default-cpu-f32-medusa, measured on {medusa_machine} and timed by {medusa_clock}; c is "
         "the time of one head's block, its product with the LM head's rows for the heads' draft vocabulary and "
         "the greedy token pick, over one target forward).",

@@ -333,3 +333,19 @@ def test_the_medusa_description_says_how_its_c_was_timed_and_what_c_times():
     with using("pt"):
         said = " ".join(example.shown_description.split())
     assert "e em tempo de CPU com 1 thread do torch; c é o tempo do bloco de uma cabeça de previsão" in said
+
+
+def test_the_medusa_description_says_what_drafting_runs():
+    """Read 54: the Medusa example said proposing takes "only small products on a state the verify pass computed":
+    a step runs the blocks of heads 1 to K on the target's last hidden state (the prefill's too, not only a verify
+    pass's), then the LM head once over all K (`MedusaProposer.head_logits`). Both languages say that now."""
+    from specviz.core.i18n import using
+
+    example = get_example("smollm-medusa-greedy")
+    said = ("proposing takes no drafter pass: it runs the blocks of heads 1 to K on the last hidden state the "
+            "target's own forward computed, then the LM head once over all K (c = ")
+    assert said in example.shown_description and "small products" not in example.shown_description
+    with using("pt"):
+        pt = example.shown_description
+    assert ("propor não custa nenhuma passagem de rascunho: roda os blocos das cabeças 1 a K sobre o último estado "
+            "oculto que a própria passagem do alvo calculou e depois a cabeça de LM uma vez sobre as K (c = ") in pt

@@ -11,7 +11,7 @@ T = 0.7 (`specviz.choose_shape`), and runs `python -m specviz bench` with those 
 and the chain of K = 4 next to them (`--shapes`), greedy and at T = 0.7, 128 new tokens, on the held-out prompts (topics no training prompt is about),
 `model.generate` as the baseline (`do_sample=True` at T = 0.7), and writes results.json, .csv and .md into --out.
 It then prints each target with the measured number (issue 41: on a CPU without bf16 instructions, in float32,
-at least 1.35x over `model.generate` greedy and 1.15x at T = 0.7; with them, in bfloat16, 1.8x and 1.35x), greedy
+at least 1.35× over `model.generate` greedy and 1.15× at T = 0.7; with them, in bfloat16, 1.8× and 1.35×), greedy
 output identical to target-only decoding on every prompt, and for every shape the predicted speedup next to the
 measured one (the prediction should be within 15%).
 

@@ -122,3 +122,13 @@ def test_the_printout_writes_shapes_and_speedups_with_the_times_sign():
     for folder in sorted(p.parent for p in BENCHMARKS_DIR.glob("*/targets.txt")):
         text = (folder / "targets.txt").read_text(encoding="utf-8")
         assert not re.search(r"\dx\b|\dx\d", text), folder.name
+
+
+def test_the_docstring_writes_its_targets_with_the_times_sign_as_the_code_holds_them():
+    """Read 54: the module docstring wrote the targets "1.35x … 1.8x" where every page, report and card writes ×;
+    and the figures it names are `TARGETS`'."""
+    doc = " ".join(script.__doc__.split())
+    assert not re.search(r"\d(?:\.\d+)?x\b", doc), doc
+    (f32_greedy, f32_sampled), (bf16_greedy, bf16_sampled) = script.TARGETS["float32"], script.TARGETS["bfloat16"]
+    assert (f"at least {f32_greedy}× over `model.generate` greedy and {f32_sampled}× at T = 0.7; with them, in "
+            f"bfloat16, {bf16_greedy}× and {bf16_sampled}×)") in doc

@@ -196,6 +196,7 @@ def test_a_lost_verdict_names_the_target_forward_as_its_cost_sentence_does(lang,
     races = [_trace("speculative", [(0.05, 0.2, 1)] * 20, drafted=4),  # few kept; drafting and a heavy forward
              _trace("speculative", [(0.0, 0.2, 1)] * 20, drafted=4),  # few kept; a heavy forward alone
              _trace("speculative", [(0.5, 0.2, 3)] * 7, drafted=4)]  # the draft not cheap enough; heavy forward
+    assert len(races) == 3
     with using(lang):
         for spec in races:
             text = explain_race(spec, base)

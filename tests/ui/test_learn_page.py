@@ -865,3 +865,25 @@ def test_lesson_10_hovers_your_setting_as_the_slider_and_sentence_write_it(fresh
     mark = next(t for t in chart["data"] if t.get("mode") == "markers")
     assert mark["hovertemplate"].replace("<extra></extra>", "") == hover
     assert any(m.value.startswith(said) for m in at.markdown), [m.value for m in at.markdown]
+
+
+@pytest.mark.parametrize("lang, first, last, line", [
+    ("en", ["1.0", "2.10", "2.10"], ["6.0", "0.43", "–"], "v = 1.0, speedup = 2.10×"),
+    ("pt", ["1,0", "2,10", "2,10"], ["6,0", "0,43", "–"], "v = 1,0; aceleração = 2,10×")])
+def test_lesson_10_curve_and_table_write_v_and_speedup_as_the_sentence_does(fresh, lang, first, last, line):
+    """Read 54: lesson 10's curve hovered Plotly's "(1, 2.1)" and its "numbers" table (three significant figures)
+    wrote v = 1.0 as "1" and 2.10× as "2.1", beside the slider's and the sentence's "At v = 1.0: 2.10×" (α 0.75,
+    K 3, c 0.1). Each curve point now hovers as the table writes it, v with the slider's decimals and the speedup
+    with 2, and the table's "your setting" column holds the marker's speedup on its own v's row."""
+    import json
+
+    fresh.session_state["learn_v"] = 1.0
+    at = _open(fresh, lesson="10", lang=lang)
+    (chart,) = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    curve = next(t for t in chart["data"] if t.get("mode") == "lines")
+    assert curve["hovertemplate"] == "%{customdata[0]}<extra></extra>"
+    assert curve["customdata"][0] == [line]
+    (table,) = at.table
+    rows = table.value.reset_index()
+    assert [str(c) for c in rows.iloc[0]] == first and [str(c) for c in rows.iloc[-1]] == last
+    assert len(rows) == 51

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -114,10 +115,11 @@ def tree_note_figures() -> dict[str, str]:
                 machine=quoted.machine(TREE_NOTE_RUN), dtype=quoted.dtype(TREE_NOTE_RUN), prompts=prompts)
 
 
-def _chart(fig: go.Figure, key: str, title: str, x: str, y: str, note: str | None = None) -> None:
+def _chart(fig: go.Figure, key: str, title: str, x: str, y: str, note: str | None = None,
+           table: pd.DataFrame | None = None) -> None:
     fig.update_layout(title=title, height=280, margin=dict(l=10, r=10, t=40, b=10), xaxis_title=x, yaxis_title=y,
                       showlegend=False)
-    show(fig, key, note=note)
+    show(fig, key, note=note, table=table)
 
 
 def bandwidth(lesson: Lesson) -> None:
@@ -255,7 +257,11 @@ def limits(lesson: Lesson) -> None:
     cost = number_slider(st, _(TEXT["v"]), 1.0, 6.0, 2.5, V_STEP, key="learn_v")
     costs = [1 + i / 10 for i in range(51)]
     values = [theory.speedup_with_verify_cost(v["alpha"], v["k"], v["c"], x) for x in costs]
-    fig = go.Figure(go.Scatter(x=costs, y=values, mode="lines", line=dict(color="#0072B2"), name=_(TEXT["speedup"])))
+    # read 54: the curve hovered Plotly's "(1, 2.1)" and its table read v "1" beside the slider's and sentence's 1.0:
+    # now each point hovers as the table writes it (`curve_hover`, `limits_table`)
+    fig = go.Figure(go.Scatter(x=costs, y=values, mode="lines", line=dict(color="#0072B2"), name=_(TEXT["speedup"]),
+                               customdata=[[curve_hover(x, y)] for x, y in zip(costs, values)],
+                               hovertemplate="%{customdata[0]}<extra></extra>"))
     fig.add_hline(y=1.0, line=dict(color="#C62828", dash="dash"), annotation_text=_(TEXT["break_even"]))
     now = theory.speedup_with_verify_cost(v["alpha"], v["k"], v["c"], cost)
     # read 54: with no hover of its own it read Plotly's "(1, 2.1)" beside the title's and the sentence's 2.10×: now
@@ -263,7 +269,7 @@ def limits(lesson: Lesson) -> None:
     fig.add_scatter(x=[cost], y=[now], mode="markers", marker=dict(size=14, color="#E69F00"), name=_("your setting"),
                     hovertemplate=setting_hover(cost, now) + "<extra></extra>")
     _chart(fig, "learn_limits", _(TEXT["limits_title"], alpha=number(v["alpha"]), k=v["k"], c=number(v["c"])), "v",
-           _(TEXT["speedup"]))
+           _(TEXT["speedup"]), table=limits_table(costs, values, cost, now))
     even = theory.expected_tokens_per_step(v["alpha"], v["k"]) - v["k"] * v["c"]  # E - Kc: where the speedup is 1
     said = dict(v=slider_text(cost, V_STEP), s=times(now), verdict=_(speed_verdict(now)))
     # the slider starts at v = 1, the memory-bound model's floor (a measured verify pass can read a little under
@@ -286,6 +292,33 @@ def setting_hover(cost: float, speedup: float) -> str:
     'your setting: v = 1.0, speedup = 2.10×'
     """
     return _("your setting: v = {v}, speedup = {speedup}×", v=slider_text(cost, V_STEP), speedup=number(speedup, 2))
+
+
+def curve_hover(cost: float, speedup: float) -> str:
+    """A point of lesson 10's curve as its table and the "your setting" hover write it: v with the v slider's
+    decimals, the speedup with 2 (read 54: Plotly's default hover wrote "(1, 2.1)").
+
+    >>> curve_hover(1.0, 2.1033653846153846), curve_hover(6.0, 0.4339)
+    ('v = 1.0, speedup = 2.10×', 'v = 6.0, speedup = 0.43×')
+    """
+    return _("v = {v}, speedup = {speedup}×", v=slider_text(cost, V_STEP), speedup=number(speedup, 2))
+
+
+def limits_table(costs: list[float], values: list[float], cost: float, now: float) -> pd.DataFrame:
+    """Lesson 10's "The numbers in this chart": a row per v on the curve, v with the slider's decimals and the
+    speedups with 2, as the sentence under the chart and the hovers write them (read 54: `figure_table`'s three
+    significant figures wrote v = 1.0 "1" and 2.10× "2.1"); "your setting" filled on its own v's row.
+
+    >>> table = limits_table([1.0, 1.1], [2.1033653846153846, 1.95], 1.0, 2.1033653846153846)
+    >>> list(table.columns), table.iloc[0].tolist(), table.iloc[1].tolist()
+    (['v', 'Expected speedup', 'your setting'], ['1.0', '2.10', '2.10'], ['1.1', '1.95', '–'])
+    """
+    rows = {slider_text(x, V_STEP): (x, number(y, 2)) for x, y in zip(costs, values)}
+    mine = slider_text(cost, V_STEP)
+    rows.setdefault(mine, (cost, "–"))
+    order = sorted(rows, key=lambda label: rows[label][0])
+    return pd.DataFrame({"v": order, _(TEXT["speedup"]): [rows[label][1] for label in order],
+                         _("your setting"): [number(now, 2) if label == mine else "–" for label in order]})
 
 
 def speed_verdict(speedup: float) -> str:

@@ -806,16 +806,16 @@ def test_a_main_line_child_tried_after_a_rejected_sibling_shows_p_and_q_primed_i
     for lang, primed, hovered, told, caption, chips in [
             ("en", "q′ = 0.04222 · p′ = 0.01339 (after the siblings tried before it were rejected)\np′/q′ = 0.317\n",
              "p′ = 0.01339, q′ = 0.04222\np′/q′ = 0.317\nmin(1, p′/q′) = 0.317",
-             "p′ = 0.01339 and q′ = 0.04222 (p = 0.01710 and q = 0.01455 before those rejections), so p′/q′ = 0.317 "
-             "and it was kept with probability 0.317.",
+             "p′ = 0.01339 and q′ = 0.04222, where p = 0.01710 and q = 0.01455 before those rejections, so p′/q′ = "
+             "0.317 and it was kept with probability 0.317.",
              "a child tried after a rejected sibling is tested against p′, the residual the siblings tried before it "
              "left, and q′, the draft's q without them (or a point mass)",
              "for a node tried after a rejected sibling, p′, q′ and p′/q′"),
             ("pt", "q′ = 0,04222 · p′ = 0,01339 (depois que os irmãos tentados antes dele foram rejeitados)\n"
                    "p′/q′ = 0,317\n",
              "p′ = 0,01339, q′ = 0,04222\np′/q′ = 0,317\nmin(1, p′/q′) = 0,317",
-             "p′ = 0,01339 e q′ = 0,04222 (p = 0,01710 e q = 0,01455 antes dessas rejeições), então p′/q′ = 0,317 e "
-             "ele foi mantido com probabilidade 0,317.",
+             "p′ = 0,01339 e q′ = 0,04222, em que p = 0,01710 e q = 0,01455 antes dessas rejeições, então p′/q′ = "
+             "0,317 e ele foi mantido com probabilidade 0,317.",
              "um filho tentado depois de um irmão rejeitado é testado contra p′, a distribuição residual que os "
              "irmãos tentados antes dele deixaram, e q′, o q do rascunho sem eles (ou uma massa pontual)",
              "para um nó tentado depois de um irmão rejeitado, p′, q′ e p′/q′")]:
@@ -935,12 +935,12 @@ def test_the_tree_overviews_chance_is_named_after_what_its_rows_show(lang, both)
 
 
 @pytest.mark.parametrize("lang, first, later, old", [
-    ("en", "This token met p′ = p = 0.400 and q′ = q = 0.500 (no sibling before it changed them), so p/q = 0.800 and "
-           "it was kept with probability min(1, p/q) = 0.800.",
+    ("en", "No sibling before this token changed p and q, so it met p′ = p = 0.400 and q′ = q = 0.500: p/q = 0.800, "
+           "and it was kept with probability min(1, p/q) = 0.800.",
      "This token was tried after a rejected sibling: p′ = 0.200 and q′ = 0.500",
      "p′ is what p at its parent leaves once the siblings tried before it were rejected"),
-    ("pt", "Este token encontrou p′ = p = 0,400 e q′ = q = 0,500 (nenhum irmão antes dele os mudou), então p/q = 0,800 "
-           "e ele foi mantido com probabilidade min(1, p/q) = 0,800.",
+    ("pt", "Nenhum irmão antes deste token mudou p e q, então ele encontrou p′ = p = 0,400 e q′ = q = 0,500: "
+           "p/q = 0,800, e ele foi mantido com probabilidade min(1, p/q) = 0,800.",
      "Este token foi tentado depois de um irmão rejeitado: p′ = 0,200 e q′ = 0,500",
      "p′ é o que resta do p no nó pai depois que os irmãos tentados antes dele foram rejeitados")])
 def test_the_tree_step_sentence_tells_a_first_childs_rule_apart_from_a_later_childs(lang, first, later, old):
@@ -960,6 +960,29 @@ def test_the_tree_step_sentence_tells_a_first_childs_rule_apart_from_a_later_chi
     rule = ("the first child tried meets p and q themselves; after each rejected sibling, p′ is the residual it left"
             if lang == "en" else "o primeiro filho tentado encontra os próprios p e q; depois de cada irmão rejeitado")
     assert all(rule in s for s in said)
+
+
+@pytest.mark.parametrize("lang, mass", [("en", "1 (point mass)"), ("pt", "1 (massa pontual)")])
+def test_a_tree_step_sentence_writes_a_point_mass_as_its_table_does(lang, mass):
+    """Read 54: at temperature 0 the look-closely sentence of a tree node read "This token met p′ = p = 0 and q′ = q
+    = 1 (no sibling before it changed them)", where the tree's table beside it wrote q = "1 (point mass)"; a copied
+    token tried after a rejected sibling read "q′ = 1" too. Both now write the point mass as the table does."""
+    from specviz.ui.common.step_view import _position_sentence
+
+    from specviz.engine.trace import Decision
+
+    greedy = TreeNode(1, "a", ROOT, 1, 1.0, 0.0, "rejected", 0.5, 0.0, point_mass=True, target_prob_used=0.0,
+                      draft_prob_used=1.0)  # a greedy first child: tested on its own p = 0 and q = 1
+    copy = TreeNode(2, "c", ROOT, 1, 1.0, 0.3, "rejected", 0.4, 0.0, copied=True, point_mass=True,
+                    target_prob_used=0.0, draft_prob_used=1.0)  # a copy tried after a rejected sibling: p′ = 0
+    d_greedy = Decision(0, 1, "a", 1.0, 0.0, 0.0, 0.0, 0.5, False, True)
+    d_copy = Decision(0, 2, "c", 1.0, 0.3, 0.3, 0.0, 0.4, False, True)
+    with using(lang):
+        first = _position_sentence(d_greedy, tree=True, node=greedy)
+        later = _position_sentence(d_copy, tree=True, node=copy)
+    assert f"q′ = q = {mass}" in first and "q′ = q = 1 (" not in first.replace(mass, ""), first
+    assert f"q′ = {mass}" in later and f"q = {mass}" in later, later
+    assert mass + " (" not in first + later  # no parenthesis right after the point mass's own
 
 
 def test_a_greedy_runs_p_of_1_is_a_point_mass_in_the_tree_and_the_output_hovers():

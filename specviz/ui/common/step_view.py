@@ -21,8 +21,8 @@ from specviz.engine.kinds import StopReason
 from specviz.engine.limits import is_whole
 from specviz.engine.proposers import registry
 from specviz.engine.shown import POINT_MASS_Q
-from specviz.engine.trace import (Decision, Step, TokenKind, Trace, TreeNode, point_mass_pq, tested_on_own_probs,
-                                  uses_residuals)
+from specviz.engine.trace import (Decision, Step, TokenKind, Trace, TreeNode, point_mass_pq, recorded_point_mass,
+                                  rule_point_mass, tested_on_own_probs, uses_residuals)
 from specviz.labs.timeline import heuristic_steps, policy_k_range
 from specviz.models.toy_text import TOY_UNK_ID
 from specviz.ui.common.charts import show
@@ -32,7 +32,7 @@ from specviz.ui.common.step_figures import (accept_strip_figure, accept_strip_ta
                                              correction_table, distribution_figure, distribution_table,
                                              verdict_overview_figure, verdict_overview_table)
 from specviz.ui.common.tokens import (decision_chips, decision_kind, decision_numbers, emitted_chips,
-                                      fmt, main_line_view, shown_numbers, text_html)
+                                      fmt, main_line_view, point_mass_text, shown_numbers, text_html)
 from specviz.ui.common.tree_view import TEXT as TREE_TEXT
 from specviz.ui.common.tree_view import render_tree
 
@@ -348,6 +348,11 @@ def render_step(step: Step, *, key: str, stop: str = "", greedy: bool = False) -
             _kv_box(step)
 
 
+def _mass_or(written: str, mass: bool) -> str:
+    """A p or q as a step sentence writes it: "1 (point mass)" where it is one (`point_mass_text`), else as written."""
+    return point_mass_text() if mass else written
+
+
 def look_closely_label(nodes: list[TreeNode | None]) -> str:
     """The label of the control that picks one main-line token (`main_line_nodes`) for a closer look: a main line that
     runs into a tree's lookup branch offered its copies as drafts (read 49), though no model drafted them."""
@@ -383,16 +388,22 @@ def _position_sentence(d: Decision, tree: bool = False, node: TreeNode | None = 
                  "q themselves; after each rejected sibling, p′ is the residual it left (rescaled to add up to 1) and "
                  "q′ the draft's q without it. q′ is a point mass for a child taken from the draft's top tokens, not "
                  "drawn from q, or copied from the context.")
+    # read 54: a point mass reads "1 (point mass)" here too, as in the tree's table beside it ("q′ = q = 1" of a
+    # greedy or copied child, where the table wrote "1 (point mass)")
+    p_mass, q_mass = point_mass_pq(d, node) if tree else (False, False)
     if tree and uses_residuals(node):  # read 50: the numbers the rule compared, not only the chance they gave
         before = shown_numbers(d.target_prob, node.rule_draft_prob, None, None)  # the rule's q: 1 for a point mass
-        why = rule + " " + _("This token was tried after a rejected sibling: p′ = {p} and q′ = {q} (p = {p0} and "
-                             "q = {q0} before those rejections), so p′/q′ = {ratio} and it was kept with probability "
-                             "{chance}.", p=shown.p, q=shown.q, p0=before.p, q0=before.q, ratio=shown.ratio,
-                             chance=chance)
+        p0_mass = d.target_prob == 1.0 and recorded_point_mass(d.target_prob, d.target_top, d.token_id)
+        why = rule + " " + _("This token was tried after a rejected sibling: p′ = {p} and q′ = {q}, where p = {p0} "
+                             "and q = {q0} before those rejections, so p′/q′ = {ratio} and it was kept with "
+                             "probability {chance}.", p=_mass_or(shown.p, p_mass), q=_mass_or(shown.q, q_mass),
+                             p0=_mass_or(before.p, p0_mass), q0=_mass_or(before.q, rule_point_mass(node)),
+                             ratio=shown.ratio, chance=chance)
     elif tree and tested_on_own_probs(node):
-        why = rule + " " + _("This token met p′ = p = {p} and q′ = q = {q} (no sibling before it changed them), so "
-                             "p/q = {ratio} and it was kept with probability min(1, p/q) = {chance}.", p=shown.p,
-                             q=shown.q, ratio=shown.ratio, chance=chance)
+        why = rule + " " + _("No sibling before this token changed p and q, so it met p′ = p = {p} and q′ = q = "
+                             "{q}: p/q = {ratio}, and it was kept with probability min(1, p/q) = {chance}.",
+                             p=_mass_or(shown.p, p_mass), q=_mass_or(shown.q, q_mass), ratio=shown.ratio,
+                             chance=chance)
     elif tree:  # a trace written before p′, q′ were recorded, or no node: the chance alone
         why = rule + " " + _("It was kept with probability {chance}.", chance=chance)
     if tree:

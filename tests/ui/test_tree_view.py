@@ -1112,7 +1112,7 @@ def test_a_greedy_trees_point_mass_draft_is_written_1_point_mass_where_the_draft
     i = next(i for i, d in enumerate(step.decisions) if d.accepted and d.draft_prob == 1.0)
     with using(lang):
         gave = "o rascunho lhe deu q(x) =" if lang == "pt" else "the draft gave it q(x) ="
-        mass = "1 (massa pontual)" if lang == "pt" else "1 (point mass)"
+        mass = "1, também uma massa pontual" if lang == "pt" else "1, a point mass too"
         one = "1,000" if lang == "pt" else "1.000"
         hovers = " ".join(a.hovertext or "" for a in tree_figure(step, greedy=True).layout.annotations)
         chips = decision_chips(step)
@@ -1121,4 +1121,5 @@ def test_a_greedy_trees_point_mass_draft_is_written_1_point_mass_where_the_draft
         cell = distribution_table(step.decisions[i], node=nodes[i]).iloc[:, 2].tolist()
         for said in (hovers, chip, token, " ".join(cell)):
             assert f"{gave} {mass}" in said and f"{gave} {one}" not in said, said
+            assert "(" not in said.split(f"{gave} {mass}")[1][:2], said  # read 54: no bracket inside a bracket
         assert f"{gave} 0)" in hovers  # the greedy draft gave a sibling exactly 0

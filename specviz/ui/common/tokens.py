@@ -60,15 +60,16 @@ def point_mass_text() -> str:
 
 
 def draft_gave_text(draft_prob: float | None, point_mass: bool) -> str:
-    """The q(x) the draft gave a token the rule tests against a point mass, in "the draft gave it q(x) = …": "1 (point
-    mass)" where the draft's own q is a point mass on it (a greedy draft at T = 0: `recorded_point_mass`, or a greedy
-    run's q of 1, `Trace.greedy`), else as `fmt` writes it (read 54: a greedy tree node read "the draft gave it q(x)
-    = 1.000" where the chain hovers write that point mass "1 (point mass)").
+    """The q(x) the draft gave a token the rule tests against a point mass, in "the draft gave it q(x) = …": "1, a
+    point mass too" where the draft's own q is a point mass on it (a greedy draft at T = 0: `recorded_point_mass`, or
+    a greedy run's q of 1, `Trace.greedy`), else as `fmt` writes it (read 54: a greedy tree node read "the draft gave
+    it q(x) = 1.000" where the chain hovers write that point mass "1 (point mass)"; then "1 (point mass; the draft gave
+    it q(x) = 1 (point mass))", brackets in brackets, where the sentence has named the rule's point mass already).
 
     >>> draft_gave_text(1.0, True), draft_gave_text(0.0, False), draft_gave_text(0.25, False)
-    ('1 (point mass)', '0', '0.250')
+    ('1, a point mass too', '0', '0.250')
     """
-    return point_mass_text() if point_mass else fmt(draft_prob)
+    return _("{q}, a point mass too", q=POINT_MASS_Q) if point_mass else fmt(draft_prob)
 
 
 # ---- tooltips -------------------------------------------------------------------------------------------------

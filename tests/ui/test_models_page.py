@@ -525,11 +525,15 @@ def test_each_shipped_cards_summary_says_how_many_epochs_it_trained(lang):
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
-@pytest.mark.parametrize("root", [False, True])
+@pytest.mark.parametrize("root", [None, False, True])
 def test_the_pair_by_hand_caption_offers_folders_only_where_the_server_takes_them(monkeypatch, tmp_path, lang, root):
     """Read 47: the caption above the form said "local Hugging Face folders or Hub ids" where the operator allows Hub
-    ids only (no SPECVIZ_WEB_MODEL_ROOT), and the form below then refuses every folder."""
-    monkeypatch.setenv(ENABLE_ENV, "1")
+    ids only (no SPECVIZ_WEB_MODEL_ROOT), and the form below then refuses every folder. Read 54: with loading by hand
+    turned off (root None here) it still said the form takes them, right above the note that there is no form."""
+    if root is None:
+        monkeypatch.delenv(ENABLE_ENV, raising=False)
+    else:
+        monkeypatch.setenv(ENABLE_ENV, "1")
     if root:
         monkeypatch.setenv(ROOT_ENV, str(tmp_path))
     else:
@@ -549,9 +553,17 @@ def test_the_pair_by_hand_caption_offers_folders_only_where_the_server_takes_the
     said = {(False, "en"): "given as Hugging Face Hub ids (this server loads no local folders)",
             (False, "pt"): "informados como ids do Hugging Face Hub (este servidor não carrega pastas locais)",
             (True, "en"): "Hugging Face Hub ids, or folders inside the models folder this server allows",
-            (True, "pt"): "ids do Hugging Face Hub, ou pastas dentro da pasta de modelos que este servidor permite"}
+            (True, "pt"): "ids do Hugging Face Hub, ou pastas dentro da pasta de modelos que este servidor permite",
+            (None, "en"): "This page loads no pair by hand on this server (the note below says how its operator can "
+                          "turn it on); the command line takes local Hugging Face folders or Hub ids",
+            (None, "pt"): "Neste servidor, esta página não carrega pares à mão (a nota abaixo diz como quem o "
+                          "administra pode ligar isso); a linha de comando aceita pastas locais do Hugging Face ou "
+                          "ids do Hub"}
     assert not app.exception and said[root, lang] in caption
-    assert "local Hugging Face folders" not in caption and "pastas locais do Hugging Face" not in caption
+    off = any("turned off on this server" in i.value or "desligado neste servidor" in i.value for i in app.info)
+    assert off == (root is None)
+    if root is not None:
+        assert "local Hugging Face folders" not in caption and "pastas locais do Hugging Face" not in caption
 
 
 def test_the_portuguese_drafter_note_says_the_pair_drafts_not_the_target():

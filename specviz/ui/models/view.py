@@ -275,7 +275,8 @@ class HandPair:
 def hand_caption(policy: WebModelPolicy) -> str:
     """What the "pair by hand" form takes on this server. Read 47: it said "local Hugging Face folders or Hub ids"
     where the operator allows Hub ids only (no SPECVIZ_WEB_MODEL_ROOT), and the form then refuses every folder. Read 52:
-    it began "Any two causal language models", though the draft field may stay empty (layer-skip, n-gram lookup)."""
+    it began "Any two causal language models", though the draft field may stay empty (layer-skip, n-gram lookup).
+    Read 54: with loading by hand turned off, it still described the form; now the command line takes them."""
     if policy.enabled and policy.root is None:
         return _("A causal language model as the target and, optionally, one that shares its tokenizer as the draft "
                  "(without a draft, layer-skip and n-gram lookup still draft), given as Hugging Face Hub ids (this "
@@ -286,9 +287,13 @@ def hand_caption(policy: WebModelPolicy) -> str:
                  "(without a draft, layer-skip and n-gram lookup still draft): Hugging Face Hub ids, or folders inside "
                  "the models folder this server allows. specviz checks the configs, the vocabularies and the memory "
                  "before it loads any weights.")
+    # read 54: turned off, it said the form takes "local Hugging Face folders or Hub ids", right above the note that
+    # this server has no form; the command line is what takes them
     return _("A causal language model as the target and, optionally, one that shares its tokenizer as the draft "
-             "(without a draft, layer-skip and n-gram lookup still draft): local Hugging Face folders or Hub ids. "
-             "specviz checks the configs, the vocabularies and the memory before it loads any weights.")
+             "(without a draft, layer-skip and n-gram lookup still draft). This page loads no pair by hand on this "
+             "server (the note below says how its operator can turn it on); the command line takes local Hugging "
+             "Face folders or Hub ids and checks the configs, the vocabularies and the memory before it loads any "
+             "weights.")
 
 
 def hand_form(policy: WebModelPolicy) -> HandPair | None:

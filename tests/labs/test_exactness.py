@@ -561,9 +561,10 @@ def test_a_broken_rule_at_a_low_temperature_is_refused_by_an_exact_binomial_test
             broken = simulate(step, "accept_all", 2000, seed)
             top = broken.counts.tolist()[0]  # q gives "the" 0.0000138: at most a sample or two land there
             assert broken.counts.tolist()[1] >= 1998 and not broken.verdict.consistent
-            said = (f"Não é a distribuição do alvo: {top} de 2.000 amostras são o resultado mais provável, que p "
+            verb = ("é" if top == 1 else "são") if lang == "pt" else ("is" if top == 1 else "are")
+            said = (f"Não é a distribuição do alvo: {top} de 2.000 amostras {verb} o resultado mais provável, que p "
                     "espera 1.997,6 vezes (teste binomial exato" if lang == "pt" else
-                    f"Not the target distribution: {top} of 2,000 samples are the most likely outcome, which p "
+                    f"Not the target distribution: {top} of 2,000 samples {verb} the most likely outcome, which p "
                     "expects 1,997.6 times (exact binomial test")
             assert broken.verdict.verdict.startswith(said), broken.verdict.verdict
 
@@ -857,3 +858,19 @@ def test_a_borderline_binomial_p_value_reads_as_a_borderline_chi_square_one(lang
         assert chi.verdict.startswith(said.split(" (")[0] + " ("), chi.verdict
     quiet = chi_square_test([1995, 5, 0], [0.9988, 0.0012, 0.0])
     assert verdict_kind(quiet) == "info" and quiet.verdict.startswith("Too few samples for the chi-square test")
+
+
+@pytest.mark.parametrize(("counts", "en", "pt"), [
+    ([1, 1999, 0], "1 of 2,000 samples is the most likely outcome", "1 de 2.000 amostras é o resultado mais provável"),
+    ([0, 2000, 0], "0 of 2,000 samples are the most likely outcome",
+     "0 de 2.000 amostras são o resultado mais provável"),
+    ([2, 1998, 0], "2 of 2,000 samples are the most likely outcome",
+     "2 de 2.000 amostras são o resultado mais provável")])
+def test_the_binomial_verdict_agrees_its_verb_with_the_count(counts, en, pt):
+    """Read 54: a count of 1 read "1 of 2,000 samples are the most likely outcome"; the count decides the verb."""
+    from specviz.core.i18n import using
+    from specviz.labs.exactness.stats import chi_square_test
+
+    assert f"distribution: {en}, which p expects" in chi_square_test(counts, [0.9988, 0.0012, 0.0]).verdict
+    with using("pt"):
+        assert f"do alvo: {pt}, que p espera" in chi_square_test(counts, [0.9988, 0.0012, 0.0]).verdict

@@ -270,16 +270,25 @@ its own and the others are pooled (a choice made before sampling, so the test st
         count, total = number(self.top_count, 0), number(self.n, 0)
         expected, p_value = number(self.top_expected, 1), shown_p_value(self.p_value)
         if self.p_value < VERDICT_LEVELS[0]:
-            return _("Not the target distribution: {count} of {total} samples are the most likely outcome, which p "
-                     "expects {expected} times (exact binomial test: a gap this large would happen by chance less "
-                     "than once in a thousand runs, p-value {p_value}).", count=count, total=total, expected=expected,
-                     p_value=p_value)
+            # read 54: "1 of 2,000 samples are"; the count decides the verb (pt too)
+            return ngettext("Not the target distribution: {count} of {total} samples is the most likely outcome, "
+                            "which p expects {expected} times (exact binomial test: a gap this large would happen by "
+                            "chance less than once in a thousand runs, p-value {p_value}).",
+                            "Not the target distribution: {count} of {total} samples are the most likely outcome, "
+                            "which p expects {expected} times (exact binomial test: a gap this large would happen by "
+                            "chance less than once in a thousand runs, p-value {p_value}).", self.top_count,
+                            count=count, total=total, expected=expected, p_value=p_value)
         if self.p_value < VERDICT_LEVELS[1]:  # read 54: as the chi-square test's borderline, not "Too few samples"
-            return _("Borderline (exact binomial test p-value {p_value}): {count} of {total} samples are the most "
-                     "likely outcome, which p expects {expected} times; suspicious but not conclusive. With {total} "
-                     "samples all the other outcomes together are expected fewer than {least} times, too few for the "
-                     "chi-square test; draw more samples.", count=count, total=total, expected=expected,
-                     p_value=p_value, least=number(self.min_expected, 0))
+            return ngettext("Borderline (exact binomial test p-value {p_value}): {count} of {total} samples is the "
+                            "most likely outcome, which p expects {expected} times; suspicious but not conclusive. "
+                            "With {total} samples all the other outcomes together are expected fewer than {least} "
+                            "times, too few for the chi-square test; draw more samples.",
+                            "Borderline (exact binomial test p-value {p_value}): {count} of {total} samples are the "
+                            "most likely outcome, which p expects {expected} times; suspicious but not conclusive. "
+                            "With {total} samples all the other outcomes together are expected fewer than {least} "
+                            "times, too few for the chi-square test; draw more samples.", self.top_count,
+                            count=count, total=total, expected=expected, p_value=p_value,
+                            least=number(self.min_expected, 0))
         return _("Too few samples for the chi-square test: with {n} samples only the most likely outcome comes up "
                  "often enough to count, and all the others together are expected fewer than {least} times; an exact "
                  "binomial test of that outcome alone: {count} of {n} samples, where p expects {expected} (p-value "

@@ -584,9 +584,9 @@ def test_a_shared_machines_load_average_is_written_as_numbers():
     machine = {"torch_threads": 1, "cores": 2, "device": "cpu", "dtype": "float32", "load_average_start": [1.5, 1.2, 1.0],
                "load_average_end": [2.03, 2.01, 1.93]}
     config = BenchConfig(**CONFIG)
-    assert any("load average was 1.5 at the start and 2.03 at the end, on 2 cores" in n
+    assert any("was 1.5 at the start and 2.03 at the end, on 2 cores" in n
                for n in _notes(machine, config))
-    assert "load average was 2.4 at the start and 2.01 at the end, on 2 cores" in bench_note(
+    assert "was 2.4 at the start and 2.01 at the end, on 2 cores" in bench_note(
         BENCHMARKS_DIR / "default-cpu-bf16-tree" / "results.json")
     files = [*BENCHMARKS_DIR.glob("*/results.md"), *(ASSETS / "models").glob("*/README.md")]
     assert files and not [f for f in files if "at the start, [" in f.read_text()]
@@ -1344,7 +1344,7 @@ def test_a_start_far_above_the_cores_says_other_work_and_a_nearer_one_names_both
     machine = {"torch_threads": 2, "cores": 2, "device": "cpu", "dtype": "float32", "load_average_end": [2.8, 5, 7]}
     def note(start, **more):
         found = [n for n in _notes({**machine, "load_average_start": [start, 1, 1], **more}, BenchConfig(**CONFIG))
-                 if n.startswith("The load average was ")]
+                 if n.startswith("The load average ")]
         assert len(found) == 1
         return found[0]
     assert BUSY in note(8.35) and "or this command's own" not in note(8.35)
@@ -1922,3 +1922,30 @@ def test_results_md_explains_a_physical_limit_above_the_tokens_a_forward_emits()
         over = {(r["k"], r.get("tree_nodes") or 0) for r in loaded.summary if r.get("physical_limit")
                 and r["physical_limit"] > max(r["k"], r.get("tree_lookup") or 0 if r.get("tree_nodes") else 0) + 1}
         assert markdown_report(loaded).count("\nThe physical limit of ") == len(over), path.parent.name
+
+
+@pytest.mark.parametrize("start", [8.35, 1.04])
+def test_the_load_note_says_only_the_start_covers_the_minute_before_the_run(start):
+    """Read 54: the busy-start note said "The load average was 8.35 at the start and 2.79 at the end ...: in the
+    minute before the run, more threads than ...", as if both figures covered the minute before the run; the one at
+    the end covers the minute before the run ended. The note (results.md, the Speedup lab, both languages) now says
+    what a load average averages and that the claim is the start's; a run that wrote the old wording is reworded."""
+    from specviz.core.i18n import using
+    from specviz.labs.bench.report import current_note, load_note
+    from specviz.ui.speedup.results import note_text
+
+    note = load_note(start, 2.79, 2)
+    assert note.startswith(f"The load average (threads running or ready to run, averaged over the minute before it is "
+                           f"read) was {start} at the start and 2.79 at the end, on 2 cores: the one at the start says "
+                           "that in the minute before the run, more threads than ")
+    split = note.replace("The load average (threads running or ready to run, averaged over the minute before it is "
+                         "read) was", "The load average was").replace("the one at the start says that in the minute "
+                                                                      "before the run,", "in the minute before the run,")
+    assert current_note(split, 2) == note and note_text(split, 2) == note
+    with using("pt"):
+        assert note_text(split, 2).startswith(
+            f"A carga média (threads rodando ou prontas para rodar, na média do minuto antes de ser lida) era "
+            f"{str(start).replace('.', ',')} no início e 2,79 no fim, em 2 núcleos: a do início diz que no minuto "
+            "antes da execução mais threads do que ")
+    for md in sorted(BENCHMARKS_DIR.glob("*/results.md")):
+        assert "2 cores: in the minute before the run" not in md.read_text(), md

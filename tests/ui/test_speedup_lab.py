@@ -920,7 +920,7 @@ def test_a_load_average_note_is_written_the_readers_way():
 
     note = ("The machine was shared (load average 1.04 at the start, [2.03, 2.01, 1.93] at the end): absolute times "
             "are noisy; ratios from the same run are the numbers to trust.")
-    assert "load average was 1.04 at the start and 2.03 at the end, on 2 cores" in results.note_text(note, 2)
+    assert "was 1.04 at the start and 2.03 at the end, on 2 cores" in results.note_text(note, 2)
     with using("pt"):
         shown = results.note_text(note, 2)
     assert "1,04" in shown and "2,03" in shown and "[" not in shown and "2 núcleos" in shown

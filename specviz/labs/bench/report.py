@@ -1007,15 +1007,22 @@ _OLD_COUNT_NOTES = (
 # quiet machine's run stays under it (default-cpu-bf16-tree/, "nothing else running", started at 2.4).
 # Runs before 68b529c (2026-12-05 20:59 UTC) wrote "The machine was shared (...)" whatever the load, and runs from then
 # until this split (2026-12-06) `_PREVIOUS_LOAD_NOTE`'s single wording; `current_note` prints both in today's words.
-LOAD_NOTE = ("The load average was {start} at the start and {end} at the end, on {cores}: in the minute before the "
-             "run, more threads than half the number of cores were running or ready to run (other work, or this "
-             "command's own imports, loading or calibration), so absolute times may be noisy; ratios from the same "
-             "run are the numbers to trust.")
-BUSY_LOAD_NOTE = ("The load average was {start} at the start and {end} at the end, on {cores}: in the minute before "
-                  "the run, more threads than twice the number of cores were running or ready to run, more than this "
-                  "command's own imports, loading or calibration can account for, so the machine was busy with other "
-                  "work; absolute times may read slower and noisier than on a quiet machine, and ratios from the same "
-                  "run are the numbers to trust.")
+# Read 54: the two wordings said "in the minute before the run" of both figures, true only of the one at the start
+# (the one at the end covers the minute before the run ended); runs that wrote them (`_SPLIT_LOAD_NOTE`) are reworded.
+LOAD_NOTE = ("The load average (threads running or ready to run, averaged over the minute before it is read) was "
+             "{start} at the start and {end} at the end, on {cores}: the one at the start says that in the minute "
+             "before the run, more threads than half the number of cores were running or ready to run (other work, or "
+             "this command's own imports, loading or calibration), so absolute times may be noisy; ratios from the "
+             "same run are the numbers to trust.")
+BUSY_LOAD_NOTE = ("The load average (threads running or ready to run, averaged over the minute before it is read) was "
+                  "{start} at the start and {end} at the end, on {cores}: the one at the start says that in the minute "
+                  "before the run, more threads than twice the number of cores were running or ready to run, more "
+                  "than this command's own imports, loading or calibration can account for, so the machine was busy "
+                  "with other work; absolute times may read slower and noisier than on a quiet machine, and ratios "
+                  "from the same run are the numbers to trust.")
+_SPLIT_LOAD_NOTE = re.compile(
+    r"The load average was (\S+) at the start and (\S+) at the end, on (\d+) cores?: in the minute before the run, "
+    r"more threads than (?:half|twice) the number of cores were running or ready to run.*")
 _OLD_LOAD_NOTE = re.compile(r"The machine was shared \(load average (\S+) at the start, (.+) at the end\): absolute "
                             r"times are noisy; ratios from the same run are the numbers to trust\.")
 _PREVIOUS_LOAD_NOTE = re.compile(
@@ -1040,8 +1047,8 @@ def load_note(start: Any, end: Any, cores: Any, threads: int | None = None) -> s
     (`busy_with_other_work`), else `LOAD_NOTE`; "1 core" or "2 cores" (`count_text`). With no number for `start`
     or `cores`, `LOAD_NOTE`, which names both causes.
 
-    >>> load_note(8.35, 2.79, 2)[:106]
-    'The load average was 8.35 at the start and 2.79 at the end, on 2 cores: in the minute before the run, more'
+    >>> load_note(8.35, 2.79, 2)[95:209]
+    'was 8.35 at the start and 2.79 at the end, on 2 cores: the one at the start says that in the minute before the run'
     >>> "busy with other work" in load_note(8.35, 2.79, 2), "busy with other work" in load_note(1.04, 2.03, 2)
     (True, False)
     """
@@ -1055,7 +1062,7 @@ def load_note(start: Any, end: Any, cores: Any, threads: int | None = None) -> s
 
 def is_load_note(note: str) -> bool:
     """Whether a recorded bench note is the busy-start note (`LOAD_NOTE`, `BUSY_LOAD_NOTE`, or an older form)."""
-    return note.startswith(("The load average was ", "The machine was shared (load average "))
+    return note.startswith(("The load average ", "The machine was shared (load average "))
 
 
 def current_note(note: str, cores: int | str = "?", threads: int | None = None) -> str:
@@ -1068,14 +1075,14 @@ def current_note(note: str, cores: int | str = "?", threads: int | None = None) 
     >>> current_note(OLD_TREE_NOTE) == TREE_NOTE, current_note("torch used 1 thread(s) on 2 visible core(s).")
     (True, 'torch used 1 thread on 2 visible cores.')
     >>> current_note("The machine was shared (load average 1.04 at the start, [2.03, 2.01, 1.93] at the end): "
-    ...              "absolute times are noisy; ratios from the same run are the numbers to trust.", 2)[:71]
-    'The load average was 1.04 at the start and 2.03 at the end, on 2 cores:'
+    ...              "absolute times are noisy; ratios from the same run are the numbers to trust.", 2)[95:148]
+    'was 1.04 at the start and 2.03 at the end, on 2 cores'
     """
     note = plain_load_note(note)
     old = _OLD_LOAD_NOTE.fullmatch(note)
     if old:
         return load_note(old[1], old[2], cores, threads)
-    previous = _PREVIOUS_LOAD_NOTE.fullmatch(note)
+    previous = _PREVIOUS_LOAD_NOTE.fullmatch(note) or _SPLIT_LOAD_NOTE.fullmatch(note)
     if previous:
         return load_note(previous[1], previous[2], int(previous[3]) if previous[3].isdigit() else cores, threads)
     for pattern, reword in _OLD_COUNT_NOTES:

@@ -121,20 +121,24 @@ NOTES = (
         "leaves out the waits for a free core. With one torch thread it equals wall time on an idle machine; with "
         "more threads it adds them up.")),
     # the busy-start note in its two wordings (report.load_note); {cores} is "2 cores" or "1 core", said by note_text
-    (r"The load average was (?P<start>\S+) at the start and (?P<end>\S+) at the end, on (?P<cores>\d+) cores?: in the "
-     r"minute before the run, more threads than half the number of cores were running or ready to run \(other work, "
-     r"or this command's own imports, loading or calibration\), so absolute times may be noisy; ratios from the same "
-     r"run are the numbers to trust\.",
-     N_("The load average was {start} at the start and {end} at the end, on {cores}: in the minute before the run, "
+    (r"The load average \(threads running or ready to run, averaged over the minute before it is read\) was "
+     r"(?P<start>\S+) at the start and (?P<end>\S+) at the end, on (?P<cores>\d+) cores?: the one at the start says "
+     r"that in the minute before the run, more threads than half the number of cores were running or ready to run "
+     r"\(other work, or this command's own imports, loading or calibration\), so absolute times may be noisy; ratios "
+     r"from the same run are the numbers to trust\.",
+     N_("The load average (threads running or ready to run, averaged over the minute before it is read) was {start} "
+        "at the start and {end} at the end, on {cores}: the one at the start says that in the minute before the run, "
         "more threads than half the number of cores were running or ready to run (other work, or this command's own "
         "imports, loading or calibration), so absolute times may be noisy; ratios from the same run are the numbers "
         "to trust.")),
-    (r"The load average was (?P<start>\S+) at the start and (?P<end>\S+) at the end, on (?P<cores>\d+) cores?: in the "
-     r"minute before the run, more threads than twice the number of cores were running or ready to run, more than "
-     r"this command's own imports, loading or calibration can account for, so the machine was busy with other work; "
-     r"absolute times may read slower and noisier than on a quiet machine, and ratios from the same run are the "
-     r"numbers to trust\.",
-     N_("The load average was {start} at the start and {end} at the end, on {cores}: in the minute before the run, "
+    (r"The load average \(threads running or ready to run, averaged over the minute before it is read\) was "
+     r"(?P<start>\S+) at the start and (?P<end>\S+) at the end, on (?P<cores>\d+) cores?: the one at the start says "
+     r"that in the minute before the run, more threads than twice the number of cores were running or ready to run, "
+     r"more than this command's own imports, loading or calibration can account for, so the machine was busy with "
+     r"other work; absolute times may read slower and noisier than on a quiet machine, and ratios from the same run "
+     r"are the numbers to trust\.",
+     N_("The load average (threads running or ready to run, averaged over the minute before it is read) was {start} "
+        "at the start and {end} at the end, on {cores}: the one at the start says that in the minute before the run, "
         "more threads than twice the number of cores were running or ready to run, more than this command's own "
         "imports, loading or calibration can account for, so the machine was busy with other work; absolute times "
         "may read slower and noisier than on a quiet machine, and ratios from the same run are the numbers to "
@@ -207,7 +211,7 @@ def note_text(note: str, cores: int | str = "?", threads: int | None = None) -> 
         if found:  # a load average (the busy-start note) is written the reader's way, its cores as a count
             fields = {key: load_text(value) if key in ("start", "end") else value
                       for key, value in found.groupdict().items()}
-            if message.startswith("The load average was "):  # its {cores}: "2 cores", "1 core" (report.load_note)
+            if message.startswith("The load average "):  # its {cores}: "2 cores", "1 core" (report.load_note)
                 fields["cores"] = ngettext("{n} core", "{n} cores", int(fields["cores"]))
             else:
                 fields = {key: _count_words(key, value) for key, value in fields.items()}

@@ -75,9 +75,9 @@ def test_the_targets_verdict_quotes_each_measured_number_against_its_target_and_
     row = result.row(suite="all", proposer="eagle", temperature=0.0, policy="constant", k=4)  # the chain of 4
     measured = row["speedup_vs_hf_generate"]
     text = "\n".join(verdicts(result, {("chain K=4", 0.0): measured * 1.1}))
-    line = next(x for x in text.splitlines() if f"speedup vs model.generate {measured:.2f}x" in x)
+    line = next(x for x in text.splitlines() if f"speedup vs model.generate {measured:.2f}×" in x)
     assert ("met" if measured >= TARGETS["bfloat16"][0] else "MISSED") in line
-    assert f"predicted {measured * 1.1:.2f}x, measured {measured:.2f}x: +10%, within 15%" in text
+    assert f"predicted {measured * 1.1:.2f}×, measured {measured:.2f}×: +10%, within 15%" in text
     assert "bfloat16 on both sides" in text and "machine: " in text
     assert "not measured" in text  # this run compared with model.generate greedy only (--hf greedy)
 

@@ -541,6 +541,7 @@ def test_a_near_point_mass_is_not_called_every_outcome_rare():
     assert "só o resultado mais provável" in shown and "todo resultado é raro" not in shown
 
 
+@pytest.mark.statistical  # 20 seeded samplings per language: 5-6 s each on the 2-core AMD EPYC
 @pytest.mark.parametrize("lang", ["en", "pt"])
 def test_a_broken_rule_at_a_low_temperature_is_refused_by_an_exact_binomial_test(lang):
     """Read 54: the sandbox at T = 0.05 (its default p and q) gives p = 0.9988 on "the" and 0.0012 on "a"; 2,000

@@ -403,8 +403,8 @@ def explain_race(spec: Trace, baseline: Trace) -> str:
         # drafts were kept (accepted / drafted –)": none was made. Each of its steps emitted the target's one token
         # and, its break-even above 1, cost more than a target-only step
         reason = _("No step drafted a token, so each step emitted one token, as a target-only step does, while "
-                   "costing more than one: its draft ({draft} ms), its target forward ({verify} ms) and the rest of "
-                   "the step.", draft=number(c.spec_draft_ms, 1), verify=number(c.spec_verify_ms, 1))
+                   "costing more than one on average: its draft ({draft} ms), its target forward ({verify} ms) and "
+                   "the rest of the step.", draft=number(c.spec_draft_ms, 1), verify=number(c.spec_verify_ms, 1))
     elif c.tokens_per_step < 1.5:
         drafting = c.spec_draft_ms > 0.1 * c.base_forward_ms
         verifying = c.spec_verify_ms > 1.1 * c.base_forward_ms

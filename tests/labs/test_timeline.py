@@ -1032,9 +1032,10 @@ def _drafting_nothing(mode: str, verify: float) -> Trace:
 
 @pytest.mark.parametrize("lang, said", [
     ("en", "No step drafted a token, so each step emitted one token, as a target-only step does, while costing more "
-           "than one: its draft (0.0 ms), its target forward (200.0 ms) and the rest of the step."),
+           "than one on average: its draft (0.0 ms), its target forward (200.0 ms) and the rest of the step."),
     ("pt", "Nenhum passo rascunhou um token, então cada passo emitiu um token, como um passo só com o alvo, custando "
-           "mais do que ele: o seu rascunho (0,0 ms), a sua passagem do alvo (200,0 ms) e o resto do passo.")])
+           "em média mais do que ele: o seu rascunho (0,0 ms), a sua passagem do alvo (200,0 ms) e o resto do "
+           "passo.")])
 def test_a_race_that_drafted_nothing_gives_no_nan_rate(lang, said):
     """Read 54: a race in which no step drafted a token (an n-gram lookup that found nothing to copy) has no accepted /
     drafted, and its verdict read "Few drafts were kept (accepted / drafted NaN%)", then "(accepted / drafted –)":

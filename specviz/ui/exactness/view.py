@@ -541,6 +541,8 @@ def render_decomposition(dists: StepDistributions, session_trace: object) -> Non
                   "they are exactly p; orange diamonds show q."))
     if note:
         d1.caption(note)
+    # the grey bar is the rest of p past the lists: only where "(all others)" is still the last bar drawn
+    rest_unknown = rest_unknown and bool(bar_labels) and bar_labels[-1] == _(OTHERS)
     show(decomposition_figure(bar_labels, decomposition, draft_probs, alpha_text, rest_unknown),
          "exact_decomposition", d2)
 

@@ -202,26 +202,35 @@ def test_finish_then_try_again_on_a_fresh_question(at):
 
 @pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_missing_every_question_on_a_concept_brings_the_last_misses_back(at):
-    # accept_rule has more questions than one quiz round; miss every one, round after round, until none is new.
+    # accept_rule has more questions than one quiz round; miss every one, round after round, until none is new. A
+    # round may mix the last new questions with misses that come back ("2 of the 3 come back": read 54's ar-alpha-2
+    # made the bank's count leave one new question for a round of three); a miss comes back only once no question on
+    # its concept is left unasked.
     _configure(at, count=3, seed=3)
-    asked = []
+    everyone = {q.id for q in load_bank().select(["accept_rule"])}
+    seen: set[str] = set()
+    rounds = 0
     for _round in range(20):
         run = at.session_state["quiz_run"]
         round_key = f"quiz_r{at.session_state['quiz_round']}"
+        ids = [q.id for q in run.questions]
+        new = [i for i in ids if i not in seen]
+        assert len(new) == min(len(ids), len(everyone - seen)), \
+            "a question came back while others on its concept were still unasked"
+        seen |= set(ids)
+        rounds += 1
         for q in run.questions:
-            asked.append(q.id)
             _give(at, q, _wrong(q))
             at.button(key=f"{round_key}_check").click().run()
             at.button(key=f"{round_key}_next").click().run()
         note = " ".join(c.value for c in at.caption)
-        if "comes back" in note or "come back" in note:
-            break
+        if ("comes back" in note or "come back" in note) and " of the " not in note:
+            break  # every miss comes back: nothing new is left
         at.button(key=f"{round_key}_retry").click().run()
     else:
         pytest.fail("20 rounds and the retry still found new questions")
+    assert rounds >= 3 and seen == everyone
     last_round = {q.id for q in at.session_state["quiz_run"].questions}
-    assert len(asked) == len(set(asked)), "a question came back while others on its concept were still unasked"
-    assert set(asked) == {q.id for q in load_bank().select(["accept_rule"])}
     at.button(key=f"quiz_r{at.session_state['quiz_round']}_retry").click().run()
     assert {q.id for q in at.session_state["quiz_run"].questions} == last_round
 

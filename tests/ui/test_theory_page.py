@@ -499,7 +499,7 @@ def test_the_section_says_ttft_guidance_and_temperature():
     ridge = next(c.value for c in at.caption if "turns compute-bound near a batch of" in c.value)
     assert "K + 1 = 5" in ridge and "batch of 64" in ridge  # the defaults: 72B on an H100, 512 tokens of context
     assert "Why the α estimate changes between T = 0 and T = 0.7" in text
-    tables = [t.value for t in at.table if "α at T = 0" in t.value.columns]  # not a chart's numbers
+    tables = [t.value for t in at.table if "α estimate at T = 0" in t.value.columns]  # not a chart's numbers
     measured = theory_points.alpha_by_temperature()
     groups = list(dict.fromkeys((r.machine, r.dtype) for r in measured))  # one table per machine and dtype
     runs: dict[str, int] = {}  # [n]: numbered in the order the tables show them
@@ -511,7 +511,8 @@ def test_the_section_says_ttft_guidance_and_temperature():
     assert len(rows) == len(measured) and len(tables) == len(groups) > 1
     assert sorted(label for t in tables for label in t.index) == sorted(rows)
     # three columns besides the proposer: with the machine and the benchmark folder too, a 390 px phone split numbers
-    assert all(list(t.columns) == ["α at T = 0", "α at T = 0.7", "change"] for t in tables)
+    # read 55: a run's α is its α estimate, as the caption above the tables and the heading name it ("α at T = 0")
+    assert all(list(t.columns) == ["α estimate at T = 0", "α estimate at T = 0.7", "change"] for t in tables)
     # each table holds one machine's rows in one dtype and says which: the H200 runs are not the 2-core CPU's
     captions = [c.value for c in at.caption]
     for (machine, dtype), table in zip(groups, tables):
@@ -524,14 +525,14 @@ def test_the_section_says_ttft_guidance_and_temperature():
     rising = [r for r in rows.values() if r.alpha_sampled > r.alpha_greedy]
     assert rising and all(r.proposer.startswith("layerskip") or r.machine == "NVIDIA H200" for r in rising)
     cpu = tables[groups.index((quoted.machine("default-cpu-drafts"), "float32"))]  # "AMD EPYC (2 cores)"
-    assert cpu.loc[eagle, "α at T = 0"] == f"{rows[eagle].alpha_greedy:.3f}" and "2-core CPU" not in text
+    assert cpu.loc[eagle, "α estimate at T = 0"] == f"{rows[eagle].alpha_greedy:.3f}" and "2-core CPU" not in text
     # a fall written with the minus sign, as every other negative number on the pages (it read "-0.083")
     assert cpu.loc[eagle, "change"].startswith("−")
     # read 52: each change is the difference of the two α as written ("0.464", "0.380": "−0.084", not the "−0.083"
     # of 0.4635 − 0.3805), so a reader who subtracts them gets it
     for table in tables:
         for label, row in table.iterrows():
-            shown = round(float(row["α at T = 0.7"]) - float(row["α at T = 0"]), 3)
+            shown = round(float(row["α estimate at T = 0.7"]) - float(row["α estimate at T = 0"]), 3)
             assert float(row["change"].replace("−", "-")) == shown, (label, list(row))
     assert all(c[0] in "+−" or c == "0.000" for t in tables for c in t["change"])
     assert "Draft's extra memory" in metrics(at)
@@ -570,6 +571,9 @@ def test_the_temperature_tables_name_proposers_as_the_models_menu_does(tmp_path,
     assert list(table.index) == (["Modelo de rascunho [1]",
                                   "Autorrascunho pulando camadas (as 7 primeiras camadas do alvo) [1]"] if lang == "pt"
                                  else ["Draft model [1]", "Layer-skip self-draft (the target's first 7 layers) [1]"])
+    # read 55: the columns name the runs' α estimates as the caption above them does, in both languages
+    assert list(table.columns) == (["estimativa de α com T = 0", "estimativa de α com T = 0,7", "variação"]
+                                   if lang == "pt" else ["α estimate at T = 0", "α estimate at T = 0.7", "change"])
 
 
 def test_alpha_by_temperature_keeps_chains_and_names_the_runs_dtype(tmp_path):

@@ -476,10 +476,12 @@ def render_temperature(rows: list[TemperatureRow]) -> None:
         st.caption(_("Measured on {machine}, in {dtype}:", machine=machine or _("a machine not recorded"),
                      dtype=dtype))
         # read 53: "draft [4]", "layerskip-7 [5]": the proposer named as the Models menu names it
+        # read 55: the columns said "α at T = 0" over the runs' α estimates, the caption's and the heading's name
         st.table(pd.DataFrame([{proposer: f"{registry.menu_label(r.proposer)} [{runs[r.run]}]",
-                                _("α at T = {t}", t=0): number(r.alpha_greedy, 3),
+                                _("α estimate at T = {t}", t=0): number(r.alpha_greedy, 3),
                                 # read 52: T as the Speedup lab writes it (0.05 is not "0.1")
-                                _("α at T = {t}", t=temperature_text(r.temperature)): number(r.alpha_sampled, 3),
+                                _("α estimate at T = {t}", t=temperature_text(r.temperature)):
+                                    number(r.alpha_sampled, 3),
                                 _("change"): change(r)} for r in group]).set_index(proposer))
     with st.expander(_("The benchmarks [n] and the commands that measured them")):
         for run, n in runs.items():

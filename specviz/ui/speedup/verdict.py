@@ -213,8 +213,10 @@ def slowdown_reason(alpha: float | None, c: float, k: int, verify: float, tokens
     fewer than K on average (`drafted`: drafting stops at the token limit, so a model drafter's steps near it draft
     fewer too, a lookup drafts only what it finds, and Medusa heads cap it at their count), drafting + `verify` is the
     cost of a full step only, so the sentence names that and compares the tokens with what an average step cost by
-    the measured `speedup` (tokens per step over the speedup, in one-token target forwards), with the reasons that
-    can apply to `proposer` (its registry name; None: every shipped proposer's, `short_step_reasons`).
+    the measured `speedup` (tokens per step over the speedup, in one-token target forwards, from both as the
+    sentence writes them: read 55, default-cpu-ngram's n-gram lookup, T = 0, K = 4, read "about 1.26" beside 1.18
+    tokens and 0.93×, which give 1.27), with the reasons that can apply to `proposer` (its registry name; None: every
+    shipped proposer's, `short_step_reasons`).
 
     >>> slowdown_reason(0.43, 0.122, 3, 1.09, 1.73)[:40]
     'by α ≈ 0.43, c = 0.122 and the verify co'
@@ -247,7 +249,7 @@ def slowdown_reason(alpha: float | None, c: float, k: int, verify: float, tokens
                  "one-token forward on the machine that measured it), and this run's steps drafted {drafted} tokens "
                  "on average ({reasons}): by the measured speedup an average step cost about "
                  "{cost} one-token forwards, more than the {tokens} tokens it bought (its mean accepted length)",
-                 drafted=number(drafted), cost=number(tokens_per_step / speedup),
+                 drafted=number(drafted), cost=number(as_written(tokens_per_step) / as_written(speedup)),
                  reasons=short_step_reasons(proposer), **words)
     if step >= tokens_per_step and one_pass:
         return _("α ≈ {alpha} and c = {c} would pay if checking the drafts were free, but one target forward over {n} "

@@ -71,6 +71,17 @@ def summary_lines(entries: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def heading(pair: str, proposer: str, shape: DraftShape, dtype: str, prompts: int, max_new_tokens: int) -> str:
+    """The first line the script prints: the run's pair, proposer, shape as a person reads it (`DraftShape.shown`,
+    with ×; read 55: it printed the JSON identifier, "tree 16x4 depth 4"), dtype, prompts and token cap.
+
+    >>> heading("default", "eagle", DraftShape(4, 16, 4, 8), "bfloat16", 4, 64)
+    'pair default, eagle tree 16×4 depth 4 + lookup 8, bfloat16, greedy, 4 held-out prompts, up to 64 new tokens each'
+    """
+    return (f"pair {pair}, {proposer} {shape.shown()}, {dtype}, greedy, {count_text(prompts, 'held-out prompt')}, "
+            f"up to {count_text(max_new_tokens, 'new token')} each")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m specviz.scripts.greedy_identity",
                                      description=__doc__.split("\n")[0],
@@ -108,9 +119,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     dtype = dtype_name(next(pair.target.parameters()).dtype)
     prompts = [p.text for p in load_suites(["held-out"])[0].prompts if p.text][: args.prompts]
     entries = identity_report(spec, prompts, pair)
-    shape = DraftShape(spec.k, spec.tree_nodes, spec.tree_width, spec.tree_lookup).label()
-    print(f"pair {args.pair}, {args.proposer} {shape}, {dtype}, greedy, {count_text(len(prompts), 'held-out prompt')}, "
-          f"up to {count_text(args.max_new_tokens, 'new token')} each")
+    drafted = DraftShape(spec.k, spec.tree_nodes, spec.tree_width, spec.tree_lookup)
+    shape = drafted.label()  # the identifier the JSON record keeps; the heading shows it with × (`heading`)
+    print(heading(args.pair, args.proposer, drafted, dtype, len(prompts), args.max_new_tokens))
     print("\n".join(summary_lines(entries)))
     if args.out:
         from specviz.labs.bench.timing import machine_info, pair_placement

@@ -87,3 +87,14 @@ def test_the_committed_splits_sit_as_many_bfloat16_steps_apart_as_the_docstring_
     most = max(round((first - second) / 0.125) for first, second in found)
     assert f"(the committed splits sat 0 to {most} steps apart)" in " ".join(greedy_identity.__doc__.split())
 
+
+
+def test_the_heading_shows_a_tree_with_a_times_sign_not_its_json_identifier():
+    """Read 55: the script's first line printed the shape's JSON identifier ("tree 16x4 depth 4 + lookup 8", ASCII
+    x) where every other printed shape reads 16×4; the record it writes keeps the identifier."""
+    from specviz.engine.draft_shape import DraftShape
+    from specviz.scripts.greedy_identity import heading
+
+    line = heading("default", "eagle", DraftShape(4, 16, 4, 8), "bfloat16", 1, 64)
+    assert "eagle tree 16×4 depth 4 + lookup 8, bfloat16" in line and "16x4" not in line
+    assert line.endswith("1 held-out prompt, up to 64 new tokens each")

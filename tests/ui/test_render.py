@@ -312,6 +312,38 @@ def test_a_greedy_steps_correction_writes_its_point_mass_as_the_tokens_hover_doe
         assert list(correction_figure(step).data[0].customdata) == [mass]
 
 
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_recovered_or_bonus_tokens_p_is_written_as_every_other_p(lang):
+    """Read 55: the hover of a recovered, bonus or target token wrote p with three decimals: smollm-ngram-t07 step 10's
+    bonus p = 0.99951 read "p (target) = 1.000" beside the bonus chart's 0.9995 (a p below 1 as 1), layer-skip step
+    32's recovered p = 0.9999999 read "1.000", and smollm-draft-t07 step 12's bonus p = 0.00492 read "0.005" (one
+    figure). A bonus token among its chart's bars is written as the chart's column writes it."""
+    from specviz.core.i18n import localized, using
+    from specviz.ui.common.tokens import emitted_chips
+
+    cases = [("smollm-ngram-t07", 9, "0.9995"), ("smollm-layerskip-t07", 31, "0.9999999"),
+             ("smollm-draft-t07", 11, "0.0049")]
+    with using(lang):
+        p_is = "p (alvo) = " if lang == "pt" else "p (target) = "
+        for name, index, written in cases:
+            step = load_example(name)[0].steps[index]
+            last = step.emitted[-1]
+            assert p_is + localized(written) in emitted_tooltip(last, step.index), (name, index)
+            assert html.escape(p_is + localized(written)) in emitted_chips(step), (name, index)
+            assert p_is + localized("1.000") not in emitted_tooltip(last, step.index)
+        step = load_example("smollm-ngram-t07")[0].steps[9]
+        assert correction_table(step).iloc[0, 1] == localized("0.9995")  # the chart beside it
+        for name in ("toy-draft", "smollm-draft-t07", "smollm-ngram-t07"):  # every bonus p as its chart writes it
+            for step in load_example(name)[0].steps:
+                last = step.emitted[-1] if step.emitted else None
+                table = correction_table(step)
+                if last is None or last.kind != TokenKind.BONUS or table is None or last.text not in \
+                        [t.text for t in step.correction_top]:
+                    continue
+                row = [t.token_id for t in step.correction_top].index(last.token_id)
+                assert p_is + table.iloc[row, 1] + "\n" in emitted_tooltip(last, step.index, step=step) + "\n"
+
+
 def test_a_comparison_never_writes_two_different_numbers_alike():
     """Read 44: the default example's last step kept a draft with u = 0.99962 against min(1, p/q) = 0.9999985, and
     every place that compares them read "u = 1.000 < 1.000 → accepted" (the sentence "p = 1.000 < q = 1.000"): they

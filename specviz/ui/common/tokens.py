@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from specviz.core.i18n import _
 from specviz.engine.proposers import registry
-from specviz.engine.shown import POINT_MASS_Q, Shown, fmt, shown_numbers, with_point_masses
+from specviz.engine.shown import POINT_MASS_Q, Shown, column_numbers, fmt, shown_numbers, with_point_masses
 from specviz.engine.trace import (Decision, EmittedToken, Step, TokenKind, Trace, TreeNode, p_over_q,
                                   point_mass_pq, recorded_point_mass, rule_point_mass, tested_on_own_probs,
                                   uses_residuals)
@@ -193,9 +193,37 @@ def decision_tooltip(d: Decision, tree: bool = False, number: int | None = None,
     return "\n".join(lines)
 
 
+def emitted_p_text(t: EmittedToken, greedy: bool = False, step: Step | None = None) -> str:
+    """p(x) of a recovered, bonus or target token as its hover writes it: "1 (point mass)" for a greedy run's p of 1
+    (`emitted_tooltip`), else two significant figures at least and never a p below 1 written as 1 (`column_numbers`,
+    the rule of every other p the step panel shows). Read 55: `fmt`'s three decimals wrote smollm-ngram-t07 step 10's
+    bonus p = 0.99951 "1.000" beside the bonus chart's 0.9995, smollm-layerskip-t07 step 32's recovered p = 0.9999999
+    "1.000", and smollm-draft-t07 step 12's bonus p = 0.00492 "0.005", one figure. With `step` (the token's step), a
+    bonus or target token among the bars of its step's chart, which draws p there, is written as that chart's column
+    writes it (0.0730 in a column of four decimals, not 0.073).
+
+    >>> [emitted_p_text(EmittedToken(7, "a", TokenKind.BONUS, p)) for p in (0.99951, 0.00492, 0.25)]
+    ['0.9995', '0.0049', '0.250']
+    """
+    p = t.target_prob
+    if p is None:
+        return fmt(None)
+    if greedy and p == 1.0:
+        return point_mass_text()
+    if step is not None and step.emitted and t is step.emitted[-1] and t.kind in (TokenKind.BONUS, TokenKind.TARGET) \
+            and (step.correction_kind or TokenKind.TARGET) == t.kind:
+        top = step.correction_top
+        ids = [c.token_id for c in top]
+        if t.token_id in ids and top[ids.index(t.token_id)].prob == p:
+            if len(top) == 1 and recorded_point_mass(p, top, t.token_id):
+                return point_mass_text()  # as the chart's column writes it (`step_figures.correction_numbers`)
+            return column_numbers([c.prob for c in top])[ids.index(t.token_id)]
+    return column_numbers([p])[0]
+
+
 def emitted_tooltip(t: EmittedToken, step_index: int | None = None, tree_chance: float | None = None,
                     tree: bool = False, node: TreeNode | None = None, point_masses: tuple[bool, bool] = (False, False),
-                    copied: bool = False, greedy: bool = False) -> str:
+                    copied: bool = False, greedy: bool = False, step: Step | None = None) -> str:
     """Plain text for hovering an output token: where it came from and its numbers. `tree_chance` is the chance an
     accepted token of a tree step was kept, min(1, p′/q′) (its main-line Decision.accept_prob, `step_tooltip`): the
     tree rule tested u against it, not against min(1, p/q); `node`, its tree node, gives the q the rule used
@@ -204,7 +232,8 @@ def emitted_tooltip(t: EmittedToken, step_index: int | None = None, tree_chance:
     accepted node with no children (`specviz.engine.tree_verifier`), not "all drafts accepted". `point_masses` and
     `copied` of an accepted token: as `pq_lines` takes them (`step_tooltip` finds them from its decision). `greedy`:
     the run's temperature was 0 (`Trace.greedy`), so a recovered, bonus or target token's p of 1 is a point mass on
-    it, "1 (point mass)" (read 53: "p (target) = 1.000"; the token records no top list that would say so)."""
+    it, "1 (point mass)" (read 53: "p (target) = 1.000"; the token records no top list that would say so). `step`: the
+    token's step, whose chart of p a bonus or target token's p is written as (`emitted_p_text`)."""
     s = style(t.kind)
     if step_index is None:
         head = _("{glyph} {kind}: {text}  (id {id})", glyph=s.glyph, kind=_(s.label), text=visible(t.text),
@@ -213,7 +242,7 @@ def emitted_tooltip(t: EmittedToken, step_index: int | None = None, tree_chance:
         head = _("{glyph} {kind}: {text}  (id {id}), step {step}", glyph=s.glyph, kind=_(s.label),
                  text=visible(t.text), id=t.token_id, step=step_index + 1)
     lines = [head]
-    p_line = _("p (target) = {p}", p=point_mass_text() if greedy and t.target_prob == 1.0 else fmt(t.target_prob))
+    p_line = _("p (target) = {p}", p=emitted_p_text(t, greedy, step))
     if t.kind == TokenKind.ACCEPTED and tree_chance is not None:
         shown = with_point_masses(shown_numbers(*rule_probs(t.target_prob, t.draft_prob, node), tree_chance,
                                                 t.uniform), *point_masses)
@@ -255,7 +284,7 @@ def step_tooltip(t: EmittedToken, step: Step, i: int, nodes: list[TreeNode | Non
     return emitted_tooltip(t, step.index, step.decisions[i].accept_prob if chance else None,
                            tree=step.tree is not None, node=node if chance else None,
                            point_masses=point_mass_pq(step.decisions[i], node) if decided else (False, False),
-                           copied=registry.copies(step.proposer), greedy=greedy)
+                           copied=registry.copies(step.proposer), greedy=greedy, step=step)
 
 
 # ---- chips ----------------------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import doctest
 import math
 
@@ -167,7 +168,7 @@ def test_explanations_name_the_winner_and_the_cause():
     bad = _trace("speculative", [(0.05, 0.12, 1)] * 20, drafted=4)
     text = explain_race(bad, base)
     assert text.startswith("Speculation lost") and "Few drafts were kept (accepted / drafted" in text
-    assert "drafting (50.0 ms)" in text and "target forward over K+1 positions (120.0 ms" in text
+    assert "drafting (50.0 ms)" in text and "target forward over up to K+1 positions (120.0 ms" in text
     assert "not purely memory-bound" not in text  # a 120 ms verify is close enough to a 100 ms forward
     heavy_verify = _trace("speculative", [(0.0, 0.2, 1)] * 20, drafted=4)
     # Read 45: a target-only step's time is its forward and its sampling, not "one target-only forward"
@@ -204,6 +205,27 @@ def test_a_lost_verdict_names_the_target_forward_as_its_cost_sentence_does(lang,
             # the cost sentence's figure, then the reason's or the note's, under the one name
             assert text.count(f"{forward} 200,0 ms" if lang == "pt" else f"{forward} 200.0 ms") == 1, text
             assert text.count(forward) >= 3, text
+
+
+@pytest.mark.parametrize("lang, said, old", [
+    ("en", ("while paying for a target forward over up to K+1 positions (200.0 ms, more than a one-token forward).",
+            "so scoring up to K+1 positions at once is not free."), "over K+1 positions"),
+    ("pt", ("pagando por uma passagem do alvo sobre até K+1 posições (200,0 ms, mais que uma passagem de um token).",
+            "então avaliar até K+1 posições de uma vez não sai de graça."), "sobre K+1 posições")])
+def test_a_lost_verdict_does_not_say_every_step_scored_k_plus_1_positions(lang, said, old):
+    """Read 55: a lookup drafts only what it finds (a live toy n-gram race at T = 0 drafted 4, 1, 4, 4, 4, 0, 4, 1,
+    ... at K = 4) and a last step at the token limit drafts fewer, but the verdict said each step paid for "a target
+    forward over K+1 positions" and that "scoring K+1 positions at once is not free", of a mean forward over fewer.
+    A step scores its drafts and one more: up to K+1 positions."""
+    base = _trace("autoregressive", [(0.0, 0.1, 1)] * 20)
+    lookup = _trace("speculative", [(0.0, 0.2, 1)] * 20, drafted=4)
+    lookup = dataclasses.replace(lookup, steps=[dataclasses.replace(step, k=0, decisions=[]) if step.index % 2 else step
+                                                for step in lookup.steps])
+    assert sorted({step.n_drafted for step in lookup.steps}) == [0, 4]
+    with using(lang):
+        text = explain_race(lookup, base)
+    assert all(part in text for part in said), text
+    assert old not in text, text
 
 
 def test_a_win_whose_steps_cost_less_than_a_plain_forward_is_not_credited_to_the_drafts():

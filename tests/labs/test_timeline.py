@@ -894,7 +894,7 @@ def test_a_threshold_runs_short_steps_are_said_to_come_from_its_confidence_stop(
                    "threshold policy: up to K drafts a step, stopping where the draft's own top probability falls "
                    "below 0.1"),
             "pt": ("a política threshold também para de rascunhar onde a maior probabilidade do próprio rascunho cai "
-                   "abaixo do seu limiar, 0,1, então o número de palpites muda de passo a passo",
+                   "abaixo do seu limiar, 0,1, então o número de palpites muda de um passo para outro",
                    "política threshold: até K palpites por passo, parando onde a maior probabilidade do próprio "
                    "rascunho cai abaixo de 0,1")}[lang]
     with using(lang):
@@ -922,7 +922,8 @@ def test_a_threshold_of_0_is_recorded_and_not_said_to_stop_drafting(toy, lang):
                    "stops no step early", "changes from step to step"),
             "pt": ("o limiar da política threshold é 0, abaixo do qual nenhuma maior probabilidade cai, então ela "
                    "nunca para de rascunhar mais cedo", "política threshold: limiar 0, abaixo do qual nenhuma maior "
-                   "probabilidade cai, então ela não encerra nenhum passo mais cedo", "muda de passo a passo")}[lang]
+                   "probabilidade cai, então ela não encerra nenhum passo mais cedo",
+                   "muda de um passo para outro")}[lang]
     with using(lang):
         reasons, line = timeline.run_short_step_reasons(again), settings_line(again)
     assert said[0] in reasons and said[1] in line
@@ -942,8 +943,8 @@ def test_a_heuristic_runs_short_steps_are_said_to_come_from_its_moving_k(toy, la
                         temperature=0.0, seed=0, policy="heuristic"), pair=toy)
     assert any(s.n_drafted < 4 for s in trace.steps[:-1]) and trace.settings["policy"] == "heuristic"
     said = {"en": "the heuristic policy also changes K from step to step, 1 lower after a step with a rejected draft",
-            "pt": "a política heuristic também muda K de passo a passo, 1 a menos depois de um passo com um palpite "
-                  "rejeitado"}[lang]
+            "pt": "a política heuristic também muda K de um passo para outro, 1 a menos depois de um passo com um "
+                  "palpite rejeitado"}[lang]
     with using(lang):
         assert said in timeline.alpha_note(trace)
         assert "(save one token every 8 steps)" in timeline.short_step_reasons("draft", "optimal") or lang == "pt"
@@ -1030,8 +1031,8 @@ def test_the_heuristic_policys_steps_up_and_down_are_the_ones_it_ran_with(toy, l
                    "and 3 higher after a step that kept every draft",
                    "heuristic policy: K starts at 4, 3 higher after a step that kept every draft and 2 lower after one "
                    "with a rejected draft"),
-            "pt": ("a política heuristic também muda K de passo a passo, 2 a menos depois de um passo com um palpite "
-                   "rejeitado e 3 a mais depois de um passo que manteve todos os palpites",
+            "pt": ("a política heuristic também muda K de um passo para outro, 2 a menos depois de um passo com um "
+                   "palpite rejeitado e 3 a mais depois de um passo que manteve todos os palpites",
                    "política heuristic: K começa em 4, 3 a mais depois de um passo que manteve todos os palpites e 2 a "
                    "menos depois de um com um palpite rejeitado")}[lang]
     with using(lang):
@@ -1044,6 +1045,20 @@ def test_the_heuristic_policys_steps_up_and_down_are_the_ones_it_ran_with(toy, l
         unknown = timeline.run_short_step_reasons(again) + settings_line(again)
     assert not any(f"{n} {word}" in unknown for n in (1, 2, 3) for word in ("higher", "lower", "a mais", "a menos"))
 
+
+def test_the_portuguese_policy_reasons_say_from_one_step_to_another():
+    """Read 55: the four Portuguese sentences for a policy that moves the number drafted said it "muda de passo a
+    passo", which reads as "changes gradually"; they now say "de um passo para outro", as the Theory page does."""
+    with using("pt"):
+        said = [timeline.short_step_reasons("draft", "threshold", 0.1),
+                timeline.short_step_reasons("draft", "threshold"),
+                timeline.short_step_reasons("draft", "heuristic", heuristic=(2, 1)),
+                timeline.short_step_reasons("draft", "heuristic")]
+    assert [("o número de palpites muda de um passo para outro" in said[0]),
+            ("o número de palpites muda de um passo para outro" in said[1]),
+            ("muda K de um passo para outro, 1 a menos" in said[2]),
+            ("muda K de um passo para outro: ele desce" in said[3])] == [True] * 4, said
+    assert not any("passo a passo" in text for text in said), said
 
 
 def _drafting_nothing(mode: str, verify: float) -> Trace:

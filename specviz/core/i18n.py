@@ -378,7 +378,9 @@ def percent_of(part: float, whole: float, digits: int = 0) -> str:
     """`part` of `whole` counted things (or a share of `whole` = 1) as a percentage: whole percents (or `digits`
     decimals), with one more digit at a time where rounding would write 0% or 100% of a share that is neither (a
     class with 299 right answers of 300 read "Right 100%": read 49; a draft's 0.99999952 of q kept read "100.0000%
-    of q" beside "almost all the mass": read 53).
+    of q" beside "almost all the mass": read 53). A share that 6 decimals still write as 0% or 100% is "< 0.000001%"
+    or "> 99.999999%", as the Sandbox writes a chance near 0 or 1 (read 55: the toy pair at T = 0.01 left 1e-15 of
+    p(t₁) outside the one enumerated first token, and the note read "100.00% of p(t₁)").
 
     >>> percent_of(2, 3), percent_of(299, 300), percent_of(1, 300), percent_of(300, 300), percent_of(0, 7)
     ('67%', '99.7%', '0.3%', '100%', '0%')
@@ -389,10 +391,15 @@ def percent_of(part: float, whole: float, digits: int = 0) -> str:
     ('75.1%', '99.95%', '100.0%')
     >>> percent_of(0.99999952, 1, 4), percent_of(0.9943976, 1, 4)
     ('99.99995%', '99.4398%')
+    >>> percent_of(1 - 1e-15, 1, 2), percent_of(1e-15, 1, 2)
+    ('> 99.999999%', '< 0.000001%')
     """
     fraction = part / whole
     while 0 < part < whole and digits < 6 and _percent_shown(fraction, digits) in (0, 100):
         digits += 1
+    if 0 < part < whole and _percent_shown(fraction, digits) in (0, 100):  # past 6 decimals: a bound, not 0 or 100
+        cap = 10.0 ** -(digits + 2)  # the least share `digits` decimals write: 1e-8 (0.000001%) at 6
+        return "> " + percent(1 - cap, digits) if fraction > 0.5 else "< " + percent(cap, digits)
     return percent(fraction, digits)
 
 

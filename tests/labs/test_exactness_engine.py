@@ -323,3 +323,26 @@ def test_the_two_token_note_names_the_other_bucket_and_p_as_the_page_does(toy):
         with using(lang):
             note = exact_two_token_distribution(pair.target, ids, SAMPLING, eos=set(), coverage=1e-9).note
             assert note.endswith(tail) and f"“{_('(other)')}”" in note
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_first_token_that_float32_gives_all_of_p_is_not_written_100_percent(lang):
+    """Read 55: the toy pair after "the quick brown fox" at T = 0.01 gives its top first token a float32 p of 1.0 and
+    5 others 1e-15 between them, and the two-token note read "exact for the most likely first token (100.00% of
+    p(t₁)); the rest is “(other)”", a non-empty rest beside a share of all of it. The share now comes from what the
+    enumerated tokens leave, and past 6 decimals it is a bound (`core.i18n.percent_of`)."""
+    from specviz.core.i18n import using
+
+    pair = load_pair("toy")
+    ids = pair.tokenizer("the quick brown fox")["input_ids"]
+    cold = SamplingConfig(temperature=0.01)
+    p1 = exact_first_token_distribution(pair.target, ids, cold)
+    assert float(p1.max()) == 1.0 and int((p1 > 0).sum()) > 1  # the case: the float says all, the rest is not empty
+    said = {"en": "exact for the most likely first token (> 99.999999% of p(t₁)); the rest is “(other)”",
+            "pt": "exata para o primeiro token mais provável (> 99,999999% de p(t₁)); o resto é “(outros)”"}[lang]
+    with using(lang):
+        assert exact_two_token_distribution(pair.target, ids, cold).note == said
+        # 3 tokens whose float32 p sum past 1 ("the cat sat", T = 0.05) read 100.00% too
+        warm = exact_two_token_distribution(pair.target, pair.tokenizer("the cat sat")["input_ids"],
+                                            SamplingConfig(temperature=0.05)).note
+    assert "100" not in warm and ("99.999999%" in warm or "99,999999%" in warm), warm

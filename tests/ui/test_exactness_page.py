@@ -1058,3 +1058,17 @@ def test_the_p_value_metric_names_the_exact_binomial_test_where_it_ran():
     chi = chi_square_test([52, 48], [0.5, 0.5])
     assert exactness_view.p_value_metric(chi, pairs=False)[0] == "Chi-square p-value (speculative)"
     assert exactness_view.p_value_text(chi_square_test([3, 1], [0.5, 0.5])) == "–"  # still no test at all
+
+
+@pytest.mark.slow  # the page under AppTest, 50 two-token continuations through the engine
+def test_the_two_token_note_at_t_001_does_not_write_a_miss_as_100_percent():
+    """Read 55: at temperature 0.01 (a link's value), compared on two tokens, the caption over the verdicts read
+    "exact for the most likely first token (100.00% of p(t₁)); the rest is “(other)”", though the rest holds p > 0."""
+    at = AppTest.from_file(PAGE, default_timeout=180)
+    for key, value in (("exact_temperature", 0.01), ("exact_mode", "engine"), ("exact_compare", "pair"),
+                       ("exact_n_engine_toy", 50)):
+        at.session_state[key] = value
+    at.run()
+    assert not at.exception
+    notes = [c.value for c in at.caption if "of p(t₁)" in c.value]
+    assert len(notes) == 1 and "(> 99.999999% of p(t₁))" in notes[0] and "100" not in notes[0], notes

@@ -139,13 +139,19 @@ def exact_two_token_distribution(target, input_ids: Sequence[int] | torch.Tensor
             if value > 0:
                 entries[(going_on[index // joint.shape[1]], index % joint.shape[1])] = value
     complete = m == int((p1 > 0).sum())
+    # read 55: the share the enumerated tokens hold, from what they leave: at T = 0.01 the toy pair's float32 p gives
+    # one token 1.0 and the rest 1e-15, and the sum of the kept ones (1.0, or over 1 by float32 rounding) read
+    # "100.00% of p(t₁)" beside a non-empty "(other)". Where even float64 cannot hold 1 minus the rest, the share is
+    # the largest float below 1, which `percent_of` writes as "> 99.999999%"
+    rest = float(p1[order[m:]].sum())
+    share = min(1.0 - rest / float(p1.sum()), math.nextafter(1.0, 0.0)) if rest > 0 else 1.0
     # top-k 1, or one token holding nearly all of p, leaves one first token (read 44: "all 1 possible first tokens")
     note = (ngettext("exact: only {n} first token is possible", "exact, by enumerating all {n} possible first tokens",
                      m) if complete else
             # read 54: "of p" beside a page that names p(t₁, t₂), and 'other' where the bucket reads "(other)"
             ngettext("exact for the most likely first token ({share} of p(t₁)); the rest is “(other)”",
                      "exact for the {n} most likely first tokens ({share} of p(t₁)); the rest is “(other)”", m,
-                     share=percent_of(float(cum[m - 1]), 1, 2)))
+                     share=percent_of(share, 1, 2)))
     return _sequence_distribution(entries, max_support, complete and every_pair, note)
 
 

@@ -8,6 +8,7 @@ bounds on alpha. p = target, q = draft throughout.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -50,7 +51,7 @@ class RecordedStep:
     """p and q over the tokens a trace recorded for one drafted position (the union of the two top lists and the
     drafted token), plus one "other" bucket (last) for the mass the lists leave out. A token missing from one
     list has an unknown probability there (at most that list's smallest entry, and at most the mass the list
-    leaves); it is shown as 0."""
+    leaves); `shown_split` leaves it unwritten (NaN) where it is not 0."""
 
     token_ids: list[int]
     texts: list[str]
@@ -88,6 +89,38 @@ class RecordedStep:
         gaps = gaps + torch.where(self.target_known & ~self.draft_known, (p - q_cap).clamp_min(0), 0.0)
         gaps = gaps + torch.where(self.draft_known & ~self.target_known, (q - p_cap).clamp_min(0), 0.0)
         return lower, max(lower, 1.0 - 0.5 * float(gaps.sum()))
+
+    def shown_split(self) -> tuple[StepDecomposition, torch.Tensor, torch.Tensor]:
+        """`decompose_step` of the lists as far as they tell it, for a chart: the decomposition and q with NaN where
+        the lists do not give the value, and p whose split is unknown ((n+1,) each). A token missing from a list
+        whose cap is above 0 has an unknown probability there, not 0 (read 55: it was drawn and tabled as 0): its q
+        is NaN, and its p, known, cannot be split (min(p, q) needs q), so it goes whole to the unknown part; a token
+        missing from the target's list has NaN parts and a NaN unknown part. The rest of p ("other") goes whole to
+        the unknown part unless α is exact (`alpha_bounds`: every missing token is then known to be 0).
+
+        >>> step = RecordedStep([5, 6], ["a", "b"], torch.tensor([0.5, 0.0, 0.5], dtype=torch.float64),
+        ...                     torch.tensor([0.25, 0.25, 0.5], dtype=torch.float64), torch.tensor([True, False]),
+        ...                     torch.tensor([False, True]), 5, 1.0, 0.5, 0.25)
+        >>> split, q, unknown = step.shown_split()
+        >>> split.accepted.tolist(), q.tolist(), unknown.tolist()
+        ([nan, nan, nan], [nan, 0.25, 0.5], [0.5, nan, 0.5])
+        """
+        full = decompose_step(self.target_probs, self.draft_probs)
+        accepted, recovered = full.accepted.clone(), full.recovered.clone()
+        q, unknown = self.draft_probs.clone(), torch.zeros_like(self.target_probs)
+        lower, upper = self.alpha_bounds
+        if lower == upper:  # every token a list leaves out has 0 there
+            return StepDecomposition(full.alpha, accepted, recovered), q, unknown
+        p_missing = torch.cat([~self.target_known & (self.target_cap > 0), torch.tensor([False])])
+        q_missing = torch.cat([~self.draft_known & (self.draft_cap > 0), torch.tensor([False])])
+        unknown[q_missing] = self.target_probs[q_missing]
+        unknown[-1] = accepted[-1] + recovered[-1]
+        unknown[p_missing] = math.nan
+        split = p_missing | q_missing
+        split[-1] = True
+        accepted[split] = recovered[split] = math.nan
+        q[q_missing] = math.nan
+        return StepDecomposition(full.alpha, accepted, recovered), q, unknown
 
 
 # what a list holding its whole distribution can still seem to leave: float32 probabilities summed (about 1e-7).

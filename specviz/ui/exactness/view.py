@@ -50,6 +50,9 @@ N_DEFAULT = {("toy", "one_step"): 2000, ("toy", "engine"): 400, ("default", "one
              ("default", "engine"): 20}
 BARS = lab.BARS
 OTHERS = N_("(all others)")
+# the grey bars: p whose split the trace's lists cannot give (a listed token the draft's list leaves out, and the
+# rest of p); read 55: named "rest of p" alone while a listed token's p was drawn as recovered with q 0
+UNKNOWN_SPLIT = N_("p, split unknown (not in both lists)")
 NO_BAR = N_("Tokens that p and q both give probability 0 add nothing to min(p, q) or to max(0, p − q), so they "
             "get no bar.")
 RULE_BOX = N_("**{label}.** {text}")
@@ -286,16 +289,22 @@ def log_ticks(lo: float, hi: float) -> dict:
 
 def decomposition_figure(labels: list[str], decomposition: exactness.StepDecomposition,
                          draft_probs: torch.Tensor, alpha_text: str | None = None,
-                         rest_unknown: bool = False) -> go.Figure:
+                         rest_unknown: bool = False, unknown: torch.Tensor | None = None) -> go.Figure:
     """p as two stacked parts per token: min(p, q) (accepted drafts) and max(0, p − q) (recovered), with q as
     markers. The stack heights are p. `alpha_text` replaces the α in the title (e.g. bounds). `rest_unknown`: the
     last bar, "(all others)", is the rest of p past a trace's top-10 lists, whose split is not known (read 54: it
     was split as if its tokens were one, min(rest of p, rest of q), where the rest of q also holds the q of listed
     tokens the draft's list left out: 0.105 of p drawn as accepted drafts that the lists cannot show); it is drawn
-    whole, in grey, as "split unknown"."""
-    accepted, recovered = decomposition.accepted.tolist(), decomposition.recovered.tolist()
-    unknown = None
-    if rest_unknown:
+    whole, in grey, as "split unknown". `unknown` (from `unknown_parts`) gives the grey bars itself, and a NaN in
+    the parts or in q is a value the lists do not give: no bar or diamond there, "–" in the table of numbers (read
+    55: a token missing from the draft's list had its q drawn and tabled as 0 and its whole p drawn as recovered)."""
+    def unwritten(values: torch.Tensor) -> list[float | None]:
+        return [None if math.isnan(v) else v for v in values.tolist()]
+
+    accepted, recovered = unwritten(decomposition.accepted), unwritten(decomposition.recovered)
+    if unknown is not None:
+        unknown = unwritten(unknown)
+    elif rest_unknown:
         unknown = [0.0] * (len(labels) - 1) + [accepted[-1] + recovered[-1]]
         accepted[-1] = recovered[-1] = 0.0
     fig = go.Figure()
@@ -305,10 +314,10 @@ def decomposition_figure(labels: list[str], decomposition: exactness.StepDecompo
                          name=_(RECOVERED_PART), marker_color=RESIDUAL_COLOR,
                          hovertemplate="%{x}: %{y:.4f}<extra>" + _("recovered part") + "</extra>"))
     if unknown is not None:
-        fig.add_trace(go.Bar(x=labels, y=unknown, name=_("rest of p, split unknown (tokens not in the lists)"),
+        fig.add_trace(go.Bar(x=labels, y=unknown, name=_(UNKNOWN_SPLIT),
                              marker_color=LIGHT_GREY,
                              hovertemplate="%{x}: p = %{y:.4f}<extra>" + _("split unknown") + "</extra>"))
-    fig.add_trace(go.Scatter(x=labels, y=draft_probs.tolist(), mode="markers", name=_("q (draft)"),
+    fig.add_trace(go.Scatter(x=labels, y=unwritten(draft_probs), mode="markers", name=_("q (draft)"),
                              marker=dict(symbol="diamond-open", size=11, color=Q_COLOR, line=dict(width=2)),
                              hovertemplate="%{x}: q = %{y:.4f}<extra>" + _("draft") + "</extra>"))
     alpha_text = alpha_text or number(decomposition.alpha, 3)
@@ -464,7 +473,7 @@ def rules_frame(p: torch.Tensor, q: torch.Tensor, k: int, c: float) -> pd.DataFr
 def render_decomposition(dists: StepDistributions, session_trace: object) -> None:
     """α and the stacked bars p = min(p, q) + (1 − α)·norm(max(0, p − q)), for p and q at the prompt, one drafted
     position of the session's trace, or one of an example trace."""
-    sources, rest_unknown = ["prompt"], False
+    sources, unknown = ["prompt"], None
     if isinstance(session_trace, Trace) and session_trace.num_drafted:
         sources.append("session")
     examples = list_examples()
@@ -501,8 +510,7 @@ def render_decomposition(dists: StepDistributions, session_trace: object) -> Non
             decision = trace.steps[tested[choice][0]].decisions[tested[choice][1]]
             recorded = exactness.recorded_step(decision)
             bar_labels = [label(t, i) for t, i in zip(recorded.texts, recorded.token_ids)] + [_(OTHERS)]
-            draft_probs = recorded.draft_probs
-            decomposition = exactness.decompose_step(recorded.target_probs, draft_probs)
+            decomposition, draft_probs, unknown = recorded.shown_split()  # NaN: a value the lists do not give
             lower, upper = recorded.alpha_bounds
             drafted = dict(token=escape_text(decision.text), token_id=decision.token_id,
                            accept=decision_numbers(decision).chance)  # as the Playground writes it (read 47)
@@ -514,19 +522,20 @@ def render_decomposition(dists: StepDistributions, session_trace: object) -> Non
                          "kept with probability {accept}.", **drafted)
             else:
                 alpha_text = _("{lower} to {upper}", lower=number(lower, 3), upper=number(upper, 3))
-                note = _("From the trace's top-10 lists only: a token missing from a list shows 0 there, so α is "
-                         "known only within bounds, and how the rest of p (its grey bar) splits into accepted and "
-                         "recovered is not known. The drafted token was {token} (id {token_id}), kept with "
-                         "probability {accept}.", **drafted)
-                rest_unknown = True
+                # read 55: "a token missing from a list shows 0 there", where its probability is not known
+                note = _("From the trace's top-10 lists only: a token missing from a list has no value there (no p "
+                         "bar or q diamond, and “–” in the table under the chart), so α is known only within "
+                         "bounds, and how p splits into accepted and recovered is not known for a token missing "
+                         "from the draft's list nor for the rest of p (the grey bars). The drafted token was {token} "
+                         "(id {token_id}), kept with probability {accept}.", **drafted)
             if trace.steps[tested[choice][0]].tree is not None:  # the tree rule, not this chain split, kept it
                 note += " " + _(TREE_NOTE)
     except ValueError as exc:
         st.error(str(exc))
         return
     # read 54: at top-k 5 the chart drew 14 tokens p and q both give 0, and an "(all others)" of 0, as empty bars
-    bar_labels, (accepted, recovered, draft_probs), dropped = drop_empty_bars(
-        bar_labels, decomposition.accepted, decomposition.recovered, draft_probs)
+    series = (decomposition.accepted, decomposition.recovered, draft_probs) + (() if unknown is None else (unknown,))
+    bar_labels, (accepted, recovered, draft_probs, *unknown_kept), dropped = drop_empty_bars(bar_labels, *series)
     decomposition = exactness.StepDecomposition(decomposition.alpha, accepted, recovered)
     if dropped:
         none = _(NO_BAR)
@@ -541,9 +550,9 @@ def render_decomposition(dists: StepDistributions, session_trace: object) -> Non
                   "they are exactly p; orange diamonds show q."))
     if note:
         d1.caption(note)
-    # the grey bar is the rest of p past the lists: only where "(all others)" is still the last bar drawn
-    rest_unknown = rest_unknown and bool(bar_labels) and bar_labels[-1] == _(OTHERS)
-    show(decomposition_figure(bar_labels, decomposition, draft_probs, alpha_text, rest_unknown),
+    # the grey bars: p the lists cannot split (`RecordedStep.shown_split`), drawn where there is some
+    grey = unknown_kept[0] if unknown_kept and float(unknown_kept[0].nansum()) > 0 else None
+    show(decomposition_figure(bar_labels, decomposition, draft_probs, alpha_text, unknown=grey),
          "exact_decomposition", d2)
 
 

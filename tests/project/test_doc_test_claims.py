@@ -126,6 +126,13 @@ def test_the_slow_markers_history_names_every_commit_that_moved_tests_and_the_tr
     assert "(the tree of 09d97531, 51.8 s at 00:10, read 55.8 and 63.9 s at 00:50)" in testing
 
 
+def test_testing_md_says_the_3139_test_timing_counts_a_failure():
+    """Read 55: testing.md gave the 32nd and 33rd reads' make check as "3,139 tests in 70.4 s", a figure whose source,
+    the body of 733e4ff7, says "(one failure included)": a run with a failure is not a clean timing."""
+    text = _flat(DOCS / "testing.md").replace(" # ", " ")  # the make check comment's lines, joined
+    assert "reached 3,139 tests in 70.4 s (one failure included), 2026-12-06 03:17 UTC" in text
+
+
 def test_the_browser_tiers_page_costs_name_their_commit():
     """The page costs (Chromium 0.6–3.6 s of CPU a page) and the browser tier's 6 min 31 s came with a date but no
     source; commit edbb092d's body holds them and names no CPU."""

@@ -2167,3 +2167,22 @@ def test_benchmarks_md_gives_the_float32_predictions_gaps_as_targets_txt_writes_
     capped = sorted(g for g in _written_prediction_gaps("default-cpu-f32-avx2cap") if abs(g) <= 0.15)
     assert len(capped) == 7 and (round(100 * capped[0], 1), round(100 * capped[-1], 1)) == (1.3, 14.5)
     assert "predictions are within 15% (+1.3% to +14.5% from the figures `targets.txt` writes" in text
+
+
+def test_teaching_md_gives_the_roofline_c_behind_the_batch_of_212():
+    """Read 55: teaching.md's lesson 10 gave "c ≈ 0.1" (pt "c ≈ 0,1") beside the Theory page's "pays up to a batch
+    of 212"; the roofline's c for 7B drafting for 72B on an H100 at 512 tokens of context is 0.105 at B = 1 (the
+    page's Predicted draft cost c) and grows with the batch, as the KV caches' reads do, to 0.119 at B = 212."""
+    from specviz.labs import roofline
+
+    pair, hw = roofline.PAIRS["qwen-7b-72b"], roofline.HARDWARE["h100"]
+    assert roofline.break_even_batch(0.8, 4, pair, hw, 512) == 212
+    at_1, at_212 = (roofline.draft_cost_ratio(pair, hw, b, 512) for b in (1, 212))
+    assert (f"{at_1:.3f}", f"{at_212:.3f}") == ("0.105", "0.119")
+    english = " ".join((DOCS / "teaching.md").read_text(encoding="utf-8").split())
+    portuguese = " ".join((DOCS / "teaching.pt-BR.md").read_text(encoding="utf-8").split())
+    assert ("with α = 0.8, K = 4 and a c that grows with the batch as the caches' reads do, 0.105 at B = 1, the "
+            "page's **Predicted draft cost c**, to 0.119 at B = 212") in english
+    assert ("com α = 0,8; K = 4; e um c que cresce com o lote como as leituras dos caches, de 0,105 em B = 1, o "
+            "**Custo do rascunho c previsto** da página, a 0,119 em B = 212") in portuguese
+    assert "c ≈ 0.1:" not in english and "c ≈ 0,1:" not in portuguese

@@ -1526,10 +1526,11 @@ def test_the_predictions_measured_part_calls_a_one_level_sweep_one_level():
 
     one, two = PayShape.of([(1, 1.3)]), PayShape.of([(1, 1.3), (4, 1.2)])
     assert measured(one) == "it paid at the one level measured, 1 stream"
-    assert measured(two) == "it paid at every level"
+    # read 55: "it paid at every level" stood beside a prediction over batches up to 256; it names the levels now
+    assert measured(two) == "it paid at every level measured, up to 4 streams"
     with using("pt"):
         assert measured(one) == "compensou no único nível medido, 1 fluxo"
-        assert measured(two) == "compensou em todos os níveis"
+        assert measured(two) == "compensou em todos os níveis medidos, até 4 fluxos"
 
 
 def test_a_measured_tie_counts_as_paying_as_the_roofline_counts_a_predicted_one():

@@ -319,8 +319,8 @@ def measured(shape: PayShape) -> str:
     if shape.kind == PayKind.ALWAYS and len(shape.paid) == 1:  # as `verdict`: one level is not "every level"
         return ngettext("it paid at the one level measured, {n} stream",
                         "it paid at the one level measured, {n} streams", shape.paid[0])
-    if shape.kind == PayKind.ALWAYS:
-        return _("it paid at every level")
+    if shape.kind == PayKind.ALWAYS:  # read 55: "at every level" beside a prediction up to a batch of 256
+        return _("it paid at every level measured, up to {streams} streams", streams=number(max(shape.paid), 0))
     if shape.kind == PayKind.NEVER and min(shape.lost) == 1:
         return _("it did not pay even at one stream")
     if shape.kind == PayKind.NEVER:

@@ -647,11 +647,53 @@ def test_the_prediction_says_the_roofline_drafts_k_at_every_step():
 
     at = _page(tab="Measured sweep")
     assert not at.exception, at.exception
-    said = ("The roofline also has every step draft K = 4 tokens at that α: a step where the n-gram lookup found no "
-            "match drafts nothing and gains nothing, and α leaves such steps out")
+    said = ("The roofline also has every step draft K = 4 tokens at that α. A step where the n-gram lookup found no "
+            "match drafts nothing: it gains nothing, and it feeds the verify one token, not K + 1; α leaves such "
+            "steps out")
     assert any(said in c.value for c in at.caption), [c.value for c in at.caption]
     with using("pt"):
         assert _(NO_MATCH_STEPS, k="4").startswith("O roofline também supõe que todo passo rascunha K = 4 tokens")
+
+
+def test_steps_without_drafts_move_the_roofline_toward_paying_at_larger_batches():
+    """Read 55: the note under the prediction ended "so the more steps find no match, the more the prediction
+    overstates", beside a prediction of where speculation pays. The roofline itself, with a share f of the steps
+    drafting K (and the rest feeding the verify one token, emitting one), says otherwise for that: at the committed
+    copy prompt's level 1 (136 of 248 steps drafted: 640 tokens, 392 accepted) the gain at batch 1 falls, the loss
+    at batch 256 shrinks, and the batches that pay reach further (3 -> 4). The note now says so."""
+    from specviz.core.i18n import _
+    from specviz.engine import theory
+    from specviz.labs import roofline
+    from specviz.ui.common.roofline import COMMITTED, measured_alpha
+    from specviz.ui.serving.sweep import NO_MATCH_STEPS
+
+    sweep = ServingResult.load(COMMITTED)
+    level, k = sweep.level("ngram", "copy", 1), int(sweep.server["k"])
+    steps = level.tokens - level.accepted  # each step emits its accepted drafts + 1
+    assert (level.drafts, steps) == (136, 248)
+    alpha = measured_alpha(level, k)
+    hw, pair = roofline.hardware_presets()["measured"], roofline.PAIRS["smollm2-ngram"]
+    tokens = theory.expected_tokens_per_step(alpha, k)
+
+    def speedup(batch: int, share: float) -> float:
+        one = roofline.forward_seconds(pair.target, hw, batch, 1, pair.context)
+        verify = roofline.forward_seconds(pair.target, hw, batch, 1 + share * k, pair.context) / one
+        return (share * tokens + 1 - share) / (share * k * roofline.draft_cost_ratio(pair, hw, batch, pair.context)
+                                               + verify)
+
+    share = level.drafts / steps
+    paying = roofline.paying_batches(alpha, k, pair, hw, pair.context)
+    assert [b for b in paying if b <= 256] == [b for b in range(1, 257) if roofline.pays(speedup(b, 1.0))]
+    assert speedup(1, share) < speedup(1, 1.0) and speedup(256, 1.0) < speedup(256, share) < 1
+    with_gaps = [b for b in range(1, 257) if roofline.pays(speedup(b, share))]
+    assert max(with_gaps) > max(paying) and set(paying) <= set(with_gaps)
+    note = _(NO_MATCH_STEPS, k=str(k))
+    assert "the more the prediction overstates." not in note
+    assert ("the more the prediction overstates both the gain at small batches and the loss at large ones: "
+            "speculation can pay at larger batches than predicted.") in note
+    with using("pt"):
+        assert ("mais a previsão exagera tanto o ganho em lotes pequenos quanto a perda em lotes grandes: a "
+                "especulação pode compensar em lotes maiores que os previstos.") in _(NO_MATCH_STEPS, k="4")
 
 
 def test_a_prediction_that_pays_at_every_batch_names_the_largest_batch_it_looked_at(monkeypatch):

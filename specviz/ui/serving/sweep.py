@@ -406,10 +406,14 @@ def differed_note(result: ServingResult) -> str:
 
 
 PREDICTED_MAX_BATCH = 256  # the largest batch the prediction below looks at
-NO_MATCH_STEPS = N_("The roofline also has every step draft K = {k} tokens at that α: a step where the n-gram lookup "
-                    "found no match drafts nothing and gains nothing, and α leaves such steps out (there is no "
-                    "acceptance to measure in them), so the more steps find no match, the more the prediction "
-                    "overstates.")
+# read 55: it ended "the more steps find no match, the more the prediction overstates", which holds for the gain at
+# small batches; a step without drafts also feeds the verify 1 token, not K + 1, so at large batches the roofline
+# overstates the loss, and the batches that pay reach further (test_serving: the roofline with such steps)
+NO_MATCH_STEPS = N_("The roofline also has every step draft K = {k} tokens at that α. A step where the n-gram lookup "
+                    "found no match drafts nothing: it gains nothing, and it feeds the verify one token, not K + 1; α "
+                    "leaves such steps out (there is no acceptance to measure in them). So the more steps find no "
+                    "match, the more the prediction overstates both the gain at small batches and the loss at large "
+                    "ones: speculation can pay at larger batches than predicted.")
 
 
 def predicted_pays(paying: list[int]) -> str:

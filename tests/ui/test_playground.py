@@ -1664,3 +1664,52 @@ def test_an_uploaded_target_only_trace_is_not_said_to_have_a_proposer_that_draft
     assert any(m.value.startswith(coming) for m in at.markdown)
     assert any(i.value.startswith(nothing) for i in at.info)
     assert not any("drafted nothing" in m.value or "não rascunhou nada" in m.value for m in at.markdown)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_kept_prompt_note_says_what_each_presets_figures_were_measured_on(tmp_path, monkeypatch, lang):
+    """Read 55: after the tree, Medusa or fastest preset left the student's prompt in place, the note said "The
+    figures under the presets were measured on the preset's prompt", but the tree and Medusa presets' figures pool
+    8 held-out prompts and the fastest preset's is a prediction (none at all on a machine not measured yet)."""
+    from specviz.core.i18n import using
+    from specviz.ui.playground.settings import kept_prompt_note_text, preset_figures
+
+    monkeypatch.setenv("SPECVIZ_CACHE", str(tmp_path))  # this machine not measured: the fastest preset quotes nothing
+    with using(lang):
+        notes = {name: kept_prompt_note_text(name) for name in ("question", "tree", "medusa", "fastest")}
+    prompts = preset_figures("tree")["prompts"]
+    if lang == "en":
+        assert notes["question"].endswith("Its figures were measured on the preset's prompt.")
+        for name in ("tree", "medusa"):
+            assert notes[name].endswith(f"Its figures were measured over {prompts} held-out prompts together.")
+        assert notes["fastest"] == "6 · Fastest here: its settings are in, and your own prompt stays."
+    else:
+        assert notes["question"].endswith("Os números dela foram medidos no prompt da predefinição.")
+        for name in ("tree", "medusa"):
+            assert notes[name].endswith(f"foram medidos sobre {prompts} prompts reservados juntos.")
+        said = "6 · O mais rápido aqui: as configurações dela foram aplicadas, e o seu próprio prompt continua."
+        assert notes["fastest"] == said
+    assert not any("under the presets" in note or "sob as predefinições" in note for note in notes.values())
+    at = page(lang=lang)
+    with using(lang):
+        at.radio(key="playground_source").set_value("live").run()
+        at.text_area(key="playground_prompt").input("Why do cats purr?").run()
+        at.button(key="playground_preset_tree").click().run()
+    assert [i.value for i in at.info if i.value.startswith(notes["tree"][:4])] == [notes["tree"]]
+
+
+def test_the_presets_intro_calls_the_sixth_the_fastest_shape_only_once_this_machine_is_measured(tmp_path,
+                                                                                              monkeypatch):
+    """Read 55: on a machine not measured yet the line over the buttons promised "the shape predicted fastest here"
+    while the sixth button's own text said it runs the pair's recommended tree until a measurement."""
+    from specviz.ui.playground.settings import presets_intro
+
+    monkeypatch.setenv("SPECVIZ_CACHE", str(tmp_path))
+    intro = presets_intro()
+    assert "the shape predicted fastest here (the same tree until the Speedup lab measures this machine)" in intro
+    at = page(source="live")
+    assert any(m.value == intro for m in at.markdown)
+    from specviz.ui.playground import settings
+
+    monkeypatch.setattr(settings, "preset_figures", lambda name: {"shape": "a chain of 2", "prediction": "1.5×"})
+    assert presets_intro() == settings.TEXT["presets"]  # measured: the sixth is the shape predicted fastest here

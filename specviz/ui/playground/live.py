@@ -29,10 +29,12 @@ from specviz.ui.playground.settings import (
     TEXT,
     first_load_figures,
     form_value,
+    kept_prompt_note_text,
     pair_proposers,
     pooled_note,
     preset_expectation,
     preset_settings,
+    presets_intro,
 )
 from specviz.ui.common.runs import cached_speculative, is_light, run_speculative, start_live_run
 from specviz.ui.playground.progress import LiveProgress
@@ -150,7 +152,7 @@ PRESETS_PER_ROW = 4
 
 def preset_buttons() -> None:
     """One button per preset, easiest first, each with what to expect on hover and below."""
-    st.markdown(_(TEXT["presets"]))
+    st.markdown(presets_intro())
     presets = list(PRESETS.items())
     for start in range(0, len(presets), PRESETS_PER_ROW):  # rows of four: seven in one row cut every label short
         for col, (name, (label, _expect, _settings)) in zip(st.columns(PRESETS_PER_ROW),
@@ -210,7 +212,7 @@ def kept_prompt_note() -> None:
     if not st.session_state.get(KEPT_PROMPT) or name not in PRESETS:
         return
     left, right = st.columns([3, 1])
-    left.info(_(TEXT["kept_prompt"], label=_(PRESETS[name][0])), icon=":material/edit_note:")
+    left.info(kept_prompt_note_text(name), icon=":material/edit_note:")
     right.button(_(TEXT["use_preset_prompt"]), key="playground_use_preset_prompt", on_click=use_preset_prompt)
 
 

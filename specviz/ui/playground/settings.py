@@ -185,6 +185,29 @@ def pooled_note(name: str, limit: int) -> str | None:
                     tokens=number(int(run["config"]["max_new_tokens"]), 0))
 
 
+def kept_prompt_note_text(name: str) -> str:
+    """The note after preset `name` left the student's own prompt in place: what its figures were measured on. A
+    chain preset's on its own prompt; the tree and Medusa presets' over a committed run's held-out prompts together
+    (`POOLED_PRESET_RUNS`); the fastest preset's figure is a prediction from this machine's costs, and before a
+    measurement it quotes none."""
+    label = _(PRESETS[name][0])
+    if name in POOLED_PRESET_RUNS:
+        return ngettext("{label}: its settings are in, and your own prompt stays. Its figures were measured on {n} "
+                        "held-out prompt.",
+                        "{label}: its settings are in, and your own prompt stays. Its figures were measured over {n} "
+                        "held-out prompts together.", int(preset_figures(name)["prompts"]), label=label)
+    if name == "fastest":
+        predicted = bool(preset_figures(name)["prediction"])
+        return _(TEXT["kept_prompt_predicted" if predicted else "kept_prompt_unmeasured"], label=label)
+    return _(TEXT["kept_prompt"], label=label)
+
+
+def presets_intro() -> str:
+    """The line over the preset buttons; the sixth is "the shape predicted fastest here" only once this machine is
+    measured (before that it runs the tree preset's shape, `FASTEST_UNMEASURED`)."""
+    return _(TEXT["presets" if preset_figures("fastest")["prediction"] else "presets_unmeasured"])
+
+
 def speed_clock(result: dict[str, Any]) -> str:
     """What a committed run's speeds were timed by: its clock and torch threads (`quoted.clock_text`; read 49: the
     Medusa preset quoted a run timed by one thread's CPU time as measured "on AMD EPYC (2 cores, ...)", which reads
@@ -276,8 +299,18 @@ TEXT = {
     "presets": N_("**Start from a preset.** The first shows the idea working; the next three are each harder for the "
                   "draft; the last three try other shapes and drafters: a draft tree, the shape predicted fastest "
                   "here, and Medusa heads."),
-    "kept_prompt": N_("{label}: its settings are in, and your own prompt stays. The figures under the presets were "
-                      "measured on the preset's prompt."),
+    # read 55: on a machine not measured yet the sixth preset runs the pair's recommended tree (FASTEST_UNMEASURED)
+    "presets_unmeasured": N_("**Start from a preset.** The first shows the idea working; the next three are each "
+                             "harder for the draft; the last three try other shapes and drafters: a draft tree, the "
+                             "shape predicted fastest here (the same tree until the Speedup lab measures this "
+                             "machine), and Medusa heads."),
+    # read 55: the tree and Medusa presets' figures pool held-out prompts and the fastest preset's is a prediction,
+    # yet this note said "The figures under the presets were measured on the preset's prompt" after any of them
+    "kept_prompt": N_("{label}: its settings are in, and your own prompt stays. Its figures were measured on the "
+                      "preset's prompt."),
+    "kept_prompt_predicted": N_("{label}: its settings are in, and your own prompt stays. Its figure is a prediction "
+                                "from this machine's measured costs, not a measurement on any one prompt."),
+    "kept_prompt_unmeasured": N_("{label}: its settings are in, and your own prompt stays."),
     "use_preset_prompt": N_("Use the preset's prompt"),
     "this_run": N_("This run: {kept_of_drafted}, {per_pass} tokens per target pass. The preset "
                    "{label} promised: {expected}."),

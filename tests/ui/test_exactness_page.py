@@ -1110,3 +1110,57 @@ def test_the_two_token_note_at_t_001_does_not_write_a_miss_as_100_percent():
     assert not at.exception
     notes = [c.value for c in at.caption if "of p(t₁)" in c.value]
     assert len(notes) == 1 and "(> 99.999999% of p(t₁))" in notes[0] and "100" not in notes[0], notes
+
+
+def _tiny_tail() -> tuple[list[float], list[float]]:
+    """p and q on 22 tokens whose 2 outside p's top 20 carry 1e-5 of p each, and 2e-5 of q: the top-20 rule, which
+    turns down their drafts, drifts from p by 2e-5."""
+    p = [(1 - 2e-5) / 20] * 20 + [1e-5, 1e-5]
+    q = [(1 - 4e-5) / 20 + (0.002 if i % 2 else -0.002) for i in range(20)] + [2e-5, 2e-5]
+    return p, q
+
+
+def _render_tiny_drift(lang):  # an AppTest script: its imports run inside it
+    import torch
+
+    from specviz.core.i18n import set_language
+    from specviz.labs.exactness.lab import LabResult
+    from specviz.ui.exactness import view
+
+    set_language(lang)
+    probs = torch.tensor([0.25] * 4, dtype=torch.float64)
+    samples = torch.tensor([i % 4 for i in range(400)])  # exactly n p each: the test sees nothing
+    view.render_samples(LabResult(probs, list("abcd"), [0, 1, 2, 3], samples, samples, 1.0, ""), "Top 20", 1.06e-05)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_drift_or_chance_that_is_not_0_is_never_written_0(lang):
+    """Read 55: the toy pair at temperature 0.2 with the top-20 rule read "This rule is not exact here: its closed
+    form drifts TV = 0.0000 from p at this prompt" (its drift was 0.000011), with 0.0000 in the drift metric and the
+    rules table beside the exact rules' true 0; at temperature 0.1 accept iff p ≥ q kept a draft with chance 5.1e-07,
+    written 0.0000. A drift or chance that is neither 0 nor 1 now gets the decimals that show it: two significant
+    figures for a small one, as a measured c is written."""
+    import torch
+
+    from specviz.core.i18n import _, using
+    from specviz.labs.exactness import RULES, one_step_distribution, tv_distance
+
+    at = AppTest.from_function(_render_tiny_drift, args=(lang,), default_timeout=60).run()
+    assert not at.exception
+    mark = "," if lang == "pt" else "."
+    unseen = next(c.value for c in at.caption if "TV = " in c.value)
+    assert f"TV = 0{mark}000011 " in unseen, unseen
+    p, q = _tiny_tail()
+    # p ≥ q only on the token q gives 2e-5: accept iff p ≥ q keeps a draft with that chance
+    p_kept, q_kept = [0.45, 0.45, 0.1], [0.5, 0.5 - 2e-5, 2e-5]
+    with using(lang):
+        rows = [{row[0]: row for row in exactness_view.rules_frame(torch.tensor(a), torch.tensor(b), 4, 0.05)
+                 .itertuples(index=False)} for a, b in ((p, q), (p_kept, q_kept))]
+        names = {name: _(rule.label) for name, rule in RULES.items()}
+    drift = tv_distance(one_step_distribution("target_top20_only", p, q)[0], p)
+    kept = one_step_distribution("accept_if_p_ge_q", p_kept, q_kept)[1]
+    assert 0 < drift < 5e-5 and 0 < kept < 5e-5  # both read 0.0000 at four decimals
+    top20, p_ge_q = rows[0][names["target_top20_only"]], rows[1][names["accept_if_p_ge_q"]]
+    for shown, value in ((top20[2], drift), (p_ge_q[3], kept)):
+        assert shown != f"0{mark}0000" and float(shown.replace(",", ".")) == pytest.approx(value, rel=0.05), shown
+    assert rows[0][names["exact"]][2] == f"0{mark}0000"  # the exact rule's true 0 stays as it was

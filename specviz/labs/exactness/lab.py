@@ -18,7 +18,7 @@ import torch
 from specviz.engine import theory
 from specviz.labs.exactness.engine import (continuation_samples, exact_first_token_distribution,
                                       exact_two_token_distribution, proposal_distribution)
-from specviz.core.i18n import _, as_written, clause, ngettext, number, percent_of
+from specviz.core.i18n import _, as_written, clause, fewest_digits, ngettext, number, percent_of, small_digits
 from specviz.engine.generation import one_torch_thread
 from specviz.engine.sampling import SamplingConfig
 from specviz.labs.exactness.experiments import Support, one_step_samples, restrict_support, target_samples
@@ -193,14 +193,40 @@ def drafts_per_step(k: int, length: int) -> int:
 
 
 RULES_TABLE_DIGITS = {"drift (TV)": 4, "kept": 4, "tokens/step": 2, "speedup ×": 2}  # `rules_table`'s decimals
+SHARES = ("drift (TV)", "kept")  # the columns that hold a number from 0 to 1 (`share_digits`)
+
+
+def share_digits(value: float, digits: int) -> int:
+    """The decimals a drift (TV) or a chance of keeping a draft is written with: `digits`, or more where `digits`
+    would write one that is neither 0 nor 1 as 0 or 1, two significant figures for a small one (read 55: the top-20
+    rule's drift of 0.000011 at temperature 0.2 read "not exact here: its closed form drifts TV = 0.0000", and
+    accept iff p ≥ q kept a draft with chance 0.0000 where it was 5.1e-07). Within 1e-12 of 0 or 1 is a float sum's
+    noise, as the sandbox's `chance_digits` takes it.
+
+    >>> share_digits(0.2526, 4), share_digits(1.06e-05, 4), share_digits(0.99996, 3), share_digits(1 - 1e-13, 4)
+    (4, 6, 5, 4)
+    """
+    if not 1e-12 < value < 1 - 1e-12:
+        return digits
+    return fewest_digits(lambda d: as_written(value, d) not in (0.0, 1.0), small_digits(value, digits), 12)
+
+
+def share_text(value: float, digits: int) -> str:
+    """A drift or a chance written with `share_digits`' decimals: never 0 or 1 for one that is neither.
+
+    >>> share_text(1.06e-05, 4), share_text(0.0, 4), share_text(0.75, 3)
+    ('0.000011', '0.0000', '0.750')
+    """
+    return number(value, share_digits(value, digits))
 
 
 def rules_table(target_probs: torch.Tensor, draft_probs: torch.Tensor, k: int, c: float) -> list[dict]:
     """Every rule at this p, q: how far its output drifts from p, its chance of keeping a draft ("kept": the
     acceptance probability α under the exact rule only), and the mean accepted length and speedup that chance would
     give at K and c in place of α (specviz.engine.theory, i.i.d. keeps assumed). Each number is rounded to
-    `RULES_TABLE_DIGITS` places, the ones the Exactness lab writes it with, as `number` rounds (`as_written`: a tie
-    away from zero; read 50 review: Python's round wrote a speedup of 1.125 as 1.12 beside the metric's 1.13×)."""
+    `RULES_TABLE_DIGITS` places (more for a drift or chance that would read 0 or 1: `share_digits`), the ones the
+    Exactness lab writes it with, as `number` rounds (`as_written`: a tie away from zero; read 50 review: Python's
+    round wrote a speedup of 1.125 as 1.12 beside the metric's 1.13×)."""
     rows = []
     for rule in RULES.values():
         dist, kept = one_step_distribution(rule, target_probs, draft_probs)
@@ -208,7 +234,9 @@ def rules_table(target_probs: torch.Tensor, draft_probs: torch.Tensor, k: int, c
                   "tokens/step": theory.expected_tokens_per_step(min(1.0, kept), k),
                   "speedup ×": theory.expected_speedup(min(1.0, kept), k, c)}
         rows.append({"rule": rule.label, "exact": "✓" if rule.exact else "✗",
-                     **{name: as_written(float(value), RULES_TABLE_DIGITS[name]) for name, value in values.items()}})
+                     **{name: as_written(float(value), share_digits(float(value), RULES_TABLE_DIGITS[name])
+                                         if name in SHARES else RULES_TABLE_DIGITS[name])
+                        for name, value in values.items()}})
     return rows
 
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from specviz.core.i18n import N_, _, as_written, fewest_digits, get_language, number
+from specviz.core.i18n import N_, _, as_written, fewest_digits, get_language
 from specviz.engine.shown import column_numbers, quotient_follows
 from specviz.labs.exactness import TREE_RULES, TreeRule
-from specviz.labs.exactness.lab import LabResult, StepDistributions
+from specviz.labs.exactness.lab import LabResult, StepDistributions, share_text
 from specviz.labs.exactness.tree_lab import one_level_drift, tree_lab
 from specviz.runs.runspec import RunSpec
 from specviz.ui.common.escaping import escape_text
@@ -125,7 +125,7 @@ def rules_frame(dists: StepDistributions, width: int) -> pd.DataFrame:
     for rule in TREE_RULES.values():
         drift = one_level_drift(rule, dists.target_probs, dists.draft_probs, width)
         rows.append({_("rule"): _(rule.label), _(TABLE_COLUMNS["exact"]): "✓" if rule.exact else "✗",
-                     _("drift (TV)"): number(drift, TV_DIGITS) if drift is not None else "–"})
+                     _("drift (TV)"): share_text(drift, TV_DIGITS) if drift is not None else "–"})
     return pd.DataFrame(rows)
 
 

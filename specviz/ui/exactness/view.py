@@ -25,8 +25,8 @@ from specviz.engine.proposers import registry
 from specviz.engine.trace import Trace
 from specviz.labs import exactness
 from specviz.labs.exactness import lab
-from specviz.labs.exactness.lab import (LabResult, StepDistributions, bucket, drop_empty_bars, rules_table,
-                                        top_for_bars)
+from specviz.labs.exactness.lab import (SHARES, LabResult, StepDistributions, bucket, drop_empty_bars, rules_table,
+                                        share_digits, share_text, top_for_bars)
 from specviz.labs.exactness.stats import shown_p_value
 from specviz.labs.examples import list_examples, load_example
 from specviz.models.pairs import Pair
@@ -245,7 +245,7 @@ def tv_figure(result: LabResult, drift: float | None) -> go.Figure:
                              line=dict(color=P_COLOR, dash="dash"), hovertemplate=hover))
     if drift is not None and drift > 1e-9:
         fig.add_hline(y=drift, line=dict(color=VERMILLION, dash="dot"),
-                      annotation_text=_("this rule's drift: TV = {drift}", drift=number(drift, TV_DIGITS)))
+                      annotation_text=_("this rule's drift: TV = {drift}", drift=share_text(drift, TV_DIGITS)))
     fig.update_layout(height=440, margin=dict(l=10, r=10, t=40, b=10), xaxis_title=_("samples N"),
                       yaxis_title=_("TV distance to p") if result.ids is not None else _("TV distance to p(t₁, t₂)"),
                       title=_("Distance to the target as samples grow"),
@@ -266,7 +266,7 @@ def tv_table(fig: go.Figure, drift: float | None) -> pd.DataFrame | None:
     TV = 0.050" and its table had no drift (read 51), as the Speedup lab's dashed line once had none (read 40)."""
     table = figure_table(fig)
     if table is not None and drift is not None and drift > 1e-9:
-        table[_(DRIFT_COLUMN)] = number(drift, TV_DIGITS)
+        table[_(DRIFT_COLUMN)] = share_text(drift, TV_DIGITS)
     return table
 
 
@@ -394,11 +394,11 @@ def render_samples(result: LabResult, rule_label: str, drift: float | None, exac
         verdict_box(_("Target-only decoding"), plain_counts, result.exact_probs, on_pairs)
     green = spec_test.dof and not spec_test.impossible and spec_test.p_value >= 1e-2  # `verdict_box`'s success
     if green and drift is not None and drift > 1e-9:  # a rule the closed form shows is not p (read 45)
-        v1.caption(_(UNSEEN_DRIFT, drift=number(drift, TV_DIGITS), n=number(spec_test.n, 0)))
+        v1.caption(_(UNSEEN_DRIFT, drift=share_text(drift, TV_DIGITS), n=number(spec_test.n, 0)))
     elif green and drift is None and not exact:
         v1.caption(_(UNSEEN_LOSSY, n=number(spec_test.n, 0)))
     m1, m2, m3 = st.columns(3)
-    tvs = [number(exactness.tv_distance(counts, result.exact_probs), TV_DIGITS)
+    tvs = [share_text(exactness.tv_distance(counts, result.exact_probs), TV_DIGITS)
            for counts in (spec_counts, plain_counts)]
     if result.ids is not None:
         label, text = p_value_metric(spec_test, pairs=False)
@@ -432,13 +432,16 @@ def render_rule_economics(rule: exactness.Rule, dists: StepDistributions, k: int
     exact_alpha = float(theory.acceptance_probability(p, q))
     speedup = theory.expected_speedup(min(1.0, kept), k, c)
     b1, b2, b3 = st.columns(3)
-    b1.metric(_(DRIFT_LABEL), number(exactness.tv_distance(dist, p), TV_DIGITS),
+    b1.metric(_(DRIFT_LABEL), share_text(exactness.tv_distance(dist, p), TV_DIGITS),
               help=_("TV distance between what this rule emits and p, from its closed form at this prompt."))
     # read 51: each change is the difference of the two figures as written (`as_written`), so a reader who subtracts
     # them gets it: "0.351 (−0.183 vs exact rule)" beside α = 0.533 (0.3506 and 0.5334 before rounding)
-    kept_delta, kept_arrow = signed_delta(number(as_written(kept, 3) - as_written(exact_alpha, 3), 3))
-    kept_help = _(KEPT_HELP, alpha=number(exact_alpha, 3))  # the metric's help and the table column's
-    b2.metric(_("Chance of keeping a draft"), number(kept, 3),
+    # read 55: each with the decimals that keep a chance neither 0 nor 1 from reading 0 or 1 (`share_digits`)
+    kept_digits, alpha_digits = share_digits(kept, 3), share_digits(exact_alpha, 3)
+    kept_delta, kept_arrow = signed_delta(number(as_written(kept, kept_digits) - as_written(exact_alpha, alpha_digits),
+                                                 max(kept_digits, alpha_digits)))
+    kept_help = _(KEPT_HELP, alpha=number(exact_alpha, alpha_digits))  # the metric's help and the table column's
+    b2.metric(_("Chance of keeping a draft"), number(kept, kept_digits),
               delta=_("{delta} vs exact rule", delta=kept_delta), delta_color="off", delta_arrow=kept_arrow,
               help=kept_help)
     exact_speedup = theory.expected_speedup(exact_alpha, k, c)
@@ -466,7 +469,7 @@ def rules_frame(p: torch.Tensor, q: torch.Tensor, k: int, c: float) -> pd.DataFr
     frame = pd.DataFrame(rules_table(p, q, k, c))
     frame["rule"] = frame["rule"].map(labels)
     for column, digits in lab.RULES_TABLE_DIGITS.items():  # by `number`, as the tree lab's table is: 0,2526 in pt
-        frame[column] = [number(v, digits) for v in frame[column]]
+        frame[column] = [share_text(v, digits) if column in SHARES else number(v, digits) for v in frame[column]]
     return frame.rename(columns={name: _(shown) for name, shown in TABLE_COLUMNS.items()})
 
 
@@ -491,7 +494,7 @@ def render_decomposition(dists: StepDistributions, session_trace: object) -> Non
             decomposition = exactness.StepDecomposition(full.alpha, bucket(full.accepted, ids),
                                                         bucket(full.recovered, ids))
             draft_probs = bucket(q.double(), ids)
-            alpha_text, note = number(full.alpha, 3), dists.note
+            alpha_text, note = share_text(full.alpha, 3), dists.note
         else:
             if source == "session":
                 trace = session_trace

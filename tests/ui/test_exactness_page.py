@@ -207,8 +207,8 @@ def test_the_rules_table_writes_its_numbers_the_readers_way():
 def test_a_broken_rules_chance_of_keeping_a_draft_is_not_called_alpha(lang):
     """Issue 43: with "accept every draft" the lab's metric read "Acceptance probability α 1.000", its help "This
     rule's α", and the rules table headed every rule's chance of keeping a draft "α", beside the decomposition's
-    α = Σ min(p, q) below it. α is that chance under the exact rule only; the metric and the column now name the
-    chance, and the help says which rule's chance is α, with α's own value at this prompt."""
+    α = Σ min(p, q) below it. α is that chance under the rules whose test is min(1, p/q) only; the metric and the
+    column now name the chance, and the help says which rules' chance is α, with α's own value at this prompt."""
     from specviz.core.i18n import using
 
     at = AppTest.from_file(PAGE, default_timeout=120)
@@ -220,7 +220,8 @@ def test_a_broken_rules_chance_of_keeping_a_draft_is_not_called_alpha(lang):
     alpha = metrics["α = Σ min(p, q)"].value  # the decomposition's: the real α at this prompt
     kept = metrics["Chance of keeping a draft" if lang == "en" else "Chance de manter um palpite"]
     assert kept.value in ("1.000", "1,000") and alpha not in ("1.000", "1,000")  # accept-all keeps every draft
-    assert ("Only under the exact rule" if lang == "en" else "Só na regra exata") in kept.proto.help
+    assert ("Under the two rules whose accept test is min(1, p/q)" if lang == "en" else
+            "Nas duas regras cujo teste de aceitação é min(1, p/q)") in kept.proto.help
     assert f"{alpha} " in kept.proto.help  # α's own value, beside the name it belongs to
     assert not any("α" in label for label in metrics if label != "α = Σ min(p, q)")
     table = next(d.value for d in at.dataframe if len(d.value) == len(exactness_view.exactness.RULES))
@@ -356,6 +357,29 @@ def test_the_kept_help_does_not_deny_alphas_value_to_resampling_from_p():
         with using(lang):
             text = exactness_view._(exactness_view.KEPT_HELP, alpha="0.700")
         assert words in text and "it is not α." not in text, text
+
+
+@pytest.mark.parametrize("lang, alpha_rules, denied", [
+    ("en", "the exact rule (Leviathan / Chen) and resampling from p", "Only under the exact rule"),
+    ("pt", "a regra exata (Leviathan / Chen) e reamostrar de p", "Só na regra exata")])
+def test_the_kept_help_calls_resampling_from_ps_chance_alpha_as_the_sandbox_does(lang, alpha_rules, denied):
+    """Read 55: the help said "Only under the exact rule (Leviathan / Chen) is it the acceptance probability α" and
+    called resample-from-p's chance "that rule's own chance, not α", while the Sandbox calls the same rule's kept share
+    "an estimate of α = Σ min(p, q)" and the glossary names α for both rules whose accept test is min(1, p/q). One
+    chance, one name: the help now gives α to those two rules, and to no other."""
+    import torch
+
+    from specviz.core.i18n import using
+    from specviz.ui.sandbox import view as sandbox_view
+
+    p, q = torch.tensor([0.5, 0.3, 0.2]), torch.tensor([0.2, 0.6, 0.2])
+    for name in ("exact", "resample_from_target"):  # the two rules the help names: both keep with Σ min(p, q)
+        assert exactness_view.exactness.one_step_distribution(name, p, q)[1] == pytest.approx(0.7), name
+    with using(lang):
+        text = exactness_view._(exactness_view.KEPT_HELP, alpha="0.700")
+        sandbox = sandbox_view._(sandbox_view.TEXT["kept"], kept="70.0%", alpha="0.700")
+    assert alpha_rules in text and denied not in text, text
+    assert "α = Σ min(p, q)" in sandbox  # the Sandbox's resample-from-p caption: an estimate of α
 
 
 @pytest.mark.slow  # an AppTest run of the page: make test runs it

@@ -57,7 +57,8 @@ NO_BAR = N_("Tokens that p and q both give probability 0 add nothing to min(p, q
             "get no bar.")
 RULE_BOX = N_("**{label}.** {text}")
 # "kept": each rule's chance of keeping one draft x ~ q, from its closed form; α = Σ min(p, q) is that chance under
-# the exact rule only, so neither the column nor the metric above it calls another rule's chance α (issue 43)
+# the rules whose accept test is min(1, p/q) (the exact rule, resample-from-p), so neither the column nor the metric
+# above it calls another rule's chance α (issue 43)
 # read 53: "exact" ✗ beside a drift of 0.0000 (every rule but accept-all at T = 0; the top-20 rule at top-k <= 20)
 # read as a contradiction: the column says whether a rule emits p for every p and q, not at these settings
 TABLE_COLUMNS = {"rule": N_("rule"), "exact": N_("exact for any p, q"), "drift (TV)": N_("drift (TV)"),
@@ -88,10 +89,13 @@ TV_DIGITS = lab.RULES_TABLE_DIGITS["drift (TV)"]
 SPEEDUP_HELP = N_("Predicted speedup over target-only decoding (1×): the Theory explorer's formula, mean accepted "
                   "length / (K c + 1), with this rule's chance of keeping a draft in place of α.")
 KEPT_HEADER = N_("P(kept)")  # the kept column's narrow header: its full name shows on hovering it
-KEPT_HELP = N_("The chance that this rule keeps one draft x ~ q, from its closed form. Only under the exact rule "
-               "(Leviathan / Chen) is it the acceptance probability α = Σ min(p, q), {alpha} at this prompt; under "
-               "any other rule it is that rule's own chance, not α, even where it has α's value (resampling from p "
-               "keeps the exact accept test, so it always does). It is not the measured accepted / drafted either.")
+# read 55: it said "Only under the exact rule ... is it α" and called resample-from-p's chance "not α", where the
+# Sandbox calls that rule's kept share an estimate of α and the glossary names α for both rules
+KEPT_HELP = N_("The chance that this rule keeps one draft x ~ q, from its closed form. Under the two rules whose "
+               "accept test is min(1, p/q), the exact rule (Leviathan / Chen) and resampling from p (which changes "
+               "only what follows a rejection), it is the acceptance probability α = Σ min(p, q), {alpha} at this "
+               "prompt; under any other rule it is that rule's own chance, not α, even where it has α's value. It is "
+               "not the measured accepted / drafted either.")
 UNSEEN_DRIFT = N_("This rule is not exact here: its closed form drifts TV = {drift} from p at this prompt, but {n} "
                   "samples are too few for the test to see it. Draw more samples.")
 # whole continuations have no closed form on the page: the rule's own registry entry says it is not exact

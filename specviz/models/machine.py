@@ -539,7 +539,7 @@ class SpeedEstimate:
 
         >>> speed_from_bandwidth(16 * GB, 8 * GB).sentence()[:96]
         'Speed here: plain decoding would take about 2.0 s or more per token (0.5 tokens/s), because each'
-        >>> speed_from_reference(int(15.2 * GB), int(0.27 * GB), 0.0404, "SmolLM2-135M").sentence()[38:73]
+        >>> speed_from_reference(int(15.2 * GB), int(0.27 * GB), 0.0404, "SmolLM2-135M", "bfloat16").sentence()[38:73]
         'about 2.2 s per token (0.5 tokens/s'
         """
         shown = _shown_seconds(self.seconds_per_token)  # the rate is 1 / the time as shown, so the two agree
@@ -657,32 +657,40 @@ def speed_from_bandwidth(weight_bytes: int, bandwidth: float, device_type: str =
 
 
 def speed_from_reference(weight_bytes: int, reference_bytes: int, reference_seconds: float,
-                         reference_name: str) -> SpeedEstimate:
+                         reference_name: str, reference_dtype: str) -> SpeedEstimate:
     """A measured forward of a smaller model here, scaled by how many more weight bytes the target reads.
 
     Worked out from the time and the ratio as the sentence shows them, so a reader who multiplies them gets the
     result it states:
 
-    >>> speed_from_reference(2 * GB, GB // 2, 0.05, "SmolLM2-135M").seconds_per_token
+    >>> speed_from_reference(2 * GB, GB // 2, 0.05, "SmolLM2-135M", "float32").seconds_per_token
     0.2
-    >>> round(speed_from_reference(int(15.2 * GB), int(0.27 * GB), 0.0404, "SmolLM2-135M").seconds_per_token, 3)
+    >>> round(speed_from_reference(int(15.2 * GB), int(0.27 * GB), 0.0404, "SmolLM2-135M", "bfloat16")
+    ...       .seconds_per_token, 3)
     2.24
+
+    The sentence names the dtype the reference was timed in (read 55: "SmolLM2-135M's measured 40 ms ... by the
+    105× more weight bytes" left a reader who divides the float32 sizes of the catalog, 30 GB by 0.54 GB, at 52×;
+    the forward had been timed in bfloat16, 0.27 GB):
+
+    >>> speed_from_reference(int(28.3 * GB), int(0.27 * GB), 0.04, "SmolLM2-135M", "bfloat16").detail[:67]
+    "scaled from SmolLM2-135M's measured 40 ms per forward in bfloat16 o"
 
     The reference itself, in the dtype it was timed in, is its measured forward, not "1.0× larger" (read 50):
 
-    >>> speed_from_reference(GB // 2, GB // 2, 0.05, "SmolLM2-135M").detail
-    "as measured for SmolLM2-135M itself on this machine (this pair's target, in the dtype it was timed in)"
+    >>> speed_from_reference(GB // 2, GB // 2, 0.05, "SmolLM2-135M", "float32").detail
+    "as measured for SmolLM2-135M itself on this machine, in float32 (this pair's target)"
     """
     seconds = _shown_seconds(reference_seconds)
     if weight_bytes == reference_bytes:
         return SpeedEstimate(seconds, "scaled", _(
-            "as measured for {model} itself on this machine (this pair's target, in the dtype it was timed in)",
-            model=reference_name))
+            "as measured for {model} itself on this machine, in {dtype} (this pair's target)",
+            model=reference_name, dtype=reference_dtype))
     scale = _rounded_text(weight_bytes / reference_bytes)
     return SpeedEstimate(float(Decimal(repr(seconds)) * Decimal(scale)), "scaled", _(  # in decimal, as for the floor
-        "scaled from {model}'s measured {time} per forward on this machine by the {scale}× more weight bytes a token "
-        "reads",
-        model=reference_name, time=duration(reference_seconds), scale=_decimal(scale)))
+        "scaled from {model}'s measured {time} per forward in {dtype} on this machine by the {scale}× more weight "
+        "bytes a token reads",
+        model=reference_name, time=duration(reference_seconds), dtype=reference_dtype, scale=_decimal(scale)))
 
 
 def _shown_seconds(seconds: float) -> float:

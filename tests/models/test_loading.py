@@ -608,6 +608,7 @@ def test_a_speed_on_a_tie_rounds_up_as_the_reader_divides():
     floor = machine.speed_from_bandwidth(83_200, 20 * machine.GB, embedding_bytes=4_352).sentence()
     assert "0.079 MB" in floor and "20 GB/s" in floor
     assert "about 4.0 µs or more per token (250,000 tokens/s)" in floor
-    scaled = machine.speed_from_reference(int(0.675 * machine.GB), int(0.27 * machine.GB), 0.011, "SmolLM2-135M")
+    scaled = machine.speed_from_reference(int(0.675 * machine.GB), int(0.27 * machine.GB), 0.011, "SmolLM2-135M",
+                                          "bfloat16")
     assert "measured 11 ms per forward" in scaled.detail and "by the 2.5× more" in scaled.detail
     assert "about 28 ms per token (36 tokens/s)" in scaled.sentence()

@@ -211,11 +211,14 @@ def test_the_fit_check_says_how_slow_a_fitting_pair_would_be_here(at, monkeypatc
         models_view._bandwidth.clear()
     # scaled by the 14.15 GB a token reads (read 51: by all 15.24 GB, the untied embedding table's 1.09 GB too)
     assert scaled.startswith("Speed here: plain decoding would take about 1.0 s per token")
-    assert ("scaled from SmolLM2-135M's measured 40 ms per forward on this machine by the 26× more weight bytes a "
-            "token reads") in scaled
+    assert ("scaled from SmolLM2-135M's measured 40 ms per forward in float32 on this machine by the 26× more "
+            "weight bytes a token reads") in scaled
     # 40 ms × 52 = 2.08 s: the shown figures give the shown result (it once said 2.3 s from an unrounded ratio)
     assert scaled_bf16.startswith("Speed here: plain decoding would take about 2.1 s per token")
-    assert "by the 52× more weight bytes a token reads" in scaled_bf16
+    # read 55: the same 40 ms gave 26× or 52× by the dtype it was timed in, which the sentence did not name, so a
+    # reader who divides the catalog's float32 sizes (14 GB by 0.54 GB) could not get the 52×
+    assert ("scaled from SmolLM2-135M's measured 40 ms per forward in bfloat16 on this machine by the 52× more weight "
+            "bytes a token reads") in scaled_bf16
 
 
 def test_the_toy_pairs_size_and_speed_are_numbers_a_reader_can_read(at, monkeypatch):
@@ -686,10 +689,10 @@ def test_a_timed_reference_is_scaled_up_only_never_down(monkeypatch, lang):
         sizes = (41_536, 270_000_000, 540_000_000)  # the toy pair's target, SmolLM2-135M itself, twice that
         toy, itself, larger = (models_view.speed_estimate(size, cpu, machine) for size in sizes)
         sentences = [estimate.sentence() for estimate in (toy, itself, larger)]
-    said = {"en": ("or more per token", "as measured for SmolLM2-135M itself on this machine",
-                   "by the 2.0× more weight bytes"),
-            "pt": ("ou mais por token", "medido para o próprio SmolLM2-135M nesta máquina",
-                   "pelos 2,0× mais bytes de pesos"),
+    said = {"en": ("or more per token", "as measured for SmolLM2-135M itself on this machine, in bfloat16",
+                   "measured 12 ms per forward in bfloat16 on this machine by the 2.0× more weight bytes"),
+            "pt": ("ou mais por token", "medido para o próprio SmolLM2-135M nesta máquina, em bfloat16",
+                   "por passagem medidos do SmolLM2-135M em bfloat16 nesta máquina, pelos 2,0× mais bytes de pesos"),
             }[lang]
     assert toy.basis == "bandwidth" and said[0] in sentences[0] and "0.00031" not in sentences[0].replace(",", ".")
     assert itself.seconds_per_token == pytest.approx(0.012) and said[1] in sentences[1]

@@ -248,13 +248,14 @@ def speed_estimate(target_bytes: int, device: torch.device, machine: Machine | N
 
     name, shown, parameters = REFERENCE
     measured_ms = quiet_forwards().get((name, device.type))
-    reference_bytes = int(parameters * reference_dtype(device, machine).itemsize) if measured_ms else 0
+    timed_in = reference_dtype(device, machine) if measured_ms else None
+    reference_bytes = int(parameters * timed_in.itemsize) if timed_in is not None else 0
     # a smaller target is not the reference's forward scaled down: a forward's fixed costs do not shrink with its
     # weights (read 50: the toy pair read "about 3.7 µs per token ... by its 0.00031× larger weights", where its
     # forward takes milliseconds); it gets the bandwidth floor, which says so
     read = target_bytes - embedding_bytes
     if measured_ms and read >= reference_bytes:
-        return speed_from_reference(read, reference_bytes, measured_ms / 1000, shown)
+        return speed_from_reference(read, reference_bytes, measured_ms / 1000, shown, dtype_name(timed_in))
     with st.spinner(_("Measuring this machine's memory bandwidth...")):  # shown only while it measures (> 0.5 s)
         bandwidth = _bandwidth(str(device))
     return speed_from_bandwidth(target_bytes, bandwidth, device.type, embedding_bytes)

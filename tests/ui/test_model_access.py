@@ -286,3 +286,15 @@ def test_a_hub_page_address_is_not_called_a_local_folder():
                 "https://huggingface.co/HuggingFaceTB/SmolLM2-135M-Instruct")
         assert str(err.value) == ("'https://huggingface.co/HuggingFaceTB/SmolLM2-135M-Instruct' is not a Hugging "
                                   "Face Hub id (Org/Model-Name) that can be loaded here.")
+
+
+@pytest.mark.parametrize("address", ["huggingface.co/HuggingFaceTB/SmolLM2-135M-Instruct",
+                                     "hf.co/HuggingFaceTB/SmolLM2-135M-Instruct"])
+def test_a_hub_page_address_without_its_scheme_is_not_called_a_local_folder(address):
+    """Read 55: the Hub page's address as an address bar shows it, without "https://", was still refused with "Local
+    folders cannot be loaded from the browser on this server" (or, with a models folder, as a folder that cannot be
+    loaded); the visitor typed no folder. It gets the sentence a pasted https:// address gets."""
+    for root in (None, __import__("pathlib").Path("/tmp")):
+        with pytest.raises(ValueError) as err:
+            WebModelPolicy(True, root).check(address)
+        assert str(err.value) == f"'{address}' is not a Hugging Face Hub id (Org/Model-Name) that can be loaded here."

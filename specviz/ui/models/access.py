@@ -86,7 +86,7 @@ class WebModelPolicy:
         if len(text) > MAX_REF:
             raise ValueError(_("'{name}' is too long for a model's name: at most {limit} characters.",
                                name=_shown(text), limit=number(MAX_REF, 0)))
-        if _looks_local(text) and "://" not in text:  # a web address (the model's Hub page) is no folder (read 52)
+        if _looks_local(text) and not _web_address(text):  # the model's Hub page is no folder (read 52)
             return self._local(text)
         if not HUB_ID.match(text) or ".." in text:
             raise ValueError(_("'{name}' is not a Hugging Face Hub id (Org/Model-Name) that can be loaded here.",
@@ -123,6 +123,19 @@ class WebModelPolicy:
 def not_loadable(typed: str) -> str:
     """The one sentence for a reference that cannot be loaded, whatever the reason (it names only what was typed)."""
     return _(NOT_LOADABLE, name=_shown(typed.strip()))
+
+
+HUB_HOSTS = ("huggingface.co/", "www.huggingface.co/", "hf.co/")
+
+
+def _web_address(text: str) -> bool:
+    """Whether a typed name is a web address: with a scheme, or the Hub's own host without one, as an address bar
+    shows it (read 55: "huggingface.co/Org/Model" was refused as a local folder where the page takes none).
+
+    >>> _web_address("https://huggingface.co/Org/M"), _web_address("HuggingFace.co/Org/M"), _web_address("./Org/M")
+    (True, True, False)
+    """
+    return "://" in text or text.lower().startswith(HUB_HOSTS)
 
 
 def _looks_local(text: str) -> bool:

@@ -267,6 +267,23 @@ def test_the_outer_ranges_hold_the_lowest_and_highest_answer(lang, lowest, highe
     assert spread.bounds[0][0] == -3.274 and spread.bounds[-1][1] == 17.247  # the JSON export's from and to
 
 
+def test_the_json_export_ends_the_graders_range_where_its_label_does(store):
+    """Read 55: 0.3 ± 0.1's range was labelled "0.2–0.4" on the chart, yet the JSON export wrote its `from` (and the
+    `to` of the range below it) as 0.19999999999999998, the float 0.3 − 0.1; docs/classroom.md says a range's
+    `from` and `to` are the numbers its label writes."""
+    q = Question("n", "speedup", "numeric", "?", 0.3, "Because.", "pages/quiz.py", tolerance=0.1)
+    session, students = _session(store, 9)
+    push = store.push(session.code, q)
+    for student, answer in zip(students, [0.3, 0.25, 0.5, 0.9, 1.2, 0.05, 0.7, 0.8, 1.0], strict=True):
+        store.answer(student.token, push.id, 1, answer)
+    (pushed,) = json.loads(store.export_json(store.session(session.code)))["pushes"]
+    bars = pushed["rounds"]["1"]["distribution"]
+    labels = distribution(q, [0.3, 0.25, 0.5, 0.9, 1.2, 0.05, 0.7, 0.8, 1.0], []).labels
+    assert labels[:3] == ("0.05 to under 0.2", "0.2–0.4", "over 0.4 to under 0.625")
+    assert bars[:3] == [{"from": 0.05, "to": 0.2, "count": 1}, {"from": 0.2, "to": 0.4, "count": 2},
+                        {"from": 0.4, "to": 0.625, "count": 1}]
+
+
 def _two_rounds(store, session, students, right_1: int, right_2: int) -> None:
     """Push SINGLE; the first `right_1` students answer round 1 right, the first `right_2` round 2."""
     push = store.push(session.code, SINGLE)

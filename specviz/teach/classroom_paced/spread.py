@@ -190,11 +190,16 @@ def _numeric(question: Question, rounds: tuple[list, list], answered: tuple[int,
             "_top" if side is above and i == len(side) - 2 else "")
         return _(TEXT[key], low=end(side[i]), high=end(side[i + 1]))
 
+    def bound(e: float) -> float:  # a range's end for the JSON export: the number its label writes (read 55: the
+        # grader's bound 0.3 − 0.1 went out as 0.19999999999999998 beside "0.2–0.4"); the other ends already are
+        return float(_plain(e, 6)) if e in (low, high) else e
+
     labels = tuple(label(side, i) for side in (below, above) for i in range(len(side) - 1))
-    bounds = tuple((side[i], side[i + 1]) for side in (below, above) for i in range(len(side) - 1))
+    bounds = tuple((bound(side[i]), bound(side[i + 1])) for side in (below, above) for i in range(len(side) - 1))
     right_label = f"{_num(low, 6)}–{_num(high, 6)}" if tol > 0 else _num(target, 6)
     labels = (*labels[:len(below) - 1], right_label, *labels[len(below) - 1:])
-    bounds = (*bounds[:len(below) - 1], (low, high), *bounds[len(below) - 1:])
+    right_bounds = (bound(low), bound(high)) if tol > 0 else (target, target)  # no tolerance: the answer itself
+    bounds = (*bounds[:len(below) - 1], right_bounds, *bounds[len(below) - 1:])
     counts = tuple(tuple(sum(bar_of(v) == i for v in r if low_edge <= v <= high_edge) for i in range(len(labels)))
                    for r in values)
     right = tuple(i == len(below) - 1 for i in range(len(labels)))

@@ -801,6 +801,33 @@ def test_the_json_export_puts_the_unlisted_orders_under_one_key_chosen_the_same_
         assert list(spread.items()) == list(expected.items()), (lang, spread)
 
 
+def test_an_orderings_keys_follow_both_rounds_counts_as_the_docs_say(store):
+    """Read 55: docs/classroom.md said the wrong orders were listed "most common first"; they are listed by their
+    count over both rounds, the same keys in both rounds, so round 1's spread can list an order nobody gave in round
+    1 before one that two students gave. The docs now say so."""
+    import itertools
+
+    question = next(q for q in BANK.questions if q.kind == "ordering" and len(q.answer) >= 4)
+    wrong = [list(p) for p in itertools.permutations(question.answer) if list(p) != list(question.answer)]
+    first, later = sorted(wrong[:2], key=" → ".join, reverse=True)  # `later` sorts first in code-point order
+    session = store.create_paced_session([question])
+    students = [store.join(session.code, f"S{i}") for i in range(3)]
+    push = store.push(session.code, question)
+    for student in students[:2]:
+        store.answer(student.token, push.id, 1, first)
+    store.start_round_2(session.code)
+    for student in students:
+        store.answer(student.token, push.id, 2, later)
+    (exported,) = json.loads(store.export_json(store.session(session.code)))["pushes"]
+    right, one, two = " → ".join(question.answer), " → ".join(later), " → ".join(first)
+    assert list(exported["rounds"]["1"]["distribution"].items()) == [(right, 0), (one, 0), (two, 2)]
+    assert list(exported["rounds"]["2"]["distribution"].items()) == [(right, 0), (one, 3), (two, 0)]
+    doc = " ".join((Path(__file__).resolve().parents[2] / "docs" / "classroom.md").read_text().split())
+    assert "then the wrong ones, most common first" not in doc
+    assert "with the same keys in both rounds" in doc
+    assert "then the wrong ones, most common over both rounds first" in doc
+
+
 def test_the_docs_say_the_right_order_keeps_its_key_even_when_six_orders_were_given(store):
     """Read 50: docs/classroom.md said the orders were counted under `other_orders` "when the class gave more" than
     six, and mapped each order "to the answers that gave it". The right order keeps its key even when no one gave

@@ -529,3 +529,35 @@ def test_the_sandbox_and_the_exactness_lab_name_the_split_alike(lang, accepted, 
     names = [[trace.name for trace in fig.data[:2]] for fig in (sandbox, exact)]
     assert names == [[accepted, recovered]] * 2, names
     assert all(accepted in columns and recovered in columns for columns in tables), tables
+
+
+# read 55: p ∝ 0.4, 0.4, 0.1, 0.1, 0, 0 and an even q; resampling from p emits 0.353, 0.353, 0.147, 0.147 by its
+# closed form, TV = 0.0933 from p, and 100 samples (seed 1) pass the test
+UNSEEN = {i: {"p (target)": p, "q (draft)": "1"} for i, p in enumerate(["0.4", "0.4", "0.1", "0.1", "0", "0"])}
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "This rule is not exact at these p and q: by its closed form what it emits is TV = 0.093 away from p, but "
+           "100 samples are too few for the test to see it."),
+    ("pt", "Esta regra não é exata com estes p e q: pela sua forma fechada, o que ela emite fica a TV = 0,093 de p, "
+           "mas 100 amostras são poucas para o teste perceber.")])
+def test_a_broken_rule_that_passes_the_test_is_said_to_drift_unseen(lang, said):
+    """Read 55: "Broken: resample from p on rejection" at N = 100 read "Consistent with the target distribution" in
+    the green box with nothing under it, where the Exactness lab says the test did not see the rule's drift."""
+    step = sandbox_step([0.4, 0.4, 0.1, 0.1, 0, 0], [1] * 6)
+    expected = step.overlap + (1 - step.alpha) * step.target_probs  # what resampling from p emits
+    assert 0.5 * float((expected - step.target_probs).abs().sum()) == pytest.approx(0.0933, abs=1e-4)
+    def opened(rule: str) -> AppTest:  # a fresh page per rule: AppTest re-reads a translated menu in English
+        at = AppTest.from_file(PAGE, default_timeout=60)
+        at.query_params["lang"] = lang
+        at.session_state["sandbox_table"] = {"edited_rows": UNSEEN, "added_rows": [], "deleted_rows": []}
+        for key, value in {"sandbox_rule": rule, "sandbox_n": 100, "sandbox_seed": 1}.items():
+            at.session_state[key] = value
+        return at.run()
+
+    at = opened("resample_from_target")
+    assert not at.exception and at.success and not at.error
+    assert any(said in c.value for c in at.caption), [c.value for c in at.caption]
+    at = opened("exact")  # the exact rule, the same number of samples: no such note
+    assert not at.exception and at.success
+    assert not any("not exact" in c.value or "não é exata" in c.value for c in at.caption)

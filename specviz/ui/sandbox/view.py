@@ -12,13 +12,13 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from specviz.core.i18n import N_, _, as_written, number, percent_of, read_number
-from specviz.labs.exactness import RULES
+from specviz.labs.exactness import RULES, tv_distance
 from specviz.labs.exactness.sandbox import (MAX_SAMPLES, MAX_TOKENS, SandboxSamples, SandboxStep, sandbox_step,
                                             simulate)
 from specviz.ui.common.charts import ACCEPTED_PART, RECOVERED_PART, ROUNDED_NOTE, rounded_note, show
 from specviz.ui.common.escaping import escape_markdown, plot_text
 from specviz.ui.common.sliders import number_slider
-from specviz.ui.common.verdicts import verdict_with_grouping
+from specviz.ui.common.verdicts import verdict_kind, verdict_with_grouping
 
 TOKENS = ["the", "a", "cat", "dog", "sat", "ran"]
 DEFAULT_P = [0.35, 0.25, 0.15, 0.12, 0.08, 0.05]
@@ -60,6 +60,10 @@ TEXT = {
     "rule_box": N_("**{label}.** {text}"),
     # read 52: 699 of 2,000 simulated "the" tokens (0.3495) read 0.35, and the column added up to 1.0005 as written
     "rounded": ROUNDED_NOTE,
+    # read 55: "Broken: resample from p on rejection" at N = 100 passed in the green box with nothing said, where the
+    # Exactness lab says its `UNSEEN_DRIFT`
+    "unseen": N_("This rule is not exact at these p and q: by its closed form what it emits is TV = {drift} away from "
+                 "p, but {n} samples are too few for the test to see it. Draw more samples."),
 }
 
 
@@ -256,3 +260,16 @@ def render_simulation(p: list[float], q: list[float], temperature: float, step: 
     # "Borderline (chi-square p-value 0.0041): suspicious" and "Too few samples to test" sat in the success box), and
     # under it the statistic, degrees of freedom and groups behind its p-value, as there (read 51)
     verdict_with_grouping(samples.verdict, samples.verdict.verdict)
+    if note := unseen_drift(step, samples):
+        st.caption(note)
+
+
+def unseen_drift(step: SandboxStep, samples: SandboxSamples) -> str | None:
+    """Under a verdict in the green box, for a rule whose closed form is not p at these p and q, that the test did not
+    see its drift (read 55: "Broken: resample from p on rejection" at N = 100 read "Consistent with the target
+    distribution" with nothing said, where the Exactness lab says so); else None. A broken rule that is exact here
+    (p = q, or T = 0 for all but accepting every draft) gets no note."""
+    drift = tv_distance(samples.expected, step.target_probs)
+    if verdict_kind(samples.verdict) != "success" or drift <= 1e-9:
+        return None
+    return _(TEXT["unseen"], drift=chance_text(drift), n=number(samples.verdict.n, 0))

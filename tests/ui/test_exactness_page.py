@@ -1188,3 +1188,30 @@ def test_a_drift_or_chance_that_is_not_0_is_never_written_0(lang):
     for shown, value in ((top20[2], drift), (p_ge_q[3], kept)):
         assert shown != f"0{mark}0000" and float(shown.replace(",", ".")) == pytest.approx(value, rel=0.05), shown
     assert rows[0][names["exact"]][2] == f"0{mark}0000"  # the exact rule's true 0 stays as it was
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "the chance, if the samples came from p, of a count for it no more likely than this one"),
+    ("pt", "a chance, se as amostras viessem de p, de uma contagem dele não mais provável que esta")])
+def test_the_binomial_p_values_help_says_what_its_p_value_is(lang, said):
+    """Read 55: the help said the exact binomial test's p-value is "how often chance alone would put its count at
+    least this far from the n·p it expects"; scipy's two-sided test sums the counts no more likely than the one seen.
+    2,000 of 2,000 samples where p expects 1,995.2: the metric's 0.019 is the latter, the former is 0.033."""
+    import numpy as np
+    import scipy.stats
+
+    from specviz.core.i18n import using
+    from specviz.labs.exactness import chi_square_test
+    from specviz.labs.exactness.stats import shown_p_value
+
+    test = chi_square_test([2000, 0], [0.9976, 0.0024])
+    chances = scipy.stats.binom.pmf(np.arange(2001), 2000, 0.9976)
+    no_more_likely = chances[chances <= chances[2000] * (1 + 1e-7)].sum()
+    as_far = chances[np.abs(np.arange(2001) - 1995.2) >= 4.8 - 1e-9].sum()
+    assert exactness_view.p_value_text(test) == shown_p_value(no_more_likely) == "0.019"
+    assert shown_p_value(as_far) == "0.033"  # what the old help described: not the p-value shown
+    with using(lang):
+        for pairs in (False, True):
+            text = exactness_view.p_value_metric(test, pairs=pairs)[1]
+            assert "binomial" in text and "at least this far" not in text and "pelo menos tão longe" not in text
+        assert said in exactness_view.p_value_metric(test, pairs=False)[1]

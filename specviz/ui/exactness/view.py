@@ -364,18 +364,20 @@ def p_value_text(test: exactness.ChiSquareResult) -> str:
 def p_value_metric(test: exactness.ChiSquareResult, pairs: bool) -> tuple[str, str]:
     """The speculative p-value metric's label and help: the chi-square test's, or the exact binomial test's where
     pooling left the chi-square test one group and the most likely outcome was tested alone (read 54: the label said
-    "Chi-square" and the help "– where no test ran" beside a binomial test's refutation). `pairs`: compared on two
-    tokens."""
+    "Chi-square" and the help "– where no test ran" beside a binomial test's refutation). Its help says what that
+    p-value is, the chance of a count no more likely than the one seen (scipy's `binomtest`), not of one "at least
+    this far from the n·p it expects" (read 55: 2,000 of 2,000 where p expects 1,995.2 has p-value 0.019, and a
+    count that far from 1,995.2 comes up with chance 0.033). `pairs`: compared on two tokens."""
     if test.top_count is not None and not test.impossible:
         label = _("Exact binomial test p-value (speculative)")
         if pairs:
             return label, _("The chi-square test had one group after pooling, so the most likely outcome was "
-                            "tested alone: how often chance alone would put its count at least this far from the "
-                            "count p(t₁, t₂) expects, if the samples' first two tokens came from p(t₁, t₂) (the "
-                            "verdict gives both counts).")
+                            "tested alone, by a two-sided exact binomial test: the chance, if the samples' first two "
+                            "tokens came from p(t₁, t₂), of a count for it no more likely than this one (the verdict "
+                            "gives both counts).")
         return label, _("The chi-square test had one group after pooling, so the most likely outcome was tested "
-                        "alone: how often chance alone would put its count at least this far from the n·p it "
-                        "expects, if the samples came from p (the verdict gives both counts).")
+                        "alone, by a two-sided exact binomial test: the chance, if the samples came from p, of a count "
+                        "for it no more likely than this one (the verdict gives both counts).")
     if pairs:
         return _("Chi-square p-value (speculative)"), _(
             "How often chance alone would produce a gap at least this large if the samples' first two tokens came "

@@ -561,3 +561,16 @@ def test_a_broken_rule_that_passes_the_test_is_said_to_drift_unseen(lang, said):
     at = opened("exact")  # the exact rule, the same number of samples: no such note
     assert not at.exception and at.success
     assert not any("not exact" in c.value or "não é exata" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("lang, written", [("en", ["0.998", "0.99998"]), ("pt", ["0,998", "0,99998"])])
+def test_a_q_below_1_is_not_written_1_in_the_charts_tables(lang, written):
+    """Read 55: at T = 0.15 read 50's rows give q("the") = 0.99998, and the p/q chart's table wrote it "1", the way
+    the app writes a point mass, beside q = 6.49e-06 for three other tokens. It now gets the figures that keep it
+    below 1; p("the") = 0.998 keeps its three."""
+    step = sandbox_step([0.5, 0.2, 0.1, 0.1, 0.05, 0.05], [0.6, 0.1, 0.1, 0.1, 0.05, 0.05], 0.15)
+    assert 0.99998 <= float(step.draft_probs[0]) < 0.999985
+    at = _page(lang, NEAR_ONE, temperature=0.15)
+    assert not at.exception and not at.error
+    pq = at.table[0].value  # the p (target) and q (draft) chart's table
+    assert pq.iloc[0].tolist() == written

@@ -511,7 +511,7 @@ def _written_value(y: float, digits: int | None) -> float:
         return as_written(y, digits)
     if "e+" in f"{_three_figures(y):.3g}":
         return as_written(y, 0)
-    return _three_figures(y)
+    return _three_figures(y, _figures_below_1(y))
 
 
 def _axis_title(fig: go.Figure, letter: str) -> str:
@@ -582,23 +582,39 @@ def _value(y: Any, digits: int | None = None) -> str:
     with `digits` decimals when given (its hover's), else three significant figures, a negative one with the minus
     sign U+2212 and a zero with no sign, as `number` writes them (read 51: "-0.124" and "-0" had a hyphen).
 
-    >>> _value(-0.1235), _value(-0.0), _value(2.625), _value(1234.5)
-    ('−0.124', '0', '2.63', '1,235')
+    >>> _value(-0.1235), _value(-0.0), _value(2.625), _value(1234.5), _value(0.99998), _value(1.0)
+    ('−0.124', '0', '2.63', '1,235', '0.99998', '1')
     """
     if y is None or (isinstance(y, Real) and not isinstance(y, bool) and not math.isfinite(float(y))):
         return "–"
     if digits is not None and isinstance(y, Number) and not isinstance(y, bool):
         return number(float(y), digits)
     if isinstance(y, Number) and not isinstance(y, bool):
-        text = f"{_three_figures(float(y)):.3g}"
+        figures = _figures_below_1(float(y))
+        text = f"{_three_figures(float(y), figures):.{figures}g}"
         if "e+" in text:  # 1331 is "1,331" (1.331 in Portuguese), not 1.33e+03
             return number(float(y), 0)
         return with_minus(localized(text), keep_negative_zero=False)  # −0.124 as `number` writes it; 0, not -0
     return str(y)
 
 
-def _three_figures(y: float) -> float:
-    """`y` rounded to three significant figures as `number` rounds: its shortest repr, a tie away from zero. The
+def _figures_below_1(y: float) -> int:
+    """The significant figures a table writes `y` with: 3, or as many more (up to 12) as keep a value below 1 from
+    reading 1, the project's point mass (read 55: at T = 0.15 the sandbox's q of "the", 0.99998, read "1" beside
+    q = 6.49e-06 for three other tokens). Within 1e-12 of 1 is the float noise of an exact 1.
+
+    >>> _figures_below_1(0.5), _figures_below_1(0.99998), _figures_below_1(1 - 1e-16), _figures_below_1(1.0004)
+    (3, 5, 3, 3)
+    """
+    figures = 3
+    while 0 < y < 1 - 1e-12 and figures < 12 and _three_figures(y, figures) >= 1:
+        figures += 1
+    return figures
+
+
+def _three_figures(y: float, figures: int = 3) -> float:
+    """`y` rounded to three (or `figures`) significant figures as `number` rounds: its shortest repr, a tie away
+    from zero. The
     format spec ".3g" alone rounds the binary double, so a chart's table and hover wrote 21 / 8 = 2.625 "2.62" and
     9 / 8 = 1.125 "1.12" where every other number on a page is "2.63" and "1.13" (`core.i18n.half_up`; read 51).
 
@@ -609,4 +625,4 @@ def _three_figures(y: float) -> float:
     if not exact or not exact.is_finite():
         return y
     with half_up():
-        return float(exact.quantize(Decimal(1).scaleb(exact.adjusted() - 2)))
+        return float(exact.quantize(Decimal(1).scaleb(exact.adjusted() - figures + 1)))

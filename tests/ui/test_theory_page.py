@@ -2074,7 +2074,7 @@ def test_a_heuristic_traces_metric_and_caption_give_the_k_its_steps_drafted(lang
            "controle: um traço não mede um c próprio (seus tempos dão no máximo cerca de c / v, em Execuções "
            "medidas), então a cor sob a estrela é o que o seu α e esse K definido dariam com o c do controle, não a "
            "sua velocidade medida. Sua política mudou o K de um passo para outro: seus passos rascunharam de 1 a 6 "
-           "tokens; a fórmula, com K palpites em todo passo, não a descreve.",
+           "tokens; a fórmula, com K palpites em todo passo, não descreve este traço.",
      "traço: estimativa de α = %{x:.3f}; K definido = %{y} (seus passos rascunharam de 1 a 6)")])
 def test_the_heatmap_star_of_a_heuristic_trace_says_it_sits_at_the_k_setting(lang, said, hover):
     """Read 53: a heuristic run's star sat at its K setting (4) and the caption said "at its α estimate and K",
@@ -2135,8 +2135,8 @@ def test_the_heatmap_says_what_every_step_of_a_policy_trace_drafted(lang, moved,
            "step does not describe it.",
      "Its steps drafted 0 to 1 tokens, so the formula's K drafts every step does not describe it."),
     ("pt", "Sua política manteve o K em 1 em todo passo, mas seus passos rascunharam de 0 a 1 tokens; a fórmula, com K "
-           "palpites em todo passo, não a descreve.",
-     "Seus passos rascunharam de 0 a 1 tokens; a fórmula, com K palpites em todo passo, não a descreve.")])
+           "palpites em todo passo, não descreve este traço.",
+     "Seus passos rascunharam de 0 a 1 tokens; a fórmula, com K palpites em todo passo, não descreve este traço.")])
 def test_the_heatmap_says_a_policy_moved_k_only_where_its_k_moved(lang, kept, drafted):
     """Read 54: a heuristic run whose K never moved (K = 1: its one draft rejected, then the token limit left room for
     none) read "Its policy moved K step to step: its steps drafted 0 to 1 tokens": the 0 was the token limit, not the

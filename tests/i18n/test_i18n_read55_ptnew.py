@@ -1,0 +1,23 @@
+"""Portuguese findings of the 55th read in the messages the 54th session added or changed (the catalog's msgstr
+against its English msgid); each test says what the read found."""
+
+from __future__ import annotations
+
+from specviz.core.i18n import _, using
+
+
+def test_the_theory_stars_k_range_sentences_say_the_formula_does_not_describe_the_trace():
+    """Read 55: "the formula's K drafts every step does not describe it" (it: the session's trace) read "a fórmula
+    … não a descreve" in Portuguese, a feminine "a" where the trace is "o traço"; on the page it follows "… não a
+    sua velocidade medida" (and starts "Sua política"), so it read as the formula not describing the speed or the
+    policy."""
+    from specviz.ui.theory.view import TEXT
+
+    with using("pt"):
+        said = [_(TEXT[key], low="0", high="5", k="4")
+                for key in ("heatmap_trace_k_range", "heatmap_trace_k_kept", "heatmap_trace_k_drafted")]
+    for text in said:
+        assert text.endswith("a fórmula, com K palpites em todo passo, não descreve este traço."), text
+        assert "não a descreve" not in text, text
+    assert said[2] == ("Seus passos rascunharam de 0 a 5 tokens; a fórmula, com K palpites em todo passo, não "
+                       "descreve este traço.")

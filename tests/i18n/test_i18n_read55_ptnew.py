@@ -21,3 +21,15 @@ def test_the_theory_stars_k_range_sentences_say_the_formula_does_not_describe_th
         assert "não a descreve" not in text, text
     assert said[2] == ("Seus passos rascunharam de 0 a 5 tokens; a fórmula, com K palpites em todo passo, não "
                        "descreve este traço.")
+
+
+def test_the_theory_tables_marks_sit_in_their_own_ks_row_in_portuguese():
+    """Read 55: "the chart's marks in their K's row" (each mark in the row of its own K: a benchmark run at K = 3 in
+    row 3) read "na linha do seu K" in Portuguese, where "seu" reads "your": the row of the reader's K setting, followed
+    at once by "a sua escolha"."""
+    from specviz.ui.theory import view
+
+    with using("pt"):
+        note = view.heatmap_table_note()
+    assert "as marcas do gráfico, cada uma na linha do K em que está: a sua escolha (o α dela" in note, note
+    assert "na linha do seu K" not in note, note

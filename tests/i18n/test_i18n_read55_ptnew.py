@@ -33,3 +33,23 @@ def test_the_theory_tables_marks_sit_in_their_own_ks_row_in_portuguese():
         note = view.heatmap_table_note()
     assert "as marcas do gráfico, cada uma na linha do K em que está: a sua escolha (o α dela" in note, note
     assert "na linha do seu K" not in note, note
+
+
+def test_the_serving_sweeps_other_answers_note_compares_with_diferentes_das_in_portuguese():
+    """Read 55: "had other token counts than its answers without it" read "tiveram outras contagens de tokens que as
+    suas respostas sem ela pelo menos …", a calque of "other … than" ("outras … que" compares nothing in Portuguese),
+    run on into the list of levels with no comma."""
+    from specviz.serving.load import LevelResult, RequestRecord
+    from specviz.serving.results import ServingResult
+    from specviz.ui.serving.sweep import other_answers_note
+
+    def level(spec: str, tokens: int) -> LevelResult:
+        return LevelResult("open", 1, spec, 1.0, [RequestRecord(1.0, tokens)])
+
+    result = ServingResult(command="", machine={}, server={}, prompts={},
+                           levels=[level("none", 128), level("eagle", 124)])
+    with using("pt"):
+        note = other_answers_note(result)
+    assert note == ("Com temperatura 0, as respostas do vLLM com especulação tiveram contagens de tokens diferentes "
+                    "das respostas sem ela, pelo menos para eagle no prompt open com 1 fluxo, então essas acelerações "
+                    "comparam a vazão de respostas diferentes."), note

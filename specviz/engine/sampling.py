@@ -55,6 +55,29 @@ def first_max_index(x: torch.Tensor, dim: int = -1, keepdim: bool = False) -> to
     return x.max(dim, keepdim=keepdim).indices
 
 
+def top_tokens(x: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """The k largest entries of each row of x (..., V) and their indices (..., k), largest first, equal entries in
+    index order: the first is `first_max_index`'s pick, the token a greedy q (`logits_to_probs` at temperature 0) is a
+    point mass on. `torch.topk` alone states no order for ties, and on bfloat16 logits it put a tied token before the
+    argmax (read 55: a greedy tree's first child "In" had q = 0, the point mass on "The" tried second).
+
+    >>> values, index = top_tokens(torch.tensor([[0.0, 2.0, 5.0, 5.0, 2.0, 2.0]]), 3)
+    >>> values.tolist(), index.tolist()
+    ([[5.0, 5.0, 2.0]], [[2, 3, 1]])
+    """
+    top = torch.topk(x, k, dim=-1)
+    kth = top.values[..., -1:]
+    above, tied = x > kth, x == kth
+    room = k - above.sum(-1, keepdim=True)
+    chosen = above | (tied & (tied.cumsum(-1) <= room))  # every entry above the k-th, then the first equal ones
+    if not bool((chosen.sum(-1) == k).all()):  # nan logits: nothing compares equal; topk's own pick
+        return top.values, top.indices
+    index = chosen.nonzero()[:, -1].reshape(top.indices.shape)  # in index order within each row
+    values = x.gather(-1, index)
+    order = torch.sort(values, dim=-1, descending=True, stable=True).indices  # stable: ties stay in index order
+    return values.gather(-1, order), index.gather(-1, order)
+
+
 def point_masses(tokens: list[int], vocab_size: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
     """q of a deterministic guess at each position (len(tokens), V): a point mass on each token.
 

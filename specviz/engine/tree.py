@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from specviz.engine.sampling import point_masses
+from specviz.engine.sampling import point_masses, top_tokens
 
 ROOT = -1  # the parent of the first level: the sequence's last token
 
@@ -213,10 +213,11 @@ def _level_logits(expand: Expand, tree: DraftTree, frontier: list[int]) -> torch
 def rerank_tree(expand: Expand, *, max_nodes: int, max_depth: int, width: int, probs: Callable,
                 stop_tokens: frozenset[int] = frozenset()) -> DraftTree:
     """EAGLE-2's greedy tree. Expand: each of `max_depth` levels gives the (at most `width`) best new nodes their
-    `width` top tokens as candidates, one drafter pass per level. Rerank: keep the `max_nodes` candidates with the
-    highest cumulative draft log-probability (ties: the earlier candidate). A child never scores above its parent and
-    comes after it, so every kept node's ancestors are kept too, and a node that already scores no better than
-    `max_nodes` other candidates is not expanded (none of its children could be kept): the same tree, fewer rows
+    `width` top tokens as candidates (largest logit first, equal logits in token order, `top_tokens`: the first is
+    the token the greedy q is a point mass on), one drafter pass per level. Rerank: keep the `max_nodes` candidates
+    with the highest cumulative draft log-probability (ties: the earlier candidate). A child never scores above its
+    parent and comes after it, so every kept node's ancestors are kept too, and a node that already scores no better
+    than `max_nodes` other candidates is not expanded (none of its children could be kept): the same tree, fewer rows
     through the drafter.
 
     >>> rows = {ROOT: [0.0, 5.0, 4.9, -9.0], 0: [9.0, 0.0, 0.0, 0.0], 1: [3.0, 2.9, 0.0, 0.0]}
@@ -231,10 +232,11 @@ def rerank_tree(expand: Expand, *, max_nodes: int, max_depth: int, width: int, p
         if not frontier:
             break
         logits = _level_logits(expand, DraftTree(tokens, parents, torch.empty(len(tokens), 0), False, scores), frontier)
-        top = torch.topk(logits, min(width, logits.shape[-1]), dim=-1)
-        log_q = (top.values - torch.logsumexp(logits, dim=-1, keepdim=True)).tolist()  # draft confidence, T = 1
+        # ties in index order, so a node's first child is the token its greedy q is a point mass on
+        top_values, top_index = top_tokens(logits, min(width, logits.shape[-1]))
+        log_q = (top_values - torch.logsumexp(logits, dim=-1, keepdim=True)).tolist()  # draft confidence, T = 1
         newest = []
-        for node, row, kids, kid_logq in zip(frontier, logits, top.indices.tolist(), log_q):
+        for node, row, kids, kid_logq in zip(frontier, logits, top_index.tolist(), log_q):
             row_of[node] = row  # q for its children, made only if one of them is kept
             base = scores[node] if node != ROOT else 0.0
             for x, lq in zip(kids, kid_logq):

@@ -494,3 +494,27 @@ def test_one_helper_says_which_nodes_the_rule_tests_against_a_point_mass():
     spelled = [str(f.relative_to(root)) for f in root.rglob("*.py")
                if any(s in f.read_text(encoding="utf-8") for s in ("point_mass or ", "copied or node", ".copied or "))]
     assert spelled == ["engine/trace.py"]
+
+
+@pytest.mark.parametrize("vocab, tied", [(10, (3, 7)), (32000, (0, 9)), (32000, (5, 100))])
+def test_a_greedy_tree_tries_first_the_token_its_q_is_a_point_mass_on(vocab, tied):
+    """Read 55: in the EAGLE tree preset's step 1 (bfloat16, T = 0) the first root child tried, "In", had q = 0 and
+    the point mass sat on "The", tried second: torch.topk ordered two tied logits one way, the greedy q
+    (`first_max_index`) the other. Children now come largest first, equal logits in token order, so the first child
+    is the point mass (q = 1), and the greedy rule still keeps the target's argmax wherever it is."""
+    from specviz.engine.sampling import SamplingConfig, first_max_index, top_tokens
+    from specviz.engine.tree import rerank_tree
+
+    row = torch.linspace(-3.0, -1.0, vocab)
+    row[list(tied)] = 4.0  # two equal largest logits, as bfloat16 rounding makes them
+    greedy = SamplingConfig(temperature=0.0)
+    tree = rerank_tree(lambda tree, nodes: row.expand(len(nodes), -1), max_nodes=3, max_depth=1, width=3,
+                       probs=greedy.probs)
+    first = int(first_max_index(row))
+    assert tree.tokens[0] == first == min(tied) and tree.tokens[1] == max(tied)
+    assert tree.draft_probs[0, tree.tokens[0]] == 1.0 and tree.draft_probs[1, tree.tokens[1]] == 0.0
+    assert top_tokens(row[None], 3)[1].tolist() == [[min(tied), max(tied), vocab - 1]]
+    for argmax, path in ((first, [0]), (max(tied), [1])):  # the target's argmax decides the output, as before
+        p = torch.nn.functional.one_hot(torch.tensor([argmax, 0, 0, 0]), vocab).float()
+        result = verify_tree(p, tree, generator=torch.Generator().manual_seed(0))
+        assert result.path == path and result.point_masses[0] is True

@@ -1713,3 +1713,25 @@ def test_the_presets_intro_calls_the_sixth_the_fastest_shape_only_once_this_mach
 
     monkeypatch.setattr(settings, "preset_figures", lambda name: {"shape": "a chain of 2", "prediction": "1.5×"})
     assert presets_intro() == settings.TEXT["presets"]  # measured: the sixth is the shape predicted fastest here
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_n_gram_lookup_greys_out_the_tree_width_and_lookup_branch_it_does_not_use(lang):
+    """Read 55: with n-gram lookup and tree nodes > 0 the width and lookup-branch boxes stayed open, and a toy run
+    with tree_lookup = 3 silently dropped them (n-gram lookup drafts a chain of K). They are greyed out now, and the
+    caption says so; a proposer that branches keeps them open."""
+    said = ("A busca de n-gramas não ramifica, então continua rascunhando uma cadeia de K e não usa nem a largura da "
+            "árvore nem o seu ramo de busca (em cinza)" if lang == "pt" else
+            "N-gram lookup cannot branch, so it keeps drafting a chain of K and uses neither the tree's width nor its "
+            "lookup branch (greyed out)")
+    at = page(lang=lang, source="live", pair="toy", proposer="ngram", tree_nodes="8", tree_width="2", tree_lookup="3")
+    assert not at.exception
+    assert at.number_input(key="playground_tree_lookup").value == 3
+    assert at.number_input(key="playground_tree_lookup").disabled
+    assert at.number_input(key="playground_tree_width").disabled
+    assert any(said in c.value for c in at.caption)
+    at = page(lang=lang, source="live", pair="toy", proposer="draft", tree_nodes="8", tree_width="2", tree_lookup="3")
+    assert not at.exception
+    assert not at.number_input(key="playground_tree_lookup").disabled
+    assert not at.number_input(key="playground_tree_width").disabled
+    assert not any(said in c.value for c in at.caption)

@@ -283,14 +283,16 @@ def own_inputs(pair: str, proposer: str) -> None:
 def tree_inputs(proposer: str) -> None:
     """Draft-tree nodes (0 = a chain of K), width W and the lookup branch, in RunSpec's ranges and words."""
     nodes, width, lookup = SETTINGS["tree_nodes"], SETTINGS["tree_width"], SETTINGS["tree_lookup"]
+    tree_on = bool(st.session_state.get(KEYS["tree_nodes"]))
+    branches = registry.can_branch(proposer)  # n-gram lookup drafts a chain: the width and the branch go unused
+    unused = not (tree_on and branches)
     c1, c2, c3 = st.columns(3)
     c1.number_input(_(nodes.label), *nodes.bounds, step=1, key=KEYS["tree_nodes"],
                     help=_("A tree drafts several guesses per position (EAGLE-2) and the target checks them all in "
                            "one forward; its drafted nodes go at most K deep (a lookup branch can reach further)."))
     c2.number_input(_(width.label), *width.bounds, step=1, key=KEYS["tree_width"], help=_(width.help),
-                    disabled=not st.session_state.get(KEYS["tree_nodes"]))
-    c3.number_input(_(lookup.label), *lookup.bounds, step=1, key=KEYS["tree_lookup"],
-                    disabled=not st.session_state.get(KEYS["tree_nodes"]),
+                    disabled=unused)
+    c3.number_input(_(lookup.label), *lookup.bounds, step=1, key=KEYS["tree_lookup"], disabled=unused,
                     help=_("The tree also gets one branch copied from the text so far (prompt lookup): the tokens "
                            "that followed the last earlier place where its last 3 tokens appeared (failing a match, "
                            "its last 2, then its last 1). Where fewer tokens follow that place than the branch "
@@ -299,7 +301,7 @@ def tree_inputs(proposer: str) -> None:
                            "follows those nodes and adds only the rest. No drafter pass makes the copied tokens; the "
                            "target scores them in the same forward as the tree. It pays off when the answer repeats "
                            "itself or the prompt."))
-    if st.session_state.get(KEYS["tree_nodes"]) and not registry.can_branch(proposer):
+    if tree_on and not branches:
         st.caption(_(TEXT["no_branching"]))
 
 

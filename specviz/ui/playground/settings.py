@@ -330,8 +330,9 @@ TEXT = {
                        "same process, reading the converted copy, took {later} s. The toy pair is instant."),
     "changed": N_("The settings above changed since this run: press **Run** to see their effect."),
     "failed": N_("The live run failed on this machine ({error}); the example traces still work."),
-    "no_branching": N_("N-gram lookup cannot branch, so it keeps drafting a chain of K: pick a model that drafts to "
-                       "see a tree."),
+    # read 55: the width and lookup boxes stayed open and the run dropped them; now greyed out, and said so
+    "no_branching": N_("N-gram lookup cannot branch, so it keeps drafting a chain of K and uses neither the tree's "
+                       "width nor its lookup branch (greyed out): pick a model that drafts to see a tree."),
 }
 
 

@@ -669,9 +669,10 @@ def test_the_two_verify_timings_of_one_run_are_named_as_two_timings():
     caption = trees.curves_caption(run)
     ratio = {int(v["n_tokens"]): v["ratio"] for v in run.costs["verify"]}[5]
     other = next(p["ratio"] for p in run.verify_curves()["float32"] if p["n_tokens"] == 5)
-    assert view.number(ratio, 3) != view.number(other, 3)
+    assert view.number(ratio, 2) != view.number(other, 3)
     assert caption.startswith("A second, separate timing of the same forwards")
-    assert (f"At 5 tokens it reads {view.number(other, 3)} one-token forwards against {view.number(ratio, 3)} "
+    # each as its chart writes it: the chart above to 2 decimals, the dtype curves to 3 (read 55)
+    assert (f"At 5 tokens it reads {view.number(other, 3)} one-token forwards against {view.number(ratio, 2)} "
             "above") in caption
     assert "Its float32 line times the same forward as the chart above." in caption
     assert f"(median of {first} rounds)" in caption and f"(median of {again} rounds)" in caption
@@ -2585,3 +2586,37 @@ def test_the_verdicts_step_total_is_the_sum_of_its_written_parts():
                 assert step.group(1) == view.number(parts), (path.parent.name, proposer, temperature, text)
                 checked += 1
     assert checked >= 9
+
+
+@pytest.mark.parametrize("lang, above, curve, said", [
+    ("en", ["1.00", "1.09", "0.97", "0.97", "0.93"], ["1.000", "1.102", "0.977", "0.910"],
+     "At 5 tokens it reads 0.910 one-token forwards against 0.93 above"),
+    ("pt", ["1,00", "1,09", "0,97", "0,97", "0,93"], ["1,000", "1,102", "0,977", "0,910"],
+     "Com 5 tokens ela marca 0,910 passagens de um token, contra 0,93 acima")])
+def test_the_verify_charts_write_their_costs_as_the_figures_that_follow_from_them(lang, above, curve, said):
+    """Read 55: the Verify cost chart of default-cpu-f32-packed wrote its measured ratios to three significant figures
+    (0.973, 0.969, 0.931) in its hover and its table, beside the sentence above it ("0.93–1.09×") and results.md's
+    Costs table (1.00 | 1.09 | 0.97 | 0.97 | 0.93), the verify costs the dashed Speedup vs K curve divides by: from
+    the chart's 0.973 a reader got 1.63 at K = 2 where the curve reads 1.64. The dtype curves below it wrote "0.91"
+    and "1.1" (1.102) beside their caption's "0.910", and the physical limit 3.07 under Chain vs tree follows from their
+    0.977, not from 0.98. The first chart writes VERIFY_DIGITS decimals, the curves 3, the caption each as its chart."""
+    from specviz.core.i18n import using
+    from specviz.engine.theory import expected_tokens_per_step
+    from specviz.labs.bench.summary import VERIFY_DIGITS
+
+    run = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-f32-packed" / "results.json")
+    with using(lang):
+        first = charts.verify_cost_figure(run)
+        table = plot.figure_table(first)
+        assert list(table[table.columns[1]]) == above  # the measured series, after the tokens fed
+        plot.localize(first)
+        assert [row[-1] for row in first.data[0].customdata] == above  # the hover writes the table's figures
+        curves = trees.dtype_curve_figure(run)
+        written = plot.figure_table(curves)
+        assert list(written[written.columns[1]])[:4] == curve
+        assert said in trees.curves_caption(run)
+    # the dashed curve's K = 2 point follows from the chart's 0.97 (3 tokens fed), as a reader recomputes it
+    a = as_written(run.mean_alpha("eagle", 0.0), 3)
+    c = as_written(run.costs["c"]["eagle"], small_digits(run.costs["c"]["eagle"]))
+    verify = as_written(run.costs["verify"][2]["ratio"], VERIFY_DIGITS)
+    assert view.number(expected_tokens_per_step(a, 2) / (2 * c + verify)) == "1.64"

@@ -436,9 +436,14 @@ def verify_cost_figure(result: BenchResult) -> go.Figure:
     rounds = result.costs.get("repeats")
     color, symbol = dtype_style(result.dtype)
     fig = go.Figure()
+    # read 55: its hover and table wrote three significant figures (0.973, 0.969, 0.931 in default-cpu-f32-packed)
+    # beside the sentence above it ("0.93–1.09×") and the verify cost the dashed Speedup vs K curve divides by, 0.97
+    # and 0.93 as results.md's Costs table writes them (`summary.written_verify`): at K = 2 the chart's 0.973 gives
+    # 1.63, the curve reads 1.64. It writes them as that table does, `summary.VERIFY_DIGITS` decimals.
     fig.add_scatter(x=ns, y=[v["ratio"] for v in verify], mode="markers+lines",
                     name=_("measured with c: median of {rounds} rounds", rounds=rounds) if rounds else _("measured"),
-                    marker=dict(size=10, color=color, symbol=symbol), line=dict(color=color))
+                    marker=dict(size=10, color=color, symbol=symbol), line=dict(color=color),
+                    hovertemplate="(%{x}" + list_separator() + "%{y:." + str(summary.VERIFY_DIGITS) + "f})")
     fig.add_scatter(x=ns, y=[1.0] * len(ns), mode="lines", name=_("the paper's assumption: free (1)"),
                     line=dict(color=ASSUMPTION_COLOR, dash="dash"))
     fig.add_scatter(x=ns, y=ns, mode="lines", name=_("no parallelism at all: n one-token forwards"),

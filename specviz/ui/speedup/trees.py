@@ -15,13 +15,13 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from specviz.core.i18n import _, ngettext
+from specviz.core.i18n import _, as_written, list_separator, ngettext
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import is_whole
 from specviz.engine.proposers import registry
 from specviz.labs.bench import BenchConfig, BenchResult
 from specviz.labs.bench.report import run_kernels
-from specviz.labs.bench.summary import over_limit, tokens_fed
+from specviz.labs.bench.summary import VERIFY_DIGITS, over_limit, tokens_fed
 from specviz.labs.bench.timing import curve_repeats
 from specviz.ui.common import charts as plot
 from specviz.ui.common.palette import BLUE, GREY, VERMILLION
@@ -43,6 +43,9 @@ def curves_rounds(result: BenchResult) -> int | None:
     return curve_repeats(rounds) if is_whole(rounds) else None
 
 
+CURVE_DIGITS = 3  # the decimals the dtype curves' hovers, table and caption write a ratio with
+
+
 def dtype_curve_figure(result: BenchResult) -> go.Figure:
     """One line per dtype: a target forward over n new tokens (warm cache) over one token. A second timing,
     separate from the run's first one above it (`charts.verify_cost_figure`), and its legend says so
@@ -55,9 +58,13 @@ def dtype_curve_figure(result: BenchResult) -> go.Figure:
         name = (_("{dtype}, timed separately:<br>median of {rounds} rounds (1 token = {ms} ms)", dtype=dtype,
                   rounds=rounds, ms=number(one * 1e3, 1)) if rounds
                 else _("{dtype}, timed separately<br>(1 token = {ms} ms)", dtype=dtype, ms=number(one * 1e3, 1)))
+        # read 55: three decimals, as the caption under it quotes a point (`curves_caption`: "0.910") and as the
+        # physical limits under Chain vs tree follow from it (3 / 0.977 = 3.07); three significant figures wrote
+        # "0.91" and "1.1"
         fig.add_scatter(x=[p["n_tokens"] for p in curve], y=[p["ratio"] for p in curve], mode="markers+lines",
                         name=name, marker=dict(size=9, color=dtype_style(dtype)[0], symbol=dtype_style(dtype)[1]),
-                        line=dict(color=dtype_style(dtype)[0]))
+                        line=dict(color=dtype_style(dtype)[0]),
+                        hovertemplate="(%{x}" + list_separator() + "%{y:." + str(CURVE_DIGITS) + "f})")
     sizes = sorted({p["n_tokens"] for curve in result.verify_curves().values() for p in curve})
     if sizes:
         fig.add_scatter(x=sizes, y=[1.0] * len(sizes), mode="lines", name=_("the paper's assumption: free (1)"),
@@ -96,10 +103,12 @@ def curves_caption(result: BenchResult) -> str | None:
     here = {int(p["n_tokens"]): float(p["ratio"]) for p in curves[own]}
     both = sorted(n for n in set(above) & set(here) if n > 1)
     text += " " + _("Its {dtype} line times the same forward as the chart above.", dtype=own)
-    if both and number(above[both[-1]], 3) != number(here[both[-1]], 3):
+    # each as its chart writes it (read 55: "0.931 above" beside the chart above's 0.93, `VERIFY_DIGITS`)
+    if both and as_written(above[both[-1]], VERIFY_DIGITS) != as_written(here[both[-1]], CURVE_DIGITS):
         n = both[-1]
         text += " " + _("At {n} tokens it reads {here} one-token forwards against {above} above: two timings of one "
-                        "forward differ that much.", n=n, here=number(here[n], 3), above=number(above[n], 3))
+                        "forward differ that much.", n=n, here=number(here[n], CURVE_DIGITS),
+                        above=number(above[n], VERIFY_DIGITS))
     if any(r.get("tree_nodes") for r in result.summary):  # the physical limit is shown only beside trees
         text += " " + _("The dashed prediction under Speedup vs K uses the chart above; the physical limit under "
                         "Chain vs tree uses this {dtype} line.", dtype=own)

@@ -1297,7 +1297,8 @@ def test_the_layer_skip_agreement_is_quoted_with_its_size_not_as_exact():
     assert 0.03 < worst <= 0.04
     text = " ".join((ROOT / "assets" / "benchmarks" / "README.md").read_text(encoding="utf-8").split())
     assert "exactly as the formula predicts" not in text
-    assert "as the formula with the measured verify cost predicts (within 4%, above)" in text
+    # read 55: "above" quotes the cells as results.md writes them, 0.22× against 0.23× at K = 8: 4.3% apart
+    assert "as the formula with the measured verify cost predicts (within 4.5%, above)" in text
 
 
 def test_models_md_sizes_the_first_fetch_as_the_code_does():
@@ -1487,8 +1488,19 @@ def test_benchmarks_md_quotes_the_layer_skip_agreement_with_its_size_too():
     assert all(f"| {guess:.2f}× |" in report for guess in guesses)  # the same cells as the committed table
     text = " ".join((DOCS / "benchmarks.md").read_text(encoding="utf-8").split())
     assert "exactly as the speedup" not in text
-    assert (f"(within 4% for the untrained layer-skip run: {predicted}× predicted against {measured}× measured at "
-            "K = 1/2/4/8, `default-cpu-layerskip`)") in text
+    # Read 55: "within 4%" held only before rounding; the figures it quotes, as results.md writes them, part by 4.3%
+    # at K = 8 (0.22 against 0.23), so the page says 4.5% and gives the unrounded 3.4% apart
+    pairs = list(zip(predicted.split("/"), measured.split("/"), strict=True))
+    apart = max(abs(float(guess) / float(seen) - 1) for guess, seen in pairs)
+    assert 0.04 < apart <= 0.045 and (guesses[-1] < rows[-1]["speedup_vs_ar"])
+    unrounded = max(abs(guess / row["speedup_vs_ar"] - 1) for guess, row in zip(guesses, rows))
+    assert f"{100 * unrounded:.1f}" == "3.4"
+    assert (f"(within 4.5% for the untrained layer-skip run: {predicted}× predicted against {measured}× measured at "
+            "K = 1/2/4/8, `default-cpu-layerskip`, as its results.md writes them, 0.22 against 0.23 the furthest; 3.4% "
+            "at most before rounding)") in text
+    assert "(within 4% for the untrained" not in text
+    readme = " ".join((ROOT / "assets" / "benchmarks" / "README.md").read_text(encoding="utf-8").split())
+    assert "predicts (within 4.5%, above)" in readme and "(within 4%, above)" not in readme
 
 
 def test_app_md_quotes_the_race_examples_figures_and_the_roofline_as_computed():

@@ -72,7 +72,7 @@ def test_step_decomposition_reads_the_session_trace():
     at.run()
     at.radio(key="exact_source").set_value("session").run()
     assert not at.exception
-    alpha = next(m for m in at.metric if m.label.startswith("α"))
+    alpha = next(m for m in at.metric if m.label.startswith("β"))
     lower, upper = (float(x) for x in alpha.value.split(" to "))
     assert 0.0 <= lower <= upper <= 1.0
 
@@ -88,10 +88,10 @@ def test_a_deterministic_proposers_alpha_is_one_number(lang):
     at.session_state["exact_source"] = "session"
     at.run()
     assert not at.exception
-    alpha = next(m for m in at.metric if m.label.startswith("α"))
+    alpha = next(m for m in at.metric if m.label.startswith("β"))
     assert alpha.value == ("0,973" if lang == "pt" else "0.973")
     captions = " ".join(c.value for c in at.caption)
-    assert ("conhecido exatamente" if lang == "pt" else "α is known exactly") in captions
+    assert ("conhecido exatamente" if lang == "pt" else "β is known exactly") in captions
     # read 48 review: what makes α exact, not only "a point mass" (a draft cut by top-k to a few tokens does too)
     assert ("todo token que um dos modelos poderia dar está nas duas listas" if lang == "pt" else
             "every token one model could give is in both lists") in captions
@@ -193,7 +193,7 @@ def test_the_rules_table_writes_its_numbers_the_readers_way():
 
     from specviz.core.i18n import using
 
-    p, q = torch.tensor([0.5, 0.3, 0.2]), torch.tensor([0.2, 0.3, 0.5])  # α = Σ min(p, q) = 0.7
+    p, q = torch.tensor([0.5, 0.3, 0.2]), torch.tensor([0.2, 0.3, 0.5])  # β = Σ min(p, q) = 0.7
     with using("pt"):
         frame = exactness_view.rules_frame(p, q, k=4, c=0.05)
         exact = frame.iloc[0]
@@ -208,7 +208,9 @@ def test_a_broken_rules_chance_of_keeping_a_draft_is_not_called_alpha(lang):
     """Issue 43: with "accept every draft" the lab's metric read "Acceptance probability α 1.000", its help "This
     rule's α", and the rules table headed every rule's chance of keeping a draft "α", beside the decomposition's
     α = Σ min(p, q) below it. α is that chance under the rules whose test is min(1, p/q) only; the metric and the
-    column now name the chance, and the help says which rules' chance is α, with α's own value at this prompt."""
+    column now name the chance, and the help says which rules' chance is α, with α's own value at this prompt.
+    Read 55: that one-position α is β (Theory's name; α = E[β]), so the only metric named with a Greek letter is
+    the decomposition's β."""
     from specviz.core.i18n import using
 
     at = AppTest.from_file(PAGE, default_timeout=120)
@@ -217,13 +219,14 @@ def test_a_broken_rules_chance_of_keeping_a_draft_is_not_called_alpha(lang):
     at.run()
     assert not at.exception
     metrics = {m.label: m for m in at.metric}
-    alpha = metrics["α = Σ min(p, q)"].value  # the decomposition's: the real α at this prompt
+    beta_label = "β = Σ min(p, q) at this position" if lang == "en" else "β = Σ min(p, q) nesta posição"
+    alpha = metrics[beta_label].value  # the decomposition's: the real β at this prompt
     kept = metrics["Chance of keeping a draft" if lang == "en" else "Chance de manter um palpite"]
     assert kept.value in ("1.000", "1,000") and alpha not in ("1.000", "1,000")  # accept-all keeps every draft
     assert ("Under the two rules whose accept test is min(1, p/q)" if lang == "en" else
             "Nas duas regras cujo teste de aceitação é min(1, p/q)") in kept.proto.help
-    assert f"{alpha} " in kept.proto.help  # α's own value, beside the name it belongs to
-    assert not any("α" in label for label in metrics if label != "α = Σ min(p, q)")
+    assert f"β = Σ min(p, q), {alpha} " in kept.proto.help  # β's own value, beside the name it belongs to
+    assert not any("α" in label or "β" in label for label in metrics if label != beta_label)
     table = next(d.value for d in at.dataframe if len(d.value) == len(exactness_view.exactness.RULES))
     with using(lang):
         assert exactness_view._(exactness_view.KEPT_HEADER) in table.columns and "α" not in table.columns
@@ -353,10 +356,10 @@ def test_the_kept_help_does_not_deny_alphas_value_to_resampling_from_p():
     kept = {name: exactness_view.exactness.one_step_distribution(name, p, q)[1]
             for name in ("exact", "resample_from_target")}
     assert kept["resample_from_target"] == pytest.approx(kept["exact"]) == pytest.approx(0.7)
-    for lang, words in (("en", "even where it has α's value"), ("pt", "mesmo quando tem o valor de α")):
+    for lang, words in (("en", "even where it has β's value"), ("pt", "mesmo quando tem o valor de β")):
         with using(lang):
-            text = exactness_view._(exactness_view.KEPT_HELP, alpha="0.700")
-        assert words in text and "it is not α." not in text, text
+            text = exactness_view._(exactness_view.KEPT_HELP, beta="0.700")
+        assert words in text and "it is not β." not in text, text
 
 
 @pytest.mark.parametrize("lang, alpha_rules, denied", [
@@ -376,7 +379,7 @@ def test_the_kept_help_calls_resampling_from_ps_chance_alpha_as_the_sandbox_does
     for name in ("exact", "resample_from_target"):  # the two rules the help names: both keep with Σ min(p, q)
         assert exactness_view.exactness.one_step_distribution(name, p, q)[1] == pytest.approx(0.7), name
     with using(lang):
-        text = exactness_view._(exactness_view.KEPT_HELP, alpha="0.700")
+        text = exactness_view._(exactness_view.KEPT_HELP, beta="0.700")
         sandbox = sandbox_view._(sandbox_view.TEXT["kept"], kept="70.0%", alpha="0.700")
     assert alpha_rules in text and denied not in text, text
     assert "α = Σ min(p, q)" in sandbox  # the Sandbox's resample-from-p caption: an estimate of α
@@ -595,9 +598,9 @@ def test_at_top_k_5_tokens_p_and_q_both_give_0_get_no_bar():
                                 "max(0, p − q), so they get no bar.") for c in at.caption)
 
 
-def test_the_rules_caption_says_accepting_every_draft_keeps_more_only_where_alpha_is_below_1():
+def test_the_rules_caption_says_accepting_every_draft_keeps_more_only_where_beta_is_below_1():
     """Read 48: the caption under the rules table said accepting every draft "keeps more drafts than the exact rule",
-    but at temperature 0, where draft and target share their top token, α = 1 and both rows read 1.0000."""
+    but at temperature 0, where draft and target share their top token, β = 1 and both rows read 1.0000."""
     import torch
 
     from specviz.core.i18n import set_language
@@ -606,10 +609,10 @@ def test_the_rules_caption_says_accepting_every_draft_keeps_more_only_where_alph
     point = torch.tensor([0.0, 1.0, 0.0])  # p and q at T = 0, one top token
     kept = {row["rule"]: row["kept"] for row in rules_table(point, point, 4, 0.05)}
     assert kept["Broken: accept every draft"] == kept["Exact rule (Leviathan / Chen)"] == 1.0
-    assert "keeps more drafts than the exact rule wherever α < 1," in exactness_view.RULES_CAPTION
+    assert "keeps more drafts than the exact rule wherever β < 1," in exactness_view.RULES_CAPTION
     set_language("pt")
     try:
-        assert "mantém mais palpites que a regra exata sempre que α < 1," in exactness_view._(
+        assert "mantém mais palpites que a regra exata sempre que β < 1," in exactness_view._(
             exactness_view.RULES_CAPTION)
     finally:
         set_language("en")
@@ -818,7 +821,7 @@ def test_the_rules_changes_are_the_differences_of_the_figures_shown():
     assert not at.exception
     metrics = {m.label: m for m in at.metric}
     kept = metrics["Chance of keeping a draft"]
-    assert kept.value == "0.351" and "α = Σ min(p, q), 0.533 at this prompt" in kept.proto.help
+    assert kept.value == "0.351" and "β = Σ min(p, q), 0.533 at this prompt" in kept.proto.help
     assert kept.proto.delta == "−0.182 vs exact rule"  # 0.351 − 0.533, not round(0.3506 − 0.5334, 3) = −0.183
     speedup = metrics["Expected speedup at K = 4, c = 0.05"]
     exact_row = at.dataframe[0].value.iloc[0]  # the exact rule's speedup as the table writes it
@@ -1000,7 +1003,7 @@ def test_the_step_split_says_it_is_the_exact_rules_whatever_rule_is_picked(lang)
     at.session_state["exact_rule"] = "accept_all"
     at.run()
     assert not at.exception
-    (split,) = [m.value for m in at.markdown if "min(p, q)" in m.value and "1 − α" in m.value]
+    (split,) = [m.value for m in at.markdown if "min(p, q)" in m.value and "1 − β" in m.value]
     assert split.startswith("Na regra exata, seja qual for a regra escolhida acima" if lang == "pt" else
                             "Under the exact rule, whichever rule is picked above")
 
@@ -1039,7 +1042,7 @@ def test_the_rest_of_p_past_a_traces_lists_is_not_drawn_as_accepted_drafts(lang)
     first = next(d for s in trace.steps for d in s.decisions if d.reached)
     recorded = exactness.recorded_step(first)
     lower, upper = recorded.alpha_bounds
-    assert lower < upper  # α only within bounds here
+    assert lower < upper  # β only within bounds here
     at = AppTest.from_file(PAGE, default_timeout=120)
     at.query_params["lang"] = lang
     at.session_state["trace"] = trace
@@ -1047,7 +1050,7 @@ def test_the_rest_of_p_past_a_traces_lists_is_not_drawn_as_accepted_drafts(lang)
     at.run()
     assert not at.exception
     specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-    chart = next(s for s in specs if "<br>α =" in str(s["layout"].get("title", {}).get("text", "")))
+    chart = next(s for s in specs if "<br>β =" in str(s["layout"].get("title", {}).get("text", "")))
     bars = {trace["name"]: trace["y"] for trace in chart["data"] if trace["type"] == "bar"}
     assert len(bars) == 3, list(bars)
     accepted, recovered, unknown = bars.values()
@@ -1081,7 +1084,7 @@ def test_a_token_missing_from_a_traces_list_has_no_value_there_not_0(lang):
     at.run()
     assert not at.exception
     chart = next(json.loads(c.proto.spec) for c in at.get("plotly_chart")
-                 if "<br>α =" in str(json.loads(c.proto.spec)["layout"].get("title", {}).get("text", "")))
+                 if "<br>β =" in str(json.loads(c.proto.spec)["layout"].get("title", {}).get("text", "")))
     series = {trace["name"]: dict(zip(trace["x"], trace["y"])) for trace in chart["data"]}
     accepted, recovered, unknown, q = series.values()
     eos, bang = "&lt;eos&gt; · 1", "! · 31"
@@ -1215,3 +1218,40 @@ def test_the_binomial_p_values_help_says_what_its_p_value_is(lang, said):
             text = exactness_view.p_value_metric(test, pairs=pairs)[1]
             assert "binomial" in text and "at least this far" not in text and "pelo menos tão longe" not in text
         assert said in exactness_view.p_value_metric(test, pairs=False)[1]
+
+
+def _render_prompt_decomposition(lang):  # an AppTest script: its imports run inside it
+    from types import SimpleNamespace
+
+    import torch
+
+    from specviz.core.i18n import set_language
+    from specviz.ui.exactness import view
+
+    set_language(lang)
+    p, q = torch.tensor([0.5, 0.3, 0.2], dtype=torch.float64), torch.tensor([0.2, 0.6, 0.2], dtype=torch.float64)
+    dists = SimpleNamespace(target_probs=p, draft_probs=q, texts=["a", "b", "c"], token_ids=[1, 2, 3], note="")
+    view.render_decomposition(dists, None)
+
+
+@pytest.mark.parametrize("lang, label, help_words, title", [
+    ("en", "β = Σ min(p, q) at this position",
+     "The acceptance probability at this one position: the chance that a draft x ~ q is accepted, 1 − TV(p, q). α, "
+     "the mean over positions (E[β]), is what the speedup formula uses.", "β = 0.700"),
+    ("pt", "β = Σ min(p, q) nesta posição",
+     "A probabilidade de aceitação nesta posição: a chance de um palpite x ~ q ser aceito, 1 − TV(p, q). α, a média "
+     "sobre as posições (E[β]), é o que a fórmula da aceleração usa.", "β = 0,700")])
+def test_the_one_position_acceptance_probability_is_beta_as_in_theory(lang, label, help_words, title):
+    """Read 55: the decomposition's metric read "α = Σ min(p, q)" for p and q at one position of a real text, while
+    the Theory explorer (after Leviathan et al.) calls that one-position quantity β and α = E[β], its mean over
+    positions, the number the speedup formula uses. The metric, its help and the chart's title now say β."""
+    at = AppTest.from_function(_render_prompt_decomposition, args=(lang,), default_timeout=60).run()
+    assert not at.exception
+    metric = next(m for m in at.metric if "Σ min(p, q)" in m.label)
+    assert metric.label == label and metric.value in ("0.700", "0,700") and metric.proto.help == help_words
+    assert "α" not in metric.label
+    import json
+
+    heading = json.loads(next(c for c in at.get("plotly_chart") if "min(p, q)" in c.proto.spec).proto.spec)
+    heading = heading["layout"]["title"]["text"]
+    assert heading == f"p = min(p, q) + (1 − β)·norm(max(0, p − q))<br>{title}", heading

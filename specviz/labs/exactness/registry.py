@@ -146,7 +146,8 @@ _RULE_EXPLANATIONS: dict[str, str] = {
     "resample_from_target": N_("The accept test is right, but after a rejection it samples from p instead of the "
                                "residual. Tokens the draft over-proposes already get all of their p through "
                                "acceptance (min(p, q) = p where q > p) and can come out again, so they get "
-                               "min(p, q) + (1 − α)·p > p whenever q > p > 0: the output leans towards the draft."),
+                               "min(p, q) + (1 − Σ min(p, q))·p > p whenever q > p > 0: the output leans towards "
+                               "the draft."),
     "accept_if_p_ge_q": N_("A deterministic shortcut: keep x when p(x) ≥ q(x), reject otherwise, with no coin flip. "
                            "A token with p(x) < q(x) is then never emitted at all: acceptance always turns it down, "
                            "and the residual norm(max(0, p − q)) gives it no mass either. The p(x) it should get "
@@ -285,8 +286,8 @@ def _verifier_of(rule: str | Rule | VerifierFn) -> VerifierFn:
 def one_step_distribution(rule: str | Rule | VerifierFn, target_probs: torch.Tensor,
                           draft_probs: torch.Tensor) -> tuple[torch.Tensor, float]:
     """The closed form of the first token one step emits (K = 1, x ~ q) under `rule`, float64 (V,), and the
-    rule's chance of keeping the draft: the acceptance probability α = Σ min(p, q) under the rules whose accept test
-    is min(1, p/q) (the exact rule and resample-from-p), another rule's own chance otherwise.
+    rule's chance of keeping the draft: the acceptance probability β = Σ min(p, q) at this p, q under the rules
+    whose accept test is min(1, p/q) (the exact rule and resample-from-p), another rule's own chance otherwise.
 
     >>> import torch
     >>> p, q = torch.tensor([0.5, 0.3, 0.2]), torch.tensor([0.2, 0.6, 0.2])

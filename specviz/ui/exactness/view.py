@@ -56,9 +56,14 @@ UNKNOWN_SPLIT = N_("p, split unknown (not in both lists)")
 NO_BAR = N_("Tokens that p and q both give probability 0 add nothing to min(p, q) or to max(0, p − q), so they "
             "get no bar.")
 RULE_BOX = N_("**{label}.** {text}")
-# "kept": each rule's chance of keeping one draft x ~ q, from its closed form; α = Σ min(p, q) is that chance under
+# the one-position acceptance probability of the decomposition: Leviathan et al.'s β, as the Theory explorer names it
+BETA_LABEL = N_("β = Σ min(p, q) at this position")
+BETA_HELP = N_("The acceptance probability at this one position: the chance that a draft x ~ q is accepted, "
+               "1 − TV(p, q). α, the mean over positions (E[β]), is what the speedup formula uses.")
+# "kept": each rule's chance of keeping one draft x ~ q, from its closed form; β = Σ min(p, q) is that chance under
 # the rules whose accept test is min(1, p/q) (the exact rule, resample-from-p), so neither the column nor the metric
-# above it calls another rule's chance α (issue 43)
+# above it calls another rule's chance β (issue 43). Read 55: the page takes one position out of a real text, so its
+# Σ min(p, q) is β, as in the Theory explorer (Leviathan et al.'s β; α = E[β] over positions), not α
 # read 53: "exact" ✗ beside a drift of 0.0000 (every rule but accept-all at T = 0; the top-20 rule at top-k <= 20)
 # read as a contradiction: the column says whether a rule emits p for every p and q, not at these settings
 TABLE_COLUMNS = {"rule": N_("rule"), "exact": N_("exact for any p, q"), "drift (TV)": N_("drift (TV)"),
@@ -76,7 +81,7 @@ BELOW = dict(orientation="h", yref="container", yanchor="bottom", y=0, x=0)
 RULES_CAPTION = N_("Every rule at this prompt, from its closed form. Mean accepted lengths and speedups are "
                    "predictions: the i.i.d. formulas of the Theory explorer with each rule's chance of keeping a draft "
                    "in place of α at every one of the K positions. Drift does not always buy speed: accepting every "
-                   "draft keeps more drafts than the exact rule wherever α < 1, and so can Medusa's typical "
+                   "draft keeps more drafts than the exact rule wherever β < 1, and so can Medusa's typical "
                    "acceptance, but the other broken rules keep at most as many: their drift buys nothing.")
 # read 47: "Drift from p (exact, one step)" beside the table's "exact" column (✓ / ✗: whether a rule is exact) read as
 # the exact rule's drift, while it is the chosen rule's, computed exactly from its closed form
@@ -93,8 +98,9 @@ KEPT_HEADER = N_("P(kept)")  # the kept column's narrow header: its full name sh
 # Sandbox calls that rule's kept share an estimate of α and the glossary names α for both rules
 KEPT_HELP = N_("The chance that this rule keeps one draft x ~ q, from its closed form. Under the two rules whose "
                "accept test is min(1, p/q), the exact rule (Leviathan / Chen) and resampling from p (which changes "
-               "only what follows a rejection), it is the acceptance probability α = Σ min(p, q), {alpha} at this "
-               "prompt; under any other rule it is that rule's own chance, not α, even where it has α's value. It is "
+               "only what follows a rejection), it is the acceptance probability at this position, β = Σ min(p, q), "
+               "{beta} at this prompt; under any other rule it is that rule's own chance, not β, even where it has "
+               "β's value. It is "
                "not the measured accepted / drafted either.")
 UNSEEN_DRIFT = N_("This rule is not exact here: its closed form drifts TV = {drift} from p at this prompt, but {n} "
                   "samples are too few for the test to see it. Draw more samples.")
@@ -295,7 +301,7 @@ def decomposition_figure(labels: list[str], decomposition: exactness.StepDecompo
                          draft_probs: torch.Tensor, alpha_text: str | None = None,
                          rest_unknown: bool = False, unknown: torch.Tensor | None = None) -> go.Figure:
     """p as two stacked parts per token: min(p, q) (accepted drafts) and max(0, p − q) (recovered), with q as
-    markers. The stack heights are p. `alpha_text` replaces the α in the title (e.g. bounds). `rest_unknown`: the
+    markers. The stack heights are p. `alpha_text` replaces the β in the title (e.g. bounds). `rest_unknown`: the
     last bar, "(all others)", is the rest of p past a trace's top-10 lists, whose split is not known (read 54: it
     was split as if its tokens were one, min(rest of p, rest of q), where the rest of q also holds the q of listed
     tokens the draft's list left out: 0.105 of p drawn as accepted drafts that the lists cannot show); it is drawn
@@ -328,7 +334,7 @@ def decomposition_figure(labels: list[str], decomposition: exactness.StepDecompo
     fig.update_layout(barmode="stack", height=460, margin=dict(l=10, r=10, t=60, b=10),
                       xaxis_title=_("token"), yaxis_title=_("probability"),  # the table's first column: "token"
                       legend=BELOW,
-                      title=f"p = min(p, q) + (1 − α)·norm(max(0, p − q))<br>α = {alpha_text}")
+                      title=f"p = min(p, q) + (1 − β)·norm(max(0, p − q))<br>β = {alpha_text}")
     fig.update_xaxes(type="category", tickangle=-45 if len(labels) > 12 else 0)
     return fig
 
@@ -446,7 +452,7 @@ def render_rule_economics(rule: exactness.Rule, dists: StepDistributions, k: int
     kept_digits, alpha_digits = share_digits(kept, 3), share_digits(exact_alpha, 3)
     kept_delta, kept_arrow = signed_delta(number(as_written(kept, kept_digits) - as_written(exact_alpha, alpha_digits),
                                                  max(kept_digits, alpha_digits)))
-    kept_help = _(KEPT_HELP, alpha=number(exact_alpha, alpha_digits))  # the metric's help and the table column's
+    kept_help = _(KEPT_HELP, beta=number(exact_alpha, alpha_digits))  # the metric's help and the table column's
     b2.metric(_("Chance of keeping a draft"), number(kept, kept_digits),
               delta=_("{delta} vs exact rule", delta=kept_delta), delta_color="off", delta_arrow=kept_arrow,
               help=kept_help)
@@ -480,7 +486,7 @@ def rules_frame(p: torch.Tensor, q: torch.Tensor, k: int, c: float) -> pd.DataFr
 
 
 def render_decomposition(dists: StepDistributions, session_trace: object) -> None:
-    """α and the stacked bars p = min(p, q) + (1 − α)·norm(max(0, p − q)), for p and q at the prompt, one drafted
+    """β and the stacked bars p = min(p, q) + (1 − β)·norm(max(0, p − q)), for p and q at the prompt, one drafted
     position of the session's trace, or one of an example trace."""
     sources, unknown = ["prompt"], None
     if isinstance(session_trace, Trace) and session_trace.num_drafted:
@@ -527,13 +533,13 @@ def render_decomposition(dists: StepDistributions, session_trace: object) -> Non
                 alpha_text = number(lower, 3)  # does a top-k or top-p that leaves 10 tokens or fewer (read 48 review)
                 note = _("From the trace's top-10 lists: every token one model could give is in both lists (all of a "
                          "point mass, as a deterministic proposer's q, or of a distribution top-k or top-p cut to 10 "
-                         "tokens or fewer), so α is known exactly. The drafted token was {token} (id {token_id}), "
+                         "tokens or fewer), so β is known exactly. The drafted token was {token} (id {token_id}), "
                          "kept with probability {accept}.", **drafted)
             else:
                 alpha_text = _("{lower} to {upper}", lower=number(lower, 3), upper=number(upper, 3))
                 # read 55: "a token missing from a list shows 0 there", where its probability is not known
                 note = _("From the trace's top-10 lists only: a token missing from a list has no value there (no p "
-                         "bar or q diamond, and “–” in the table under the chart), so α is known only within "
+                         "bar or q diamond, and “–” in the table under the chart), so β is known only within "
                          "bounds, and how p splits into accepted and recovered is not known for a token missing "
                          "from the draft's list nor for the rest of p (the grey bars). The drafted token was {token} "
                          "(id {token_id}), kept with probability {accept}.", **drafted)
@@ -550,12 +556,13 @@ def render_decomposition(dists: StepDistributions, session_trace: object) -> Non
         none = _(NO_BAR)
         note = f"{note} {none}" if note else none
     d1, d2 = st.columns([1, 3])
-    d1.metric(_("α = Σ min(p, q)"), alpha_text, help=_("The chance that a draft x ~ q is accepted; 1 − TV(p, q)."))
+    # read 55: named α here while the Theory explorer calls this one-position quantity β (α = E[β])
+    d1.metric(_(BETA_LABEL), alpha_text, help=_(BETA_HELP))
     # read 53: with a broken rule picked above (accept every draft keeps q, not min(p, q)) this split read as that
     # rule's; it is the exact rule's, whichever rule the page's selector holds
     d1.markdown(_("Under the exact rule, whichever rule is picked above: green, the part of p delivered by "
                   "**accepted** drafts, min(p, q); purple, the part delivered by **recovered** tokens after a "
-                  "rejection, which happens with probability 1 − α and then samples norm(max(0, p − q)). Together "
+                  "rejection, which happens with probability 1 − β and then samples norm(max(0, p − q)). Together "
                   "they are exactly p; orange diamonds show q."))
     if note:
         d1.caption(note)

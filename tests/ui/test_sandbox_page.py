@@ -574,3 +574,18 @@ def test_a_q_below_1_is_not_written_1_in_the_charts_tables(lang, written):
     assert not at.exception and not at.error
     pq = at.table[0].value  # the p (target) and q (draft) chart's table
     assert pq.iloc[0].tolist() == written
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "watch α (with one p and q, α = β = Σ min(p, q)) and the two parts that add up to p"),
+    ("pt", "observe α (com um só p e um só q, α = β = Σ min(p, q)) e as duas partes que somam p")])
+def test_the_sandbox_says_once_that_its_alpha_is_the_theory_explorers_beta(lang, said):
+    """Read 55: the Theory explorer calls Σ min(p, q) at one position β and α = E[β]; the Sandbox's α is the same
+    sum, since its one p and q are the whole model. It said "watch α = Σ min(p, q)" and never that the two meet, so
+    a student who met β in Theory read two names for one number; the intro now says once that here α = β."""
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["lang"] = lang
+    at.run()
+    assert not at.exception
+    intro = [m.value for m in at.markdown if "Σ min(p, q)" in m.value]
+    assert len(intro) == 1 and said in intro[0], intro

@@ -66,3 +66,19 @@ def test_the_production_questions_name_the_acceptance_rate_not_a_bare_acceptance
     bare = [(qid, m.group(0)) for qid in ("pr-roadmap", "pr-watch", "pr-pick-draft")
             for m in BARE_ACCEPTANCE[lang].finditer(f"{_text(by_id[qid])} {by_id[qid].explanation}")]
     assert bare == []
+
+
+@pytest.mark.parametrize(("lang", "said"), [
+    ("en", "(With one p and q, α = β = Σ min(p, q): the Theory explorer's β, the chance at one position, and α, its "
+           "mean over positions, are the same number here.)"),
+    ("pt", "(Com um só p e um só q, α = β = Σ min(p, q): o β do Explorador de teoria, a chance numa posição, e α, a "
+           "sua média sobre as posições, são aqui o mesmo número.)")])
+def test_the_one_pair_alpha_questions_say_alpha_is_the_theory_explorers_beta_there(lang, said):
+    """Read 55: the Theory explorer (after Leviathan et al.) calls Σ min(p, q) at one position β and α = E[β], while
+    ar-alpha, ar-alpha-2 and rs-total ask "α = Σ min(p, q)" of one given p and q, where the two are one number. Each
+    explanation now says so once, so a student who met β in Theory is not told two names for one thing unexplained."""
+    by_id = load_bank([BANK_DIR], lang=lang).by_id()
+    for qid in ("ar-alpha", "ar-alpha-2", "rs-total"):
+        question = by_id[qid]
+        assert "α = Σ min(p, q)" in question.prompt, qid  # the question names α itself, for its one p and q
+        assert " ".join(question.explanation.split()).count(said) == 1, qid

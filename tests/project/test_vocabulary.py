@@ -579,6 +579,27 @@ def test_the_glossary_says_which_rules_kept_share_estimates_alpha():
     assert one_step_distribution("exact_match", p, point)[1] == float(torch.minimum(p, point).sum()) == 0.3
 
 
+
+def test_the_glossary_names_the_one_position_acceptance_probability_beta():
+    """Read 55: the glossary said a min(1, p/q) rule's chance "is α = Σ min(p, q) at every p, q", while the Theory
+    explorer (after Leviathan et al.) calls Σ min(p, q) at one position β and α = E[β]. It now has a β row, α's row
+    says α = E[β], and the rule row names β (and says why the Sandbox may call it α); the Exactness lab's metric
+    uses the β row's words in both languages."""
+    from specviz.core.i18n import _catalog
+    from specviz.ui.exactness.view import BETA_LABEL
+
+    glossary = (ROOT / "docs" / "glossary.pt-BR.md").read_text(encoding="utf-8")
+    assert "α = Σ min(p, q) at every p, q" not in glossary
+    rows = {cells[0]: cells[1:] for line in glossary.splitlines() if line.startswith("| ")
+            for cells in [[c.strip() for c in line.strip("|").split("|")]]}
+    assert rows["acceptance probability α"][1].startswith("α = E[β] = E[Σ min(p, q)]")
+    beta = rows["acceptance probability at one position β"]
+    assert beta[0] == "probabilidade de aceitação nesta posição β"
+    assert "β = Σ min(p, q) = 1 − TV(p, q) at one position" in beta[1] and "α = β = Σ min(p, q)" in beta[1]
+    assert f'"{BETA_LABEL}"' in beta[1] and f'"{_catalog("pt").gettext(BETA_LABEL)}"' in beta[1]
+    assert "It is β = Σ min(p, q), the acceptance probability at that one p, q" in rows[
+        "chance of keeping a draft (a rule's)"][1]
+
 def test_the_glossary_gives_the_serving_labs_acceptance_by_position_its_own_denominator():
     """Read 51: the glossary defined acceptance by position as "of the steps that drafted at least i" and said that
     held for the Serving lab too, which shows vLLM's rate over every step that carried drafts (num_drafts): a step

@@ -56,7 +56,7 @@ UNKNOWN_SPLIT = N_("p, split unknown (not in both lists)")
 NO_BAR = N_("Tokens that p and q both give probability 0 add nothing to min(p, q) or to max(0, p − q), so they "
             "get no bar.")
 RULE_BOX = N_("**{label}.** {text}")
-# the one-position acceptance probability of the decomposition: Leviathan et al.'s β, as the Theory explorer names it
+# the decomposition's one-position acceptance probability β = Σ min(p, q): Leviathan et al.'s β, as in Theory
 BETA_LABEL = N_("β = Σ min(p, q) at this position")
 BETA_HELP = N_("The acceptance probability at this one position: the chance that a draft x ~ q is accepted, "
                "1 − TV(p, q). α, the mean over positions (E[β]), is what the speedup formula uses.")

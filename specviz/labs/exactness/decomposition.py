@@ -68,15 +68,16 @@ class RecordedStep:
 
     @property
     def alpha_bounds(self) -> tuple[float, float]:
-        """Bounds on the true alpha = Σ min(p, q): below, Σ min over tokens known in both lists; above,
-        1 - TV with TV at least ½ Σ |p - q| over those tokens plus, for a token known on one side only, the
-        least its gap can be given the most the other list leaves a missing token (`target_cap`, `draft_cap`).
+        """Bounds on the true β = Σ min(p, q) at this position (α = E[β]): below, Σ min over tokens known in
+        both lists; above, 1 - TV with TV at least ½ Σ |p - q| over those tokens plus, for a token known on one
+        side only, the least its gap can be given the most the other list leaves a missing token (`target_cap`,
+        `draft_cap`).
 
         Exact (both bounds the same) where every token of one distribution is known in the other's list too: its
         list holds all of it (it leaves no mass: a cap of 0) and the other list knows each of its tokens, so min(p, q)
         is 0 everywhere else. A deterministic proposer's q is a point mass on the drafted token, whose p the decision
-        records, so α = p(x̂) exactly (Read 48: n-gram lookup at T = 0.7 read "0.973 to 0.977"), and so is a greedy
-        step's; but a draft (or target) that top-k or top-p cut to 10 tokens or fewer is listed whole too, and α is
+        records, so β = p(x̂) exactly (Read 48: n-gram lookup at T = 0.7 read "0.973 to 0.977"), and so is a greedy
+        step's; but a draft (or target) that top-k or top-p cut to 10 tokens or fewer is listed whole too, and β is
         exact wherever the other list holds each of those tokens (read 48 review: not only a point mass)."""
         p, q = self.target_probs[:-1], self.draft_probs[:-1]
         both = self.target_known & self.draft_known

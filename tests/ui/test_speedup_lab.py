@@ -724,6 +724,33 @@ def test_the_optimal_policys_row_names_no_k_it_did_not_draft():
     assert "Optimal: –, já que ela escolhe o seu próprio K a cada passo" in said
 
 
+def test_the_trace_recording_overhead_is_a_signed_percent_as_results_md_writes_it():
+    """Read 55: the Speedup vs K table wrote default-cpu-ngram's trace recording overhead as the bare fraction
+    "0.003" (K = 4, T = 0) and "−0.008" (T = 0.7), a number with no unit, where the run's results.md writes "+0.3%"
+    and "-0.8%" for the same rows; it is a signed percent with one decimal, in the reader's way, and "–" where the
+    run did not measure it."""
+    from specviz.core.i18n import using
+    from specviz.labs.bench.report import markdown_report
+
+    run = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-ngram" / "results.json")
+    column = view.label("record_overhead")
+    report = markdown_report(run)
+    for temperature, said, pt in ((0.0, "+0.3%", "+0,3%"), (0.7, "−0.8%", "−0,8%")):
+        table = tables.mat_table(run, "ngram", temperature)
+        measured = table[table[column] != "–"]
+        assert measured["K"].tolist() == ["4"] and measured[column].tolist() == [said]
+        assert f"ngram K=4 T={temperature:g}: {said.replace('−', '-')}" in report
+        with using("pt"):
+            assert tables.mat_table(run, "ngram", temperature)[_pt_label("record_overhead")].tolist().count(pt) == 1
+
+
+def _pt_label(key: str) -> str:
+    from specviz.core.i18n import using
+
+    with using("pt"):
+        return view.label(key)
+
+
 def test_the_verify_cost_figure_names_only_the_dtypes_the_result_measured():
     """The committed Medusa run measured a float32 curve only, and its figure was titled "Verify cost in float32 and
     in bfloat16"; the title names the dtypes the file holds."""

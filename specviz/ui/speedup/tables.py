@@ -67,10 +67,22 @@ def mat_table(result: BenchResult, proposer: str, temperature: float) -> pd.Data
             label("tokens_per_second"): r["tokens_per_second"], label("speedup_vs_ar"): r["speedup_vs_ar"],
             at_row_alpha(paper_label(proposer)): predicted["predicted_speedup"],
             at_row_alpha(label("predicted_speedup_measured_verify")): predicted["predicted_speedup_measured_verify"],
-            label("record_overhead"): r["record_overhead"], label("identical"): r["identical_count"],
+            label("record_overhead"): overhead_text(r["record_overhead"]), label("identical"): r["identical_count"],
         })
     df = pd.DataFrame(data)
     return written(df) if not df.empty else df  # 3 decimals, the reader's way; the JSON keeps every digit
+
+
+def overhead_text(overhead: float | None) -> str | None:
+    """The trace recording overhead (a relative change: the traced run's time over the untraced ones', minus 1) as
+    results.md writes it, a signed percent with one decimal, in the reader's way; None when not measured. Read 55:
+    the table wrote the fraction bare ("0.003" beside results.md's "+0.3%", default-cpu-ngram's n-gram lookup at
+    K = 4, T = 0), a number with no unit that read as milliseconds as easily as a share.
+
+    >>> overhead_text(0.0031), overhead_text(-0.0079), overhead_text(0.00004), overhead_text(None)
+    ('+0.3%', '−0.8%', '0.0%', None)
+    """
+    return None if overhead is None else signed_delta(percent(overhead, 1))[0]
 
 
 def policy_column(policy: str, k0: int) -> str:

@@ -126,11 +126,14 @@ with tab_accept:
                  "at once, so its later positions survive more often than α^i."))
     if len(result.proposers()) > 1:  # the same prompts for each: whose later drafts survive
         plot.show(charts.proposers_acceptance_figure(result, temperature), key="speedup_lab_accept_all_chart")
+        # read 55: each point counts only the steps that drafted that far, so the quotient is that share only
+        # where every step drafted K (n-gram lookup drafts what it finds)
         st.caption(_("Every proposer of this run on the same prompts. Divide a point by the one before it to read "
-                     "how often a draft was kept once every draft before it was: a drafter that sees the drafts "
-                     "before a position (EAGLE reads its own earlier guesses; Medusa's heads all read one hidden "
-                     "state and see none) tends to keep a larger share of its later drafts, though a position few "
-                     "steps reach can read the other way."))
+                     "how often a draft was kept once every draft before it was (exactly so where every step "
+                     "drafted K: each point counts only the steps that drafted that far): a drafter that sees the "
+                     "drafts before a position (EAGLE reads its own earlier guesses; Medusa's heads all read one "
+                     "hidden state and see none) tends to keep a larger share of its later drafts, though a position "
+                     "few steps reach can read the other way."))
 
 with tab_time:
     time_figure = charts.time_breakdown_figure(result, proposer, temperature)

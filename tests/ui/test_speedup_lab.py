@@ -751,6 +751,24 @@ def _pt_label(key: str) -> str:
         return view.label(key)
 
 
+def test_the_acceptance_by_position_axis_says_each_point_counts_the_steps_that_drafted_that_far():
+    """Read 55: both acceptance-by-position charts titled their y axis "share of steps with drafts 1..i all kept",
+    a share of every step, which cannot rise with i; default-cpu-ngram's n-gram lookup at K = 8, T = 0 rises from
+    0.057 at i = 3 to 0.066 at i = 5, since each point counts only the steps that drafted that far (the Definitions'
+    "of the steps that drafted at least i tokens"). The axis says so, in both languages."""
+    from specviz.core.i18n import using
+
+    run = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-ngram" / "results.json")
+    eight = run.row(suite="all", proposer="ngram", temperature=0.0, policy="constant", k=8)["per_position"]
+    assert eight[4] > eight[2]  # a share of every step would fall
+    for figure in (charts.acceptance_figure(run, "ngram", 0.0), charts.proposers_acceptance_figure(run, 0.0)):
+        axis = figure.layout.yaxis.title.text.replace("<br>", " ")
+        assert axis == "of the steps that drafted i or more: share with drafts 1..i all kept"
+    with using("pt"):
+        axis = charts.acceptance_figure(run, "ngram", 0.0).layout.yaxis.title.text.replace("<br>", " ")
+    assert axis == "dos passos que rascunharam i ou mais: fração com os palpites 1..i todos mantidos"
+
+
 def test_the_verify_cost_figure_names_only_the_dtypes_the_result_measured():
     """The committed Medusa run measured a float32 curve only, and its figure was titled "Verify cost in float32 and
     in bfloat16"; the title names the dtypes the file holds."""

@@ -769,6 +769,22 @@ def test_the_acceptance_by_position_axis_says_each_point_counts_the_steps_that_d
     assert axis == "dos passos que rascunharam i ou mais: fração com os palpites 1..i todos mantidos"
 
 
+def test_target_only_is_the_reference_of_the_greedy_identical_column_not_a_check():
+    """Read 55: the vs transformers table gave specviz target-only "8/8" under "greedy output identical" (the same
+    tokens as specviz's target-only decoding), a comparison of its tokens with themselves that the bench files as
+    passed on every prompt; its cell names it the reference, in both languages, and model.generate keeps its count."""
+    from specviz.core.i18n import using
+
+    run = results.load_result(bench.BENCHMARKS_DIR / "default-h200-bf16-run2" / "results.json")
+    column = view.label("identical")
+    table = tables.comparison_table(run, 0.0)
+    cells = dict(zip(table["method"], table[column]))
+    assert cells["specviz target-only"] == "the reference" and cells["transformers generate"] == "1/3"
+    assert tables.comparison_table(run, 0.7).iloc[0][column] == "–"  # sampled: nothing compared
+    with using("pt"):
+        assert tables.comparison_table(run, 0.0).iloc[0][_pt_label("identical")] == "a referência"
+
+
 def test_the_verify_cost_figure_names_only_the_dtypes_the_result_measured():
     """The committed Medusa run measured a float32 curve only, and its figure was titled "Verify cost in float32 and
     in bfloat16"; the title names the dtypes the file holds."""
@@ -2228,6 +2244,9 @@ def test_the_assisted_rows_say_on_how_many_prompts_their_output_was_identical():
         result = results.load_result(path)
         table = tables.comparison_table(result, 0.0)
         for method, k, shown in zip(table["method"], table["K"], table[view.label("identical")]):
+            if method == "specviz target-only":  # what the column compares with (read 55)
+                assert shown == "the reference", (results.result_name(path), shown)
+                continue
             assert shown == "–" or re.fullmatch(r"\d+/\d+", shown), (results.result_name(path), method, shown)
             if method.startswith("transformers") and k != "–":
                 checked = [c["hf_assisted_identical"] for c in result.cases if c["k"] == int(k)

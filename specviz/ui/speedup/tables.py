@@ -217,8 +217,12 @@ def comparison_table(result: BenchResult, temperature: float) -> pd.DataFrame:
         rows.append((method, proposer, k, tps, identical))
 
     for method in result.baseline_methods(temperature):
-        add(method, "–", None, result.baseline_tokens_per_second(method, temperature),
-            result.baseline_identical(method, temperature) or "–")
+        identical = result.baseline_identical(method, temperature)
+        # read 55: target-only's own cell read "8/8", a check of its tokens against themselves (`cases.
+        # baseline_results` files it True): it is what the column compares with
+        if method == TARGET_ONLY and identical:
+            identical = _("the reference")
+        add(method, "–", None, result.baseline_tokens_per_second(method, temperature), identical or "–")
     for r in result.rows(temperature=temperature, policy="constant"):
         add("specviz speculative", proposer_text(r["proposer"]), r["k"], r["tokens_per_second"],
             r["identical_count"] or "–")

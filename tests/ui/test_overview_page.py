@@ -589,3 +589,24 @@ def test_the_players_caption_promises_the_numbers_each_chip_shows(fast_play):
         hover = emitted_tooltip(EmittedToken(token_id=5, text="a", kind=kind, target_prob=0.5, draft_prob=0.25))
         lines = hover.splitlines()
         assert "p (target) = 0.500" in lines and not [line for line in lines if line.startswith(("q", "u"))], hover
+
+
+@pytest.mark.slow  # the app under AppTest, twice
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_sidebar_defines_alpha_as_the_mean_of_beta_as_the_glossary_does(fast_play, lang):
+    """Read 55: the sidebar's notation said α is "on average Σ min(p, q)", where the glossary, the Theory explorer and
+    the Exactness lab call the one-position Σ min(p, q) β and α its mean over positions (α = E[β]). The legend, on
+    every page, now names β and α = E[β] with the glossary's formulas, in both languages."""
+    glossary = (ROOT / "docs" / "glossary.pt-BR.md").read_text(encoding="utf-8")
+    assert "α = E[β]" in glossary and "β = Σ min(p, q)" in glossary  # the glossary's formulas, which the legend uses
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
+    at.query_params["lang"] = lang
+    at.run()
+    assert not at.exception
+    (legend,) = [c.value for c in at.sidebar.caption if c.value.startswith(("Notation:", "Notação:"))]
+    wanted = {"en": ("on average over positions: α = E[β], where **β** (beta) = Σ min(p, q) is that chance at one "
+                     "position", "α is not the measured accepted / drafted"),
+              "pt": ("em média sobre as posições: α = E[β], em que **β** (beta) = Σ min(p, q) é essa chance numa "
+                     "posição", "α não é a razão medida aceitos / rascunhados")}[lang]
+    assert all(part in legend for part in wanted), legend
+    assert "average Σ min" not in legend and "média Σ min" not in legend, legend

@@ -170,7 +170,7 @@ LESSONS: tuple[Lesson, ...] = (
     Lesson(6, "speedup", N_("What drives the speedup"),
            N_("Compute the expected mean accepted length and the speedup from α, K and c."),
            N_("Call **α** (alpha) the chance that the target keeps one draft, on average. At one position that chance "
-           "is Σ min(p, q) (the sum over the vocabulary of the smaller of p and q); α = E[Σ min(p, q)] is its "
+           "is **β** = Σ min(p, q) (the sum over the vocabulary of the smaller of p and q); α = E[β] is its "
            "average over positions, the **acceptance probability**. Draft i only counts if all i − 1 before it were kept. Assume every draft is "
            "kept with the same chance α, **independently** of the others (real drafts are not: an easy stretch of "
            "text keeps several in a row, a hard one loses them together); then a step emits on average "

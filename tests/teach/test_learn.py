@@ -236,6 +236,19 @@ def test_lesson_5_defines_float32_where_it_first_says_it(lang):
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
+def test_lesson_6_names_the_one_position_chance_beta_whose_mean_is_alpha(lang):
+    """Read 55: lesson 6 left the one-position Σ min(p, q) unnamed ("α = E[Σ min(p, q)]") while its check ar-alpha
+    explains the answer with "the Theory explorer's β"; the glossary names it β, with α = E[β]."""
+    from specviz.core.i18n import using
+
+    with using(lang):
+        text = BY_NUMBER[6].shown_text()
+    first = text.split("\n\n")[0]
+    assert "**β** = Σ min(p, q)" in first and "α = E[β]" in first
+    assert "E[Σ min(p, q)]" not in text
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
 def test_lesson_5_gives_the_two_routes_per_drafted_position_and_the_bonus_from_p(lang):
     """Read 12: "a token can come out of a step by two routes" left out the third, the bonus token drawn from p when
     every draft is kept; the two routes are those of one drafted position."""

@@ -81,4 +81,7 @@ def test_the_one_pair_alpha_questions_say_alpha_is_the_theory_explorers_beta_the
     for qid in ("ar-alpha", "ar-alpha-2", "rs-total"):
         question = by_id[qid]
         assert "α = Σ min(p, q)" in question.prompt, qid  # the question names α itself, for its one p and q
+        # "at this position" is β's phrase (lesson 6, the Exactness lab): the two α questions ask of their p and q
+        prompt = " ".join(question.prompt.split())
+        assert "min(p, q) at this position" not in prompt and "min(p, q) nesta posição" not in prompt, qid
         assert " ".join(question.explanation.split()).count(said) == 1, qid

@@ -112,6 +112,12 @@ def base_url(text: str) -> str:
         raise ValueError(_("That address's host is not written in plain ASCII characters ({host}): type it with "
                            "plain letters, digits and dots, like http://127.0.0.1:8000 (an international name in "
                            "its xn-- form).", host=parts.hostname))
+    address = _literal(parts.hostname)
+    if address is not None and address.is_unspecified:  # read 55: refused as "only connects to this machine", though
+        # on Linux a connect to 0.0.0.0 or :: reaches this machine; it is refused for what it is, a listening address
+        raise ValueError(_("That address's host ({host}) is the unspecified address (0.0.0.0 or ::), which a server "
+                           "listens on, not a server's address: write 127.0.0.1 or [::1], like "
+                           "http://127.0.0.1:8000.", host=parts.hostname))
     host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
     return f"{parts.scheme}://{host}{'' if port is None else f':{port}'}{_server_path(parts.path)}"
 

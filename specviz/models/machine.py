@@ -60,13 +60,23 @@ class Machine:
         """The GPU with the most multiprocessors, then the most free memory, then the lowest index."""
         return max(self.gpus, key=lambda g: (g.multiprocessors, g.free_bytes, -g.index))
 
+    def ram_text(self) -> str:
+        """The available RAM as a phrase; 0 is RAM that could not be read (`available_ram_bytes`), never "0 MB".
+
+        >>> Machine(ram_available_bytes=24 * 10**9).ram_text(), Machine().ram_text()
+        ('24 GB of RAM available', 'an unknown amount of RAM available (it could not be read)')
+        """
+        if not self.ram_available_bytes:  # read 55: "0 MB of RAM available" when /proc/meminfo could not be read
+            return _("an unknown amount of RAM available (it could not be read)")
+        return _("{amount} of RAM available", amount=gb(self.ram_available_bytes))
+
     def describe(self, device: torch.device | None = None) -> str:
         """A phrase such as "this machine has 24 GB of RAM available and no GPU", in the reader's language.
 
         >>> Machine(ram_available_bytes=24 * 10**9).describe()
         'this machine has 24 GB of RAM available and no GPU'
         """
-        ram = _("{amount} of RAM available", amount=gb(self.ram_available_bytes))
+        ram = self.ram_text()
         if device is not None and device.type == "cuda" and self.gpus:
             if len(self.gpus) == 1:
                 g = self.gpus[0]
@@ -182,7 +192,8 @@ def cpuinfo_has_bf16(flags: str) -> bool:
 
 
 def available_ram_bytes() -> int:
-    """Memory the OS can give a new process without swapping: psutil if installed, else /proc/meminfo."""
+    """Memory the OS can give a new process without swapping: psutil if installed, else /proc/meminfo; 0 when
+    neither can be read (`Machine.ram_text` says so, and `plan_placement` marks the fit as unchecked)."""
     try:
         import psutil  # optional: not a dependency of specviz, used when it is installed
 
@@ -439,6 +450,7 @@ class Placement:
     target_device: torch.device
     draft_device: torch.device
     max_memory: dict | None = None  # set when the target is sharded with device_map="auto"
+    ram_unchecked: bool = False  # on the CPU or MPS with RAM that could not be read: nothing was compared
 
     @property
     def sharded(self) -> bool:
@@ -481,7 +493,7 @@ def plan_placement(estimate: MemoryEstimate, machine: Machine, device: torch.dev
     if device.type != "cuda":
         if machine.ram_available_bytes and need > HEADROOM * machine.ram_available_bytes:
             raise ModelLoadError(refuse)
-        return Placement(device, device)
+        return Placement(device, device, ram_unchecked=not machine.ram_available_bytes)
     gpus = {g.index: g for g in machine.gpus}
     home = gpus.get(device.index) if device.index is not None else machine.fastest_gpu()
     if home is None:

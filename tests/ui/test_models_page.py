@@ -126,6 +126,40 @@ def test_the_memory_check_says_whether_a_pair_fits_here(at):
     assert "it fits (both on cpu)" in at.success[0].value.replace("\\", "")
 
 
+def test_ram_that_cannot_be_read_is_unknown_and_the_fit_is_unchecked(monkeypatch):
+    """Read 55: with /proc/meminfo unreadable (and no psutil) the page said "0 MB of RAM available" and then that a
+    pair "fits"; it now says the RAM is unknown and that it could not check the fit, in both languages."""
+    import sys
+
+    from specviz.models import machine as machine_module
+
+    def unreadable(self, *args, **kwargs):
+        raise PermissionError("/proc/meminfo")
+
+    monkeypatch.setitem(sys.modules, "psutil", None)  # import psutil fails, as where it is not installed
+    monkeypatch.setattr(machine_module.Path, "read_text", unreadable)
+    assert machine_module.available_ram_bytes() == 0
+    monkeypatch.undo()
+    monkeypatch.setattr(models_view, "current_machine", lambda: Machine(ram_available_bytes=0))
+    monkeypatch.setattr(models_view, "_choice", str)  # AppTest finds "auto" among the options by their shown label
+    monkeypatch.chdir(ROOT)
+    for language, unknown, unchecked, fits in (
+            ("en", "an unknown amount of RAM available (it could not be read)",
+             "specviz could not read this machine's available RAM, so it could not check whether the pair fits "
+             "(both on cpu)", "it fits"),
+            ("pt", "uma quantidade desconhecida de RAM disponível (não foi possível lê-la)",
+             "o specviz não conseguiu ler a RAM disponível desta máquina, então não pôde verificar se o par cabe "
+             "(ambos em cpu)", "cabe (")):
+        app = AppTest.from_file(str(ROOT / "pages" / "models.py"), default_timeout=60)
+        app.query_params["lang"] = language
+        app.run()
+        app.selectbox(key="models_check_pair").set_value("qwen2.5-7b-72b").run()
+        summary = " ".join(c.value for c in app.caption)
+        verdict = " ".join(w.value for w in app.warning).replace("\\", "")
+        assert not app.exception and unknown in summary and "0 MB" not in summary
+        assert unchecked in verdict and fits not in verdict.replace(unchecked, "") and not app.success
+
+
 @pytest.mark.slow  # over 0.22 s a test: make check stays under a minute, make test runs it
 def test_a_target_checked_or_loaded_alone_is_not_placed_as_both(at, folders):
     """Read 46: the default pair's fit check counts its target only and said "SmolLM2-135M-Instruct needs about

@@ -56,7 +56,7 @@ def machine_summary(machine: Machine) -> str:
              for g in machine.gpus]
     if machine.mps:
         parts.append(_("Apple GPU (MPS, memory shared with the CPU)"))
-    parts.append(_("{amount} of RAM available", amount=gb(machine.ram_available_bytes)))
+    parts.append(machine.ram_text())
     if machine.gpus or machine.mps:
         return _("This machine: {parts}.", parts=", ".join(parts))
     return _("This machine: {parts}, no GPU.", parts=", ".join(parts))
@@ -194,10 +194,17 @@ def memory_check(entries: dict[str, CatalogEntry], machine: Machine) -> None:
     emulated = emulated_bf16_note(device.type, dtype_name(dtype), machine)
     if emulated:
         st.warning(emulated)
-    st.success(escape_markdown(_("{estimate}: it fits ({placement}). Suggested K = {k}; sized for {hardware}.",
-                                 estimate=estimate.sentence(), placement=placement.describe(len(estimate.names)),
-                                 k=entry.k,
-                                 hardware=_(entry.hardware) if entry.hardware else "-")))
+    hardware = _(entry.hardware) if entry.hardware else "-"
+    if placement.ram_unchecked:  # read 55: RAM that could not be read was "0 MB", and the pair was said to fit
+        st.warning(escape_markdown(_("{estimate}: specviz could not read this machine's available RAM, so it could "
+                                     "not check whether the pair fits ({placement}). Suggested K = {k}; sized for "
+                                     "{hardware}.", estimate=estimate.sentence(),
+                                     placement=placement.describe(len(estimate.names)), k=entry.k,
+                                     hardware=hardware)))
+    else:
+        st.success(escape_markdown(_("{estimate}: it fits ({placement}). Suggested K = {k}; sized for {hardware}.",
+                                     estimate=estimate.sentence(), placement=placement.describe(len(estimate.names)),
+                                     k=entry.k, hardware=hardware)))
     table = round(entry.target.untied_embedding_billion * 1e9) * dtype.itemsize  # read one row a token
     st.info(escape_markdown(speed_estimate(estimate.weights_bytes[0], device, machine, table).sentence()))
 

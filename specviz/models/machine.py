@@ -20,7 +20,7 @@ from pathlib import Path
 import torch
 from transformers import AutoModelForCausalLM
 
-from specviz.core.i18n import _, half_up, localized, ngettext, percent
+from specviz.core.i18n import _, half_up, localized, ngettext, number, percent
 from specviz.core.text import shortened
 
 HEADROOM = 0.9  # use at most 90% of free memory: activations, allocator slack and the CUDA context need the rest
@@ -617,7 +617,7 @@ def measure_bandwidth(device: str | torch.device = "cpu", megabytes: int = 128, 
 
 
 def speed_from_bandwidth(weight_bytes: int, bandwidth: float, device_type: str = "cpu",
-                         embedding_bytes: int = 0) -> SpeedEstimate:
+                         embedding_bytes: int = 0, gpus: int = 1) -> SpeedEstimate:
     """The floor: one read of the weights a one-token forward reads, at the measured bandwidth (bytes/s).
 
     A forward reads every weight of the target but its input embedding table, of which it reads one row (the token's);
@@ -645,6 +645,14 @@ def speed_from_bandwidth(weight_bytes: int, bandwidth: float, device_type: str =
     >>> untied = speed_from_bandwidth(int(15.24 * GB), 10 * GB, embedding_bytes=int(1.09 * GB))  # Qwen2.5-7B, bf16
     >>> untied.seconds_per_token, untied.detail[:68]
     (1.4, "because each token reads 14 GB of the target's 15 GB of weights: all")
+
+    A target split over `gpus` GPUs (device_map="auto") is read one shard after another, each at its own GPU's
+    bandwidth; the one measured is one GPU's, so the sentence says it takes the others to be alike (read 55: it said
+    "this GPU's memory moves" as if one GPU held it all):
+
+    >>> split = speed_from_bandwidth(int(144 * GB), 3000 * GB, "cuda", gpus=2)
+    >>> split.seconds_per_token, split.detail.split("reads whole), ")[1][:96]
+    (0.048, 'split over 2 GPUs that each token reads one after another, and the one measured moves 3,000 GB/s')
     """
     read = weight_bytes - embedding_bytes
     # in decimal, as a reader divides: 0.079 MB ÷ 20 GB/s is 3.95 µs, which rounds to 4.0 (read 54: the binary quotient
@@ -657,6 +665,12 @@ def speed_from_bandwidth(weight_bytes: int, bandwidth: float, device_type: str =
     else:
         weights = _("all {size} of the target's weights (its output layer is its input embedding table, which it "
                     "reads whole)", size=gb(weight_bytes))
+    if device_type != "cpu" and gpus > 1:
+        return SpeedEstimate(float(size / moved), "bandwidth", _(  # gpus >= 2: always the plural
+            "because each token reads {weights}, split over {n} GPUs that each token reads one after another, and the "
+            "one measured moves {bandwidth} GB/s (measured once by this server; this takes the other GPUs to move "
+            "their memory as fast, and launching each layer's kernels can make each token slower still)",
+            weights=weights, n=number(gpus, 0), bandwidth=_grouped(bandwidth / GB)))
     if device_type != "cpu":
         return SpeedEstimate(float(size / moved), "bandwidth", _(
             "because each token reads {weights}, and this GPU's memory moves {bandwidth} GB/s (measured once by this "

@@ -636,6 +636,33 @@ def test_the_speed_floor_on_a_gpu_names_kernel_launches_not_a_cpus_arithmetic(mo
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_speed_floor_of_a_target_split_over_gpus_says_it_takes_them_alike(monkeypatch, lang):
+    """Read 55: a target sharded over several GPUs got "this GPU's memory moves 3,000 GB/s", one GPU's bandwidth as
+    if that GPU held the whole target; the page now says the target is split and that it takes the others alike."""
+    monkeypatch.setattr(models_view, "current_machine",
+                        lambda: Machine(gpus=tuple(GpuInfo(i, "H100", 80 * 10**9, 80 * 10**9, True, 132)
+                                                   for i in range(3))))
+    monkeypatch.setattr(models_view, "_bandwidth", lambda device: 3e12)
+    monkeypatch.setattr(common_runs, "quiet_forwards", lambda: {})
+    monkeypatch.setattr(models_view, "_choice", str)  # AppTest finds "auto" among the options by their shown label
+    monkeypatch.chdir(ROOT)
+    app = AppTest.from_file(str(ROOT / "pages" / "models.py"), default_timeout=60)
+    app.query_params["lang"] = lang
+    app.run()
+    app.selectbox(key="models_check_pair").set_value("qwen2.5-7b-72b").run()
+    app.selectbox(key="models_check_dtype").set_value("bfloat16").run()
+    placed = app.success[0].value.replace("\\", "")
+    speed = app.info[0].value.replace("\\", "")
+    split, alike, one_gpu = {
+        "en": ("split over 3 GPUs that each token reads one after another, and the one measured moves 3,000 GB/s",
+               "this takes the other GPUs to move their memory as fast", "this GPU's memory"),
+        "pt": ("divididos entre 3 GPUs que cada token lê uma após a outra, e a GPU medida move 3.000 GB/s",
+               "isto supõe que as outras GPUs movem sua memória à mesma velocidade", "a memória desta GPU")}[lang]
+    assert not app.exception and "cuda:0, cuda:1, cuda:2" in placed
+    assert split in speed and alike in speed and one_gpu not in speed
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
 def test_a_missing_gpu_names_the_device_options_as_the_menu_shows_them(monkeypatch, lang):
     """Read 48: in Portuguese the warning said "escolha cpu ou auto em Dispositivo", but the Device menu shows that
     option as "automático" (`_choice`), so the reader was sent to an option the menu does not have."""

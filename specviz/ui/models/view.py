@@ -206,7 +206,8 @@ def memory_check(entries: dict[str, CatalogEntry], machine: Machine) -> None:
                                      estimate=estimate.sentence(), placement=placement.describe(len(estimate.names)),
                                      k=entry.k, hardware=hardware)))
     table = round(entry.target.untied_embedding_billion * 1e9) * dtype.itemsize  # read one row a token
-    st.info(escape_markdown(speed_estimate(estimate.weights_bytes[0], device, machine, table).sentence()))
+    gpus = len(placement.max_memory) if placement.sharded else 1  # the target's shards, read one after another
+    st.info(escape_markdown(speed_estimate(estimate.weights_bytes[0], device, machine, table, gpus).sentence()))
 
 
 def device_missing(choice: str, machine: Machine) -> str | None:
@@ -244,7 +245,7 @@ def reference_dtype(device: torch.device, machine: Machine | None = None) -> tor
 
 
 def speed_estimate(target_bytes: int, device: torch.device, machine: Machine | None = None,
-                   embedding_bytes: int = 0) -> SpeedEstimate:
+                   embedding_bytes: int = 0, gpus: int = 1) -> SpeedEstimate:
     """How slow plain decoding with a target of `target_bytes` would be on `device` here: scaled from SmolLM2-135M's
     quickest measured forward when a race has timed it on this device in this server and the target's weights are no
     smaller (by the weight bytes a token reads, the reference's in the dtype it was timed in), else the floor set by
@@ -265,7 +266,7 @@ def speed_estimate(target_bytes: int, device: torch.device, machine: Machine | N
         return speed_from_reference(read, reference_bytes, measured_ms / 1000, shown, dtype_name(timed_in))
     with st.spinner(_("Measuring this machine's memory bandwidth...")):  # shown only while it measures (> 0.5 s)
         bandwidth = _bandwidth(str(device))
-    return speed_from_bandwidth(target_bytes, bandwidth, device.type, embedding_bytes)
+    return speed_from_bandwidth(target_bytes, bandwidth, device.type, embedding_bytes, gpus)
 
 
 @dataclass(frozen=True)

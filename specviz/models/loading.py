@@ -42,7 +42,7 @@ from tqdm.auto import tqdm
 from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
 
-from specviz.core.i18n import _, ngettext, number, percent
+from specviz.core.i18n import N_, _, ngettext, number, percent
 from specviz.core.paths import read_json
 from specviz.core.text import control_refusal, shortened
 from specviz.engine.limits import is_whole
@@ -54,8 +54,8 @@ from specviz.models.bounded import is_panic
 from specviz.models.prompts import encode_prompt
 
 __all__ = ["DEFAULT_CONTEXT", "DTYPES", "GpuInfo", "GpuMemoryError", "LoadInfo", "Machine", "MemoryEstimate",
-           "ModelLoadError", "ModelRef", "NotCachedError", "Placement", "RemoteCodeError", "check_causal_lm",
-           "check_download", "check_embeddings", "check_fits", "check_same_vocabulary", "count_parameters",
+           "ModelLoadError", "ModelRef", "NOT_A_FOLDER", "NotCachedError", "Placement", "RemoteCodeError",
+           "check_causal_lm", "check_download", "check_embeddings", "check_fits", "check_same_vocabulary", "count_parameters",
            "detect_machine", "device_map_for", "dtype_name", "estimate_entry", "estimate_memory", "explain_hub_error",
            "fetch", "gb", "hub_cache_dir", "hub_load_error", "is_panic", "kv_cache_bytes", "load_models",
            "offline_reason", "parse_ref", "pick_device", "pick_dtype", "plan_placement", "plausible_bytes",
@@ -70,6 +70,7 @@ CAUSAL_SUFFIXES = ("ForCausalLM", "LMHeadModel", "ForConditionalGeneration")
 MAX_FILES = 200  # files one Hub download may fetch: a bound on the listing, the cache and the requests
 SMALL_BYTES = 256 * 2**20  # 256 MiB: configs and tokenizers, fetched before the parameter count is known
 WEIGHT_SLACK = 64 * 2**20  # the configs, tokenizer and index files fetched beside the weights
+NOT_A_FOLDER = N_("'{name}' is a file, not a model folder: give the folder that holds the model's config.json.")
 
 # ---- references: a local folder or a Hub id ---------------------------------------------------------------------
 
@@ -109,9 +110,12 @@ def parse_ref(text: str, relative_folders: bool = True) -> ModelRef:
         path = Path(text).expanduser() if relative_folders else Path(text)
         found = (relative_folders or path.is_absolute()) and path.exists()
         has_config = found and (path / "config.json").is_file()
+        is_file = found and not path.is_dir()
     except (OSError, RuntimeError):
         raise ModelLoadError(_("The folder '{name}' does not exist.", name=shortened(text, 200))) from None
     if found:
+        if is_file:  # read 55: "--pair ./README.md" was "not a Hugging Face model folder (no config.json there)"
+            raise ModelLoadError(_(NOT_A_FOLDER, name=shortened(text, 200)))
         if not has_config:
             raise ModelLoadError(_("'{name}' is not a Hugging Face model folder (no config.json there).",
                                    name=shortened(text, 200)))

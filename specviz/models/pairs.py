@@ -41,9 +41,9 @@ from specviz.core.text import control_shown, shortened
 from specviz.models.catalog import CatalogEntry, Recommended, load_catalog, recommended_for
 from specviz.models.toy_text import TOY_ALPHABET, TOY_UNK_ID, TOY_UNK_TEXT, shown_output  # noqa: F401
 from specviz.models.drafts import draft_model, has_draft, has_medusa, load_eagle, load_medusa
-from specviz.models.loading import (LoadInfo, Machine, ModelLoadError, Progress, check_fits, check_same_vocabulary, damaged,
-                             device_map_for, hub_cache_dir, is_panic, load_models, pick_device, pick_dtype,
-                             read_config)
+from specviz.models.loading import (NOT_A_FOLDER, LoadInfo, Machine, ModelLoadError, Progress, check_fits,
+                                    check_same_vocabulary, damaged, device_map_for, hub_cache_dir, is_panic,
+                                    load_models, pick_device, pick_dtype, read_config)
 from specviz.models.prompts import SHIPPED, encode_prompt  # encode_prompt re-exported: every page uses it
 from specviz.engine.proposers.eagle import EagleDrafter
 from specviz.engine.kernels import kernels_of, pack_linears
@@ -286,6 +286,8 @@ def toy_medusa(target, seed: int = 0, count: int = 3):
 def load_local_model(path: str | Path, device: torch.device | str, dtype: torch.dtype) -> PreTrainedModel:
     """A causal LM from a local Hugging Face folder; a folder that is not one is a one-sentence ValueError."""
     path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise ValueError(_(NOT_A_FOLDER, name=path))
     if not (path / "config.json").is_file():
         raise ValueError(_("'{name}' is not a Hugging Face model folder (no config.json there).", name=path))
     read_config(path, path.name)

@@ -31,6 +31,14 @@ def cli(*args):
     return SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
 
 
+def test_a_pair_given_as_a_file_is_refused_as_a_file():
+    """Read 55: `--pair ./README.md` was "not a Hugging Face model folder (no config.json there)"."""
+    out = cli("generate", "--pair", str(ROOT / "README.md"), "--prompt", "hi")
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr == (f"specviz: '{ROOT / 'README.md'}' is a file, not a model folder: give the folder that holds "
+                          "the model's config.json.\n")
+
+
 def test_python_m_specviz_answers_bad_input_with_one_sentence_and_exit_2():
     out = subprocess.run([sys.executable, "-m", "specviz", "generate", "--pair", "toy", "--prompt", "hi", "--k", "0"],
                          cwd=ROOT, capture_output=True, text=True, timeout=120)

@@ -297,6 +297,28 @@ def test_references_are_folders_or_valid_ids(tmp_path):
             parse_ref(text)
 
 
+def test_a_file_given_as_a_model_folder_is_named_a_file(tmp_path):
+    """Read 55: `--pair ./README.md` said "'./README.md' is not a Hugging Face model folder (no config.json there)",
+    though README.md is a file, not a folder; a file is now named one, in both languages, by parse_ref and by
+    load_local_model (the pair-by-hand path)."""
+    from specviz.core.i18n import using
+    from specviz.models.pairs import load_local_model
+
+    readme = tmp_path / "README.md"
+    readme.write_text("# not a model\n")
+    for language, words in (("en", "is a file, not a model folder: give the folder that holds the model's "
+                                   "config.json."),
+                            ("pt", "é um arquivo, não uma pasta de modelo: indique a pasta que contém o config.json "
+                                   "do modelo.")):
+        with using(language):
+            with pytest.raises(ModelLoadError) as parsed:
+                parse_ref(str(readme))
+            with pytest.raises(ValueError) as loaded:
+                load_local_model(readme, "cpu", torch.float32)
+        for said in (str(parsed.value), str(loaded.value)):
+            assert said == f"'{readme}' {words}" and "config.json there" not in said
+
+
 @pytest.mark.parametrize("relative_folders", [True, False])
 @pytest.mark.parametrize("text", ["/" + "a" * 5000, "/tmp/" + "a" * 300, "a" * 300 + "/b", "~nosuchuser-specviz/x"])
 def test_a_path_the_system_cannot_look_up_is_one_sentence(text, relative_folders):

@@ -120,6 +120,23 @@ def test_an_ended_session_with_nothing_pushed_offers_no_picker_and_no_csv(db):
     assert "(uma sessão em que nada foi enviado não tem respostas, nem exportações)" in docs["teaching.pt-BR.md"]
 
 
+def test_an_ended_session_names_both_its_downloads(db):
+    """Read 55: an ended teacher-paced session said its results stay "here and in the CSV above", but its panel offers
+    a JSON download too; it names both (the self-paced dashboard, with its CSV only, keeps its sentence)."""
+    store, session, _students = _paced(db)
+    store.push(session.code, SINGLE)
+    store.close_session(session.code)
+    at = _as_teacher(PIN)
+    infos = " ".join(i.value for i in at.info)
+    assert ("Its results stay here and in the CSV and JSON downloads above: ending the session deletes no answer."
+            in infos) and "in the CSV above" not in infos
+    assert {b.label for b in at.get("download_button")} >= {"Download both rounds (CSV)", "Download the session (JSON)"}
+    with using("pt"):
+        said = i18n._("Session {code} ended: students can no longer join or answer. Its results stay here and in the "
+                      "CSV and JSON downloads above: ending the session deletes no answer.", code="X")
+    assert "continuam aqui e nos arquivos CSV e JSON para baixar acima" in said
+
+
 def test_a_student_follows_the_pushes_with_no_feedback_until_the_reveal(db):
     store, session, (ana, *_) = _paced(db)
     at = _page({"student": ana.token})

@@ -114,7 +114,6 @@ def base_input() -> None:
     the widget: the presenter view does not draw it)."""
     st.session_state.setdefault(BASE_KEY, guessed_base())
     st.session_state[INPUT_KEY] = st.session_state[BASE_KEY]
-    st.session_state[INPUT_KEY] = st.session_state[BASE_KEY]
     st.text_input(_(TEXT["base"]), key=INPUT_KEY, help=_(TEXT["base_help"]), max_chars=200, on_change=_keep_base)
     if st.session_state.pop(REFUSED_KEY, False):
         st.error(_(TEXT["bad_base"], base=escape_markdown(st.session_state[BASE_KEY])))

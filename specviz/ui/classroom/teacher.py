@@ -225,10 +225,18 @@ def pick_session(store: ClassroomStore) -> Session | None:
 
 def session_controls(store: ClassroomStore, session: Session, exported: bool = True) -> None:
     """The presenter button, and End with a confirmation; for an ended session, when it ended (and, where the panel
-    above drew one, that its results stay in its CSV: `exported`). Not "the CSV still has every answer": answers
-    `unreadable_note` counts are left out of the exports."""
+    above drew one, that its results stay in its CSV, and its JSON for a teacher-paced session: `exported`). Not "the
+    CSV still has every answer": answers `unreadable_note` counts are left out of the exports."""
     if session.closed and not exported:
         st.info(_("Session {code} ended: students can no longer join or answer.", code=session.code))
+    elif session.closed and store.is_paced(session.code):  # read 55: its panel offers a JSON download too
+        if session.ended_at:
+            st.info(_("Session {code} ended at {time} UTC: students can no longer join or answer. Its results stay "
+                      "here and in the CSV and JSON downloads above: ending the session deletes no answer.",
+                      code=session.code, time=utc_clock(session.ended_at)))
+        else:
+            st.info(_("Session {code} ended: students can no longer join or answer. Its results stay here and in the "
+                      "CSV and JSON downloads above: ending the session deletes no answer.", code=session.code))
     elif session.closed:
         if session.ended_at:
             st.info(_("Session {code} ended at {time} UTC: students can no longer join or answer. Its results stay "

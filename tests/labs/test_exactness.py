@@ -875,3 +875,18 @@ def test_the_binomial_verdict_agrees_its_verb_with_the_count(counts, en, pt):
     assert f"distribution: {en}, which p expects" in chi_square_test(counts, [0.9988, 0.0012, 0.0]).verdict
     with using("pt"):
         assert f"do alvo: {pt}, que p espera" in chi_square_test(counts, [0.9988, 0.0012, 0.0]).verdict
+
+
+def test_tree_rule_texts_write_p_prime_with_the_prime_sign():
+    """Read 55: the tree rules' explanations wrote p'(x), q' with an ASCII apostrophe, where every other text (the
+    step tables, docs/library.md) writes p′, q′ (U+2032); both languages now use the prime."""
+    from specviz.core.i18n import _, using
+    from specviz.labs.exactness.registry import TREE_RULES
+
+    for language in ("en", "pt"):
+        with using(language):
+            texts = {name: _(rule.explanation) for name, rule in TREE_RULES.items()}
+        for name, text in texts.items():
+            assert not re.search(r"\b[pq]'", text), (language, name, text)
+        assert all("p′(x)" in text for text in texts.values()), (language, texts)
+        assert "min(1, p′(x)/q′(x))" in texts["tree_sampled"]

@@ -241,17 +241,17 @@ _TREE_RULE_PARTS: dict[str, tuple[TreeVerifier, bool, str, bool, str]] = {
 }
 _TREE_RULE_EXPLANATIONS: dict[str, str] = {
     "tree_sampled": N_("Draw each node's children from q without replacement and try them in order: accept x with "
-                       "min(1, p'(x)/q'(x)); on a rejection p' becomes norm(max(0, p' − q')) and q' loses x. Given "
-                       "the children before it, each child is a sample of q', so every try is one exact speculative "
-                       "step of p' with draft q', and the rejections leave exactly the mass the later tries and the "
+                       "min(1, p′(x)/q′(x)); on a rejection p′ becomes norm(max(0, p′ − q′)) and q′ loses x. Given "
+                       "the children before it, each child is a sample of q′, so every try is one exact speculative "
+                       "step of p′ with draft q′, and the rejections leave exactly the mass the later tries and the "
                        "recovered token need (Recursive Speculative Decoding, Jeon et al. 2024; SpecInfer draws with "
-                       "replacement and keeps q' = q)."),
+                       "replacement and keeps q′ = q)."),
     "tree_top_children": N_("Take the draft's top-k tokens as children and treat each as a point mass: accept x with "
-                            "p'(x), otherwise remove x from p' and try the next. A fixed guess is kept exactly as "
+                            "p′(x), otherwise remove x from p′ and try the next. A fixed guess is kept exactly as "
                             "often as p would have picked it. Exact for any guesses; at temperature 0 it keeps the "
                             "child equal to the target's argmax."),
     "tree_top_k_against_q": N_("Take the draft's top-k tokens as children but test them as if they had been drawn "
-                               "from q: accept with min(1, p'(x)/q'(x)), residual norm(max(0, p' − q')). The "
+                               "from q: accept with min(1, p′(x)/q′(x)), residual norm(max(0, p′ − q′)). The "
                                "children are not distributed as q (the most likely token is always the first child), "
                                "so min(1, p/q) corrects for a distribution they do not follow: the draft's favourite, "
                                "always tried first, comes out at least as often as p gives it, usually more, and the "

@@ -1255,3 +1255,27 @@ def test_the_one_position_acceptance_probability_is_beta_as_in_theory(lang, labe
     heading = json.loads(next(c for c in at.get("plotly_chart") if "min(p, q)" in c.proto.spec).proto.spec)
     heading = heading["layout"]["title"]["text"]
     assert heading == f"p = min(p, q) + (1 − β)·norm(max(0, p − q))<br>{title}", heading
+
+
+@pytest.mark.slow  # the page runs once per language
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_recorded_steps_bounds_near_1_are_not_written_as_1(lang, monkeypatch):
+    """Read 55: the bounds on a recorded step's one-position acceptance were written with 3 decimals whatever they
+    were, so an upper bound of 0.99996 read "1.000" (a sure accept) beside a lower one of 0.999; they now get the
+    decimals that keep a value below 1 from reading 1 (`lab.bounds_text`), in the metric and the chart's title."""
+    import json
+
+    from specviz.labs.exactness.decomposition import RecordedStep
+
+    monkeypatch.setattr(RecordedStep, "alpha_bounds", property(lambda self: (0.9994, 0.99996)))
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params["lang"] = lang
+    at.session_state["trace"] = load_example("toy-draft")[0]
+    at.session_state["exact_source"] = "session"
+    at.run()
+    assert not at.exception
+    shown = {"en": "0.99940 to 0.99996", "pt": "0,99940 a 0,99996"}[lang]
+    metric = next(m for m in at.metric if "Σ min(p, q)" in m.label)
+    assert metric.value == shown
+    titles = [str(json.loads(c.proto.spec)["layout"].get("title", {}).get("text", "")) for c in at.get("plotly_chart")]
+    assert any(t.endswith(f"= {shown}") for t in titles), titles

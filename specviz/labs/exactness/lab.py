@@ -21,6 +21,7 @@ from specviz.labs.exactness.engine import (continuation_samples, exact_first_tok
 from specviz.core.i18n import _, as_written, clause, fewest_digits, ngettext, number, percent_of, small_digits
 from specviz.engine.generation import one_torch_thread
 from specviz.engine.sampling import SamplingConfig
+from specviz.engine.shown import column_numbers, fmt
 from specviz.labs.exactness.experiments import Support, one_step_samples, restrict_support, target_samples
 from specviz.labs.exactness.registry import RULES, one_step_distribution
 from specviz.labs.exactness.stats import tv_distance
@@ -218,6 +219,24 @@ def share_text(value: float, digits: int) -> str:
     ('0.000011', '0.0000', '0.750')
     """
     return number(value, share_digits(value, digits))
+
+
+def bounds_text(lower: float, upper: float, digits: int = 3) -> tuple[str, str]:
+    """A recorded step's bounds on α (`RecordedStep.alpha_bounds`) as the Exactness lab writes them: one number of
+    decimals for both (`shown.column_numbers`: `digits`, or more until each has two significant figures and none
+    below 1 reads 1), and more still where two different bounds would read as one number. Read 55: they were written
+    with 3 decimals whatever they were, so an upper bound of 0.99996 read "1.000", and an exact α of 0.9999 "1.000".
+
+    >>> bounds_text(0.25, 0.5), bounds_text(0.9994, 0.99996), bounds_text(0.9999, 0.9999)
+    (('0.250', '0.500'), ('0.99940', '0.99996'), ('0.9999', '0.9999'))
+    >>> bounds_text(0.41234, 0.41236), bounds_text(1.0, 1.0)
+    (('0.4123', '0.4124'), ('1.000', '1.000'))
+    """
+    texts = column_numbers([lower, upper], digits)
+    if lower < upper and texts[0] == texts[1]:  # a range that would read as one number
+        places = fewest_digits(lambda n: fmt(lower, n) != fmt(upper, n), digits + 1, 12)
+        texts = [fmt(lower, places), fmt(upper, places)]
+    return texts[0], texts[1]
 
 
 def rules_table(target_probs: torch.Tensor, draft_probs: torch.Tensor, k: int, c: float) -> list[dict]:

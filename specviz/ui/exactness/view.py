@@ -26,7 +26,7 @@ from specviz.engine.trace import Trace
 from specviz.labs import exactness
 from specviz.labs.exactness import lab
 from specviz.labs.exactness.lab import (SHARES, LabResult, StepDistributions, bucket, drop_empty_bars, rules_table,
-                                        share_digits, share_text, top_for_bars)
+                                        bounds_text, share_digits, share_text, top_for_bars)
 from specviz.labs.exactness.stats import shown_p_value
 from specviz.labs.examples import list_examples, load_example
 from specviz.models.pairs import Pair
@@ -530,13 +530,13 @@ def render_decomposition(dists: StepDistributions, session_trace: object) -> Non
             drafted = dict(token=escape_text(decision.text), token_id=decision.token_id,
                            accept=decision_numbers(decision).chance)  # as the Playground writes it (read 47)
             if lower == upper:  # Read 48: a point mass (n-gram lookup, greedy) leaves α exact, not a range; so
-                alpha_text = number(lower, 3)  # does a top-k or top-p that leaves 10 tokens or fewer (read 48 review)
+                alpha_text = bounds_text(lower, upper)[0]  # does a top-k or top-p leaving 10 tokens or fewer (read 48)
                 note = _("From the trace's top-10 lists: every token one model could give is in both lists (all of a "
                          "point mass, as a deterministic proposer's q, or of a distribution top-k or top-p cut to 10 "
                          "tokens or fewer), so β is known exactly. The drafted token was {token} (id {token_id}), "
                          "kept with probability {accept}.", **drafted)
             else:
-                alpha_text = _("{lower} to {upper}", lower=number(lower, 3), upper=number(upper, 3))
+                alpha_text = _("{lower} to {upper}", **dict(zip(("lower", "upper"), bounds_text(lower, upper))))
                 # read 55: "a token missing from a list shows 0 there", where its probability is not known
                 note = _("From the trace's top-10 lists only: a token missing from a list has no value there (no p "
                          "bar or q diamond, and “–” in the table under the chart), so β is known only within "

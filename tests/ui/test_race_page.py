@@ -729,11 +729,31 @@ def test_the_outputs_notes_count_a_trees_verify_pass_too():
     for key in ("two_note", "three_note"):
         english = " ".join(outputs.TEXT[key].split())
         assert "over K + 1 tokens" not in english
-        assert "over several tokens (K + 1 for a chain; a tree's nodes, its lookup branch and one more)" in english
+        assert "over several tokens (up to K + 1 for a chain; a tree's nodes, its lookup branch and one more)" in (
+            english)
         with using("pt"):
-            assert "(K + 1 numa cadeia; numa árvore, seus nós, o ramo de busca e mais um)" in _(outputs.TEXT[key])
+            assert "(até K + 1 numa cadeia; numa árvore, seus nós, o ramo de busca e mais um)" in _(
+                outputs.TEXT[key])
     doc = " ".join(outputs.__doc__.split())
     assert "a forward over K + 1 tokens" not in doc and "so their outputs part while" not in doc
+
+
+def test_the_outputs_notes_name_the_target_forward_that_scores_up_to_k_plus_1():
+    """Read 55: the notes said "a verify pass over several tokens (K + 1 for a chain; …)", but a chain step's target
+    forward scores UP TO K + 1 positions (fewer at the token limit or when a policy drafts fewer), and the race names
+    that pass "target forward" (its legend, table and hovers), never "verify pass". Both languages now say so."""
+    from specviz.core.i18n import _, using
+    from specviz.ui.race import outputs
+
+    for key in ("two_note", "three_note"):
+        english = " ".join(outputs.TEXT[key].split())
+        assert "verify pass" not in english and "(K + 1 for a chain" not in english
+        assert "a target forward over several tokens (up to K + 1 for a chain;" in english
+        assert "differently from a one-token forward," in english
+        with using("pt"):
+            portuguese = _(outputs.TEXT[key])
+        assert "passagem de verificação" not in portuguese and "(K + 1 numa cadeia" not in portuguese
+        assert "uma passagem do alvo sobre vários tokens (até K + 1 numa cadeia;" in portuguese
 
 def test_the_outputs_notes_name_the_pair_the_greedy_check_ran():
     """Read 45: under a toy-pair race the notes said "At temperature 0 they matched token for token in float32 on 64 of

@@ -3,8 +3,8 @@ speculative lane with one sentence saying whether it is the target-only output t
 
 At temperature 0 it must be: the exact rule keeps the target's most likely token, and a chain or a tree of the same
 proposer only changes how many tokens one target forward settles. The one way they can part is a near-tie in the
-target's scores that a verify pass over several tokens (K + 1 for a chain; a tree's nodes, its lookup branch and one
-more) rounds the other way (bfloat16): `specviz.ui.common.greedy_compare` names the first split and the target's
+target's scores that a target forward over several tokens (up to K + 1 for a chain; a tree's nodes, its lookup branch
+and one more) rounds the other way (bfloat16): `specviz.ui.common.greedy_compare` names the first split and the target's
 top-2 logit gap there. At temperature > 0 the lanes draw their random numbers differently, so their outputs can part
 (or not) while all follow the target's distribution.
 """
@@ -31,18 +31,19 @@ TEXT = {
                    "because the two methods use the random numbers differently. At temperature 0, with the default "
                    "pair (SmolLM2-135M and its EAGLE drafter), they matched token for token in float32 on {fp32} "
                    "held-out prompts checked on {fp32_cpu}, drafting {fp32_shape}, though a near-tie could still "
-                   "flip one there too; in bfloat16 only up to numerics: a verify pass over several tokens (K + 1 "
-                   "for a chain; a tree's nodes, its lookup branch and one more) rounds differently from a one-token "
-                   "pass, a near-tie between the target's two best tokens can flip, and from there the two texts "
-                   "part ways: every later token is written after a different text."),
+                   "flip one there too; in bfloat16 only up to numerics: a target forward over several tokens (up "
+                   "to K + 1 for a chain; a tree's nodes, its lookup branch and one more) rounds differently from a "
+                   "one-token forward, a near-tie between the target's two best tokens can flip, and from there the "
+                   "two texts part ways: every later token is written after a different text."),
     "three_note": N_("All three follow the target's distribution exactly. With temperature > 0 they can still "
                      "differ, because the lanes use the random numbers differently. At temperature 0, with the "
                      "default pair (SmolLM2-135M and its EAGLE drafter), they matched token for token in float32 on "
                      "{fp32} held-out prompts checked on {fp32_cpu}, drafting {fp32_shape}, though a near-tie could "
-                     "still flip one there too; in bfloat16 only up to numerics: a verify pass over several tokens "
-                     "(K + 1 for a chain; a tree's nodes, its lookup branch and one more) rounds differently from a "
-                     "one-token pass, a near-tie between the target's two best tokens can flip, and from there the "
-                     "texts part ways: every later token is written after a different text."),
+                     "still flip one there too; in bfloat16 only up to numerics: a target forward over several "
+                     "tokens (up to K + 1 for a chain; a tree's nodes, its lookup branch and one more) rounds "
+                     "differently from a one-token forward, a near-tie between the target's two best tokens can "
+                     "flip, and from there the texts part ways: every later token is written after a different "
+                     "text."),
     # read 47: the float32 check these notes quote drafted a tree, so beside a chain lane the notes say so
     "chain_unchecked": N_("That float32 check drafted a tree, not a chain like the “{lane}” lane above."),
     "tree_unchecked": N_("That float32 check drafted a chain, not a tree like the “{lane}” lane above."),

@@ -562,6 +562,25 @@ def test_a_win_well_above_what_its_own_costs_predict_says_where_the_rest_came_fr
     assert "42,5 ms" in pt and "2,26×" in pt and "1,66×" in pt
 
 
+def test_a_win_beyond_its_costs_divides_the_figures_as_written():
+    """Read 55: `beyond_costs_win` divided "{predicted} faster" from the unrounded mean accepted length and step, while
+    the sentence writes both rounded: 1.9355 tokens over a step of 1.62 forwards read "for the 1.94 tokens ..., 1.19×
+    faster", though 1.94 / 1.62 = 1.20. The prediction, and the "That is {over}" over it, now follow from the figures
+    as written (1.62× / 1.20× = 1.35×), in both languages."""
+    from specviz.core.i18n import using
+
+    result = results.load_result(ROOT / "assets" / "benchmarks" / "default-h200-bf16-run2" / "results.json")
+    best = dict(result.best_constant("eagle", 0.0), mat_with_bonus=1.9355)
+    assert verdict.written_step(best["k"], best["c"], result.verify_ratio(best["k"])) == pytest.approx(1.62)
+    text = " ".join(verdict.beyond_costs_win(result, best, 0.0).split())
+    assert "for the 1.94 tokens it buys on average (its mean accepted length), 1.20× faster." in text
+    assert "That is 1.35× what its costs measured alone predict" in text and "1.19×" not in text
+    assert "Read the win beyond 1.20× as this run's timing" in text
+    with using("pt"):
+        pt = verdict.beyond_costs_win(result, best, 0.0)
+    assert "Isso é 1,35× o que preveem os custos medidos à parte" in pt and "1,20× mais rápido" in pt
+
+
 def test_a_slowdown_at_the_break_even_alpha_blames_alpha_not_the_verify_cost():
     """α = 0 with free drafts (break-even α = 0) was told "α ≈ 0.00 and c = 0.000 would pay if checking the drafts
     were free": at α = 0 every draft is thrown away, and at the break-even α a step only ties."""

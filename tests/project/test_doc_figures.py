@@ -2153,7 +2153,7 @@ def test_the_docs_name_the_float32_greedy_checks_machine_as_its_file_records_it(
 
 def _written_prediction_gaps(folder: str) -> list[float]:
     """Each row's predicted / measured - 1 in a benchmark folder's targets.txt, from the two figures as it writes
-    them (its own printed percent comes from unrounded figures, the prediction's kept in no committed file)."""
+    them (read 55: its printed percent now follows from them too)."""
     text = (ROOT / "assets" / "benchmarks" / folder / "targets.txt").read_text(encoding="utf-8")
     pairs = re.findall(r"  predicted ([\d.]+)×, measured ([\d.]+)×:", text)
     assert len(pairs) == 8, folder
@@ -2172,7 +2172,9 @@ def test_benchmarks_md_gives_the_float32_predictions_gaps_as_targets_txt_writes_
     assert sorted(round(100 * g, 1) for g in packed)[0] == -4.1
     assert sum(abs(g) <= 0.025 + 1e-9 for g in packed) == 6
     assert ("is within 5% of the measurement for all eight rows, from the figures `targets.txt` in the folder writes: "
-            "the furthest are the chain of 2 at T = 0.7, 1.52× predicted against 1.45× measured (+4.8%;") in text
+            "the furthest are the chain of 2 at T = 0.7, 1.52× predicted against 1.45× measured (+4.8%, printed +5%)"
+            ) in text
+    assert "prints +4%" not in text and "prints +2% to +14%" not in text
     assert "1.64× against 1.71× (−4.1%); the other six are within 2.5%." in text
     assert "within 4%" not in text.split("Where the lookup branch's gain")[0].split("**Measured.**")[1]
     assert "where in float32 it was within 5% (1.52× predicted, 1.45× measured: +4.8%)" in text

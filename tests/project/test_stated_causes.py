@@ -268,13 +268,14 @@ def test_the_lookup_runs_slower_machine_is_not_given_as_why_a_ratio_fell():
 def test_benchmarks_md_gives_the_shape_tables_counts_their_dtype_and_kernels_and_names_the_17_percent_tree():
     """43rd read: benchmarks.md called the shape table's tokens per forward "the same on any machine", which the
     table's own note bounds to its dtype and kernels; and it gave "the tree at T = 0.7" as 17% optimistic under the
-    AVX2 cap, where both trees ran at T = 0.7 and only the 8 × 4 one is (the 16 × 4: +10%)."""
+    AVX2 cap, where both trees ran at T = 0.7 and only the 8 × 4 one is (the 16 × 4: +11%, 1.15× over 1.04× as
+    printed; read 55 reprinted the gaps from the printed figures, where it read +10% from the unrounded ones)."""
     table = json.loads((BENCH / "shapes" / "default.json").read_text(encoding="utf-8"))
     assert "the same on any machine with this dtype (float32) and these kernels" in table["note"]
     targets = (BENCH / "default-cpu-f32-avx2cap" / "targets.txt").read_text(encoding="utf-8")
     tree8 = re.search(r"tree 8×4 depth 3 \+ lookup 8, T = 0\.7:.*?measured [\d.]+×: \+(\d+)%, OUTSIDE", targets, re.S)
     tree16 = re.search(r"tree 16×4 depth 4 \+ lookup 8, T = 0\.7:.*?measured [\d.]+×: \+(\d+)%, within", targets, re.S)
-    assert tree8 and tree16 and (tree8[1], tree16[1]) == ("17", "10")
+    assert tree8 and tree16 and (tree8[1], tree16[1]) == ("17", "11")
     docs = _flat(DOCS / "benchmarks.md")
     assert "Tokens per target forward are counts, the same on any machine with the same dtype and kernels:" in docs
     assert f"the 8 × 4 tree at T = 0.7 is {tree8[1]}% optimistic" in docs

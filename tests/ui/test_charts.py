@@ -204,3 +204,26 @@ def test_this_machines_cost_chart_names_its_measured_series_as_its_table_does(la
     assert fig.data[0].hovertemplate.endswith("<extra>" + name + "</extra>")
     assert [c for c in table.columns if c not in {trace.name for trace in fig.data}] == [
         "tokens fed" if lang == "en" else "tokens fornecidos", "milliseconds" if lang == "en" else "milissegundos"]
+
+
+def test_a_value_just_above_1_keeps_off_1_in_a_charts_table_and_the_note_says_so():
+    """Read 55: a value just below 1 got more figures than three (0.99998, not "1", the point mass), but one just
+    above it, a speedup of 1.0004, still read "1", a tie; and the rounding note said "three significant figures"
+    beside those longer values. Above 1 a value now gets the figures that keep it off 1 (1.0004, 1.004), exact 1
+    and float noise stay "1", and the note says a value near 1 gets more, in both languages."""
+    import plotly.graph_objects as go
+
+    from specviz.core.i18n import using
+    from specviz.ui.common.charts import figure_table, rounded_note
+
+    fig = go.Figure(go.Bar(x=["a", "b", "c", "d", "e"], y=[1.0004, 1.004, 1.0, 1 + 1e-15, 0.99998]))
+    assert figure_table(fig).iloc[:, 1].tolist() == ["1.0004", "1.004", "1", "1", "0.99998"]
+    with using("pt"):
+        assert figure_table(fig).iloc[:, 1].tolist() == ["1,0004", "1,004", "1", "1", "0,99998"]
+    note = rounded_note(go.Figure(go.Bar(x=[1, 2], y=[0.3495, 0.6505])))
+    assert note.startswith("The values are rounded to three significant figures (more where a value near 1 would "
+                           "otherwise be written 1), so a column")
+    with using("pt"):
+        assert rounded_note(go.Figure(go.Bar(x=[1, 2], y=[0.3495, 0.6505]))).startswith(
+            "Os valores estão arredondados para três algarismos significativos (mais quando um valor perto de 1 "
+            "seria, senão, escrito 1), então")

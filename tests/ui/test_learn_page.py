@@ -751,11 +751,12 @@ def test_lesson_6_names_its_tokens_per_step_axis_as_the_theory_explorer_does():
             assert _(widgets.TEXT["spread_y"]) == tokens_distribution_figure(0.5, 3).layout.yaxis.title.text
 
 
-ROUNDED = {"en": "The values are rounded to three significant figures, so a column, as written, can add up to a little "
-                 "more or less than its exact total (1 for a distribution).",
-           "pt": "Os valores estão arredondados para três algarismos significativos, então uma coluna, como "
-                 "escrita, pode somar um pouco mais ou um pouco menos que o seu total exato (1 para uma "
-                 "distribuição)."}
+ROUNDED = {"en": "The values are rounded to three significant figures (more where a value near 1 would otherwise be "
+                 "written 1), so a column, as written, can add up to a little more or less than its exact total (1 "
+                 "for a distribution).",
+           "pt": "Os valores estão arredondados para três algarismos significativos (mais quando um valor perto de 1 "
+                 "seria, senão, escrito 1), então uma coluna, como escrita, pode somar um pouco mais ou um pouco "
+                 "menos que o seu total exato (1 para uma distribuição)."}
 
 
 @pytest.mark.slow  # AppTest runs of a page, over the fast tier's 0.35 s a test

@@ -474,10 +474,12 @@ def test_one_ruled_out_outcome_is_named_in_the_singular():
     assert "probability 0" not in chi_square_test([40, 60], [0.4, 0.6]).grouping
 
 
-ROUNDED = {"en": "The values are rounded to three significant figures, so a column, as written, can add up to a little "
-                 "more or less than its exact total (1 for a distribution).",
-           "pt": "Os valores estão arredondados para três algarismos significativos, então uma coluna, como "
-                 "escrita, pode somar um pouco mais ou um pouco menos que o seu total exato (1 para uma distribuição)."}
+ROUNDED = {"en": "The values are rounded to three significant figures (more where a value near 1 would otherwise be "
+                 "written 1), so a column, as written, can add up to a little more or less than its exact total (1 "
+                 "for a distribution).",
+           "pt": "Os valores estão arredondados para três algarismos significativos (mais quando um valor perto de 1 "
+                 "seria, senão, escrito 1), então uma coluna, como escrita, pode somar um pouco mais ou um pouco "
+                 "menos que o seu total exato (1 para uma distribuição)."}
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])

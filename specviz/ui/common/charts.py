@@ -446,8 +446,10 @@ def figure_table(fig: go.Figure, max_rows: int = 200) -> pd.DataFrame | None:
 
 
 # read 52 (the sandbox's tables), read 53 (lesson 6's "How many tokens a step emits": 0.25 + 0.188 + 0.141 + 0.422)
-ROUNDED_NOTE = N_("The values are rounded to three significant figures, so a column, as written, can add up to a "
-                  "little more or less than its exact total (1 for a distribution).")
+# read 55: a value near 1 gets more figures than three (`_figures_off_1`), and the note says so
+ROUNDED_NOTE = N_("The values are rounded to three significant figures (more where a value near 1 would otherwise be "
+                  "written 1), so a column, as written, can add up to a little more or less than its exact total (1 "
+                  "for a distribution).")
 
 # read 54: the p = min(p, q) + (1 − α)·norm(max(0, p − q)) split's two parts, one name each on the two pages that
 # draw it (the Exactness lab said "accepted drafts: min(p, q)" where the Sandbox said "min(p, q): kept drafts")
@@ -462,7 +464,7 @@ def rounded_note(fig: go.Figure) -> str | None:
     read 0.250 + 0.188 + 0.141 + 0.422 = 1.001 with no note).
 
     >>> rounded_note(go.Figure(go.Bar(x=[1, 2], y=[0.3495, 0.6505])))[:54]
-    'The values are rounded to three significant figures, s'
+    'The values are rounded to three significant figures (m'
     >>> rounded_note(go.Figure(go.Bar(x=[1, 2], y=[0.3495, 0.6505], hovertemplate="%{y:.3f}")))[:45]
     'The values are rounded to 3 decimal places, s'
     >>> rounded_note(go.Figure(go.Bar(x=[1, 2], y=[0.25, 0.75], hovertemplate="%{y:.3f}"))) is None
@@ -511,7 +513,7 @@ def _written_value(y: float, digits: int | None) -> float:
         return as_written(y, digits)
     if "e+" in f"{_three_figures(y):.3g}":
         return as_written(y, 0)
-    return _three_figures(y, _figures_below_1(y))
+    return _three_figures(y, _figures_off_1(y))
 
 
 def _axis_title(fig: go.Figure, letter: str) -> str:
@@ -582,15 +584,15 @@ def _value(y: Any, digits: int | None = None) -> str:
     with `digits` decimals when given (its hover's), else three significant figures, a negative one with the minus
     sign U+2212 and a zero with no sign, as `number` writes them (read 51: "-0.124" and "-0" had a hyphen).
 
-    >>> _value(-0.1235), _value(-0.0), _value(2.625), _value(1234.5), _value(0.99998), _value(1.0)
-    ('−0.124', '0', '2.63', '1,235', '0.99998', '1')
+    >>> _value(-0.1235), _value(-0.0), _value(2.625), _value(1234.5), _value(0.99998), _value(1.0), _value(1.0004)
+    ('−0.124', '0', '2.63', '1,235', '0.99998', '1', '1.0004')
     """
     if y is None or (isinstance(y, Real) and not isinstance(y, bool) and not math.isfinite(float(y))):
         return "–"
     if digits is not None and isinstance(y, Number) and not isinstance(y, bool):
         return number(float(y), digits)
     if isinstance(y, Number) and not isinstance(y, bool):
-        figures = _figures_below_1(float(y))
+        figures = _figures_off_1(float(y))
         text = f"{_three_figures(float(y), figures):.{figures}g}"
         if "e+" in text:  # 1331 is "1,331" (1.331 in Portuguese), not 1.33e+03
             return number(float(y), 0)
@@ -598,16 +600,21 @@ def _value(y: Any, digits: int | None = None) -> str:
     return str(y)
 
 
-def _figures_below_1(y: float) -> int:
-    """The significant figures a table writes `y` with: 3, or as many more (up to 12) as keep a value below 1 from
-    reading 1, the project's point mass (read 55: at T = 0.15 the sandbox's q of "the", 0.99998, read "1" beside
-    q = 6.49e-06 for three other tokens). Within 1e-12 of 1 is the float noise of an exact 1.
+def _figures_off_1(y: float) -> int:
+    """The significant figures a table writes `y` with: 3, or as many more (up to 12) as keep a value near 1 from
+    reading 1, the project's point mass and a speedup's tie (read 55: at T = 0.15 the sandbox's q of "the", 0.99998,
+    read "1" beside q = 6.49e-06 for three other tokens; above 1, a speedup of 1.0004 read "1"). Within 1e-12 of 1
+    is the float noise of an exact 1.
 
-    >>> _figures_below_1(0.5), _figures_below_1(0.99998), _figures_below_1(1 - 1e-16), _figures_below_1(1.0004)
-    (3, 5, 3, 3)
+    >>> _figures_off_1(0.5), _figures_off_1(0.99998), _figures_off_1(1 - 1e-16), _figures_off_1(1.0004)
+    (3, 5, 3, 5)
+    >>> _figures_off_1(1.004), _figures_off_1(1 + 1e-16), _figures_off_1(1.5)
+    (4, 3, 3)
     """
     figures = 3
     while 0 < y < 1 - 1e-12 and figures < 12 and _three_figures(y, figures) >= 1:
+        figures += 1
+    while 1 + 1e-12 < y < 2 and figures < 12 and _three_figures(y, figures) <= 1:
         figures += 1
     return figures
 

@@ -147,7 +147,11 @@ if trace_point is not None:
                 tokens=ngettext("{n} token", "{n} tokens", trace_point.tree_nodes), depth=trace_point.tree_depth),
               number(trace_point.tokens_per_step),
               delta=_("{difference} vs formula", difference=difference) if compared else None, delta_color="off",
-              delta_arrow=arrow if compared else "auto")
+              delta_arrow=arrow if compared else "auto",
+              # read 55: as the Expected metric's help says, the count includes the token every step adds itself
+              help=_("Measured: this trace's new tokens over its target forwards (one a step), so the drafted or "
+                     "copied tokens the target kept plus the recovered or bonus token each step emits. Plain "
+                     "decoding: 1."))
     if trace_point.draft_over_verify is not None:  # about c / v, not c (Read 48: its label called it c)
         kind = theory_view.ratio_kind(trace_point)  # a lookup's, a one-pass drafter's, a forward per draft's
         t3.metric(_(theory_view.RATIO_LABELS[kind]), number(trace_point.draft_over_verify, 3),

@@ -2273,3 +2273,23 @@ def test_your_setting_hovers_alpha_as_the_slider_writes_it(lang):
     assert off.layout.title.text.endswith("c = 0.125" if en else "c = 0,125")
     assert table.loc["4", name] == ("α = 0.805: " if en else "α = 0,805: ") + speedup + "×"
     assert title.endswith("(α = 0.805, c = 0.125)" if en else "(α = 0,805; c = 0,125)")
+
+
+@pytest.mark.slow  # one run of the page per language
+@pytest.mark.parametrize("lang, said", [
+    ("en", "so the drafted or copied tokens the target kept plus the recovered or bonus token each step emits."),
+    ("pt", "ou seja, os tokens rascunhados ou copiados que o alvo manteve mais o token recuperado ou bônus que cada "
+           "passo emite."),
+])
+def test_the_traces_mean_accepted_length_says_it_counts_the_recovered_or_bonus_token(lang, said):
+    """Read 55: "Trace: mean accepted length" had no help, where the "Expected mean accepted length" above it says
+    it counts the recovered or bonus token (STYLE.md: say so wherever a mean accepted length is shown); a reader could
+    take the trace's 2-something for accepted drafts alone. It now says what it counts, in both languages."""
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["lang"] = lang
+    at.session_state["trace"] = load_example("toy-draft")[0]
+    at.run()
+    assert not at.exception
+    label = "Trace: mean accepted length" if lang == "en" else "Traço: comprimento médio de aceitação"
+    helps = [m.proto.help for m in at.metric if m.label.startswith(label)]
+    assert len(helps) == 1 and said in " ".join(helps[0].split()), helps

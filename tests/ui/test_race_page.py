@@ -1164,20 +1164,25 @@ def test_k_is_named_a_trees_depth_wherever_a_tree_can_be_drafted(monkeypatch):
     step and K is its depth (the tree inputs' help, the CLI's --k, the glossary's "a tree of N nodes, width W,
     depth K"): one name for two quantities. Each now says which K a tree means, in both languages."""
     from specviz.ui.common.frame import LEGEND
+    from specviz.ui.race import tree
 
     monkeypatch.chdir(ROOT)
     race = _app(race_source="live")
-    assert race.slider(key="race_k").label == "K (drafts per step; the tree lane's depth)"
+    # read 55: a tree of fewer nodes than K is shallower than K, so K is the greatest depth the tree may reach (as
+    # the nodes' help says, "depth at most K"), not its depth
+    assert race.slider(key="race_k").label == "K (drafts per step; the tree lane's greatest depth)"
     assert race.number_input(key="race_tree_nodes").label.startswith("Tree lane: nodes")  # the inputs it names
     playground = AppTest.from_file(str(ROOT / "pages" / "playground.py"), default_timeout=60).run()
     playground.radio(key="playground_source").set_value("live").run()
-    assert playground.slider(key="playground_k").label == "K: drafts per step (a tree's depth)"
+    assert playground.slider(key="playground_k").label == "K: drafts per step (a tree's greatest depth)"
     assert "**K** = tokens drafted per step (a draft tree's depth; a lookup branch" in _(LEGEND)
     with using("pt"):
         assert "tokens rascunhados por passo (a profundidade de uma árvore de rascunho; um ramo de busca" in _(LEGEND)
-        assert _("K: drafts per step (a tree's depth)") == "K: palpites por passo (a profundidade de uma árvore)"
-        assert _("K (drafts per step; the tree lane's depth)") == \
-            "K (palpites por passo; a profundidade da raia da árvore)"
+        assert _("K: drafts per step (a tree's greatest depth)") == \
+            "K: palpites por passo (a profundidade máxima de uma árvore)"
+        assert _("K (drafts per step; the tree lane's greatest depth)") == \
+            "K (palpites por passo; a profundidade máxima da raia da árvore)"
+    assert "depth at most K" in tree.TEXT["nodes_help"]  # the tree lane's nodes help, which the label now agrees with
 
 
 @pytest.mark.slow  # the page under AppTest twice: over 0.35 s

@@ -73,7 +73,7 @@ def live_settings_form() -> tuple[RunSpec | str, bool]:
         state[KEYS["proposer"]] = choices[0]
     c2.selectbox(_("Who drafts"), choices, format_func=registry.menu_label, key=KEYS["proposer"],
                  help=who_drafts_help(choices))
-    c3.slider(_("K: drafts per step (a tree's depth)"), *SETTINGS["k"].bounds, key=KEYS["k"])
+    c3.slider(_("K: drafts per step (a tree's greatest depth)"), *SETTINGS["k"].bounds, key=KEYS["k"])
     cap = medusa_cap_note(state[KEYS["proposer"]], state[KEYS["k"]], tree=bool(state.get(KEYS["tree_nodes"])))
     if cap:  # read 48: Medusa drafts one token per head, so K above the heads is not what a step drafts
         c3.caption(cap)

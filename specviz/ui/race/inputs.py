@@ -159,7 +159,7 @@ def live_settings() -> RunSpec | str:
                               key="race_proposer")
     prompt = right.text_area(_("Prompt"), key="race_prompt", height=100)
     c1, c2, c3, c4 = st.columns(4)
-    k = c1.slider(_("K (drafts per step; the tree lane's depth)"), *SETTINGS["k"].bounds, key="race_k")
+    k = c1.slider(_("K (drafts per step; the tree lane's greatest depth)"), *SETTINGS["k"].bounds, key="race_k")
     cap = medusa_cap_note(proposer, k)
     if cap:  # read 48: Medusa drafts one token per head, so K above the heads is not what a step drafts
         c1.caption(cap)

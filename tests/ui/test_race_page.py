@@ -580,6 +580,32 @@ def test_a_live_races_clock_is_utc_and_says_so(lang, said, monkeypatch):
     assert any(said in c.value for c in at.caption)
 
 
+@pytest.mark.parametrize(("lang", "said"), [
+    ("en", "This race timed each step on the wall clock (`time.perf_counter`: elapsed time, so whatever else this "
+           "server ran at the time counts too), not by CPU time as the recorded examples do."),
+    ("pt", "Esta corrida mediu cada passo pelo tempo de relógio (`time.perf_counter`: o tempo decorrido, então o que "
+           "mais este servidor rodava naquele momento também conta), não pelo tempo de CPU, como os exemplos "
+           "gravados.")])
+def test_a_live_race_names_the_clock_that_timed_it(lang, said, monkeypatch):
+    """Read 55: a recorded example says "This recording timed each step by CPU time on one thread", but a live race
+    named no clock, though its times are another kind: `run`'s default clock, time.perf_counter (elapsed time, a
+    busy server's other work included). The live race's caption now names it, in both languages."""
+    import inspect
+
+    from specviz.engine import generation
+    from specviz.runs import running
+
+    assert inspect.signature(running.run).parameters["clock"].default is generation.default_clock
+    monkeypatch.setattr(generation.time, "perf_counter", lambda: 42.0)
+    assert generation.default_clock() == 42.0
+    monkeypatch.undo()
+    at = AppTest.from_function(_measured_race, args=(lang,), default_timeout=120).run()
+    assert not at.exception
+    captions = [" ".join(c.value.split()) for c in at.caption]
+    assert any(said in c for c in captions), captions
+    assert not any("CPU time on one thread" in c or "tempo de CPU em uma thread" in c for c in captions)
+
+
 def _tree_race() -> None:
     """Render a one-round toy race with a tree lane (AppTest script)."""
     from specviz.labs.timeline import RaceRounds

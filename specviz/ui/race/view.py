@@ -123,6 +123,11 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
         sentences.append(_("With a tree lane, the speedup and the speculative figures above are the chain lane's; "
                            "the Chain against tree table below gives the tree lane's."))
     if measured_at is not None:
+        # read 55: a recording names its clock (CPU time, above); a live race said nothing of its own: `run`'s
+        # default clock, `specviz.engine.generation.default_clock`
+        sentences.append(_("This race timed each step on the wall clock (`time.perf_counter`: elapsed time, so "
+                           "whatever else this server ran at the time counts too), not by CPU time as the recorded "
+                           "examples do."))
         sentences.append(_("Measured at {clock} UTC, not from a cache: press **Run the race** to measure again.",
                            clock=time.strftime("%H:%M:%S", time.gmtime(measured_at))))  # the server's zone is not yours
     st.caption(" ".join(sentences))

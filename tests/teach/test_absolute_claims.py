@@ -88,9 +88,11 @@ def test_the_plans_bfloat16_answer_counts_a_trees_verify_pass_too():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    for name, says in (("teaching.md", "the verify pass over several tokens (K + 1 for a chain; a tree's nodes, its "
-                                       "lookup branch and one more) rounds differently"),
-                       ("teaching.pt-BR.md", "a passagem de verificação sobre vários tokens (K + 1 numa cadeia; numa "
+    # read 55: a chain's forward scores UP TO K + 1 tokens, and the app calls it the target forward
+    for name, says in (("teaching.md", "the target forward over several tokens (up to K + 1 for a chain; a tree's "
+                                       "nodes, its lookup branch and one more) rounds differently from a one-token "
+                                       "forward"),
+                       ("teaching.pt-BR.md", "a passagem do alvo sobre vários tokens (até K + 1 numa cadeia; numa "
                                              "árvore, seus nós, o ramo de busca e mais um) arredonda")):
         text = " ".join((root / "docs" / name).read_text(encoding="utf-8").split())
         assert says in text, name

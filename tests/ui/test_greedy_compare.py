@@ -56,6 +56,9 @@ def test_each_greedy_comparison_says_identical_near_tie_unmeasured_or_not_numeri
     text = greedy_compare.explain(unmeasured, base)
     assert text.startswith("Parts from the target-only output at new token 3") and "near-tie" in text
     assert "the two texts part ways" in text and "K + 1 for a chain" in text
+    # read 55: a chain step's forward scores up to K + 1 tokens, and the pages call it the target forward
+    assert "a target forward over several tokens (up to K + 1 for a chain;" in text and "verify pass" not in text
+    assert "rounds differently from a one-token forward" in text
     assert "a tree's nodes" in text  # a tree's verify pass is no K + 1 tokens (35th read)
     real = greedy_compare.explain(parted, base)  # a made-up disagreement on the toy pair is no near-tie
     assert "not numerics" in real or "near-tie" in real
@@ -154,6 +157,10 @@ def test_the_near_tie_explanation_names_the_pair_the_committed_checks_ran():
         said = _(greedy_compare.TEXT["parts_tie"], **words)
     assert ("(nas verificações registradas, feitas com o par padrão, o SmolLM2-135M com o seu rascunhador EAGLE, a "
             "saída gulosa coincidiu em") in said
+    assert "A passagem do alvo sobre vários tokens (até K + 1 numa cadeia;" in said  # read 55: not "verificação"
+    with using("pt"):
+        said = _(greedy_compare.TEXT["parts_unmeasured"], **words)
+    assert "uma passagem do alvo sobre vários tokens (até K + 1 numa cadeia;" in said
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])

@@ -2,10 +2,10 @@
 
 The race, the Playground and the Exactness lab all compare a greedy speculative output with target-only decoding of
 the same prompt. At temperature 0 the exact rule keeps the target's argmax, so in float32 the texts almost always
-match token for token (the verify pass rounds differently there too, only far more finely); in bfloat16 a verify
-pass over K + 1 tokens (a tree's: its nodes, lookup branch and one more) rounds differently from a one-token pass
-often enough that a near-tie in the target's two best logits can flip, and from there the two texts part ways:
-every later token is written after a different text.
+match token for token (the target forward over several tokens rounds differently there too, only far more finely); in
+bfloat16 a target forward over up to K + 1 tokens (a tree's: its nodes, lookup branch and one more) rounds differently
+from a one-token forward often enough that a near-tie in the target's two best logits can flip, and from there the
+two texts part ways: every later token is written after a different text.
 `explain` says which, with the first split and the target's top-2 logit gap there (`specviz.engine.numerics`), measured
 with the pair on this server when it is loaded in the trace's dtype. Every sentence is in `TEXT`.
 """
@@ -27,9 +27,9 @@ TEXT = {  # English messages, translated with `_()` where they are shown
     "same": N_("Identical to the target-only output, token for token ({dtype}): at temperature 0 the exact rule "
                "keeps the target's argmax at every step, so only rounding could have parted them."),
     "parts_tie": N_("Parts from the target-only output at new token {index} (“{spec}” instead of “{base}”). There "
-                    "the target's two best logits were only {gap} apart ({dtype}): a near-tie. The verify pass over "
-                    "several tokens (K + 1 for a chain; a tree's nodes, lookup branch and one more) adds its "
-                    "numbers in another order than a one-token pass, so it rounded the tie the "
+                    "the target's two best logits were only {gap} apart ({dtype}): a near-tie. The target forward over "
+                    "several tokens (up to K + 1 for a chain; a tree's nodes, lookup branch and one more) adds its "
+                    "numbers in another order than a one-token forward, so it rounded the tie the "
                     "other way, and from there the two texts part ways: every later token is written after a "
                     "different text. The rule is "
                     "exact; {dtype} is lossless only up to numerics (in the committed checks, run on the default "
@@ -41,8 +41,8 @@ TEXT = {  # English messages, translated with `_()` where they are shown
                      "That is not numerics; please report it with this trace."),
     "parts_unmeasured": N_("Parts from the target-only output at new token {index} (“{spec}” instead of “{base}”). "
                            "At temperature 0 the exact rule keeps the target's argmax, so the likely cause is numerics: "
-                           "in {dtype} a verify pass over several tokens (K + 1 for a chain; a tree's nodes, "
-                           "lookup branch and one more) rounds differently from a one-token pass, a "
+                           "in {dtype} a target forward over several tokens (up to K + 1 for a chain; a tree's "
+                           "nodes, lookup branch and one more) rounds differently from a one-token forward, a "
                            "near-tie between the target's two best tokens can flip, and from there the two texts "
                            "part ways: every later token is written after a different text. The target's top-2 "
                            "logit gap at the split would tell; it is measured when the models are loaded on this "

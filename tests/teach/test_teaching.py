@@ -383,7 +383,9 @@ def test_the_plans_roofline_batches_are_the_models():
     ridge = math.ceil(roofline.ridge_batch(pair.target, hw, 5, 512))
     even = roofline.break_even_batch(0.8, 4, pair, hw, 512)
     assert even is not None and ridge < even
-    assert round(roofline.draft_cost_ratio(pair, hw, even, 512), 1) == 0.1  # the plan's "c ≈ 0.1"
+    # read 55: the plan said "c ≈ 0.1"; it now gives c at both ends, as the roofline computes it
+    c_first, c_even = (f"{roofline.draft_cost_ratio(pair, hw, batch, 512):.3f}" for batch in (1, even))
+    assert (c_first, c_even) == ("0.105", "0.119")
     # read 46: `even` is the last batch that still pays, so the plan says speculation stops paying beyond it (it said
     # "at 212"), in the words of the Theory explorer's own sentence
     last, first_loss = (point.speedup for point in roofline.sweep(0.8, 4, pair, hw, 512, [even, even + 1]))
@@ -402,10 +404,14 @@ def test_the_plans_roofline_batches_are_the_models():
         roofline.ridge_batch(pair.target, hw, 9, 512))
     said = {PLAN_EN: ("sooner the more tokens it scores",
                       f"predicts {ridge} for a 72B target in bfloat16 verifying K = 4 drafts on an H100 at 512",
-                      f"(beyond {even} there, with α = 0.8, K = 4, c ≈ 0.1: the page's \"{quoted['en']}\")"),
+                      f"(beyond {even} there, with α = 0.8, K = 4 and a c that grows with the batch as the caches' "
+                      f"reads do, {c_first} at B = 1, the page's **Predicted draft cost c**, to {c_even} at "
+                      f"B = {even}: the page's \"{quoted['en']}\")"),
             PLAN_PT: ("tanto mais cedo quanto mais tokens ela avalia",
                       f"prevê {ridge} para um alvo de 72B em bfloat16 que verifica K = 4 palpites numa H100 com 512",
-                      f"(além de {even} ali, com α = 0,8; K = 4; c ≈ 0,1: o \"{quoted['pt']}\" da página)")}
+                      f"(além de {even} ali, com α = 0,8; K = 4; e um c que cresce com o lote como as leituras dos "
+                      f"caches, de {c_first.replace('.', ',')} em B = 1, o **Custo do rascunho c previsto** da "
+                      f"página, a {c_even.replace('.', ',')} em B = {even}: o \"{quoted['pt']}\" da página)")}
     for plan, words in said.items():
         text = " ".join(plan.read_text(encoding="utf-8").split())
         for each in words:

@@ -342,8 +342,39 @@ def test_the_done_caption_counts_passes_alike_and_says_the_prompts_pass_is_left_
     with using(lang):
         last = play_frames(trace)[-1].caption
         playground = _(TEXT["done"], tokens="1", passes="1", n="1", stop="")
-    assert last.endswith(said) and said.split(" que")[0] in playground
+    assert said in last and said.split(" que")[0] in playground
     assert f"{trace.num_steps}" in last and f"{trace.num_tokens}" in last
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "Recorded in float32 on AMD EPYC (2 cores, oneDNN packed-weight kernels); another number format or "
+           "machine can compute slightly different numbers and give other counts."),
+    ("pt", "Gravado em float32 numa máquina AMD EPYC (2 núcleos, kernels do oneDNN com pesos pré-empacotados); outro "
+           "formato numérico ou outra máquina pode calcular números um pouco diferentes e dar outras contagens.")])
+def test_the_done_caption_names_the_dtype_and_machine_its_counts_come_from(fast_play, lang, said):
+    """Read 55: "Done: 48 tokens in 25 steps" came from a float32 trace recorded on a 2-core AMD EPYC (its meta says
+    so) but the caption named neither, while a bfloat16 run can keep other drafts and give other counts. The caption
+    now names both as the trace records them; an older trace without a machine says only that it ran on a CPU."""
+    import dataclasses
+
+    from specviz.core.i18n import using
+    from specviz.ui.overview.view import recorded_counts
+
+    spec, _base = load_example(example_name())
+    assert spec.meta["dtype"] == "float32" and spec.meta["machine"]["cpu"] == "AMD EPYC"
+    with using(lang):
+        at = AppTest.from_file(PAGE, default_timeout=30)
+        at.query_params["lang"] = lang
+        at.run()
+        at.button(key="overview_play").click().run()
+    assert not at.exception
+    (done,) = [c.value for c in at.caption if c.value.startswith(("Done: ", "Pronto: "))]
+    assert done.endswith(" " + said)
+    older = dataclasses.replace(spec, meta={**spec.meta, "machine": None})  # as the 2026-12-01 recordings are
+    assert recorded_counts(older) == ("Recorded in float32 on a CPU this recording does not name; another number "
+                                      "format or machine can compute slightly different numbers and give other counts.")
+    # lesson 2 plays it before lesson 5 names float32: lesson 1's words for it, as it says "fp16 (16-bit numbers)"
+    assert recorded_counts(spec, plain=True).startswith("Recorded in 32-bit numbers on AMD EPYC (2 cores, ")
 
 
 def test_a_cached_calibration_of_another_proposer_under_the_defaults_name_is_not_this_machines(tmp_path, monkeypatch):

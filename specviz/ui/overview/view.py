@@ -17,6 +17,7 @@ from streamlit.errors import StreamlitAPIException
 
 from specviz.core.i18n import N_, _
 from specviz.engine.trace import Step, TokenKind, Trace
+from specviz.labs.bench.quoted import machine_text
 from specviz.labs.examples import get_example, list_examples, load_example
 from specviz.teach.pagemap import PAGES
 from specviz.ui.common.escaping import escape_text
@@ -151,11 +152,33 @@ def play_frames(trace: Trace, meanings: dict[TokenKind, str] | None = None) -> l
             frames.append(Frame(_wrap(done + [_group(group)]), _("Step {n}: {what}", n=step.index + 1, what=caption)))
         done.append(_group(group))
         emitted += len(step.emitted)
-    frames.append(Frame(_wrap(done), _("Done: {tokens} tokens in {steps} steps, that is {steps} target forward "
-                                       "passes instead of {tokens}, not counting the pass over the prompt both "
-                                       "make first.",
-                                       tokens=emitted, steps=trace.num_steps)))
+    done_text = _("Done: {tokens} tokens in {steps} steps, that is {steps} target forward passes instead of "
+                  "{tokens}, not counting the pass over the prompt both make first.",
+                  tokens=emitted, steps=trace.num_steps)
+    recorded = recorded_counts(trace, plain=bool(meanings))  # lesson 2's beginner words when it gives `meanings`
+    frames.append(Frame(_wrap(done), " ".join(text for text in (done_text, recorded) if text)))
     return frames
+
+
+def recorded_counts(trace: Trace, plain: bool = False) -> str:
+    """Which dtype and machine recorded the counts the Done caption gives, as the trace records them (read 55: "48
+    tokens in 25 steps" came from a float32 CPU trace and did not say so, while a bfloat16 run can keep other drafts):
+    the machine as `quoted.machine_text` words it, or for an older recording only that it ran on a CPU (`make traces`
+    loads every pair on the CPU, as the race's `recorded_note` says). `plain`: the dtype in lesson 1's words ("32-bit
+    numbers", as it says "fp16 (16-bit numbers)"), for lesson 2, which comes before the lesson that names float32 and
+    bfloat16. "" when the trace records no dtype."""
+    dtype = trace.meta.get("dtype")
+    if not dtype:
+        return ""
+    if plain:
+        dtype = {"float32": _("32-bit numbers"), "bfloat16": _("16-bit numbers"),
+                 "float16": _("fp16 (16-bit numbers)")}.get(str(dtype), dtype)
+    machine = machine_text(trace.meta.get("machine") or {})
+    if machine:
+        return _("Recorded in {dtype} on {machine}; another number format or machine can compute slightly different "
+                 "numbers and give other counts.", dtype=dtype, machine=machine)
+    return _("Recorded in {dtype} on a CPU this recording does not name; another number format or machine can "
+             "compute slightly different numbers and give other counts.", dtype=dtype)
 
 
 def _step_pieces(step: Step, meanings: dict[TokenKind, str] | None = None, greedy: bool = False

@@ -98,6 +98,9 @@ recomputed = tables.recomputed_text(result)  # where a run's optimal rows repeat
 with tab_k:
     plot.show(charts.speedup_vs_k_figure(result, proposer, temperature), key="speedup_lab_k_chart")
     st.caption(charts.speedup_vs_k_caption(proposer))
+    dashed_note = charts.dashed_stop_caption(result, proposer, temperature)
+    if dashed_note:  # read 55: the dashed curve ends where the verify cost was measured
+        st.caption(dashed_note)
     short_note = charts.short_drafts_caption(result, proposer, temperature)
     if short_note:  # read 49: the formula drafts K every step; n-gram lookup often drafts fewer
         st.caption(short_note)

@@ -2703,3 +2703,28 @@ def test_the_verify_charts_write_their_costs_as_the_figures_that_follow_from_the
     c = as_written(run.costs["c"]["eagle"], small_digits(run.costs["c"]["eagle"]))
     verify = as_written(run.costs["verify"][2]["ratio"], VERIFY_DIGITS)
     assert view.number(expected_tokens_per_step(a, 2) / (2 * c + verify)) == "1.64"
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "The dashed line stops at K = 4, while the solid one runs to K = 8: this run measured the verify cost "
+           "only up to 5 tokens fed, and verifying K drafts feeds K + 1 tokens to the pass."),
+    ("pt", "A linha tracejada para em K = 4, enquanto a contínua vai até K = 8: esta execução mediu o custo de "
+           "verificação só até 5 tokens fornecidos, e verificar K palpites fornece K + 1 tokens à passagem.")])
+@pytest.mark.slow  # opens the lab
+def test_the_speedup_vs_k_captions_say_where_the_dashed_curve_stops_and_why(lang, said):
+    """Read 55: under the Speedup vs K chart the caption said "Dashed: the same with the measured verify cost" while
+    the dashed curve ends at K = 4 (default-cpu-f32-packed measured the verify cost at 1 to 5 tokens fed) and the
+    solid one runs to K = 8; nothing said why it stops. A caption now says where and why, from the run's own verify
+    curve; a run that measured it far enough (default-cpu-ngram, 1 to 9 tokens fed) gets none."""
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params["lang"] = lang
+    at.run()
+    _ok(at)
+    assert at.selectbox(key="speedup_lab_source").value.startswith(results.HEADLINE_RUN)
+    assert said in [c.value for c in at.caption]
+    run = results.load_result(bench.BENCHMARKS_DIR / results.HEADLINE_RUN / "results.json")
+    solid, dashed = charts.speedup_vs_k_figure(run, "eagle", 0.0).data[:2]
+    assert (max(solid.x), max(dashed.x), dashed.line.dash) == (8, 4, "dash")
+    ngram = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-ngram" / "results.json")
+    assert max(charts.speedup_vs_k_figure(ngram, "ngram", 0.0).data[1].x) == 8
+    assert charts.dashed_stop_caption(ngram, "ngram", 0.0) is None

@@ -66,6 +66,26 @@ def speedup_vs_k_caption(proposer: str) -> str:
              "the same K.")
 
 
+def dashed_stop_caption(result: BenchResult, proposer: str, temperature: float) -> str | None:
+    """Where the Speedup vs K chart's dashed curve stops short of the solid one, and why (read 55: the caption said
+    "Dashed: the same with the measured verify cost" beside a dashed curve that ends at K = 4 while the solid one
+    runs to 8): it is drawn only where the verify cost was measured, up to as many tokens fed as the run's verify
+    curve holds, and verifying K drafts feeds K + 1 (`speedup_vs_k_figure`: no extrapolation). None when it runs as
+    far as the solid curve, or the chart draws no curve."""
+    constant = result.rows(proposer=proposer, temperature=temperature, policy="constant")
+    if not constant or result.mean_alpha(proposer, temperature) is None:
+        return None
+    top = max(curve_ks(proposer, [r["k"] for r in constant]))
+    fed = len(result.costs.get("verify") or [])
+    if not fed or fed - 1 >= top:
+        return None
+    return ngettext("The dashed line stops at K = {k}, while the solid one runs to K = {top}: this run measured the "
+                    "verify cost only up to {n} token fed, and verifying K drafts feeds K + 1 tokens to the pass.",
+                    "The dashed line stops at K = {k}, while the solid one runs to K = {top}: this run measured the "
+                    "verify cost only up to {n} tokens fed, and verifying K drafts feeds K + 1 tokens to the pass.",
+                    fed, k=fed - 1, top=top)
+
+
 def one_pass_reason(proposer: str) -> str:
     """Why a one-pass proposer's curves charge c per step, true of that proposer (read 54: "as one pass (for n-gram,
     one search) drafts the whole step" was said of Medusa too, whose heads 1 to K each run a block after the

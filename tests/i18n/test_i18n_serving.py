@@ -60,7 +60,7 @@ def test_the_library_speaks_portuguese():
     assert "não tem métricas do vLLM" in str(not_vllm.value)
     with using("pt"):
         assert verdict("ngram", "open", PayShape.of([(1, 1.2), (4, 1.1), (16, 0.9)])) == (
-            "ngram, prompt open: a especulação deixa de compensar com 16 fluxos simultâneos.")
+            "ngram, prompt aberto: a especulação deixa de compensar com 16 fluxos simultâneos.")
     stops = PayShape.of([(1, 1.2), (4, 1.1), (16, 0.9)])
     assert verdict("ngram", "open", stops).startswith("ngram, open prompt")  # English outside
 
@@ -75,9 +75,9 @@ def test_a_sweep_of_one_stream_counts_it_in_the_singular(monkeypatch):
         "ngram, copy prompt: speculation paid at the one level measured, 1 stream.")
     with using("pt"):
         assert verdict("ngram", "copy", PayShape.of([(1, 1.2)])) == (
-            "ngram, prompt copy: a especulação compensou no único nível medido, 1 fluxo.")
+            "ngram, prompt de cópia: a especulação compensou no único nível medido, 1 fluxo.")
         assert verdict("ngram", "copy", PayShape.of([(1, 1.2), (4, 1.2), (16, 1.1)])) == (
-            "ngram, prompt copy: a especulação compensou em todos os níveis medidos, até 16 fluxos.")
+            "ngram, prompt de cópia: a especulação compensou em todos os níveis medidos, até 16 fluxos.")
     result = ServingResult.load(Path(__file__).resolve().parents[2] / "assets" / "benchmarks" / "serving" /
                                 "cpu-smollm2.json")
     result.pay_shape = lambda *args, **kwargs: PayShape.of([(1, 0.9), (4, 0.8)])  # the first level already lost

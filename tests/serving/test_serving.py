@@ -842,7 +842,7 @@ def test_a_rising_gain_names_the_level_it_rises_from_and_never_says_again():
     assert "rises again" not in text
     with using("pt"):
         said = rising_gain(two, "ngram", "open")
-    assert said.startswith("ngram, prompt open: o ganho sobe de 1 para 16 fluxos (1,34× → 1,70×), contra"), said
+    assert said.startswith("ngram, prompt aberto: o ganho sobe de 1 para 16 fluxos (1,34× → 1,70×), contra"), said
     assert "volta a subir" not in said
 
 
@@ -1436,7 +1436,7 @@ def test_a_dip_a_higher_level_recovers_from_is_not_called_paying_at_every_level(
     assert "every level" not in said
     with using("pt_BR"):
         said = verdict("ngram", "open", PayShape.of([(1, 0.9), (2, 1.2), (4, 0.9), (8, 1.1)]))
-    assert said == ("ngram, prompt open: a especulação compensou com 2; 8 fluxos simultâneos e não compensou com "
+    assert said == ("ngram, prompt aberto: a especulação compensou com 2; 8 fluxos simultâneos e não compensou com "
                     "1; 4: não há um nível em que comece ou deixe de compensar."), said  # read 51: pt lists use ;
     assert verdict("ngram", "open", PayShape.of([(1, 2.0), (2, 1.5), (4, 1.1)])).endswith(
         "every level measured, up to 4 streams.")
@@ -1514,7 +1514,7 @@ def test_the_sweep_verdict_and_its_marks_tell_the_curves_shape(speedups, kind, e
     assert shape.kind == kind
     assert verdict("ngram", "open", shape) == "ngram, open prompt: " + english
     with using("pt_BR"):
-        assert verdict("ngram", "open", shape) == "ngram, prompt open: " + portuguese
+        assert verdict("ngram", "open", shape) == "ngram, prompt aberto: " + portuguese
     fig = charts.sweep_figure(levels, "open", {"ngram": shape})
     assert [(s["x0"], a.text) for s, a in zip(fig.layout.shapes, fig.layout.annotations[2:])] == marks
     assert len(fig.layout.shapes) == len(marks)
@@ -1647,7 +1647,7 @@ def test_the_engine_comparison_says_where_specvizs_speculative_answer_differed(m
     assert "only up to numerics" in captions[-1]
     with using("pt"):
         sweep.compare_specviz(result)
-    assert "só com o alvo no prompt copy (2,33×) e no prompt open (1,07×), então essas acelerações" in captions[-1]
+    assert "só com o alvo no prompt de cópia (2,33×) e no prompt aberto (1,07×), então essas acelerações" in captions[-1]
     matched = replace(result, specviz=[{**row, "same_tokens_as_target_only": True} for row in result.specviz])
     sweep.compare_specviz(matched)
     assert "target-only answer on" not in captions[-1]
@@ -1800,7 +1800,7 @@ def test_the_committed_sweep_says_vllms_speculative_answers_differed_from_its_ta
     assert "for ngram on the open prompt at 4, 16 streams" in note and "copy" not in note, note
     with using("pt"):
         pt = other_answers_note(result)
-    assert "para eagle no prompt open com 1; 4; 16 fluxos" in pt and pt.startswith("Com temperatura 0"), pt
+    assert "para eagle no prompt aberto com 1; 4; 16 fluxos" in pt and pt.startswith("Com temperatura 0"), pt
     same = ServingResult(command="", machine={}, server={}, prompts={},
                          levels=[lv for lv in result.levels if lv.prompt == "copy"])
     assert other_answers_note(same) == ""

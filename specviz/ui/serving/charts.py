@@ -10,7 +10,7 @@ from plotly.subplots import make_subplots
 from specviz.core.i18n import N_, _, ngettext
 from specviz.serving.load import LevelResult
 from specviz.serving.metrics import Delta
-from specviz.serving.results import PayShape, ServingResult
+from specviz.serving.results import PayShape, ServingResult, prompt_name, prompt_word
 from specviz.ui.common.palette import BLUE, GREY, ORANGE, VERMILLION
 
 COLORS = {"none": GREY, "ngram": BLUE, "draft": ORANGE, "eagle": VERMILLION}
@@ -104,7 +104,7 @@ def sweep_figure(levels: list[LevelResult], prompt: str, shapes: dict[str, PaySh
                 fig.add_vline(x=x, line=dict(color=COLORS.get(spec, ORANGE), dash="dot"), row=1, col=1,
                               annotation_text=words, annotation_position="top left")
     fig.update_xaxes(type="log", tickvals=[1, 2, 4, 8, 16], title_text=_("concurrent streams"))
-    return _layout(fig, _("Load sweep: {prompt}", prompt=prompt), height=420)
+    return _layout(fig, _("Load sweep: {prompt}", prompt=prompt_name(prompt)), height=420)
 
 
 def speedup_figure(result: ServingResult) -> go.Figure:
@@ -118,7 +118,7 @@ def speedup_figure(result: ServingResult) -> go.Figure:
         for prompt, dash in zip(result.prompt_names(), ("solid", "dash", "dot", "dashdot")):
             xs = result.concurrencies(prompt)
             fig.add_scatter(x=xs, y=[result.speedup(spec, prompt, c) for c in xs], mode="lines+markers",
-                            name=_("{spec}, {prompt} prompt", spec=spec_name(spec), prompt=prompt),
+                            name=_("{spec}, {prompt} prompt", spec=spec_name(spec), prompt=prompt_word(prompt)),
                             customdata=_streams(xs), hovertemplate=_(SPEEDUP_HOVER),
                             line=dict(color=COLORS.get(spec, ORANGE), dash=dash))
     fig.update_xaxes(type="log", tickvals=[1, 2, 4, 8, 16], title=_("concurrent streams"))

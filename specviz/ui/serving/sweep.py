@@ -16,7 +16,8 @@ from specviz.labs.bench.report import ran_stock_kernels
 from specviz.serving import client
 from specviz.serving.cli import PROMPTS
 from specviz.serving.load import LEVELS, MAX_REQUESTS, LevelResult, LoadPlan, Prompt, cap_note, run_load
-from specviz.serving.results import PayKind, PayShape, ServingResult, find_serving_results, live_sweep_json
+from specviz.serving.results import (PayKind, PayShape, ServingResult, find_serving_results, live_sweep_json,
+                                     prompt_word)
 from specviz.ui.common import charts as plot
 from specviz.ui.common.escaping import escape_markdown
 from specviz.ui.serving import charts
@@ -130,7 +131,8 @@ def rising_gain(result: ServingResult, spec: str, prompt: str) -> str | None:
                  "against this page's premise. This sweep cannot settle it: each level was measured once ({sent} "
                  "requests at {streams} streams), and the premise holds for a server busy enough to be "
                  "compute-bound, which this sweep does not show for {model} at {streams} streams. Repeat the sweep a "
-                 "few times before reading a trend.", spec=charts.spec_name(spec), prompt=prompt, streams=levels[-1],
+                 "few times before reading a trend.", spec=charts.spec_name(spec), prompt=prompt_word(prompt),
+                 streams=levels[-1],
                  lower=levels[-2], before=times(before), after=times(after), sent=sent, model=model)
     waves = (_("about one per stream, so that level is a single wave") if sent <= levels[-1] else
              _("fewer than two per stream, so that level is less than two waves"))  # `--requests 24` at 16 streams
@@ -139,7 +141,7 @@ def rising_gain(result: ServingResult, spec: str, prompt: str) -> str | None:
              "{waves}, ramp-up and ramp-down included, measured once; and the premise holds for a server busy enough "
              "to be compute-bound, which this sweep does not show for {model} at {streams} streams. "
              "Measure again with many more requests per level (say 4 per stream) and a few repeats before reading a "
-             "trend.", spec=charts.spec_name(spec), prompt=prompt, streams=levels[-1], lower=levels[-2],
+             "trend.", spec=charts.spec_name(spec), prompt=prompt_word(prompt), streams=levels[-1], lower=levels[-2],
              before=times(before), after=times(after), sent=sent, waves=waves, model=model)
 
 
@@ -215,7 +217,7 @@ for eagle on the open prompt at 1 stream, so those speedups compare the throughp
             if levels:
                 cases.append(ngettext("for {spec} on the {prompt} prompt at {levels} stream",
                                       "for {spec} on the {prompt} prompt at {levels} streams", max(levels),
-                                      spec=charts.spec_name(spec), prompt=prompt, levels=_streams(levels)))
+                                      spec=charts.spec_name(spec), prompt=prompt_word(prompt), levels=_streams(levels)))
     if not cases:
         return ""
     return _("At temperature 0, vLLM's answers with speculation had other token counts than its answers without it "
@@ -267,7 +269,7 @@ def verdict(spec: str, prompt: str, shape: PayShape) -> str:
     >>> verdict("ngram", "open", PayShape.of([(1, 0.9), (4, 1.2), (16, 0.8)]))
     'ngram, open prompt: speculation did not pay at 1 stream, paid at 4 concurrent streams and stops paying at 16.'
     """
-    who = dict(spec=charts.spec_name(spec), prompt=prompt)
+    who = dict(spec=charts.spec_name(spec), prompt=prompt_word(prompt))
     if shape.kind == PayKind.UNMEASURED:
         return _("{spec}, {prompt} prompt: no level was measured both with and without speculation.", **who)
     if shape.kind == PayKind.ALWAYS and len(shape.paid) == 1:  # Read 45: `--levels 4` read "every level ..., up to 4"
@@ -392,7 +394,7 @@ def differed_note(result: ServingResult) -> str:
     if not rows:
         return ""
     where = and_list([  # read 51: joined by "; " in Portuguese, which split the sentence after the first prompt
-        _("on the {prompt} prompt ({speedup})", prompt=row["prompt"],
+        _("on the {prompt} prompt ({speedup})", prompt=prompt_word(row["prompt"]),
           speedup=times(row["speedup"]) if row.get("speedup") is not None else "–") for row in rows])
     return ngettext("specviz's speculative answer was not its own target-only answer {where}, so that speedup "
                     "compares the throughput of two different answers: greedy speculative decoding gives the "
@@ -459,7 +461,8 @@ def predicted(result: ServingResult) -> None:
         "Predicted (the Theory explorer's roofline for the project's benchmark CPU, α = {alpha} from the {prompt} "
         "prompt's mean accepted length over the steps that drafted, at one stream, with {context} tokens of context "
         "per sequence, the roofline's typical context for this model, not measured from the sweep's prompts): "
-        "{pays}. Measured: {measured}.", alpha=number(alpha, 2), prompt=lv.prompt, context=number(pair.context, 0),
+        "{pays}. Measured: {measured}.", alpha=number(alpha, 2), prompt=prompt_word(lv.prompt),
+        context=number(pair.context, 0),
         pays=predicted_pays(paying), measured=seen)))
     # read 54: α rightly leaves out the steps that drafted nothing (no acceptance to measure there), but the roofline
     # then charges every step K drafts at that α, and nothing said so (the copy prompt's level 1: 136 drafted steps

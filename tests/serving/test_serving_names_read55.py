@@ -1,0 +1,42 @@
+"""Read 55: one name per quantity on the Serving page and the Theory explorer's measured vLLM points."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import pytest
+
+from specviz.core.i18n import using
+from specviz.labs import roofline
+from specviz.serving.results import PayShape
+from specviz.ui.common import roofline as serving_roofline
+from specviz.ui.serving.charts import speedup_figure, sweep_figure
+from specviz.ui.serving.sweep import verdict
+
+NAMES = {"en": ("concurrent streams", "copy prompt", "open prompt"),
+         "pt": ("fluxos simultâneos", "prompt de cópia", "prompt aberto")}
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_sweep_levels_and_prompts_have_one_name_on_both_pages(lang):
+    """The Serving page's axes, hovers and verdicts said "concurrent streams" and "open prompt"; the Theory chart's
+    points over the same sweep said "concurrent requests" and "open question"; Portuguese legends read "prompt copy",
+    "prompt open", the JSON's keys. Each is now named once, in the reader's language."""
+    streams, copy, open_ = NAMES[lang]
+    result = serving_roofline.committed()
+    with using(lang):
+        serving = speedup_figure(result)
+        sweep = sweep_figure(result.levels, "open")
+        theory, caption = serving_roofline.on_chart(go.Figure(), "smollm2-ngram", roofline.hardware_presets()["measured"], result)
+        said = verdict("ngram", "open", PayShape.of([(1, 1.2), (4, 1.1), (16, 0.9)]))
+    legend = [t.name for t in serving.data]
+    assert any(name.endswith(copy) for name in legend) and any(name.endswith(open_) for name in legend), legend
+    assert open_ in sweep.layout.title.text and open_ in said and streams in said
+    points = [t for t in theory.data if t.mode == "markers+lines"]
+    assert sorted(t.name.split(", ")[-1] for t in points) == sorted([copy, open_])
+    assert all(row[0].endswith(streams) for t in points for row in t.customdata[1:])  # beyond the first level, 1
+    assert streams in caption
+    hovers = [t.hovertemplate for t in theory.data]
+    for text in [*legend, sweep.layout.title.text, said, caption, *(t.name for t in theory.data), *hovers]:
+        assert not any(word in text for word in ("concurrent request", "requisições simultâneas", "requisição por",
+                                                  "request at a time", "question", "pergunta", "prompt open",
+                                                  "prompt copy", "At one request", "Com uma requisição")), text

@@ -40,3 +40,22 @@ def test_the_sweep_levels_and_prompts_have_one_name_on_both_pages(lang):
         assert not any(word in text for word in ("concurrent request", "requisições simultâneas", "requisição por",
                                                   "request at a time", "question", "pergunta", "prompt open",
                                                   "prompt copy", "At one request", "Com uma requisição")), text
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_live_charts_table_heads_its_columns_with_the_panels_titles(lang):
+    """The live chart's panels were titled "generated tokens per second" and "steps with drafts per second" while its
+    table (the chart's text alternative) headed the same numbers "tokens/s" and "steps with drafts/s"."""
+    from specviz.serving.metrics import Delta, Scrape
+    from specviz.ui.common.charts import figure_table
+    from specviz.ui.serving.charts import live_figure
+
+    scrapes = [Scrape(at=2.0 * i, speculating=True, drafts=10 * i, draft_tokens=40 * i, accepted=20 * i,
+                      generation_tokens=30 * i, accepted_per_position=(8 * i, 6 * i, 4 * i, 2 * i)) for i in range(3)]
+    with using(lang):
+        fig = live_figure([Delta.between(a, b) for a, b in zip(scrapes, scrapes[1:])], 0.0)
+        table = figure_table(fig)
+    titles = [a.text for a in fig.layout.annotations]
+    assert [t.name for t in fig.data] == titles and len(titles) == 4
+    assert all(title in table.columns for title in titles), list(table.columns)
+    assert ("generated tokens per second" if lang == "en" else "tokens gerados por segundo") in titles

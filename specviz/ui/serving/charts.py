@@ -52,15 +52,15 @@ def _layout(fig: go.Figure, title: str, height: int = 380) -> go.Figure:
 def live_figure(deltas: list[Delta], t0: float) -> go.Figure:
     """Four panels over time, one point per scrape window: acceptance rate, mean accepted length, steps with drafts
     per second (vLLM's num_drafts counts steps, not drafted tokens), generated tokens/s. Windows with no drafts leave a gap in the acceptance panels."""
-    fig = make_subplots(rows=2, cols=2, shared_xaxes=True, vertical_spacing=0.14, subplot_titles=(
-        _("acceptance rate (accepted / drafted)"),
-        _("mean accepted length (drafted steps)"),
-        _("steps with drafts per second"),
-        _("generated tokens per second")))
+    # each series is named as its panel's title (read 55: the chart's table, its text alternative, headed the columns
+    # "acceptance rate", "steps with drafts/s" and "tokens/s" under the titles "acceptance rate (accepted /
+    # drafted)", "steps with drafts per second" and "generated tokens per second")
+    names = [_("acceptance rate (accepted / drafted)"), _("mean accepted length (drafted steps)"),
+             _("steps with drafts per second"), _("generated tokens per second")]
+    fig = make_subplots(rows=2, cols=2, shared_xaxes=True, vertical_spacing=0.14, subplot_titles=names)
     x = [round(d.start + d.seconds - t0, 1) for d in deltas]
     panels = [(1, 1, [d.acceptance_rate for d in deltas]), (1, 2, [d.mean_accepted_length for d in deltas]),
               (2, 1, [d.drafts_per_s for d in deltas]), (2, 2, [d.tokens_per_s for d in deltas])]
-    names = [_("acceptance rate"), _("mean accepted length (drafted steps)"), _("steps with drafts/s"), _("tokens/s")]
     for (row, col, y), name in zip(panels, names):
         fig.add_scatter(x=x, y=y, mode="lines+markers", name=name, row=row, col=col, line=dict(color=BLUE),
                         showlegend=False, connectgaps=False)

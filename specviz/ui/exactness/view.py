@@ -7,6 +7,7 @@ made visible, then escaped. Every other text is translated with `_()` where it i
 
 from __future__ import annotations
 
+import html
 import math
 from typing import TYPE_CHECKING
 
@@ -195,6 +196,17 @@ def engine_lab(pair: Pair, spec: RunSpec, rule: str, n: int, length: int, compar
 # ---- figures ----------------------------------------------------------------------------------------------------
 
 
+def named_hover(body: str, name: str) -> str:
+    """A hover template whose box names its series as the legend does (read 55: the legend's "speculative: Exact
+    rule …", "target-only decoding", "accepted drafts: min(p, q)", "recovered: …", "q (draft)" hovered as
+    "speculative", "target-only", "min(p, q)", "recovered part", "draft"). The name is escaped for Plotly's few tags.
+
+    >>> named_hover("%{x}: %{y:.4f}", "q (draft)")
+    '%{x}: %{y:.4f}<extra>q (draft)</extra>'
+    """
+    return f"{body}<extra>{html.escape(name, quote=False)}</extra>"
+
+
 def histogram_figure(result: LabResult, rule_label: str) -> go.Figure:
     """Sample frequencies (speculative with the rule, target-only) next to the target's probabilities, for the
     categories that matter most; everything else summed into one last bar."""
@@ -210,11 +222,11 @@ def histogram_figure(result: LabResult, rule_label: str) -> go.Figure:
     if rest:
         names.append(_(OTHERS))
     fig = go.Figure()
-    fig.add_trace(go.Bar(x=names, y=pick(spec), name=_("speculative: {rule}", rule=rule_label),
-                         marker_color=VERMILLION,
-                         hovertemplate="%{x}: %{y:.4f}<extra>" + _("speculative") + "</extra>"))
+    speculative = _("speculative: {rule}", rule=rule_label)
+    fig.add_trace(go.Bar(x=names, y=pick(spec), name=speculative, marker_color=VERMILLION,
+                         hovertemplate=named_hover("%{x}: %{y:.4f}", speculative)))
     fig.add_trace(go.Bar(x=names, y=pick(plain), name=_("target-only decoding"), marker_color=GREY,
-                         hovertemplate="%{x}: %{y:.4f}<extra>" + _("target-only") + "</extra>"))
+                         hovertemplate=named_hover("%{x}: %{y:.4f}", _("target-only decoding"))))
     # Read 48: "exact p (target)"; p is the target's distribution as computed at the chosen dtype, and "exact" is
     # what a rule preserves, not a property of p: named as the rest of the app names it
     # read 49: compared on two tokens the truth is the target's distribution over pairs, not its next-token p; an
@@ -223,8 +235,8 @@ def histogram_figure(result: LabResult, rule_label: str) -> go.Figure:
         "p(t₁, t₂) (target, over two-token pairs, or an end-of-sequence t₁ alone)")
     fig.add_trace(go.Scatter(x=names, y=pick(result.exact_probs), mode="markers", name=truth,
                              marker=dict(symbol="line-ew", size=26, line=dict(width=3, color=P_COLOR)),
-                             hovertemplate="%{x}: " + ("p" if result.ids is not None else "p(t₁, t₂)")
-                             + " = %{y:.4f}<extra>" + truth + "</extra>"))
+                             hovertemplate=named_hover("%{x}: " + ("p" if result.ids is not None else "p(t₁, t₂)")
+                                                       + " = %{y:.4f}", truth)))
     fig.update_layout(barmode="group", height=440, margin=dict(l=10, r=10, t=40, b=10),
                       # a category is a token (the table's first column: "token") or a two-token continuation (read 46)
                       xaxis_title=_("token") if result.ids is not None else _(
@@ -319,17 +331,17 @@ def decomposition_figure(labels: list[str], decomposition: exactness.StepDecompo
         accepted[-1] = recovered[-1] = 0.0
     fig = go.Figure()
     fig.add_trace(go.Bar(x=labels, y=accepted, name=_(ACCEPTED_PART),
-                         marker_color=BLUISH_GREEN, hovertemplate="%{x}: %{y:.4f}<extra>min(p, q)</extra>"))
+                         marker_color=BLUISH_GREEN, hovertemplate=named_hover("%{x}: %{y:.4f}", _(ACCEPTED_PART))))
     fig.add_trace(go.Bar(x=labels, y=recovered,
                          name=_(RECOVERED_PART), marker_color=RESIDUAL_COLOR,
-                         hovertemplate="%{x}: %{y:.4f}<extra>" + _("recovered part") + "</extra>"))
+                         hovertemplate=named_hover("%{x}: %{y:.4f}", _(RECOVERED_PART))))
     if unknown is not None:
         fig.add_trace(go.Bar(x=labels, y=unknown, name=_(UNKNOWN_SPLIT),
                              marker_color=LIGHT_GREY,
-                             hovertemplate="%{x}: p = %{y:.4f}<extra>" + _("split unknown") + "</extra>"))
+                             hovertemplate=named_hover("%{x}: p = %{y:.4f}", _(UNKNOWN_SPLIT))))
     fig.add_trace(go.Scatter(x=labels, y=unwritten(draft_probs), mode="markers", name=_("q (draft)"),
                              marker=dict(symbol="diamond-open", size=11, color=Q_COLOR, line=dict(width=2)),
-                             hovertemplate="%{x}: q = %{y:.4f}<extra>" + _("draft") + "</extra>"))
+                             hovertemplate=named_hover("%{x}: q = %{y:.4f}", _("q (draft)"))))
     alpha_text = alpha_text or number(decomposition.alpha, 3)
     fig.update_layout(barmode="stack", height=460, margin=dict(l=10, r=10, t=60, b=10),
                       xaxis_title=_("token"), yaxis_title=_("probability"),  # the table's first column: "token"

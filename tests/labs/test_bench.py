@@ -1898,12 +1898,13 @@ def test_results_md_explains_a_physical_limit_above_the_tokens_a_forward_emits()
     note once, its measured cost written so that tokens ÷ cost gives the table's limit; trees, under their tokens,
     get none."""
     from specviz.core.i18n import using
+    from specviz.labs.bench.summary import written_limit
     from specviz.ui.speedup import trees
 
     text = (BENCHMARKS_DIR / "default-cpu-f32-packed" / "results.md").read_text(encoding="utf-8")
     section = text.split("## Physical limit", 1)[1].split("\n## ", 1)[0]
     notes = [line for line in section.splitlines() if line.startswith("The physical limit of ")]
-    assert [n[:45] for n in notes] == ["The physical limit of a chain of K = 2, 3.07×", "The physical limit of a "
+    assert [n[:45] for n in notes] == ["The physical limit of a chain of K = 2, 3.06×", "The physical limit of a "
                                        "chain of K = 4, 5.49×"]
     for note in notes:
         limit, tokens, cost = re.search(r", ([0-9.]+)×, is above the (\d+) tokens .* at ([0-9.]+) of a one-token",
@@ -1920,7 +1921,8 @@ def test_results_md_explains_a_physical_limit_above_the_tokens_a_forward_emits()
     for path in sorted(BENCHMARKS_DIR.rglob("results.json")):
         loaded = BenchResult.load(path)
         over = {(r["k"], r.get("tree_nodes") or 0) for r in loaded.summary if r.get("physical_limit")
-                and r["physical_limit"] > max(r["k"], r.get("tree_lookup") or 0 if r.get("tree_nodes") else 0) + 1}
+                and written_limit(r, loaded.costs) > max(r["k"], r.get("tree_lookup") or 0 if r.get("tree_nodes")
+                                                         else 0) + 1}
         assert markdown_report(loaded).count("\nThe physical limit of ") == len(over), path.parent.name
 
 
@@ -1949,3 +1951,43 @@ def test_the_load_note_says_only_the_start_covers_the_minute_before_the_run(star
             "antes da execução mais threads do que ")
     for md in sorted(BENCHMARKS_DIR.glob("*/results.md")):
         assert "2 cores: in the minute before the run" not in md.read_text(), md
+
+
+def test_every_results_md_physical_limit_follows_from_its_verify_cost_as_written():
+    """Read 55: default-cpu-f32-packed's results.md wrote the chain of K = 2's physical limit 3.07× beside its Verify
+    cost by dtype table's float32 cost of 3 tokens, 0.98, and 3 / 0.98 = 3.06: the limit came from 0.977. Every chain
+    whose K + 1 tokens the table lists now reads (K + 1) / that cost as written, and its share is the quotient of the
+    speedup and limit cells."""
+    from specviz.core.i18n import fixed
+
+    checked = 0
+    for path in sorted(BENCHMARKS_DIR.rglob("results.json")):
+        loaded, md = BenchResult.load(path), path.parent / "results.md"
+        if not md.exists() or "## Physical limit" not in (text := md.read_text(encoding="utf-8")):
+            continue
+        rows = lambda section: [line.strip("|").split(" | ") for line in section.splitlines()  # noqa: E731
+                                if line.startswith("| ") and not line.startswith("| proposer") and "---" not in line]
+        costs_section = text.split("## Verify cost by dtype", 1)[1].split("\n## ", 1)[0] if (
+            "## Verify cost by dtype" in text) else None
+        if costs_section is not None:
+            head = next(line for line in costs_section.splitlines() if line.startswith("| dtype"))
+            sizes = [int(h.split("= ")[1]) for h in head.strip("|").split(" | ")[2:]]
+            by_dtype = {r[0].strip(): dict(zip(sizes, r[2:])) for r in rows(costs_section) if r[0] != "dtype"}
+            written = by_dtype.get(loaded.dtype or "float32")
+        else:  # no dtype curves: the run's own curve, the Costs table's "time / one-token forward"
+            costs_section = text.split("## Costs", 1)[1].split("\n## ", 1)[0]
+            lines = [line for line in costs_section.splitlines() if line.startswith("| tokens fed")
+                     or line.startswith("| time / one-token forward")]
+            written = dict(zip([int(n) for n in lines[0].strip("|").split(" | ")[1:]],
+                               lines[1].strip("|").split(" | ")[1:]))
+        if not written:
+            continue
+        section = text.split("## Physical limit", 1)[1].split("\n## ", 1)[0]
+        for cells in rows(section):
+            k, shape, speedup, limit, share = int(cells[1]), cells[2], cells[5], cells[7], cells[8]
+            if shape != "chain" or k + 1 not in written or limit == "–":
+                continue
+            assert limit == fixed((k + 1) / float(written[k + 1]), 2) + "×", (path.parent.name, cells)
+            assert share == f"{fixed(100 * float(speedup[:-1]) / float(limit[:-1]), 0)}%", (path.parent.name, cells)
+            checked += 1
+    assert checked >= 20

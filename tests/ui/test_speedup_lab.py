@@ -14,6 +14,7 @@ from specviz.engine.policies import PROBE_EVERY, OptimalK
 from specviz.engine.proposers import registry
 from specviz.labs import bench, timeline
 from specviz.labs.bench import BenchConfig, run_bench
+from specviz.labs.bench.summary import written_limit
 from specviz.models.pairs import toy_pair
 from specviz.ui.common import charts as plot
 from specviz.ui.speedup import charts
@@ -913,7 +914,9 @@ def test_the_tree_figure_puts_tokens_per_forward_next_to_the_speedup_and_the_lim
     bars, speedups, limits = fig.data
     assert list(bars.y) == [r["mat_with_bonus"] for r in rows]
     assert list(speedups.y) == [r["speedup_vs_ar"] for r in rows]
-    assert list(limits.y) == [r["physical_limit"] for r in rows]
+    # the limit from the dtype curve as its chart writes it (read 55), within that rounding of the recorded one
+    assert list(limits.y) == [written_limit(r, tree_tiny.costs, trees.CURVE_DIGITS) for r in rows]
+    assert list(limits.y) == pytest.approx([r["physical_limit"] for r in rows], rel=2e-3)
     assert trees.shape_sentence(tree_tiny, "draft", 1.0) is None  # no trees at that temperature
 
 
@@ -2622,7 +2625,8 @@ def test_a_physical_limit_above_the_tokens_a_forward_emits_is_explained():
     from specviz.core.i18n import read_number, using
 
     result = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-f32-packed" / "results.json")
-    limits = {trees.shape_name(r): r["physical_limit"] for r in result.shape_rows("eagle", 0.0)}
+    limits = {trees.shape_name(r): written_limit(r, result.costs, trees.CURVE_DIGITS)
+              for r in result.shape_rows("eagle", 0.0)}
     with using("en"):
         notes = trees.over_limit_notes(result, "eagle", 0.0)
         table = trees.shape_table(result, "eagle", 0.0)
@@ -2728,3 +2732,18 @@ def test_the_speedup_vs_k_captions_say_where_the_dashed_curve_stops_and_why(lang
     ngram = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-ngram" / "results.json")
     assert max(charts.speedup_vs_k_figure(ngram, "ngram", 0.0).data[1].x) == 8
     assert charts.dashed_stop_caption(ngram, "ngram", 0.0) is None
+
+
+def test_the_chain_vs_tree_limit_follows_from_the_dtype_curve_as_its_chart_writes_it():
+    """Read 55: Chain vs tree gave default-cpu-f32-packed's chain of K = 2 a physical limit of 3.069× beside the dtype
+    curve's hover and table, which write its 3 tokens at 0.977: 3 / 0.977 = 3.071. The limit now follows from the
+    curve as the chart writes it (`trees.CURVE_DIGITS`), as results.md's follows from its table's 2 decimals."""
+    from specviz.core.i18n import using
+
+    result = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-f32-packed" / "results.json")
+    curve = {p["n_tokens"]: p["ratio"] for p in result.verify_curves()[result.dtype or "float32"]}
+    with using("en"):
+        table = trees.shape_table(result, "eagle", 0.0)
+        limits = dict(zip(table[table.columns[0]], table[trees.shape_names()["physical_limit"]]))
+    assert view.number(curve[3], 3) == "0.977" and limits["a chain of K = 2"] == "3.071"
+    assert limits["a chain of K = 4"] == view.number(5 / float(view.number(curve[5], 3)), 3)

@@ -403,11 +403,52 @@ class OverLimit:
         return fewest_digits(agrees, 2, 6)
 
 
-def over_limit(row: dict, costs: dict) -> OverLimit | None:
-    """The shape of `row` if its physical limit (`physical_limit`, recorded in the row) is above the tokens one
-    target forward can emit, else None: what the Speedup lab's Chain vs tree note and results.md's Physical limit
-    note say (read 54: nothing said so)."""
-    limit, curve = row.get("physical_limit"), run_curve(costs)
+def written_curve(curve: list[dict], digits: int = VERIFY_DIGITS) -> list[dict]:
+    """A verify curve with its ratios as a table writes them (`digits` decimals).
+
+    >>> written_curve([{"n_tokens": 3, "ratio": 0.9774348}])
+    [{'n_tokens': 3, 'ratio': 0.98}]
+    """
+    return [{**p, "ratio": as_written(p["ratio"], digits)} for p in curve]
+
+
+def written_limit(row: dict, costs: dict, digits: int = VERIFY_DIGITS) -> float | None:
+    """A row's physical limit as a reader recomputes it from the run's verify curve as written to `digits` decimals
+    (results.md's Verify cost by dtype table: 2, `VERIFY_DIGITS`; the Speedup lab's dtype curves: 3), not from every
+    digit the JSON keeps; None where the row has no limit. Read 55: default-cpu-f32-packed's results.md wrote a chain
+    of K = 2's limit 3.07× beside its table's cost of 3 tokens, 0.98, which gives 3 / 0.98 = 3.06×: the limit came
+    from 0.977.
+
+    >>> costs = {"verify": [{"n_tokens": n, "ratio": r} for n, r in ((1, 1.0), (2, 1.1), (3, 0.9774348))]}
+    >>> row = {"k": 2, "physical_limit": 3.0692584}
+    >>> round(written_limit(row, costs), 4), round(written_limit(row, costs, 3), 4)
+    (3.0612, 3.0706)
+    """
+    curve = written_curve(run_curve(costs), digits)
+    if row.get("physical_limit") is None or not curve:
+        return row.get("physical_limit")
+    return physical_limit(row["k"], row.get("tree_nodes") or 0, curve, row.get("tree_lookup") or 0)
+
+
+def written_fraction(row: dict, costs: dict, digits: int = VERIFY_DIGITS) -> float | None:
+    """The share of the physical limit a row reached: its speedup over its limit (`written_limit`), both as the table
+    beside it writes them (`digits` decimals), so the share is the quotient of the two cells.
+
+    >>> costs = {"verify": [{"n_tokens": 1, "ratio": 1.0}, {"n_tokens": 5, "ratio": 1.099}]}
+    >>> round(written_fraction({"k": 4, "physical_limit": 4.55, "speedup_vs_ar": 1.3449}, costs), 4)  # 1.34 / 4.55
+    0.2945
+    """
+    limit = written_limit(row, costs, digits)
+    if limit is None or row.get("speedup_vs_ar") is None or as_written(limit, digits) <= 0:
+        return None
+    return as_written(row["speedup_vs_ar"], digits) / as_written(limit, digits)
+
+
+def over_limit(row: dict, costs: dict, digits: int = VERIFY_DIGITS) -> OverLimit | None:
+    """The shape of `row` if its physical limit (`written_limit`: from the verify curve as written to `digits`
+    decimals) is above the tokens one target forward can emit, else None: what the Speedup lab's Chain vs tree note
+    and results.md's Physical limit note say (read 54: nothing said so)."""
+    limit, curve = written_limit(row, costs, digits), written_curve(run_curve(costs), digits)
     nodes, lookup = row.get("tree_nodes") or 0, row.get("tree_lookup") or 0
     tokens = max(row["k"], lookup if nodes else 0) + 1
     if limit is None or not curve or limit <= tokens:

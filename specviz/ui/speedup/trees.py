@@ -21,7 +21,7 @@ from specviz.engine.limits import is_whole
 from specviz.engine.proposers import registry
 from specviz.labs.bench import BenchConfig, BenchResult
 from specviz.labs.bench.report import run_kernels
-from specviz.labs.bench.summary import VERIFY_DIGITS, over_limit, tokens_fed
+from specviz.labs.bench.summary import VERIFY_DIGITS, over_limit, tokens_fed, written_fraction, written_limit
 from specviz.labs.bench.timing import curve_repeats
 from specviz.ui.common import charts as plot
 from specviz.ui.common.palette import BLUE, GREY, VERMILLION
@@ -59,8 +59,8 @@ def dtype_curve_figure(result: BenchResult) -> go.Figure:
                   rounds=rounds, ms=number(one * 1e3, 1)) if rounds
                 else _("{dtype}, timed separately<br>(1 token = {ms} ms)", dtype=dtype, ms=number(one * 1e3, 1)))
         # read 55: three decimals, as the caption under it quotes a point (`curves_caption`: "0.910") and as the
-        # physical limits under Chain vs tree follow from it (3 / 0.977 = 3.07); three significant figures wrote
-        # "0.91" and "1.1"
+        # physical limits under Chain vs tree follow from it as written (3 / 0.977 = 3.071); three significant
+        # figures wrote "0.91" and "1.1"
         fig.add_scatter(x=[p["n_tokens"] for p in curve], y=[p["ratio"] for p in curve], mode="markers+lines",
                         name=name, marker=dict(size=9, color=dtype_style(dtype)[0], symbol=dtype_style(dtype)[1]),
                         line=dict(color=dtype_style(dtype)[0]),
@@ -203,9 +203,11 @@ def shape_table(result: BenchResult, proposer: str, temperature: float) -> pd.Da
     """Chain and tree rows side by side: tokens per forward, speedups, the physical limit and the share reached,
     under the chart's names (`shape_names`)."""
     names = shape_names()
+    # read 55: the limit from the dtype curve as its chart writes it (CURVE_DIGITS), as results.md's from its table
     data = [{_("draft shape"): shape_name(r), names["mat_with_bonus"]: r["mat_with_bonus"],
              names["speedup_vs_ar"]: r["speedup_vs_ar"], names["speedup_vs_hf_generate"]: r["speedup_vs_hf_generate"],
-             names["physical_limit"]: r.get("physical_limit"), label("fraction_of_limit"): r.get("fraction_of_limit"),
+             names["physical_limit"]: written_limit(r, result.costs, CURVE_DIGITS),
+             label("fraction_of_limit"): written_fraction(r, result.costs, CURVE_DIGITS),
              label("identical"): r["identical_count"]}
             for r in result.shape_rows(proposer, temperature)]
     df = pd.DataFrame(data)
@@ -225,7 +227,7 @@ def shape_figure(result: BenchResult, proposer: str, temperature: float) -> go.F
     fig.add_bar(x=names, y=[r["mat_with_bonus"] for r in rows], marker_color=BLUE, name=series["mat_with_bonus"])
     fig.add_scatter(x=names, y=[r["speedup_vs_ar"] for r in rows], mode="markers",
                     name=series["speedup_vs_ar"], marker=dict(size=12, color=VERMILLION, symbol="diamond"))
-    fig.add_scatter(x=names, y=[r.get("physical_limit") for r in rows], mode="markers",
+    fig.add_scatter(x=names, y=[written_limit(r, result.costs, CURVE_DIGITS) for r in rows], mode="markers",
                     name=series["physical_limit"], marker=dict(size=10, color=GREY, symbol="line-ew-open"))
     fig.add_hline(y=1.0, line=dict(color=GREY, dash="dot"))
     return _layout(fig, _("Chain vs tree: {proposer}, T = {t}", proposer=proposer_text(proposer),
@@ -241,7 +243,8 @@ def over_limit_notes(result: BenchResult, proposer: str, temperature: float) -> 
     give the table's limit when the tokens are divided by it."""
     notes = []
     for row in result.shape_rows(proposer, temperature):
-        over = over_limit(row, result.costs)  # results.md's Physical limit notes say it too (report._limit_lines)
+        # results.md's Physical limit notes say it too (report._limit_lines), from its table's 2 decimals
+        over = over_limit(row, result.costs, CURVE_DIGITS)
         if over is None:
             continue
         notes.append(ngettext(

@@ -7,7 +7,6 @@ made visible, then escaped. Every other text is translated with `_()` where it i
 
 from __future__ import annotations
 
-import html
 import math
 from typing import TYPE_CHECKING
 
@@ -199,12 +198,12 @@ def engine_lab(pair: Pair, spec: RunSpec, rule: str, n: int, length: int, compar
 def named_hover(body: str, name: str) -> str:
     """A hover template whose box names its series as the legend does (read 55: the legend's "speculative: Exact
     rule …", "target-only decoding", "accepted drafts: min(p, q)", "recovered: …", "q (draft)" hovered as
-    "speculative", "target-only", "min(p, q)", "recovered part", "draft"). The name is escaped for Plotly's few tags.
+    "speculative", "target-only", "min(p, q)", "recovered part", "draft"). The names are the app's own words.
 
     >>> named_hover("%{x}: %{y:.4f}", "q (draft)")
     '%{x}: %{y:.4f}<extra>q (draft)</extra>'
     """
-    return f"{body}<extra>{html.escape(name, quote=False)}</extra>"
+    return f"{body}<extra>{name}</extra>"
 
 
 def histogram_figure(result: LabResult, rule_label: str) -> go.Figure:

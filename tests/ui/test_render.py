@@ -1599,3 +1599,35 @@ def test_a_point_mass_reads_1_in_every_place_a_chain_step_shows_it(lang):
         columns = verdict_overview_table(draft).iloc[:, 1:3]
     assert p_is + pm in tip and q_is + pm in tip, tip
     assert list(columns.iloc[d.position]) == [pm, pm] and "1.000" not in columns.to_string(), columns
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_step_tables_hold_a_long_token_whole(lang):
+    """Read 55: the step charts' tables, their text alternative, cut a token to the 14 characters of a tick label
+    ("␣representati…" for " representatives"), and the tree mask's table to 6: a table reader never saw the whole
+    token. The ticks stay short; the tables hold the token whole, whitespace drawn and tags escaped as text."""
+    from specviz.core.i18n import using
+    from specviz.engine.trace import TreeNode, TreeRecord
+    from specviz.ui.common.step_figures import distribution_table, verdict_overview_table
+    from specviz.ui.common.tree_figures import mask_figure, mask_table
+
+    long, other = " representatives", "<b>institutionalised"
+    d = Decision(0, 5, long, 0.5, 0.4, 0.8, 0.8, 0.3, True, True,
+                 target_top=[TokenProb(5, long, 0.4), TokenProb(6, other, 0.3)],
+                 draft_top=[TokenProb(5, long, 0.5), TokenProb(6, other, 0.2)])
+    step = Step(0, 3, 1, "draft", [d], [EmittedToken(5, long, TokenKind.ACCEPTED),
+                                        EmittedToken(6, other, TokenKind.BONUS)],
+                correction_kind=TokenKind.BONUS, correction_top=[TokenProb(6, other, 0.6), TokenProb(5, long, 0.4)])
+    record = TreeRecord(nodes=[TreeNode(5, long, -1, 1, 0.5, 0.4, "accepted", uniform=0.3, accept_prob=0.8)],
+                        path=[0])
+    whole = [text.visible(long), text.visible(other)]
+    with using(lang):
+        tables = [list(distribution_table(d).iloc[:, 0]), list(verdict_overview_table(step).iloc[:, 0]),
+                  list(correction_table(step).iloc[:, 0]), list(mask_table(record).iloc[:, 0])]
+        ticks = list(correction_figure(step).data[0].x)
+        mask_ticks = list(mask_figure(record).layout.xaxis.ticktext or [])
+    assert tables[0] == whole and tables[1] == [f"#1 {whole[0]}"] and tables[2] == whole[::-1], tables
+    assert tables[3][1] == f"#1 {whole[0]}", tables[3]
+    assert not any("…" in cell for cells in tables for cell in cells)
+    assert ticks == ["&lt;b&gt;institutio…", "␣representati…"], ticks  # the charts' ticks stay short
+    assert "#1 ␣repr…" in mask_ticks, mask_ticks

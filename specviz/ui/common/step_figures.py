@@ -46,7 +46,9 @@ def distribution_table(d: Decision, n: int = 10, node: TreeNode | None = None) -
     verdict in words ("✗ drafted (rejected)"): the table did not say which token was drafted (issue 43). Its q
     column is the q the rule used, named as the chart's legend names it (`_q_name`). A token a tree's lookup branch
     copied reads "✓ copied (accepted)": it read "drafted" (read 49)."""
-    ids, labels, _pv, _qv, p_hover, q_hover = _distribution(d, n, node)
+    # the whole token (read 55: the table, the chart's text alternative, cut it to the 14 characters of a tick label,
+    # "␣representati…")
+    ids, labels, _pv, _qv, p_hover, q_hover = _distribution(d, n, node, limit=None)
     s = style(decision_kind(d))
     mark = (_("{glyph} copied ({verdict})", glyph=s.glyph, verdict=_(s.label)) if _copied(node) else
             _("{glyph} drafted ({verdict})", glyph=s.glyph, verdict=_(s.label)))
@@ -66,9 +68,10 @@ def _q_name(node: TreeNode | None) -> str:
     return _("q as the rule used it (a point mass)") if rule_point_mass(node) else _("q (draft)")
 
 
-def _distribution(d: Decision, n: int, node: TreeNode | None = None
+def _distribution(d: Decision, n: int, node: TreeNode | None = None, limit: int | None = 14
                   ) -> tuple[list[int], list[str], list[float], list[float], list[str], list[str]]:
-    """The tokens of `distribution_figure` (ids and unique labels), their bars' p and q, and their hover texts.
+    """The tokens of `distribution_figure` (ids and unique labels, cut to `limit` characters: None for a table), their
+    bars' p and q, and their hover texts.
     Read 48: for a node the rule tests against a point mass q′ = δ_x (`rule_point_mass`) the bars drew the draft's
     whole q, which the rule never used, beside a verdict min(1, p′/q′) with q′(x) = 1; its q is now that point mass
     (1 on the drafted token, 0 elsewhere), and the drafted token's hover says what the draft gave it."""
@@ -83,7 +86,7 @@ def _distribution(d: Decision, n: int, node: TreeNode | None = None
     texts = {i: (p.get(i) or q.get(i)).text for i in ids}
     labels, seen = [], set()
     for i in ids:  # two tokens can look the same once whitespace is drawn: keep labels unique
-        label = plot_text(texts[i])
+        label = plot_text(texts[i], limit)
         label = label if label not in seen else f"{label} ({i})"
         seen.add(label)
         labels.append(label)
@@ -306,7 +309,7 @@ def verdict_overview_table(step: Step) -> pd.DataFrame:
     rule = [_rule_q(d, node) for d, node in zip(step.decisions, nodes)]
     columns = {name: [r[i] if r[5] == "p" else f"{r[5 + i]} = {r[i]}" for r in rule]
                for i, name in enumerate(("p", "q", "p/q"))}
-    return pd.DataFrame({head: table_text([f"#{n} {plot_text(d.text)}"
+    return pd.DataFrame({head: table_text([f"#{n} {plot_text(d.text, None)}"  # the whole token (read 55)
                                                          for d, n in zip(step.decisions, draft_numbers(step))]),
                          **columns,
                          chance: [a if d.reached else _("not reached") for d, (a, _u) in zip(step.decisions, shown)],
@@ -437,8 +440,9 @@ def correction_figure(step: Step) -> go.Figure | None:
 def correction_table(step: Step) -> pd.DataFrame | None:
     """The numbers of `correction_figure`, as `column_numbers` writes them and as its hover gives them (0.0015),
     with the chart's mark on the sampled token in words ("↻ sampled (recovered)"): read off the figure, the table did
-    not say which token was sampled (issue 43). None where there is no chart."""
-    drawn = _correction(step)
+    not say which token was sampled (issue 43). None where there is no chart. Its tokens are whole, not a tick's 14
+    characters (read 55)."""
+    drawn = _correction(step, limit=None)
     if drawn is None:
         return None
     kind, labels, picked = drawn
@@ -447,7 +451,7 @@ def correction_table(step: Step) -> pd.DataFrame | None:
     shown = correction_numbers(step)
     marks = [mark if pk else "" for pk in picked]
     if not any(picked):  # the sampled token outside the bars drawn: its own row says so (read 46)
-        labels = [*labels, plot_text(step.emitted[-1].text)]
+        labels = [*labels, plot_text(step.emitted[-1].text, None)]
         shown.append(_("not among the top {n}", n=len(step.correction_top)))
         marks.append(mark)
     return pd.DataFrame({_("token"): table_text(labels), _("probability"): shown, _("mark"): marks})
@@ -464,16 +468,17 @@ def correction_numbers(step: Step) -> list[str]:
     return column_numbers([t.prob for t in top])
 
 
-def _correction(step: Step) -> tuple[TokenKind, list[str], list[bool]] | None:
-    """What `correction_figure` draws: the last token's kind, the unique labels of the tokens it was sampled from,
-    and which of them it was. None if unknown, or if the text ended before the recovered or bonus token."""
+def _correction(step: Step, limit: int | None = 14) -> tuple[TokenKind, list[str], list[bool]] | None:
+    """What `correction_figure` draws: the last token's kind, the unique labels of the tokens it was sampled from
+    (cut to `limit` characters; None for a table), and which of them it was. None if unknown, or if the text ended
+    before the recovered or bonus token."""
     if not step.correction_top or not step.emitted:
         return None
     kind = step.correction_kind or TokenKind.TARGET
     last = step.emitted[-1]
     if last.kind != kind:  # the text ended before the recovered or bonus token: the step added none, so no chart
         return None
-    labels = [plot_text(t.text) for t in step.correction_top]
+    labels = [plot_text(t.text, limit) for t in step.correction_top]
     labels = [lab if labels.index(lab) == i else f"{lab} ({t.token_id})"
               for i, (lab, t) in enumerate(zip(labels, step.correction_top))]
     return kind, labels, [t.token_id == last.token_id for t in step.correction_top]

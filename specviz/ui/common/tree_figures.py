@@ -209,10 +209,11 @@ def _token(text: str) -> str:
     return escape_markdown(shortened(text, limit=8))
 
 
-def _node_names(record: TreeRecord) -> list[str]:
+def _node_names(record: TreeRecord, limit: int | None = 6) -> list[str]:
     """The mask's row and column names: root, then "#1 a", with a copied token marked as the tree list marks it
-    ("#7 j ❐"; read 53: the mask named copied tokens as if they were drafted nodes)."""
-    return [_("root")] + [f"#{j + 1} {plot_text(n.text, limit=6)}" + (f" {COPIED_MARK}" if n.copied else "")
+    ("#7 j ❐"; read 53: the mask named copied tokens as if they were drafted nodes); each token cut to `limit`
+    characters on the chart, whole in its table (None; read 55: the table cut it as the ticks do)."""
+    return [_("root")] + [f"#{j + 1} {plot_text(n.text, limit=limit)}" + (f" {COPIED_MARK}" if n.copied else "")
                           for j, n in enumerate(record.nodes)]
 
 
@@ -225,7 +226,8 @@ def mask_table(record: TreeRecord) -> pd.DataFrame:
     """The mask's numbers as the chart names them: a row per node being scored, a column per node it may read, each
     cell "attends" or "masked" (read off the heatmap, the table numbered the nodes from 0 where the chart's ticks say
     root, #1 ... and wrote 1 and 0 for the two words)."""
-    names = table_text(_node_names(record))  # plain text: the table escapes it (read 46: "&lt;" twice escaped)
+    # plain text: the table escapes it (read 46: "&lt;" twice escaped)
+    names = table_text(_node_names(record, limit=None))
     seen, hidden = _("attends"), _("masked")
     rows = attention_rows(record)
     return pd.DataFrame({scored_title(record): names,

@@ -59,3 +59,13 @@ def test_the_live_charts_table_heads_its_columns_with_the_panels_titles(lang):
     assert [t.name for t in fig.data] == titles and len(titles) == 4
     assert all(title in table.columns for title in titles), list(table.columns)
     assert ("generated tokens per second" if lang == "en" else "tokens gerados por segundo") in titles
+
+
+def test_the_level_tables_name_a_prompt_in_the_readers_language():
+    """Read 55: the level table's prompt column read "copy", "open" (the JSON's keys) on the Portuguese page."""
+    from specviz.ui.serving.sweep import level_table
+
+    result = serving_roofline.committed()
+    with using("pt"):
+        cells = set(level_table(result.levels)["prompt"])
+    assert cells == {"de cópia", "aberto"}, cells

@@ -101,7 +101,7 @@ def _cell(v, digits: int = 2) -> str:
 def level_table(levels: list[LevelResult]) -> pd.DataFrame:
     """One row a level. Its requests column counts the answered ones, whose tokens and times the other columns
     hold (read 52: headed "requests", it read 3 for a level that sent 4 and saw one fail)."""
-    return pd.DataFrame([{_("speculation"): charts.spec_name(lv.speculative), _("prompt"): lv.prompt,
+    return pd.DataFrame([{_("speculation"): charts.spec_name(lv.speculative), _("prompt"): prompt_word(lv.prompt),
                           _("streams"): lv.concurrency,
                           _("requests answered"): len(lv.ok), _("tokens/s"): _cell(lv.throughput, 1),
                           _("median latency (s)"): _cell(lv.latency_s), _("acceptance rate"): _cell(lv.acceptance_rate),
@@ -350,7 +350,8 @@ def compare_specviz(result: ServingResult) -> None:
     rows = []
     for row in result.specviz:
         lv = result.level("ngram", row["prompt"], 1)
-        rows.append({_("prompt"): row["prompt"], _("vLLM acceptance rate"): _cell(lv and lv.acceptance_rate),
+        rows.append({_("prompt"): prompt_word(row["prompt"]),
+                     _("vLLM acceptance rate"): _cell(lv and lv.acceptance_rate),
                      _("specviz acceptance rate"): _cell(row.get("acceptance_rate")),
                      _("vLLM mean accepted length (drafted steps, from its counters)"):
                          _cell(lv and lv.mean_accepted_length),

@@ -1285,7 +1285,7 @@ def test_a_recorded_steps_bounds_near_1_are_not_written_as_1(lang, monkeypatch):
 def test_every_exactness_hover_names_its_series_as_the_legend_does(lang):
     """Read 55: the hover boxes named the series otherwise than the legend: "speculative" under the legend's
     "speculative: Exact rule …", "target-only" for "target-only decoding", "min(p, q)" for "accepted drafts: min(p,
-    q)", "recovered part" for "recovered: (1 − α)·norm(max(0, p − q))", "split unknown" and "draft" for "q (draft)"."""
+    q)", "recovered part" for "recovered: (1 − β)·norm(max(0, p − q))", "split unknown" and "draft" for "q (draft)"."""
     import torch
 
     from specviz.core.i18n import using
@@ -1305,3 +1305,24 @@ def test_every_exactness_hover_names_its_series_as_the_legend_does(lang):
         assert trace.hovertemplate.endswith(f"<extra>{trace.name}</extra>"), (trace.name, trace.hovertemplate)
     assert traces[0].hovertemplate.endswith(("<extra>speculative: Exact rule</extra>",
                                              "<extra>especulativa: Exact rule</extra>")), traces[0].hovertemplate
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_decompositions_recovered_part_uses_the_titles_beta(lang):
+    """Read 55: the chart's title became "p = min(p, q) + (1 − β)·norm(max(0, p − q))" (one position of a real text:
+    β, with α = E[β]), while its legend, shared with the Sandbox, still read "recovered: (1 − α)·norm(…)": two
+    letters for one number on one chart. The Exactness legend now writes β; the Sandbox's, whose one p and q are the
+    whole model (α = β), keeps α."""
+    import torch
+
+    from specviz.core.i18n import _, using
+    from specviz.labs.exactness.decomposition import decompose_step
+    from specviz.ui.common.charts import RECOVERED_PART
+
+    p, q = torch.tensor([0.5, 0.25, 0.25]), torch.tensor([0.25, 0.5, 0.25])
+    with using(lang):
+        fig = exactness_view.decomposition_figure(["a", "b", "c"], decompose_step(p, q), q, rest_unknown=False)
+        sandbox_name = _(RECOVERED_PART)
+    names = [trace.name for trace in fig.data if "norm(max(0, p − q))" in (trace.name or "")]
+    assert len(names) == 1 and "(1 − β)" in names[0] and "α" not in names[0], names
+    assert "(1 − α)" in sandbox_name

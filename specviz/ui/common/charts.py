@@ -455,6 +455,9 @@ ROUNDED_NOTE = N_("The values are rounded to three significant figures (more whe
 # draw it (the Exactness lab said "accepted drafts: min(p, q)" where the Sandbox said "min(p, q): kept drafts")
 ACCEPTED_PART = N_("accepted drafts: min(p, q)")
 RECOVERED_PART = N_("recovered: (1 − α)·norm(max(0, p − q))")
+# read 55: at one position of a real text (the Exactness lab) the sum Σ min(p, q) is β (α = E[β]), as the chart's
+# title writes it; the Sandbox's one p and q are the whole model, where α = β
+RECOVERED_AT_POSITION = N_("recovered: (1 − β)·norm(max(0, p − q))")
 
 
 def rounded_note(fig: go.Figure) -> str | None:

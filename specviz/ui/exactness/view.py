@@ -31,7 +31,7 @@ from specviz.labs.exactness.stats import shown_p_value
 from specviz.labs.examples import list_examples, load_example
 from specviz.models.pairs import Pair
 from specviz.runs.runspec import RunSpec
-from specviz.ui.common.charts import ACCEPTED_PART, RECOVERED_PART, figure_table, show
+from specviz.ui.common.charts import ACCEPTED_PART, RECOVERED_AT_POSITION, figure_table, show
 from specviz.ui.common.escaping import escape_markdown, escape_text, plot_text
 from specviz.ui.common.grids import NAMED_ROWS, name_column
 from specviz.ui.common.palette import (BLUISH_GREEN, GREY, LIGHT_GREY, P_COLOR, Q_COLOR, RESIDUAL_COLOR,
@@ -332,8 +332,8 @@ def decomposition_figure(labels: list[str], decomposition: exactness.StepDecompo
     fig.add_trace(go.Bar(x=labels, y=accepted, name=_(ACCEPTED_PART),
                          marker_color=BLUISH_GREEN, hovertemplate=named_hover("%{x}: %{y:.4f}", _(ACCEPTED_PART))))
     fig.add_trace(go.Bar(x=labels, y=recovered,
-                         name=_(RECOVERED_PART), marker_color=RESIDUAL_COLOR,
-                         hovertemplate=named_hover("%{x}: %{y:.4f}", _(RECOVERED_PART))))
+                         name=_(RECOVERED_AT_POSITION), marker_color=RESIDUAL_COLOR,
+                         hovertemplate=named_hover("%{x}: %{y:.4f}", _(RECOVERED_AT_POSITION))))
     if unknown is not None:
         fig.add_trace(go.Bar(x=labels, y=unknown, name=_(UNKNOWN_SPLIT),
                              marker_color=LIGHT_GREY,

@@ -782,3 +782,30 @@ def test_the_submit_callback_reads_a_number_in_the_students_language(db, lang, t
         at.button(key=f"paced_{push.id}_1_submit").click().run()
     assert not at.exception and not at.error
     assert store.my_answers(ana.token, push.id)[1] == (value, value == answer)
+
+
+@pytest.mark.parametrize("font_size, rounds", [(14, 1), (14, 2), (22, 2)])
+def test_each_choice_is_written_whole_above_its_bars(font_size, rounds):
+    """Read 55: on a 390 px phone the choices were tick labels left of the bars, wider than the margin Plotly gives
+    them, so they were cut at the left edge ("robability min(p(x), q(x))…", "ecovered token…") and the axis title
+    "choice" sat on top of them. Each label is now an annotation above its bars, starting at the plot's left edge:
+    no tick labels, and a slot holds the label's lines, its bars and a gap, on the dashboard and the projector."""
+    from specviz.ui.classroom.chart import LABEL_GAP, LINE_EM
+
+    question = SINGLE
+    dist = distribution(question, [question.answer, _wrong(question)], [question.answer] if rounds == 2 else [])
+    fig = distribution_figure(dist, rounds, reveal=True, font_size=font_size)
+    bars = next(t for t in fig.data if t.showlegend is False)
+    notes = fig.layout.annotations
+    assert [a.text for a in notes] == list(bars.y) and any(a.text.startswith("✓ ") for a in notes)
+    assert all(a.xref == "paper" and a.x == 0 and a.xanchor == "left" and a.yanchor == "bottom" for a in notes)
+    assert fig.layout.yaxis.showticklabels is False  # nothing left of the bars to cut, nothing under the title
+    assert fig.layout.yaxis.title.text == "choice"  # still the table's first column
+    low, high = fig.layout.yaxis.range  # first choice on top: the range runs down
+    slot = (fig.layout.height - fig.layout.margin.t - fig.layout.margin.b) / (low - high)
+    thick = slot * (1 - fig.layout.bargap)  # one choice's bars, px
+    lines = max(a.text.count("<br>") + 1 for a in notes)
+    for index, note in enumerate(notes):  # the label starts at its bars' top edge and fits under the bars above
+        assert note.y == pytest.approx(index - thick / 2 / slot)
+        room = (note.y - (index - 1 + thick / 2 / slot if index else high)) * slot
+        assert room >= lines * LINE_EM * font_size + LABEL_GAP / 2 - 1, (index, room)

@@ -106,24 +106,36 @@ def _labels(dist: Distribution, reveal: bool) -> list[str]:
             for text, right, label in zip(texts, dist.right, shown, strict=True)]
 
 
+def _bars_px(rounds: int, font_size: int) -> int:
+    """The thickness in px of one choice's bars, one a round, side by side."""
+    return int((8 + 22 * rounds) * font_size / 14)
+
+
+def _label_px(labels: list[str], font_size: int) -> int:
+    """The height in px of the tallest label's lines (1.3 font sizes a line, as Plotly sets a text's lines)."""
+    return round(max((label.count("<br>") + 1 for label in labels), default=1) * LINE_EM * font_size)
+
+
 def slot_height(labels: list[str], rounds: int, font_size: int = 14) -> int:
-    """The height in px of one choice's slot: room for its bars (one a round), and for its label's lines, which Plotly
-    centres on the slot without keeping them apart (read 50: four choices of four lines each were given 62 px each,
-    and at 1400 px each label ran into the next, "A way to compress a large model" over "at a small cost in quality").
+    """The height in px of one choice's slot: its label's lines above its bars (one a round), and a gap. Labels sat
+    left of the bars once, and Plotly centres those on the slot without keeping them apart (read 50: four choices
+    of four lines each were given 62 px each, and at 1400 px each label ran into the next); on a 390 px phone the
+    margin they needed was more than Plotly gives, and they were cut at the left edge ("robability min(p(x)…",
+    read 55). A label is now written above its bars, across the chart's width.
 
     >>> slot_height(["one line"], 1), slot_height(["one<br>two<br>three<br>four"], 1)
-    (62, 91)
+    (66, 121)
     """
-    lines = max((label.count("<br>") + 1 for label in labels), default=1)
-    return max(int((40 + 22 * rounds) * font_size / 14), round(lines * LINE_EM * font_size) + LABEL_GAP)
+    return _label_px(labels, font_size) + _bars_px(rounds, font_size) + LABEL_GAP
 
 
 def distribution_figure(dist: Distribution, rounds: int, reveal: bool, font_size: int = 14,
                         min_height: int = 220) -> go.Figure:
     """Round 1 (light) and, once it has started, round 2 (dark) as grouped horizontal bars over the choices, first
-    choice on top; `reveal` marks the right one. Its height comes from the number of choices and their labels' lines
-    (`slot_height`), at least `min_height`; `font_size` and `min_height` grow for the presenter view, whose fixed
-    660 px gave six four-line choices at 22 px 97 px each where their labels need 132 (read 51)."""
+    choice on top, each choice's label written above its bars; `reveal` marks the right one. Its height comes from
+    the number of choices and their labels' lines (`slot_height`), at least `min_height`; `font_size` and
+    `min_height` grow for the presenter view, whose fixed 660 px gave six four-line choices at 22 px 97 px each
+    where their labels need 132 (read 51)."""
     labels = _labels(dist, reveal)
     fig = go.Figure()
     for r in range(1, rounds + 1):
@@ -143,14 +155,22 @@ def distribution_figure(dist: Distribution, rounds: int, reveal: bool, font_size
     most = max([c for r in dist.counts[:rounds] for c in r] or [0])
     text = {"size": font_size, "color": INK}
     fig.update_traces(textfont=text)
+    slot, bars = slot_height(labels, rounds, font_size), _bars_px(rounds, font_size)
+    below = (bars / 2 + LABEL_GAP / 2) / slot  # from a slot's centre (its bars') down to its end, in slots
+    top = (bars / 2) / slot  # from the centre up to the bars' top edge, where the label starts
+    for index, label in enumerate(labels):  # each label above its bars, whole at any width (no tick labels)
+        fig.add_annotation(text=label, xref="paper", x=0, xanchor="left", yref="y", y=index - top,
+                           yanchor="bottom", align="left", showarrow=False, font=text)
     fig.update_layout(
-        barmode="group", bargap=0.25, font=text, legend_font=text,
-        height=max(min_height, slot_height(labels, rounds, font_size) * len(labels) + 80),
+        barmode="group", bargap=1 - bars / slot, font=text, legend_font=text,
+        height=max(min_height, slot * len(labels) + 80),
         margin={"l": 10, "r": 30, "t": 10, "b": 40},
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0, "traceorder": "normal"},
         xaxis={"title": {"text": _(TEXT["axis"]), "font": text}, "range": [0, max(1, most) * 1.15],
                "dtick": max(1, round(most / 5)), "fixedrange": True, "tickfont": text},
-        yaxis={"type": "category", "autorange": "reversed", "fixedrange": True, "automargin": True, "tickfont": text,
-               "title": {"text": _(TEXT[_bars(dist)]), "font": text}},  # the table's first column too
+        # first choice on top: the range runs down from above the first label to below the last bars, a slot each
+        yaxis={"type": "category", "range": [len(labels) - 1 + below, below - 1], "fixedrange": True,
+               "showticklabels": False, "ticks": "", "automargin": True,
+               "title": {"text": _(TEXT[_bars(dist)]), "font": text, "standoff": 4}},  # the table's first column too
         plot_bgcolor="white")
     return fig

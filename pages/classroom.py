@@ -60,7 +60,8 @@ try:  # a busy or read-only database (or any refused input) is one sentence, nev
                 paced_teacher.push_picker(store, session)
             refresh = None if session.closed else paced_teacher.REFRESH_SECONDS
             live_fragment(teacher.follows_the_view(False, paced_teacher.live_panel), run_every=refresh)(store, session)
-            presenter.base_input()
+            if not session.closed:  # an ended session takes no joins: no join address, no advice to reach it
+                presenter.base_input()
             teacher.session_controls(store, session, exported=store.current(session.code) is not None)
         elif session is not None:
             if not session.closed:

@@ -966,3 +966,33 @@ def test_a_teachers_link_opens_the_teacher_side_after_the_join_page_drew_the_swi
     assert at.radio(key="classroom_role").value == "a student" and "as" not in at.query_params
     at.run()
     assert at.radio(key="classroom_role").value == "a student"
+
+
+@pytest.mark.slow  # AppTest runs of the page, over the fast tier's 0.35 s a test
+@pytest.mark.parametrize("pace", [0, 1])
+def test_an_ended_session_shows_no_join_address_and_no_advice_to_reach_it(db, monkeypatch, pace):
+    """Read 55: after "Yes, end …" the teacher-paced dashboard still showed "Join address shown on the projector"
+    and "Students' phones cannot reach this server… start it again with --server.address 0.0.0.0", advice for
+    joins an ended session refuses. Both go once the session has ended, on either pace's dashboard."""
+    import streamlit as st
+
+    from specviz.ui.classroom import presenter
+
+    real = st.get_option
+    monkeypatch.setattr(st, "get_option", lambda name: "127.0.0.1" if name == "server.address" else real(name))
+    monkeypatch.setattr(presenter, "guessed_base", lambda: "http://192.168.1.20:8501")
+    at = _as_teacher(PIN)
+    at.radio(key="classroom_pace").set_value(teacher.PACES[pace]).run()
+    at.button(key="classroom_start").click().run()
+
+    def advice() -> list[str]:
+        return [w.value for w in at.warning if w.value.startswith("Students' phones cannot reach this server")]
+
+    def address() -> list[str]:
+        return [t.value for t in at.text_input if t.key == presenter.INPUT_KEY]
+
+    assert len(advice()) == 1 and address() == (["http://192.168.1.20:8501"] if pace == 1 else [])
+    at.button(key="classroom_end").click().run()
+    at.button(key="classroom_end_confirm").click().run()
+    assert not at.exception and any("students can no longer join or answer" in i.value for i in at.info)
+    assert advice() == [] and address() == []

@@ -35,7 +35,7 @@ from specviz.core.text import control_shown, has_control, hidden_shown, pad, sho
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.kinds import StopReason
 from specviz.engine.limits import (DEVICE_HELP, DTYPE_HELP, K_RANGE, MAX_NEW_TOKENS_RANGE, PAIR_DRAFTERS, dtype_arg,
-                                   finite_float, path_arg, unwritable)
+                                   finite_float, path_arg, plain_int, unwritable)
 from specviz.engine.proposers import registry
 from specviz.engine.shown import shown_numbers, with_point_masses
 from specviz.engine.trace import (Decision, Step, TokenKind, Trace, TreeNode, p_over_q, point_mass_pq, rule_point_mass,
@@ -252,7 +252,7 @@ def build_parser() -> argparse.ArgumentParser:
     cal.add_argument("--device", default=None, help=DEVICE_HELP)
     cal.add_argument("--dtype", type=dtype_arg, default=None, help=DTYPE_HELP)
     cal.add_argument("--force", action="store_true", help="measure again even if this machine's costs are cached")
-    cal.add_argument("--top", type=int, default=5, help="shapes listed per temperature, best first (1..50)")
+    cal.add_argument("--top", type=plain_int, default=5, help="shapes listed per temperature, best first (1..50)")
     cal.add_argument("--lang", default=None, metavar="en|pt",
                      help="the language of the printout (default: from LC_ALL / LC_MESSAGES / LANG)")
     add_serve_arguments(commands.add_parser("serve",
@@ -266,32 +266,29 @@ def add_generation_flags(cmd: argparse.ArgumentParser) -> None:
                      help="a catalog name (default, toy, qwen2.5-0.5b-7b, ...) or TARGET[,DRAFT]: local folders or Hub ids")
     cmd.add_argument("--proposer", choices=registry.names(), default=None, help="who drafts (default: the pair's own)")
     registry.add_setting_flags(cmd)  # each proposer's own settings (--layers for layer-skip)
-    cmd.add_argument("--k", type=int, default=None, help=f"drafted tokens per step (a tree's depth; n-gram lookup "
-                                                         "drafts at most K: fewer where the copied text runs out or "
-                                                         "reaches a chat marker, none where nothing matches), "
-                                                         f"{K_RANGE[0]}.."
-                                                         f"{K_RANGE[1]} (default: with no shape flag, the shape predicted "
-                                                         "fastest on this machine, see `calibrate`, or the pair's "
-                                                         "recommended without a shape table for the proposer; "
-                                                         "else the pair's "
-                                                         "recommended K)")
-    cmd.add_argument("--max-new-tokens", type=int, default=64,
+    cmd.add_argument("--k", type=plain_int, default=None,
+                     help="drafted tokens per step (a tree's depth; n-gram lookup drafts at most K: fewer where the "
+                          "copied text runs out or reaches a chat marker, none where nothing matches), "
+                          f"{K_RANGE[0]}..{K_RANGE[1]} (default: with no shape flag, the shape predicted fastest on "
+                          "this machine, see `calibrate`, or the pair's recommended without a shape table for the "
+                          "proposer; else the pair's recommended K)")
+    cmd.add_argument("--max-new-tokens", type=plain_int, default=64,
                      help="the most new tokens to generate (a cap: an answer that ends sooner stops sooner), "
                           f"{MAX_NEW_TOKENS_RANGE[0]}..{MAX_NEW_TOKENS_RANGE[1]}")
     # read 52: these four gave no range, though every other numeric flag does and the CLI refuses values outside
     cmd.add_argument("--temperature", type=finite_float, default=0.0, help=f"0 = greedy, {_range('temperature')}")
-    cmd.add_argument("--top-k", type=int, default=0, help=f"0 = off, {_range('top_k')}")
+    cmd.add_argument("--top-k", type=plain_int, default=0, help=f"0 = off, {_range('top_k')}")
     cmd.add_argument("--top-p", type=finite_float, default=1.0, help=f"1.0 = off, {_range('top_p')}")
-    cmd.add_argument("--seed", type=int, default=0,
+    cmd.add_argument("--seed", type=plain_int, default=0,
                      help=f"seed of the uniform draws and the sampling, {_range('seed')}")
-    cmd.add_argument("--tree-nodes", type=int, default=None,
+    cmd.add_argument("--tree-nodes", type=plain_int, default=None,
                      help="draft a tree of at most this many nodes (depth K), EAGLE-2 style; 0 = a chain of K "
                           "(default: as for --k when no shape flag is given; else the pair's recommended tree, or a "
                           "chain when --k is given)")
-    cmd.add_argument("--tree-width", type=int, default=None,
+    cmd.add_argument("--tree-width", type=plain_int, default=None,
                      help=f"{SETTINGS['tree_width'].help} (default: as for --k when no shape flag is given; else "
                           "the pair's recommended width)")
-    cmd.add_argument("--tree-lookup", type=int, default=None,
+    cmd.add_argument("--tree-lookup", type=plain_int, default=None,
                      help="also copy up to this many tokens from the context as one more tree branch (prompt "
                           "lookup); 0 = none (default: as for --k when no shape flag is given; else the pair's "
                           "recommended tree's, or none when --k or --tree-nodes is given)")

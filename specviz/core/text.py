@@ -92,8 +92,8 @@ def typed(text: object, marks: bool = True) -> str:
     way for every refusal: "(got 99)", "(got −1)", "(got 'hot')" (read 50: some quoted a typed number '99', some
     “abc”, some bare).
 
-    >>> typed("99"), typed(" -1 "), typed("3.0"), typed("hot"), typed("1e400"), typed("nan")
-    ('99', '−1', '3.0', "'hot'", "'1e400'", "'nan'")
+    >>> typed("99"), typed(" -1 "), typed("3.0"), typed("hot"), typed("1e400"), typed("nan"), typed("４")
+    ('99', '−1', '3.0', "'hot'", "'1e400'", "'nan'", "'４'")
     >>> from specviz.core.i18n import using
     >>> with using("pt"):
     ...     typed("0.5"), typed("0.5", marks=False)
@@ -102,7 +102,8 @@ def typed(text: object, marks: bool = True) -> str:
     whole = str(text)
     shown = whole.strip()
     try:
-        finite = math.isfinite(float(shown)) and "_" not in shown
+        # float() reads "１" and "٣" too, which no number flag or link takes (read 55): quoted as the words they are
+        finite = math.isfinite(float(shown)) and "_" not in shown and shown.isascii()
     except (ValueError, OverflowError):
         finite = False
     if finite and len(shown) <= 30:

@@ -28,7 +28,7 @@ from pathlib import Path
 from specviz.core.i18n import _, list_separator, number, os_reason, with_minus
 from specviz.core.paths import folders_made_for
 from specviz.core.text import shortened, typed
-from specviz.engine.limits import K_RANGE, as_typed, finite_float, path_arg
+from specviz.engine.limits import K_RANGE, as_typed, finite_float, path_arg, plain_int
 from specviz.runs.runspec import float_text
 from specviz.serving.load import (LEVELS, MAX_REQUESTS, MAX_TOKENS, LoadPlan, Prompt, cap_note, levels_ok,
                                   max_tokens_ok, requests_ok, run_load)
@@ -62,8 +62,8 @@ def add_serve_arguments(cmd: argparse.ArgumentParser) -> None:
     actions = cmd.add_subparsers(dest="action", required=True)
     start = actions.add_parser("start", help="install vLLM if needed and start it on 127.0.0.1")
     start.add_argument("--spec", choices=list(SPECS), default="ngram", help="speculation (default: ngram)")
-    start.add_argument("--k", type=int, default=DEFAULT_K, help=K_HELP)
-    start.add_argument("--port", type=int, default=DEFAULT_PORT, help="port on 127.0.0.1")
+    start.add_argument("--k", type=plain_int, default=DEFAULT_K, help=K_HELP)
+    start.add_argument("--port", type=plain_int, default=DEFAULT_PORT, help="port on 127.0.0.1")
     start.add_argument("--timeout", type=finite_float, default=900.0, help="seconds to wait for /health")
     start.add_argument("--eager", action="store_true",
                        help="skip torch.compile: starts sooner (1-2 minutes on 2 CPU cores); decoding without the "
@@ -77,17 +77,17 @@ def add_serve_arguments(cmd: argparse.ArgumentParser) -> None:
     sweep.add_argument("--prompts", nargs="+", choices=list(PROMPTS), default=list(PROMPTS),
                        help="workloads sent at each level: copy (the answer repeats the prompt), open (a question)")
     # read 54: "among (1, 2, 4, 8, 16)", a Python tuple; written as the --levels refusal writes the list
-    sweep.add_argument("--levels", nargs="+", type=int, default=[1, 16],
+    sweep.add_argument("--levels", nargs="+", type=plain_int, default=[1, 16],
                        help=f"concurrent streams to measure, among {', '.join(str(c) for c in LEVELS)}, each at most "
                             f"once")
-    sweep.add_argument("--requests", type=int, default=16,
+    sweep.add_argument("--requests", type=plain_int, default=16,
                        help=f"requests per level, at least one per stream (--requests 8 sends 16 at 16 streams), at "
                             f"most {MAX_REQUESTS}")
-    sweep.add_argument("--max-tokens", type=int, default=128,
+    sweep.add_argument("--max-tokens", type=plain_int, default=128,
                        help=f"the most new tokens each request may generate, and specviz's own batch-1 runs too (a "
                             f"cap: an answer that ends sooner stops sooner), 1 to {MAX_TOKENS}")
-    sweep.add_argument("--k", type=int, default=DEFAULT_K, help=K_HELP)
-    sweep.add_argument("--port", type=int, default=DEFAULT_PORT, help="port on 127.0.0.1")
+    sweep.add_argument("--k", type=plain_int, default=DEFAULT_K, help=K_HELP)
+    sweep.add_argument("--port", type=plain_int, default=DEFAULT_PORT, help="port on 127.0.0.1")
     sweep.add_argument("--no-specviz", action="store_true", help="skip specviz's own batch-1 comparison")
     sweep.add_argument("--out", type=path_arg, default=DEFAULT_OUT,
                        help="the JSON file to write (default: over the committed "

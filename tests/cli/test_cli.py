@@ -47,6 +47,27 @@ def test_python_m_specviz_answers_bad_input_with_one_sentence_and_exit_2():
     assert out.stdout == ""
 
 
+@pytest.mark.parametrize("args, said", [
+    (("generate", "--prompt", "hi", "--k", "\uff14"), "argument --k: invalid int value: '\uff14'"),
+    (("generate", "--prompt", "hi", "--seed", "1_000"), "argument --seed: invalid int value: '1_000'"),
+    (("generate", "--prompt", "hi", "--layers", "\u0663"), "argument --layers: invalid int value: '\u0663'"),
+    (("generate", "--prompt", "hi", "--temperature", "\uff10.\uff17"),
+     "argument --temperature: invalid float value: '\uff10.\uff17'"),
+    (("calibrate", "--top", "1_0"), "argument --top: invalid int value: '1_0'"),
+    (("bench", "--k", "1_0"), "argument --k: whole numbers, separated by spaces or commas (got '1_0')"),
+    (("bench", "--threads", "\uff11"),
+     "argument --threads: a whole number from 0 (torch's choice) to 256 (got '\uff11')"),
+    (("bench", "--shapes", "\uff13"), "--shapes takes K:NODES:WIDTH:LOOKUP, whole numbers in range (got '\uff13')"),
+    (("serve", "start", "--port", "\uff18\uff10"), "argument --port: invalid int value: '\uff18\uff10'")])
+def test_a_number_flag_takes_ascii_digits_as_a_link_does(args, said):
+    """Read 55: int() and float() read full-width and Arabic-Indic digits and 1_000, so `--k ４` ran K = 4 and `--seed
+    1_000` seed 1000, where a link with the same value is refused (`core.urlvalues`); now one sentence and exit 2,
+    the value quoted as the word it is."""
+    out = cli(*args)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+    assert said in out.stderr and "Traceback" not in out.stderr
+
+
 @pytest.mark.parametrize("args, quoted", [
     (("generate", "--prompt", "hi", "--k", "9" * 5000), "'" + "9" * 39 + "…'"),
     (("bench", "--threads", "9" * 5000), "'" + "9" * 39 + "…'"),

@@ -21,6 +21,7 @@ from typing import Any
 
 from specviz.core.i18n import N_, _, ngettext
 from specviz.core.text import control_shown, shortened
+from specviz.engine.limits import plain_int
 
 
 @dataclass(frozen=True)
@@ -294,7 +295,7 @@ def add_setting_flags(parser) -> None:
     values are checked where they are used (RunSpec, BenchConfig), with one sentence."""
     for own in all_settings():  # left out: the proposer's default, which `unset` (layer-skip's 0) also asks for
         default = "the proposer's own" if own.unset is None else own.unset
-        parser.add_argument(own.flag, dest=own.name, type=int, default=None, metavar="N",
+        parser.add_argument(own.flag, dest=own.name, type=plain_int, default=None, metavar="N",
                             help=f"{own.label} ({own.lo}..{own.hi}; default: {default})")
 
 

@@ -23,7 +23,7 @@ from specviz.core.text import shortened, typed
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import (BENCH_DTYPE_HELP, DEVICE_HELP, K_RANGE, MAX_NEW_TOKENS_CAP, REPEATS_RANGE,
                                    TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE, dtype_arg, finite_float,
-                                   path_arg, threads_arg)
+                                   path_arg, plain_int, threads_arg)
 from specviz.engine.proposers import registry
 from specviz.labs.bench.config import CLOCKS, DTYPES, HF_MODES, BenchConfig, prompts_run_note
 from specviz.models.catalog import recommended_for
@@ -32,7 +32,7 @@ from specviz.runs.runspec import SETTINGS
 
 # what a list flag takes, by the type of its values, in words (read 52: "'1,x' is not a list of int values" used
 # Python's type names)
-_LISTED = {int: "whole numbers", str: "names", finite_float: "numbers"}
+_LISTED = {plain_int: "whole numbers", str: "names", finite_float: "numbers"}
 
 
 def _listed(kind):
@@ -40,9 +40,9 @@ def _listed(kind):
     `--proposers ,`) is refused, not read as the flag's default. argparse names the flag before the sentence:
     "argument --k: whole numbers, separated by spaces or commas (got '1,x')".
 
-    >>> _listed(int)("1,2")
+    >>> _listed(plain_int)("1,2")
     [1, 2]
-    >>> _listed(int)("1,x")
+    >>> _listed(plain_int)("1,x")
     Traceback (most recent call last):
     ...
     argparse.ArgumentTypeError: whole numbers, separated by spaces or commas (got '1,x')
@@ -66,7 +66,7 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--proposers", nargs="+", type=_listed(str), default=None,
                      help=f"{', '.join(registry.names())} (default: the pair's own)")
     registry.add_setting_flags(cmd)  # each proposer's own settings (--layers for layer-skip)
-    cmd.add_argument("--k", nargs="+", type=_listed(int), default=None,
+    cmd.add_argument("--k", nargs="+", type=_listed(plain_int), default=None,
                      help="drafted tokens per step, a tree's depth (default: with no shape flag, the shape predicted fastest on "
                           "this machine for the lowest temperature, `python -m specviz calibrate`, or the pair's "
                           "recommended without a shape table for the proposer (with several proposers: the "
@@ -74,13 +74,13 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
                           "n-gram lookup drafts no tree: it runs a chain of each K, drafting at most K tokens a "
                           "step, fewer where the copied text runs out or reaches a chat marker, none where "
                           "nothing matches)")
-    cmd.add_argument("--tree-nodes", nargs="+", type=_listed(int), default=None,
+    cmd.add_argument("--tree-nodes", nargs="+", type=_listed(plain_int), default=None,
                      help="draft tree node budgets, 0 = a chain of K (default: as for --k when no shape flag is "
                           "given; else the pair's recommended tree, or a chain when --k is given)")
-    cmd.add_argument("--tree-width", nargs="+", type=_listed(int), default=None,
+    cmd.add_argument("--tree-width", nargs="+", type=_listed(plain_int), default=None,
                      help=f"{SETTINGS['tree_width'].help} (default: as for --k when no shape flag is given; else "
                           "the pair's recommended width)")
-    cmd.add_argument("--tree-lookup", type=int, default=None,
+    cmd.add_argument("--tree-lookup", type=plain_int, default=None,
                      help="tokens every tree also copies from the context as one more branch, 0 = none (default: "
                           "as for --k when no shape flag is given; else the pair's recommended tree's, or none when "
                           "--k or --tree-nodes is given)")
@@ -96,17 +96,17 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--suites", nargs="+", type=_listed(str), default=None,
                      help="prompt suites in assets/prompts (default: all)")
     lo, hi = REPEATS_RANGE  # BenchConfig's limits, stated in the help (read 52: they were not)
-    cmd.add_argument("--prompts-per-suite", type=int, default=2, help=f"prompts taken from each suite, 1 to {hi}")
-    cmd.add_argument("--max-new-tokens", type=int, default=64,
+    cmd.add_argument("--prompts-per-suite", type=plain_int, default=2, help=f"prompts taken from each suite, 1 to {hi}")
+    cmd.add_argument("--max-new-tokens", type=plain_int, default=64,
                      help=f"the most new tokens per prompt ({MAX_NEW_TOKENS_CAP})")
-    cmd.add_argument("--repeats", type=int, default=3, help=f"timed repeats per case, {lo} to {hi} (medians are "
+    cmd.add_argument("--repeats", type=plain_int, default=3, help=f"timed repeats per case, {lo} to {hi} (medians are "
                                                                 "reported)")
-    cmd.add_argument("--warmup", type=int, default=1, help=f"untimed warm-up rounds before timing, 0 to {hi}")
+    cmd.add_argument("--warmup", type=plain_int, default=1, help=f"untimed warm-up rounds before timing, 0 to {hi}")
     cmd.add_argument("--threads", type=threads_arg, default=None, help="torch.set_num_threads (0 or left out: torch's choice)")
     cmd.add_argument("--policies", nargs="+", type=_listed(str), default=[["constant"]],
                      help="constant, heuristic, threshold, optimal (threshold runs only proposers with a draft's "
                           "probabilities: not ngram)")
-    cmd.add_argument("--policy-k", type=int, default=4,
+    cmd.add_argument("--policy-k", type=plain_int, default=4,
                      help="the K the heuristic policy starts at and the threshold policy's cap (the optimal policy "
                           "picks its own K, up to the largest of the run's K values and --policy-k)")
     cmd.add_argument("--policy-temperatures", nargs="+", type=_listed(finite_float), default=None,
@@ -120,7 +120,7 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--dtype", type=dtype_arg, choices=DTYPES, default=None,
                      help=BENCH_DTYPE_HELP + "; the baselines run in the same dtype")
     cmd.add_argument("--no-record-overhead", action="store_true", help="skip the recorded-trace runs")
-    cmd.add_argument("--seed", type=int, default=0, help="seed of the sampled runs")
+    cmd.add_argument("--seed", type=plain_int, default=0, help="seed of the sampled runs")
     cmd.add_argument("--out", type=path_arg, default="bench-results",
                      help="folder for results.json, results.csv, results.md")
 
@@ -297,7 +297,7 @@ def parse_shape(text: str) -> DraftShape:
     try:
         if not 1 <= len(parts) <= 4:
             raise ValueError
-        values = [int(p) for p in parts] + [0, 4, 0][len(parts) - 1:]
+        values = [plain_int(p) for p in parts] + [0, 4, 0][len(parts) - 1:]
     except ValueError:
         raise ValueError("--shapes takes K:NODES:WIDTH:LOOKUP, whole numbers in range "
                          f"(got '{shortened(str(text))}').") from None

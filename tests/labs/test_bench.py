@@ -301,6 +301,7 @@ def test_without_proposers_a_bad_value_is_refused_before_the_pair_loads(flags, m
     (["--k", "1", "2,1"], "--k gives 1 twice: give each once."),
     (["--proposers", "draft", "draft"], "--proposers names 'draft' twice: give each once."),
     (["--temperatures", "0", "0.0"], "--temperatures gives 0 twice: give each once."),
+    (["--temperatures", "0", "-0"], "--temperatures gives 0 twice: give each once."),  # read 55: "gives −0 twice"
     (["--policies", "constant", "heuristic", "heuristic"], "--policies names 'heuristic' twice: give each once."),
     (["--shapes", "2", "2:0:8"], "--shapes gives chain K=2 twice (a chain has no WIDTH or LOOKUP: 2 and 2:0:8 are "
                                  "one shape): give each shape once."),

@@ -272,7 +272,9 @@ class BenchConfig:
                              ("--tree-width", self.tree_widths), ("--verify-dtypes", self.verify_dtypes)):
             twice = next((v for i, v in enumerate(values) if v in values[:i]), None)
             if twice is not None:
-                said = f"names '{shortened(twice)}'" if isinstance(twice, str) else f"gives {_typed(twice)}"
+                # read 55: `--temperatures 0 -0` was told it "gives −0 twice"; an exact 0 has no sign (+ 0.0)
+                said = (f"names '{shortened(twice)}'" if isinstance(twice, str)
+                        else f"gives {_typed(twice + 0.0 if isinstance(twice, float) else twice)}")
                 raise ValueError(f"{flag} {said} twice: give each once.")  # serve sweep's words
         if self.draft_shapes:
             plan = self.shape_plan()

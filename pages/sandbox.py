@@ -10,7 +10,8 @@ page_start(N_("p/q sandbox"))
 st.markdown(_("Six tokens, two distributions you write yourself: **p** (the target's) and **q** (the draft's). One "
             "step drafts x ~ q, keeps it with probability min(1, p(x)/q(x)), and otherwise samples from "
             "norm(max(0, p − q)). Change the numbers and the temperature and watch α (with one p and q, "
-            "α = β = Σ min(p, q)) and the two parts that add up to p. Then simulate many steps, and switch to a broken rule."))
+            "α = β = Σ min(p, q)) and the two parts that add up to p. Then simulate many steps, and switch to a broken "
+            "rule."))
 
 left, right = st.columns([2, 3])
 with left:

@@ -55,7 +55,8 @@ from specviz.models.prompts import encode_prompt
 
 __all__ = ["DEFAULT_CONTEXT", "DTYPES", "GpuInfo", "GpuMemoryError", "LoadInfo", "Machine", "MemoryEstimate",
            "ModelLoadError", "ModelRef", "NOT_A_FOLDER", "NotCachedError", "Placement", "RemoteCodeError",
-           "check_causal_lm", "check_download", "check_embeddings", "check_fits", "check_same_vocabulary", "count_parameters",
+           "check_causal_lm", "check_download", "check_embeddings", "check_fits", "check_same_vocabulary",
+           "count_parameters",
            "detect_machine", "device_map_for", "dtype_name", "estimate_entry", "estimate_memory", "explain_hub_error",
            "fetch", "gb", "hub_cache_dir", "hub_load_error", "is_panic", "kv_cache_bytes", "load_models",
            "offline_reason", "parse_ref", "pick_device", "pick_dtype", "plan_placement", "plausible_bytes",

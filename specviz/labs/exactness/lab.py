@@ -242,10 +242,11 @@ def bounds_text(lower: float, upper: float, digits: int = 3) -> tuple[str, str]:
 def rules_table(target_probs: torch.Tensor, draft_probs: torch.Tensor, k: int, c: float) -> list[dict]:
     """Every rule at this p, q: how far its output drifts from p, its chance of keeping a draft ("kept": the acceptance
     probability β = Σ min(p, q) at this position under the exact rule and resample-from-p, whose test is
-    min(1, p/q)), and the mean accepted length and speedup that chance would give at K and c in place of α (specviz.engine.theory, i.i.d. keeps assumed). Each
-    number is rounded to `RULES_TABLE_DIGITS` places (more for a drift or chance that would read 0 or 1:
-    `share_digits`), the ones the Exactness lab writes it with, as `number` rounds (`as_written`: a tie away from
-    zero; read 50 review: Python's round wrote a speedup of 1.125 as 1.12 beside the metric's 1.13×)."""
+    min(1, p/q)), and the mean accepted length and speedup that chance would give at K and c in place of α
+    (specviz.engine.theory, i.i.d. keeps assumed). Each number is rounded to `RULES_TABLE_DIGITS` places (more for a
+    drift or chance that would read 0 or 1: `share_digits`), the ones the Exactness lab writes it with, as `number`
+    rounds (`as_written`: a tie away from zero; read 50 review: Python's round wrote a speedup of 1.125 as 1.12
+    beside the metric's 1.13×)."""
     rows = []
     for rule in RULES.values():
         dist, kept = one_step_distribution(rule, target_probs, draft_probs)

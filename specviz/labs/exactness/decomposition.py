@@ -97,7 +97,7 @@ class RecordedStep:
         whose cap is above 0 has an unknown probability there, not 0 (read 55: it was drawn and tabled as 0): its q
         is NaN, and its p, known, cannot be split (min(p, q) needs q), so it goes whole to the unknown part; a token
         missing from the target's list has NaN parts and a NaN unknown part. The rest of p ("other") goes whole to
-        the unknown part unless α is exact (`alpha_bounds`: every missing token is then known to be 0).
+        the unknown part unless β is exact (`alpha_bounds`: every missing token is then known to be 0).
 
         >>> step = RecordedStep([5, 6], ["a", "b"], torch.tensor([0.5, 0.0, 0.5], dtype=torch.float64),
         ...                     torch.tensor([0.25, 0.25, 0.5], dtype=torch.float64), torch.tensor([True, False]),

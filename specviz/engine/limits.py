@@ -414,6 +414,20 @@ def writable_file_arg(text: str) -> str:
     return text
 
 
+def toy_stand_in_refusal(pair: str, proposer: str | None) -> str | None:
+    """Why a script refuses the toy pair with a drafter it holds only as an untrained stand-in (EAGLE, Medusa), as
+    `python -m specviz generate` refuses it; None where the run is fine. Read 55: `tree_tokens --pair toy` (its
+    --proposer defaults to eagle) printed "pair toy, proposer eagle" and counts of the stand-in, as if EAGLE's."""
+    from specviz.engine.proposers import registry
+
+    offered = registry.offered(PAIR_DRAFTERS["toy"])
+    if pair.strip() != "toy" or proposer is None or proposer in offered:
+        return None
+    return (f"--proposer {proposer}: the toy pair has no trained EAGLE drafter or Medusa heads, only untrained "
+            f"stand-ins, whose counts say nothing of that proposer; choose one of these proposers: "
+            f"{', '.join(offered)}")
+
+
 def __getattr__(name: str):
     """`PROPOSERS` (every proposer) and `TOY_PROPOSERS` (what the toy pair offers a user), from the registry now.
     Any other name is refused before the registry (and with it babel) is imported: `from specviz.engine.limits

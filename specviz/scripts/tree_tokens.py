@@ -26,7 +26,8 @@ from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.labs.bench.config import held_out_arg, load_suites
 from specviz.labs.bench.summary import count_text
 from specviz.engine.limits import (DEVICE_HELP, K_RANGE, MAX_NEW_TOKENS_CAP, MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE,
-                                   TREE_NODES_RANGE, TREE_WIDTH_RANGE, dtype_arg, number_arg, whole_arg)
+                                   TREE_NODES_RANGE, TREE_WIDTH_RANGE, dtype_arg, number_arg, toy_stand_in_refusal,
+                                   whole_arg)
 from specviz.models.pairs import load_pair
 from specviz.runs.running import run
 from specviz.runs.runspec import RunSpec
@@ -57,6 +58,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=64,
                         help=f"the most new tokens per prompt ({MAX_NEW_TOKENS_CAP})")
     args = parser.parse_args(argv)
+    refusal = toy_stand_in_refusal(args.pair, args.proposer)
+    if refusal:
+        parser.error(refusal)
     if args.tree_nodes <= args.k:  # 0 would race the chain against itself, and N <= K nodes cannot reach depth K
         parser.error(f"--tree-nodes must be above --k, the tree's depth (got {args.tree_nodes} and {args.k})")
     chain = RunSpec(pair=args.pair, proposer=args.proposer, k=args.k, max_new_tokens=args.max_new_tokens,

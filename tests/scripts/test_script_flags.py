@@ -113,6 +113,22 @@ def test_tree_tokens_refuses_a_tree_that_cannot_reach_depth_k(flags, capsys, mon
     assert "error: --tree-nodes must be above --k, the tree's depth (got " in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("flags", [["--pair", "toy"], ["--pair", " toy", "--proposer", "medusa"]])
+def test_tree_tokens_refuses_the_toy_pairs_untrained_stand_in_drafters(flags, capsys, monkeypatch):
+    """Read 55: `tree_tokens --pair toy` (--proposer defaults to eagle) ran the toy pair's untrained EAGLE stand-in
+    and printed "pair toy, proposer eagle ... 1.32 tokens per target forward", as if EAGLE's counts, where
+    `python -m specviz generate --pair toy --proposer eagle` refuses it. Refused here too, before a model loads."""
+    from specviz.scripts import tree_tokens
+
+    monkeypatch.setattr(tree_tokens, "load_pair", lambda *a, **k: pytest.fail("a model loaded"))
+    with pytest.raises(SystemExit) as exit_:
+        tree_tokens.main(flags)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "the toy pair has no trained EAGLE drafter or Medusa heads, only untrained stand-ins" in err
+    assert err.rstrip().endswith("choose one of these proposers: draft, ngram, layerskip")
+
+
 def test_the_limits_helpers_accept_the_ends_of_their_ranges():
     from specviz.engine.limits import K_RANGE, TEMPERATURE_RANGE, number_arg, whole_arg
 
@@ -327,8 +343,8 @@ def test_tree_tokens_warms_both_shapes_up_before_it_times_them(capsys, monkeypat
     monkeypatch.setattr(tree_tokens, "load_pair", lambda *a, **k: SimpleNamespace(
         target=SimpleNamespace(parameters=lambda: iter([SimpleNamespace(dtype="torch.float32", device="cpu")]))))
     monkeypatch.setattr(tree_tokens, "run", fake_run)
-    assert tree_tokens.main(["--pair", "toy", "--prompts", "2", "--max-new-tokens", "12", "--k", "3",
-                             "--tree-nodes", "6", "--tree-width", "2"]) == 0
+    assert tree_tokens.main(["--pair", "toy", "--proposer", "draft", "--prompts", "2", "--max-new-tokens", "12",
+                             "--k", "3", "--tree-nodes", "6", "--tree-width", "2"]) == 0
     assert calls[:2] == [(0, 4), (6, 4)] and calls[2:] == [(0, 12), (6, 12)] * 2, calls
     assert "tree / chain wall time: 1.00" in capsys.readouterr().out
 

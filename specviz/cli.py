@@ -453,6 +453,9 @@ def run_compare(args: argparse.Namespace) -> int:
         if not spec.num_drafted:  # one token to write: the speculative run was the target-only run
             caution += " " + _("Here nothing was drafted, so both runs did the same work.")
         print(caution)
+    if args.no_warmup:  # read 55: the times were taken cold and nothing said so, where generate's summary says it
+        print(_("warm-up:      none (--no-warmup): the one-time costs of the first calls (allocations, kernel "
+                "choice) are in the times above"))
     print(measured_in(pair))  # a figure names its dtype and machine (STYLE.md)
     # a tree's accepted / drafted counts every node, a step keeps one path: no estimate of α. Read 49: "drafted"
     # is what a drafter drafted, a node one drafted token; the lookup branch's copies are named apart. Read 51: the

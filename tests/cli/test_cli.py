@@ -108,6 +108,10 @@ def test_compare_prints_both_times_and_the_speedup():
     pt = cli("compare", "--pair", "toy", "--prompt", "hello", "--max-new-tokens", "12", "--k", "2", "--no-warmup",
              "--lang", "pt")
     assert re.search(r"^aceleração: +\d+,\d\d× \(tokens/s, ", pt.stdout, re.M), pt.stdout
+    # read 55: --no-warmup timed cold runs and nothing said so (generate's summary says "no warm-up run before it")
+    assert "aquecimento:   nenhum (--no-warmup): os custos únicos das primeiras chamadas (alocações, escolha de " \
+           "kernel) estão nos tempos acima\n" in pt.stdout, pt.stdout
+    assert "warm-up:" not in out.stdout and "--no-warmup" not in out.stdout
     # the measured speedup names its dtype and machine (STYLE.md): the auto dtype differs from CPU to CPU
     from specviz.models.machine import cpu_model
 

@@ -866,6 +866,32 @@ def test_the_vllm_alpha_hint_separates_its_numbers_with_semicolons_in_portuguese
     assert re.search(r"implies α ≈ \d\.\d\d \(copy prompt\), \d\.\d\d \(open prompt\)", en), en
 
 
+def test_the_vllm_alpha_hint_names_the_level_it_read_when_the_sweep_does_not_start_at_one_stream():
+    """Read 55: the hint took the α of each prompt's lowest level yet always said "At one stream", so a sweep run with
+    `--levels 4 16` had its 4-stream α called a one-stream α. It now names the level it read."""
+    import dataclasses
+
+    from specviz.ui.common import roofline as serving_roofline
+
+    result = serving_roofline.committed()
+    spec = serving_roofline.spec_for("smollm2-ngram", result)
+    assert serving_roofline._alpha_hint(result, spec).startswith("At one stream")
+    from_four = dataclasses.replace(result, levels=[lv for lv in result.levels if lv.concurrency >= 4])
+    k = int(result.server.get("k", 4))
+    alphas = [number(serving_roofline.measured_alpha(from_four.level(spec, p, 4), k), 2)
+              for p in from_four.prompt_names()]
+    hint = serving_roofline._alpha_hint(from_four, spec)
+    assert "one stream" not in hint, hint
+    assert (f"At the lowest level measured, the mean accepted length over drafted steps (vLLM's 1 + accepted / steps "
+            f"that drafted) implies α ≈ {alphas[0]} (copy prompt, 4 streams), {alphas[1]} (open prompt, 4 streams)"
+            in hint), hint
+    with using("pt"):
+        pt = serving_roofline._alpha_hint(from_four, spec)
+        one = serving_roofline._alpha_hint(result, spec)
+    assert "(prompt de cópia, 4 fluxos); " in pt and pt.startswith("No nível mais baixo medido"), pt
+    assert "(o 1 + aceitos / passos que rascunharam do vLLM)" not in one, one
+
+
 def test_the_measured_presets_source_names_its_kernels_in_the_readers_words():
     """Read 50: the preset's source line under the Hardware box, "SmolLM2-135M in float32 with {kernels} kernels",
     took the recorded id, so Portuguese read "com kernels stock" one line above the caption's "kernels padrão" (read 45

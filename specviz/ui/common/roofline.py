@@ -173,14 +173,21 @@ def caption(result: ServingResult, spec: str, hw: roofline.Hardware) -> str:
 
 def _alpha_hint(result: ServingResult, spec: str) -> str:
     k = int(result.server.get("k", 4))
-    alphas = {p: measured_alpha(result.level(spec, p, min(result.concurrencies(p))), k)
-              for p in result.prompt_names()}
-    shown = [f"{number(a, 2)} ({_prompt_name(p)})" for p, a in alphas.items() if a is not None]
-    if not shown:
+    lowest = {p: min(result.concurrencies(p)) for p in result.prompt_names()}
+    alphas = {p: measured_alpha(result.level(spec, p, lowest[p]), k) for p in result.prompt_names()}
+    measured = [p for p, a in alphas.items() if a is not None]
+    if not measured:
         return ""
-    return _("At one stream the measured mean accepted length over drafted steps (vLLM's 1 + accepted / "
+    if all(lowest[p] == 1 for p in measured):
+        return _("At one stream the measured mean accepted length over drafted steps (vLLM's 1 + accepted / "
+                 "steps that drafted) implies α ≈ {alphas}: set α above to compare.",  # read 50: "0,29 (…); 0,25"
+                 alphas=list_separator().join(f"{number(alphas[p], 2)} ({_prompt_name(p)})" for p in measured))
+    # read 55: a sweep whose first level is not 1 (`--levels 4 16`) took that level's α and still said "At one stream"
+    where = {p: ngettext("{prompt}, {n} stream", "{prompt}, {n} streams", lowest[p], prompt=_prompt_name(p))
+             for p in measured}
+    return _("At the lowest level measured, the mean accepted length over drafted steps (vLLM's 1 + accepted / "
              "steps that drafted) implies α ≈ {alphas}: set α above to compare.",
-             alphas=list_separator().join(shown))  # read 50: "0,29 (…), 0,25 (…)" in Portuguese
+             alphas=list_separator().join(f"{number(alphas[p], 2)} ({where[p]})" for p in measured))
 
 
 def paying_runs(paying: list[int]) -> list[tuple[int, int]]:

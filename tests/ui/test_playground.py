@@ -1687,8 +1687,12 @@ def test_a_kept_prompt_note_says_what_each_presets_figures_were_measured_on(tmp_
         assert notes["question"].endswith("Os números dela foram medidos no prompt da predefinição.")
         for name in ("tree", "medusa"):
             assert notes[name].endswith(f"foram medidos sobre {prompts} prompts reservados juntos.")
-        said = "6 · O mais rápido aqui: as configurações dela foram aplicadas, e o seu próprio prompt continua."
+        # read 55: "as configurações dela" after a label such as "6 · O mais rápido aqui" or "4 · Rascunho não
+        # treinado" (masculine) had no feminine noun to refer to; the note now names the preset (predefinição)
+        said = ("6 · O mais rápido aqui: as configurações da predefinição foram aplicadas, e o seu próprio prompt "
+                "continua.")
         assert notes["fastest"] == said
+        assert not any("configurações dela" in note for note in notes.values())
     assert not any("under the presets" in note or "sob as predefinições" in note for note in notes.values())
     at = page(lang=lang)
     with using(lang):

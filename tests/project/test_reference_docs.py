@@ -216,3 +216,18 @@ def test_the_tours_name_the_theory_explorers_best_k_as_its_metric_does():
         assert _("Best K") == "Melhor K"
     _tours_say(("speedup, optimal K;", "expected mean accepted length, speedup, best K;"),
                ("aceleração, K ótimo;", "comprimento médio de aceitação esperado, aceleração, melhor K;"))
+
+
+def test_the_tour_names_the_guided_paths_exceptions_to_terms_defined_first():
+    """Read 55: app.md said of the guided path "every term of the texts and checks defined before it is used", but
+    the page itself names two exceptions: a wrong choice may name a method the course does not teach (beam search),
+    and a retry after many misses may borrow a question that uses a later lesson's word. The tour now says both."""
+    view = (ROOT / "specviz" / "ui" / "learn" / "view.py").read_text(encoding="utf-8")
+    page = " ".join(view.replace('"', " ").split())
+    assert "a wrong choice may name a method the course does not teach, such as beam search;" in page
+    assert "a retry after many misses may borrow a question that uses a later lesson's word)" in page
+    text = flat("app.md")
+    assert "every term of the texts and checks defined before it is used;" not in text
+    assert ("every term of the texts, the checks and their right answers defined before it is used (a wrong choice "
+            "may name a method the course does not teach, such as beam search, and a retry after many misses may "
+            "borrow a question that uses a later lesson's word, as the page says)") in text

@@ -231,3 +231,19 @@ def test_the_tour_names_the_guided_paths_exceptions_to_terms_defined_first():
     assert ("every term of the texts, the checks and their right answers defined before it is used (a wrong choice "
             "may name a method the course does not teach, such as beam search, and a retry after many misses may "
             "borrow a question that uses a later lesson's word, as the page says)") in text
+
+
+def test_the_tours_name_the_races_segments_as_its_legend_does():
+    """Read 55: both tours said the race draws "each step's draft and verify time" ("o tempo de rascunho e de
+    verificação"), but the race names its segments drafting, "target forward" (pt "passagem do alvo") and "rest of the
+    step" ("resto do passo"), and calls no time "verify" (read 54: "target forward" everywhere)."""
+    from specviz.core.i18n import _, using
+
+    figures = (ROOT / "specviz" / "ui" / "race" / "figures.py").read_text(encoding="utf-8")
+    assert 'N_("target forward pass")' in figures and 'N_("rest of the step: sampling' in figures
+    with using("pt"):
+        assert _("target forward pass") == "passagem do alvo"
+    _tours_say(("Each step's draft and verify time",
+                "Each step's drafting, target forward and rest of the step on one time axis"),
+               ("O tempo de rascunho e de verificação de cada passo",
+                "Em cada passo, o rascunho, a passagem do alvo e o resto do passo num só eixo de tempo"))

@@ -247,3 +247,17 @@ def test_the_tours_name_the_races_segments_as_its_legend_does():
                 "Each step's drafting, target forward and rest of the step on one time axis"),
                ("O tempo de rascunho e de verificação de cada passo",
                 "Em cada passo, o rascunho, a passagem do alvo e o resto do passo num só eixo de tempo"))
+
+
+def test_the_tours_say_the_models_catalog_holds_the_toy_pair_too():
+    """Read 55: both tours opened the Models page with "the catalog of real pairs" ("pares reais"), but its catalog
+    tables list the toy pair too, two tiny random models (20.8 thousand parameters each, built in code)."""
+    import yaml
+
+    catalog = yaml.safe_load((ROOT / "assets" / "catalog.yaml").read_text(encoding="utf-8"))
+    pairs = catalog["pairs"] if isinstance(catalog, dict) else catalog
+    assert "toy" in [pair["name"] for pair in pairs]
+    _tours_say(("The catalog of real pairs",
+                "The catalog of pairs (real models, and the toy pair: two tiny random ones)"),
+               ("O catálogo de pares reais",
+                "O catálogo de pares (modelos reais, e o par de brinquedo: dois minúsculos e aleatórios)"))

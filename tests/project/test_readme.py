@@ -363,3 +363,20 @@ def test_the_readmes_name_the_recovered_token_before_counting_it(readme, named, 
     text = " ".join(readme.read_text(encoding="utf-8").split())
     assert named in text and used in text
     assert text.index(named) < text.index(used)
+
+
+@pytest.mark.parametrize(("readme", "old", "new"), [
+    (README, "α, K and c sliders: speedup, optimal K,", "α, K and c sliders: speedup, best K,"),
+    (README_PT, "controles para α, K e c: aceleração, K ótimo,", "controles para α, K e c: aceleração, melhor K,"),
+])
+def test_the_readmes_name_the_theory_explorers_best_k_as_its_metric_does(readme, old, new):
+    """Read 55: read 54 renamed the tours' "optimal K" ("K ótimo") for the Theory explorer to the page's own "Best K"
+    ("Melhor K": its metric and the heatmap's orange steps, "the best K for each α"), but both READMEs' page tables
+    still said "optimal K", the name of the draft-length policy ("optimal K from α and c") elsewhere in the app."""
+    from specviz.core.i18n import _, using
+
+    assert 'metric(_("Best K")' in (ROOT / "pages" / "theory.py").read_text(encoding="utf-8")
+    with using("pt"):
+        assert _("Best K") == "Melhor K"
+    text = readme.read_text(encoding="utf-8")
+    assert old not in text and new in text

@@ -32,7 +32,7 @@ from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.core.i18n import (N_, _, drafts_kept, language_code, list_separator, ngettext, number, os_reason,
                                 percent, small_number, using, with_minus)
 from specviz.core.text import control_shown, has_control, hidden_shown, pad, shortened, visible, width
-from specviz.engine.draft_shape import DraftShape
+from specviz.engine.draft_shape import DraftShape, over_holds
 from specviz.engine.kinds import StopReason
 from specviz.engine.limits import (DEVICE_HELP, DTYPE_HELP, K_RANGE, MAX_NEW_TOKENS_RANGE, PAIR_DRAFTERS, dtype_arg,
                                    finite_float, path_arg, plain_int, unwritable)
@@ -619,6 +619,8 @@ def _prepare(args: argparse.Namespace):
     if args.tree_width is not None and not shape["tree_nodes"]:  # read 49: a chain ran, the width unused, no word
         raise ValueError(_("--tree-width {width} shapes a draft tree: give --tree-nodes above 0 (--k without it, or "
                            "--tree-nodes 0, drafts a chain), or drop --tree-width.", width=args.tree_width))
+    if shape["tree_nodes"] and (refusal := over_holds(shape["tree_nodes"], shape["k"], shape["tree_width"])):
+        raise ValueError(refusal)  # read 55: a budget no tree of that depth and width can hold built a smaller one
     spec = RunSpec(pair=args.pair, proposer=args.proposer, prompt=args.prompt, chat=not args.no_chat,
                    max_new_tokens=args.max_new_tokens, temperature=args.temperature, top_k=args.top_k,
                    top_p=args.top_p, seed=args.seed, proposer_settings=registry.settings_from_args(args),

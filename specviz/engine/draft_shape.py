@@ -6,6 +6,7 @@
     shape.short()              # '16×4 + 8': a table's narrow "tree" column, beside its K column
     shape.describe()           # 'a tree of 16 nodes, depth 4, width 4, plus ...': in the reader's language
     shape.rows                 # 25: tokens the verification forward reads at most
+    shape.holds                # 52: the most nodes a tree of depth 4 and width 4 can hold (4 + 3 · 4²)
     speculative_generate(target, draft, ids, shape=shape)  # or **shape.settings(), the four keywords
 
 The fields have the names `speculative_generate`, `RunSpec` and the CLI flags use, so a shape passes straight to each.
@@ -19,6 +20,39 @@ from dataclasses import dataclass
 from specviz.core.i18n import _, ngettext, with_minus
 from specviz.engine.limits import (K_RANGE, TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE,
                                    check_lookup_has_tree, is_whole)
+
+
+
+def tree_holds(k: int, width: int) -> int:
+    """The most drafted nodes a tree of depth `k` and width `width` can hold: `grow_tree` gives the root `width`
+    children and then, at each of the other k − 1 levels, expands at most `width` nodes with at most `width`
+    children each (EAGLE-2's tree), so width + (k − 1) · width². A larger node budget builds no larger tree.
+
+    >>> tree_holds(1, 8), tree_holds(4, 2), tree_holds(4, 4)
+    (8, 14, 52)
+    """
+    return width + (k - 1) * width * width
+
+
+def over_holds(nodes: int, k: int, width: int, flag: str = "--tree-nodes", k_flag: str = "--k",
+               width_flag: str = "--tree-width") -> str | None:
+    """The sentence that refuses a node budget `nodes` above what a tree of depth `k` and width `width` holds
+    (`tree_holds`), naming the flags (or link parameters) as the reader typed them; None when it fits. Read 55:
+    `generate --k 1 --tree-nodes 64 --tree-width 8` built trees of 8 nodes a step without a word.
+
+    >>> over_holds(64, 1, 8)
+    '--tree-nodes 64 is more than a tree 1 deep and 8 wide can hold (8): give at most 8, or a larger --k or \
+--tree-width.'
+    >>> over_holds(8, 1, 8) is None
+    True
+    """
+    most = tree_holds(k, width)
+    if nodes <= most:
+        return None
+    return _("{flag} {nodes} is more than a tree {k} deep and {width} wide can hold ({most}): give at most {most}, "
+             "or a larger {k_flag} or {width_flag}.", flag=flag, nodes=nodes, k=k, width=width, most=most,
+             k_flag=k_flag, width_flag=width_flag)
+
 
 # what `label()` writes, and `shown()` with "×"
 _LABEL = re.compile(r"chain K=([0-9]+)|tree ([0-9]+)[x×]([0-9]+) depth ([0-9]+)(?: \+ lookup ([0-9]+))?")
@@ -56,6 +90,15 @@ class DraftShape:
         (5, 25)
         """
         return (self.tree_nodes or self.k) + (self.tree_lookup if self.tree_nodes else 0) + 1
+
+    @property
+    def holds(self) -> int:
+        """The most nodes this tree can hold (`tree_holds`); a chain holds its K.
+
+        >>> DraftShape(1, 64, 8).holds, DraftShape(3).holds
+        (8, 3)
+        """
+        return tree_holds(self.k, self.tree_width) if self.tree_nodes else self.k
 
     def settings(self) -> dict[str, int]:
         """The four fields by name, for `speculative_generate(**...)`, `RunSpec(**...)` and URLs."""

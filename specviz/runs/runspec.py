@@ -20,7 +20,7 @@ from typing import Any
 from specviz.core import urlvalues
 from specviz.core.i18n import N_, _, given, localized, number, with_minus
 from specviz.core.text import prompt_refusal, typed
-from specviz.engine.draft_shape import DraftShape
+from specviz.engine.draft_shape import DraftShape, tree_holds
 from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, SEED_RANGE, TEMPERATURE_RANGE,
                                    TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE, as_typed, is_real)
 from specviz.engine.proposers import registry
@@ -284,6 +284,7 @@ class RunSpec:
                 problems.append(threshold_refusal("tree_nodes", params["tree_nodes"]))
             if values.get("policy", base.policy) == "threshold" and values.get("tree_nodes", base.tree_nodes):
                 values["policy"] = "constant"  # both came from the defaults' side: keep the tree
+        problems += _trees_fit(values, base, params)
         try:
             return replace(base, **values), problems
         except ValueError as exc:  # valid one by one but not together cannot happen today; say so if it ever does
@@ -384,6 +385,36 @@ def link_refusal(name: str, raw: object, rule: str) -> str:
     'race_k must be a whole number from 1 to 16 (got 40)'
     """
     return _("{name} must be {rule} (got {value}).", name=name, rule=rule, value=typed(raw)).rstrip(".")
+
+
+def _trees_fit(values: dict, base: RunSpec, params: Mapping[str, str]) -> list[str]:
+    """Drop, with a phrase each, the link's parameters that ask a tree for more nodes than its depth and width hold
+    (`draft_shape.tree_holds`; read 55: tree_nodes=64 with k=1, tree_width=8 built trees of 8 nodes without a word):
+    the link's tree_nodes first, else its k and tree_width that shrank the tree below the defaults' budget.
+
+    >>> _trees_fit({"k": 1, "tree_nodes": 64, "tree_width": 8}, RunSpec(), {"tree_nodes": "64"})
+    ['tree_nodes must be at most 8 while k is 1 and tree_width is 8, the most a tree that deep and wide can hold \
+(got 64)']
+    """
+    def over() -> tuple[int, int, int] | None:
+        nodes, k, width = (values.get(name, getattr(base, name)) for name in ("tree_nodes", "k", "tree_width"))
+        return (nodes, k, width) if nodes and nodes > tree_holds(k, width) else None
+
+    problems = []
+    if (asked := over()) and "tree_nodes" in values:
+        nodes, k, width = asked
+        values.pop("tree_nodes")
+        problems.append(link_refusal("tree_nodes", params["tree_nodes"], _(
+            "at most {most} while k is {k} and tree_width is {width}, the most a tree that deep and wide can hold",
+            most=tree_holds(k, width), k=k, width=width)))
+    if asked := over():
+        for name in ("k", "tree_width"):
+            if name in values:
+                values.pop(name)
+                problems.append(link_refusal(name, params[name], _(
+                    "large enough for a tree of tree_nodes {nodes} (a tree {k} deep and {width} wide holds {most})",
+                    nodes=asked[0], k=asked[1], width=asked[2], most=tree_holds(asked[1], asked[2]))))
+    return problems
 
 
 def lookup_refusal(raw: object) -> str:

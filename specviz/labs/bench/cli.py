@@ -20,7 +20,7 @@ from tqdm import tqdm
 from specviz.core.i18n import with_minus
 from specviz.core.paths import folders_made_for
 from specviz.core.text import shortened, typed
-from specviz.engine.draft_shape import DraftShape
+from specviz.engine.draft_shape import DraftShape, tree_holds
 from specviz.engine.limits import (BENCH_DTYPE_HELP, DEVICE_HELP, K_RANGE, MAX_NEW_TOKENS_CAP, REPEATS_RANGE,
                                    TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE, dtype_arg, finite_float,
                                    path_arg, plain_int, threads_arg)
@@ -310,6 +310,10 @@ def parse_shape(text: str) -> DraftShape:
         if not lo <= value <= hi:
             raise ValueError(f"--shapes {shortened(str(text))}: {name} must be a whole number from {lo} to {hi} "
                              f"(got {with_minus(shortened(str(value)))}).")
+    if nodes > tree_holds(k, width):  # read 55: 1:64:8 ran trees of 8 nodes, labelled 64, without a word
+        raise ValueError(f"--shapes {shortened(str(text))}: NODES {nodes} is more than a tree {k} deep and {width} "
+                         f"wide can hold ({tree_holds(k, width)}): give at most {tree_holds(k, width)}, or a larger K "
+                         "or WIDTH.")
     return DraftShape(*values)
 
 

@@ -20,7 +20,7 @@ from specviz.core.paths import BENCHMARKS_DIR, PROMPTS_DIR
 from specviz.core.text import shortened, typed
 from specviz.core.urlvalues import reads_as_zero
 from specviz.core.yamlfiles import read_yaml
-from specviz.engine.draft_shape import DraftShape
+from specviz.engine.draft_shape import DraftShape, tree_holds
 from specviz.engine.limits import (CLOCKS, K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, REPEATS_RANGE, SEED_RANGE,
                                    TEMPERATURE_RANGE, TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE,
                                    as_typed, check_threads, is_whole, whole_arg)
@@ -259,6 +259,7 @@ class BenchConfig:
                 or not 0 <= self.threshold <= 1:
             raise ValueError(f"--threshold must be between 0 and 1 (got {_typed(self.threshold)}).")
         self._no_repeats()
+        self._trees_fit()
         load_suites(self.suites or None)
 
     def _no_repeats(self) -> None:
@@ -284,6 +285,17 @@ class BenchConfig:
                 k = shape.k
                 chain = "" if shape.is_tree else f" (a chain has no WIDTH or LOOKUP: {k} and {k}:0:8 are one shape)"
                 raise ValueError(f"--shapes gives {shape.shown()} twice{chain}: give each shape once.")
+
+    def _trees_fit(self) -> None:
+        """Refuse a node budget above what its tree's depth and width hold (`draft_shape.tree_holds`): read 55,
+        `--shapes 1:64:8:16` timed trees of 8 nodes under the label "tree 64x8 depth 1", without a word."""
+        for k, nodes, width, _lookup in self.shape_plan():
+            if nodes and nodes > tree_holds(k, width):
+                most = tree_holds(k, width)
+                given = (f"--shapes {k}:{nodes}:{width}" if self.draft_shapes
+                         else f"--tree-nodes {nodes} with --k {k} and --tree-width {width}")
+                raise ValueError(f"{given}: a tree {k} deep and {width} wide can hold at most {most} nodes: give at "
+                                 f"most {most} nodes for it, or a larger K or width.")
 
     def _plain_numbers(self) -> None:
         """NumPy's numbers (np.int64(3), np.float32(0.7)) as Python's int and float, before the checks: a whole

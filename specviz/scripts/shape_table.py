@@ -24,7 +24,7 @@ from pathlib import Path
 from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import (MAX_NEW_TOKENS_CAP, MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE, dtype_arg, number_arg,
-                                   threads_arg, whole_arg, writable_file_arg)
+                                   threads_arg, toy_stand_in_refusal, whole_arg, writable_file_arg)
 from specviz.labs.bench.config import held_out_arg
 from specviz.labs.bench.summary import count_text
 
@@ -103,6 +103,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         print(f"{len(table['rows'])} rows written to {args.out}")
         return 0
+    refusal = toy_stand_in_refusal(args.pair, args.proposer)
+    if refusal:  # the toy pair's EAGLE and Medusa are untrained stand-ins: their counts would pass for the proposer's
+        parser.error(refusal)
     import torch
 
     from specviz.labs.bench.config import load_suites

@@ -35,7 +35,7 @@ from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import (DEFAULT_DTYPE_RULE, DEVICE_HELP, K_RANGE, MAX_NEW_TOKENS_CAP, MAX_NEW_TOKENS_RANGE,
                                    TEMPERATURE_RANGE, TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE, dtype_arg,
-                                   number_arg, whole_arg, writable_file_arg)
+                                   number_arg, toy_stand_in_refusal, whole_arg, writable_file_arg)
 from specviz.engine.proposers import make_proposer, registry
 from specviz.labs.bench.config import held_out_arg, load_suites
 from specviz.labs.bench.summary import count_text, estimated_speedup, physical_limit, tokens_fed
@@ -126,6 +126,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help=f"the most new tokens per prompt ({MAX_NEW_TOKENS_CAP})")
     parser.add_argument("--json", type=writable_file_arg, default=None, help="write the table to this file")
     args = parser.parse_args(argv)
+    refusal = toy_stand_in_refusal(args.pair, args.proposer)
+    if refusal:  # the toy pair's EAGLE and Medusa are untrained stand-ins: their counts would pass for the proposer's
+        parser.error(refusal)
     shape_list = shapes(args.k, args.tree_nodes, args.tree_width, args.tree_lookup)
     if not shape_list:  # every budget at or under every K: nothing to measure, and rows[0] below would fail
         parser.error("no shape to sweep: give --tree-nodes 0 (the chain) or a budget above the smallest --k")

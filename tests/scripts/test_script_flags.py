@@ -129,6 +129,43 @@ def test_tree_tokens_refuses_the_toy_pairs_untrained_stand_in_drafters(flags, ca
     assert err.rstrip().endswith("choose one of these proposers: draft, ngram, layerskip")
 
 
+@pytest.mark.parametrize("name, flags", [
+    ("tree_sweep", ["--pair", "toy", "--proposer", "eagle"]), ("tree_sweep", ["--pair", "toy", "--proposer", "medusa"]),
+    ("shape_table", ["--pair", "toy", "--proposer", "eagle", "--out", "x.json"]),
+    ("shape_table", ["--pair", " toy", "--proposer", "medusa", "--out", "x.json"]),
+])
+def test_tree_sweep_and_shape_table_refuse_the_toy_pairs_untrained_stand_in_drafters(name, flags, capsys,
+                                                                                    monkeypatch):
+    """Read 55: `tree_sweep --pair toy --proposer eagle` ran the toy pair's untrained EAGLE stand-in and printed
+    "pair toy, proposer eagle ... tree 8×2 depth 3  1.33 tokens per target forward" and a "best:" shape, as if
+    EAGLE's; shape_table wrote such rows to its table. Both refuse it now as tree_tokens does, before a model loads."""
+    module = importlib.import_module(f"specviz.scripts.{name}")
+    monkeypatch.setattr(module, "load_pair", lambda *a, **k: pytest.fail("a model loaded"), raising=False)
+    monkeypatch.setattr("specviz.models.pairs.load_pair", lambda *a, **k: pytest.fail("a model loaded"))
+    with pytest.raises(SystemExit) as exit_:
+        module.main(flags)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert f"error: --proposer {flags[3]}: the toy pair has no trained EAGLE drafter or Medusa heads" in err
+    assert err.rstrip().endswith("choose one of these proposers: draft, ngram, layerskip")
+
+
+@pytest.mark.parametrize("flags", [["--pair", "toy"], ["--pair", "toy", "--proposer", "ngram"]])
+def test_tree_sweep_runs_the_toy_pair_with_its_own_or_an_offered_proposer(flags, monkeypatch):
+    """The refusal is for the stand-ins only: the toy pair's own proposer (no --proposer) and an offered one load."""
+    from specviz.scripts import tree_sweep
+
+    class Loaded(Exception):
+        pass
+
+    def load(*args, **kwargs):
+        raise Loaded
+
+    monkeypatch.setattr(tree_sweep, "load_pair", load)
+    with pytest.raises(Loaded):
+        tree_sweep.main(flags + ["--k", "3", "--tree-nodes", "0"])
+
+
 def test_the_limits_helpers_accept_the_ends_of_their_ranges():
     from specviz.engine.limits import K_RANGE, TEMPERATURE_RANGE, number_arg, whole_arg
 

@@ -34,8 +34,8 @@ from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.labs.bench.config import held_out_arg, load_suites
 from specviz.labs.bench.summary import count_text
 from specviz.engine.limits import (DEFAULT_DTYPE_RULE, K_RANGE, MAX_NEW_TOKENS_CAP, MAX_NEW_TOKENS_RANGE,
-                                   TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE, dtype_arg, whole_arg,
-                                   writable_file_arg)
+                                   TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE, dtype_arg,
+                                   toy_stand_in_refusal, whole_arg, writable_file_arg)
 from specviz.models.catalog import recommended_for
 from specviz.models.machine import dtype_name
 from specviz.models.pairs import load_pair
@@ -75,10 +75,16 @@ def heading(pair: str, proposer: str, shape: DraftShape, dtype: str, prompts: in
     """The first line the script prints: the run's pair, proposer, shape as a person reads it (`DraftShape.shown`,
     with ×; read 55: it printed the JSON identifier, "tree 16x4 depth 4"), dtype, prompts and token cap.
 
+    The toy pair's EAGLE and Medusa are untrained stand-ins (read 55: the default eagle on `--pair toy` was headed
+    "eagle" alone). An identity check holds for any drafter, so the run goes on, and the heading says what drafted:
+
     >>> heading("default", "eagle", DraftShape(4, 16, 4, 8), "bfloat16", 4, 64)
     'pair default, eagle tree 16×4 depth 4 + lookup 8, bfloat16, greedy, 4 held-out prompts, up to 64 new tokens each'
+    >>> heading("toy", "eagle", DraftShape(4), "float32", 1, 4).split(", ")[:2]
+    ['pair toy', "eagle (the toy pair's untrained stand-in) chain K=4"]
     """
-    return (f"pair {pair}, {proposer} {shape.shown()}, {dtype}, greedy, {count_text(prompts, 'held-out prompt')}, "
+    drafter = f"{proposer} (the toy pair's untrained stand-in)" if toy_stand_in_refusal(pair, proposer) else proposer
+    return (f"pair {pair}, {drafter} {shape.shown()}, {dtype}, greedy, {count_text(prompts, 'held-out prompt')}, "
             f"up to {count_text(max_new_tokens, 'new token')} each")
 
 

@@ -150,6 +150,26 @@ def test_tree_sweep_and_shape_table_refuse_the_toy_pairs_untrained_stand_in_draf
     assert err.rstrip().endswith("choose one of these proposers: draft, ngram, layerskip")
 
 
+@pytest.mark.parametrize("flags, drafter", [
+    (["--pair", "toy"], "eagle (the toy pair's untrained stand-in)"),
+    (["--pair", "toy", "--proposer", "medusa"], "medusa (the toy pair's untrained stand-in)"),
+    (["--pair", "toy", "--proposer", "draft"], "draft"),
+])
+def test_greedy_identity_names_the_toy_pairs_untrained_stand_in_in_its_heading(flags, drafter, capsys, monkeypatch):
+    """Read 55: `greedy_identity --pair toy` (--proposer defaults to eagle) ran the toy pair's untrained EAGLE
+    stand-in under the heading "pair toy, eagle chain K=4", as if EAGLE drafted. An identity check holds for any
+    drafter, so it still runs; its heading now says what drafted."""
+    from specviz.scripts import greedy_identity
+
+    monkeypatch.setattr(greedy_identity, "load_pair", lambda *a, **k: SimpleNamespace(
+        target=SimpleNamespace(parameters=lambda: iter([SimpleNamespace(dtype="torch.float32")]))))
+    monkeypatch.setattr(greedy_identity, "dtype_name", lambda dtype: "float32")
+    monkeypatch.setattr(greedy_identity, "identity_report", lambda spec, prompts, pair: [])
+    assert greedy_identity.main(flags + ["--k", "4", "--tree-nodes", "0", "--prompts", "1"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith(f"pair toy, {drafter} chain K=4, float32, greedy, 1 held-out prompt"), first
+
+
 @pytest.mark.parametrize("flags", [["--pair", "toy"], ["--pair", "toy", "--proposer", "ngram"]])
 def test_tree_sweep_runs_the_toy_pair_with_its_own_or_an_offered_proposer(flags, monkeypatch):
     """The refusal is for the stand-ins only: the toy pair's own proposer (no --proposer) and an offered one load."""

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from specviz.core.cli_help import DefaultsHelpFormatter
+from specviz.core.i18n import as_written
 from specviz.labs.bench.config import held_out_arg, load_suites
 from specviz.labs.bench.summary import count_text
 from specviz.engine.limits import (DEVICE_HELP, K_RANGE, MAX_NEW_TOKENS_CAP, MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE,
@@ -76,7 +77,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for name, spec in (("chain", chain), ("tree", tree)):
             results[name].append(run(replace(spec, prompt=text), pair=pair))
     same = sum(a.output_ids == b.output_ids for a, b in zip(results["chain"], results["tree"]))
-    chain_tpf, tree_tpf = tokens_per_forward(results["chain"]), tokens_per_forward(results["tree"])
+    # as printed (two decimals, ties away from zero): "(N× the chain)" is the quotient of the two printed figures
+    chain_tpf, tree_tpf = (as_written(tokens_per_forward(results[name])) for name in ("chain", "tree"))
     wall = sum(t.wall_seconds for t in results["tree"]) / sum(t.wall_seconds for t in results["chain"])
     weight = next(pair.target.parameters())  # the dtype it ran, not the flag: `--dtype auto` picks one
     print(f"pair {args.pair}, proposer {args.proposer}, {str(weight.dtype).removeprefix('torch.')} on {weight.device}, "
@@ -84,7 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"up to {count_text(args.max_new_tokens, 'new token')} each")
     print(f"  chain K={args.k}:                          {chain_tpf:.2f} tokens per target forward")
     print(f"  tree {args.tree_nodes} nodes, width {args.tree_width}, depth {args.k}:   {tree_tpf:.2f} tokens per "
-          f"target forward  ({tree_tpf / chain_tpf:.2f}× the chain)")
+          f"target forward  ({as_written(tree_tpf / chain_tpf):.2f}× the chain)")
     print(f"  tree / chain wall time: {wall:.2f}  (this run, this machine)")
     if args.temperature:  # sampled: chain and tree draw their random numbers differently, so outputs differ by chance
         print(f"  identical outputs: {same} of {len(prompts)} (sampled: not compared, a split here is chance)")

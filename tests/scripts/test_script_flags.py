@@ -406,6 +406,25 @@ def test_tree_tokens_warms_both_shapes_up_before_it_times_them(capsys, monkeypat
     assert "tree / chain wall time: 1.00" in capsys.readouterr().out
 
 
+def test_tree_tokens_gives_the_tree_over_the_chain_from_the_figures_it_prints(capsys, monkeypatch):
+    """Read 55: tree_tokens divided the unrounded counts for "(N× the chain)": a chain of 251 tokens in 250 forwards
+    (1.004) and a tree of 265 in 200 (1.325) printed "1.00" and "1.33 ... (1.32× the chain)", where 1.33 / 1.00 is
+    1.33. The quotient is now of the figures as printed (`core.i18n.as_written`)."""
+    from specviz.scripts import tree_tokens
+
+    def fake_run(spec, pair):
+        tokens, steps = (265, 200) if spec.tree_nodes else (251, 250)
+        return SimpleNamespace(num_tokens=tokens, num_steps=steps, wall_seconds=1.0, output_ids=[1], prompt_ids=[1])
+
+    monkeypatch.setattr(tree_tokens, "load_pair", lambda *a, **k: SimpleNamespace(
+        target=SimpleNamespace(parameters=lambda: iter([SimpleNamespace(dtype="torch.float32", device="cpu")]))))
+    monkeypatch.setattr(tree_tokens, "run", fake_run)
+    assert tree_tokens.main(["--pair", "toy", "--proposer", "draft", "--prompts", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "1.00 tokens per target forward\n" in out
+    assert "1.33 tokens per target forward  (1.33× the chain)" in out, out
+
+
 def test_i18n_translate_refuses_an_unreadable_file_in_one_sentence(tmp_path, capsys):
     """38th read: `python -m specviz.scripts.i18n translate FILE.json` ended in a traceback (FileNotFoundError,
     JSONDecodeError) for a mistyped path or a file that is not JSON; each is now one sentence, exit 2, and the

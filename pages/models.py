@@ -7,8 +7,8 @@ from specviz.ui.common.frame import page_start
 from specviz.ui.models import view as models_view
 
 page_start(N_("Models"), N_("Which (target, draft) pair to run, whether it fits this machine, and how to bring your "
-                           "own. p = target, q = draft; K = drafted tokens per step (a tree's depth; a lookup branch "
-                           "copied into the tree can reach deeper)."))
+                           "own. p = target, q = draft; K = drafted tokens per step (a tree's greatest depth; a lookup "
+                           "branch copied into the tree can reach deeper)."))
 
 entries = models_view.catalog()
 machine = models_view.current_machine()

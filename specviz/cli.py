@@ -267,8 +267,8 @@ def add_generation_flags(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--proposer", choices=registry.names(), default=None, help="who drafts (default: the pair's own)")
     registry.add_setting_flags(cmd)  # each proposer's own settings (--layers for layer-skip)
     cmd.add_argument("--k", type=plain_int, default=None,
-                     help="drafted tokens per step (a tree's depth; n-gram lookup drafts at most K: fewer where the "
-                          "copied text runs out or reaches a chat marker, none where nothing matches), "
+                     help="drafted tokens per step (a tree's greatest depth; n-gram lookup drafts at most K: fewer "
+                          "where the copied text runs out or reaches a chat marker, none where nothing matches), "
                           f"{K_RANGE[0]}..{K_RANGE[1]} (default: with no shape flag, the shape predicted fastest on "
                           "this machine, see `calibrate`, or the pair's recommended without a shape table for the "
                           "proposer; else the pair's recommended K)")

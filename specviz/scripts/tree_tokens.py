@@ -49,7 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--dtype", type=dtype_arg, default="float32",
                         help="float32, float16 or bfloat16 (default: float32; another dtype can move the counts)")
     parser.add_argument("--device", default=None, help=DEVICE_HELP)
-    parser.add_argument("--k", type=whole_arg(*K_RANGE), default=4, help="the chain's K and the tree's depth")
+    parser.add_argument("--k", type=whole_arg(*K_RANGE), default=4, help="the chain's K and the tree's greatest depth")
     parser.add_argument("--tree-nodes", type=whole_arg(*TREE_NODES_RANGE), default=16,
                         help="the most nodes the tree drafts (N)")
     parser.add_argument("--tree-width", type=whole_arg(*TREE_WIDTH_RANGE), default=4,
@@ -63,7 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if refusal:
         parser.error(refusal)
     if args.tree_nodes <= args.k:  # 0 would race the chain against itself, and N <= K nodes cannot reach depth K
-        parser.error(f"--tree-nodes must be above --k, the tree's depth (got {args.tree_nodes} and {args.k})")
+        parser.error(f"--tree-nodes must be above --k, the tree's greatest depth (got {args.tree_nodes} and {args.k})")
     chain = RunSpec(pair=args.pair, proposer=args.proposer, k=args.k, max_new_tokens=args.max_new_tokens,
                     temperature=args.temperature)
     tree = RunSpec(pair=args.pair, proposer=args.proposer, k=args.k, max_new_tokens=args.max_new_tokens,

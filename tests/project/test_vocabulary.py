@@ -17,6 +17,7 @@ purpose, to forbid them.
 
 from __future__ import annotations
 
+import argparse
 import re
 from pathlib import Path
 
@@ -396,6 +397,18 @@ def test_recuperacao_for_retrieval_only_in_retrieval_augmented_answers():
             and re.search(r"(?<!com )(?<!por )\brecuperaç(?:ão|ões)\b", pt, re.IGNORECASE)] == []
 
 
+def _k_helps(parser: argparse.ArgumentParser) -> list[str]:
+    """The help of every --k under `parser`, its subcommands' included."""
+    found = []
+    for action in parser._actions:
+        if "--k" in action.option_strings:
+            found.append(action.help)
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                found += _k_helps(sub)
+    return found
+
+
 def test_k_defined_on_a_page_that_shows_trees_names_a_trees_depth():
     """The 45th read, names: the sidebar's notation, the Models page's intro and the Speedup lab's definitions said
     "K = drafted tokens per step" alone, on pages whose recommended shape or result rows are trees of 16 nodes at
@@ -406,7 +419,19 @@ def test_k_defined_on_a_page_that_shows_trees_names_a_trees_depth():
                    and m.locations[0][0] in pages
                    and re.search(r"K\**\s*=\s*(?:drafted tokens|tokens drafted) per step", m.id)]
     assert len(definitions) == 3
-    assert [d for d in definitions if "tree's depth" not in d] == []
+    # Read 55: "a tree's depth", where a tree of fewer nodes than K (or a bushy one) is shallower than K: K is the
+    # greatest depth it may reach, as the race and Playground sliders say; so do the definitions, their Portuguese
+    # twins and the CLI's --k helps
+    assert [d for d in definitions if "tree's greatest depth" not in d] == []
+    portuguese = {m.id: m.string for m in i18n_script.read_catalog() if m.id in definitions}
+    assert [pt for pt in portuguese.values() if "a profundidade máxima de uma árvore" not in pt] == []
+    from specviz.cli import build_parser
+    from specviz.labs.bench.cli import add_bench_arguments
+    bench = argparse.ArgumentParser()
+    add_bench_arguments(bench)
+    helps = _k_helps(build_parser()) + _k_helps(bench)
+    assert len(helps) >= 3
+    assert [h for h in helps if "depth" in h and "greatest depth" not in h] == []
     # Read 48: a lookup branch grafted onto a tree (`tree.graft_copy`) reaches past K; each definition says so
     assert [d for d in definitions if "a lookup branch copied into the tree can reach deeper" not in d] == []
 

@@ -110,7 +110,8 @@ def test_tree_tokens_refuses_a_tree_that_cannot_reach_depth_k(flags, capsys, mon
     with pytest.raises(SystemExit) as exit_:
         tree_tokens.main(flags)
     assert exit_.value.code == 2
-    assert "error: --tree-nodes must be above --k, the tree's depth (got " in capsys.readouterr().err
+    # read 55: K is the tree's greatest depth (a tree of fewer nodes than K, or a bushy one, is shallower)
+    assert "error: --tree-nodes must be above --k, the tree's greatest depth (got " in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("flags", [["--pair", "toy"], ["--pair", " toy", "--proposer", "medusa"]])

@@ -1201,9 +1201,10 @@ def test_k_is_named_a_trees_depth_wherever_a_tree_can_be_drafted(monkeypatch):
     playground = AppTest.from_file(str(ROOT / "pages" / "playground.py"), default_timeout=60).run()
     playground.radio(key="playground_source").set_value("live").run()
     assert playground.slider(key="playground_k").label == "K: drafts per step (a tree's greatest depth)"
-    assert "**K** = tokens drafted per step (a draft tree's depth; a lookup branch" in _(LEGEND)
+    assert "**K** = tokens drafted per step (a draft tree's greatest depth; a lookup branch" in _(LEGEND)
     with using("pt"):
-        assert "tokens rascunhados por passo (a profundidade de uma árvore de rascunho; um ramo de busca" in _(LEGEND)
+        assert "tokens rascunhados por passo (a profundidade máxima de uma árvore de rascunho; um ramo de busca" \
+            in _(LEGEND)
         assert _("K: drafts per step (a tree's greatest depth)") == \
             "K: palpites por passo (a profundidade máxima de uma árvore)"
         assert _("K (drafts per step; the tree lane's greatest depth)") == \

@@ -67,7 +67,8 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
                      help=f"{', '.join(registry.names())} (default: the pair's own)")
     registry.add_setting_flags(cmd)  # each proposer's own settings (--layers for layer-skip)
     cmd.add_argument("--k", nargs="+", type=_listed(plain_int), default=None,
-                     help="drafted tokens per step, a tree's depth (default: with no shape flag, the shape predicted fastest on "
+                     help="drafted tokens per step, a tree's greatest depth (default: with no shape flag, the shape "
+                          "predicted fastest on "
                           "this machine for the lowest temperature, `python -m specviz calibrate`, or the pair's "
                           "recommended without a shape table for the proposer (with several proposers: the "
                           "pair's own, whether or not it runs); else the pair's recommended K; "

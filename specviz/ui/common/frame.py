@@ -50,13 +50,14 @@ PANEL_FAILED = N_("This part of the page could not be drawn just now; it tries a
 
 # The sidebar's one sentence.
 # Read 48: K was "a draft tree's depth", but a lookup branch grafted onto a tree (`tree.graft_copy`) can reach deeper
+# Read 55: a tree of fewer nodes than K is shallower than K, so K is the tree's greatest depth (as the sliders say)
 # Read 55: α read "on average Σ min(p, q)", where the glossary, the Theory explorer and the Exactness lab call the
 # one-position Σ min(p, q) β and α its mean over positions, α = E[β]; the legend names β as they do
 LEGEND = N_("Notation: **p** = the target model's probability for a token, **q** = the draft's, **K** = tokens drafted "
-          "per step (a draft tree's depth; a lookup branch copied into the tree can reach deeper), **α** (alpha) = the "
-          "chance that the target keeps one drafted token, on average over positions: α = E[β], where **β** (beta) = "
-          "Σ min(p, q) is that chance at one position, with that position's p and q. α is not the measured "
-          "accepted / drafted, where the drafts after a step's first rejection still count as drafted.")
+          "per step (a draft tree's greatest depth; a lookup branch copied into the tree can reach deeper), **α** "
+          "(alpha) = the chance that the target keeps one drafted token, on average over positions: α = E[β], where "
+          "**β** (beta) = Σ min(p, q) is that chance at one position, with that position's p and q. α is not the "
+          "measured accepted / drafted, where the drafts after a step's first rejection still count as drafted.")
 
 # The symbols a page's text uses beyond p, q, K and α, each defined under the legend on the pages that use it (read 51:
 # the legend defined only p, q, K, α and accepted / drafted, where pages write c, T, u, the residual and p′, q′)

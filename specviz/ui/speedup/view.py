@@ -113,7 +113,7 @@ DEFINITIONS_INTRO = N_(
     "bench writes the same words into a run's results.md and results.json, but a committed results.json keeps the "
     "words of the run that wrote it, which can be older (the lab reads only its numbers), while results.csv heads "
     "its columns with short keys (such as mat_with_bonus for the mean accepted length). **p = target, q = draft, "
-    "K = drafted tokens per step (a tree's depth; a lookup branch copied into the tree can reach deeper).**")
+    "K = drafted tokens per step (a tree's greatest depth; a lookup branch copied into the tree can reach deeper).**")
 
 
 def render_definitions() -> None:

@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
-from specviz.core.i18n import _, list_separator, ngettext, number
+from specviz.core.i18n import N_, _, list_separator, ngettext, number
 from specviz.engine.limits import is_whole
 from specviz.serving import client
 from specviz.serving.metrics import Delta, Scrape, SpecDecodeCounts, parse_scrape
@@ -45,6 +45,33 @@ MAX_STREAMS = max(LEVELS)  # requests in flight at once in this process, every s
 
 _SWEEP = threading.Lock()  # one sweep at a time in the process: two would also spoil each other's numbers
 _STREAMS = threading.BoundedSemaphore(MAX_STREAMS)
+
+
+# A sweep prompt's word, as in "{prompt} prompt": one name per prompt on the Serving page and the Theory explorer
+# (read 55: the Theory chart said "open question" where the Serving page said "open prompt", and Portuguese legends
+# read "prompt copy", "prompt open", the JSON keys untranslated). Keys not listed are shown as they are.
+# i18n: the copy prompt's word, used as "{prompt} prompt" (pt "prompt {prompt}": "prompt de cópia")
+PROMPT_WORDS = {"copy": N_("copy"),
+                # i18n: the open prompt's word (an open-ended question), used as "{prompt} prompt" ("prompt aberto")
+                "open": N_("open")}
+
+
+def prompt_word(prompt: str) -> str:
+    """A sweep prompt's word in the reader's language, for "{prompt} prompt" messages.
+
+    >>> prompt_word("open"), prompt_word("mine")
+    ('open', 'mine')
+    """
+    return _(PROMPT_WORDS[prompt]) if prompt in PROMPT_WORDS else prompt
+
+
+def prompt_name(prompt: str) -> str:
+    """A sweep prompt's name: "copy prompt", "open prompt" (pt "prompt de cópia", "prompt aberto").
+
+    >>> prompt_name("copy")
+    'copy prompt'
+    """
+    return _("{prompt} prompt", prompt=prompt_word(prompt))
 
 
 @dataclass(frozen=True)
@@ -241,7 +268,7 @@ def _sweep(base: str, plan: LoadPlan, speculative: str, model: str | None, clock
             n = plan.requests_at(concurrency)
             if progress:
                 progress(ngettext("{prompt}: {n} request, {streams} at a time", "{prompt}: {n} requests, {streams} at a time",
-                                   n, prompt=prompt.name, streams=concurrency))
+                                   n, prompt=prompt_name(prompt.name), streams=concurrency))
             before = _scrape(base, clock)
             start = clock()
             # at most `concurrency` in flight; each request in a copy of this context, so its failure sentence is
@@ -268,12 +295,14 @@ def cap_note(results: list[LevelResult], prompts: Sequence[str], levels: Sequenc
     """What the sweep's time cap (`seconds`) cut, in the reader's language: the levels it ended early (their figures
     count only the requests that finished) and the planned levels (each prompt at each of `levels`) it never
     started; "" when every planned level ran in full. Read 50: a live sweep past its cap showed fewer levels with
-    no word, and a request the cap ended as "No vLLM server answered".
+    no word, and a request the cap ended as "No vLLM server answered". Read 55: it named a level by its JSON key
+    ("copy at 1 stream"; pt "copy com 1 fluxo"), where the page says "copy prompt" ("prompt de cópia").
 
     >>> level = LevelResult(prompt="copy", concurrency=1, speculative="ngram", seconds=180.0, stopped_early=True)
     >>> print(cap_note([level], ["copy"], [1, 4, 16], 180.0))
     The sweep reached its time limit of 180 s. One level was cut short, and its figures count only the requests \
-that finished: copy at 1 stream. 2 levels were never started: copy at 4 streams, copy at 16 streams.
+that finished: copy prompt at 1 stream. 2 levels were never started: copy prompt at 4 streams, copy prompt at 16 \
+streams.
     """
     done = {(lv.prompt, lv.concurrency) for lv in results}
     cut = [(lv.prompt, lv.concurrency) for lv in results if lv.stopped_early]
@@ -282,8 +311,8 @@ that finished: copy at 1 stream. 2 levels were never started: copy at 4 streams,
         return ""
 
     def named(pairs: list[tuple[str, int]]) -> str:
-        return list_separator().join(ngettext("{prompt} at {n} stream", "{prompt} at {n} streams", c, prompt=p)
-                                     for p, c in pairs)
+        return list_separator().join(ngettext("{prompt} at {n} stream", "{prompt} at {n} streams", c,
+                                              prompt=prompt_name(p)) for p, c in pairs)
 
     parts = [_("The sweep reached its time limit of {seconds} s.", seconds=number(seconds, 0))]
     if cut:

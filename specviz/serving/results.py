@@ -15,7 +15,8 @@ from pathlib import Path
 from specviz.core.i18n import N_, _
 from specviz.core.paths import BENCHMARKS_DIR, read_json, write_text_atomically
 from specviz.engine.limits import K_RANGE, is_number, is_whole, pays
-from specviz.serving.load import MAX_STREAMS, LevelResult
+# read 55: the prompt words live in load.py, whose progress lines and cut-short note name prompts too
+from specviz.serving.load import MAX_STREAMS, PROMPT_WORDS, LevelResult, prompt_name, prompt_word  # noqa: F401
 
 __all__ = ["EAGLE_SERVED", "LIVE_SCHEMA", "SCHEMA", "SCHEMA_VERSION", "SERVING_DIR", "PayKind", "PayShape",
            "ServingResult", "find_serving_results", "live_sweep_json", "prompt_name", "prompt_word"]
@@ -32,33 +33,6 @@ EAGLE_SERVED = {"cpu-smollm2": "35ce4c2"}
 EAGLE_NOTE = N_("The eagle rows served the EAGLE-1 drafter's first version (commit {commit}), since replaced by the "
                 "EAGLE-3 drafter in assets/models/smollm2-eagle: `make serve SPEC=eagle` and this sweep's command "
                 "serve that one today, so they measure another drafter than these rows.")
-
-# A sweep prompt's word, as in "{prompt} prompt": one name per prompt on the Serving page and the Theory explorer
-# (read 55: the Theory chart said "open question" where the Serving page said "open prompt", and Portuguese legends
-# read "prompt copy", "prompt open", the JSON keys untranslated). Keys not listed are shown as they are.
-# i18n: the copy prompt's word, used as "{prompt} prompt" (pt "prompt {prompt}": "prompt de cópia")
-PROMPT_WORDS = {"copy": N_("copy"),
-                # i18n: the open prompt's word (an open-ended question), used as "{prompt} prompt" ("prompt aberto")
-                "open": N_("open")}
-
-
-def prompt_word(prompt: str) -> str:
-    """A sweep prompt's word in the reader's language, for "{prompt} prompt" messages.
-
-    >>> prompt_word("open"), prompt_word("mine")
-    ('open', 'mine')
-    """
-    return _(PROMPT_WORDS[prompt]) if prompt in PROMPT_WORDS else prompt
-
-
-def prompt_name(prompt: str) -> str:
-    """A sweep prompt's name: "copy prompt", "open prompt" (pt "prompt de cópia", "prompt aberto").
-
-    >>> prompt_name("copy")
-    'copy prompt'
-    """
-    return _("{prompt} prompt", prompt=prompt_word(prompt))
-
 
 class PayKind(StrEnum):
     """The shape of a serving sweep's speedup curve across its levels (`PayShape.kind`); a str, so it compares

@@ -112,7 +112,8 @@ def test_a_sweep_the_time_cap_cut_says_so_on_stderr(stand_in, tmp_path, capsys, 
             "--max-tokens", "4", "--no-specviz", "--out", str(tmp_path / "sweep.json")]
     assert cli.main(argv) == 0
     assert ("[ngram] The sweep reached its time limit of 600 s. One level was cut short, and its figures count only "
-            "the requests that finished: copy at 1 stream. One level was never started: copy at 4 streams.") in \
+            "the requests that finished: copy prompt at 1 stream. One level was never started: copy prompt at 4 "
+            "streams.") in \
         capsys.readouterr().err.splitlines()
 
 def test_the_serve_docstrings_list_every_action_the_parser_has():

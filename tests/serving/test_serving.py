@@ -259,13 +259,13 @@ def test_a_request_the_time_cap_ends_is_not_called_a_server_failure(fake):
     assert not any(r.error for lv in levels for r in lv.records)  # no "No vLLM server answered" left to show
     note = load.cap_note(levels, ["copy"], plan.levels, plan.max_seconds)
     assert note == ("The sweep reached its time limit of 2 s. One level was cut short, and its figures count only "
-                    "the requests that finished: copy at 1 stream. 2 levels were never started: copy at 2 streams, "
-                    "copy at 4 streams.")
+                    "the requests that finished: copy prompt at 1 stream. 2 levels were never started: copy prompt "
+                    "at 2 streams, copy prompt at 4 streams.")
     with using("pt"):
         assert load.cap_note(levels, ["copy"], plan.levels, plan.max_seconds) == (
             "A varredura atingiu o seu limite de tempo de 2 s. Um nível foi interrompido, e os números dele contam "
-            "só as requisições que terminaram: copy com 1 fluxo. 2 níveis nunca começaram: copy com 2 fluxos; copy "
-            "com 4 fluxos.")
+            "só as requisições que terminaram: prompt de cópia com 1 fluxo. 2 níveis nunca começaram: prompt de "
+            "cópia com 2 fluxos; prompt de cópia com 4 fluxos.")
     assert load.cap_note(levels, ["copy"], (1,), plan.max_seconds).count(".") == 2  # nothing never started
     done = LevelResult(prompt="copy", concurrency=1, speculative="ngram", seconds=1.0)
     assert load.cap_note([done], ["copy"], (1,), 180.0) == ""
@@ -287,7 +287,8 @@ def test_the_page_says_what_the_time_cap_cut_not_that_no_server_answered(fake, m
     warnings = [w.value.replace("\\", "") for w in at.warning]  # as read, without markdown's escapes
     assert not any("No vLLM server answered" in w for w in warnings), warnings
     assert ("The sweep reached its time limit of 1 s. One level was cut short, and its figures count only the "
-            "requests that finished: copy at 1 stream. One level was never started: copy at 2 streams.") in warnings
+            "requests that finished: copy prompt at 1 stream. One level was never started: copy prompt at 2 "
+            "streams.") in warnings
 
 
 def test_only_loopback_unless_the_operator_allows_the_host(monkeypatch):

@@ -69,3 +69,27 @@ def test_the_level_tables_name_a_prompt_in_the_readers_language():
     with using("pt"):
         cells = set(level_table(result.levels)["prompt"])
     assert cells == {"de cópia", "aberto"}, cells
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_sweeps_progress_and_cut_short_note_name_a_prompt_as_the_page_does(lang, monkeypatch):
+    """Read 55: `serve sweep`'s progress lines and the note on what the time cap cut named a prompt by its JSON key
+    ("copy: 2 requests, 1 at a time", "copy at 1 stream"; pt "copy com 1 fluxo"), where the page says "copy prompt"
+    ("prompt de cópia"). Both now use `prompt_name`."""
+    from specviz.serving import load
+
+    said: list[str] = []
+    monkeypatch.setattr(load, "_scrape", lambda base, clock: None)
+    monkeypatch.setattr(load, "_one_request", lambda *args: load.RequestRecord(0.1, 4))
+    plan = load.LoadPlan(prompts=(load.Prompt("copy", "Repeat: a b c"),), levels=(1,), requests=2, max_tokens=4)
+    with using(lang):
+        levels = load._sweep("http://127.0.0.1:1", plan, "ngram", "m", lambda: 0.0, said.append)
+        levels[0].stopped_early = True
+        note = load.cap_note(levels, ["copy", "open"], (1,), 180.0)
+    _, copy, open_ = NAMES[lang]
+    assert said == [{"en": f"{copy}: 2 requests, 1 at a time", "pt": f"{copy}: 2 requisições, 1 por vez"}[lang]]
+    wanted = {"en": (f"the requests that finished: {copy} at 1 stream. One level was never started: {open_} at 1 "
+                     "stream."),
+              "pt": (f"só as requisições que terminaram: {copy} com 1 fluxo. Um nível nunca começou: {open_} "
+                     "com 1 fluxo.")}[lang]
+    assert note.endswith(wanted), note

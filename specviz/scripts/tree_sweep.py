@@ -38,7 +38,8 @@ from specviz.engine.limits import (DEFAULT_DTYPE_RULE, DEVICE_HELP, K_RANGE, MAX
                                    number_arg, toy_stand_in_refusal, whole_arg, writable_file_arg)
 from specviz.engine.proposers import make_proposer, registry
 from specviz.labs.bench.config import held_out_arg, load_suites
-from specviz.labs.bench.summary import count_text, estimated_speedup, physical_limit, tokens_fed
+from specviz.labs.bench.summary import (count_text, estimated_speedup, physical_limit, tokens_fed, written_curve,
+                                       written_limit)
 from specviz.labs.bench.timing import feature_draft_timer, forward_timer, verify_curve
 from specviz.models.machine import dtype_name
 from specviz.models.pairs import load_pair
@@ -157,17 +158,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     curve = verify_curve(pair.target, context, sizes)
     c = drafter_cost(pair, proposer, context)
     print("verify cost (one forward over n tokens / one token; timed, noisy on a shared machine): "
-          + ", ".join(f"{p['n_tokens']}: {p['ratio']:.2f}" for p in curve) + f"; drafter c = {c:.3f}")
+          + ", ".join(f"{p['n_tokens']}: {p['ratio']:.2f}" for p in written_curve(curve)) + f"; drafter c = {c:.3f}")
     found = measure(pair, proposer, shape_list, prompts, args.max_new_tokens, args.temperature)
     rows = []
     for shape, got in found.items():
         speedup = estimated_speedup(got["tokens_per_forward"], shape.k, shape.tree_nodes, c, curve, shape.tree_lookup,
                                     registry.one_pass(proposer))
-        limit = physical_limit(shape.k, shape.tree_nodes, curve, shape.tree_lookup)
-        rows.append({"k": shape.k, "tree_nodes": shape.tree_nodes, "tree_width": shape.tree_width if shape.tree_nodes
-                     else None, "tree_lookup": shape.tree_lookup, "tokens_per_forward": got["tokens_per_forward"],
-                     "estimated_speedup": speedup,
-                     "physical_limit": limit, "label": shape.label()})
+        rows.append(sweep_row(shape, got["tokens_per_forward"], speedup, curve))
     rows.sort(key=lambda r: -r["estimated_speedup"])
     print("\n".join(report(rows)))
     if args.json:
@@ -183,6 +180,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             "prompts": len(prompts), "max_new_tokens": args.max_new_tokens, "machine": machine,
             "verify_curve": curve, "c": c, "rows": rows}, indent=1) + "\n")
     return 0
+
+
+def sweep_row(shape: DraftShape, tokens_per_forward: float, speedup: float, curve: list[dict]) -> dict:
+    """One shape's row of the table and the JSON. Its physical limit is the one a reader recomputes from the verify
+    costs the sweep prints (two decimals, `summary.written_limit`, as results.md does), not from every digit timed.
+    Read 55: with 5 tokens timed at 1.0949 (printed 1.09), a chain of K = 4's limit read 4.57× where the printed
+    cost gives 5 / 1.09 = 4.59×.
+
+    >>> curve = [{"n_tokens": 1, "ratio": 1.0}, {"n_tokens": 5, "ratio": 1.0949}]
+    >>> sweep_row(DraftShape(k=4), 2.0, 1.2, curve)["physical_limit"]  # 5 / 1.09
+    4.587155963302752
+    """
+    row = {"k": shape.k, "tree_nodes": shape.tree_nodes, "tree_width": shape.tree_width if shape.tree_nodes else None,
+           "tree_lookup": shape.tree_lookup, "tokens_per_forward": tokens_per_forward, "estimated_speedup": speedup,
+           "physical_limit": physical_limit(shape.k, shape.tree_nodes, curve, shape.tree_lookup),
+           "label": shape.label()}
+    return {**row, "physical_limit": written_limit(row, {"verify": curve})}
 
 
 def report(rows: list[dict]) -> list[str]:

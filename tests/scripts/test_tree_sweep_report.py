@@ -35,3 +35,19 @@ def test_the_table_and_best_line_write_the_shape_with_the_times_sign():
     and the "best:" line, where every other figure a person reads writes ×. The JSON keeps the identifier."""
     text = "\n".join(report([_row("tree 6x2 depth 2", 1.3)]))
     assert "tree 6×2 depth 2" in text and "6x2" not in text
+
+
+def test_the_limit_follows_from_the_verify_costs_as_the_sweep_prints_them():
+    """Read 55: the sweep printed its verify costs to 2 decimals ("5: 1.09") but computed each shape's limit from the
+    timed ratio (1.0949), so a chain of K = 4 read a limit of 4.57× where the printed cost gives 5 / 1.09 = 4.59×.
+    The limit now comes from the costs as printed (`summary.written_limit`, as results.md does)."""
+    from specviz.engine.draft_shape import DraftShape
+    from specviz.scripts.tree_sweep import sweep_row
+
+    curve = [{"n_tokens": 1, "ratio": 1.0}, {"n_tokens": 5, "ratio": 1.0949}, {"n_tokens": 9, "ratio": 1.1251}]
+    chain = sweep_row(DraftShape(k=4), 2.5, 1.4, curve)
+    tree = sweep_row(DraftShape(k=2, tree_nodes=8, tree_width=2), 2.2, 1.3, curve)  # 9 tokens fed, depth 2
+    line = next(line for line in report([chain]) if line.startswith("chain"))
+    assert line.split()[-1] == "4.59×", line  # 5 / 1.09, not 5 / 1.0949 = 4.57
+    assert f"{tree['physical_limit']:.2f}" == f"{3 / 1.13:.2f}" == "2.65"  # 1.1251 is printed 1.13
+    assert chain["label"] == "chain K=4" and tree["tree_width"] == 2 and chain["tree_width"] is None

@@ -683,7 +683,7 @@ def speed_from_bandwidth(weight_bytes: int, bandwidth: float, device_type: str =
 
 
 def speed_from_reference(weight_bytes: int, reference_bytes: int, reference_seconds: float,
-                         reference_name: str, reference_dtype: str) -> SpeedEstimate:
+                         reference_name: str, reference_dtype: str, gpus: int = 1) -> SpeedEstimate:
     """A measured forward of a smaller model here, scaled by how many more weight bytes the target reads.
 
     Worked out from the time and the ratio as the sentence shows them, so a reader who multiplies them gets the
@@ -706,6 +706,14 @@ def speed_from_reference(weight_bytes: int, reference_bytes: int, reference_seco
 
     >>> speed_from_reference(GB // 2, GB // 2, 0.05, "SmolLM2-135M", "float32").detail
     "as measured for SmolLM2-135M itself on this machine, in float32 (this pair's target)"
+
+    A target split over `gpus` GPUs is read one shard after another, and the reference was timed on one GPU, so the
+    sentence says it takes the others to be as fast, as `speed_from_bandwidth` does (read 55: it said nothing):
+
+    >>> split = speed_from_reference(int(144 * GB), int(0.27 * GB), 0.004, "SmolLM2-135M", "bfloat16", gpus=2)
+    >>> split.detail.split("reads, ")[1]
+    'split over 2 GPUs that each token reads one after another (this takes the other GPUs to move their memory as fast \
+as the one that ran that forward)'
     """
     seconds = _shown_seconds(reference_seconds)
     if weight_bytes == reference_bytes:
@@ -713,10 +721,16 @@ def speed_from_reference(weight_bytes: int, reference_bytes: int, reference_seco
             "as measured for {model} itself on this machine, in {dtype} (this pair's target)",
             model=reference_name, dtype=reference_dtype))
     scale = _rounded_text(weight_bytes / reference_bytes)
-    return SpeedEstimate(float(Decimal(repr(seconds)) * Decimal(scale)), "scaled", _(  # in decimal, as for the floor
+    seconds_per_token = float(Decimal(repr(seconds)) * Decimal(scale))  # in decimal, as for the floor
+    values = dict(model=reference_name, time=duration(reference_seconds), dtype=reference_dtype, scale=_decimal(scale))
+    if gpus > 1:  # always the plural
+        return SpeedEstimate(seconds_per_token, "scaled", _(
+            "scaled from {model}'s measured {time} per forward in {dtype} on this machine by the {scale}× more weight "
+            "bytes a token reads, split over {n} GPUs that each token reads one after another (this takes the other "
+            "GPUs to move their memory as fast as the one that ran that forward)", n=number(gpus, 0), **values))
+    return SpeedEstimate(seconds_per_token, "scaled", _(
         "scaled from {model}'s measured {time} per forward in {dtype} on this machine by the {scale}× more weight "
-        "bytes a token reads",
-        model=reference_name, time=duration(reference_seconds), dtype=reference_dtype, scale=_decimal(scale)))
+        "bytes a token reads", **values))
 
 
 def _shown_seconds(seconds: float) -> float:

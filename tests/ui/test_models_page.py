@@ -663,6 +663,35 @@ def test_the_speed_floor_of_a_target_split_over_gpus_says_it_takes_them_alike(mo
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_speed_scaled_from_a_timed_forward_of_a_split_target_says_it_takes_gpus_alike(monkeypatch, lang):
+    """Read 55: once a race had timed SmolLM2-135M's forward on a GPU, a target sharded over 3 GPUs read "scaled from
+    SmolLM2-135M's measured 4.0 ms per forward ... by the ...× more weight bytes a token reads", one GPU's forward
+    scaled as if every shard were read as fast, without a word; it now says so, as the bandwidth floor does."""
+    monkeypatch.setattr(models_view, "current_machine",
+                        lambda: Machine(gpus=tuple(GpuInfo(i, "H100", 80 * 10**9, 80 * 10**9, True, 132)
+                                                   for i in range(3))))
+    monkeypatch.setattr(models_view, "_bandwidth", lambda device: pytest.fail("the floor was measured"))
+    monkeypatch.setattr(common_runs, "quiet_forwards", lambda: {("default", "cuda"): 4.0})
+    monkeypatch.setattr(models_view, "reference_dtype", lambda device, machine=None: torch.bfloat16)
+    monkeypatch.setattr(models_view, "_choice", str)  # AppTest finds "auto" among the options by their shown label
+    monkeypatch.chdir(ROOT)
+    app = AppTest.from_file(str(ROOT / "pages" / "models.py"), default_timeout=60)
+    app.query_params["lang"] = lang
+    app.run()
+    app.selectbox(key="models_check_pair").set_value("qwen2.5-7b-72b").run()
+    app.selectbox(key="models_check_dtype").set_value("bfloat16").run()
+    speed = app.info[0].value.replace("\\", "")
+    scaled, split = {
+        "en": ("scaled from SmolLM2-135M's measured 4.0 ms per forward in bfloat16",
+               "split over 3 GPUs that each token reads one after another (this takes the other GPUs to move their "
+               "memory as fast as the one that ran that forward)"),
+        "pt": ("escalado a partir dos 4,0 ms por passagem medidos do SmolLM2-135M em bfloat16",
+               "divididos entre 3 GPUs que cada token lê uma após a outra (isto supõe que as outras GPUs movem sua "
+               "memória à mesma velocidade que a GPU que rodou essa passagem)")}[lang]
+    assert not app.exception and scaled in speed and split in speed, speed
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
 def test_a_missing_gpu_names_the_device_options_as_the_menu_shows_them(monkeypatch, lang):
     """Read 48: in Portuguese the warning said "escolha cpu ou auto em Dispositivo", but the Device menu shows that
     option as "automático" (`_choice`), so the reader was sent to an option the menu does not have."""

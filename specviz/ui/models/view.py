@@ -251,7 +251,8 @@ def speed_estimate(target_bytes: int, device: torch.device, machine: Machine | N
     smaller (by the weight bytes a token reads, the reference's in the dtype it was timed in), else the floor set by
     the memory bandwidth, measured once per server process. `embedding_bytes`: the target's input embedding table
     where it is apart from the output layer (untied), of which a token reads one row, so neither estimate counts it
-    (SmolLM2-135M's table is tied: it reads all its bytes)."""
+    (SmolLM2-135M's table is tied: it reads all its bytes). `gpus`: the GPUs a split target's shards sit on; both
+    estimates say they take the others to be as fast as the one measured (read 55: the scaled one did not)."""
     from specviz.ui.common.runs import quiet_forwards  # the race page records what it measured
 
     name, shown, parameters = REFERENCE
@@ -263,7 +264,7 @@ def speed_estimate(target_bytes: int, device: torch.device, machine: Machine | N
     # forward takes milliseconds); it gets the bandwidth floor, which says so
     read = target_bytes - embedding_bytes
     if measured_ms and read >= reference_bytes:
-        return speed_from_reference(read, reference_bytes, measured_ms / 1000, shown, dtype_name(timed_in))
+        return speed_from_reference(read, reference_bytes, measured_ms / 1000, shown, dtype_name(timed_in), gpus)
     with st.spinner(_("Measuring this machine's memory bandwidth...")):  # shown only while it measures (> 0.5 s)
         bandwidth = _bandwidth(str(device))
     return speed_from_bandwidth(target_bytes, bandwidth, device.type, embedding_bytes, gpus)

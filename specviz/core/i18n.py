@@ -26,7 +26,7 @@ import math
 import os
 import re
 from collections.abc import Callable, Iterator
-from decimal import ROUND_HALF_UP, Decimal, localcontext
+from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal, localcontext
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import cache
@@ -246,6 +246,27 @@ def small_number(value: float, digits: int = 3) -> str:
     ('0.071', '0.00022', '0.000')
     """
     return number(value, small_digits(value, digits))
+
+
+def outward(value: float, exponent: int, up: bool) -> float:
+    """`value` rounded to a multiple of 10^`exponent`, up (toward +∞) or down (toward −∞), never across it: the end
+    of a range written so that the written range still holds the true one (a lower bound rounded down, an upper one
+    up). The one directed rounding: the classroom spread's ends (`spread._outward`, six significant figures) and the
+    Exactness lab's bounds on β (`lab.bounds_text`, decimal places) use it. 0 and a value that is not finite (or
+    would round to one) are returned as they are.
+
+    >>> outward(0.2346, -3, False), outward(0.5001, -3, True), outward(-12.52, -1, False), outward(0.25, -3, True)
+    (0.234, 0.501, -12.6, 0.25)
+    >>> outward(1.797e308, -3, True), outward(1e-300, -2, False)
+    (1.797e+308, 0.0)
+    """
+    if not value or not math.isfinite(value):
+        return value
+    with localcontext() as context:
+        context.prec = 400  # every float's digits at any exponent a float has: quantize never runs out of them
+        rounded = float(Decimal(repr(value)).quantize(Decimal(1).scaleb(exponent),
+                                                      rounding=ROUND_CEILING if up else ROUND_FLOOR))
+    return rounded + 0.0 if math.isfinite(rounded) else value
 
 
 def as_written(value: float, digits: int = 2) -> float:

@@ -890,3 +890,32 @@ def test_tree_rule_texts_write_p_prime_with_the_prime_sign():
             assert not re.search(r"\b[pq]'", text), (language, name, text)
         assert all("p′(x)" in text for text in texts.values()), (language, texts)
         assert "min(1, p′(x)/q′(x))" in texts["tree_sampled"]
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_written_bounds_on_beta_hold_the_true_ones(lang):
+    """Read 55: `lab.bounds_text` rounded both bounds to nearest, so a lower bound of 0.2346 was written 0.235 and an
+    upper one of 0.5004 was written 0.500: the written range "0.235 to 0.500" left out the β it bounds at 0.2346.
+    The lower bound is now rounded down and the upper one up (`core.i18n.outward`, shared with the classroom
+    spread's ends), with the decimals that keep one below 1 from reading 1."""
+    import random
+
+    from specviz.core.i18n import using
+    from specviz.labs.exactness.lab import bounds_text
+
+    def read(text: str) -> float:
+        return float(text.replace(",", ".").replace("−", "-"))
+
+    with using(lang):
+        assert bounds_text(0.2346, 0.5004) == {"en": ("0.234", "0.501"), "pt": ("0,234", "0,501")}[lang]
+        assert bounds_text(0.9994, 0.99996) == {"en": ("0.99940", "0.99996"), "pt": ("0,99940", "0,99996")}[lang]
+        rng = random.Random(55)
+        for _ in range(2000):
+            lower = rng.choice([rng.random(), rng.random() ** 6, 1 - rng.random() ** 6])
+            upper = min(1.0, lower + rng.choice([rng.random(), rng.random() ** 6]) * (1 - lower))
+            if upper <= lower:
+                continue
+            low, high = bounds_text(lower, upper)
+            assert read(low) <= lower and read(high) >= upper, (lower, upper, low, high)
+            if upper < 1 - 1e-11:  # up to 12 decimals: one below 1 never reads 1
+                assert not re.fullmatch(r"1[.,]0*", high), (lower, upper, low, high)

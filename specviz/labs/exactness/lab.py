@@ -12,13 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from decimal import Decimal
 
 import torch
 
 from specviz.engine import theory
 from specviz.labs.exactness.engine import (continuation_samples, exact_first_token_distribution,
                                       exact_two_token_distribution, proposal_distribution)
-from specviz.core.i18n import _, as_written, clause, fewest_digits, ngettext, number, percent_of, small_digits
+from specviz.core.i18n import (_, as_written, clause, fewest_digits, ngettext, number, outward, percent_of,
+                               small_digits)
 from specviz.engine.generation import one_torch_thread
 from specviz.engine.sampling import SamplingConfig
 from specviz.engine.shown import column_numbers, fmt
@@ -222,21 +224,37 @@ def share_text(value: float, digits: int) -> str:
 
 
 def bounds_text(lower: float, upper: float, digits: int = 3) -> tuple[str, str]:
-    """A recorded step's bounds on α (`RecordedStep.alpha_bounds`) as the Exactness lab writes them: one number of
-    decimals for both (`shown.column_numbers`: `digits`, or more until each has two significant figures and none
-    below 1 reads 1), and more still where two different bounds would read as one number. Read 55: they were written
-    with 3 decimals whatever they were, so an upper bound of 0.99996 read "1.000", and an exact α of 0.9999 "1.000".
+    """A recorded step's bounds on β (`RecordedStep.alpha_bounds`) as the Exactness lab writes them: one number of
+    decimals for both, `digits` or more until each shows two significant figures and none below 1 reads 1 (nor one
+    above 0 reads 0), the lower bound rounded down and the upper one up (`core.i18n.outward`), so the written range
+    holds the true one. Exact β (the bounds agree) is one number, rounded as `shown.column_numbers` writes it. Read 55:
+    they were written with 3 decimals whatever they were, so an upper bound of 0.99996 read "1.000"; then rounded to
+    nearest, so a lower bound of 0.2346 read 0.235, above what it bounds.
 
     >>> bounds_text(0.25, 0.5), bounds_text(0.9994, 0.99996), bounds_text(0.9999, 0.9999)
     (('0.250', '0.500'), ('0.99940', '0.99996'), ('0.9999', '0.9999'))
-    >>> bounds_text(0.41234, 0.41236), bounds_text(1.0, 1.0)
-    (('0.4123', '0.4124'), ('1.000', '1.000'))
+    >>> bounds_text(0.2346, 0.5004), bounds_text(0.41234, 0.41236), bounds_text(1.0, 1.0)
+    (('0.234', '0.501'), ('0.412', '0.413'), ('1.000', '1.000'))
+    >>> bounds_text(0.00013, 0.0101), bounds_text(0.0, 0.99999)
+    (('1.3e-04', '0.011'), ('0', '0.99999'))
     """
-    texts = column_numbers([lower, upper], digits)
-    if lower < upper and texts[0] == texts[1]:  # a range that would read as one number
-        places = fewest_digits(lambda n: fmt(lower, n) != fmt(upper, n), digits + 1, 12)
-        texts = [fmt(lower, places), fmt(upper, places)]
-    return texts[0], texts[1]
+    if lower == upper:
+        text = column_numbers([lower], digits)[0]
+        return text, text
+
+    def written(value: float, places: int, up: bool) -> str:
+        if 0 < abs(value) < 10 ** -digits:  # `fmt` writes it with an exponent and two significant figures
+            return fmt(outward(value, Decimal(repr(value)).adjusted() - 1, up), places, exponent_under=digits)
+        return fmt(outward(value, -places, up), places, exponent_under=digits)
+
+    def holds(places: int) -> bool:
+        texts = written(lower, places, False), written(upper, places, True)
+        return (all(abs(x) < 10 ** -digits or abs(x) >= 10 ** (1 - places) for x in (lower, upper) if x)
+                and all(text != fmt(1.0, places) for x, text in zip((lower, upper), texts) if x < 1)
+                and all(text != fmt(0.0, places) for x, text in zip((lower, upper), texts) if x > 0))
+
+    places = fewest_digits(holds, digits, 12)
+    return written(lower, places, False), written(upper, places, True)
 
 
 def rules_table(target_probs: torch.Tensor, draft_probs: torch.Tensor, k: int, c: float) -> list[dict]:

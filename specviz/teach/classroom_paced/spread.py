@@ -8,10 +8,10 @@ import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+from decimal import Decimal
 from typing import Any
 
-from specviz.core.i18n import _, number
+from specviz.core.i18n import _, number, outward
 from specviz.teach.classroom import ClassroomError, answer_between
 from specviz.teach.classroom_paced.text import TEXT
 from specviz.teach.quiz import Question, read_answer
@@ -271,10 +271,7 @@ def _outward(value: float, up: bool) -> float:
     """
     if not value or not math.isfinite(value):
         return value
-    exact = Decimal(repr(value))
-    step = Decimal(1).scaleb(exact.adjusted() - 5)
-    rounded = float(exact.quantize(step, rounding=ROUND_CEILING if up else ROUND_FLOOR))
-    return rounded if math.isfinite(rounded) else value
+    return outward(value, Decimal(repr(value)).adjusted() - 5, up)  # the one directed rounding (core.i18n)
 
 
 def _round3(value: float) -> float:

@@ -67,6 +67,6 @@ def test_the_notation_legend_lets_a_lookup_branch_reach_past_k(lang):
     with using(lang):
         legend = _(LEGEND)
     wanted = {"en": "(a draft tree's greatest depth; a lookup branch copied into the tree can reach deeper)",
-              "pt": "(a profundidade máxima de uma árvore de rascunho; um ramo de busca copiado para a árvore pode ir mais "
-                    "fundo)"}[lang]
+              "pt": "(a profundidade máxima de uma árvore de rascunho; um ramo de busca copiado para a árvore pode "
+                    "ir mais fundo)"}[lang]
     assert wanted in legend, legend

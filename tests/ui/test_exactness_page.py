@@ -1326,3 +1326,17 @@ def test_the_decompositions_recovered_part_uses_the_titles_beta(lang):
     names = [trace.name for trace in fig.data if "norm(max(0, p − q))" in (trace.name or "")]
     assert len(names) == 1 and "(1 − β)" in names[0] and "α" not in names[0], names
     assert "(1 − α)" in sandbox_name
+
+
+def test_a_small_chance_of_keeping_a_draft_has_two_significant_figures_as_its_table_row():
+    """Second read 55: the toy pair at temperature 0.2 with accept iff p ≥ q read "Chance of keeping a draft 0.001"
+    (its chance was 0.00117) over a rules table whose P(kept) column read 0.0012 for that rule: one quantity, two
+    figures, the metric's with one significant figure. Keep chances have two at least (as the step panels' do), in
+    the metric, its change and the table alike."""
+    p, q = [0.45, 0.45, 0.1], [0.5, 0.49883, 0.00117]  # p ≥ q only where q gives 0.00117: kept with that chance
+    at = AppTest.from_function(_rule_economics, args=(p, q), default_timeout=60).run()
+    assert not at.exception
+    kept = next(m for m in at.metric if m.label == "Chance of keeping a draft")
+    row = next(r for _, r in at.dataframe[0].value.iterrows() if r["rule"] == "Broken: accept iff p(x) ≥ q(x)")
+    assert kept.value == "0.0012" == row["P(kept)"], (kept.value, row["P(kept)"])
+    assert kept.proto.delta == "−0.8998 vs exact rule"  # 0.0012 − 0.901 (β = 0.90117), as written

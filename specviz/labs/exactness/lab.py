@@ -10,6 +10,7 @@ them escapes them. The spec's prompt, chat setting, sampling settings, K and see
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
@@ -199,6 +200,19 @@ RULES_TABLE_DIGITS = {"drift (TV)": 4, "kept": 4, "tokens/step": 2, "speedup ×"
 SHARES = ("drift (TV)", "kept")  # the columns that hold a number from 0 to 1 (`share_digits`)
 
 
+def table_digits(column: str, value: float) -> int:
+    """The decimals `rules_table` rounds a column's value to: `RULES_TABLE_DIGITS`, more for a drift that would read
+    0 or 1 (`share_digits`) and for a chance of keeping a draft under two significant figures (`chance_digits`).
+
+    >>> table_digits("kept", 0.00034), table_digits("drift (TV)", 0.00034), table_digits("speedup ×", 0.001)
+    (5, 4, 2)
+    """
+    digits = RULES_TABLE_DIGITS[column]
+    if column == "kept":
+        return chance_digits(value, digits)
+    return share_digits(value, digits) if column in SHARES else digits
+
+
 def share_digits(value: float, digits: int) -> int:
     """The decimals a drift (TV) or a chance of keeping a draft is written with: `digits`, or more where `digits`
     would write one that is neither 0 nor 1 as 0 or 1, two significant figures for a small one (read 55: the top-20
@@ -221,6 +235,30 @@ def share_text(value: float, digits: int) -> str:
     ('0.000011', '0.0000', '0.750')
     """
     return number(value, share_digits(value, digits))
+
+
+def chance_digits(value: float, digits: int) -> int:
+    """The decimals a chance of keeping a draft (a rule's, or β = Σ min(p, q)) is written with: `share_digits`', or
+    more until it shows two significant figures, as the step panels write a keep chance (`specviz.engine.shown`).
+    Read 55 (second read): accept iff p ≥ q at temperature 0.2 kept a draft with chance 0.00117, written "0.001" in
+    its metric beside "0.0012" in the rules table under it.
+
+    >>> chance_digits(0.00117, 3), chance_digits(0.00034, 4), chance_digits(0.747, 3), chance_digits(0.0, 3)
+    (4, 5, 3, 3)
+    """
+    shown = share_digits(value, digits)
+    if not 1e-12 < value < 1:
+        return shown
+    return max(shown, 1 - math.floor(math.log10(value)))
+
+
+def chance_text(value: float, digits: int) -> str:
+    """A chance of keeping a draft written with `chance_digits`' decimals: two significant figures at least.
+
+    >>> chance_text(0.00117, 3), chance_text(0.0715, 3), chance_text(1.0, 3)
+    ('0.0012', '0.072', '1.000')
+    """
+    return number(value, chance_digits(value, digits))
 
 
 def bounds_text(lower: float, upper: float, digits: int = 3) -> tuple[str, str]:
@@ -272,8 +310,7 @@ def rules_table(target_probs: torch.Tensor, draft_probs: torch.Tensor, k: int, c
                   "tokens/step": theory.expected_tokens_per_step(min(1.0, kept), k),
                   "speedup ×": theory.expected_speedup(min(1.0, kept), k, c)}
         rows.append({"rule": rule.label, "exact": "✓" if rule.exact else "✗",
-                     **{name: as_written(float(value), share_digits(float(value), RULES_TABLE_DIGITS[name])
-                                         if name in SHARES else RULES_TABLE_DIGITS[name])
+                     **{name: as_written(float(value), table_digits(name, float(value)))
                         for name, value in values.items()}})
     return rows
 

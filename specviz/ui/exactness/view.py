@@ -25,8 +25,9 @@ from specviz.engine.proposers import registry
 from specviz.engine.trace import Trace
 from specviz.labs import exactness
 from specviz.labs.exactness import lab
-from specviz.labs.exactness.lab import (SHARES, LabResult, StepDistributions, bucket, drop_empty_bars, rules_table,
-                                        bounds_text, share_digits, share_text, top_for_bars)
+from specviz.labs.exactness.lab import (LabResult, StepDistributions, bucket, drop_empty_bars, rules_table,
+                                        bounds_text, chance_digits, chance_text, share_text,
+                                        table_digits, top_for_bars)
 from specviz.labs.exactness.stats import shown_p_value
 from specviz.labs.examples import list_examples, load_example
 from specviz.models.pairs import Pair
@@ -460,7 +461,8 @@ def render_rule_economics(rule: exactness.Rule, dists: StepDistributions, k: int
     # read 51: each change is the difference of the two figures as written (`as_written`), so a reader who subtracts
     # them gets it: "0.351 (−0.183 vs exact rule)" beside α = 0.533 (0.3506 and 0.5334 before rounding)
     # read 55: each with the decimals that keep a chance neither 0 nor 1 from reading 0 or 1 (`share_digits`)
-    kept_digits, alpha_digits = share_digits(kept, 3), share_digits(exact_alpha, 3)
+    # second read 55: and two significant figures at least, as the table under it (`chance_digits`)
+    kept_digits, alpha_digits = chance_digits(kept, 3), chance_digits(exact_alpha, 3)
     kept_delta, kept_arrow = signed_delta(number(as_written(kept, kept_digits) - as_written(exact_alpha, alpha_digits),
                                                  max(kept_digits, alpha_digits)))
     kept_help = _(KEPT_HELP, beta=number(exact_alpha, alpha_digits))  # the metric's help and the table column's
@@ -491,8 +493,8 @@ def rules_frame(p: torch.Tensor, q: torch.Tensor, k: int, c: float) -> pd.DataFr
     labels = {rule.label: _(rule.label) for rule in exactness.RULES.values()}
     frame = pd.DataFrame(rules_table(p, q, k, c))
     frame["rule"] = frame["rule"].map(labels)
-    for column, digits in lab.RULES_TABLE_DIGITS.items():  # by `number`, as the tree lab's table is: 0,2526 in pt
-        frame[column] = [share_text(v, digits) if column in SHARES else number(v, digits) for v in frame[column]]
+    for column in lab.RULES_TABLE_DIGITS:  # by `number`, as the tree lab's table is: 0,2526 in pt
+        frame[column] = [number(v, table_digits(column, v)) for v in frame[column]]
     return frame.rename(columns={name: _(shown) for name, shown in TABLE_COLUMNS.items()})
 
 
@@ -517,7 +519,7 @@ def render_decomposition(dists: StepDistributions, session_trace: object) -> Non
             decomposition = exactness.StepDecomposition(full.alpha, bucket(full.accepted, ids),
                                                         bucket(full.recovered, ids))
             draft_probs = bucket(q.double(), ids)
-            alpha_text, note = share_text(full.alpha, 3), dists.note
+            alpha_text, note = chance_text(full.alpha, 3), dists.note
         else:
             if source == "session":
                 trace = session_trace

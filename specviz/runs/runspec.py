@@ -412,7 +412,8 @@ def _trees_fit(values: dict, base: RunSpec, params: Mapping[str, str]) -> list[s
             if name in values:
                 values.pop(name)
                 problems.append(link_refusal(name, params[name], _(
-                    "large enough for a tree of tree_nodes {nodes} (a tree {k} deep and {width} wide holds {most})",
+                    "one that, with the other of k and tree_width, makes a tree that holds tree_nodes {nodes}: a "
+                    "tree {k} deep and {width} wide holds only {most}",
                     nodes=asked[0], k=asked[1], width=asked[2], most=tree_holds(asked[1], asked[2]))))
     return problems
 

@@ -54,7 +54,14 @@ def test_a_link_refuses_a_budget_no_tree_can_hold():
     # a link's k that shrinks the defaults' tree below its budget is refused, and the tree stays as it was
     spec, problems = RunSpec.parse_query({"k": "1"}, RunSpec(tree_nodes=16))
     assert (spec.k, spec.tree_nodes) == (4, 16) and problems == [
-        "k must be large enough for a tree of tree_nodes 16 (a tree 1 deep and 4 wide holds 4) (got 1)"]
+        "k must be one that, with the other of k and tree_width, makes a tree that holds tree_nodes 16: a tree 1 "
+        "deep and 4 wide holds only 4 (got 1)"]
+    # read 55: "k must be large enough" asked the impossible where only a wider tree could hold the budget (k = 16
+    # is the most allowed, tree_width 1 holds 16 nodes at most) and wrote two parentheses in a row
+    with using("pt"):
+        assert RunSpec.parse_query({"k": "16"}, RunSpec(tree_nodes=17, tree_width=1))[1] == [
+            "k deve ser um valor que, com o outro de k e tree_width, forme uma árvore em que caibam tree_nodes 17: "
+            "numa árvore de profundidade 16 e largura 1 cabem só 16 (recebido: 16)"]
     assert RunSpec.parse_query({"k": "1", "tree_nodes": "8", "tree_width": "8"})[1] == []  # it fits: as before
 
 

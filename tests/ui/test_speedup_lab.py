@@ -2227,6 +2227,25 @@ def test_the_shape_chart_names_each_series_with_its_unit():
         assert tokens in axis and axis_speedup in axis and "/ speedup (×)" not in axis
 
 
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_shape_charts_hovers_and_text_alternative_write_the_table_s_numbers(lang):
+    """Read 55: the Chain vs tree chart's hovers and its own table (its text alternative) wrote three significant
+    figures, a physical limit of "6.9" and "5.5" and a length of "1.9", right above the table that wrote 6.902, 5.505
+    and 1.897 (default-cpu-f32-packed, greedy). Both now write the table's 3 decimals."""
+    from specviz.core.i18n import using
+
+    result = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-f32-packed" / "results.json")
+    with using(lang):
+        table = trees.shape_table(result, "eagle", 0.0)
+        fig = trees.shape_figure(result, "eagle", 0.0)
+        chart = plot.figure_table(fig)
+        hovers = [[row[-1] for row in trace.customdata] for trace in plot.written_hovers(fig).data]
+    names = list(chart.columns[1:])
+    assert [list(chart[name]) for name in names] == [list(table[name]) for name in names] == hovers
+    limits = {"en": ["3.071", "6.902", "5.495", "5.505"], "pt": ["3,071", "6,902", "5,495", "5,505"]}[lang]
+    assert list(chart[names[2]]) == limits and list(chart[names[0]])[0] == {"en": "1.897", "pt": "1,897"}[lang]
+
+
 def test_each_comparison_rows_tokens_per_second_as_written_give_its_speedups():
     """Read 52 (a browser look): default-cpu-f32-packed's vs transformers table wrote EAGLE at 35.4 tokens/s and
     model.generate at 20.6 beside a speedup of 1.71× (35.4 / 20.6 = 1.72), and 35.1 against target-only's 21.1

@@ -43,6 +43,7 @@ def curves_rounds(result: BenchResult) -> int | None:
     return curve_repeats(rounds) if is_whole(rounds) else None
 
 
+SHAPE_DIGITS = 3  # the decimals of the Chain vs tree table and of its chart's hovers (`shape_figure`)
 CURVE_DIGITS = 3  # the decimals the dtype curves' hovers, table and caption write a ratio with
 
 
@@ -211,7 +212,7 @@ def shape_table(result: BenchResult, proposer: str, temperature: float) -> pd.Da
              label("identical"): r["identical_count"]}
             for r in result.shape_rows(proposer, temperature)]
     df = pd.DataFrame(data)
-    return written(df) if not df.empty else df  # 3 decimals, the reader's way
+    return written(df, SHAPE_DIGITS) if not df.empty else df  # 3 decimals, the reader's way, as the chart's hovers
 
 
 def shape_figure(result: BenchResult, proposer: str, temperature: float) -> go.Figure:
@@ -223,12 +224,18 @@ def shape_figure(result: BenchResult, proposer: str, temperature: float) -> go.F
     # one axis, two units: each series names its own (read 52: the axis gave the length the unit ×, and a "physical
     # limit" of 6.9 beside a bar of 2.98 read as a length)
     series = shape_names()  # the table below the chart has the same names
+    # read 55: each hover (and so the chart's own table, its text alternative) with the 3 decimals of the table
+    # under it (`shape_table`): three significant figures read a limit of 6.9 and 5.5 above 6.902 and 5.505, and a
+    # length of 1.9 above 1.897
+    hover = "(%{x}" + list_separator() + "%{y:." + str(SHAPE_DIGITS) + "f})"
     fig = go.Figure()
-    fig.add_bar(x=names, y=[r["mat_with_bonus"] for r in rows], marker_color=BLUE, name=series["mat_with_bonus"])
-    fig.add_scatter(x=names, y=[r["speedup_vs_ar"] for r in rows], mode="markers",
+    fig.add_bar(x=names, y=[r["mat_with_bonus"] for r in rows], marker_color=BLUE, name=series["mat_with_bonus"],
+                hovertemplate=hover)
+    fig.add_scatter(x=names, y=[r["speedup_vs_ar"] for r in rows], mode="markers", hovertemplate=hover,
                     name=series["speedup_vs_ar"], marker=dict(size=12, color=VERMILLION, symbol="diamond"))
     fig.add_scatter(x=names, y=[written_limit(r, result.costs, CURVE_DIGITS) for r in rows], mode="markers",
-                    name=series["physical_limit"], marker=dict(size=10, color=GREY, symbol="line-ew-open"))
+                    name=series["physical_limit"], marker=dict(size=10, color=GREY, symbol="line-ew-open"),
+                    hovertemplate=hover)
     fig.add_hline(y=1.0, line=dict(color=GREY, dash="dot"))
     return _layout(fig, _("Chain vs tree: {proposer}, T = {t}", proposer=proposer_text(proposer),
                           t=temperature_text(temperature)),

@@ -54,6 +54,24 @@ def over_holds(nodes: int, k: int, width: int, flag: str = "--tree-nodes", k_fla
              k_flag=k_flag, width_flag=width_flag)
 
 
+def too_deep_or_wide(nodes: int, k: int, width: int) -> str | None:
+    """`over_holds` in the app's words, for its number inputs (the Playground's tree, the race's tree lane), which
+    name no flag: one sentence, or None when the tree holds `nodes`. Read 55: K 1, 16 nodes, width 4 ran trees of 4
+    nodes a step, described as "a draft tree of up to 16 nodes".
+
+    >>> too_deep_or_wide(16, 1, 4)
+    'A tree 1 deep (K) and 4 wide holds at most 4 nodes, not 16: set its nodes to at most 4, or raise K or the width.'
+    >>> too_deep_or_wide(4, 1, 4) is None, too_deep_or_wide(0, 1, 1) is None
+    (True, True)
+    """
+    most = tree_holds(k, width)
+    if nodes <= most:
+        return None
+    return _("A tree {k} deep (K) and {width} wide holds at most {held}, not {nodes}: set its nodes to at most {most}, "
+             "or raise K or the width.", k=k, width=width, held=ngettext("{n} node", "{n} nodes", most),
+             nodes=nodes, most=most)
+
+
 # what `label()` writes, and `shown()` with "×"
 _LABEL = re.compile(r"chain K=([0-9]+)|tree ([0-9]+)[x×]([0-9]+) depth ([0-9]+)(?: \+ lookup ([0-9]+))?")
 
@@ -99,6 +117,18 @@ class DraftShape:
         (8, 3)
         """
         return tree_holds(self.k, self.tree_width) if self.tree_nodes else self.k
+
+    def fitted(self) -> DraftShape:
+        """The same shape with a node budget no larger than its tree holds (`holds`): the tree it drafts, as a shape
+        the app's inputs and links accept (read 55: the committed shape table's "tree 16x2 depth 4" drafts trees of
+        at most 14 nodes, and a page that set its 16 refused it).
+
+        >>> DraftShape(4, 16, 2).fitted(), DraftShape(4, 16, 4, 8).fitted() == DraftShape(4, 16, 4, 8)
+        (DraftShape(k=4, tree_nodes=14, tree_width=2, tree_lookup=0), True)
+        """
+        if not self.tree_nodes or self.tree_nodes <= self.holds:
+            return self
+        return DraftShape(self.k, self.holds, self.tree_width, self.tree_lookup)
 
     def settings(self) -> dict[str, int]:
         """The four fields by name, for `speculative_generate(**...)`, `RunSpec(**...)` and URLs."""

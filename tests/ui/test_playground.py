@@ -1739,3 +1739,21 @@ def test_n_gram_lookup_greys_out_the_tree_width_and_lookup_branch_it_does_not_us
     assert not at.number_input(key="playground_tree_lookup").disabled
     assert not at.number_input(key="playground_tree_width").disabled
     assert not any(said in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_tree_budget_deeper_and_wider_than_k_and_the_width_allow_is_refused(lang):
+    """Read 55: K = 1, 16 nodes and width 4 ran trees of 4 nodes a step (width + (K − 1)·width²), while the settings
+    line said "a draft tree of up to 16 nodes"; the run is now refused with the most that fits."""
+    said = ("Uma árvore de profundidade 1 (K) e largura 4 comporta no máximo 4 nós, não 16: defina no máximo 4 nós, "
+            "ou aumente K ou a largura." if lang == "pt" else
+            "A tree 1 deep (K) and 4 wide holds at most 4 nodes, not 16: set its nodes to at most 4, or raise K or "
+            "the width.")
+    at = page(lang=lang, source="live", pair="toy", proposer="draft", k="1", tree_nodes="16", tree_width="4",
+              max_new_tokens="8", prompt="hi")
+    assert not at.exception
+    assert [e.value for e in at.error] == [said]
+    assert "playground_live" not in at.session_state
+    fits = page(lang=lang, source="live", pair="toy", proposer="draft", k="1", tree_nodes="4", tree_width="4",
+                max_new_tokens="8", prompt="hi")
+    assert not fits.error and "playground_live" in fits.session_state

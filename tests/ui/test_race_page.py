@@ -1477,3 +1477,21 @@ def test_the_chain_speed_reads_the_same_in_its_metric_and_the_chain_against_tree
     assert not at.exception
     assert _metric(at, label) == chain
     assert at.table[0].value.iloc[0].tolist()[3] == chain  # the chain lane's row: forwards, tokens, MAL, tokens/s
+
+
+def test_a_shape_table_row_holding_fewer_nodes_than_its_budget_sets_the_nodes_it_holds(monkeypatch):
+    """Read 55: the committed shape table's "tree 16x2 depth 4" holds at most 14 nodes (2 + 3 · 2²); predicted fastest
+    here, it set the race's tree lane to 16 nodes, a budget the race now refuses. `fastest_here` gives the 14 its
+    tree drafts (the same tree), so switching to the real model races it."""
+    from types import SimpleNamespace
+
+    from specviz.engine.draft_shape import DraftShape
+    from specviz.ui.common import this_machine
+
+    monkeypatch.setattr(this_machine, "expected", lambda pair="default": object())
+    monkeypatch.setattr(this_machine, "best_here", lambda cal, t: SimpleNamespace(shape=DraftShape(4, 16, 2)))
+    assert this_machine.fastest_here("default")[0] == DraftShape(4, 14, 2)
+    at = _app(race_source="live")
+    at.selectbox(key="race_pair").set_value("default").run()
+    assert not at.exception and not at.error
+    assert (at.number_input(key="race_tree_nodes").value, at.number_input(key="race_tree_width").value) == (14, 2)

@@ -535,3 +535,17 @@ def test_the_tree_rules_table_says_its_cross_means_not_exact_for_every_p_and_q(l
     broken = table.iloc[-1]
     assert broken[header] == "✗" and broken.iloc[-1] in ("0.0000", "0,0000"), table
     assert "exact" not in table.columns and "exata" not in table.columns
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_race_refuses_a_tree_lane_its_depth_and_width_cannot_hold(monkeypatch, lang):
+    """Read 55: K = 1, 16 nodes and width 4 raced a tree lane of 4 nodes a step (width + (K − 1)·width²) under a
+    budget of 16, without a word; the race is now refused with the most that fits."""
+    monkeypatch.chdir(ROOT)
+    at = app("race", lang, **{**RACE, "race_k": "1", "race_tree_nodes": "16", "race_tree_width": "4"})
+    said = ("Uma árvore de profundidade 1 (K) e largura 4 comporta no máximo 4 nós, não 16: defina no máximo 4 nós, "
+            "ou aumente K ou a largura." if lang == "pt" else
+            "A tree 1 deep (K) and 4 wide holds at most 4 nodes, not 16: set its nodes to at most 4, or raise K or "
+            "the width.")
+    assert [e.value for e in at.error] == [said]
+    assert race_live.RESULT_KEY not in at.session_state or at.session_state[race_live.RESULT_KEY] is None  # no race

@@ -70,10 +70,11 @@ def _default_proposer(pair: str) -> str | None:
 
 def fastest_here(pair: str = PAIR, temperature: float = 0.0) -> tuple[DraftShape, Prediction | None]:
     """The shape a page starts a run of `pair` with when the visitor chose none: the one predicted fastest from this
-    machine's cached calibration (with its prediction), else the pair's catalog recommendation (and None)."""
+    machine's cached calibration (with its prediction), else the pair's catalog recommendation (and None). The shape
+    is `fitted`: a table row such as "tree 16x2 depth 4" drafts 14 nodes, the budget the pages' inputs then hold."""
     cal = expected(pair)
     best = best_here(cal, temperature) if cal is not None else None
-    return (best.shape, best) if best is not None else (recommended_for(pair).shape, None)
+    return (best.shape.fitted(), best) if best is not None else (recommended_for(pair).shape.fitted(), None)
 
 
 def best_here(cal: Calibration, temperature: float) -> Prediction | None:

@@ -13,7 +13,7 @@ from decimal import Decimal
 import streamlit as st
 
 from specviz.core.i18n import N_, _, drafts_kept, ngettext, number
-from specviz.engine.draft_shape import DraftShape
+from specviz.engine.draft_shape import DraftShape, too_deep_or_wide
 from specviz.engine.kinds import Mode, StopReason
 from specviz.engine.proposers import registry
 from specviz.engine.trace import Trace
@@ -308,6 +308,9 @@ def tree_inputs(proposer: str) -> None:
 def current_settings() -> RunSpec | str:
     """The live-run settings in the widgets now, or the sentence that says why they cannot run (an empty prompt)."""
     s = st.session_state
+    if int(s[KEYS["tree_nodes"]]) and registry.can_branch(s[KEYS["proposer"]]) and (refusal := too_deep_or_wide(
+            int(s[KEYS["tree_nodes"]]), int(s[KEYS["k"]]), int(s[KEYS["tree_width"]]))):
+        return refusal  # read 55: K 1, 16 nodes, width 4 ran trees of 4 nodes, described as "up to 16 nodes"
     try:
         return RunSpec(
             pair=s[KEYS["pair"]], proposer=s[KEYS["proposer"]], prompt=s[KEYS["prompt"]], chat=bool(s[KEYS["chat"]]),

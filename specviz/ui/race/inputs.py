@@ -18,7 +18,7 @@ from specviz.ui.common.runs import INSTANT_PAIRS
 from specviz.ui.common.sliders import medusa_cap_note, number_slider
 from specviz.ui.race.live import race_specs
 from specviz.ui.race.settings import RACE_PAIRS, SOURCES, pair_changed, pair_proposers
-from specviz.ui.race.tree import has_tree_lane, tree_inputs
+from specviz.ui.race.tree import has_tree_lane, tree_inputs, tree_refusal
 
 # The words below are marked with N_() and translated with _() where they are shown (never at import).
 PAIR_LABELS = {"toy": N_("toy pair (instant, random weights)"),
@@ -169,7 +169,8 @@ def live_settings() -> RunSpec | str:
     seed = int(c4.number_input(_("Seed"), *SETTINGS["seed"].bounds, step=1, key="race_seed"))
     tree_nodes, tree_width = tree_inputs(proposer)
     try:
-        return RunSpec(pair=pair, proposer=proposer, prompt=prompt, k=k, max_new_tokens=max_new,
+        spec = RunSpec(pair=pair, proposer=proposer, prompt=prompt, k=k, max_new_tokens=max_new,
                        temperature=float(temperature), seed=seed, tree_nodes=tree_nodes, tree_width=tree_width)
     except ValueError as exc:
         return str(exc)
+    return tree_refusal(spec) or spec  # a budget the tree cannot hold: refused, not raced as a smaller tree

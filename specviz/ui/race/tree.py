@@ -21,6 +21,7 @@ import pandas as pd
 import streamlit as st
 
 from specviz.core.i18n import N_, _, number, times
+from specviz.engine.draft_shape import too_deep_or_wide
 from specviz.engine.proposers import registry
 from specviz.engine.trace import Trace
 from specviz.labs.timeline import measured_speedup, speed_decimals
@@ -64,6 +65,15 @@ def tree_inputs(proposer: str) -> tuple[int, int]:
     if n and not registry.can_branch(proposer):
         st.caption(_(TEXT["no_branching"]))
     return n, w
+
+
+def tree_refusal(settings: RunSpec) -> str | None:
+    """The sentence that refuses the tree lane's node budget when a tree of K's depth and the lane's width cannot
+    hold it (`draft_shape.too_deep_or_wide`; read 55: K 1, 16 nodes, width 4 raced trees of 4 nodes); None when it
+    fits or there is no tree lane."""
+    if not has_tree_lane(settings):
+        return None
+    return too_deep_or_wide(settings.tree_nodes, settings.k, settings.tree_width)
 
 
 def lanes_rows(chain: Trace, tree: Trace, base: Trace, decimals: int | None = None) -> list[dict[str, str]]:

@@ -73,7 +73,8 @@ def too_deep_or_wide(nodes: int, k: int, width: int) -> str | None:
 
 
 # what `label()` writes, and `shown()` with "×"
-_LABEL = re.compile(r"chain K=([0-9]+)|tree ([0-9]+)[x×]([0-9]+) depth ([0-9]+)(?: \+ lookup ([0-9]+))?")
+_LABEL = re.compile(r"chain K=([0-9]+)|tree ([0-9]+)[x×]([0-9]+) depth ([0-9]+)(?: \+ lookup ([0-9]+))?"
+                    r"(?: \([0-9]+ fit\))?")
 
 
 @dataclass(frozen=True)
@@ -160,12 +161,19 @@ class DraftShape:
             f" + lookup {self.tree_lookup}" if self.tree_lookup else "")
 
     def shown(self) -> str:
-        """`label()` as scripts, the CLI, model cards and tables print it to a person: nodes × width with "×".
+        """`label()` as scripts, the CLI, model cards and tables print it to a person: nodes × width with "×", and
+        the nodes that fit when the budget is more than the tree holds (read 55: the committed shape table's
+        "tree 16x2 depth 4" drafts at most 14 nodes, and was shown as 16).
 
-        >>> DraftShape(4).shown(), DraftShape(4, 16, 4, 8).shown()
-        ('chain K=4', 'tree 16×4 depth 4 + lookup 8')
+        >>> DraftShape(4).shown(), DraftShape(4, 16, 4, 8).shown(), DraftShape(4, 16, 2).shown()
+        ('chain K=4', 'tree 16×4 depth 4 + lookup 8', 'tree 16×2 depth 4 (14 fit)')
         """
-        return self.label().replace(f"{self.tree_nodes}x{self.tree_width}", f"{self.tree_nodes}×{self.tree_width}", 1)
+        return self.label().replace(f"{self.tree_nodes}x{self.tree_width}", f"{self.tree_nodes}×{self.tree_width}",
+                                    1) + self._fit()
+
+    def _fit(self) -> str:
+        """' (14 fit)' after a budget above what the tree holds (`holds`), else nothing."""
+        return f" ({self.holds} fit)" if self.tree_nodes > self.holds else ""
 
     def short(self) -> str:
         """The shape in a table's narrow "tree" column, where K has its own column: "chain", or nodes × width and
@@ -173,10 +181,13 @@ class DraftShape:
 
         >>> DraftShape(4).short(), DraftShape(4, 16, 4).short(), DraftShape(4, 16, 4, 8).short()
         ('chain', '16×4', '16×4 + 8')
+        >>> DraftShape(4, 16, 2).short()  # a tree 4 deep and 2 wide holds 14 nodes
+        '16×2 (14 fit)'
         """
         if not self.tree_nodes:
             return "chain"
-        return f"{self.tree_nodes}×{self.tree_width}" + (f" + {self.tree_lookup}" if self.tree_lookup else "")
+        return f"{self.tree_nodes}×{self.tree_width}" + (f" + {self.tree_lookup}" if self.tree_lookup else "") + (
+            self._fit())
 
     @classmethod
     def from_label(cls, label: str) -> DraftShape:
@@ -188,6 +199,8 @@ class DraftShape:
         DraftShape(k=4, tree_nodes=16, tree_width=4, tree_lookup=8)
         >>> DraftShape.from_label("chain K=3") == DraftShape(3), DraftShape.from_label("tree 8×2 depth 3").tree_width
         (True, 2)
+        >>> DraftShape.from_label("tree 16×2 depth 4 (14 fit)") == DraftShape.from_label("tree 16x2 depth 4")
+        True
         """
         match = _LABEL.fullmatch(str(label).strip())
         if match is None:
@@ -201,9 +214,14 @@ class DraftShape:
 
     def describe(self) -> str:
         """The shape in a sentence, in the reader's language: "a tree of 16 nodes, depth 4, width 4" (and its lookup
-        branch) or "a chain of K = 3"."""
+        branch) or "a chain of K = 3". A budget above what the tree holds is described by the tree it drafts (read
+        55: "tree 16x2 depth 4" was "a tree of 16 nodes, depth 4, width 2", which holds 14).
+
+        >>> DraftShape(4, 16, 2).describe()
+        'a tree of 14 nodes, depth 4, width 2'
+        """
         # a shape may hold 1 node or copy 1 token (TREE_NODES_RANGE, TREE_LOOKUP_RANGE): each count agrees
-        nodes = ngettext("{n} node", "{n} nodes", self.tree_nodes)
+        nodes = ngettext("{n} node", "{n} nodes", min(self.tree_nodes, self.holds))
         if self.tree_nodes and self.tree_lookup:
             return _("a tree of {nodes}, depth {k}, width {width}, plus up to {lookup}", nodes=nodes, k=self.k,
                      width=self.tree_width, lookup=ngettext("{n} token copied from the context",

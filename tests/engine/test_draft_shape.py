@@ -59,3 +59,46 @@ def test_a_shape_of_one_node_or_one_copied_token_says_it_in_the_singular():
         assert DraftShape(1, 1, 1, 1).describe() == (
             "uma árvore de 1 nó, profundidade 1, largura 1, mais até 1 token copiado do contexto")
         assert DraftShape(4, 16, 4).describe() == "uma árvore de 16 nós, profundidade 4, largura 4"
+
+
+def test_a_budget_above_what_the_tree_holds_is_shown_with_the_nodes_that_fit():
+    """Read 55: the committed shape table (assets/benchmarks/shapes/default.json, the Speedup lab's This machine
+    table and calibrate's pick) names "tree 16x2 depth 4", which holds at most 14 nodes (2 + 3 · 2²; its mean_rows
+    14.741 agrees), yet was shown as "tree 16×2 depth 4", "16×2" and "a tree of 16 nodes, depth 4, width 2"."""
+    import json
+    from pathlib import Path
+
+    from specviz.core.i18n import using
+
+    shape = DraftShape.from_label("tree 16x2 depth 4")
+    assert shape.label() == "tree 16x2 depth 4"  # the identifier the committed JSON holds stays
+    assert shape.shown() == "tree 16×2 depth 4 (14 fit)" and shape.short() == "16×2 (14 fit)"
+    assert shape.describe() == "a tree of 14 nodes, depth 4, width 2"
+    with using("pt"):
+        assert shape.describe() == "uma árvore de 14 nós, profundidade 4, largura 2"
+    assert DraftShape.from_label(shape.shown()) == shape  # what shown() writes reads back
+    assert DraftShape(4, 24, 2, 8).shown() == "tree 24×2 depth 4 + lookup 8 (14 fit)"
+    assert DraftShape.from_label(DraftShape(4, 24, 2, 8).shown()) == DraftShape(4, 24, 2, 8)
+    for wrong in ("tree 16×2 depth 4 (13 fit)", "tree 16×4 depth 4 (14 fit)", "tree 16x2 depth 4 (14 fit)",
+                  "tree 14×2 depth 4 (14 fit)"):
+        with pytest.raises(ValueError, match="is not how specviz names a draft shape"):
+            DraftShape.from_label(wrong)
+    table = json.loads((Path(__file__).resolve().parents[2] / "assets/benchmarks/shapes/default.json").read_text())
+    over = [DraftShape.from_label(r["label"]) for r in table["rows"] if "16x2" in r["label"]]
+    assert over and all(s.shown().endswith("(14 fit)") for s in over)
+
+
+def test_benchmarks_md_counts_the_distinct_trees_its_sweeps_drafted():
+    """Read 55: docs/benchmarks.md said `--k 4 5 --tree-nodes 16 24 --tree-width 2 3 4` swept "12 sampled trees",
+    but at depth 4 and width 2 both 16 and 24 nodes draft the same 14-node tree: 11 distinct trees. The greedy
+    sweeps' 21 trees all fit their budgets."""
+    from pathlib import Path
+
+    def distinct(ks, nodes, widths):
+        return len({DraftShape(k, n, w).fitted() for k, n, w in itertools.product(ks, nodes, widths)})
+
+    doc = " ".join((Path(__file__).resolve().parents[2] / "docs/benchmarks.md").read_text(encoding="utf-8").split())
+    assert distinct((4, 5), (16, 24), (2, 3, 4)) == 11
+    assert "over 12 sampled shapes, 11 distinct trees" in doc and "12 sampled trees" not in doc
+    assert distinct((4, 5, 6), (16, 24, 32), (4,)) + distinct((5, 6, 7), (16, 20), (6, 8)) == 21
+    assert "2.64–2.79 tokens per forward over 21 trees" in doc

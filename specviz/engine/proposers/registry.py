@@ -21,7 +21,7 @@ from typing import Any
 
 from specviz.core.i18n import N_, _, ngettext
 from specviz.core.text import control_shown, shortened
-from specviz.engine.limits import plain_int
+from specviz.core.digits import plain_int
 
 
 @dataclass(frozen=True)

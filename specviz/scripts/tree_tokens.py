@@ -24,6 +24,7 @@ from dataclasses import replace
 
 from specviz.core.cli_help import DefaultsHelpFormatter
 from specviz.core.i18n import as_written
+from specviz.engine.draft_shape import over_holds
 from specviz.labs.bench.config import held_out_arg, load_suites
 from specviz.labs.bench.summary import count_text
 from specviz.engine.limits import (DEVICE_HELP, K_RANGE, MAX_NEW_TOKENS_CAP, MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE,
@@ -64,6 +65,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(refusal)
     if args.tree_nodes <= args.k:  # 0 would race the chain against itself, and N <= K nodes cannot reach depth K
         parser.error(f"--tree-nodes must be above --k, the tree's greatest depth (got {args.tree_nodes} and {args.k})")
+    if refusal := over_holds(args.tree_nodes, args.k, args.tree_width):  # read 55 (review): 64 nodes, width 8,
+        parser.error(refusal)  # depth 1 was printed as "tree 64 nodes" for trees of 8, as generate once did
     chain = RunSpec(pair=args.pair, proposer=args.proposer, k=args.k, max_new_tokens=args.max_new_tokens,
                     temperature=args.temperature)
     tree = RunSpec(pair=args.pair, proposer=args.proposer, k=args.k, max_new_tokens=args.max_new_tokens,

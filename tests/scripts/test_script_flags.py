@@ -114,6 +114,20 @@ def test_tree_tokens_refuses_a_tree_that_cannot_reach_depth_k(flags, capsys, mon
     assert "error: --tree-nodes must be above --k, the tree's greatest depth (got " in capsys.readouterr().err
 
 
+def test_tree_tokens_refuses_a_budget_its_tree_cannot_hold(capsys, monkeypatch):
+    """Read 55 (review): generate and bench refuse a node budget above what a tree of depth K and width W holds
+    (W + (K − 1)·W²), but `tree_tokens --k 1 --tree-nodes 64 --tree-width 8` printed "tree 64 nodes, width 8, depth
+    1" for trees of 8 nodes. It is refused before any model loads, in generate's words."""
+    from specviz.scripts import tree_tokens
+
+    monkeypatch.setattr(tree_tokens, "load_pair", lambda *a, **k: pytest.fail("a model loaded"))
+    with pytest.raises(SystemExit) as exit_:
+        tree_tokens.main(["--k", "1", "--tree-nodes", "64", "--tree-width", "8"])
+    assert exit_.value.code == 2
+    assert ("error: --tree-nodes 64 is more than a tree 1 deep and 8 wide can hold (8): give at most 8, or a larger "
+            "--k or --tree-width.") in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("flags", [["--pair", "toy"], ["--pair", " toy", "--proposer", "medusa"]])
 def test_tree_tokens_refuses_the_toy_pairs_untrained_stand_in_drafters(flags, capsys, monkeypatch):
     """Read 55: `tree_tokens --pair toy` (--proposer defaults to eagle) ran the toy pair's untrained EAGLE stand-in

@@ -2,7 +2,9 @@
 estimated slower than target-only decoding (read 51: `tree_sweep --pair toy` printed "best: tree 6x2 depth 2
 (recommended: ...)" for a shape at 0.51x, under columns named only "est. speedup" and "limit")."""
 
-from specviz.scripts.tree_sweep import report
+import pytest
+
+from specviz.scripts.tree_sweep import report, sweep_row
 
 
 def _row(label: str, speedup: float) -> dict:
@@ -51,3 +53,19 @@ def test_the_limit_follows_from_the_verify_costs_as_the_sweep_prints_them():
     assert line.split()[-1] == "4.59×", line  # 5 / 1.09, not 5 / 1.0949 = 4.57
     assert f"{tree['physical_limit']:.2f}" == f"{3 / 1.13:.2f}" == "2.65"  # 1.1251 is printed 1.13
     assert chain["label"] == "chain K=4" and tree["tree_width"] == 2 and chain["tree_width"] is None
+
+
+def test_the_estimate_follows_from_the_figures_the_sweep_prints():
+    """Read 55 (review): the limit came from the printed verify costs, but the estimated speedup beside it from every
+    digit timed: 2.006 tokens a forward (printed 2.01), 5 tokens at 1.0949 (1.09) and c = 0.0496 (0.050) read 1.55×
+    where the printed figures give 2.01 / (1.09 + 4 × 0.050) = 1.56×. A c under 0.001 keeps two significant
+    figures."""
+    from specviz.engine.draft_shape import DraftShape
+    from specviz.scripts.tree_sweep import written_speedup
+
+    curve = [{"n_tokens": 1, "ratio": 1.0}, {"n_tokens": 5, "ratio": 1.0949}]
+    speedup = written_speedup(DraftShape(k=4), 2.006, 0.0496, curve)
+    row = sweep_row(DraftShape(k=4), 2.006, speedup, curve)
+    line = next(line for line in report([row]) if line.startswith("chain"))
+    assert line.split()[-3:] == ["2.01", "1.56×", "4.59×"], line  # 2.01 / 1.29 and 5 / 1.09
+    assert written_speedup(DraftShape(k=4), 2.0, 0.000217, curve) == pytest.approx(2.0 / (1.09 + 4 * 0.00022))

@@ -190,13 +190,15 @@ def written_speedup(shape: DraftShape, tokens_per_forward: float, c: float, curv
     significant figures under 0.001). Read 55 (review): the limit came from the printed costs but the estimate
     beside it from every digit timed, so 2.006 tokens a forward (printed 2.01), 5 tokens at 1.0949 (1.09) and
     c = 0.0496 (0.050) read 1.55× where 2.01 / (1.09 + 4 × 0.050) = 1.56×.
+    A budget above what the tree holds is charged the tokens its tree feeds (`DraftShape.fitted`).
 
     >>> curve = [{"n_tokens": 1, "ratio": 1.0}, {"n_tokens": 5, "ratio": 1.0949}]
     >>> f"{written_speedup(DraftShape(k=4), 2.006, 0.0496, curve):.2f}"
     '1.56'
     """
-    return estimated_speedup(as_written(tokens_per_forward), shape.k, shape.tree_nodes,
-                             as_written(c, small_digits(c)), written_curve(curve), shape.tree_lookup, one_pass)
+    fit = shape.fitted()  # read 55 (review): a budget above what the tree holds drafts (and feeds) only that many
+    return estimated_speedup(as_written(tokens_per_forward), fit.k, fit.tree_nodes,
+                             as_written(c, small_digits(c)), written_curve(curve), fit.tree_lookup, one_pass)
 
 
 def sweep_row(shape: DraftShape, tokens_per_forward: float, speedup: float, curve: list[dict]) -> dict:
@@ -204,6 +206,8 @@ def sweep_row(shape: DraftShape, tokens_per_forward: float, speedup: float, curv
     costs the sweep prints (two decimals, `summary.written_limit`, as results.md does), not from every digit timed.
     Read 55: with 5 tokens timed at 1.0949 (printed 1.09), a chain of K = 4's limit read 4.57× where the printed
     cost gives 5 / 1.09 = 4.59×.
+    A budget above what the tree holds is charged the tokens its tree feeds (read 55, review: "tree 16×2 depth 4"
+    and "24×2" draft the same 14-node tree, but were charged 17 and 25 tokens fed).
 
     >>> curve = [{"n_tokens": 1, "ratio": 1.0}, {"n_tokens": 5, "ratio": 1.0949}]
     >>> sweep_row(DraftShape(k=4), 2.0, 1.2, curve)["physical_limit"]  # 5 / 1.09
@@ -211,9 +215,12 @@ def sweep_row(shape: DraftShape, tokens_per_forward: float, speedup: float, curv
     """
     row = {"k": shape.k, "tree_nodes": shape.tree_nodes, "tree_width": shape.tree_width if shape.tree_nodes else None,
            "tree_lookup": shape.tree_lookup, "tokens_per_forward": tokens_per_forward, "estimated_speedup": speedup,
-           "physical_limit": physical_limit(shape.k, shape.tree_nodes, curve, shape.tree_lookup),
            "label": shape.label()}
-    return {**row, "physical_limit": written_limit(row, {"verify": curve})}
+    # read 55 (review): the tokens fed are the nodes the tree holds (`DraftShape.fitted`), not a larger budget's
+    fit = shape.fitted()
+    fed = {**row, "tree_nodes": fit.tree_nodes,
+           "physical_limit": physical_limit(fit.k, fit.tree_nodes, curve, fit.tree_lookup)}
+    return {**row, "physical_limit": written_limit(fed, {"verify": curve})}
 
 
 def report(rows: list[dict]) -> list[str]:

@@ -48,11 +48,12 @@ def test_the_limit_follows_from_the_verify_costs_as_the_sweep_prints_them():
 
     curve = [{"n_tokens": 1, "ratio": 1.0}, {"n_tokens": 5, "ratio": 1.0949}, {"n_tokens": 9, "ratio": 1.1251}]
     chain = sweep_row(DraftShape(k=4), 2.5, 1.4, curve)
-    tree = sweep_row(DraftShape(k=2, tree_nodes=8, tree_width=2), 2.2, 1.3, curve)  # 9 tokens fed, depth 2
+    # 9 tokens fed, depth 2 (width 4: a tree 2 deep and 2 wide holds only 6 nodes, and feeds 7)
+    tree = sweep_row(DraftShape(k=2, tree_nodes=8, tree_width=4), 2.2, 1.3, curve)
     line = next(line for line in report([chain]) if line.startswith("chain"))
     assert line.split()[-1] == "4.59×", line  # 5 / 1.09, not 5 / 1.0949 = 4.57
     assert f"{tree['physical_limit']:.2f}" == f"{3 / 1.13:.2f}" == "2.65"  # 1.1251 is printed 1.13
-    assert chain["label"] == "chain K=4" and tree["tree_width"] == 2 and chain["tree_width"] is None
+    assert chain["label"] == "chain K=4" and tree["tree_width"] == 4 and chain["tree_width"] is None
 
 
 def test_the_estimate_follows_from_the_figures_the_sweep_prints():
@@ -69,3 +70,19 @@ def test_the_estimate_follows_from_the_figures_the_sweep_prints():
     line = next(line for line in report([row]) if line.startswith("chain"))
     assert line.split()[-3:] == ["2.01", "1.56×", "4.59×"], line  # 2.01 / 1.29 and 5 / 1.09
     assert written_speedup(DraftShape(k=4), 2.0, 0.000217, curve) == pytest.approx(2.0 / (1.09 + 4 * 0.00022))
+
+
+def test_a_budget_above_what_its_tree_holds_is_charged_the_tree_it_drafts():
+    """Read 55 (review): the committed default-cpu-bf16-trees sweep lists "tree 16 nodes, width 2, depth 4" and "tree
+    24 nodes, width 2, depth 4", the same greedy trees of at most 14 nodes (2 + 3 · 2²; 2.077 tokens per forward
+    each), estimated at 1.35× and 1.28×: the estimate and the limit charged the verify cost of 17 and 25 tokens fed.
+    Both are now charged the 15 their tree feeds, and the table says 14 fit."""
+    from specviz.engine.draft_shape import DraftShape
+    from specviz.scripts.tree_sweep import written_speedup
+
+    curve = [{"n_tokens": n, "ratio": 1.0 + 0.01 * n} for n in range(1, 26)]  # 15 tokens: 1.15, 17: 1.17, 25: 1.25
+    rows = [sweep_row(shape, 2.077, written_speedup(shape, 2.077, 0.05, curve), curve)
+            for shape in (DraftShape(4, 16, 2), DraftShape(4, 24, 2), DraftShape(4, 14, 2))]
+    assert [row["estimated_speedup"] for row in rows] == pytest.approx([2.08 / (1.15 + 4 * 0.05)] * 3)
+    assert [row["physical_limit"] for row in rows] == pytest.approx([5 / 1.15] * 3)
+    assert "tree 16×2 depth 4 (14 fit)" in "\n".join(report(rows[:1]))

@@ -156,11 +156,17 @@ def chance_digits(chance: float) -> int:
     T = 0.1 have α = 0.99990, written "α = 1.000" and "chance of rejection 0.000" without the p = q note). Within
     1e-12 of 0 or 1 is the float sum's noise of an exact 0 or 1, as `sandbox_step`'s residual takes it.
 
-    >>> chance_digits(0.75), chance_digits(0.99990), chance_digits(0.0001), chance_digits(1 - 1e-16)
+    A small chance gets the decimals that give it two significant figures too, as every keep chance has (read 55:
+    a keep chance of 0.0012 read "0.001" where the Exactness lab wrote the same chance 0.0012).
+
+    >>> chance_digits(0.75), chance_digits(0.99990), chance_digits(0.0012), chance_digits(1 - 1e-16)
     (3, 4, 4, 3)
+    >>> chance_digits(0.0001), chance_digits(0.05)
+    (5, 3)
     """
     digits = 3
-    while 1e-12 < chance < 1 - 1e-12 and digits < CHANCE_CAP and as_written(chance, digits) in (0.0, 1.0):
+    while 1e-12 < chance < 1 - 1e-12 and digits < CHANCE_CAP and (
+            as_written(chance, digits) in (0.0, 1.0) or chance < 10.0 ** (1 - digits)):
         digits += 1
     return digits
 

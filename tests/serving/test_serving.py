@@ -1836,3 +1836,21 @@ def test_serving_md_says_vllms_speculative_answers_differed_as_the_committed_fil
     assert "eagle's 124 each at 1 stream, 93 to 126 at 4 and 128 each at 16" in text
     assert "every answer had 80 tokens with and without speculation" in text
     assert "vLLM records no such flag" in text
+
+
+def test_the_sweep_tables_prompt_column_names_the_prompt_in_the_readers_language():
+    """Read 55: `specviz serve sweep`'s table wrote the prompt column as the sweep's keys, "copy" and "open", under
+    --lang pt too, where the Serving page's table writes "de cópia" and "aberto" (`serving.load.prompt_word`, the word
+    of "prompt de cópia" under the column "prompt")."""
+    from specviz.core.i18n import using
+    from specviz.serving.cli import markdown_table
+    from specviz.serving.results import ServingResult, find_serving_results
+
+    result = ServingResult.load(find_serving_results()[0])
+    assert set(result.prompt_names()) == {"copy", "open"}
+    first = {}
+    for lang in ("en", "pt"):
+        with using(lang):
+            first[lang] = [line.split(" | ")[0] for line in markdown_table(result).splitlines()[2:]]
+    assert set(first["en"]) == {"| copy", "| open"}
+    assert set(first["pt"]) == {"| de cópia", "| aberto"}, first["pt"]

@@ -1631,3 +1631,42 @@ def test_the_step_tables_hold_a_long_token_whole(lang):
     assert not any("…" in cell for cells in tables for cell in cells)
     assert ticks == ["&lt;b&gt;institutio…", "␣representati…"], ticks  # the charts' ticks stay short
     assert "#1 ␣repr…" in mask_ticks, mask_ticks
+
+
+@pytest.mark.parametrize("lang, proposer_words, branch_words", [
+    ("en", "The n-gram lookup proposer drafts by copying tokens from the text: those are its drafts and count here.",
+     "a tree's lookup branch copies from the context are not drafts: they are counted apart"),
+    ("pt", "O proponente de busca de n-gramas rascunha copiando tokens do texto: esses são os seus palpites e contam "
+     "aqui.", "o ramo de busca de uma árvore copia do contexto não são palpites: são contados à parte")])
+def test_an_ngram_runs_drafts_accepted_help_says_its_copies_are_its_drafts(lang, proposer_words, branch_words):
+    """Read 55: the n-gram lookup proposer's tokens, copied from the text, count as drafts ("Drafts accepted 4 of
+    28"), while the help under that number said only that "Tokens a tree's lookup branch copies from the context are
+    not drafts and are not counted here", so an n-gram run's count read as counting what its help excluded. The help
+    now says both rules, and the n-gram proposer's note says its copies are its drafts."""
+    from streamlit.testing.v1 import AppTest
+
+    def script(lang):
+        from specviz.core.i18n import set_language
+        from specviz.runs.running import run
+        from specviz.runs.runspec import RunSpec
+        from specviz.ui.common.step_view import trace_summary
+
+        set_language(lang)
+        trace_summary(run(RunSpec(pair="toy", proposer="ngram", prompt="abc abc abc abc abc abc abc abc", k=3,
+                                  max_new_tokens=16, temperature=0.0)))
+
+    at = AppTest.from_function(script, args=(lang,), default_timeout=60).run()
+    assert not at.exception
+    drafts = at.metric[3]
+    assert drafts.label == {"en": "Drafts accepted", "pt": "Palpites aceitos"}[lang]
+    assert drafts.value.split()[-1] != "0"  # the copies were counted as drafts
+    assert proposer_words in drafts.proto.help and branch_words in drafts.proto.help, drafts.proto.help
+    from specviz.core.i18n import _, using
+    from specviz.engine.proposers import registry
+
+    with using(lang):
+        note = _(registry.note_of("ngram"))
+    assert {"en": "The tokens it copies are its drafts and count as drafted tokens (a draft tree's lookup branch also "
+                  "copies, but its copies are counted apart).",
+            "pt": "Os tokens que ela copia são os seus palpites e contam como tokens rascunhados (o ramo de busca de "
+                  "uma árvore de rascunho também copia, mas suas cópias são contadas à parte)."}[lang] in note

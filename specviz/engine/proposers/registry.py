@@ -331,7 +331,8 @@ register(ProposerInfo(
 register(ProposerInfo(
     "ngram", N_("N-gram lookup (no model)"), N_("n-gram lookup (no model)"),
     N_("**N-gram lookup**: no model at all: it finds the last few tokens earlier in the text and copies what "
-       "followed them. It shines when the answer repeats the prompt."),
+       "followed them. It shines when the answer repeats the prompt. The tokens it copies are its drafts and count as "
+       "drafted tokens (a draft tree's lookup branch also copies, but its copies are counted apart)."),
     "specviz.engine.proposers.ngram:from_pair", twin="specviz.engine.proposers.ngram:transformers_twin",
     timed_as="lookup", one_pass=True))
 register(ProposerInfo(

@@ -511,8 +511,12 @@ HEADLINE_HELP = {
                         "plain decoding makes first too. Plain decoding needs one pass per token."),
     "Mean accepted length": N_("Tokens added per target pass, averaged over the steps, the recovered or bonus token "
                                "included. Plain decoding: 1."),
-    "Drafts accepted": N_("Drafted tokens the target accepted, of all the proposer drafted. Tokens a tree's lookup "
-                          "branch copies from the context are not drafts and are not counted here."),
+    # read 55: the n-gram lookup proposer's copies count as drafts ("Drafts accepted 4 of 28"), a tree's lookup branch's
+    # do not (accepted / (drafted + copied)); the help said only the second, so the first read as a contradiction
+    "Drafts accepted": N_("Drafted tokens the target accepted, of all the proposer drafted. The n-gram lookup "
+                          "proposer drafts by copying tokens from the text: those are its drafts and count here. The "
+                          "tokens a tree's lookup branch copies from the context are not drafts: they are counted "
+                          "apart, not here."),
 }
 
 

@@ -1340,3 +1340,39 @@ def test_a_small_chance_of_keeping_a_draft_has_two_significant_figures_as_its_ta
     row = next(r for _, r in at.dataframe[0].value.iterrows() if r["rule"] == "Broken: accept iff p(x) ≥ q(x)")
     assert kept.value == "0.0012" == row["P(kept)"], (kept.value, row["P(kept)"])
     assert kept.proto.delta == "−0.8998 vs exact rule"  # 0.0012 − 0.901 (β = 0.90117), as written
+
+
+@pytest.mark.slow  # the page runs once per language
+@pytest.mark.parametrize("lang, rest", [("en", "(all others, plus the “–” values)"),
+                                        ("pt", "(todos os outros, mais os valores “–”)")])
+def test_the_last_row_of_a_traces_split_says_it_holds_the_dash_values(lang, rest):
+    """Read 55: from a trace's top-10 lists the last row, "(all others)", has p = 1 − the listed p and q = 1 − the
+    listed q, so it also holds the q of <eos> (missing from toy-draft's draft list, "–" in its row) and the p of "!"
+    (missing from the target's): not all others. The row says so; at the prompt, where p and q are whole, and in a
+    histogram it is still "(all others)"."""
+    import json
+
+    from specviz.labs import exactness
+
+    trace = load_example("toy-draft")[0]
+    first = next(d for s in trace.steps for d in s.decisions if d.reached)
+    recorded = exactness.recorded_step(first)
+    listed_q = float(recorded.draft_probs[:-1][recorded.draft_known].sum())
+    assert float(recorded.draft_probs[-1]) == pytest.approx(1 - listed_q)  # the last row: what the list leaves
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params["lang"] = lang
+    at.session_state["trace"] = trace
+    at.session_state["exact_source"] = "session"
+    at.run()
+    assert not at.exception
+    chart = next(json.loads(c.proto.spec) for c in at.get("plotly_chart")
+                 if "<br>β =" in str(json.loads(c.proto.spec)["layout"].get("title", {}).get("text", "")))
+    assert chart["data"][0]["x"][-1] == rest
+    table = at.table[-1].value
+    assert table.index[-1] == rest and "–" in table.loc["<eos> · 1"].tolist(), table
+    if lang == "en":  # a rerun under pt trips AppTest on the pair menu's translated options
+        at.session_state["exact_source"] = "prompt"
+        at.run()
+        chart = next(json.loads(c.proto.spec) for c in at.get("plotly_chart")
+                     if "<br>β =" in str(json.loads(c.proto.spec)["layout"].get("title", {}).get("text", "")))
+        assert chart["data"][0]["x"][-1] == "(all others)"  # p and q whole at the prompt: all others indeed

@@ -51,6 +51,9 @@ N_DEFAULT = {("toy", "one_step"): 2000, ("toy", "engine"): 400, ("default", "one
              ("default", "engine"): 20}
 BARS = lab.BARS
 OTHERS = N_("(all others)")
+# read 55: from a trace's lists the last row is 1 minus the listed values, so it also holds the p or q of a listed
+# token that one list leaves out (written "–" in its row): not all others alone
+OTHERS_AND_MISSING = N_("(all others, plus the “–” values)")
 # the grey bars: p whose split the trace's lists cannot give (a listed token the draft's list leaves out, and the
 # rest of p); read 55: named "rest of p" alone while a listed token's p was drawn as recovered with q 0
 UNKNOWN_SPLIT = N_("p, split unknown (not in both lists)")
@@ -309,6 +312,22 @@ def log_ticks(lo: float, hi: float) -> dict:
     return dict(tickvals=shown, ticktext=text, minor=dict(showgrid=False))
 
 
+def rest_label(draft_probs: torch.Tensor, unknown: torch.Tensor) -> str:
+    """The last row's name for a recorded step's split (`RecordedStep.shown_split`): its p and q are what the lists
+    leave, 1 minus the listed values, so where a listed token's p or q is not given (NaN, "–" in its row) that value
+    is in the last row too, which is then not all others alone.
+
+    >>> import torch
+    >>> nan = float("nan")
+    >>> rest_label(torch.tensor([0.5, 0.2, 0.3]), torch.tensor([0.0, 0.0, 0.3]))
+    '(all others)'
+    >>> rest_label(torch.tensor([nan, 0.2, 0.3]), torch.tensor([0.5, 0.0, 0.3]))
+    '(all others, plus the “–” values)'
+    """
+    missing = any(math.isnan(v) for v in draft_probs[:-1].tolist() + unknown[:-1].tolist())
+    return _(OTHERS_AND_MISSING) if missing else _(OTHERS)
+
+
 def decomposition_figure(labels: list[str], decomposition: exactness.StepDecomposition,
                          draft_probs: torch.Tensor, alpha_text: str | None = None,
                          rest_unknown: bool = False, unknown: torch.Tensor | None = None) -> go.Figure:
@@ -539,6 +558,7 @@ def render_decomposition(dists: StepDistributions, session_trace: object) -> Non
             recorded = exactness.recorded_step(decision)
             bar_labels = [label(t, i) for t, i in zip(recorded.texts, recorded.token_ids)] + [_(OTHERS)]
             decomposition, draft_probs, unknown = recorded.shown_split()  # NaN: a value the lists do not give
+            bar_labels[-1] = rest_label(draft_probs, unknown)
             lower, upper = recorded.alpha_bounds
             drafted = dict(token=escape_text(decision.text), token_id=decision.token_id,
                            accept=decision_numbers(decision).chance)  # as the Playground writes it (read 47)

@@ -85,7 +85,7 @@ def test_draw_more_samples_has_one_portuguese_wording():
     with PO.open("rb") as f:
         catalog = read_po(f, locale="pt_BR")
     asks = [m for m in catalog if isinstance(m.id, str) and m.id.lower().endswith("draw more samples.")]
-    assert len(asks) == 5
+    assert len(asks) == 6  # read 55: the Sandbox says a broken rule drifted unseen
     with using("pt"):
         endings = {" ".join(_(m.id).split()).rsplit("; ", 1)[-1].rsplit(". ", 1)[-1].lower() for m in asks}
     assert endings == {"tire mais amostras."}

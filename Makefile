@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.specviz-installed
 PORT   ?= 8501
 
-# make check: the fast tier (about a minute on 2 cores, docs/testing.md): no SmolLM2, no browser, no statistical or
+# make check: the fast tier (about 1.5 minutes on 2 cores, docs/testing.md): no SmolLM2, no browser, no statistical or
 # slow tests, on two pytest-xdist workers (-n 2, fixed: one per core on the project's 2-core machine, whatever the
 # cores here).
 FAST   := not slow and not model and not browser and not statistical and not serving

@@ -1578,7 +1578,9 @@ def test_the_makefile_times_make_check_as_testing_md_last_measured_it():
     under = any(claim in text for text in (makefile, architecture)
                 for claim in ("< 1 min", "under a minute", "less than a minute"))
     assert timings[-1] < 60 or not under, timings[-1]
-    said = "under a minute" if timings[-1] < 60 else "about a minute"  # the last timing decides which it says
+    # the last timing decides which it says; read 55: 91.9 s is no longer "about a minute", but about 1.5
+    said = "under a minute" if timings[-1] < 60 else "about a minute" if timings[-1] < 75 else \
+        f"about {round(timings[-1] / 30) / 2:g} minutes"
     assert f"make check: the fast tier ({said} on 2 cores, docs/testing.md)" in makefile
 
 

@@ -36,8 +36,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-PACKED = "onednn-packed"
-STOCK = "stock"
+from specviz.engine.limits import PACKED, STOCK  # noqa: E402,F401 - the ids, torch-free in limits
 PACKABLE_DTYPES = (torch.float32, torch.bfloat16)
 
 

@@ -13,6 +13,11 @@ import re
 
 from specviz.core.digits import plain_float, plain_int  # noqa: F401 (re-exported: the CLI's types)
 
+# the linear kernels a run's machine record names (`specviz.engine.kernels` packs them), torch-free here so that a
+# page that only words a recorded run's machine (`labs.bench.machine`: the Overview's replay) loads no torch
+PACKED = "onednn-packed"
+STOCK = "stock"
+
 K_RANGE = (1, 16)  # drafted tokens per step
 MAX_NEW_TOKENS_RANGE = (1, 2048)
 TEMPERATURE_RANGE = (0.0, 2.0)  # 0 = greedy; every run (RunSpec) and the bench's --temperatures

@@ -28,7 +28,8 @@ The package, in the order a run uses it:
   report.py    `BenchResult` (the JSON schema, which carries `DEFINITIONS`), the CSV and the markdown report
   cli.py       the `bench` subcommand's flags and the command line that reproduces a run
 
-and, used by no run: quoted.py, the figures the pages, lessons and model cards quote, read from the committed results.
+and, used by no run: quoted.py, the figures the pages, lessons and model cards quote, read from the committed results,
+and machine.py, a run's machine and kernels in words without torch (the Overview's replay names it).
 
 The names in `__all__` (`_LAZY` below) are importable from `specviz.labs.bench` itself, as before the split; the rest
 (`CaseResult`, the `quoted` figures, the helpers) from the module that defines them.

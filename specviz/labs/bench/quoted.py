@@ -21,8 +21,7 @@ from pathlib import Path
 
 from specviz.core.i18n import _, ngettext, number
 from specviz.core.paths import BENCHMARKS_DIR
-from specviz.engine.kernels import PACKED, STOCK
-from specviz.labs.bench.report import gpu_used, ran_stock_kernels
+from specviz.labs.bench.machine import kernels_words, machine_text  # noqa: F401 - re-exported
 
 
 @dataclass(frozen=True)
@@ -163,66 +162,6 @@ def clock_text(run: dict[str, Any]) -> str:
     if not threads:
         return clock
     return ngettext("{clock} with {n} torch thread", "{clock} with {n} torch threads", threads, clock=clock)
-
-
-def machine_text(record: dict) -> str:
-    """Where a run ran, from its recorded `machine` (`specviz.labs.bench.timing.machine_info` plus the pair's device
-    and kernels), in the reader's language: the GPU when the models ran on one (a GPU merely present is not it), else
-    the CPU with its cores and its linear kernels (recorded, or "stock" for a CPU run from before specviz packed them:
-    `report.ran_stock_kernels`) and the instruction-set caps set in its
-    environment (`isa_limits`: without them a capped run reads as the same machine as an uncapped one); "" when the
-    record names neither. The one place every page turns a run's machine into words.
-
-    >>> machine_text({"cpu": "AMD EPYC", "cores": 2, "kernels": "onednn-packed", "gpu": None})
-    'AMD EPYC (2 cores, oneDNN packed-weight kernels)'
-    >>> machine_text({"cpu": "Intel(R) Xeon(R) Processor", "cores": 2}), machine_text({})
-    ('Intel(R) Xeon(R) Processor (2 cores)', '')
-    >>> machine_text({"cpu": "AMD EPYC", "cores": 2, "device": "cpu", "date": "2026-11-30T07:29:03Z"})
-    'AMD EPYC (2 cores, stock kernels)'
-    >>> machine_text({"cpu": "X", "cores": 16, "gpu": "NVIDIA H200", "device": "cuda:0"})
-    'NVIDIA H200'
-    >>> machine_text({"cpu": "AMD EPYC", "cores": 2, "isa_limits": {"ONEDNN_MAX_CPU_ISA": "AVX2"}})
-    'AMD EPYC (2 cores), instruction sets capped by ONEDNN_MAX_CPU_ISA=AVX2'
-    """
-    if gpu := gpu_used(record):
-        return str(gpu)
-    if not record.get("cpu"):
-        return ""
-    limits = record.get("isa_limits")
-    if isinstance(limits, dict) and limits:
-        return _("{machine}, instruction sets capped by {limits}", machine=machine_text(
-            {key: value for key, value in record.items() if key != "isa_limits"}),
-            limits=", ".join(f"{name}={value}" for name, value in limits.items()))
-    # a CPU run from before specviz packed the linear layers ran PyTorch's stock kernels: say so, as a packed run
-    # names its own (read 42: the Overview quoted a stock-kernel curve beside a packed one with no word of it)
-    cpu, cores = str(record["cpu"]), record.get("cores")
-    kernels = record.get("kernels") or (STOCK if ran_stock_kernels(record) else None)
-    kernels = kernels_words(kernels) if kernels else None
-    if cores and kernels:
-        return ngettext("{cpu} ({cores} core, {kernels} kernels)", "{cpu} ({cores} cores, {kernels} kernels)",
-                        int(cores), cpu=cpu, cores=number(int(cores), 0), kernels=kernels)
-    if cores:
-        return ngettext("{cpu} ({cores} core)", "{cpu} ({cores} cores)", int(cores), cpu=cpu,
-                        cores=number(int(cores), 0))
-    if kernels:
-        return _("{cpu} ({kernels} kernels)", cpu=cpu, kernels=kernels)
-    return cpu
-
-
-def kernels_words(kernels: str) -> str:
-    """A run's recorded linear kernels (`specviz.engine.kernels`: "onednn-packed", "stock") as the words that go
-    before "kernels" in the reader's language; the code id is for the `SPECVIZ_KERNELS` setting and the files, not
-    for a sentence (read 44: the Speedup lab's verify-cost sentence said "onednn-packed kernels"). Another id is
-    kept as recorded.
-
-    >>> kernels_words("onednn-packed"), kernels_words("stock"), kernels_words("mkl")
-    ('oneDNN packed-weight', 'stock', 'mkl')
-    """
-    if kernels == PACKED:
-        return _("oneDNN packed-weight")
-    if kernels == STOCK:  # PyTorch's own kernels: a word in the reader's language ("kernels padrão"), not a name
-        return _("stock")
-    return kernels
 
 
 def verify_range(folder: str, tokens: range = range(2, 6), root: Path | None = None) -> Quoted:

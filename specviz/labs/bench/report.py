@@ -28,6 +28,8 @@ from specviz.core.paths import read_json, write_text_atomically
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import is_number, is_whole
 from specviz.labs.bench.config import BENCHMARKS_DIR, BenchConfig, load_suites
+from specviz.labs.bench.machine import (PACKING_SHIPPED, gpu_used, ran_stock_kernels,  # noqa: F401 - re-exported
+                                       run_kernels)
 from specviz.labs.bench.summary import (ALPHA_DIGITS, DEFINITIONS, VERIFY_DIGITS, count_text, over_limit,
                                         predicted_as_written, signed_percent, verify_ratio, written_fraction,
                                         written_limit)
@@ -468,16 +470,6 @@ def policy_decimals(comparisons: Sequence[PolicyComparison],
     return fewest_digits(agrees, 2, 4)
 
 
-def gpu_used(machine: dict[str, Any]) -> str | None:
-    """The GPU a result's `machine` record says the models ran on, or None when they ran on the CPU (a GPU merely
-    present is not it).
-
-    >>> gpu_used({"gpu": "NVIDIA H200", "device": "cuda:0"}), gpu_used({"gpu": "NVIDIA H200", "device": "cpu"})
-    ('NVIDIA H200', None)
-    """
-    return machine.get("gpu") if str(machine.get("device", "")).startswith("cuda") else None
-
-
 def find_results(folder: Path = BENCHMARKS_DIR) -> list[Path]:
     """Result files under `folder` (results.json in it or in any subfolder), sorted by folder name."""
     folder = Path(folder)
@@ -704,41 +696,6 @@ def markdown_report(result: BenchResult) -> str:
 EAGLE3_FIRST_RUN = "2026-12-02T09:37"
 EAGLE1_VERSIONS = (("2026-12-01T04:23", "the first EAGLE-1 drafter (commit 35ce4c2)"),
                    (EAGLE3_FIRST_RUN, "the retrained EAGLE-1 drafter (commit 86a0e25)"))
-
-
-# specviz packed a CPU's linear layers for oneDNN from commit ce0deb7 (2026-12-03 11:58 UTC); the machine record names
-# its `kernels` from 11301c3 (12:30 UTC) on. A run from before the packing ran PyTorch's stock kernels and records no
-# `kernels`; a record without them from after it (the half hour between the two commits) ran what its CPU packed.
-PACKING_SHIPPED = "2026-12-03T11:58"
-
-
-def run_kernels(machine: dict[str, Any]) -> str:
-    """The linear kernels a run's models ran (`specviz.engine.kernels`): its record's, else "stock" for a run from
-    before specviz packed them (`PACKING_SHIPPED`, by its record's date), else "?" (no record says).
-
-    >>> run_kernels({"kernels": "onednn-packed"}), run_kernels({"date": "2026-11-30T04:11:36Z"}), run_kernels({})
-    ('onednn-packed', 'stock', '?')
-    >>> run_kernels({"device": "cpu", "date": "2026-12-03T12:10:00Z"})  # packed, before the record named kernels
-    '?'
-    """
-    date = str(machine.get("date") or "")
-    return str(machine.get("kernels") or ("stock" if date and date < PACKING_SHIPPED else "?"))
-
-
-def ran_stock_kernels(machine: dict[str, Any]) -> bool:
-    """Whether a run's linear layers ran PyTorch's stock kernels because it predates specviz's packed ones
-    (`run_kernels` says "stock" with no `kernels` recorded) on a CPU, where a run today packs them: typed today, its
-    command runs the packed ones.
-
-    >>> ran_stock_kernels({"device": "cpu", "date": "2026-12-01T00:23:26Z"}), ran_stock_kernels({"device": "cpu"})
-    (True, False)
-    >>> packed_unrecorded = {"device": "cpu", "date": "2026-12-03T12:10:00Z"}  # after ce0deb7, before 11301c3
-    >>> ran_stock_kernels({"kernels": "onednn-packed"}), ran_stock_kernels(packed_unrecorded)
-    (False, False)
-    >>> ran_stock_kernels({"gpu": "NVIDIA H200", "device": "cuda:0", "date": "2026-12-01T00:23:26Z"})
-    False
-    """
-    return gpu_used(machine) is None and not machine.get("kernels") and run_kernels(machine) == "stock"
 
 
 def replaced_eagle_drafter(result: BenchResult) -> str | None:

@@ -17,7 +17,7 @@ from streamlit.errors import StreamlitAPIException
 
 from specviz.core.i18n import N_, _
 from specviz.engine.trace import Step, TokenKind, Trace
-from specviz.labs.bench.quoted import machine_text
+from specviz.labs.bench.machine import machine_text
 from specviz.labs.examples import get_example, list_examples, load_example
 from specviz.teach.pagemap import PAGES
 from specviz.ui.common.escaping import escape_text

@@ -51,5 +51,5 @@ def test_the_serving_sweeps_other_answers_note_compares_with_diferentes_das_in_p
     with using("pt"):
         note = other_answers_note(result)
     assert note == ("Com temperatura 0, as respostas do vLLM com especulação tiveram contagens de tokens diferentes "
-                    "das respostas sem ela, pelo menos para eagle no prompt aberto com 1 fluxo, então essas acelerações "
-                    "comparam a vazão de respostas diferentes."), note
+                    "das respostas sem ela, pelo menos para eagle no prompt aberto com 1 fluxo, então essas "
+                    "acelerações comparam a vazão de respostas diferentes."), note

@@ -1648,7 +1648,8 @@ def test_the_engine_comparison_says_where_specvizs_speculative_answer_differed(m
     assert "only up to numerics" in captions[-1]
     with using("pt"):
         sweep.compare_specviz(result)
-    assert "só com o alvo no prompt de cópia (2,33×) e no prompt aberto (1,07×), então essas acelerações" in captions[-1]
+    assert ("só com o alvo no prompt de cópia (2,33×) e no prompt aberto (1,07×), então essas acelerações"
+            in captions[-1])
     matched = replace(result, specviz=[{**row, "same_tokens_as_target_only": True} for row in result.specviz])
     sweep.compare_specviz(matched)
     assert "target-only answer on" not in captions[-1]

@@ -26,7 +26,8 @@ def test_the_sweep_levels_and_prompts_have_one_name_on_both_pages(lang):
     with using(lang):
         serving = speedup_figure(result)
         sweep = sweep_figure(result.levels, "open")
-        theory, caption = serving_roofline.on_chart(go.Figure(), "smollm2-ngram", roofline.hardware_presets()["measured"], result)
+        theory, caption = serving_roofline.on_chart(go.Figure(), "smollm2-ngram",
+                                                    roofline.hardware_presets()["measured"], result)
         said = verdict("ngram", "open", PayShape.of([(1, 1.2), (4, 1.1), (16, 0.9)]))
     legend = [t.name for t in serving.data]
     assert any(name.endswith(copy) for name in legend) and any(name.endswith(open_) for name in legend), legend

@@ -39,8 +39,8 @@ from specviz.engine.limits import (DEFAULT_DTYPE_RULE, DEVICE_HELP, K_RANGE, MAX
                                    number_arg, toy_stand_in_refusal, whole_arg, writable_file_arg)
 from specviz.engine.proposers import make_proposer, registry
 from specviz.labs.bench.config import held_out_arg, load_suites
-from specviz.labs.bench.summary import (count_text, estimated_speedup, physical_limit, tokens_fed, written_curve,
-                                       written_limit)
+from specviz.labs.bench.summary import (count_text, estimated_speedup, physical_limit, tokens_fed, written_c,
+                                       written_curve, written_limit)
 from specviz.labs.bench.timing import feature_draft_timer, forward_timer, verify_curve
 from specviz.models.machine import dtype_name
 from specviz.models.pairs import load_pair
@@ -160,7 +160,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     c = drafter_cost(pair, proposer, context)
     print("verify cost (one forward over n tokens / one token; timed, noisy on a shared machine): "
           + ", ".join(f"{p['n_tokens']}: {p['ratio']:.2f}" for p in written_curve(curve))
-          + f"; drafter c = {as_written(c, small_digits(c)):.{small_digits(c)}f}")
+          + f"; drafter c = {written_c(c):.{small_digits(c)}f}")
     found = measure(pair, proposer, shape_list, prompts, args.max_new_tokens, args.temperature)
     rows = []
     for shape, got in found.items():
@@ -198,7 +198,7 @@ def written_speedup(shape: DraftShape, tokens_per_forward: float, c: float, curv
     """
     fit = shape.fitted()  # read 55 (review): a budget above what the tree holds drafts (and feeds) only that many
     return estimated_speedup(as_written(tokens_per_forward), fit.k, fit.tree_nodes,
-                             as_written(c, small_digits(c)), written_curve(curve), fit.tree_lookup, one_pass)
+                             written_c(c), written_curve(curve), fit.tree_lookup, one_pass)
 
 
 def sweep_row(shape: DraftShape, tokens_per_forward: float, speedup: float, curve: list[dict]) -> dict:
